@@ -1,0 +1,124 @@
+package argo
+
+import (
+	"fmt"
+
+	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
+	"github.com/argoproj/argo-workflows/v3/workflow/validate"
+	apiv1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+)
+
+// Options tune the Workflow; the zero value is what users get by default.
+type Options struct{}
+
+// entrypointName is the DAG template's name unless a task template has it.
+const entrypointName = "main"
+
+// Compile builds the Workflow for p and checks it with Argo's validator. A
+// rejection there is a bug in mlcube-compile and is reported as one.
+func Compile(p *ir.Pipeline, _ Options) (*wfv1.Workflow, error) {
+	if err := checkText(p); err != nil {
+		return nil, err
+	}
+	templates, tasks := buildTemplates(p)
+	entry := uniqueName(entrypointName, templates)
+	wf := &wfv1.Workflow{
+		TypeMeta: metav1.TypeMeta{APIVersion: "argoproj.io/v1alpha1", Kind: "Workflow"},
+		ObjectMeta: metav1.ObjectMeta{
+			GenerateName: "mlcube-" + p.Name + "-",
+			Namespace:    p.Namespace,
+			Labels:       copyLabels(p.Labels),
+		},
+		Spec: wfv1.WorkflowSpec{
+			Entrypoint:         entry,
+			ServiceAccountName: p.ServiceAccountName,
+			Arguments:          arguments(p.Params),
+			Templates:          append([]wfv1.Template{{Name: entry, DAG: &wfv1.DAGTemplate{Tasks: tasks}}}, templates...),
+		},
+	}
+	for _, s := range p.ImagePullSecrets {
+		wf.Spec.ImagePullSecrets = append(wf.Spec.ImagePullSecrets, apiv1.LocalObjectReference{Name: s})
+	}
+	if p.TTLSecondsAfterFinished != nil {
+		wf.Spec.TTLStrategy = &wfv1.TTLStrategy{SecondsAfterCompletion: p.TTLSecondsAfterFinished}
+	}
+	addVolumes(wf, p.Volumes)
+	if err := validate.ValidateWorkflow(nil, nil, wf, nil, validate.ValidateOpts{Lint: true}); err != nil {
+		return nil, fmt.Errorf("internal compiler error: Argo's validator rejected the generated Workflow: %w", err)
+	}
+	return wf, nil
+}
+
+// arguments turns pipeline params into workflow arguments, which
+// `argo submit -p name=value` overrides.
+func arguments(params []ir.Param) wfv1.Arguments {
+	var args wfv1.Arguments
+	for _, p := range params {
+		wp := wfv1.Parameter{Name: p.Name}
+		if p.Default != nil {
+			wp.Value = wfv1.AnyStringPtr(*p.Default)
+		}
+		if p.Description != "" {
+			wp.Description = wfv1.AnyStringPtr(p.Description)
+		}
+		for _, e := range p.Enum {
+			wp.Enum = append(wp.Enum, wfv1.AnyString(e))
+		}
+		args.Parameters = append(args.Parameters, wp)
+	}
+	return args
+}
+
+// addVolumes mounts existing claims and asks Argo to create the others.
+func addVolumes(wf *wfv1.Workflow, vols []ir.Volume) {
+	for _, v := range vols {
+		if v.Create == nil {
+			wf.Spec.Volumes = append(wf.Spec.Volumes, apiv1.Volume{
+				Name:         v.Name,
+				VolumeSource: apiv1.VolumeSource{PersistentVolumeClaim: &apiv1.PersistentVolumeClaimVolumeSource{ClaimName: v.ClaimName}},
+			})
+			continue
+		}
+		claim := apiv1.PersistentVolumeClaim{
+			ObjectMeta: metav1.ObjectMeta{Name: v.Name},
+			Spec: apiv1.PersistentVolumeClaimSpec{
+				Resources: apiv1.VolumeResourceRequirements{
+					Requests: apiv1.ResourceList{apiv1.ResourceStorage: resource.MustParse(v.Create.Size)},
+				},
+			},
+		}
+		for _, m := range v.Create.AccessModes {
+			claim.Spec.AccessModes = append(claim.Spec.AccessModes, apiv1.PersistentVolumeAccessMode(m))
+		}
+		if v.Create.StorageClassName != "" {
+			sc := v.Create.StorageClassName
+			claim.Spec.StorageClassName = &sc
+		}
+		wf.Spec.VolumeClaimTemplates = append(wf.Spec.VolumeClaimTemplates, claim)
+	}
+}
+
+func copyLabels(in map[string]string) map[string]string {
+	out := make(map[string]string, len(in))
+	for k, v := range in {
+		out[k] = v
+	}
+	return out
+}
+
+// uniqueName returns want, or want with a suffix when a template has it.
+func uniqueName(want string, templates []wfv1.Template) string {
+	taken := map[string]bool{}
+	for _, t := range templates {
+		taken[t.Name] = true
+	}
+	name := want
+	for i := 2; taken[name]; i++ {
+		name = fmt.Sprintf("%s-%d", want, i)
+	}
+	return name
+}

@@ -1,0 +1,63 @@
+// Package manifest writes Kubernetes objects as one multi-document YAML
+// stream, the same bytes for the same objects.
+package manifest
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"sigs.k8s.io/yaml"
+)
+
+// Encode writes each object as a YAML document, in the order given. Fields
+// that only the API server sets (status, creationTimestamp) are left out.
+func Encode(objs ...any) ([]byte, error) {
+	var out bytes.Buffer
+	for i, obj := range objs {
+		raw, err := json.Marshal(obj)
+		if err != nil {
+			return nil, fmt.Errorf("encoding object %d: %w", i, err)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(raw, &m); err != nil {
+			return nil, err
+		}
+		delete(m, "status")
+		dropServerFields(m)
+		doc, err := yaml.Marshal(m)
+		if err != nil {
+			return nil, fmt.Errorf("encoding object %d: %w", i, err)
+		}
+		if i > 0 {
+			out.WriteString("---\n")
+		}
+		out.Write(doc)
+	}
+	return out.Bytes(), nil
+}
+
+// emptyNoise are fields that Go's object types write as {} when unset,
+// where {} means nothing. (An emptyDir: {} means something and is kept.)
+var emptyNoise = map[string]bool{"arguments": true, "inputs": true, "outputs": true, "metadata": true, "resources": true}
+
+// dropServerFields removes null creationTimestamp fields and empty noise at
+// any depth: Go's object types write them, and claim templates carry them too.
+func dropServerFields(v any) {
+	switch t := v.(type) {
+	case map[string]any:
+		if ts, ok := t["creationTimestamp"]; ok && ts == nil {
+			delete(t, "creationTimestamp")
+		}
+		for k, child := range t {
+			dropServerFields(child)
+			if m, ok := child.(map[string]any); ok && len(m) == 0 && emptyNoise[k] {
+				delete(t, k)
+			}
+		}
+	case []any:
+		for _, child := range t {
+			dropServerFields(child)
+		}
+	}
+}

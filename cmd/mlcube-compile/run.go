@@ -1,0 +1,147 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/mlcube-compile/mlcube-compile/backends/argo"
+	"github.com/mlcube-compile/mlcube-compile/backends/manifest"
+	"github.com/mlcube-compile/mlcube-compile/compiler"
+)
+
+// Exit codes.
+const (
+	exitOK       = 0
+	exitBadSpec  = 1
+	exitUsage    = 2
+	backendNames = "argo"
+)
+
+// version is set at link time; otherwise it comes from the build info.
+var version = ""
+
+// usageError marks errors in how the command was called.
+type usageError struct{ error }
+
+// run is the whole command; errors are printed here and nowhere else.
+func run(args []string, stdout, stderr io.Writer) int {
+	app := newApp(stdout, stderr)
+	err := app.Run(args)
+	var ue usageError
+	var diags compiler.Diagnostics
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, &diags):
+		fmt.Fprintln(stderr, diags.Error())
+		return exitBadSpec
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "mlcube-compile: %v\nRun 'mlcube-compile --help' for usage.\n", ue.error)
+		return exitUsage
+	case isFlagError(err):
+		fmt.Fprintf(stderr, "mlcube-compile: %v\nRun 'mlcube-compile --help' for usage.\n", err)
+		return exitUsage
+	default:
+		fmt.Fprintf(stderr, "mlcube-compile: %v\n", err)
+		return exitBadSpec
+	}
+}
+
+// isFlagError recognises urfave/cli's errors about flags and arguments.
+func isFlagError(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "flag provided but not defined") || strings.Contains(msg, "flag needs an argument") || strings.Contains(msg, "invalid value")
+}
+
+func newApp(stdout, stderr io.Writer) *cli.App {
+	return &cli.App{
+		Name:            "mlcube-compile",
+		Usage:           "compile MLCubes into Argo Workflows",
+		UsageText:       "mlcube-compile [--backend argo] [--mlcube PATH] [--platform FILE] [--task FILE] [-o FILE]",
+		Version:         buildVersion(),
+		Writer:          stdout,
+		ErrWriter:       stderr,
+		HideHelpCommand: true,
+		ExitErrHandler:  func(*cli.Context, error) {},
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
+			return usageError{err}
+		},
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "backend", Aliases: []string{"b"}, Value: "argo", Usage: "what to emit: " + backendNames},
+			&cli.StringFlag{Name: "mlcube", Aliases: []string{"m"}, Value: ".", Usage: "cube folder or its mlcube.yaml"},
+			&cli.StringFlag{Name: "platform", Aliases: []string{"p"}, Usage: "platform file (or a legacy platforms/docker.yaml)"},
+			&cli.StringFlag{Name: "task", Aliases: []string{"t"}, Usage: "pipeline file or legacy invoke file; default: every task of the cube"},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` atomically instead of stdout"},
+		},
+		Action: func(c *cli.Context) error { return compile(c, stdout, stderr) },
+	}
+}
+
+func compile(c *cli.Context, stdout, stderr io.Writer) error {
+	if c.NArg() > 0 {
+		return usageError{fmt.Errorf("unexpected argument %q", c.Args().First())}
+	}
+	backend := c.String("backend")
+	if backend != "argo" {
+		return usageError{fmt.Errorf("unknown backend %q (backends: %s)", backend, backendNames)}
+	}
+	p, diags, err := compiler.Compile(compiler.Options{
+		MLCube: c.String("mlcube"), Platform: c.String("platform"), Task: c.String("task"),
+	})
+	for _, w := range diags.Warnings() {
+		fmt.Fprintln(stderr, w.String())
+	}
+	if err != nil {
+		return err
+	}
+	wf, err := argo.Compile(p, argo.Options{})
+	if err != nil {
+		return err
+	}
+	out, err := manifest.Encode(wf)
+	if err != nil {
+		return err
+	}
+	if path := c.String("output"); path != "" {
+		return writeAtomic(path, out)
+	}
+	_, err = stdout.Write(out)
+	return err
+}
+
+// writeAtomic replaces path with data, or leaves the old file whole.
+func writeAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+func buildVersion() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "devel"
+}

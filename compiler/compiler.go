@@ -1,0 +1,110 @@
+package compiler
+
+import (
+	"fmt"
+
+	"cuelang.org/go/cue/ast"
+
+	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+	"github.com/mlcube-compile/mlcube-compile/schema"
+)
+
+// Options are the files one compilation reads.
+type Options struct {
+	// MLCube is a cube folder or its mlcube.yaml; "." when empty.
+	MLCube string
+	// Platform is a platform file, or a legacy docker platform file
+	// (schema_type: mlcube_platform); optional.
+	Platform string
+	// Task is a pipeline file or a legacy invoke file; optional. Without
+	// it, every task of the cube runs, wired by path flow.
+	Task string
+}
+
+// Compile reads the specs, checks them and lowers them to the IR. The
+// Diagnostics hold every warning; when there are errors, they are also
+// returned as the error.
+func Compile(opts Options) (*ir.Pipeline, Diagnostics, error) {
+	s, err := schema.Load()
+	if err != nil {
+		return nil, nil, fmt.Errorf("internal compiler error: %w", err)
+	}
+	s.Lock()
+	defer s.Unlock()
+	var diags Diagnostics
+	spec, plat := readSpecs(s, opts, &diags)
+	var p *ir.Pipeline
+	if !diags.HasErrors() && spec != nil {
+		p = lower(spec, plat, &diags)
+	}
+	if diags.HasErrors() {
+		return nil, diags.Sorted(), diags
+	}
+	return p, diags.Sorted(), nil
+}
+
+// readSpecs reads the platform, task and cube files into specs.
+func readSpecs(s *schema.Schema, opts Options, diags *Diagnostics) (*pipelineSpec, *platformSpec) {
+	if opts.MLCube == "" {
+		opts.MLCube = "."
+	}
+	l := newLoader(s, diags)
+	plat := &platformSpec{}
+	var legacyImage string
+	var legacyImagePos Pos
+	if opts.Platform != "" {
+		if f, ok := readYAML(opts.Platform, diags); ok {
+			if topLevelString(f, "schema_type") == "mlcube_platform" {
+				legacyImage, legacyImagePos = decodeLegacyPlatform(s, f, diags)
+			} else if p, _ := decodePlatform(s, f, diags); p != nil {
+				plat = p
+			}
+		}
+	}
+	loadCube := func(invoke *ast.File) *cube {
+		c := l.cube(opts.MLCube)
+		if c != nil && c.Legacy && invoke != nil {
+			root, _ := readYAML(c.File, diags)
+			c = decodeLegacyRoot(s, root, c.Image, c.ImagePos, invoke, diags)
+		}
+		if c != nil && legacyImage != "" {
+			c.Image, c.ImagePos = legacyImage, legacyImagePos
+		}
+		return c
+	}
+	if opts.Task == "" {
+		return cubePipeline(loadCube(nil)), plat
+	}
+	f, ok := readYAML(opts.Task, diags)
+	if !ok {
+		return nil, plat
+	}
+	switch {
+	case topLevelString(f, "schema_type") == "mlcube_invoke":
+		c := loadCube(f)
+		if c != nil && !c.Legacy {
+			diags.errorf(Pos{File: opts.Task, Line: 1, Col: 1}, "schema_type", "a legacy invoke file needs a legacy cube (schema_type: mlcube_root); %s is an MLCube 2.0 file", c.File)
+			return nil, plat
+		}
+		return cubePipeline(c), plat
+	case hasTopLevel(f, "steps"):
+		return l.decodePipeline(f, func() *cube { return loadCube(nil) }), plat
+	}
+	diags.errorf(Pos{File: opts.Task, Line: 1, Col: 1}, "", "neither a pipeline file (with steps:) nor an MLCube invoke file (with schema_type: mlcube_invoke)")
+	return nil, plat
+}
+
+// cubePipeline makes the pipeline that runs every task of a cube.
+func cubePipeline(c *cube) *pipelineSpec {
+	if c == nil {
+		return nil
+	}
+	p := &pipelineSpec{File: c.File, Name: c.Name}
+	for _, t := range c.Tasks {
+		p.Steps = append(p.Steps, &stepSpec{
+			Name: t.Name, Pos: t.Pos, Cube: c, Task: t, field: "tasks." + t.Name,
+			pos: func(...string) Pos { return t.Pos },
+		})
+	}
+	return p
+}

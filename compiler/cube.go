@@ -1,0 +1,142 @@
+package compiler
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"cuelang.org/go/cue"
+	"cuelang.org/go/cue/ast"
+
+	"github.com/mlcube-compile/mlcube-compile/schema"
+)
+
+// cubeFile turns a --mlcube argument, a folder or a file, into the file.
+func cubeFile(path string) string {
+	if info, err := os.Stat(path); err == nil && info.IsDir() {
+		return filepath.Join(path, "mlcube.yaml")
+	}
+	return path
+}
+
+// topLevelString returns the string value of a top-level key of a parsed
+// file, which is how spec kinds are told apart by content.
+func topLevelString(f *ast.File, key string) string {
+	for _, d := range f.Decls {
+		field, ok := d.(*ast.Field)
+		if !ok {
+			continue
+		}
+		if name, _, err := ast.LabelName(field.Label); err == nil && name == key {
+			if lit, ok := field.Value.(*ast.BasicLit); ok {
+				return strings.Trim(lit.Value, `"'`)
+			}
+		}
+	}
+	return ""
+}
+
+func hasTopLevel(f *ast.File, key string) bool {
+	for _, d := range f.Decls {
+		if field, ok := d.(*ast.Field); ok {
+			if name, _, err := ast.LabelName(field.Label); err == nil && name == key {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// decodeCube reads an MLCube 2.0 mlcube.yaml that has been parsed.
+func decodeCube(s *schema.Schema, f *ast.File, diags *Diagnostics) *cube {
+	resolveRefs(f, diags)
+	doc, ok := checkDocument(s, f, schema.MLCube, diags)
+	if !ok {
+		return nil
+	}
+	v := doc.value
+	c := &cube{
+		Name:     str(v, "name"),
+		File:     doc.file,
+		Image:    str(v, "docker", "image"),
+		ImagePos: doc.at("docker", "image"),
+		GPUArgs:  dockerArgs{Text: str(v, "docker", "gpu_args"), Pos: doc.at("docker", "gpu_args"), Field: "docker.gpu_args"},
+		CPUArgs:  dockerArgs{Text: str(v, "docker", "cpu_args"), Pos: doc.at("docker", "cpu_args"), Field: "docker.cpu_args"},
+		K8s: k8sRunner{
+			PVC:       str(v, "k8s", "pvc"),
+			Image:     str(v, "k8s", "image"),
+			Namespace: str(v, "k8s", "namespace"),
+		},
+	}
+	if n, err := v.LookupPath(pathOf("platform", "accelerator_count")).Int64(); err == nil {
+		c.AcceleratorCount = int(n)
+	}
+	forFields(v.LookupPath(pathOf("docker", "env_args")), func(name string, ev cue.Value) {
+		c.Env = append(c.Env, envVar{Name: name, Value: scalarString(ev), Pos: doc.at("docker", "env_args", name)})
+	})
+	forFields(v.LookupPath(pathOf("tasks")), func(name string, tv cue.Value) {
+		t := &cubeTask{Name: name, Pos: doc.at("tasks", name), Entrypoint: str(tv, "entrypoint")}
+		t.Inputs = decodeParams(doc, tv, name, "inputs")
+		t.Outputs = decodeParams(doc, tv, name, "outputs")
+		c.Tasks = append(c.Tasks, t)
+	})
+	if len(c.Tasks) == 0 {
+		diags.errorf(doc.at("tasks"), "tasks", "a cube needs at least one task")
+		return nil
+	}
+	return c
+}
+
+// decodeParams reads a task's inputs or outputs in the order they are written.
+func decodeParams(doc *document, task cue.Value, taskName, kind string) []*param {
+	var out []*param
+	forFields(task.LookupPath(pathOf("parameters", kind)), func(name string, pv cue.Value) {
+		p := &param{Name: name, Pos: doc.at("tasks", taskName, "parameters", kind, name)}
+		if pv.Kind() == cue.StringKind {
+			p.Path = str(pv)
+		} else {
+			p.Path = str(pv, "default")
+			p.Dir = str(pv, "type") == "directory"
+		}
+		if p.Path == "" {
+			p.Path = name
+		}
+		if strings.HasSuffix(p.Path, "/") {
+			p.Dir = true
+		}
+		out = append(out, p)
+	})
+	return out
+}
+
+// forFields calls fn for each regular field of a struct, in file order.
+func forFields(v cue.Value, fn func(name string, v cue.Value)) {
+	if !v.Exists() {
+		return
+	}
+	it, err := v.Fields()
+	if err != nil {
+		return
+	}
+	for it.Next() {
+		fn(it.Selector().Unquoted(), it.Value())
+	}
+}
+
+// str returns the string at a path below v, or "" when there is none.
+func str(v cue.Value, sels ...string) string {
+	s, err := v.LookupPath(pathOf(sels...)).String()
+	if err != nil {
+		return ""
+	}
+	return s
+}
+
+// scalarString prints a string, number or boolean as its text.
+func scalarString(v cue.Value) string {
+	if s, err := v.String(); err == nil {
+		return s
+	}
+	return fmt.Sprint(v)
+}

@@ -1,0 +1,132 @@
+package compiler
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Severity tells an error from a warning.
+type Severity int
+
+// The severities of a Diagnostic.
+const (
+	Error Severity = iota
+	Warning
+)
+
+// Pos is a place in a spec file. Line and Col are 1-based; zero means the
+// place is the file as a whole.
+type Pos struct {
+	File      string
+	Line, Col int
+}
+
+func (p Pos) String() string {
+	if p.Line == 0 {
+		return p.File
+	}
+	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
+}
+
+// Diagnostic is one problem found in a spec: where, which field, and what.
+type Diagnostic struct {
+	Pos      Pos
+	Field    string
+	Message  string
+	Severity Severity
+}
+
+// String prints the diagnostic as file:line:col: [warning: ]field.path: message.
+func (d Diagnostic) String() string {
+	var b strings.Builder
+	b.WriteString(d.Pos.String())
+	b.WriteString(": ")
+	if d.Severity == Warning {
+		b.WriteString("warning: ")
+	}
+	if d.Field != "" {
+		b.WriteString(d.Field)
+		b.WriteString(": ")
+	}
+	b.WriteString(d.Message)
+	return b.String()
+}
+
+// Diagnostics is every problem found in one compilation. As an error it
+// reports only its errors; warnings travel with it.
+type Diagnostics []Diagnostic
+
+// add records a problem.
+func (ds *Diagnostics) add(sev Severity, pos Pos, field, format string, args ...any) {
+	*ds = append(*ds, Diagnostic{Pos: pos, Field: field, Message: fmt.Sprintf(format, args...), Severity: sev})
+}
+
+func (ds *Diagnostics) errorf(pos Pos, field, format string, args ...any) {
+	ds.add(Error, pos, field, format, args...)
+}
+
+func (ds *Diagnostics) warnf(pos Pos, field, format string, args ...any) {
+	ds.add(Warning, pos, field, format, args...)
+}
+
+// HasErrors reports whether any diagnostic is an error.
+func (ds Diagnostics) HasErrors() bool {
+	for _, d := range ds {
+		if d.Severity == Error {
+			return true
+		}
+	}
+	return false
+}
+
+// Sorted returns the diagnostics ordered by file, line, column, field and
+// message, without duplicates.
+func (ds Diagnostics) Sorted() Diagnostics {
+	out := append(Diagnostics(nil), ds...)
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Pos.File != b.Pos.File {
+			return a.Pos.File < b.Pos.File
+		}
+		if a.Pos.Line != b.Pos.Line {
+			return a.Pos.Line < b.Pos.Line
+		}
+		if a.Pos.Col != b.Pos.Col {
+			return a.Pos.Col < b.Pos.Col
+		}
+		if a.Field != b.Field {
+			return a.Field < b.Field
+		}
+		return a.Message < b.Message
+	})
+	uniq := out[:0]
+	for i, d := range out {
+		if i == 0 || d != out[i-1] {
+			uniq = append(uniq, d)
+		}
+	}
+	return uniq
+}
+
+// Error prints every error, one a line.
+func (ds Diagnostics) Error() string {
+	var lines []string
+	for _, d := range ds.Sorted() {
+		if d.Severity == Error {
+			lines = append(lines, d.String())
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Warnings returns only the warnings.
+func (ds Diagnostics) Warnings() Diagnostics {
+	var out Diagnostics
+	for _, d := range ds.Sorted() {
+		if d.Severity == Warning {
+			out = append(out, d)
+		}
+	}
+	return out
+}

@@ -1,0 +1,210 @@
+package compiler
+
+import (
+	"fmt"
+	"strings"
+
+	"cuelang.org/go/cue"
+	"cuelang.org/go/cue/ast"
+	"cuelang.org/go/cue/errors"
+
+	"github.com/mlcube-compile/mlcube-compile/schema"
+)
+
+// document is one spec file checked against its schema. data holds only
+// what the file says, for positions; value is data unified with the schema.
+type document struct {
+	file  string
+	kind  schema.Kind
+	data  cue.Value
+	value cue.Value
+}
+
+// checkDocument unifies a parsed file with the definition of its kind and
+// records every schema violation. The caller holds the schema's lock.
+func checkDocument(s *schema.Schema, f *ast.File, kind schema.Kind, diags *Diagnostics) (*document, bool) {
+	file := f.Filename
+	data := s.Context.BuildFile(f)
+	if err := data.Err(); err != nil {
+		addCUEErrors(diags, file, err)
+		return nil, false
+	}
+	doc := &document{file: file, kind: kind, data: data, value: data.Unify(s.Def(kind))}
+	before := len(*diags)
+	doc.addSchemaErrors(doc.value.Validate(cue.Concrete(true)), diags)
+	doc.checkRequired(doc.value, cue.Path{}, diags)
+	return doc, len(*diags) == before
+}
+
+// pos returns where the value at path is written, or the nearest enclosing
+// value that is written, or the file itself.
+func (d *document) pos(path cue.Path) Pos {
+	sels := path.Selectors()
+	for i := len(sels); i >= 0; i-- {
+		v := d.data.LookupPath(cue.MakePath(sels[:i]...))
+		if !v.Exists() {
+			continue
+		}
+		if p := posOf(v.Pos()); p.File == d.file {
+			return p
+		}
+	}
+	return Pos{File: d.file, Line: 1, Col: 1}
+}
+
+// at is pos for a path written as dotted selectors.
+func (d *document) at(sels ...string) Pos {
+	return d.pos(pathOf(sels...))
+}
+
+func pathOf(sels ...string) cue.Path {
+	out := make([]cue.Selector, len(sels))
+	for i, s := range sels {
+		out[i] = cue.Str(s)
+	}
+	return cue.MakePath(out...)
+}
+
+// fieldName prints a path without the schema definition it started from.
+func fieldName(path cue.Path) string {
+	var parts []string
+	for _, s := range path.Selectors() {
+		if s.IsDefinition() {
+			continue
+		}
+		if s.Type() == cue.IndexLabel {
+			parts = append(parts, fmt.Sprintf("[%d]", s.Index()))
+			continue
+		}
+		parts = append(parts, s.Unquoted())
+	}
+	return strings.Replace(strings.Join(parts, "."), ".[", "[", -1)
+}
+
+// addSchemaErrors turns CUE's errors into diagnostics. An empty disjunction
+// is reported once, at the deepest field that went wrong, naming the forms
+// that would have been accepted.
+func (d *document) addSchemaErrors(err error, diags *Diagnostics) {
+	byField := map[string]*schemaIssue{}
+	var order []string
+	for _, e := range errors.Errors(err) {
+		format, args := e.Msg()
+		if strings.Contains(format, "errors in empty disjunction") || strings.Contains(format, "required but not present") {
+			continue
+		}
+		path := cue.MakePath(selectorsOf(e.Path())...)
+		field := fieldName(path)
+		pos := d.pos(path)
+		for _, p := range e.InputPositions() {
+			if q := posOf(p); q.File == d.file {
+				pos = q
+				break
+			}
+		}
+		en, ok := byField[field]
+		if !ok {
+			en = &schemaIssue{path: path, pos: pos}
+			byField[field] = en
+			order = append(order, field)
+		}
+		if strings.HasPrefix(format, "conflicting values") && len(args) == 2 {
+			en.allowed = append(en.allowed, d.otherSide(path, args))
+		}
+		en.msgs = append(en.msgs, friendly(format, args))
+	}
+	for _, field := range order {
+		if hasDeeper(field, order) {
+			continue
+		}
+		en := byField[field]
+		if len(en.msgs) > 1 && len(en.allowed) == len(en.msgs) {
+			diags.errorf(en.pos, field, "got %s, want %s", d.data.LookupPath(en.path), strings.Join(en.allowed, " or "))
+			continue
+		}
+		for _, m := range en.msgs {
+			diags.errorf(en.pos, field, "%s", m)
+		}
+	}
+}
+
+// schemaIssue gathers the errors CUE reports for one field.
+type schemaIssue struct {
+	path    cue.Path
+	pos     Pos
+	allowed []string
+	msgs    []string
+}
+
+// hasDeeper reports whether another error sits below field: a struct that
+// failed every branch of a disjunction is best explained by its children.
+func hasDeeper(field string, fields []string) bool {
+	for _, f := range fields {
+		if strings.HasPrefix(f, field+".") || strings.HasPrefix(f, field+"[") {
+			return true
+		}
+	}
+	return false
+}
+
+func selectorsOf(path []string) []cue.Selector {
+	var out []cue.Selector
+	for _, p := range path {
+		if strings.HasPrefix(p, "#") {
+			continue
+		}
+		out = append(out, cue.ParsePath(quoteLabel(p)).Selectors()...)
+	}
+	return out
+}
+
+func quoteLabel(s string) string {
+	if strings.HasPrefix(s, "[") || ast.IsValidIdent(s) {
+		return s
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+// otherSide returns the side of a conflict that came from the schema.
+func (d *document) otherSide(path cue.Path, args []any) string {
+	got := fmt.Sprint(d.data.LookupPath(path))
+	a, b := fmt.Sprint(args[0]), fmt.Sprint(args[1])
+	if a == got {
+		return b
+	}
+	return a
+}
+
+// friendly rewrites CUE's messages for people who write YAML.
+func friendly(format string, args []any) string {
+	msg := fmt.Sprintf(format, args...)
+	switch {
+	case format == "field not allowed":
+		return "unknown field"
+	case strings.HasPrefix(msg, "conflicting values") && len(args) == 2:
+		return fmt.Sprintf("got %v, want %v", args[0], args[1])
+	}
+	return msg
+}
+
+// checkRequired walks the unified value and reports every required field
+// the file leaves out. CUE reports these only when nothing else is wrong,
+// and a user fixing a file wants all of its problems at once.
+func (d *document) checkRequired(v cue.Value, path cue.Path, diags *Diagnostics) {
+	it, err := v.Fields(cue.Optional(true))
+	if err != nil {
+		return
+	}
+	for it.Next() {
+		sel := it.Selector()
+		name := sel.Unquoted()
+		childPath := cue.MakePath(append(append([]cue.Selector{}, path.Selectors()...), cue.Str(name))...)
+		present := d.data.LookupPath(childPath).Exists()
+		if sel.ConstraintType() == cue.RequiredConstraint && !present {
+			diags.errorf(d.pos(path), joinPath(fieldName(path), name), "missing required field")
+			continue
+		}
+		if present && it.Value().IncompleteKind() == cue.StructKind {
+			d.checkRequired(it.Value(), childPath, diags)
+		}
+	}
+}

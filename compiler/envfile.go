@@ -1,0 +1,54 @@
+package compiler
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"regexp"
+	"strings"
+)
+
+var envKey = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// readEnvFile reads KEY=VALUE lines (seed 002's mlops.env). Blank lines and
+// lines starting with # are skipped; a value may be quoted. A line that is
+// not KEY=VALUE is an error naming its line.
+func readEnvFile(path string, at Pos, field string, diags *Diagnostics) []envVar {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		diags.errorf(at, field, "cannot read %s: %v", path, unwrapPathError(err))
+		return nil
+	}
+	return parseEnvFile(path, src, diags)
+}
+
+func parseEnvFile(path string, src []byte, diags *Diagnostics) []envVar {
+	var out []envVar
+	sc := bufio.NewScanner(bytes.NewReader(src))
+	sc.Buffer(make([]byte, 0, 64*1024), maxSpecBytes)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		pos := Pos{File: path, Line: n, Col: 1}
+		key, value, ok := strings.Cut(strings.TrimPrefix(line, "export "), "=")
+		key = strings.TrimSpace(key)
+		if !ok || !envKey.MatchString(key) {
+			diags.errorf(pos, "", "want KEY=VALUE, got %q", line)
+			continue
+		}
+		out = append(out, envVar{Name: key, Value: unquoteEnv(strings.TrimSpace(value)), Pos: pos})
+	}
+	if err := sc.Err(); err != nil {
+		diags.errorf(Pos{File: path}, "", "reading: %v", err)
+	}
+	return out
+}
+
+func unquoteEnv(v string) string {
+	if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
+		return v[1 : len(v)-1]
+	}
+	return v
+}

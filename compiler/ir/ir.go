@@ -1,0 +1,154 @@
+package ir
+
+import "time"
+
+// Pipeline is one compiled run: the steps of one or more cube tasks.
+type Pipeline struct {
+	// Name is the pipeline's name, valid as a Kubernetes name prefix.
+	Name string
+	// Namespace is empty when the manifest should not set one.
+	Namespace          string
+	ServiceAccountName string
+	ImagePullSecrets   []string
+	// TTLSecondsAfterFinished is nil when the platform sets none.
+	TTLSecondsAfterFinished *int32
+	// Labels go on every object and pod.
+	Labels map[string]string
+	Params []Param
+	// Volumes are the claims steps mount, sorted by name.
+	Volumes []Volume
+	// Steps are in topological order, ties broken by name.
+	Steps []*Step
+}
+
+// Param is a pipeline parameter that can be set when the run is submitted.
+type Param struct {
+	Name        string
+	Description string
+	// Default is nil for a parameter without one.
+	Default *string
+	Enum    []string
+}
+
+// Volume is a PersistentVolumeClaim: an existing one, or one the engine
+// creates for the run when Create is set.
+type Volume struct {
+	// Name is the volume's name inside the manifest.
+	Name string
+	// ClaimName is the existing claim; empty when Create is set.
+	ClaimName string
+	Create    *ClaimTemplate
+}
+
+// ClaimTemplate is a claim created for each run.
+type ClaimTemplate struct {
+	Size             string
+	StorageClassName string
+	AccessModes      []string
+}
+
+// Step runs one cube task in one container.
+type Step struct {
+	// Name is unique in the pipeline and valid for every engine.
+	Name string
+	// Cube and Task are the names as the cube writes them.
+	Cube, Task string
+	// Template is the same for steps that run the same cube task; backends
+	// that share definitions between steps group by it.
+	Template string
+	Image    string
+	// ImagePullPolicy is empty for the cluster's default.
+	ImagePullPolicy string
+	// Command is empty when the image's own entrypoint runs.
+	Command []string
+	Args    []Arg
+	Env     []EnvVar
+	Mounts  []Mount
+	// ShmSize sizes a memory-backed /dev/shm; empty means the default.
+	ShmSize         string
+	Resources       Resources
+	NodeSelector    map[string]string
+	Tolerations     []Toleration
+	SecurityContext *SecurityContext
+	// Retry is nil when a failed step is not retried.
+	Retry *Retry
+	// Timeout is zero for none.
+	Timeout time.Duration
+	// Dependencies name the steps that must succeed first, sorted.
+	Dependencies []string
+	Labels       map[string]string
+}
+
+// Arg is one container argument. Param names the cube parameter it binds,
+// if any, so that backends can pass differing paths to a shared template.
+type Arg struct {
+	Param string
+	// Prefix is the literal text before Value, such as "--data_dir=".
+	Prefix string
+	Value  Text
+}
+
+// Text is a string that may refer to pipeline parameters, which each
+// engine writes its own way.
+type Text []Piece
+
+// Piece is a literal, or a reference to the pipeline parameter Param.
+type Piece struct {
+	Literal string
+	Param   string
+}
+
+// Lit makes a Text with no parameter references.
+func Lit(s string) Text { return Text{{Literal: s}} }
+
+// Render writes t, writing each parameter reference with ref.
+func (t Text) Render(ref func(param string) string) string {
+	var out string
+	for _, p := range t {
+		if p.Param != "" {
+			out += ref(p.Param)
+		} else {
+			out += p.Literal
+		}
+	}
+	return out
+}
+
+// EnvVar is an environment variable of the step's container.
+type EnvVar struct {
+	Name  string
+	Value Text
+}
+
+// Mount puts a Volume at MountPath.
+type Mount struct {
+	Volume    string
+	MountPath string
+}
+
+// Resources are the step's requests and GPU limit.
+type Resources struct {
+	// CPU and Memory are Kubernetes quantities, empty when not requested.
+	CPU, Memory string
+	GPU         int
+	// GPUResource is the extended resource name, such as nvidia.com/gpu.
+	GPUResource string
+}
+
+// Toleration lets a step run on tainted nodes.
+type Toleration struct {
+	Key, Operator, Value, Effect string
+	TolerationSeconds            *int64
+}
+
+// SecurityContext is the pod security settings a step runs with.
+type SecurityContext struct {
+	RunAsUser, RunAsGroup, FSGroup *int64
+	RunAsNonRoot                   *bool
+}
+
+// Retry retries a failed step Limit times, waiting Backoff first.
+type Retry struct {
+	Limit   int
+	Backoff time.Duration
+}

@@ -1,0 +1,166 @@
+package compiler
+
+import (
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+)
+
+// Defaults that match the MLCube Kubernetes runner and PRODUCT.md.
+const (
+	defaultMountPath   = "/mnt/mlcube"
+	defaultGPUResource = "nvidia.com/gpu"
+	defaultClaimSize   = "10Gi"
+	workspaceVolume    = "workspace"
+	legacyMountRoot    = "/mnt/mlcube"
+)
+
+// lowering holds what the whole pipeline shares while its steps are lowered.
+type lowering struct {
+	spec      *pipelineSpec
+	plat      *platformSpec
+	diags     *Diagnostics
+	params    map[string]bool
+	mountPath string
+	p         *ir.Pipeline
+	volumes   map[string]ir.Volume
+	templates *nameSet
+	tmplNames map[string]string // cube file + task -> template name
+}
+
+// lower checks the specs against each other and builds the IR.
+func lower(spec *pipelineSpec, plat *platformSpec, diags *Diagnostics) *ir.Pipeline {
+	lw := &lowering{
+		spec: spec, plat: plat, diags: diags,
+		params: map[string]bool{}, volumes: map[string]ir.Volume{},
+		templates: newNameSet(), tmplNames: map[string]string{},
+		mountPath: plat.Storage.MountPath,
+	}
+	if lw.mountPath == "" {
+		lw.mountPath = defaultMountPath
+	}
+	lw.p = &ir.Pipeline{
+		ServiceAccountName:      plat.ServiceAccountName,
+		ImagePullSecrets:        plat.ImagePullSecrets,
+		TTLSecondsAfterFinished: plat.TTLSeconds,
+	}
+	lw.pipelineMeta()
+	lw.lowerParams()
+	steps, io := lw.lowerSteps()
+	if diags.HasErrors() {
+		return nil
+	}
+	lw.order(steps, io)
+	for _, name := range sortedKeys(lw.volumes) {
+		lw.p.Volumes = append(lw.p.Volumes, lw.volumes[name])
+	}
+	return lw.p
+}
+
+// cubes returns the distinct cubes the steps use, in step order.
+func (lw *lowering) cubes() []*cube {
+	var out []*cube
+	seen := map[*cube]bool{}
+	for _, st := range lw.spec.Steps {
+		if !seen[st.Cube] {
+			seen[st.Cube] = true
+			out = append(out, st.Cube)
+		}
+	}
+	return out
+}
+
+// pipelineMeta sets the name, namespace and labels.
+func (lw *lowering) pipelineMeta() {
+	name := lw.spec.Name
+	cubes := lw.cubes()
+	if name == "" && len(cubes) > 0 {
+		name = cubes[0].Name
+	}
+	lw.p.Name = dnsName(name, maxNameLen)
+	if lw.p.Name == "" {
+		lw.diags.errorf(Pos{File: lw.spec.File, Line: 1, Col: 1}, "name", "%q has no letters or digits to make a Kubernetes name from", name)
+	}
+	lw.p.Namespace = lw.plat.Namespace
+	if lw.p.Namespace == "" && len(cubes) == 1 {
+		lw.p.Namespace = cubes[0].K8s.Namespace
+	}
+	lw.p.Labels = map[string]string{
+		"app.kubernetes.io/name":    lw.p.Name,
+		"app.kubernetes.io/part-of": "mlcube-compile",
+	}
+}
+
+// lowerParams turns pipeline params into IR params.
+func (lw *lowering) lowerParams() {
+	for _, pp := range lw.spec.Params {
+		if !paramName.MatchString(pp.Name) {
+			lw.diags.errorf(pp.Pos, "params."+pp.Name, "a parameter name is letters, digits, '_' and '-', starting with a letter")
+			continue
+		}
+		if pp.Required && pp.Default != nil {
+			lw.diags.errorf(pp.Pos, "params."+pp.Name, "a required parameter has no default; drop one of required and default")
+		}
+		lw.params[pp.Name] = true
+		lw.p.Params = append(lw.p.Params, ir.Param{Name: pp.Name, Description: pp.Description, Default: pp.Default, Enum: pp.Enum})
+	}
+}
+
+// workspace returns the volume for the workspace, creating it on first use.
+func (lw *lowering) workspace(c *cube) string {
+	if _, ok := lw.volumes[workspaceVolume]; ok {
+		return workspaceVolume
+	}
+	st := lw.plat.Storage
+	create := st.Size != nil || st.StorageClassName != "" || len(st.AccessModes) > 0
+	v := ir.Volume{Name: workspaceVolume}
+	switch {
+	case create && st.PVC != "":
+		lw.diags.errorf(Pos{File: lw.plat.File, Line: 1, Col: 1}, "storage", "pvc names an existing claim, while size, storageClassName and accessModes describe one to create; give one or the other")
+	case create:
+		size := defaultClaimSize
+		if st.Size != nil {
+			size = lw.quantity(scalarText2(st.Size), Pos{File: lw.plat.File}, "storage.size")
+		}
+		modes := st.AccessModes
+		if len(modes) == 0 {
+			modes = []string{"ReadWriteOnce"}
+		}
+		v.Create = &ir.ClaimTemplate{Size: size, StorageClassName: st.StorageClassName, AccessModes: modes}
+	default:
+		v.ClaimName = st.PVC
+		if v.ClaimName == "" && len(lw.cubes()) == 1 {
+			v.ClaimName = c.K8s.PVC
+		}
+		if v.ClaimName == "" {
+			v.ClaimName = lw.p.Name
+		}
+	}
+	lw.volumes[workspaceVolume] = v
+	return workspaceVolume
+}
+
+// claimVolume returns the volume for a claim a legacy binding names; the
+// MLCube runner mounts each at /mnt/mlcube/<pvc>.
+func (lw *lowering) claimVolume(claim string) (string, string) {
+	name := "pvc-" + dnsName(claim, maxNameLen)
+	if _, ok := lw.volumes[name]; !ok {
+		lw.volumes[name] = ir.Volume{Name: name, ClaimName: claim}
+	}
+	return name, legacyMountRoot + "/" + claim
+}
+
+// quantity checks a Kubernetes quantity and returns it as written.
+func (lw *lowering) quantity(s string, pos Pos, field string) string {
+	if _, err := resource.ParseQuantity(s); err != nil {
+		lw.diags.errorf(pos, field, "%q is not a Kubernetes quantity (such as 500m, 4, 512Mi or 10Gi)", s)
+		return ""
+	}
+	if strings.HasPrefix(s, "-") {
+		lw.diags.errorf(pos, field, "%q is negative", s)
+		return ""
+	}
+	return s
+}

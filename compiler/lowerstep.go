@@ -1,0 +1,381 @@
+package compiler
+
+import (
+	"fmt"
+	"path"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+)
+
+var (
+	paramName  = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
+	envName    = regexp.MustCompile(`^[-._a-zA-Z][-._a-zA-Z0-9]*$`)
+	anyRef     = regexp.MustCompile(`\$\{([^{}]*)\}`)
+	paramRef   = regexp.MustCompile(`^params\.([A-Za-z][A-Za-z0-9_-]*)$`)
+	cubeLabel  = "mlcube-compile/cube"
+	taskLabel  = "mlcube-compile/task"
+	maxRetries = 100
+)
+
+// lowerSteps lowers every step and returns what each reads and writes.
+func (lw *lowering) lowerSteps() ([]*ir.Step, []stepIO) {
+	names := newNameSet()
+	var steps []*ir.Step
+	var io []stepIO
+	for _, st := range lw.spec.Steps {
+		name, ok := names.take(st.Name, st.Name)
+		if !ok {
+			lw.diags.errorf(st.Pos, st.field, "step name %q has no letters or digits to make an engine name from", st.Name)
+			continue
+		}
+		s, sio := lw.lowerStep(st, name)
+		steps = append(steps, s)
+		io = append(io, sio)
+	}
+	return steps, io
+}
+
+func (lw *lowering) lowerStep(st *stepSpec, name string) (*ir.Step, stepIO) {
+	c, t := st.Cube, st.Task
+	s := &ir.Step{
+		Name: name, Cube: c.Name, Task: t.Name,
+		Template:        lw.templateName(c, t),
+		Image:           lw.image(c),
+		ImagePullPolicy: lw.plat.ImagePullPolicy,
+		Labels: map[string]string{
+			cubeLabel: labelValue(c.Name), taskLabel: labelValue(t.Name),
+		},
+	}
+	gpus := c.AcceleratorCount
+	if st.Resources.GPU != nil {
+		gpus = *st.Resources.GPU
+	}
+	args := c.CPUArgs
+	if gpus > 0 {
+		args = c.GPUArgs
+	}
+	fx := mapDockerArgs(args, lw.diags)
+	if fx.gpus != nil && st.Resources.GPU == nil && c.AcceleratorCount == 0 {
+		gpus = *fx.gpus
+	}
+	s.ShmSize = fx.shmSize
+	s.Resources = lw.resources(st, gpus, fx)
+	var sio stepIO
+	s.Command, s.Args, s.Mounts, sio = lw.containerArgs(st)
+	s.Env = lw.env(st, fx)
+	lw.scheduling(st, s, gpus > 0)
+	lw.retryAndTimeout(st, s)
+	return s, sio
+}
+
+// templateName names the definition shared by steps that run one cube task.
+func (lw *lowering) templateName(c *cube, t *cubeTask) string {
+	key := c.File + "\x00" + t.Name
+	if n, ok := lw.tmplNames[key]; ok {
+		return n
+	}
+	n, ok := lw.templates.take(key, t.Name, c.Name+"-"+t.Name, "task")
+	if !ok {
+		n, _ = lw.templates.take(key, "task")
+	}
+	lw.tmplNames[key] = n
+	return n
+}
+
+// image picks the image: the platform's, the cube's k8s runner section's,
+// then the cube's docker image.
+func (lw *lowering) image(c *cube) string {
+	for _, img := range []string{lw.plat.Image, c.K8s.Image, c.Image} {
+		if img != "" {
+			return img
+		}
+	}
+	lw.diags.errorf(Pos{File: c.File, Line: 1, Col: 1}, "docker.image", "no image: set docker.image in the cube or image in the platform file")
+	return ""
+}
+
+// containerArgs builds the command and arguments the MLCube runners use:
+// the task name first unless the task has an entrypoint, then one
+// --param=path per parameter, then the step's own args.
+func (lw *lowering) containerArgs(st *stepSpec) ([]string, []ir.Arg, []ir.Mount, stepIO) {
+	var command []string
+	var args []ir.Arg
+	t := st.Task
+	switch {
+	case t.Entrypoint != "":
+		words, err := splitWords(t.Entrypoint)
+		if err != nil {
+			lw.diags.errorf(t.Pos, "tasks."+t.Name+".entrypoint", "%v", err)
+		}
+		command = words
+	case !st.Cube.Legacy:
+		args = append(args, ir.Arg{Value: ir.Lit(t.Name)})
+	}
+	mounts := map[string]string{}
+	var io stepIO
+	bind := func(p *param, kind string, override string, out *[]string) {
+		raw := p.Path
+		pos := p.Pos
+		if override != "" {
+			raw, pos = override, st.pos(kind, p.Name)
+		}
+		volume, root := lw.workspace(st.Cube), lw.mountPath
+		if p.Claim != "" {
+			volume, root = lw.claimVolume(p.Claim)
+		}
+		mounts[volume] = root
+		value := lw.text(raw, pos, st.field)
+		if !strings.HasPrefix(raw, "/") {
+			rel := path.Clean(raw)
+			if rel == ".." || strings.HasPrefix(rel, "../") {
+				lw.diags.warnf(p.Pos, "tasks."+t.Name+".parameters."+p.Name, "path %q leaves the workspace; in the container it is %s, outside the volume", raw, path.Join(root, rel))
+			}
+			value = append(ir.Lit(root+"/"), lw.text(strings.TrimSuffix(cleanKeepParams(raw), "/"), pos, st.field)...)
+			value = mergeLiterals(value)
+		}
+		*out = append(*out, qualify(volume, raw))
+		args = append(args, ir.Arg{Param: p.Name, Prefix: "--" + p.Name + "=", Value: value})
+	}
+	for _, p := range t.Inputs {
+		bind(p, "inputs", st.Inputs[p.Name], &io.reads)
+	}
+	for _, p := range t.Outputs {
+		bind(p, "outputs", st.Outputs[p.Name], &io.writes)
+	}
+	for i, a := range st.Args {
+		args = append(args, ir.Arg{Value: lw.text(a, st.pos("args"), fmt.Sprintf("%s.args[%d]", st.field, i))})
+	}
+	var ms []ir.Mount
+	for _, v := range sortedKeys(mounts) {
+		ms = append(ms, ir.Mount{Volume: v, MountPath: mounts[v]})
+	}
+	return command, args, ms, io
+}
+
+// cleanKeepParams cleans a relative path the way path.Clean does.
+func cleanKeepParams(p string) string {
+	c := path.Clean(p)
+	if c == "." {
+		return ""
+	}
+	return c
+}
+
+// mergeLiterals joins neighbouring literal pieces.
+func mergeLiterals(t ir.Text) ir.Text {
+	var out ir.Text
+	for _, p := range t {
+		if n := len(out); n > 0 && p.Param == "" && out[n-1].Param == "" {
+			out[n-1].Literal += p.Literal
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// text parses a pipeline-file string whose ${params.X} references become
+// the engine's own references.
+func (lw *lowering) text(s string, pos Pos, field string) ir.Text {
+	var out ir.Text
+	last := 0
+	for _, m := range anyRef.FindAllStringSubmatchIndex(s, -1) {
+		ref := strings.TrimSpace(s[m[2]:m[3]])
+		pm := paramRef.FindStringSubmatch(ref)
+		switch {
+		case pm == nil:
+			lw.diags.errorf(pos, field, "${%s}: only ${params.NAME} references are allowed here", ref)
+			continue
+		case !lw.params[pm[1]]:
+			lw.diags.errorf(pos, field, "${%s}: no parameter %q in params (params: %s)", ref, pm[1], strings.Join(sortedKeys(lw.params), ", "))
+			continue
+		}
+		out = append(out, ir.Piece{Literal: s[last:m[0]]}, ir.Piece{Param: pm[1]})
+		last = m[1]
+	}
+	out = append(out, ir.Piece{Literal: s[last:]})
+	var trimmed ir.Text
+	for _, p := range out {
+		if p.Param != "" || p.Literal != "" {
+			trimmed = append(trimmed, p)
+		}
+	}
+	return mergeLiterals(trimmed)
+}
+
+// env merges the cube's env_args, docker -e flags and the step's env and
+// envFile; later sources win. Variables are sorted by name.
+func (lw *lowering) env(st *stepSpec, fx dockerEffects) []ir.EnvVar {
+	merged := map[string]envVar{}
+	for _, src := range [][]envVar{st.Cube.Env, fx.env, st.Env} {
+		for _, e := range src {
+			if !envName.MatchString(e.Name) {
+				lw.diags.errorf(e.Pos, st.field+".env", "%q is not a valid environment variable name", e.Name)
+				continue
+			}
+			merged[e.Name] = e
+		}
+	}
+	var out []ir.EnvVar
+	for _, k := range sortedKeys(merged) {
+		e := merged[k]
+		out = append(out, ir.EnvVar{Name: k, Value: lw.text(e.Value, e.Pos, st.field+".env."+k)})
+	}
+	return out
+}
+
+// resources merges the step's requests over what the cube's docker flags say.
+func (lw *lowering) resources(st *stepSpec, gpus int, fx dockerEffects) ir.Resources {
+	r := ir.Resources{GPU: gpus, CPU: fx.cpu, Memory: fx.memory}
+	if st.Resources.CPU != nil {
+		r.CPU = lw.quantity(fmt.Sprint(st.Resources.CPU), st.pos("resources", "cpu"), st.field+".resources.cpu")
+	}
+	if st.Resources.Memory != nil {
+		r.Memory = lw.quantity(fmt.Sprint(st.Resources.Memory), st.pos("resources", "memory"), st.field+".resources.memory")
+	}
+	if gpus > 0 {
+		r.GPUResource = lw.plat.GPU.Resource
+		if r.GPUResource == "" {
+			r.GPUResource = defaultGPUResource
+		}
+	}
+	return r
+}
+
+// scheduling merges the platform's GPU or CPU scheduling with the step's;
+// the step wins for a node selector key, and tolerations add up.
+func (lw *lowering) scheduling(st *stepSpec, s *ir.Step, gpu bool) {
+	base := lw.plat.CPU
+	if gpu {
+		base = lw.plat.GPU.scheduling
+	}
+	sel := map[string]string{}
+	for k, v := range base.NodeSelector {
+		sel[k] = v
+	}
+	for k, v := range st.NodeSelector {
+		sel[k] = v
+	}
+	if len(sel) > 0 {
+		s.NodeSelector = sel
+	}
+	seen := map[tolerationSpec]bool{}
+	for _, t := range append(append([]tolerationSpec{}, base.Tolerations...), st.Tolerations...) {
+		key := t
+		key.TolerationSeconds = nil
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		s.Tolerations = append(s.Tolerations, ir.Toleration{Key: t.Key, Operator: t.Operator, Value: t.Value, Effect: t.Effect, TolerationSeconds: t.TolerationSeconds})
+	}
+	s.SecurityContext = mergeSecurity(lw.plat.SecurityContext, st.SecurityContext)
+}
+
+// mergeSecurity lays the step's security settings over the platform's.
+func mergeSecurity(base, over *securityContextSpec) *ir.SecurityContext {
+	if base == nil && over == nil {
+		return nil
+	}
+	out := &ir.SecurityContext{}
+	for _, sc := range []*securityContextSpec{base, over} {
+		if sc == nil {
+			continue
+		}
+		if sc.RunAsUser != nil {
+			out.RunAsUser = sc.RunAsUser
+		}
+		if sc.RunAsGroup != nil {
+			out.RunAsGroup = sc.RunAsGroup
+		}
+		if sc.FSGroup != nil {
+			out.FSGroup = sc.FSGroup
+		}
+		if sc.RunAsNonRoot != nil {
+			out.RunAsNonRoot = sc.RunAsNonRoot
+		}
+	}
+	return out
+}
+
+// retryAndTimeout checks and sets the step's retries and timeout.
+func (lw *lowering) retryAndTimeout(st *stepSpec, s *ir.Step) {
+	if r := st.Retries; r != nil {
+		if r.Limit > maxRetries {
+			lw.diags.errorf(st.pos("retries", "limit"), st.field+".retries.limit", "%d retries is more than the %d allowed", r.Limit, maxRetries)
+		}
+		s.Retry = &ir.Retry{Limit: r.Limit}
+		if r.Backoff != "" {
+			s.Retry.Backoff = lw.duration(r.Backoff, st.pos("retries", "backoff"), st.field+".retries.backoff")
+		}
+	}
+	if st.Timeout != "" {
+		s.Timeout = lw.duration(st.Timeout, st.pos("timeout"), st.field+".timeout")
+	}
+}
+
+// duration parses a positive duration such as 30s, 15m or 4h.
+func (lw *lowering) duration(s string, pos Pos, field string) time.Duration {
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		lw.diags.errorf(pos, field, "%q is not a positive duration (such as 30s, 15m or 4h)", s)
+		return 0
+	}
+	if d%time.Second != 0 {
+		lw.diags.errorf(pos, field, "%q: engines count in whole seconds", s)
+	}
+	return d
+}
+
+// order adds explicit and path-flow dependencies, rejects cycles, and puts
+// the steps in topological order.
+func (lw *lowering) order(steps []*ir.Step, io []stepIO) {
+	edges := inferEdges(io)
+	index := map[string]int{}
+	for i, st := range lw.spec.Steps {
+		index[st.Name] = i
+	}
+	for j, st := range lw.spec.Steps {
+		for k, a := range st.After {
+			i, ok := index[a]
+			switch {
+			case !ok:
+				lw.diags.errorf(st.AfterPos[k], fmt.Sprintf("%s.after[%d]", st.field, k), "no step %q (steps: %s)", a, strings.Join(sortedKeys(index), ", "))
+			case i == j:
+				lw.diags.errorf(st.AfterPos[k], fmt.Sprintf("%s.after[%d]", st.field, k), "a step cannot run after itself")
+			default:
+				edges[j][i] = true
+			}
+		}
+	}
+	names := make([]string, len(steps))
+	for i, s := range steps {
+		names[i] = s.Name
+	}
+	if cycle := findCycle(specNames(lw.spec.Steps), edges); cycle != nil {
+		first := lw.spec.Steps[index[cycle[0]]]
+		lw.diags.errorf(first.Pos, first.field, "dependency cycle: %s", strings.Join(cycle, " -> "))
+		return
+	}
+	order := topoOrder(names, edges)
+	edges = reduce(order, edges)
+	for _, n := range order {
+		for _, d := range sortedInts(edges[n]) {
+			steps[n].Dependencies = append(steps[n].Dependencies, steps[d].Name)
+		}
+		sort.Strings(steps[n].Dependencies)
+		lw.p.Steps = append(lw.p.Steps, steps[n])
+	}
+}
+
+func specNames(steps []*stepSpec) []string {
+	out := make([]string, len(steps))
+	for i, st := range steps {
+		out[i] = st.Name
+	}
+	return out
+}

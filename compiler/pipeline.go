@@ -1,0 +1,158 @@
+package compiler
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"cuelang.org/go/cue"
+	"cuelang.org/go/cue/ast"
+
+	"github.com/mlcube-compile/mlcube-compile/schema"
+)
+
+// stepFields is what a step of a pipeline file says, decoded as it is.
+type stepFields struct {
+	Cube            string               `json:"cube"`
+	Task            string               `json:"task"`
+	After           []string             `json:"after"`
+	Inputs          map[string]string    `json:"inputs"`
+	Outputs         map[string]string    `json:"outputs"`
+	Args            []string             `json:"args"`
+	EnvFile         string               `json:"envFile"`
+	Resources       resourcesSpec        `json:"resources"`
+	NodeSelector    map[string]string    `json:"nodeSelector"`
+	Tolerations     []tolerationSpec     `json:"tolerations"`
+	SecurityContext *securityContextSpec `json:"securityContext"`
+	Retries         *retriesSpec         `json:"retries"`
+	Timeout         string               `json:"timeout"`
+}
+
+// decodePipeline reads a pipeline file. defaultCube is the --mlcube cube,
+// loaded only when the file has no cubes: of its own.
+func (l *loader) decodePipeline(f *ast.File, defaultCube func() *cube) *pipelineSpec {
+	doc, ok := checkDocument(l.s, f, schema.Pipeline, l.diags)
+	if !ok {
+		return nil
+	}
+	v := doc.value
+	p := &pipelineSpec{File: doc.file, Name: str(v, "name")}
+	for _, key := range []string{"configs"} {
+		if v.LookupPath(pathOf(key)).Exists() {
+			l.diags.errorf(doc.at(key), key, "not supported by this version of mlcube-compile")
+		}
+	}
+	cubes := map[string]*cube{}
+	var cubeNames []string
+	forFields(v.LookupPath(pathOf("cubes")), func(name string, cv cue.Value) {
+		rel, _ := cv.String()
+		cubeNames = append(cubeNames, name)
+		cubes[name] = l.cube(filepath.Join(filepath.Dir(doc.file), rel))
+	})
+	if len(cubeNames) == 0 {
+		cubes[""] = defaultCube()
+		cubeNames = append(cubeNames, "")
+	}
+	p.Params = decodeParamsSection(doc, v)
+	forFields(v.LookupPath(pathOf("steps")), func(name string, sv cue.Value) {
+		if st := l.decodeStep(doc, name, sv, cubes, cubeNames); st != nil {
+			p.Steps = append(p.Steps, st)
+		}
+	})
+	return p
+}
+
+func decodeParamsSection(doc *document, v cue.Value) []*pipelineParam {
+	var out []*pipelineParam
+	forFields(v.LookupPath(pathOf("params")), func(name string, pv cue.Value) {
+		pp := &pipelineParam{Name: name, Description: str(pv, "description"), Pos: doc.at("params", name)}
+		if d := pv.LookupPath(pathOf("default")); d.Exists() {
+			s := scalarString(d)
+			pp.Default = &s
+		}
+		pp.Required, _ = pv.LookupPath(pathOf("required")).Bool()
+		_ = pv.LookupPath(pathOf("enum")).Decode(&pp.Enum)
+		out = append(out, pp)
+	})
+	return out
+}
+
+// decodeStep reads one step and finds its cube and task.
+func (l *loader) decodeStep(doc *document, name string, sv cue.Value, cubes map[string]*cube, cubeNames []string) *stepSpec {
+	var sf stepFields
+	if err := sv.Decode(&sf); err != nil {
+		l.diags.errorf(doc.at("steps", name), "steps."+name, "decoding: %v", err)
+		return nil
+	}
+	for _, key := range []string{"mpi", "dask"} {
+		if sv.LookupPath(pathOf(key)).Exists() {
+			l.diags.errorf(doc.at("steps", name, key), "steps."+name+"."+key, "distributed steps are not supported by this version of mlcube-compile")
+		}
+	}
+	st := &stepSpec{
+		Name: name, Pos: doc.at("steps", name), After: sf.After,
+		Inputs: sf.Inputs, Outputs: sf.Outputs, Args: sf.Args,
+		Resources: sf.Resources, NodeSelector: sf.NodeSelector, Tolerations: sf.Tolerations,
+		SecurityContext: sf.SecurityContext, Retries: sf.Retries, Timeout: sf.Timeout,
+		field: "steps." + name,
+		pos:   func(sels ...string) Pos { return doc.at(append([]string{"steps", name}, sels...)...) },
+	}
+	for i := range sf.After {
+		st.AfterPos = append(st.AfterPos, doc.pos(cue.MakePath(cue.Str("steps"), cue.Str(name), cue.Str("after"), cue.Index(i))))
+	}
+	forFields(sv.LookupPath(pathOf("env")), func(k string, ev cue.Value) {
+		st.Env = append(st.Env, envVar{Name: k, Value: scalarString(ev), Pos: st.pos("env", k)})
+	})
+	if sf.EnvFile != "" {
+		st.EnvFile = filepath.Join(filepath.Dir(doc.file), sf.EnvFile)
+		st.Env = append(st.Env, readEnvFile(st.EnvFile, st.pos("envFile"), st.field+".envFile", l.diags)...)
+	}
+	st.Cube = l.stepCube(st, sf.Cube, cubes, cubeNames)
+	if st.Cube == nil {
+		return nil
+	}
+	taskName := sf.Task
+	if taskName == "" {
+		taskName = name
+	}
+	st.Task = st.Cube.task(taskName)
+	if st.Task == nil {
+		l.diags.errorf(st.pos("task"), st.field+".task", "no task %q in cube %q (tasks: %s)", taskName, st.Cube.Name, strings.Join(sortedCopy(st.Cube.taskNames()), ", "))
+		return nil
+	}
+	l.checkOverrides(st, "inputs", st.Inputs, st.Task.Inputs)
+	l.checkOverrides(st, "outputs", st.Outputs, st.Task.Outputs)
+	return st
+}
+
+// stepCube finds the cube a step names, or the only cube there is.
+func (l *loader) stepCube(st *stepSpec, name string, cubes map[string]*cube, names []string) *cube {
+	if name == "" {
+		if len(names) == 1 {
+			return cubes[names[0]]
+		}
+		l.diags.errorf(st.Pos, st.field, "the pipeline has several cubes; say which with cube: (cubes: %s)", strings.Join(sortedCopy(names), ", "))
+		return nil
+	}
+	c, ok := cubes[name]
+	if !ok || names[0] == "" {
+		l.diags.errorf(st.pos("cube"), st.field+".cube", "no cube %q (cubes: %s)", name, strings.Join(sortedCopy(names), ", "))
+		return nil
+	}
+	return c
+}
+
+// checkOverrides reports path overrides for parameters the task does not have.
+func (l *loader) checkOverrides(st *stepSpec, kind string, overrides map[string]string, params []*param) {
+	for _, k := range sortedKeys(overrides) {
+		found := false
+		var names []string
+		for _, p := range params {
+			names = append(names, p.Name)
+			found = found || p.Name == k
+		}
+		if !found {
+			l.diags.errorf(st.pos(kind, k), fmt.Sprintf("%s.%s.%s", st.field, kind, k), "task %q has no %s parameter %q (%s: %s)", st.Task.Name, strings.TrimSuffix(kind, "s"), k, kind, strings.Join(sortedCopy(names), ", "))
+		}
+	}
+}

@@ -1,0 +1,174 @@
+package compiler
+
+// The spec types hold what the files say, after schema checks, with the
+// positions that semantic checks report against.
+
+// cube is one MLCube, in either layout.
+type cube struct {
+	Name     string
+	File     string // the mlcube.yaml it was read from
+	Image    string
+	ImagePos Pos
+	// AcceleratorCount is platform.accelerator_count.
+	AcceleratorCount int
+	GPUArgs, CPUArgs dockerArgs
+	Env              []envVar
+	K8s              k8sRunner
+	Tasks            []*cubeTask
+	// Legacy marks the 1.0 layout, whose runner passes no task name.
+	Legacy bool
+}
+
+// dockerArgs is a docker run flag string and where it is written.
+type dockerArgs struct {
+	Text  string
+	Pos   Pos
+	Field string
+}
+
+type k8sRunner struct {
+	PVC, Image, Namespace string
+}
+
+func (c *cube) task(name string) *cubeTask {
+	for _, t := range c.Tasks {
+		if t.Name == name {
+			return t
+		}
+	}
+	return nil
+}
+
+func (c *cube) taskNames() []string {
+	names := make([]string, len(c.Tasks))
+	for i, t := range c.Tasks {
+		names[i] = t.Name
+	}
+	return names
+}
+
+type cubeTask struct {
+	Name       string
+	Pos        Pos
+	Entrypoint string
+	Inputs     []*param
+	Outputs    []*param
+}
+
+// param is one task parameter: a path relative to its volume.
+type param struct {
+	Name string
+	Path string
+	Dir  bool
+	Pos  Pos
+	// Claim is the PVC a legacy binding names; empty means the workspace.
+	Claim string
+}
+
+type envVar struct {
+	Name, Value string
+	Pos         Pos
+}
+
+// platformSpec is the cluster profile; every field is optional.
+type platformSpec struct {
+	File               string                 `json:"-"`
+	Namespace          string                 `json:"namespace"`
+	ServiceAccountName string                 `json:"serviceAccountName"`
+	Image              string                 `json:"image"`
+	ImagePullPolicy    string                 `json:"imagePullPolicy"`
+	ImagePullSecrets   []string               `json:"imagePullSecrets"`
+	GPU                gpuSpec                `json:"gpu"`
+	CPU                scheduling             `json:"cpu"`
+	Storage            storageSpec            `json:"storage"`
+	SecurityContext    *securityContextSpec   `json:"securityContext"`
+	MPI                map[string]interface{} `json:"mpi"`
+	KubectlImage       string                 `json:"kubectlImage"`
+	TTLSeconds         *int32                 `json:"ttlSecondsAfterFinished"`
+}
+
+type gpuSpec struct {
+	Resource string `json:"resource"`
+	scheduling
+}
+
+type scheduling struct {
+	NodeSelector map[string]string `json:"nodeSelector"`
+	Tolerations  []tolerationSpec  `json:"tolerations"`
+}
+
+type tolerationSpec struct {
+	Key               string `json:"key"`
+	Operator          string `json:"operator"`
+	Value             string `json:"value"`
+	Effect            string `json:"effect"`
+	TolerationSeconds *int64 `json:"tolerationSeconds"`
+}
+
+type storageSpec struct {
+	PVC              string      `json:"pvc"`
+	Size             interface{} `json:"size"`
+	StorageClassName string      `json:"storageClassName"`
+	AccessModes      []string    `json:"accessModes"`
+	MountPath        string      `json:"mountPath"`
+}
+
+type securityContextSpec struct {
+	RunAsUser    *int64 `json:"runAsUser"`
+	RunAsGroup   *int64 `json:"runAsGroup"`
+	FSGroup      *int64 `json:"fsGroup"`
+	RunAsNonRoot *bool  `json:"runAsNonRoot"`
+}
+
+// pipelineSpec is a pipeline file, or the pipeline made of a cube's tasks.
+type pipelineSpec struct {
+	File   string
+	Name   string
+	Params []*pipelineParam
+	Steps  []*stepSpec
+}
+
+type pipelineParam struct {
+	Name        string
+	Default     *string
+	Required    bool
+	Description string
+	Enum        []string
+	Pos         Pos
+}
+
+// stepSpec is one step: a task of a cube with the step's own settings.
+type stepSpec struct {
+	Name     string
+	Pos      Pos
+	Cube     *cube
+	Task     *cubeTask
+	After    []string
+	AfterPos []Pos
+	// Inputs and Outputs override the paths of the task's parameters.
+	Inputs, Outputs map[string]string
+	Args            []string
+	Env             []envVar
+	EnvFile         string
+	Resources       resourcesSpec
+	NodeSelector    map[string]string
+	Tolerations     []tolerationSpec
+	SecurityContext *securityContextSpec
+	Retries         *retriesSpec
+	Timeout         string
+	// pos finds the position of a field of the step, for later checks.
+	pos func(sels ...string) Pos
+	// field is the step's path in its file, for diagnostics.
+	field string
+}
+
+type resourcesSpec struct {
+	CPU    interface{} `json:"cpu"`
+	Memory interface{} `json:"memory"`
+	GPU    *int        `json:"gpu"`
+}
+
+type retriesSpec struct {
+	Limit   int    `json:"limit"`
+	Backoff string `json:"backoff"`
+}

@@ -1,0 +1,101 @@
+package schema
+
+import (
+	"embed"
+	"fmt"
+	"io/fs"
+	"sort"
+	"sync"
+
+	"cuelang.org/go/cue"
+	"cuelang.org/go/cue/build"
+	"cuelang.org/go/cue/cuecontext"
+	"cuelang.org/go/cue/parser"
+)
+
+//go:embed *.cue
+var files embed.FS
+
+// Kind names one kind of spec file, and the CUE definition that checks it.
+type Kind string
+
+// The kinds of spec file mlcube-compile reads.
+const (
+	MLCube         Kind = "#MLCube"
+	LegacyRoot     Kind = "#LegacyRoot"
+	LegacyPlatform Kind = "#LegacyPlatform"
+	LegacyInvoke   Kind = "#LegacyInvoke"
+	Platform       Kind = "#Platform"
+	Pipeline       Kind = "#Pipeline"
+)
+
+// Schema is the compiled set of definitions. It owns the CUE context every
+// spec must be built in before it is unified with a definition; a CUE
+// context is not safe for concurrent use, so callers hold Lock while they
+// use it.
+type Schema struct {
+	sync.Mutex
+	Context *cue.Context
+	value   cue.Value
+}
+
+var (
+	once     sync.Once
+	compiled *Schema
+	errLoad  error
+)
+
+// Load compiles the embedded schemas the first time it is called and
+// returns the same Schema on every later call.
+func Load() (*Schema, error) {
+	once.Do(func() { compiled, errLoad = compile() })
+	return compiled, errLoad
+}
+
+func compile() (*Schema, error) {
+	inst := build.NewContext().NewInstance("schema", nil)
+	names, err := fs.Glob(files, "*.cue")
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		src, err := files.ReadFile(name)
+		if err != nil {
+			return nil, err
+		}
+		f, err := parser.ParseFile("schema/"+name, src, parser.ParseComments)
+		if err != nil {
+			return nil, err
+		}
+		if err := inst.AddSyntax(f); err != nil {
+			return nil, err
+		}
+	}
+	ctx := cuecontext.New()
+	v := ctx.BuildInstance(inst)
+	if err := v.Err(); err != nil {
+		return nil, fmt.Errorf("compiling embedded schema: %w", err)
+	}
+	return &Schema{Context: ctx, value: v}, nil
+}
+
+// Def returns the definition that checks specs of kind k.
+func (s *Schema) Def(k Kind) cue.Value {
+	return s.value.LookupPath(cue.ParsePath(string(k)))
+}
+
+// Sources returns the embedded schema files by name, for printing.
+func Sources() (map[string][]byte, error) {
+	out := map[string][]byte{}
+	err := fs.WalkDir(files, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := files.ReadFile(p)
+		out[p] = b
+		return err
+	})
+	return out, err
+}
+
