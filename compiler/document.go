@@ -107,8 +107,11 @@ func (d *document) addSchemaErrors(err error, diags *Diagnostics) {
 			byField[field] = en
 			order = append(order, field)
 		}
-		if strings.HasPrefix(format, "conflicting values") && len(args) == 2 {
-			en.allowed = append(en.allowed, d.otherSide(path, args))
+		if strings.HasPrefix(format, "conflicting values") && len(args) >= 2 {
+			want := d.otherSide(path, args[:2])
+			en.allowed = append(en.allowed, want)
+			en.msgs = append(en.msgs, fmt.Sprintf("got %v, want %s", d.data.LookupPath(path), want))
+			continue
 		}
 		en.msgs = append(en.msgs, friendly(format, args))
 	}
@@ -176,14 +179,10 @@ func (d *document) otherSide(path cue.Path, args []any) string {
 
 // friendly rewrites CUE's messages for people who write YAML.
 func friendly(format string, args []any) string {
-	msg := fmt.Sprintf(format, args...)
-	switch {
-	case format == "field not allowed":
+	if format == "field not allowed" {
 		return "unknown field"
-	case strings.HasPrefix(msg, "conflicting values") && len(args) == 2:
-		return fmt.Sprintf("got %v, want %v", args[0], args[1])
 	}
-	return msg
+	return fmt.Sprintf(format, args...)
 }
 
 // checkRequired walks the unified value and reports every required field

@@ -49,10 +49,12 @@ func lower(spec *pipelineSpec, plat *platformSpec, diags *Diagnostics) *ir.Pipel
 	lw.pipelineMeta()
 	lw.lowerParams()
 	steps, io := lw.lowerSteps()
+	if len(steps) == len(spec.Steps) {
+		lw.order(steps, io)
+	}
 	if diags.HasErrors() {
 		return nil
 	}
-	lw.order(steps, io)
 	for _, name := range sortedKeys(lw.volumes) {
 		lw.p.Volumes = append(lw.p.Volumes, lw.volumes[name])
 	}

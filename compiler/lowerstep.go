@@ -118,23 +118,24 @@ func (lw *lowering) containerArgs(st *stepSpec) ([]string, []ir.Arg, []ir.Mount,
 	mounts := map[string]string{}
 	var io stepIO
 	bind := func(p *param, kind string, override string, out *[]string) {
-		raw := p.Path
-		pos := p.Pos
+		raw, pos, field := p.Path, p.Pos, "tasks."+t.Name+".parameters."+kind+"."+p.Name
 		if override != "" {
-			raw, pos = override, st.pos(kind, p.Name)
+			raw, pos, field = override, st.pos(kind, p.Name), st.field+"."+kind+"."+p.Name
 		}
-		volume, root := lw.workspace(st.Cube), lw.mountPath
+		var volume, root string
 		if p.Claim != "" {
 			volume, root = lw.claimVolume(p.Claim)
+		} else {
+			volume, root = lw.workspace(st.Cube), lw.mountPath
 		}
 		mounts[volume] = root
-		value := lw.text(raw, pos, st.field)
+		value := lw.text(raw, pos, field)
 		if !strings.HasPrefix(raw, "/") {
 			rel := path.Clean(raw)
 			if rel == ".." || strings.HasPrefix(rel, "../") {
 				lw.diags.warnf(p.Pos, "tasks."+t.Name+".parameters."+p.Name, "path %q leaves the workspace; in the container it is %s, outside the volume", raw, path.Join(root, rel))
 			}
-			value = append(ir.Lit(root+"/"), lw.text(strings.TrimSuffix(cleanKeepParams(raw), "/"), pos, st.field)...)
+			value = append(ir.Lit(root+"/"), lw.text(strings.TrimSuffix(cleanKeepParams(raw), "/"), pos, field)...)
 			value = mergeLiterals(value)
 		}
 		*out = append(*out, qualify(volume, raw))

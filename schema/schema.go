@@ -98,4 +98,3 @@ func Sources() (map[string][]byte, error) {
 	})
 	return out, err
 }
-
