@@ -39,7 +39,7 @@ func Encode(objs ...any) ([]byte, error) {
 
 // emptyNoise are fields that Go's object types write as {} when unset,
 // where {} means nothing. (An emptyDir: {} means something and is kept.)
-var emptyNoise = map[string]bool{"arguments": true, "inputs": true, "outputs": true, "metadata": true, "resources": true}
+var emptyNoise = map[string]bool{"status": true, "arguments": true, "inputs": true, "outputs": true, "metadata": true, "resources": true}
 
 // dropServerFields removes null creationTimestamp fields and empty noise at
 // any depth: Go's object types write them, and claim templates carry them too.
