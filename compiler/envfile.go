@@ -19,10 +19,11 @@ func readEnvFile(path string, at Pos, field string, diags *Diagnostics) []envVar
 		diags.errorf(at, field, "cannot read %s: %v", path, unwrapPathError(err))
 		return nil
 	}
-	return parseEnvFile(path, src, diags)
+	return parseEnvFile(path, src, field, diags)
 }
 
-func parseEnvFile(path string, src []byte, diags *Diagnostics) []envVar {
+// parseEnvFile reports problems against field, the spec key naming the file.
+func parseEnvFile(path string, src []byte, field string, diags *Diagnostics) []envVar {
 	var out []envVar
 	sc := bufio.NewScanner(bytes.NewReader(src))
 	sc.Buffer(make([]byte, 0, 64*1024), maxSpecBytes)
@@ -35,13 +36,13 @@ func parseEnvFile(path string, src []byte, diags *Diagnostics) []envVar {
 		key, value, ok := strings.Cut(strings.TrimPrefix(line, "export "), "=")
 		key = strings.TrimSpace(key)
 		if !ok || !envKey.MatchString(key) {
-			diags.errorf(pos, "", "want KEY=VALUE, got %q", line)
+			diags.errorf(pos, field, "want KEY=VALUE, got %q", line)
 			continue
 		}
 		out = append(out, envVar{Name: key, Value: unquoteEnv(strings.TrimSpace(value)), Pos: pos})
 	}
 	if err := sc.Err(); err != nil {
-		diags.errorf(Pos{File: path}, "", "reading: %v", err)
+		diags.errorf(Pos{File: path}, field, "reading: %v", err)
 	}
 	return out
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"regexp"
+	"strconv"
 
 	"cuelang.org/go/cue/ast"
 	"cuelang.org/go/cue/errors"
@@ -53,6 +55,9 @@ func readYAML(path string, diags *Diagnostics) (*ast.File, bool) {
 		diags.errorf(Pos{File: path, Line: 1, Col: 1}, "", "want a YAML mapping at the top of the file")
 		return nil, false
 	}
+	if !checkDuplicateKeys(f.Decls, "", diags) {
+		return nil, false
+	}
 	return f, true
 }
 
@@ -84,14 +89,66 @@ func posOf(p token.Pos) Pos {
 	return Pos{File: p.Filename(), Line: p.Line(), Col: p.Column()}
 }
 
+// yamlErrorLine matches the YAML parser's errors, which name a line only.
+var yamlErrorLine = regexp.MustCompile(`^(?:.*?:(\d+): |yaml: line (\d+): )(.*)$`)
+
 // addCUEErrors records parse errors, which carry a position but no field.
+// The YAML parser's own errors give a line and no column; those point at
+// the start of the line.
 func addCUEErrors(diags *Diagnostics, file string, err error) {
 	for _, e := range errors.Errors(err) {
-		pos := Pos{File: file}
+		pos := Pos{File: file, Line: 1, Col: 1}
 		if p := posOf(e.Position()); p.File != "" {
 			pos = p
 		}
 		format, args := e.Msg()
-		diags.errorf(pos, "", "%s", fmt.Sprintf(format, args...))
+		msg := fmt.Sprintf(format, args...)
+		if !e.Position().IsValid() {
+			msg = e.Error()
+		}
+		if m := yamlErrorLine.FindStringSubmatch(msg); m != nil && !e.Position().IsValid() {
+			line, _ := strconv.Atoi(m[1] + m[2])
+			pos.Line, msg = line, m[3]
+		}
+		diags.errorf(pos, "", "YAML: %s", msg)
 	}
+}
+
+// checkDuplicateKeys reports keys written twice in one mapping, which YAML
+// forbids and CUE would otherwise merge.
+func checkDuplicateKeys(decls []ast.Decl, prefix string, diags *Diagnostics) bool {
+	ok := true
+	seen := map[string]token.Pos{}
+	for _, d := range decls {
+		field, isField := d.(*ast.Field)
+		if !isField {
+			continue
+		}
+		name, _, err := ast.LabelName(field.Label)
+		if err != nil {
+			continue
+		}
+		path := joinPath(prefix, name)
+		if first, dup := seen[name]; dup {
+			diags.errorf(posOf(field.Pos()), path, "duplicate key; first written at line %d", first.Line())
+			ok = false
+		}
+		seen[name] = field.Pos()
+		ok = checkNested(field.Value, path, diags) && ok
+	}
+	return ok
+}
+
+func checkNested(e ast.Expr, path string, diags *Diagnostics) bool {
+	switch v := e.(type) {
+	case *ast.StructLit:
+		return checkDuplicateKeys(v.Elts, path, diags)
+	case *ast.ListLit:
+		ok := true
+		for i, el := range v.Elts {
+			ok = checkNested(el, fmt.Sprintf("%s[%d]", path, i), diags) && ok
+		}
+		return ok
+	}
+	return true
 }
