@@ -1,0 +1,32 @@
+# mlcube-compile: run `make help` for the targets.
+
+GO          ?= go
+STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.7.0
+BIN         ?= bin/mlcube-compile
+
+.PHONY: help build test golden lint fmt tidy ci
+
+help: ## List the targets.
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-8s %s\n", $$1, $$2}'
+
+build: ## Build the binary into bin/.
+	$(GO) build -o $(BIN) ./cmd/mlcube-compile
+
+test: ## Run every test.
+	$(GO) test ./...
+
+golden: ## Rewrite the golden files; read the diff before committing it.
+	$(GO) test ./cmd/mlcube-compile -run TestGolden -update
+
+lint: ## go vet and staticcheck (pinned).
+	$(GO) vet ./...
+	$(GO) run $(STATICCHECK) ./...
+
+fmt: ## Format the Go sources.
+	gofmt -w $$(git ls-files '*.go')
+
+tidy: ## Tidy go.mod and go.sum.
+	$(GO) mod tidy
+
+ci: ## What CI runs: .ci/run.
+	bash .ci/run
