@@ -49,7 +49,7 @@ func readSpecs(s *schema.Schema, opts Options, diags *Diagnostics) (*pipelineSpe
 		opts.MLCube = "."
 	}
 	l := newLoader(s, diags)
-	plat := &platformSpec{}
+	plat := &platformSpec{at: func(...string) Pos { return Pos{} }}
 	var legacyImage string
 	var legacyImagePos Pos
 	if opts.Platform != "" {

@@ -26,6 +26,7 @@ type lowering struct {
 	mountPath string
 	p         *ir.Pipeline
 	volumes   map[string]ir.Volume
+	ws        ir.Volume
 	templates *nameSet
 	tmplNames map[string]string // cube file + task -> template name
 }
@@ -47,6 +48,7 @@ func lower(spec *pipelineSpec, plat *platformSpec, diags *Diagnostics) *ir.Pipel
 		TTLSecondsAfterFinished: plat.TTLSeconds,
 	}
 	lw.pipelineMeta()
+	lw.ws = lw.workspaceSpec()
 	lw.lowerParams()
 	steps, io := lw.lowerSteps()
 	if len(steps) == len(spec.Steps) {
@@ -110,21 +112,26 @@ func (lw *lowering) lowerParams() {
 	}
 }
 
-// workspace returns the volume for the workspace, creating it on first use.
-func (lw *lowering) workspace(c *cube) string {
-	if _, ok := lw.volumes[workspaceVolume]; ok {
-		return workspaceVolume
-	}
+// workspace returns the workspace volume, recording it on first use.
+func (lw *lowering) workspace() string {
+	lw.volumes[workspaceVolume] = lw.ws
+	return workspaceVolume
+}
+
+// workspaceSpec decides the workspace claim: an existing one (the
+// platform's storage.pvc, else the cube's k8s.pvc, else the pipeline's
+// name) or one created per run. It is checked even when no step mounts it.
+func (lw *lowering) workspaceSpec() ir.Volume {
 	st := lw.plat.Storage
 	create := st.Size != nil || st.StorageClassName != "" || len(st.AccessModes) > 0
 	v := ir.Volume{Name: workspaceVolume}
 	switch {
 	case create && st.PVC != "":
-		lw.diags.errorf(Pos{File: lw.plat.File, Line: 1, Col: 1}, "storage", "pvc names an existing claim, while size, storageClassName and accessModes describe one to create; give one or the other")
+		lw.diags.errorf(lw.plat.at("storage", "pvc"), "storage.pvc", "pvc names an existing claim, while size, storageClassName and accessModes describe one to create; give one or the other")
 	case create:
 		size := defaultClaimSize
 		if st.Size != nil {
-			size = lw.quantity(scalarText2(st.Size), Pos{File: lw.plat.File}, "storage.size")
+			size = lw.quantity(scalarText2(st.Size), lw.plat.at("storage", "size"), "storage.size")
 		}
 		modes := st.AccessModes
 		if len(modes) == 0 {
@@ -133,15 +140,14 @@ func (lw *lowering) workspace(c *cube) string {
 		v.Create = &ir.ClaimTemplate{Size: size, StorageClassName: st.StorageClassName, AccessModes: modes}
 	default:
 		v.ClaimName = st.PVC
-		if v.ClaimName == "" && len(lw.cubes()) == 1 {
-			v.ClaimName = c.K8s.PVC
+		if cubes := lw.cubes(); v.ClaimName == "" && len(cubes) == 1 {
+			v.ClaimName = cubes[0].K8s.PVC
 		}
 		if v.ClaimName == "" {
 			v.ClaimName = lw.p.Name
 		}
 	}
-	lw.volumes[workspaceVolume] = v
-	return workspaceVolume
+	return v
 }
 
 // claimVolume returns the volume for a claim a legacy binding names; the

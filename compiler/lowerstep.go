@@ -126,7 +126,7 @@ func (lw *lowering) containerArgs(st *stepSpec) ([]string, []ir.Arg, []ir.Mount,
 		if p.Claim != "" {
 			volume, root = lw.claimVolume(p.Claim)
 		} else {
-			volume, root = lw.workspace(st.Cube), lw.mountPath
+			volume, root = lw.workspace(), lw.mountPath
 		}
 		mounts[volume] = root
 		value := lw.text(raw, pos, field)

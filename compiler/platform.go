@@ -17,6 +17,6 @@ func decodePlatform(s *schema.Schema, f *ast.File, diags *Diagnostics) (*platfor
 		diags.errorf(Pos{File: doc.file}, "", "decoding: %v", err)
 		return nil, nil
 	}
-	p.File = doc.file
+	p.File, p.at = doc.file, doc.at
 	return p, doc
 }

@@ -72,7 +72,9 @@ type envVar struct {
 
 // platformSpec is the cluster profile; every field is optional.
 type platformSpec struct {
-	File               string                 `json:"-"`
+	File string `json:"-"`
+	// at finds where a key of the platform file is written.
+	at                 func(sels ...string) Pos
 	Namespace          string                 `json:"namespace"`
 	ServiceAccountName string                 `json:"serviceAccountName"`
 	Image              string                 `json:"image"`
