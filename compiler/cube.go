@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"cuelang.org/go/cue"
@@ -79,6 +80,7 @@ func decodeCube(s *schema.Schema, f *ast.File, diags *Diagnostics) *cube {
 		t := &cubeTask{Name: name, Pos: doc.at("tasks", name), Entrypoint: str(tv, "entrypoint")}
 		t.Inputs = decodeParams(doc, tv, name, "inputs")
 		t.Outputs = decodeParams(doc, tv, name, "outputs")
+		checkParamNames(t, "tasks."+name+".parameters", diags)
 		c.Tasks = append(c.Tasks, t)
 	})
 	if len(c.Tasks) == 0 {
@@ -108,6 +110,25 @@ func decodeParams(doc *document, task cue.Value, taskName, kind string) []*param
 		out = append(out, p)
 	})
 	return out
+}
+
+// cubeParamName is what a parameter may be called: it becomes a --flag
+// and an engine parameter name.
+var cubeParamName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
+
+// checkParamNames reports parameter names that cannot become a flag, and a
+// name used for both an input and an output.
+func checkParamNames(t *cubeTask, field string, diags *Diagnostics) {
+	seen := map[string]bool{}
+	for _, p := range append(append([]*param{}, t.Inputs...), t.Outputs...) {
+		switch {
+		case !cubeParamName.MatchString(p.Name):
+			diags.errorf(p.Pos, field+"."+p.Name, "a parameter name is letters, digits, '_', '.' and '-', starting with a letter or digit")
+		case seen[p.Name]:
+			diags.errorf(p.Pos, field+"."+p.Name, "%q is both an input and an output of task %q", p.Name, t.Name)
+		}
+		seen[p.Name] = true
+	}
 }
 
 // forFields calls fn for each regular field of a struct, in file order.

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 // dockerEffects is what docker run flags mean on Kubernetes.
@@ -71,6 +73,10 @@ func mapDockerFlag(fx *dockerEffects, flag, value string, a dockerArgs, diags *D
 		}
 		fx.shmSize = q
 	case "--cpus":
+		if !nonNegativeQuantity(value) {
+			diags.errorf(a.Pos, a.Field, "--cpus=%s: want a number of CPUs such as 2 or 0.5", value)
+			return true
+		}
 		fx.cpu = value
 	case "-m", "--memory":
 		q, err := dockerSize(value)
@@ -99,10 +105,16 @@ func dockerSize(s string) (string, error) {
 			num, unit = s[:n-1], u
 		}
 	}
-	if n, err := strconv.ParseUint(num, 10, 63); err != nil || n == 0 {
+	if n, err := strconv.ParseUint(num, 10, 63); err != nil || n == 0 || n > 1<<40 {
 		return "", fmt.Errorf("want a size such as 512m or 1g")
 	}
 	return num + unit, nil
+}
+
+// nonNegativeQuantity reports whether s is a Kubernetes quantity >= 0.
+func nonNegativeQuantity(s string) bool {
+	q, err := resource.ParseQuantity(s)
+	return err == nil && q.Sign() >= 0
 }
 
 // splitWords splits a command line into words the way a POSIX shell would

@@ -1,7 +1,6 @@
 package compiler
 
 import (
-	"path"
 	"sort"
 	"strings"
 )
@@ -34,9 +33,11 @@ func anyOverlap(as, bs []string) bool {
 	return false
 }
 
-// qualify names a path on a volume, cleaned, for comparing paths.
-func qualify(volume, p string) string {
-	return volume + ":" + path.Clean("/"+p)
+// qualify names a cleaned relative path on a volume, for comparing paths;
+// "" is the volume's root. A path that climbs out with ".." stays apart
+// from the path it would shadow inside the volume.
+func qualify(volume, rel string) string {
+	return volume + ":/" + rel
 }
 
 // inferEdges returns the edges that path flow implies between steps given

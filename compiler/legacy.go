@@ -74,5 +74,6 @@ func decodeInvoke(s *schema.Schema, f *ast.File, diags *Diagnostics) *cubeTask {
 	}
 	t.Inputs = bindings("input_binding")
 	t.Outputs = bindings("output_binding")
+	checkParamNames(t, "bindings", diags)
 	return t
 }

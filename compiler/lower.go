@@ -3,8 +3,6 @@ package compiler
 import (
 	"strings"
 
-	"k8s.io/apimachinery/pkg/api/resource"
-
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
 )
 
@@ -27,8 +25,11 @@ type lowering struct {
 	p         *ir.Pipeline
 	volumes   map[string]ir.Volume
 	ws        ir.Volume
-	templates *nameSet
-	tmplNames map[string]string // cube file + task -> template name
+	// claimVolumes maps a legacy binding's claim to its volume's name.
+	claimVolumes map[string]string
+	volumeNames  *nameSet
+	templates    *nameSet
+	tmplNames    map[string]string // cube file + task -> template name
 }
 
 // lower checks the specs against each other and builds the IR.
@@ -37,6 +38,7 @@ func lower(spec *pipelineSpec, plat *platformSpec, diags *Diagnostics) *ir.Pipel
 		spec: spec, plat: plat, diags: diags,
 		params: map[string]bool{}, volumes: map[string]ir.Volume{},
 		templates: newNameSet(), tmplNames: map[string]string{},
+		claimVolumes: map[string]string{}, volumeNames: newNameSet(workspaceVolume),
 		mountPath: plat.Storage.MountPath,
 	}
 	if lw.mountPath == "" {
@@ -107,6 +109,9 @@ func (lw *lowering) lowerParams() {
 		if pp.Required && pp.Default != nil {
 			lw.diags.errorf(pp.Pos, "params."+pp.Name, "a required parameter has no default; drop one of required and default")
 		}
+		if pp.Default != nil && len(pp.Enum) > 0 && !contains(pp.Enum, *pp.Default) {
+			lw.diags.errorf(pp.Pos, "params."+pp.Name+".default", "%q is not one of the enum values (%s)", *pp.Default, strings.Join(pp.Enum, ", "))
+		}
 		lw.params[pp.Name] = true
 		lw.p.Params = append(lw.p.Params, ir.Param{Name: pp.Name, Description: pp.Description, Default: pp.Default, Enum: pp.Enum})
 	}
@@ -152,22 +157,24 @@ func (lw *lowering) workspaceSpec() ir.Volume {
 
 // claimVolume returns the volume for a claim a legacy binding names; the
 // MLCube runner mounts each at /mnt/mlcube/<pvc>.
-func (lw *lowering) claimVolume(claim string) (string, string) {
-	name := "pvc-" + dnsName(claim, maxNameLen)
-	if _, ok := lw.volumes[name]; !ok {
-		lw.volumes[name] = ir.Volume{Name: name, ClaimName: claim}
+func (lw *lowering) claimVolume(claim string, pos Pos) (string, string) {
+	root := legacyMountRoot + "/" + claim
+	if name, ok := lw.claimVolumes[claim]; ok {
+		return name, root
 	}
-	return name, legacyMountRoot + "/" + claim
+	if !dnsSubdomain.MatchString(claim) {
+		lw.diags.errorf(pos, "k8s.pvc", "%q is not a valid PersistentVolumeClaim name (lower case letters, digits, '-' and '.')", claim)
+	}
+	name, _ := lw.volumeNames.take(claim, "pvc-"+claim)
+	lw.claimVolumes[claim] = name
+	lw.volumes[name] = ir.Volume{Name: name, ClaimName: claim}
+	return name, root
 }
 
 // quantity checks a Kubernetes quantity and returns it as written.
 func (lw *lowering) quantity(s string, pos Pos, field string) string {
-	if _, err := resource.ParseQuantity(s); err != nil {
-		lw.diags.errorf(pos, field, "%q is not a Kubernetes quantity (such as 500m, 4, 512Mi or 10Gi)", s)
-		return ""
-	}
-	if strings.HasPrefix(s, "-") {
-		lw.diags.errorf(pos, field, "%q is negative", s)
+	if !nonNegativeQuantity(s) {
+		lw.diags.errorf(pos, field, "%q is not a non-negative Kubernetes quantity (such as 500m, 4, 512Mi or 10Gi)", s)
 		return ""
 	}
 	return s

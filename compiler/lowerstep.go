@@ -12,13 +12,14 @@ import (
 )
 
 var (
-	paramName  = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
-	envName    = regexp.MustCompile(`^[-._a-zA-Z][-._a-zA-Z0-9]*$`)
-	anyRef     = regexp.MustCompile(`\$\{([^{}]*)\}`)
-	paramRef   = regexp.MustCompile(`^params\.([A-Za-z][A-Za-z0-9_-]*)$`)
-	cubeLabel  = "mlcube-compile/cube"
-	taskLabel  = "mlcube-compile/task"
-	maxRetries = 100
+	paramName    = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
+	dnsSubdomain = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
+	envName      = regexp.MustCompile(`^[-._a-zA-Z][-._a-zA-Z0-9]*$`)
+	anyRef       = regexp.MustCompile(`\$\{([^{}]*)\}`)
+	paramRef     = regexp.MustCompile(`^params\.([A-Za-z][A-Za-z0-9_-]*)$`)
+	cubeLabel    = "mlcube-compile/cube"
+	taskLabel    = "mlcube-compile/task"
+	maxRetries   = 100
 )
 
 // lowerSteps lowers every step and returns what each reads and writes.
@@ -59,8 +60,8 @@ func (lw *lowering) lowerStep(st *stepSpec, name string) (*ir.Step, stepIO) {
 		args = c.GPUArgs
 	}
 	fx := mapDockerArgs(args, lw.diags)
-	if fx.gpus != nil && st.Resources.GPU == nil && c.AcceleratorCount == 0 {
-		gpus = *fx.gpus
+	if fx.gpus != nil && *fx.gpus != gpus && gpus > 0 && st.Resources.GPU == nil {
+		lw.diags.warnf(args.Pos, args.Field, "--gpus=%d differs from platform.accelerator_count %d; the step asks for %d", *fx.gpus, gpus, gpus)
 	}
 	s.ShmSize = fx.shmSize
 	s.Resources = lw.resources(st, gpus, fx)
@@ -119,27 +120,35 @@ func (lw *lowering) containerArgs(st *stepSpec) ([]string, []ir.Arg, []ir.Mount,
 	var io stepIO
 	bind := func(p *param, kind string, override string, out *[]string) {
 		raw, pos, field := p.Path, p.Pos, "tasks."+t.Name+".parameters."+kind+"."+p.Name
+		parse := ir.Lit // a cube's own paths hold no pipeline references
 		if override != "" {
 			raw, pos, field = override, st.pos(kind, p.Name), st.field+"."+kind+"."+p.Name
+			parse = func(s string) ir.Text { return lw.text(s, pos, field) }
+		}
+		arg := ir.Arg{Param: p.Name, Prefix: "--" + p.Name + "="}
+		if strings.HasPrefix(raw, "/") {
+			lw.diags.warnf(pos, field, "absolute path %q is in the container, not on the workspace volume; steps cannot pass data through it", raw)
+			arg.Value = parse(raw)
+			args = append(args, arg)
+			return
 		}
 		var volume, root string
 		if p.Claim != "" {
-			volume, root = lw.claimVolume(p.Claim)
+			volume, root = lw.claimVolume(p.Claim, p.Pos)
 		} else {
 			volume, root = lw.workspace(), lw.mountPath
 		}
 		mounts[volume] = root
-		value := lw.text(raw, pos, field)
-		if !strings.HasPrefix(raw, "/") {
-			rel := path.Clean(raw)
-			if rel == ".." || strings.HasPrefix(rel, "../") {
-				lw.diags.warnf(p.Pos, "tasks."+t.Name+".parameters."+p.Name, "path %q leaves the workspace; in the container it is %s, outside the volume", raw, path.Join(root, rel))
-			}
-			value = append(ir.Lit(root+"/"), lw.text(strings.TrimSuffix(cleanKeepParams(raw), "/"), pos, field)...)
-			value = mergeLiterals(value)
+		rel := cleanKeepParams(raw)
+		if rel == ".." || strings.HasPrefix(rel, "../") {
+			lw.diags.warnf(pos, field, "path %q leaves the workspace; in the container it is %s, outside the volume", raw, path.Join(root, rel))
 		}
-		*out = append(*out, qualify(volume, raw))
-		args = append(args, ir.Arg{Param: p.Name, Prefix: "--" + p.Name + "=", Value: value})
+		arg.Value = ir.Lit(root)
+		if rel != "" {
+			arg.Value = mergeLiterals(append(ir.Lit(root+"/"), parse(rel)...))
+		}
+		*out = append(*out, qualify(volume, rel))
+		args = append(args, arg)
 	}
 	for _, p := range t.Inputs {
 		bind(p, "inputs", st.Inputs[p.Name], &io.reads)
@@ -208,23 +217,38 @@ func (lw *lowering) text(s string, pos Pos, field string) ir.Text {
 	return mergeLiterals(trimmed)
 }
 
-// env merges the cube's env_args, docker -e flags and the step's env and
-// envFile; later sources win. Variables are sorted by name.
+// env merges, later sources winning: the cube's env_args, docker -e
+// flags, the step's envFile, then the step's env. Only the pipeline file's
+// own values may refer to ${params.X}. Variables are sorted by name.
 func (lw *lowering) env(st *stepSpec, fx dockerEffects) []ir.EnvVar {
-	merged := map[string]envVar{}
-	for _, src := range [][]envVar{st.Cube.Env, fx.env, st.Env} {
-		for _, e := range src {
+	type source struct {
+		vars     []envVar
+		field    string
+		pipeline bool
+	}
+	merged := map[string]ir.EnvVar{}
+	for _, src := range []source{
+		{st.Cube.Env, "docker.env_args", false},
+		{fx.env, "docker.gpu_args", false},
+		{st.EnvFileVars, st.field + ".envFile", true},
+		{st.Env, st.field + ".env", true},
+	} {
+		for _, e := range src.vars {
+			field := src.field + "." + e.Name
 			if !envName.MatchString(e.Name) {
-				lw.diags.errorf(e.Pos, st.field+".env", "%q is not a valid environment variable name", e.Name)
+				lw.diags.errorf(e.Pos, field, "%q is not a valid environment variable name", e.Name)
 				continue
 			}
-			merged[e.Name] = e
+			value := ir.Lit(e.Value)
+			if src.pipeline {
+				value = lw.text(e.Value, e.Pos, field)
+			}
+			merged[e.Name] = ir.EnvVar{Name: e.Name, Value: value}
 		}
 	}
 	var out []ir.EnvVar
 	for _, k := range sortedKeys(merged) {
-		e := merged[k]
-		out = append(out, ir.EnvVar{Name: k, Value: lw.text(e.Value, e.Pos, st.field+".env."+k)})
+		out = append(out, merged[k])
 	}
 	return out
 }

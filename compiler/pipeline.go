@@ -105,7 +105,7 @@ func (l *loader) decodeStep(doc *document, name string, sv cue.Value, cubes map[
 	})
 	if sf.EnvFile != "" {
 		st.EnvFile = filepath.Join(filepath.Dir(doc.file), sf.EnvFile)
-		st.Env = append(st.Env, readEnvFile(st.EnvFile, st.pos("envFile"), st.field+".envFile", l.diags)...)
+		st.EnvFileVars = readEnvFile(st.EnvFile, st.pos("envFile"), st.field+".envFile", l.diags)
 	}
 	st.Cube = l.stepCube(st, sf.Cube, cubes, cubeNames)
 	if st.Cube == nil {

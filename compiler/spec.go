@@ -152,6 +152,7 @@ type stepSpec struct {
 	Args            []string
 	Env             []envVar
 	EnvFile         string
+	EnvFileVars     []envVar
 	Resources       resourcesSpec
 	NodeSelector    map[string]string
 	Tolerations     []tolerationSpec

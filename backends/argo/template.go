@@ -154,7 +154,7 @@ func template(p *ir.Pipeline, s *ir.Step, name string, varying map[string]bool) 
 		t.ActiveDeadlineSeconds = &secs
 	}
 	if s.ShmSize != "" {
-		size := resource.MustParse(s.ShmSize)
+		size := mustQuantity(s.ShmSize)
 		t.Volumes = []apiv1.Volume{{Name: shmVolume, VolumeSource: apiv1.VolumeSource{EmptyDir: &apiv1.EmptyDirVolumeSource{Medium: apiv1.StorageMediumMemory, SizeLimit: &size}}}}
 	}
 	return t
@@ -194,10 +194,10 @@ func resources(r ir.Resources) apiv1.ResourceRequirements {
 	var out apiv1.ResourceRequirements
 	req := apiv1.ResourceList{}
 	if r.CPU != "" {
-		req[apiv1.ResourceCPU] = resource.MustParse(r.CPU)
+		req[apiv1.ResourceCPU] = mustQuantity(r.CPU)
 	}
 	if r.Memory != "" {
-		req[apiv1.ResourceMemory] = resource.MustParse(r.Memory)
+		req[apiv1.ResourceMemory] = mustQuantity(r.Memory)
 	}
 	if len(req) > 0 {
 		out.Requests = req
@@ -237,4 +237,15 @@ func checkText(p *ir.Pipeline) error {
 		return fmt.Errorf("%s", strings.Join(bad, "\n"))
 	}
 	return nil
+}
+
+// mustQuantity parses a quantity the compiler has already checked. A bad
+// one here is a compiler bug; it becomes a zero quantity, which the
+// validator and the tests catch, rather than a crash.
+func mustQuantity(s string) resource.Quantity {
+	q, err := resource.ParseQuantity(s)
+	if err != nil {
+		return resource.Quantity{}
+	}
+	return q
 }

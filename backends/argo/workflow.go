@@ -6,7 +6,6 @@ import (
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 	"github.com/argoproj/argo-workflows/v3/workflow/validate"
 	apiv1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
@@ -87,7 +86,7 @@ func addVolumes(wf *wfv1.Workflow, vols []ir.Volume) {
 			ObjectMeta: metav1.ObjectMeta{Name: v.Name},
 			Spec: apiv1.PersistentVolumeClaimSpec{
 				Resources: apiv1.VolumeResourceRequirements{
-					Requests: apiv1.ResourceList{apiv1.ResourceStorage: resource.MustParse(v.Create.Size)},
+					Requests: apiv1.ResourceList{apiv1.ResourceStorage: mustQuantity(v.Create.Size)},
 				},
 			},
 		}
