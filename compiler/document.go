@@ -7,6 +7,7 @@ import (
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/ast"
 	"cuelang.org/go/cue/errors"
+	"strconv"
 
 	"github.com/mlcube-compile/mlcube-compile/schema"
 )
@@ -155,26 +156,37 @@ func selectorsOf(path []string) []cue.Selector {
 		if strings.HasPrefix(p, "#") {
 			continue
 		}
-		out = append(out, cue.ParsePath(quoteLabel(p)).Selectors()...)
+		if n, err := strconv.Atoi(p); err == nil && n >= 0 {
+			out = append(out, cue.Index(n))
+			continue
+		}
+		out = append(out, cue.Str(p))
 	}
 	return out
 }
 
-func quoteLabel(s string) string {
-	if strings.HasPrefix(s, "[") || ast.IsValidIdent(s) {
-		return s
-	}
-	return fmt.Sprintf("%q", s)
-}
-
-// otherSide returns the side of a conflict that came from the schema.
+// otherSide returns the side of a conflict that came from the schema. A
+// whole struct of the schema reads as "a mapping".
 func (d *document) otherSide(path cue.Path, args []any) string {
 	got := fmt.Sprint(d.data.LookupPath(path))
-	a, b := fmt.Sprint(args[0]), fmt.Sprint(args[1])
-	if a == got {
-		return b
+	want := fmt.Sprint(args[0])
+	if want == got {
+		want = fmt.Sprint(args[1])
 	}
-	return a
+	if strings.HasPrefix(want, "{") {
+		return "a mapping"
+	}
+	if strings.HasPrefix(want, "[") {
+		return "a list"
+	}
+	return want
+}
+
+// patternHelp explains the schema's patterns in words.
+var patternHelp = []struct{ pattern, help string }{
+	{`(\\.[a-z0-9]`, "want a Kubernetes name: lower case letters, digits, '-' and '.'"},
+	{`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`, "want a Kubernetes label: lower case letters, digits and '-'"},
+	{`^(/[A-Za-z0-9._-]+)+$`, "want a clean absolute path such as /mnt/mlcube"},
 }
 
 // friendly rewrites CUE's messages for people who write YAML.
@@ -182,7 +194,15 @@ func friendly(format string, args []any) string {
 	if format == "field not allowed" {
 		return "unknown field"
 	}
-	return fmt.Sprintf(format, args...)
+	msg := fmt.Sprintf(format, args...)
+	if strings.Contains(msg, "out of bound =~") && len(args) > 0 {
+		for _, ph := range patternHelp {
+			if strings.Contains(msg, ph.pattern) {
+				return fmt.Sprintf("got %v, %s", args[0], ph.help)
+			}
+		}
+	}
+	return msg
 }
 
 // checkRequired walks the unified value and reports every required field

@@ -2,6 +2,7 @@ package compiler
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -47,13 +48,24 @@ func (l *loader) decodePipeline(f *ast.File, defaultCube func() *cube) *pipeline
 	forFields(v.LookupPath(pathOf("cubes")), func(name string, cv cue.Value) {
 		rel, _ := cv.String()
 		cubeNames = append(cubeNames, name)
-		cubes[name] = l.cube(filepath.Join(filepath.Dir(doc.file), rel))
+		path := filepath.Join(filepath.Dir(doc.file), rel)
+		if _, err := os.Stat(path); err != nil {
+			l.diags.errorf(doc.at("cubes", name), "cubes."+name, "cannot read %s: %v", path, unwrapPathError(err))
+			cubes[name] = nil
+			return
+		}
+		cubes[name] = l.cube(path)
 	})
 	if len(cubeNames) == 0 {
 		cubes[""] = defaultCube()
 		cubeNames = append(cubeNames, "")
 	}
 	p.Params = decodeParamsSection(doc, v)
+	count := 0
+	forFields(v.LookupPath(pathOf("steps")), func(string, cue.Value) { count++ })
+	if count == 0 {
+		l.diags.errorf(doc.at("steps"), "steps", "a pipeline needs at least one step")
+	}
 	forFields(v.LookupPath(pathOf("steps")), func(name string, sv cue.Value) {
 		if st := l.decodeStep(doc, name, sv, cubes, cubeNames); st != nil {
 			p.Steps = append(p.Steps, st)

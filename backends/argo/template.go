@@ -3,6 +3,7 @@ package argo
 import (
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
@@ -218,21 +219,37 @@ func checkText(p *ir.Pipeline) error {
 	var bad []string
 	check := func(step, what, s string) {
 		if strings.Contains(s, "{{") {
-			bad = append(bad, fmt.Sprintf("step %q: %s %q contains Argo template syntax {{...}}, which Argo would expand at run time", step, what, s))
+			bad = append(bad, fmt.Sprintf("%s: %s %q contains Argo template syntax {{...}}, which Argo would expand at run time; remove it", step, what, s))
 		}
 	}
 	for _, s := range p.Steps {
-		check(s.Name, "image", s.Image)
+		where := "step " + s.Name
+		check(where, "image", s.Image)
 		for _, c := range s.Command {
-			check(s.Name, "command", c)
+			check(where, "command", c)
 		}
 		for _, a := range s.Args {
-			check(s.Name, "argument", a.Prefix+a.Value.Render(func(string) string { return "" }))
+			check(where, "argument", a.Prefix+a.Value.Render(func(string) string { return "" }))
 		}
 		for _, e := range s.Env {
-			check(s.Name, "env "+e.Name, e.Value.Render(func(string) string { return "" }))
+			check(where, "env "+e.Name, e.Value.Render(func(string) string { return "" }))
+		}
+		for k, v := range s.NodeSelector {
+			check(where, "nodeSelector", k+": "+v)
+		}
+		for _, t := range s.Tolerations {
+			check(where, "toleration", t.Key+"="+t.Value)
 		}
 	}
+	for _, p := range p.Params {
+		for _, v := range append([]string{p.Description}, p.Enum...) {
+			check("params."+p.Name, "value", v)
+		}
+		if p.Default != nil {
+			check("params."+p.Name, "default", *p.Default)
+		}
+	}
+	sort.Strings(bad)
 	if len(bad) > 0 {
 		return fmt.Errorf("%s", strings.Join(bad, "\n"))
 	}

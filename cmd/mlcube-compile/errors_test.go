@@ -113,6 +113,29 @@ tasks:
 		want: []string{`$DIR/mlops.env:3:1: steps.train.envFile: want KEY=VALUE, got "not a pair"`},
 		code: 1,
 	}, {
+		name:  "a YAML syntax error",
+		files: map[string]string{"mlcube.yaml": "name: demo\n\tdocker: x\n"},
+		want:  []string{"$DIR/mlcube.yaml:2:1: YAML: found a tab character that violates indentation"},
+		code:  1,
+	}, {
+		name:  "a duplicate key",
+		files: map[string]string{"mlcube.yaml": "name: demo\nname: again\ntasks: {t: {}}\n"},
+		want:  []string{"$DIR/mlcube.yaml:2:1: name: duplicate key; first written at line 1"},
+		code:  1,
+	}, {
+		name:  "a docker flag with a bad value is an error, not a crash",
+		files: map[string]string{"mlcube.yaml": strings.Replace(goodCube, "docker: {image: example/demo:1}", `docker: {image: example/demo:1, cpu_args: "--cpus=abc"}`, 1)},
+		want:  []string{"$DIR/mlcube.yaml:2:33: docker.cpu_args: --cpus=abc: want a number of CPUs such as 2 or 0.5"},
+		code:  1,
+	}, {
+		name: "Argo template syntax in user text is refused",
+		files: map[string]string{"mlcube.yaml": goodCube, "p.yaml": `steps:
+  train: {args: ["{{workflow.name}}"]}
+`},
+		args: []string{"--task", "$DIR/p.yaml"},
+		want: []string{`mlcube-compile: step train: argument "{{workflow.name}}" contains Argo template syntax {{...}}, which Argo would expand at run time; remove it`},
+		code: 1,
+	}, {
 		name:  "an unknown backend is a usage error",
 		files: map[string]string{"mlcube.yaml": goodCube},
 		args:  []string{"--backend", "airflow"},
@@ -139,7 +162,7 @@ tasks:
 			}
 			if tc.code == 1 {
 				for _, l := range got {
-					if !diagLine.MatchString(l) && !strings.Contains(l, ": cannot read") && !strings.Contains(l, ": file is") && !strings.Contains(l, ": YAML: ") {
+					if !diagLine.MatchString(l) && !strings.HasPrefix(l, "mlcube-compile: ") && !strings.Contains(l, ": cannot read") && !strings.Contains(l, ": file is") && !strings.Contains(l, ": YAML: ") {
 						t.Errorf("not file:line:col: field: message: %q", l)
 					}
 				}
@@ -188,4 +211,42 @@ func TestOutputFileIsWrittenAtomically(t *testing.T) {
 	}
 	b, _ := os.ReadFile(out)
 	validateWorkflow(t, out, string(b))
+}
+
+func TestStepEnvBeatsEnvFileAndLegacyClaimsStayApart(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"mlcube.yaml": goodCube,
+		"mlops.env":   "A=from-file\nB=file-only\n",
+		"p.yaml":      "steps:\n  train: {envFile: mlops.env, env: {A: inline}}\n",
+	})
+	out, stderr, code := compileArgs(t, "mlcube-compile", "--mlcube", dir, "--task", filepath.Join(dir, "p.yaml"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	wf := validateWorkflow(t, "env", out)
+	env := map[string]string{}
+	for _, e := range wf.Spec.Templates[1].Container.Env {
+		env[e.Name] = e.Value
+	}
+	if env["A"] != "inline" || env["B"] != "file-only" {
+		t.Fatalf("env %v: the step's env must win over its envFile", env)
+	}
+
+	legacy := writeFiles(t, map[string]string{
+		"mlcube.yaml":           "schema_type: mlcube_root\nname: leg\ntasks: [run/k.yaml]\n",
+		"platforms/docker.yaml": "schema_type: mlcube_platform\ncontainer: {image: a/b:1}\n",
+		"run/k.yaml":            "schema_type: mlcube_invoke\ntask_name: k\ninput_binding: {a: {path: x, k8s: {pvc: data-1}}}\noutput_binding: {b: {path: y, k8s: {pvc: data.1}}}\n",
+	})
+	out, stderr, code = compileArgs(t, "mlcube-compile", "--mlcube", legacy)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	wf = validateWorkflow(t, "legacy", out)
+	claims := map[string]string{}
+	for _, v := range wf.Spec.Volumes {
+		claims[v.Name] = v.PersistentVolumeClaim.ClaimName
+	}
+	if len(claims) != 2 || claims["pvc-data-1"] != "data-1" || claims["pvc-data-1-2"] != "data.1" {
+		t.Fatalf("volumes %v: two claims must stay two volumes", claims)
+	}
 }
