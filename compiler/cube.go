@@ -24,29 +24,19 @@ func cubeFile(path string) string {
 // topLevelString returns the string value of a top-level key of a parsed
 // file, which is how spec kinds are told apart by content.
 func topLevelString(f *ast.File, key string) string {
-	for _, d := range f.Decls {
-		field, ok := d.(*ast.Field)
-		if !ok {
-			continue
+	value := ""
+	namedFields(f.Decls, func(name string, field *ast.Field) {
+		if lit, ok := field.Value.(*ast.BasicLit); ok && name == key {
+			value = strings.Trim(lit.Value, `"'`)
 		}
-		if name, _, err := ast.LabelName(field.Label); err == nil && name == key {
-			if lit, ok := field.Value.(*ast.BasicLit); ok {
-				return strings.Trim(lit.Value, `"'`)
-			}
-		}
-	}
-	return ""
+	})
+	return value
 }
 
 func hasTopLevel(f *ast.File, key string) bool {
-	for _, d := range f.Decls {
-		if field, ok := d.(*ast.Field); ok {
-			if name, _, err := ast.LabelName(field.Label); err == nil && name == key {
-				return true
-			}
-		}
-	}
-	return false
+	found := false
+	namedFields(f.Decls, func(name string, _ *ast.Field) { found = found || name == key })
+	return found
 }
 
 // decodeCube reads an MLCube 2.0 mlcube.yaml that has been parsed.

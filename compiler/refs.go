@@ -34,21 +34,13 @@ func resolveRefs(f *ast.File, diags *Diagnostics) {
 }
 
 func (r *refResolver) index(prefix string, decls []ast.Decl) {
-	for _, d := range decls {
-		field, ok := d.(*ast.Field)
-		if !ok {
-			continue
-		}
-		name, _, err := ast.LabelName(field.Label)
-		if err != nil {
-			continue
-		}
+	namedFields(decls, func(name string, field *ast.Field) {
 		path := joinPath(prefix, name)
 		r.fields[path] = field
 		if s, ok := field.Value.(*ast.StructLit); ok {
 			r.index(path, s.Elts)
 		}
-	}
+	})
 }
 
 // resolve resolves the node at path, following references depth-first.

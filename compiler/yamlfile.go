@@ -114,20 +114,25 @@ func addCUEErrors(diags *Diagnostics, file string, err error) {
 	}
 }
 
+// namedFields calls fn for each field of a mapping whose key has a name.
+func namedFields(decls []ast.Decl, fn func(name string, field *ast.Field)) {
+	for _, d := range decls {
+		field, ok := d.(*ast.Field)
+		if !ok {
+			continue
+		}
+		if name, _, err := ast.LabelName(field.Label); err == nil {
+			fn(name, field)
+		}
+	}
+}
+
 // checkDuplicateKeys reports keys written twice in one mapping, which YAML
 // forbids and CUE would otherwise merge.
 func checkDuplicateKeys(decls []ast.Decl, prefix string, diags *Diagnostics) bool {
 	ok := true
 	seen := map[string]token.Pos{}
-	for _, d := range decls {
-		field, isField := d.(*ast.Field)
-		if !isField {
-			continue
-		}
-		name, _, err := ast.LabelName(field.Label)
-		if err != nil {
-			continue
-		}
+	namedFields(decls, func(name string, field *ast.Field) {
 		path := joinPath(prefix, name)
 		if first, dup := seen[name]; dup {
 			diags.errorf(posOf(field.Pos()), path, "duplicate key; first written at line %d", first.Line())
@@ -135,7 +140,7 @@ func checkDuplicateKeys(decls []ast.Decl, prefix string, diags *Diagnostics) boo
 		}
 		seen[name] = field.Pos()
 		ok = checkNested(field.Value, path, diags) && ok
-	}
+	})
 	return ok
 }
 
