@@ -27,7 +27,7 @@ type Options struct {
 func Compile(opts Options) (*ir.Pipeline, Diagnostics, error) {
 	s, err := schema.Load()
 	if err != nil {
-		return nil, nil, fmt.Errorf("internal compiler error: %w", err)
+		return nil, nil, fmt.Errorf("loading the embedded schemas: %w", err)
 	}
 	s.Lock()
 	defer s.Unlock()

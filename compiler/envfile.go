@@ -39,7 +39,12 @@ func parseEnvFile(path string, src []byte, field string, diags *Diagnostics) []e
 			diags.errorf(pos, field, "want KEY=VALUE, got %q", line)
 			continue
 		}
-		out = append(out, envVar{Name: key, Value: unquoteEnv(strings.TrimSpace(value)), Pos: pos})
+		value = unquoteEnv(strings.TrimSpace(value))
+		if msg := templateSyntax(value); msg != "" {
+			diags.errorf(pos, field+"."+key, "%s", msg)
+			continue
+		}
+		out = append(out, envVar{Name: key, Value: value, Pos: pos})
 	}
 	if err := sc.Err(); err != nil {
 		diags.errorf(Pos{File: path}, field, "reading: %v", err)

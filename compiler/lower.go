@@ -112,6 +112,7 @@ func (lw *lowering) lowerParams() {
 		if pp.Default != nil && len(pp.Enum) > 0 && !contains(pp.Enum, *pp.Default) {
 			lw.diags.errorf(pp.Pos, "params."+pp.Name+".default", "%q is not one of the enum values (%s)", *pp.Default, strings.Join(pp.Enum, ", "))
 		}
+		checkCredential(pp.Name, deref(pp.Default), pp.Pos, "params."+pp.Name, lw.diags)
 		lw.params[pp.Name] = true
 		lw.p.Params = append(lw.p.Params, ir.Param{Name: pp.Name, Description: pp.Description, Default: pp.Default, Enum: pp.Enum})
 	}

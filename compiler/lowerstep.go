@@ -157,7 +157,9 @@ func (lw *lowering) containerArgs(st *stepSpec) ([]string, []ir.Arg, []ir.Mount,
 		bind(p, "outputs", st.Outputs[p.Name], &io.writes)
 	}
 	for i, a := range st.Args {
-		args = append(args, ir.Arg{Value: lw.text(a, st.pos("args"), fmt.Sprintf("%s.args[%d]", st.field, i))})
+		field := fmt.Sprintf("%s.args[%d]", st.field, i)
+		checkArgCredential(a, st.pos("args"), field, lw.diags)
+		args = append(args, ir.Arg{Value: lw.text(a, st.pos("args"), field)})
 	}
 	var ms []ir.Mount
 	for _, v := range sortedKeys(mounts) {
@@ -218,8 +220,10 @@ func (lw *lowering) text(s string, pos Pos, field string) ir.Text {
 }
 
 // env merges, later sources winning: the cube's env_args, docker -e
-// flags, the step's envFile, then the step's env. Only the pipeline file's
-// own values may refer to ${params.X}. Variables are sorted by name.
+// flags, the step's envFile, the step's env, the pipeline's secretEnv,
+// then the step's secretEnv. Only the pipeline file's own values may refer
+// to ${params.X}. Values that look like credentials are refused. Variables
+// are sorted by name.
 func (lw *lowering) env(st *stepSpec, fx dockerEffects) []ir.EnvVar {
 	type source struct {
 		vars     []envVar
@@ -239,12 +243,18 @@ func (lw *lowering) env(st *stepSpec, fx dockerEffects) []ir.EnvVar {
 				lw.diags.errorf(e.Pos, field, "%q is not a valid environment variable name", e.Name)
 				continue
 			}
+			if !checkCredential(e.Name, e.Value, e.Pos, field, lw.diags) {
+				continue
+			}
 			value := ir.Lit(e.Value)
 			if src.pipeline {
 				value = lw.text(e.Value, e.Pos, field)
 			}
 			merged[e.Name] = ir.EnvVar{Name: e.Name, Value: value}
 		}
+	}
+	for _, e := range append(append([]secretEnvVar{}, lw.spec.SecretEnv...), st.SecretEnv...) {
+		merged[e.Name] = ir.EnvVar{Name: e.Name, Secret: &ir.SecretKey{Secret: e.Secret, Key: e.Key}}
 	}
 	var out []ir.EnvVar
 	for _, k := range sortedKeys(merged) {

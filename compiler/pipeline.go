@@ -61,6 +61,7 @@ func (l *loader) decodePipeline(f *ast.File, defaultCube func() *cube) *pipeline
 		cubeNames = append(cubeNames, "")
 	}
 	p.Params = decodeParamsSection(doc, v)
+	p.SecretEnv = decodeSecretEnv(doc, v.LookupPath(pathOf("secretEnv")), "secretEnv")
 	count := 0
 	forFields(v.LookupPath(pathOf("steps")), func(string, cue.Value) { count++ })
 	if count == 0 {
@@ -85,6 +86,17 @@ func decodeParamsSection(doc *document, v cue.Value) []*pipelineParam {
 		pp.Required, _ = pv.LookupPath(pathOf("required")).Bool()
 		_ = pv.LookupPath(pathOf("enum")).Decode(&pp.Enum)
 		out = append(out, pp)
+	})
+	return out
+}
+
+// decodeSecretEnv reads the secretEnv mapping v, written at path.
+func decodeSecretEnv(doc *document, v cue.Value, path ...string) []secretEnvVar {
+	var out []secretEnvVar
+	forFields(v, func(name string, sv cue.Value) {
+		e := secretEnvVar{Name: name, Pos: doc.at(append(path, name)...)}
+		e.Secret, e.Key = str(sv, "secret"), str(sv, "key")
+		out = append(out, e)
 	})
 	return out
 }
@@ -115,6 +127,7 @@ func (l *loader) decodeStep(doc *document, name string, sv cue.Value, cubes map[
 	forFields(sv.LookupPath(pathOf("env")), func(k string, ev cue.Value) {
 		st.Env = append(st.Env, envVar{Name: k, Value: scalarString(ev), Pos: st.pos("env", k)})
 	})
+	st.SecretEnv = decodeSecretEnv(doc, sv.LookupPath(pathOf("secretEnv")), "steps", name, "secretEnv")
 	if sf.EnvFile != "" {
 		st.EnvFile = filepath.Join(filepath.Dir(doc.file), sf.EnvFile)
 		st.EnvFileVars = readEnvFile(st.EnvFile, st.pos("envFile"), st.field+".envFile", l.diags)

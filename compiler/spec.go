@@ -127,7 +127,17 @@ type pipelineSpec struct {
 	File   string
 	Name   string
 	Params []*pipelineParam
-	Steps  []*stepSpec
+	// SecretEnv applies to every step; a step's own entries win.
+	SecretEnv []secretEnvVar
+	Steps     []*stepSpec
+}
+
+// secretEnvVar sets a variable from a key of a Kubernetes Secret.
+type secretEnvVar struct {
+	Name   string
+	Secret string `json:"secret"`
+	Key    string `json:"key"`
+	Pos    Pos
 }
 
 type pipelineParam struct {
@@ -153,6 +163,7 @@ type stepSpec struct {
 	Env             []envVar
 	EnvFile         string
 	EnvFileVars     []envVar
+	SecretEnv       []secretEnvVar
 	Resources       resourcesSpec
 	NodeSelector    map[string]string
 	Tolerations     []tolerationSpec

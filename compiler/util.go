@@ -32,3 +32,11 @@ func sortedCopy(in []string) []string {
 
 // scalarText2 prints a string-or-number spec value.
 func scalarText2(v interface{}) string { return fmt.Sprint(v) }
+
+// deref returns *s, or "" for nil.
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}

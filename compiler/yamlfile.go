@@ -55,7 +55,7 @@ func readYAML(path string, diags *Diagnostics) (*ast.File, bool) {
 		diags.errorf(Pos{File: path, Line: 1, Col: 1}, "", "want a YAML mapping at the top of the file")
 		return nil, false
 	}
-	if !checkDuplicateKeys(f.Decls, "", diags) {
+	if !checkTree(f, diags) {
 		return nil, false
 	}
 	return f, true
@@ -125,35 +125,4 @@ func namedFields(decls []ast.Decl, fn func(name string, field *ast.Field)) {
 			fn(name, field)
 		}
 	}
-}
-
-// checkDuplicateKeys reports keys written twice in one mapping, which YAML
-// forbids and CUE would otherwise merge.
-func checkDuplicateKeys(decls []ast.Decl, prefix string, diags *Diagnostics) bool {
-	ok := true
-	seen := map[string]token.Pos{}
-	namedFields(decls, func(name string, field *ast.Field) {
-		path := joinPath(prefix, name)
-		if first, dup := seen[name]; dup {
-			diags.errorf(posOf(field.Pos()), path, "duplicate key; first written at line %d", first.Line())
-			ok = false
-		}
-		seen[name] = field.Pos()
-		ok = checkNested(field.Value, path, diags) && ok
-	})
-	return ok
-}
-
-func checkNested(e ast.Expr, path string, diags *Diagnostics) bool {
-	switch v := e.(type) {
-	case *ast.StructLit:
-		return checkDuplicateKeys(v.Elts, path, diags)
-	case *ast.ListLit:
-		ok := true
-		for i, el := range v.Elts {
-			ok = checkNested(el, fmt.Sprintf("%s[%d]", path, i), diags) && ok
-		}
-		return ok
-	}
-	return true
 }

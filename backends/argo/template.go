@@ -43,7 +43,7 @@ func buildTemplates(p *ir.Pipeline) ([]wfv1.Template, []wfv1.DAGTask) {
 		task := wfv1.DAGTask{Name: s.Name, Template: g.name, Dependencies: s.Dependencies}
 		for _, a := range s.Args {
 			if a.Param != "" && g.varying[a.Param] {
-				task.Arguments.Parameters = append(task.Arguments.Parameters, wfv1.Parameter{Name: a.Param, Value: wfv1.AnyStringPtr(render(a.Value))})
+				task.Arguments.Parameters = append(task.Arguments.Parameters, wfv1.Parameter{Name: a.Param, Value: wfv1.AnyStringPtr(renderContainer(a.Value))})
 			}
 		}
 		tasks = append(tasks, task)
@@ -167,17 +167,19 @@ func container(s *ir.Step, varying map[string]bool) *apiv1.Container {
 		Name:            containerName,
 		Image:           s.Image,
 		ImagePullPolicy: apiv1.PullPolicy(s.ImagePullPolicy),
-		Command:         s.Command,
+	}
+	for _, w := range s.Command {
+		c.Command = append(c.Command, ir.KubeLiteral(w))
 	}
 	for _, a := range s.Args {
-		value := render(a.Value)
+		value := renderContainer(a.Value)
 		if a.Param != "" && varying[a.Param] {
 			value = "{{inputs.parameters." + a.Param + "}}"
 		}
-		c.Args = append(c.Args, a.Prefix+value)
+		c.Args = append(c.Args, ir.KubeLiteral(a.Prefix)+value)
 	}
 	for _, e := range s.Env {
-		c.Env = append(c.Env, apiv1.EnvVar{Name: e.Name, Value: render(e.Value)})
+		c.Env = append(c.Env, envVar(e))
 	}
 	for _, m := range s.Mounts {
 		c.VolumeMounts = append(c.VolumeMounts, apiv1.VolumeMount{Name: m.Volume, MountPath: m.MountPath})
@@ -211,7 +213,26 @@ func resources(r ir.Resources) apiv1.ResourceRequirements {
 
 // render writes t with Argo's references to workflow parameters.
 func render(t ir.Text) string {
-	return t.Render(func(param string) string { return "{{workflow.parameters." + param + "}}" })
+	return t.Render(parameterRef)
+}
+
+// renderContainer writes t for a container field, which Kubernetes expands.
+func renderContainer(t ir.Text) string {
+	return t.RenderContainer(parameterRef)
+}
+
+func parameterRef(param string) string {
+	return "{{workflow.parameters." + param + "}}"
+}
+
+// envVar sets a variable from its value or from a key of a Secret.
+func envVar(e ir.EnvVar) apiv1.EnvVar {
+	if e.Secret == nil {
+		return apiv1.EnvVar{Name: e.Name, Value: renderContainer(e.Value)}
+	}
+	return apiv1.EnvVar{Name: e.Name, ValueFrom: &apiv1.EnvVarSource{SecretKeyRef: &apiv1.SecretKeySelector{
+		LocalObjectReference: apiv1.LocalObjectReference{Name: e.Secret.Secret}, Key: e.Secret.Key,
+	}}}
 }
 
 // checkText refuses user text that Argo's template expander would read.

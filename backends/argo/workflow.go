@@ -47,7 +47,7 @@ func Compile(p *ir.Pipeline, _ Options) (*wfv1.Workflow, error) {
 	}
 	addVolumes(wf, p.Volumes)
 	if err := validate.ValidateWorkflow(nil, nil, wf, nil, validate.ValidateOpts{Lint: true}); err != nil {
-		return nil, fmt.Errorf("internal compiler error: Argo's validator rejected the generated Workflow: %w", err)
+		return nil, fmt.Errorf("Argo's validator rejected the generated Workflow: %w", err)
 	}
 	return wf, nil
 }

@@ -133,7 +133,7 @@ tasks:
   train: {args: ["{{workflow.name}}"]}
 `},
 		args: []string{"--task", "$DIR/p.yaml"},
-		want: []string{`mlcube-compile: step train: argument "{{workflow.name}}" contains Argo template syntax {{...}}, which Argo would expand at run time; remove it`},
+		want: []string{`$DIR/p.yaml:2:18: steps.train.args[0]: "{{workflow.name}}" holds "{{", which Argo would expand as a template at run time; remove it (pipeline parameters are written ${params.NAME})`},
 		code: 1,
 	}, {
 		name:  "an unknown backend is a usage error",

@@ -30,8 +30,28 @@ var version = ""
 // usageError marks errors in how the command was called.
 type usageError struct{ error }
 
+// internalError is a failure of mlcube-compile itself on input it had
+// accepted, such as an upstream validator rejecting the output.
+type internalError struct {
+	input string
+	err   error
+}
+
+func (e internalError) Error() string {
+	return fmt.Sprintf("internal error compiling %s: %v\nThis is a bug in mlcube-compile; please report it with the input at %s", e.input, e.err, issueURL)
+}
+
+// issueURL is where bugs are reported.
+const issueURL = "https://github.com/mlcube-compile/mlcube-compile/issues"
+
 // run is the whole command; errors are printed here and nowhere else.
-func run(args []string, stdout, stderr io.Writer) int {
+func run(args []string, stdout, stderr io.Writer) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(stderr, "mlcube-compile: %v\n", internalError{input: strings.Join(args[1:], " "), err: fmt.Errorf("%v", r)})
+			code = exitBadSpec
+		}
+	}()
 	app := newApp(stdout, stderr)
 	err := app.Run(args)
 	var ue usageError
@@ -92,9 +112,8 @@ func compile(c *cli.Context, stdout, stderr io.Writer) error {
 	if backend != "argo" {
 		return usageError{fmt.Errorf("unknown backend %q (backends: %s)", backend, backendNames)}
 	}
-	p, diags, err := compiler.Compile(compiler.Options{
-		MLCube: c.String("mlcube"), Platform: c.String("platform"), Task: c.String("task"),
-	})
+	opts := compiler.Options{MLCube: c.String("mlcube"), Platform: c.String("platform"), Task: c.String("task")}
+	p, diags, err := compiler.Compile(opts)
 	for _, w := range diags.Warnings() {
 		fmt.Fprintln(stderr, w.String())
 	}
@@ -103,17 +122,34 @@ func compile(c *cli.Context, stdout, stderr io.Writer) error {
 	}
 	wf, err := argo.Compile(p, argo.Options{})
 	if err != nil {
-		return err
+		return internalError{input: describe(opts), err: err}
 	}
 	out, err := manifest.Encode(wf)
 	if err != nil {
-		return err
+		return internalError{input: describe(opts), err: err}
 	}
 	if path := c.String("output"); path != "" {
-		return writeAtomic(path, out)
+		if err := writeAtomic(path, out); err != nil {
+			return fmt.Errorf("writing %s: %w", path, err)
+		}
+		return nil
 	}
-	_, err = stdout.Write(out)
-	return err
+	if _, err := stdout.Write(out); err != nil {
+		return fmt.Errorf("writing the output: %w", err)
+	}
+	return nil
+}
+
+// describe names the inputs of a compilation, for error reports.
+func describe(o compiler.Options) string {
+	parts := []string{"--mlcube " + o.MLCube}
+	if o.Platform != "" {
+		parts = append(parts, "--platform "+o.Platform)
+	}
+	if o.Task != "" {
+		parts = append(parts, "--task "+o.Task)
+	}
+	return strings.Join(parts, " ")
 }
 
 // writeAtomic replaces path with data, or leaves the old file whole.

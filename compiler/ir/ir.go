@@ -1,6 +1,9 @@
 package ir
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // Pipeline is one compiled run: the steps of one or more cube tasks.
 type Pipeline struct {
@@ -114,10 +117,42 @@ func (t Text) Render(ref func(param string) string) string {
 	return out
 }
 
-// EnvVar is an environment variable of the step's container.
+// RenderContainer renders t for a container's command, args or env
+// value: like Render, with each literal piece escaped by KubeLiteral.
+func (t Text) RenderContainer(ref func(param string) string) string {
+	var out string
+	for _, p := range t {
+		if p.Param != "" {
+			out += ref(p.Param)
+		} else {
+			out += KubeLiteral(p.Literal)
+		}
+	}
+	return out
+}
+
+// KubeLiteral escapes s for a container's command, args or env value,
+// where Kubernetes reads $(VAR) as a reference to another variable and $$
+// as an escaped $. Text without either reaches the container unchanged, so
+// it is left as it is.
+func KubeLiteral(s string) string {
+	if strings.Contains(s, "$$") || strings.Contains(s, "$(") {
+		return strings.ReplaceAll(s, "$", "$$")
+	}
+	return s
+}
+
+// EnvVar is an environment variable of the step's container: Value, or
+// the key of a Secret when Secret is set.
 type EnvVar struct {
-	Name  string
-	Value Text
+	Name   string
+	Value  Text
+	Secret *SecretKey
+}
+
+// SecretKey is one key of a Kubernetes Secret in the run's namespace.
+type SecretKey struct {
+	Secret, Key string
 }
 
 // Mount puts a Volume at MountPath.

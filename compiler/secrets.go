@@ -1,0 +1,122 @@
+package compiler
+
+import (
+	"regexp"
+	"strings"
+	"unicode"
+)
+
+// Manifests are stored in etcd, shown by `kubectl get -o yaml` and kept in
+// Git, so a credential written into a spec leaks. Values that look like
+// one are refused, and secretEnv takes them from a Secret instead.
+
+// credentialLastWords end a key that names a credential: DB_PASSWORD,
+// HF_TOKEN, client_secret.
+var credentialLastWords = map[string]bool{
+	"password": true, "passwd": true, "passphrase": true, "secret": true,
+	"token": true, "apikey": true, "credential": true, "credentials": true,
+}
+
+// credentialLastPairs end a key that names a credential: x-api-key,
+// AWS_SECRET_ACCESS_KEY, AWS_ACCESS_KEY_ID, secret_key.
+var credentialLastPairs = map[string]bool{
+	"api key": true, "access key": true, "secret key": true, "private key": true,
+	"auth key": true, "account key": true, "key id": true, "signing key": true,
+}
+
+// credentialShapes are values that are credentials whatever their key.
+var credentialShapes = []struct {
+	name string
+	re   *regexp.Regexp
+}{
+	{"an AWS access key ID", regexp.MustCompile(`\b(AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b`)},
+	{"a private key", regexp.MustCompile(`-----BEGIN [A-Z ]*PRIVATE KEY`)},
+	{"a GitHub token", regexp.MustCompile(`\bgh[pousr]_[A-Za-z0-9]{36,}`)},
+	{"a Slack token", regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9-]{10,}`)},
+	{"a Google API key", regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`)},
+	{"a JSON Web Token", regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.`)},
+	{"a URL with a password", regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^/\s:@]+:[^/\s@]+@`)},
+}
+
+// secretHint is how to pass a credential instead.
+const secretHint = "a spec is not the place for credentials, since manifests are stored and shown in plain text; put it in a Kubernetes Secret and refer to it from the pipeline file with secretEnv: {NAME: {secret: SECRET_NAME, key: KEY}}"
+
+// credentialKey reports whether a key names a credential.
+func credentialKey(key string) bool {
+	words := keyWords(key)
+	n := len(words)
+	switch {
+	case n == 0:
+		return false
+	case n == 1 && words[0] == "key":
+		return true
+	case credentialLastWords[words[n-1]]:
+		return true
+	case n >= 2 && credentialLastPairs[words[n-2]+" "+words[n-1]]:
+		return true
+	}
+	return false
+}
+
+// credentialValue names the kind of credential a value looks like, or "".
+func credentialValue(value string) string {
+	for _, s := range credentialShapes {
+		if s.re.MatchString(value) {
+			return s.name
+		}
+	}
+	return ""
+}
+
+// checkCredential refuses a key or value that looks like a credential.
+func checkCredential(key, value string, pos Pos, field string, diags *Diagnostics) bool {
+	if credentialKey(key) {
+		diags.errorf(pos, field, "%q names a credential; %s", key, secretHint)
+		return false
+	}
+	if kind := credentialValue(value); kind != "" {
+		diags.errorf(pos, field, "the value looks like %s; %s", kind, secretHint)
+		return false
+	}
+	return true
+}
+
+// checkArgCredential refuses an argument such as --password=x or --token,
+// or one whose value has a credential's shape.
+func checkArgCredential(arg string, pos Pos, field string, diags *Diagnostics) bool {
+	flag, value, _ := strings.Cut(arg, "=")
+	if !strings.HasPrefix(flag, "-") && value == "" {
+		flag, value = "", arg
+	}
+	return checkCredential(strings.TrimLeft(flag, "-"), value, pos, field, diags)
+}
+
+// keyWords splits a key into lower-case words at punctuation and at case
+// changes: "AWSSecretKey" and "aws_secret_key" give aws, secret, key.
+func keyWords(key string) []string {
+	var words []string
+	var cur []rune
+	flush := func() {
+		if len(cur) > 0 {
+			words = append(words, strings.ToLower(string(cur)))
+			cur = cur[:0]
+		}
+	}
+	rs := []rune(key)
+	for i, r := range rs {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			flush()
+			continue
+		}
+		if i > 0 && unicode.IsUpper(r) {
+			prev := rs[i-1]
+			nextLower := i+1 < len(rs) && unicode.IsLower(rs[i+1])
+			if unicode.IsLower(prev) || unicode.IsDigit(prev) || (unicode.IsUpper(prev) && nextLower) {
+				flush()
+			}
+		}
+		cur = append(cur, r)
+	}
+	flush()
+	return words
+}

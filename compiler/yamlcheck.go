@@ -1,0 +1,109 @@
+package compiler
+
+import (
+	"fmt"
+	"strings"
+
+	"cuelang.org/go/cue/ast"
+	"cuelang.org/go/cue/literal"
+	"cuelang.org/go/cue/token"
+)
+
+// maxDepth bounds how deeply a spec nests mappings and lists. Real specs
+// stay under ten levels; the bound keeps a hostile document from costing
+// the evaluator time and memory.
+const maxDepth = 64
+
+// checkTree walks a parsed spec before any schema sees it. It reports keys
+// written twice in one mapping (YAML forbids them and CUE would merge
+// them), nesting deeper than maxDepth, and strings that an engine would
+// expand or that are unrendered templates.
+func checkTree(f *ast.File, diags *Diagnostics) bool {
+	c := &treeCheck{diags: diags, ok: true}
+	c.mapping(f.Decls, "", 1)
+	return c.ok
+}
+
+type treeCheck struct {
+	diags   *Diagnostics
+	ok      bool
+	tooDeep bool
+}
+
+func (c *treeCheck) errorf(pos Pos, field, format string, args ...any) {
+	c.diags.errorf(pos, field, format, args...)
+	c.ok = false
+}
+
+func (c *treeCheck) mapping(decls []ast.Decl, prefix string, depth int) {
+	seen := map[string]token.Pos{}
+	namedFields(decls, func(name string, field *ast.Field) {
+		path := joinPath(prefix, name)
+		if first, dup := seen[name]; dup {
+			c.errorf(posOf(field.Pos()), path, "duplicate key; first written at line %d", first.Line())
+		}
+		seen[name] = field.Pos()
+		c.text(name, posOf(field.Pos()), path)
+		c.value(field.Value, path, depth+1)
+	})
+}
+
+func (c *treeCheck) value(e ast.Expr, path string, depth int) {
+	if depth > maxDepth {
+		if !c.tooDeep {
+			c.errorf(posOf(e.Pos()), path, "nested more than %d levels deep; no spec needs that many", maxDepth)
+			c.tooDeep = true
+		}
+		return
+	}
+	switch v := e.(type) {
+	case *ast.StructLit:
+		c.mapping(v.Elts, path, depth)
+	case *ast.ListLit:
+		for i, el := range v.Elts {
+			c.value(el, fmt.Sprintf("%s[%d]", path, i), depth+1)
+		}
+	case *ast.BasicLit:
+		if v.Kind != token.STRING {
+			return
+		}
+		if s, err := literal.Unquote(v.Value); err == nil {
+			c.text(s, posOf(v.Pos()), path)
+		}
+	}
+}
+
+// text refuses a key or value that holds template syntax.
+func (c *treeCheck) text(s string, pos Pos, field string) {
+	if msg := templateSyntax(s); msg != "" {
+		c.errorf(pos, field, "%s", msg)
+	}
+}
+
+// templateSyntax explains why s cannot be used as a spec value, or returns
+// "". Engines expand {{…}} (Argo) and $(…) (Tekton, and Kubernetes in
+// container args and env), so user text holding them would run as
+// something other than what the spec says. Neither engine has an escape
+// that works everywhere a value lands, so such text is refused.
+func templateSyntax(s string) string {
+	switch {
+	case strings.Contains(s, "{{cookiecutter."):
+		return fmt.Sprintf("%s is an unrendered cookiecutter template; run cookiecutter on the template and compile the cube it makes", quoteShort(s))
+	case strings.Contains(s, "{%") || strings.Contains(s, "{#"):
+		return fmt.Sprintf("%s holds Jinja template syntax; render the template first", quoteShort(s))
+	case strings.Contains(s, "{{"):
+		return fmt.Sprintf("%s holds \"{{\", which Argo would expand as a template at run time; remove it (pipeline parameters are written ${params.NAME})", quoteShort(s))
+	case strings.Contains(s, "$("):
+		return fmt.Sprintf("%s holds \"$(\", which Tekton and Kubernetes would expand at run time; remove it (pipeline parameters are written ${params.NAME})", quoteShort(s))
+	}
+	return ""
+}
+
+// quoteShort quotes s for a message, cut to a readable length.
+func quoteShort(s string) string {
+	const max = 60
+	if r := []rune(s); len(r) > max {
+		return fmt.Sprintf("%q…", string(r[:max]))
+	}
+	return fmt.Sprintf("%q", s)
+}
