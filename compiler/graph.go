@@ -145,17 +145,20 @@ func topoOrder(names []string, edges []map[int]bool) []int {
 }
 
 // reduce drops each dependency that another dependency already implies,
-// so that manifests list only the edges that matter.
+// so that manifests list only the edges that matter. Ancestor sets are
+// bitsets: a chain of n steps costs n²/8 bytes, not n² map entries.
 func reduce(order []int, edges []map[int]bool) []map[int]bool {
-	ancestors := make([]map[int]bool, len(edges))
+	words := (len(edges) + 63) / 64
+	ancestors := make([][]uint64, len(edges))
 	for _, n := range order {
-		ancestors[n] = map[int]bool{}
+		anc := make([]uint64, words)
 		for d := range edges[n] {
-			ancestors[n][d] = true
-			for a := range ancestors[d] {
-				ancestors[n][a] = true
+			anc[d/64] |= 1 << (d % 64)
+			for w, bits := range ancestors[d] {
+				anc[w] |= bits
 			}
 		}
+		ancestors[n] = anc
 	}
 	out := make([]map[int]bool, len(edges))
 	for n, deps := range edges {
@@ -163,7 +166,7 @@ func reduce(order []int, edges []map[int]bool) []map[int]bool {
 		for d := range deps {
 			implied := false
 			for other := range deps {
-				if other != d && ancestors[other][d] {
+				if other != d && ancestors[other][d/64]&(1<<(d%64)) != 0 {
 					implied = true
 					break
 				}

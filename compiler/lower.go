@@ -45,6 +45,7 @@ func lower(spec *pipelineSpec, plat *platformSpec, diags *Diagnostics) *ir.Pipel
 		lw.mountPath = defaultMountPath
 	}
 	lw.p = &ir.Pipeline{
+		Source:                  spec.File,
 		ServiceAccountName:      plat.ServiceAccountName,
 		ImagePullSecrets:        plat.ImagePullSecrets,
 		TTLSecondsAfterFinished: plat.TTLSeconds,

@@ -158,8 +158,8 @@ func (lw *lowering) containerArgs(st *stepSpec) ([]string, []ir.Arg, []ir.Mount,
 	}
 	for i, a := range st.Args {
 		field := fmt.Sprintf("%s.args[%d]", st.field, i)
-		checkArgCredential(a, st.pos("args"), field, lw.diags)
-		args = append(args, ir.Arg{Value: lw.text(a, st.pos("args"), field)})
+		checkArgCredential(a, st.ArgPos[i], field, lw.diags)
+		args = append(args, ir.Arg{Value: lw.text(a, st.ArgPos[i], field)})
 	}
 	var ms []ir.Mount
 	for _, v := range sortedKeys(mounts) {

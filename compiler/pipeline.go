@@ -9,6 +9,7 @@ import (
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/ast"
 
+	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
 	"github.com/mlcube-compile/mlcube-compile/schema"
 )
 
@@ -32,6 +33,9 @@ type stepFields struct {
 // decodePipeline reads a pipeline file. defaultCube is the --mlcube cube,
 // loaded only when the file has no cubes: of its own.
 func (l *loader) decodePipeline(f *ast.File, defaultCube func() *cube) *pipelineSpec {
+	if !checkStepCount(f, l.diags) {
+		return nil
+	}
 	doc, ok := checkDocument(l.s, f, schema.Pipeline, l.diags)
 	if !ok {
 		return nil
@@ -90,6 +94,28 @@ func decodeParamsSection(doc *document, v cue.Value) []*pipelineParam {
 	return out
 }
 
+// maxSteps bounds a pipeline. A step costs about 180 bytes of Argo's 1 MiB
+// Workflow limit, but Argo's validator, which checks every Workflow before
+// it is printed, takes time that grows with the square of the steps: about
+// 10 s at 2,000 steps and minutes at 5,000. Past this bound the pipeline
+// belongs in several objects anyway.
+const maxSteps = 2500
+
+// checkStepCount refuses a pipeline with more than maxSteps steps before
+// any schema evaluates it.
+func checkStepCount(f *ast.File, diags *Diagnostics) bool {
+	ok := true
+	namedFields(f.Decls, func(name string, field *ast.Field) {
+		steps, isMap := field.Value.(*ast.StructLit)
+		if name != "steps" || !isMap || len(steps.Elts) <= maxSteps {
+			return
+		}
+		diags.errorf(posOf(field.Pos()), "steps", "%d steps is more than the %d one pipeline may have (%s)", len(steps.Elts), maxSteps, ir.SplitHint)
+		ok = false
+	})
+	return ok
+}
+
 // decodeSecretEnv reads the secretEnv mapping v, written at path.
 func decodeSecretEnv(doc *document, v cue.Value, path ...string) []secretEnvVar {
 	var out []secretEnvVar
@@ -123,6 +149,9 @@ func (l *loader) decodeStep(doc *document, name string, sv cue.Value, cubes map[
 	}
 	for i := range sf.After {
 		st.AfterPos = append(st.AfterPos, doc.pos(cue.MakePath(cue.Str("steps"), cue.Str(name), cue.Str("after"), cue.Index(i))))
+	}
+	for i := range sf.Args {
+		st.ArgPos = append(st.ArgPos, doc.pos(cue.MakePath(cue.Str("steps"), cue.Str(name), cue.Str("args"), cue.Index(i))))
 	}
 	forFields(sv.LookupPath(pathOf("env")), func(k string, ev cue.Value) {
 		st.Env = append(st.Env, envVar{Name: k, Value: scalarString(ev), Pos: st.pos("env", k)})

@@ -160,6 +160,7 @@ type stepSpec struct {
 	// Inputs and Outputs override the paths of the task's parameters.
 	Inputs, Outputs map[string]string
 	Args            []string
+	ArgPos          []Pos
 	Env             []envVar
 	EnvFile         string
 	EnvFileVars     []envVar

@@ -8,6 +8,7 @@ import (
 	apiv1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/mlcube-compile/mlcube-compile/backends/manifest"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
 )
 
@@ -46,6 +47,10 @@ func Compile(p *ir.Pipeline, _ Options) (*wfv1.Workflow, error) {
 		wf.Spec.TTLStrategy = &wfv1.TTLStrategy{SecondsAfterCompletion: p.TTLSecondsAfterFinished}
 	}
 	addVolumes(wf, p.Volumes)
+	// Checked before validating: Argo's validator is slow on huge DAGs.
+	if err := manifest.CheckSize(wf, "the Workflow", manifest.ArgoWorkflowLimit, "Argo's limit on a Workflow"); err != nil {
+		return nil, err
+	}
 	if err := validate.ValidateWorkflow(nil, nil, wf, nil, validate.ValidateOpts{Lint: true}); err != nil {
 		return nil, fmt.Errorf("Argo's validator rejected the generated Workflow: %w", err)
 	}

@@ -9,7 +9,7 @@ import (
 )
 
 // writeFiles lays out a spec tree in a temporary folder.
-func writeFiles(t *testing.T, files map[string]string) string {
+func writeFiles(t testing.TB, files map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
 	for name, body := range files {

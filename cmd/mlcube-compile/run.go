@@ -121,7 +121,11 @@ func compile(c *cli.Context, stdout, stderr io.Writer) error {
 		return err
 	}
 	wf, err := argo.Compile(p, argo.Options{})
-	if err != nil {
+	var tooLarge *manifest.TooLargeError
+	switch {
+	case errors.As(err, &tooLarge):
+		return compiler.Diagnostics{{Pos: compiler.Pos{File: p.Source}, Field: "steps", Message: err.Error()}}
+	case err != nil:
 		return internalError{input: describe(opts), err: err}
 	}
 	out, err := manifest.Encode(wf)

@@ -5,8 +5,13 @@ import (
 	"time"
 )
 
+// SplitHint says what to do about a pipeline too large for one object.
+const SplitHint = "split it into several pipelines that share the workspace claim, run the repeated part as a WorkflowTemplate, or move large values to a ConfigMap"
+
 // Pipeline is one compiled run: the steps of one or more cube tasks.
 type Pipeline struct {
+	// Source is the spec file the pipeline was read from, for messages.
+	Source string
 	// Name is the pipeline's name, valid as a Kubernetes name prefix.
 	Name string
 	// Namespace is empty when the manifest should not set one.

@@ -1,0 +1,93 @@
+package manifest
+
+import (
+	"encoding/json"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+)
+
+// Limits on one object's size that the API server or an engine enforces.
+const (
+	// ArgoWorkflowLimit is the size above which Argo refuses a Workflow.
+	ArgoWorkflowLimit = 1 << 20
+	// ObjectLimit is etcd's default limit on one request, which bounds
+	// every object the API server stores.
+	ObjectLimit = 3 << 19 // 1.5 MiB
+	// AnnotationsLimit bounds the annotations of one object, keys and values.
+	AnnotationsLimit = 256 << 10
+	// ConfigMapLimit bounds the data of one ConfigMap.
+	ConfigMapLimit = 1 << 20
+)
+
+// TooLargeError is an object the cluster would refuse for its size. It is
+// the spec's fault, not the compiler's.
+type TooLargeError struct {
+	// What is the part that is too large, such as "the Workflow".
+	What        string
+	Size, Limit int
+	// Rule names whose limit it is.
+	Rule string
+}
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("%s would be %s, over %s of %s (%s)", e.What, bytesText(e.Size), e.Rule, bytesText(e.Limit), ir.SplitHint)
+}
+
+// CheckSize refuses obj when its JSON encoding, which is what the API
+// server stores, is over limit; rule names whose limit that is. It also
+// holds the object's annotations and a ConfigMap's data to their limits.
+func CheckSize(obj any, what string, limit int, rule string) error {
+	raw, err := json.Marshal(obj)
+	if err != nil {
+		return fmt.Errorf("encoding %s: %w", what, err)
+	}
+	if len(raw) > limit {
+		return &TooLargeError{What: what, Size: len(raw), Limit: limit, Rule: rule}
+	}
+	if m, ok := obj.(metav1.Object); ok {
+		if n := annotationBytes(m.GetAnnotations()); n > AnnotationsLimit {
+			return &TooLargeError{What: "the annotations of " + what, Size: n, Limit: AnnotationsLimit, Rule: "the Kubernetes limit on annotations"}
+		}
+	}
+	if cm, ok := obj.(*corev1.ConfigMap); ok {
+		if n := configMapBytes(cm); n > ConfigMapLimit {
+			return &TooLargeError{What: "the data of " + what, Size: n, Limit: ConfigMapLimit, Rule: "the Kubernetes limit on a ConfigMap"}
+		}
+	}
+	return nil
+}
+
+// annotationBytes counts annotations as the API server does: keys and values.
+func annotationBytes(a map[string]string) int {
+	n := 0
+	for k, v := range a {
+		n += len(k) + len(v)
+	}
+	return n
+}
+
+func configMapBytes(cm *corev1.ConfigMap) int {
+	n := 0
+	for k, v := range cm.Data {
+		n += len(k) + len(v)
+	}
+	for k, v := range cm.BinaryData {
+		n += len(k) + len(v)
+	}
+	return n
+}
+
+// bytesText prints a size the way limits are usually written.
+func bytesText(n int) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
