@@ -53,7 +53,7 @@ func readSpecs(s *schema.Schema, opts Options, diags *Diagnostics) (*pipelineSpe
 	var legacyImage string
 	var legacyImagePos Pos
 	if opts.Platform != "" {
-		if f, ok := readYAML(opts.Platform, diags); ok {
+		if f, ok := readYAML(opts.Platform, "--platform", diags); ok {
 			if topLevelString(f, "schema_type") == "mlcube_platform" {
 				legacyImage, legacyImagePos = decodeLegacyPlatform(s, f, diags)
 			} else if p, _ := decodePlatform(s, f, diags); p != nil {
@@ -62,9 +62,9 @@ func readSpecs(s *schema.Schema, opts Options, diags *Diagnostics) (*pipelineSpe
 		}
 	}
 	loadCube := func(invoke *ast.File) *cube {
-		c := l.cube(opts.MLCube)
+		c := l.cube(opts.MLCube, "--mlcube")
 		if c != nil && c.Legacy && invoke != nil {
-			root, _ := readYAML(c.File, diags)
+			root, _ := readYAML(c.File, "--mlcube", diags)
 			c = decodeLegacyRoot(s, root, c.Image, c.ImagePos, invoke, diags)
 		}
 		if c != nil && legacyImage != "" {
@@ -75,7 +75,7 @@ func readSpecs(s *schema.Schema, opts Options, diags *Diagnostics) (*pipelineSpe
 	if opts.Task == "" {
 		return cubePipeline(loadCube(nil)), plat
 	}
-	f, ok := readYAML(opts.Task, diags)
+	f, ok := readYAML(opts.Task, "--task", diags)
 	if !ok {
 		return nil, plat
 	}
@@ -90,7 +90,7 @@ func readSpecs(s *schema.Schema, opts Options, diags *Diagnostics) (*pipelineSpe
 	case hasTopLevel(f, "steps"):
 		return l.decodePipeline(f, func() *cube { return loadCube(nil) }), plat
 	}
-	diags.errorf(Pos{File: opts.Task, Line: 1, Col: 1}, "", "neither a pipeline file (with steps:) nor an MLCube invoke file (with schema_type: mlcube_invoke)")
+	diags.errorf(Pos{File: opts.Task, Line: 1, Col: 1}, "--task", "neither a pipeline file (with steps:) nor an MLCube invoke file (with schema_type: mlcube_invoke)")
 	return nil, plat
 }
 

@@ -15,6 +15,8 @@ type dockerEffects struct {
 	cpu     string
 	memory  string
 	env     []envVar
+	// field is the cube key the flags are written under, for messages.
+	field string
 }
 
 // flagsWithValue are the docker run flags that take a value.
@@ -29,7 +31,7 @@ var flagsWithValue = map[string]bool{
 // mapDockerArgs maps the flags of a docker run flag string that have a
 // Kubernetes meaning, and warns about each one that has none.
 func mapDockerArgs(a dockerArgs, diags *Diagnostics) dockerEffects {
-	var fx dockerEffects
+	fx := dockerEffects{field: a.Field}
 	tokens, err := splitWords(a.Text)
 	if err != nil {
 		diags.errorf(a.Pos, a.Field, "%v", err)

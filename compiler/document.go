@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"regexp"
 	"fmt"
 	"strings"
 
@@ -27,7 +28,7 @@ func checkDocument(s *schema.Schema, f *ast.File, kind schema.Kind, diags *Diagn
 	file := f.Filename
 	data := s.Context.BuildFile(f)
 	if err := data.Err(); err != nil {
-		addCUEErrors(diags, file, err)
+		addCUEErrors(diags, file, err, "")
 		return nil, false
 	}
 	doc := &document{file: file, kind: kind, data: data, value: data.Unify(s.Def(kind))}
@@ -202,8 +203,16 @@ func friendly(format string, args []any) string {
 			}
 		}
 	}
+	if m := outOfBound.FindStringSubmatch(msg); m != nil {
+		return fmt.Sprintf("got %s, want %s %s", m[1], boundWords[m[2]], m[3])
+	}
 	return msg
 }
+
+// outOfBound matches CUE's message for a number outside a bound.
+var outOfBound = regexp.MustCompile(`^invalid value (\S+) \(out of bound ([<>]=?)(\S+)\)$`)
+
+var boundWords = map[string]string{">=": "at least", "<=": "at most", ">": "more than", "<": "less than"}
 
 // checkRequired walks the unified value and reports every required field
 // the file leaves out. CUE reports these only when nothing else is wrong,

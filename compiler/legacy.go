@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"fmt"
 	"path/filepath"
 
 	"cuelang.org/go/cue"
@@ -33,7 +34,7 @@ func decodeLegacyRoot(s *schema.Schema, f *ast.File, image string, imagePos Pos,
 	list, _ := doc.value.LookupPath(pathOf("tasks")).List()
 	for i := 0; list.Next(); i++ {
 		rel, _ := list.Value().String()
-		tf, ok := readYAML(filepath.Join(dir, rel), diags)
+		tf, ok := readYAML(filepath.Join(dir, rel), fmt.Sprintf("tasks[%d]", i), diags)
 		if !ok {
 			continue
 		}

@@ -18,15 +18,16 @@ func newLoader(s *schema.Schema, diags *Diagnostics) *loader {
 	return &loader{s: s, diags: diags, cubes: map[string]*cube{}}
 }
 
-// cube loads the cube in a folder or file, in either layout. A legacy root
-// takes its image from platforms/docker.yaml beside it.
-func (l *loader) cube(path string) *cube {
+// cube loads the cube in a folder or file, in either layout, named by the
+// flag or key via. A legacy root takes its image from
+// platforms/docker.yaml beside it.
+func (l *loader) cube(path, via string) *cube {
 	file := filepath.Clean(cubeFile(path))
 	if c, ok := l.cubes[file]; ok {
 		return c
 	}
 	l.cubes[file] = nil
-	f, ok := readYAML(file, l.diags)
+	f, ok := readYAML(file, via, l.diags)
 	if !ok {
 		return nil
 	}
@@ -46,7 +47,7 @@ func (l *loader) legacyImage(file string) (string, Pos) {
 	if _, err := os.Stat(file); err != nil {
 		return "", Pos{}
 	}
-	f, ok := readYAML(file, l.diags)
+	f, ok := readYAML(file, "--mlcube", l.diags)
 	if !ok {
 		return "", Pos{}
 	}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/validation"
+
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
 )
 
@@ -233,12 +235,12 @@ func (lw *lowering) env(st *stepSpec, fx dockerEffects) []ir.EnvVar {
 	merged := map[string]ir.EnvVar{}
 	for _, src := range []source{
 		{st.Cube.Env, "docker.env_args", false},
-		{fx.env, "docker.gpu_args", false},
+		{fx.env, fx.field, false},
 		{st.EnvFileVars, st.field + ".envFile", true},
 		{st.Env, st.field + ".env", true},
 	} {
 		for _, e := range src.vars {
-			field := src.field + "." + e.Name
+			field := joinPath(src.field, e.Name)
 			if !envName.MatchString(e.Name) {
 				lw.diags.errorf(e.Pos, field, "%q is not a valid environment variable name", e.Name)
 				continue
@@ -253,7 +255,14 @@ func (lw *lowering) env(st *stepSpec, fx dockerEffects) []ir.EnvVar {
 			merged[e.Name] = ir.EnvVar{Name: e.Name, Value: value}
 		}
 	}
+	own := map[string]bool{}
+	for _, e := range st.Env {
+		own[e.Name] = true
+	}
 	for _, e := range append(append([]secretEnvVar{}, lw.spec.SecretEnv...), st.SecretEnv...) {
+		if own[e.Name] {
+			lw.diags.errorf(e.Pos, "secretEnv."+e.Name, "%s is also set by %s.env; a variable comes from env or from secretEnv, not both", e.Name, st.field)
+		}
 		merged[e.Name] = ir.EnvVar{Name: e.Name, Secret: &ir.SecretKey{Secret: e.Secret, Key: e.Key}}
 	}
 	var out []ir.EnvVar
@@ -284,15 +293,17 @@ func (lw *lowering) resources(st *stepSpec, gpus int, fx dockerEffects) ir.Resou
 // scheduling merges the platform's GPU or CPU scheduling with the step's;
 // the step wins for a node selector key, and tolerations add up.
 func (lw *lowering) scheduling(st *stepSpec, s *ir.Step, gpu bool) {
-	base := lw.plat.CPU
+	base, section := lw.plat.CPU, "cpu"
 	if gpu {
-		base = lw.plat.GPU.scheduling
+		base, section = lw.plat.GPU.scheduling, "gpu"
 	}
 	sel := map[string]string{}
 	for k, v := range base.NodeSelector {
+		lw.labelKey(k, lw.plat.at(section, "nodeSelector", k), joinPath(section+".nodeSelector", k))
 		sel[k] = v
 	}
 	for k, v := range st.NodeSelector {
+		lw.labelKey(k, st.pos("nodeSelector", k), joinPath(st.field+".nodeSelector", k))
 		sel[k] = v
 	}
 	if len(sel) > 0 {
@@ -309,6 +320,13 @@ func (lw *lowering) scheduling(st *stepSpec, s *ir.Step, gpu bool) {
 		s.Tolerations = append(s.Tolerations, ir.Toleration{Key: t.Key, Operator: t.Operator, Value: t.Value, Effect: t.Effect, TolerationSeconds: t.TolerationSeconds})
 	}
 	s.SecurityContext = mergeSecurity(lw.plat.SecurityContext, st.SecurityContext)
+}
+
+// labelKey checks a node selector key, which is a Kubernetes label key.
+func (lw *lowering) labelKey(k string, pos Pos, field string) {
+	if len(validation.IsQualifiedName(k)) > 0 {
+		lw.diags.errorf(pos, field, "%q is not a valid label key: an optional DNS prefix and '/', then at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit", k)
+	}
 }
 
 // mergeSecurity lays the step's security settings over the platform's.

@@ -58,7 +58,7 @@ func (l *loader) decodePipeline(f *ast.File, defaultCube func() *cube) *pipeline
 			cubes[name] = nil
 			return
 		}
-		cubes[name] = l.cube(path)
+		cubes[name] = l.cube(path, "cubes."+name)
 	})
 	if len(cubeNames) == 0 {
 		cubes[""] = defaultCube()
@@ -131,12 +131,12 @@ func decodeSecretEnv(doc *document, v cue.Value, path ...string) []secretEnvVar 
 func (l *loader) decodeStep(doc *document, name string, sv cue.Value, cubes map[string]*cube, cubeNames []string) *stepSpec {
 	var sf stepFields
 	if err := sv.Decode(&sf); err != nil {
-		l.diags.errorf(doc.at("steps", name), "steps."+name, "decoding: %v", err)
+		l.diags.errorf(doc.at("steps", name), joinPath("steps", name), "decoding: %v", err)
 		return nil
 	}
 	for _, key := range []string{"mpi", "dask"} {
 		if sv.LookupPath(pathOf(key)).Exists() {
-			l.diags.errorf(doc.at("steps", name, key), "steps."+name+"."+key, "distributed steps are not supported by this version of mlcube-compile")
+			l.diags.errorf(doc.at("steps", name, key), joinPath("steps", name)+"."+key, "distributed steps are not supported by this version of mlcube-compile")
 		}
 	}
 	st := &stepSpec{
@@ -144,7 +144,7 @@ func (l *loader) decodeStep(doc *document, name string, sv cue.Value, cubes map[
 		Inputs: sf.Inputs, Outputs: sf.Outputs, Args: sf.Args,
 		Resources: sf.Resources, NodeSelector: sf.NodeSelector, Tolerations: sf.Tolerations,
 		SecurityContext: sf.SecurityContext, Retries: sf.Retries, Timeout: sf.Timeout,
-		field: "steps." + name,
+		field: joinPath("steps", name),
 		pos:   func(sels ...string) Pos { return doc.at(append([]string{"steps", name}, sels...)...) },
 	}
 	for i := range sf.After {

@@ -2,6 +2,7 @@ package compiler
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
 
 	"cuelang.org/go/cue/ast"
@@ -149,7 +150,15 @@ func scalarText(e ast.Expr) string {
 	return lit.Value
 }
 
+// plainKey is a key that a field path can show without quotes.
+var plainKey = regexp.MustCompile(`^[A-Za-z0-9_./-]+$`)
+
+// joinPath appends a key to a field path, quoting a key with spaces or
+// other characters that would make the path hard to read.
 func joinPath(prefix, name string) string {
+	if !plainKey.MatchString(name) {
+		name = strconv.Quote(name)
+	}
 	if prefix == "" {
 		return name
 	}

@@ -24,7 +24,7 @@ func loadCubeText(t *testing.T, text string) (*cube, Diagnostics) {
 	s.Lock()
 	defer s.Unlock()
 	var diags Diagnostics
-	c := newLoader(s, &diags).cube(dir)
+	c := newLoader(s, &diags).cube(dir, "--mlcube")
 	return c, diags
 }
 

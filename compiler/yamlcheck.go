@@ -51,7 +51,7 @@ func (c *treeCheck) mapping(decls []ast.Decl, prefix string, depth int) {
 func (c *treeCheck) value(e ast.Expr, path string, depth int) {
 	if depth > maxDepth {
 		if !c.tooDeep {
-			c.errorf(posOf(e.Pos()), path, "nested more than %d levels deep; no spec needs that many", maxDepth)
+			c.errorf(posOf(e.Pos()), shortPath(path), "nested more than %d levels deep; no spec needs that many", maxDepth)
 			c.tooDeep = true
 		}
 		return
@@ -106,4 +106,13 @@ func quoteShort(s string) string {
 		return fmt.Sprintf("%q…", string(r[:max]))
 	}
 	return fmt.Sprintf("%q", s)
+}
+
+// shortPath cuts a long field path for a message.
+func shortPath(path string) string {
+	const max = 40
+	if len(path) > max {
+		return path[:max] + "…"
+	}
+	return path
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"cuelang.org/go/cue/ast"
 	"cuelang.org/go/cue/errors"
@@ -18,47 +19,86 @@ import (
 const maxSpecBytes = 4 << 20
 
 // readYAML reads one YAML spec file and parses it keeping positions.
-// Problems are reported against the file.
-func readYAML(path string, diags *Diagnostics) (*ast.File, bool) {
+// Problems are reported against the file; via names the flag or key that
+// named it, the field for problems with the file as a whole.
+func readYAML(path, via string, diags *Diagnostics) (*ast.File, bool) {
 	whole := Pos{File: path}
 	info, err := os.Stat(path)
 	switch {
 	case err != nil:
-		diags.errorf(whole, "", "cannot read: %v", unwrapPathError(err))
+		diags.errorf(whole, via, "cannot read: %v", unwrapPathError(err))
 		return nil, false
 	case info.IsDir():
-		diags.errorf(whole, "", "is a folder, want a YAML file")
+		diags.errorf(whole, via, "is a folder, want a YAML file")
 		return nil, false
 	case info.Size() > maxSpecBytes:
-		diags.errorf(whole, "", "file is %d bytes, larger than the %d-byte limit for a spec", info.Size(), maxSpecBytes)
+		diags.errorf(whole, via, "file is %d bytes, larger than the %d-byte limit for a spec", info.Size(), maxSpecBytes)
 		return nil, false
 	}
 	src, err := os.ReadFile(path)
 	if err != nil {
-		diags.errorf(whole, "", "cannot read: %v", unwrapPathError(err))
+		diags.errorf(whole, via, "cannot read: %v", unwrapPathError(err))
 		return nil, false
 	}
+	return parseYAML(path, via, src, diags)
+}
+
+// parseYAML parses the bytes of the spec file path and checks the tree:
+// one mapping, no duplicate keys, no engine template syntax.
+func parseYAML(path, via string, src []byte, diags *Diagnostics) (*ast.File, bool) {
+	whole := Pos{File: path}
 	if len(bytes.TrimSpace(src)) == 0 {
-		diags.errorf(whole, "", "file is empty")
+		diags.errorf(whole, via, "file is empty")
+		return nil, false
+	}
+	if onlyComments(src) {
+		diags.errorf(whole, via, "file is empty: it holds only comments")
 		return nil, false
 	}
 	if bytes.IndexByte(src, 0) >= 0 {
-		diags.errorf(whole, "", "file is binary, want YAML")
+		diags.errorf(whole, via, "file is binary, want YAML")
 		return nil, false
 	}
 	f, err := yaml.Extract(path, src)
 	if err != nil {
-		addCUEErrors(diags, path, err)
+		addCUEErrors(diags, path, err, templateHint(src))
 		return nil, false
 	}
-	if len(f.Decls) == 0 || !isMapping(f) {
-		diags.errorf(Pos{File: path, Line: 1, Col: 1}, "", "want a YAML mapping at the top of the file")
+	top := Pos{File: path, Line: 1, Col: 1}
+	switch {
+	case !isMapping(f) && bytes.Contains(src, []byte("\n---")):
+		diags.errorf(top, via, "the file holds several YAML documents; a spec is one document, so remove the --- lines")
+		return nil, false
+	case !isMapping(f):
+		diags.errorf(top, via, "want a YAML mapping at the top of the file")
 		return nil, false
 	}
 	if !checkTree(f, diags) {
 		return nil, false
 	}
 	return f, true
+}
+
+// onlyComments reports whether src holds nothing but blank lines and
+// comments.
+func onlyComments(src []byte) bool {
+	for _, line := range bytes.Split(src, []byte("\n")) {
+		line = bytes.TrimSpace(line)
+		if len(line) > 0 && line[0] != '#' {
+			return false
+		}
+	}
+	return true
+}
+
+// templateHint explains a YAML error in a file that is still a template.
+func templateHint(src []byte) string {
+	for _, mark := range []string{"{%", "{{"} {
+		if bytes.Contains(src, []byte(mark)) {
+			return " (the file holds template syntax " + mark + "; render the template first)"
+		}
+	}
+	return ""
 }
 
 // isMapping reports whether the document is a mapping, which is what every
@@ -89,13 +129,17 @@ func posOf(p token.Pos) Pos {
 	return Pos{File: p.Filename(), Line: p.Line(), Col: p.Column()}
 }
 
+// hugeNumber matches what the YAML decoder says of an integer too large
+// for it.
+var hugeNumber = regexp.MustCompile(`illegal number start "number & (\S+)"`)
+
 // yamlErrorLine matches the YAML parser's errors, which name a line only.
 var yamlErrorLine = regexp.MustCompile(`^(?:.*?:(\d+): |yaml: line (\d+): )(.*)$`)
 
 // addCUEErrors records parse errors, which carry a position but no field.
 // The YAML parser's own errors give a line and no column; those point at
-// the start of the line.
-func addCUEErrors(diags *Diagnostics, file string, err error) {
+// the start of the line. hint is added to each message.
+func addCUEErrors(diags *Diagnostics, file string, err error, hint string) {
 	for _, e := range errors.Errors(err) {
 		pos := Pos{File: file, Line: 1, Col: 1}
 		if p := posOf(e.Position()); p.File != "" {
@@ -110,7 +154,11 @@ func addCUEErrors(diags *Diagnostics, file string, err error) {
 			line, _ := strconv.Atoi(m[1] + m[2])
 			pos.Line, msg = line, m[3]
 		}
-		diags.errorf(pos, "", "YAML: %s", msg)
+		msg = strings.TrimPrefix(msg, file+": ")
+		if m := hugeNumber.FindStringSubmatch(msg); m != nil {
+			msg = m[1] + " is too large a number"
+		}
+		diags.errorf(pos, "", "YAML: %s%s", msg, hint)
 	}
 }
 

@@ -97,12 +97,12 @@ tasks:
 		name:  "a missing cube folder",
 		files: map[string]string{},
 		args:  []string{"--mlcube", "$DIR/nowhere"},
-		want:  []string{"$DIR/nowhere: cannot read: no such file or directory"},
+		want:  []string{"$DIR/nowhere: --mlcube: cannot read: no such file or directory"},
 		code:  1,
 	}, {
 		name:  "an empty file",
 		files: map[string]string{"mlcube.yaml": "\n"},
-		want:  []string{"$DIR/mlcube.yaml: file is empty"},
+		want:  []string{"$DIR/mlcube.yaml: --mlcube: file is empty"},
 		code:  1,
 	}, {
 		name: "a malformed env file line",

@@ -81,20 +81,27 @@ func TestGolden(t *testing.T) {
 				t.Fatalf("two compiles of the same inputs differ")
 			}
 			golden := filepath.Join(repoRoot, "testdata", "golden", "argo", name+".yaml")
-			if *update {
-				if err := os.WriteFile(golden, []byte(first), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test ./... -update)", err)
-			}
-			if string(want) != first {
-				t.Errorf("output differs from %s; run go test ./... -update and read the diff", golden)
-			}
-			validateWorkflow(t, golden, string(want))
+			compareGolden(t, golden, first)
+			validateWorkflow(t, golden, first)
 		})
+	}
+}
+
+// compareGolden compares got with the golden file, or rewrites the file
+// under -update.
+func compareGolden(t *testing.T, golden, got string) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run go test ./... -update)", err)
+	}
+	if string(want) != got {
+		t.Errorf("output differs from %s; run go test ./... -update and read the diff\ngot:\n%s", golden, got)
 	}
 }
 

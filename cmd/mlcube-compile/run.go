@@ -11,17 +11,15 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/mlcube-compile/mlcube-compile/backends/argo"
 	"github.com/mlcube-compile/mlcube-compile/backends/manifest"
 	"github.com/mlcube-compile/mlcube-compile/compiler"
 )
 
 // Exit codes.
 const (
-	exitOK       = 0
-	exitBadSpec  = 1
-	exitUsage    = 2
-	backendNames = "argo"
+	exitOK      = 0
+	exitBadSpec = 1
+	exitUsage   = 2
 )
 
 // version is set at link time; otherwise it comes from the build info.
@@ -94,7 +92,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			return usageError{err}
 		},
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "backend", Aliases: []string{"b"}, Value: "argo", Usage: "what to emit: " + backendNames},
+			&cli.StringFlag{Name: "backend", Aliases: []string{"b"}, Value: "argo", Usage: "what to emit: " + backendList()},
 			&cli.StringFlag{Name: "mlcube", Aliases: []string{"m"}, Value: ".", Usage: "cube folder or its mlcube.yaml"},
 			&cli.StringFlag{Name: "platform", Aliases: []string{"p"}, Usage: "platform file (or a legacy platforms/docker.yaml)"},
 			&cli.StringFlag{Name: "task", Aliases: []string{"t"}, Usage: "pipeline file or legacy invoke file; default: every task of the cube"},
@@ -108,9 +106,9 @@ func compile(c *cli.Context, stdout, stderr io.Writer) error {
 	if c.NArg() > 0 {
 		return usageError{fmt.Errorf("unexpected argument %q", c.Args().First())}
 	}
-	backend := c.String("backend")
-	if backend != "argo" {
-		return usageError{fmt.Errorf("unknown backend %q (backends: %s)", backend, backendNames)}
+	emit, ok := backends[c.String("backend")]
+	if !ok {
+		return usageError{fmt.Errorf("unknown backend %q (backends: %s)", c.String("backend"), backendList())}
 	}
 	opts := compiler.Options{MLCube: c.String("mlcube"), Platform: c.String("platform"), Task: c.String("task")}
 	p, diags, err := compiler.Compile(opts)
@@ -120,7 +118,7 @@ func compile(c *cli.Context, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	wf, err := argo.Compile(p, argo.Options{})
+	objs, err := emit(p)
 	var tooLarge *manifest.TooLargeError
 	switch {
 	case errors.As(err, &tooLarge):
@@ -128,7 +126,7 @@ func compile(c *cli.Context, stdout, stderr io.Writer) error {
 	case err != nil:
 		return internalError{input: describe(opts), err: err}
 	}
-	out, err := manifest.Encode(wf)
+	out, err := manifest.Encode(objs...)
 	if err != nil {
 		return internalError{input: describe(opts), err: err}
 	}

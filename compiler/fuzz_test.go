@@ -1,0 +1,98 @@
+package compiler
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mlcube-compile/mlcube-compile/schema"
+)
+
+// addSpecSeeds seeds a fuzz target with every YAML file of the examples
+// and of the bad-input corpus.
+func addSpecSeeds(f *testing.F, ext string) {
+	for _, root := range []string{"../examples", "../testdata/bad", "../../shared/cubes"} {
+		_ = filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(path, ext) {
+				return nil
+			}
+			if info, err := d.Info(); err != nil || info.Size() > 1<<16 {
+				return nil
+			}
+			if src, err := os.ReadFile(path); err == nil {
+				f.Add(src)
+			}
+			return nil
+		})
+	}
+}
+
+// checkDiagnostics fails on a diagnostic that does not say where or what.
+func checkDiagnostics(t *testing.T, diags Diagnostics) {
+	for _, d := range diags {
+		if d.Pos.File == "" || d.Message == "" {
+			t.Fatalf("diagnostic without a file or a message: %#v", d)
+		}
+	}
+}
+
+// FuzzSpec feeds bytes to the front end as every kind of spec: the YAML
+// parser, the tree checks, reference resolution and the CUE schemas.
+func FuzzSpec(f *testing.F) {
+	addSpecSeeds(f, ".yaml")
+	s, err := schema.Load()
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		s.Lock()
+		defer s.Unlock()
+		decoders := []func(file string, diags *Diagnostics){
+			func(file string, diags *Diagnostics) {
+				if ast, ok := parseYAML(file, "spec", src, diags); ok {
+					decodeCube(s, ast, diags)
+				}
+			},
+			func(file string, diags *Diagnostics) {
+				if ast, ok := parseYAML(file, "spec", src, diags); ok {
+					decodePlatform(s, ast, diags)
+				}
+			},
+			func(file string, diags *Diagnostics) {
+				if ast, ok := parseYAML(file, "spec", src, diags); ok {
+					decodeLegacyPlatform(s, ast, diags)
+				}
+			},
+			func(file string, diags *Diagnostics) {
+				if ast, ok := parseYAML(file, "spec", src, diags); ok {
+					newLoader(s, diags).decodePipeline(ast, func() *cube { return nil })
+				}
+			},
+		}
+		for _, decode := range decoders {
+			var diags Diagnostics
+			decode("spec.yaml", &diags)
+			checkDiagnostics(t, diags)
+		}
+	})
+}
+
+// FuzzEnvFile feeds bytes to the env file parser. Whatever it accepts must
+// be a valid variable whose value holds no engine syntax.
+func FuzzEnvFile(f *testing.F) {
+	addSpecSeeds(f, ".env")
+	for _, seed := range []string{"A=1\n", "export B='x y'\n# c\n\nC=\"q\"\n", "bad line\n", "D=$(id)\n", "E={{x}}\n", "=1\n", "F==\n"} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		var diags Diagnostics
+		vars := parseEnvFile("x.env", src, "steps.s.envFile", &diags)
+		checkDiagnostics(t, diags)
+		for _, v := range vars {
+			if !envKey.MatchString(v.Name) || templateSyntax(v.Value) != "" || v.Pos.Line < 1 {
+				t.Fatalf("accepted %#v", v)
+			}
+		}
+	})
+}
