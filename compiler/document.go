@@ -1,8 +1,8 @@
 package compiler
 
 import (
-	"regexp"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"cuelang.org/go/cue"

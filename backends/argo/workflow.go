@@ -52,7 +52,7 @@ func Compile(p *ir.Pipeline, _ Options) (*wfv1.Workflow, error) {
 		return nil, err
 	}
 	if err := validate.ValidateWorkflow(nil, nil, wf, nil, validate.ValidateOpts{Lint: true}); err != nil {
-		return nil, fmt.Errorf("Argo's validator rejected the generated Workflow: %w", err)
+		return nil, fmt.Errorf("the Workflow fails Argo's validator: %w", err)
 	}
 	return wf, nil
 }
