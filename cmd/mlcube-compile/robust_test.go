@@ -1,0 +1,129 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+)
+
+// mapHeavyPipeline has many steps, each with many env vars and node
+// selector keys, and many params: every map the compiler iterates.
+func mapHeavyPipeline() string {
+	var b strings.Builder
+	b.WriteString("params:\n")
+	for i := 0; i < 20; i++ {
+		fmt.Fprintf(&b, "  p%02d: {default: v%d}\n", i, i)
+	}
+	b.WriteString("steps:\n")
+	for s := 0; s < 40; s++ {
+		fmt.Fprintf(&b, "  step-%02d:\n    task: %s\n    env:\n", s, []string{"prepare", "train"}[s%2])
+		for e := 0; e < 15; e++ {
+			fmt.Fprintf(&b, "      VAR_%02d: ${params.p%02d}-%d\n", e, (s+e)%20, s)
+		}
+		b.WriteString("    nodeSelector:\n")
+		for k := 0; k < 8; k++ {
+			fmt.Fprintf(&b, "      example.com/k%d: v%d\n", k, (s+k)%3)
+		}
+		if s%2 == 1 {
+			fmt.Fprintf(&b, "    inputs: {data_dir: data/%02d/}\n    outputs: {model_dir: model/%02d/}\n", s-1, s)
+		} else {
+			fmt.Fprintf(&b, "    outputs: {data_dir: data/%02d/}\n", s)
+		}
+	}
+	return b.String()
+}
+
+func TestDeterministicUnderStress(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"mlcube.yaml": goodCube, "p.yaml": mapHeavyPipeline()})
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, b := range backendNames {
+		args := []string{"mlcube-compile", "--backend", b, "-m", dir, "-t", dir + "/p.yaml"}
+		first, stderr, code := compileArgs(t, args...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", b, code, stderr)
+		}
+		for _, procs := range []int{1, 8} {
+			runtime.GOMAXPROCS(procs)
+			for i := 0; i < 50; i++ {
+				if out, _, _ := compileArgs(t, args...); out != first {
+					t.Fatalf("%s: run %d with GOMAXPROCS=%d differs from the first", b, i, procs)
+				}
+			}
+		}
+	}
+}
+
+// failingWriter fails every write, as a closed pipe or a full disk does.
+type failingWriter struct{ err error }
+
+func (w failingWriter) Write([]byte) (int, error) { return 0, w.err }
+
+func TestWriteErrorsExitOne(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"mlcube.yaml": goodCube})
+	for _, err := range []error{syscall.EPIPE, syscall.ENOSPC} {
+		var stderr bytes.Buffer
+		code := run([]string{"mlcube-compile", "-m", dir}, failingWriter{err}, &stderr)
+		want := "mlcube-compile: writing the output: " + err.Error() + "\n"
+		if code != exitBadSpec || stderr.String() != want {
+			t.Errorf("exit %d, stderr %q; want exit 1 and %q", code, stderr.String(), want)
+		}
+	}
+}
+
+func TestInternalErrorsAskForAReport(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"mlcube.yaml": goodCube})
+	backends["broken"] = func(*ir.Pipeline) ([]any, error) { return nil, errors.New("the validator says no") }
+	backends["panicking"] = func(*ir.Pipeline) ([]any, error) { panic("index out of range") }
+	defer delete(backends, "broken")
+	defer delete(backends, "panicking")
+	for _, b := range []string{"broken", "panicking"} {
+		stdout, stderr, code := compileArgs(t, "mlcube-compile", "--backend", b, "-m", dir)
+		if code != exitBadSpec || stdout != "" {
+			t.Errorf("%s: exit %d, %d bytes on stdout", b, code, len(stdout))
+		}
+		for _, want := range []string{"mlcube-compile: internal error compiling ", dir, "please report"} {
+			if !strings.Contains(stderr, want) {
+				t.Errorf("%s: stderr lacks %q:\n%s", b, want, stderr)
+			}
+		}
+		if strings.Contains(stderr, "goroutine ") || strings.Contains(stderr, ".go:") {
+			t.Errorf("%s: stderr shows a stack:\n%s", b, stderr)
+		}
+	}
+}
+
+func TestClosedStdoutPipe(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := filepath.Join(t.TempDir(), "mlcube-compile")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	var stderr bytes.Buffer
+	cmd := exec.Command(bin, "--mlcube", filepath.Join(repoRoot, "examples", "mnist"))
+	cmd.Stdout, cmd.Stderr = w, &stderr
+	err = cmd.Run()
+	w.Close()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != exitBadSpec {
+		t.Fatalf("got %v, want exit 1; stderr:\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "mlcube-compile: writing the output: ") || !strings.Contains(stderr.String(), "broken pipe") {
+		t.Errorf("stderr: %q", stderr.String())
+	}
+}
