@@ -3,8 +3,11 @@
 GO          ?= go
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.7.0
 BIN         ?= bin/mlcube-compile
+FUZZTIME    ?= 30s
+# Each fuzz target, as package:name.
+FUZZ_TARGETS = ./compiler:FuzzSpec ./compiler:FuzzEnvFile ./cmd/mlcube-compile:FuzzCompile
 
-.PHONY: help build test golden lint fmt tidy ci
+.PHONY: help build test golden lint fmt tidy fuzz ci
 
 help: ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-8s %s\n", $$1, $$2}'
@@ -21,6 +24,13 @@ golden: ## Rewrite the golden files; read the diff before committing it.
 lint: ## go vet and staticcheck (pinned).
 	$(GO) vet ./...
 	$(GO) run $(STATICCHECK) ./...
+
+fuzz: ## Run every fuzz target for FUZZTIME (30s) each; crashes land in testdata/fuzz.
+	@for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; name=$${t##*:}; \
+		echo "== $$name ($$pkg, $(FUZZTIME))"; \
+		$(GO) test $$pkg -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 5s || exit 1; \
+	done
 
 fmt: ## Format the Go sources.
 	gofmt -w $$(git ls-files '*.go')
