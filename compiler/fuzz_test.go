@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -95,4 +96,39 @@ func FuzzEnvFile(f *testing.F) {
 			}
 		}
 	})
+}
+
+// aliasBomb is a "billion laughs" document: ten levels of nine aliases.
+func aliasBomb() []byte {
+	var b strings.Builder
+	b.WriteString("a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n")
+	for i := 1; i < 10; i++ {
+		fmt.Fprintf(&b, "a%d: &a%d [", i, i)
+		for j := 0; j < 9; j++ {
+			if j > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, "*a%d", i-1)
+		}
+		b.WriteString("]\n")
+	}
+	return []byte(b.String())
+}
+
+func TestAliasBombIsRefused(t *testing.T) {
+	var diags Diagnostics
+	if _, ok := parseYAML("bomb.yaml", "--platform", aliasBomb(), &diags); ok || !strings.Contains(diags.Error(), "aliases expand to more than") {
+		t.Errorf("accepted, or refused for another reason: %v", diags)
+	}
+}
+
+// BenchmarkAliasBomb measures the time and memory a refused alias bomb
+// costs; issue 7 bounds them at 1 s and 200 MB.
+func BenchmarkAliasBomb(b *testing.B) {
+	src := aliasBomb()
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		var diags Diagnostics
+		parseYAML("bomb.yaml", "--platform", src, &diags)
+	}
 }
