@@ -8,15 +8,14 @@ import (
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 	apiv1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"github.com/mlcube-compile/mlcube-compile/backends/kube"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
 )
 
 const (
 	containerName = "main"
-	shmVolume     = "dshm"
 )
 
 // group is the steps that share one container template. Varying names the
@@ -121,27 +120,18 @@ func argOf(s *ir.Step, param string) ir.Arg {
 // parameter read the template's input of that name.
 func template(p *ir.Pipeline, s *ir.Step, name string, varying map[string]bool) wfv1.Template {
 	t := wfv1.Template{
-		Name:         name,
-		Metadata:     wfv1.Metadata{Labels: copyLabels(p.Labels)},
-		NodeSelector: s.NodeSelector,
-		Container:    container(s, varying),
-	}
-	for k, v := range s.Labels {
-		t.Metadata.Labels[k] = v
+		Name:            name,
+		Metadata:        wfv1.Metadata{Labels: kube.Labels(p.Labels, s.Labels)},
+		NodeSelector:    s.NodeSelector,
+		Container:       container(s, varying),
+		Tolerations:     kube.Tolerations(s.Tolerations),
+		SecurityContext: kube.PodSecurityContext(s.SecurityContext),
+		Volumes:         kube.ShmVolumes(s),
 	}
 	for _, a := range s.Args {
 		if a.Param != "" && varying[a.Param] {
 			t.Inputs.Parameters = append(t.Inputs.Parameters, wfv1.Parameter{Name: a.Param})
 		}
-	}
-	for _, tol := range s.Tolerations {
-		t.Tolerations = append(t.Tolerations, apiv1.Toleration{
-			Key: tol.Key, Operator: apiv1.TolerationOperator(tol.Operator), Value: tol.Value,
-			Effect: apiv1.TaintEffect(tol.Effect), TolerationSeconds: tol.TolerationSeconds,
-		})
-	}
-	if sc := s.SecurityContext; sc != nil {
-		t.SecurityContext = &apiv1.PodSecurityContext{RunAsUser: sc.RunAsUser, RunAsGroup: sc.RunAsGroup, FSGroup: sc.FSGroup, RunAsNonRoot: sc.RunAsNonRoot}
 	}
 	if s.Retry != nil {
 		limit := intstr.FromInt(s.Retry.Limit)
@@ -154,10 +144,6 @@ func template(p *ir.Pipeline, s *ir.Step, name string, varying map[string]bool) 
 		secs := intstr.FromInt(int(s.Timeout.Seconds()))
 		t.ActiveDeadlineSeconds = &secs
 	}
-	if s.ShmSize != "" {
-		size := mustQuantity(s.ShmSize)
-		t.Volumes = []apiv1.Volume{{Name: shmVolume, VolumeSource: apiv1.VolumeSource{EmptyDir: &apiv1.EmptyDirVolumeSource{Medium: apiv1.StorageMediumMemory, SizeLimit: &size}}}}
-	}
 	return t
 }
 
@@ -167,48 +153,19 @@ func container(s *ir.Step, varying map[string]bool) *apiv1.Container {
 		Name:            containerName,
 		Image:           s.Image,
 		ImagePullPolicy: apiv1.PullPolicy(s.ImagePullPolicy),
-	}
-	for _, w := range s.Command {
-		c.Command = append(c.Command, ir.KubeLiteral(w))
+		Command:         kube.Command(s.Command),
+		Env:             kube.Env(s.Env, parameterRef),
+		VolumeMounts:    kube.VolumeMounts(s),
+		Resources:       kube.Resources(s.Resources),
 	}
 	for _, a := range s.Args {
-		value := renderContainer(a.Value)
 		if a.Param != "" && varying[a.Param] {
-			value = "{{inputs.parameters." + a.Param + "}}"
+			c.Args = append(c.Args, ir.KubeLiteral(a.Prefix)+"{{inputs.parameters."+a.Param+"}}")
+			continue
 		}
-		c.Args = append(c.Args, ir.KubeLiteral(a.Prefix)+value)
+		c.Args = append(c.Args, kube.Arg(a, parameterRef))
 	}
-	for _, e := range s.Env {
-		c.Env = append(c.Env, envVar(e))
-	}
-	for _, m := range s.Mounts {
-		c.VolumeMounts = append(c.VolumeMounts, apiv1.VolumeMount{Name: m.Volume, MountPath: m.MountPath})
-	}
-	if s.ShmSize != "" {
-		c.VolumeMounts = append(c.VolumeMounts, apiv1.VolumeMount{Name: shmVolume, MountPath: "/dev/shm"})
-	}
-	c.Resources = resources(s.Resources)
 	return c
-}
-
-// resources requests cpu and memory and limits GPUs, which Kubernetes
-// requires for extended resources.
-func resources(r ir.Resources) apiv1.ResourceRequirements {
-	var out apiv1.ResourceRequirements
-	req := apiv1.ResourceList{}
-	if r.CPU != "" {
-		req[apiv1.ResourceCPU] = mustQuantity(r.CPU)
-	}
-	if r.Memory != "" {
-		req[apiv1.ResourceMemory] = mustQuantity(r.Memory)
-	}
-	if len(req) > 0 {
-		out.Requests = req
-	}
-	if r.GPU > 0 {
-		out.Limits = apiv1.ResourceList{apiv1.ResourceName(r.GPUResource): *resource.NewQuantity(int64(r.GPU), resource.DecimalSI)}
-	}
-	return out
 }
 
 // render writes t with Argo's references to workflow parameters.
@@ -223,16 +180,6 @@ func renderContainer(t ir.Text) string {
 
 func parameterRef(param string) string {
 	return "{{workflow.parameters." + param + "}}"
-}
-
-// envVar sets a variable from its value or from a key of a Secret.
-func envVar(e ir.EnvVar) apiv1.EnvVar {
-	if e.Secret == nil {
-		return apiv1.EnvVar{Name: e.Name, Value: renderContainer(e.Value)}
-	}
-	return apiv1.EnvVar{Name: e.Name, ValueFrom: &apiv1.EnvVarSource{SecretKeyRef: &apiv1.SecretKeySelector{
-		LocalObjectReference: apiv1.LocalObjectReference{Name: e.Secret.Secret}, Key: e.Secret.Key,
-	}}}
 }
 
 // checkText refuses user text that Argo's template expander would read.
@@ -275,15 +222,4 @@ func checkText(p *ir.Pipeline) error {
 		return fmt.Errorf("%s", strings.Join(bad, "\n"))
 	}
 	return nil
-}
-
-// mustQuantity parses a quantity the compiler has already checked. A bad
-// one here is a compiler bug; it becomes a zero quantity, which the
-// validator and the tests catch, rather than a crash.
-func mustQuantity(s string) resource.Quantity {
-	q, err := resource.ParseQuantity(s)
-	if err != nil {
-		return resource.Quantity{}
-	}
-	return q
 }

@@ -8,6 +8,7 @@ import (
 	apiv1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/mlcube-compile/mlcube-compile/backends/kube"
 	"github.com/mlcube-compile/mlcube-compile/backends/manifest"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
 )
@@ -31,7 +32,7 @@ func Compile(p *ir.Pipeline, _ Options) (*wfv1.Workflow, error) {
 		ObjectMeta: metav1.ObjectMeta{
 			GenerateName: "mlcube-" + p.Name + "-",
 			Namespace:    p.Namespace,
-			Labels:       copyLabels(p.Labels),
+			Labels:       kube.Labels(p.Labels),
 		},
 		Spec: wfv1.WorkflowSpec{
 			Entrypoint:         entry,
@@ -40,9 +41,7 @@ func Compile(p *ir.Pipeline, _ Options) (*wfv1.Workflow, error) {
 			Templates:          append([]wfv1.Template{{Name: entry, DAG: &wfv1.DAGTemplate{Tasks: tasks}}}, templates...),
 		},
 	}
-	for _, s := range p.ImagePullSecrets {
-		wf.Spec.ImagePullSecrets = append(wf.Spec.ImagePullSecrets, apiv1.LocalObjectReference{Name: s})
-	}
+	wf.Spec.ImagePullSecrets = kube.ImagePullSecrets(p.ImagePullSecrets)
 	if p.TTLSecondsAfterFinished != nil {
 		wf.Spec.TTLStrategy = &wfv1.TTLStrategy{SecondsAfterCompletion: p.TTLSecondsAfterFinished}
 	}
@@ -87,31 +86,9 @@ func addVolumes(wf *wfv1.Workflow, vols []ir.Volume) {
 			})
 			continue
 		}
-		claim := apiv1.PersistentVolumeClaim{
-			ObjectMeta: metav1.ObjectMeta{Name: v.Name},
-			Spec: apiv1.PersistentVolumeClaimSpec{
-				Resources: apiv1.VolumeResourceRequirements{
-					Requests: apiv1.ResourceList{apiv1.ResourceStorage: mustQuantity(v.Create.Size)},
-				},
-			},
-		}
-		for _, m := range v.Create.AccessModes {
-			claim.Spec.AccessModes = append(claim.Spec.AccessModes, apiv1.PersistentVolumeAccessMode(m))
-		}
-		if v.Create.StorageClassName != "" {
-			sc := v.Create.StorageClassName
-			claim.Spec.StorageClassName = &sc
-		}
+		claim := apiv1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: v.Name}, Spec: kube.ClaimSpec(v.Create)}
 		wf.Spec.VolumeClaimTemplates = append(wf.Spec.VolumeClaimTemplates, claim)
 	}
-}
-
-func copyLabels(in map[string]string) map[string]string {
-	out := make(map[string]string, len(in))
-	for k, v := range in {
-		out[k] = v
-	}
-	return out
 }
 
 // uniqueName returns want, or want with a suffix when a template has it.

@@ -1,0 +1,163 @@
+// Package kube builds the Kubernetes pieces every backend's pods share: a
+// step's container fields, resources, env, scheduling and volumes, all
+// from the IR, so that Argo, Tekton and Job manifests agree.
+package kube
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+)
+
+// ShmVolume is the name of the memory-backed /dev/shm volume.
+const ShmVolume = "dshm"
+
+// Quantity parses a quantity the compiler has already checked. A bad one
+// here is a compiler bug; it becomes a zero quantity, which the validators
+// and the tests catch, rather than a crash.
+func Quantity(s string) resource.Quantity {
+	q, err := resource.ParseQuantity(s)
+	if err != nil {
+		return resource.Quantity{}
+	}
+	return q
+}
+
+// Resources requests cpu and memory and limits GPUs, which Kubernetes
+// requires for extended resources.
+func Resources(r ir.Resources) corev1.ResourceRequirements {
+	var out corev1.ResourceRequirements
+	req := corev1.ResourceList{}
+	if r.CPU != "" {
+		req[corev1.ResourceCPU] = Quantity(r.CPU)
+	}
+	if r.Memory != "" {
+		req[corev1.ResourceMemory] = Quantity(r.Memory)
+	}
+	if len(req) > 0 {
+		out.Requests = req
+	}
+	if r.GPU > 0 {
+		out.Limits = corev1.ResourceList{corev1.ResourceName(r.GPUResource): *resource.NewQuantity(int64(r.GPU), resource.DecimalSI)}
+	}
+	return out
+}
+
+// Command escapes the step's command words for the kubelet.
+func Command(words []string) []string {
+	var out []string
+	for _, w := range words {
+		out = append(out, ir.KubeLiteral(w))
+	}
+	return out
+}
+
+// Arg writes one container argument; ref writes a pipeline parameter
+// reference the engine's way.
+func Arg(a ir.Arg, ref func(param string) string) string {
+	return ir.KubeLiteral(a.Prefix) + a.Value.RenderContainer(ref)
+}
+
+// Env sets each variable from its value or from a key of a Secret.
+func Env(vars []ir.EnvVar, ref func(param string) string) []corev1.EnvVar {
+	var out []corev1.EnvVar
+	for _, e := range vars {
+		if e.Secret == nil {
+			out = append(out, corev1.EnvVar{Name: e.Name, Value: e.Value.RenderContainer(ref)})
+			continue
+		}
+		out = append(out, corev1.EnvVar{Name: e.Name, ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
+			LocalObjectReference: corev1.LocalObjectReference{Name: e.Secret.Secret}, Key: e.Secret.Key,
+		}}})
+	}
+	return out
+}
+
+// VolumeMounts mounts the step's volumes, and /dev/shm when it has one.
+func VolumeMounts(s *ir.Step) []corev1.VolumeMount {
+	var out []corev1.VolumeMount
+	for _, m := range s.Mounts {
+		out = append(out, corev1.VolumeMount{Name: m.Volume, MountPath: m.MountPath})
+	}
+	return append(out, ShmMounts(s)...)
+}
+
+// ShmMounts mounts /dev/shm when the step has one.
+func ShmMounts(s *ir.Step) []corev1.VolumeMount {
+	if s.ShmSize == "" {
+		return nil
+	}
+	return []corev1.VolumeMount{{Name: ShmVolume, MountPath: "/dev/shm"}}
+}
+
+// ShmVolumes is the memory-backed /dev/shm a step asks for, if any.
+func ShmVolumes(s *ir.Step) []corev1.Volume {
+	if s.ShmSize == "" {
+		return nil
+	}
+	size := Quantity(s.ShmSize)
+	return []corev1.Volume{{Name: ShmVolume, VolumeSource: corev1.VolumeSource{
+		EmptyDir: &corev1.EmptyDirVolumeSource{Medium: corev1.StorageMediumMemory, SizeLimit: &size},
+	}}}
+}
+
+// Tolerations converts the step's tolerations.
+func Tolerations(ts []ir.Toleration) []corev1.Toleration {
+	var out []corev1.Toleration
+	for _, t := range ts {
+		out = append(out, corev1.Toleration{
+			Key: t.Key, Operator: corev1.TolerationOperator(t.Operator), Value: t.Value,
+			Effect: corev1.TaintEffect(t.Effect), TolerationSeconds: t.TolerationSeconds,
+		})
+	}
+	return out
+}
+
+// PodSecurityContext converts the step's security settings; nil for none.
+func PodSecurityContext(sc *ir.SecurityContext) *corev1.PodSecurityContext {
+	if sc == nil {
+		return nil
+	}
+	return &corev1.PodSecurityContext{RunAsUser: sc.RunAsUser, RunAsGroup: sc.RunAsGroup, FSGroup: sc.FSGroup, RunAsNonRoot: sc.RunAsNonRoot}
+}
+
+// ImagePullSecrets names the platform's pull secrets.
+func ImagePullSecrets(names []string) []corev1.LocalObjectReference {
+	var out []corev1.LocalObjectReference
+	for _, n := range names {
+		out = append(out, corev1.LocalObjectReference{Name: n})
+	}
+	return out
+}
+
+// ClaimSpec is the spec of a claim created for each run.
+func ClaimSpec(c *ir.ClaimTemplate) corev1.PersistentVolumeClaimSpec {
+	spec := corev1.PersistentVolumeClaimSpec{
+		Resources: corev1.VolumeResourceRequirements{
+			Requests: corev1.ResourceList{corev1.ResourceStorage: Quantity(c.Size)},
+		},
+	}
+	for _, m := range c.AccessModes {
+		spec.AccessModes = append(spec.AccessModes, corev1.PersistentVolumeAccessMode(m))
+	}
+	if c.StorageClassName != "" {
+		sc := c.StorageClassName
+		spec.StorageClassName = &sc
+	}
+	return spec
+}
+
+// Labels copies labels and lays extra ones over them.
+func Labels(base map[string]string, extra ...map[string]string) map[string]string {
+	out := make(map[string]string, len(base))
+	for k, v := range base {
+		out[k] = v
+	}
+	for _, m := range extra {
+		for k, v := range m {
+			out[k] = v
+		}
+	}
+	return out
+}
