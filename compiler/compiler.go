@@ -2,6 +2,8 @@ package compiler
 
 import (
 	"fmt"
+	"os"
+	"strings"
 
 	"cuelang.org/go/cue/ast"
 
@@ -16,8 +18,9 @@ type Options struct {
 	// Platform is a platform file, or a legacy docker platform file
 	// (schema_type: mlcube_platform); optional.
 	Platform string
-	// Task is a pipeline file or a legacy invoke file; optional. Without
-	// it, every task of the cube runs, wired by path flow.
+	// Task is a pipeline file, a legacy invoke file, or the name of one
+	// task of the cube; optional. Without it, every task of the cube runs,
+	// wired by path flow.
 	Task string
 }
 
@@ -75,6 +78,9 @@ func readSpecs(s *schema.Schema, opts Options, diags *Diagnostics) (*pipelineSpe
 	if opts.Task == "" {
 		return cubePipeline(loadCube(nil)), plat
 	}
+	if isTaskName(opts.Task) {
+		return oneTask(loadCube(nil), opts.Task, diags), plat
+	}
 	f, ok := readYAML(opts.Task, "--task", diags)
 	if !ok {
 		return nil, plat
@@ -92,6 +98,31 @@ func readSpecs(s *schema.Schema, opts Options, diags *Diagnostics) (*pipelineSpe
 	}
 	diags.errorf(Pos{File: opts.Task, Line: 1, Col: 1}, "--task", "neither a pipeline file (with steps:) nor an MLCube invoke file (with schema_type: mlcube_invoke)")
 	return nil, plat
+}
+
+// isTaskName tells a task name given to --task from a file: it is not a
+// file, has no folder and no YAML extension.
+func isTaskName(s string) bool {
+	if _, err := os.Stat(s); err == nil {
+		return false
+	}
+	return !strings.ContainsAny(s, `/\`) && !strings.HasSuffix(s, ".yaml") && !strings.HasSuffix(s, ".yml")
+}
+
+// oneTask makes the pipeline that runs one task of a cube.
+func oneTask(c *cube, name string, diags *Diagnostics) *pipelineSpec {
+	p := cubePipeline(c)
+	if p == nil {
+		return nil
+	}
+	for _, st := range p.Steps {
+		if st.Name == name {
+			p.Steps = []*stepSpec{st}
+			return p
+		}
+	}
+	diags.errorf(Pos{File: c.File, Line: 1, Col: 1}, "--task", "%q is neither a file nor a task of cube %q (tasks: %s)", name, c.Name, strings.Join(sortedCopy(c.taskNames()), ", "))
+	return nil
 }
 
 // cubePipeline makes the pipeline that runs every task of a cube.

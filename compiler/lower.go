@@ -167,7 +167,7 @@ func (lw *lowering) claimVolume(claim string, pos Pos) (string, string) {
 	if !dnsSubdomain.MatchString(claim) {
 		lw.diags.errorf(pos, "k8s.pvc", "%q is not a valid PersistentVolumeClaim name (lower case letters, digits, '-' and '.')", claim)
 	}
-	name, _ := lw.volumeNames.take(claim, "pvc-"+claim)
+	name, _ := lw.volumeNames.take(claim, claim, "pvc-"+claim)
 	lw.claimVolumes[claim] = name
 	lw.volumes[name] = ir.Volume{Name: name, ClaimName: claim}
 	return name, root

@@ -91,3 +91,12 @@ func bytesText(n int) string {
 	}
 	return fmt.Sprintf("%d bytes", n)
 }
+
+// SpecError is a spec that asks for something a backend cannot emit, such
+// as a pipeline of several steps as one Job. It is the spec's fault, not
+// the compiler's; Field names what to change.
+type SpecError struct {
+	Field, Message string
+}
+
+func (e *SpecError) Error() string { return e.Field + ": " + e.Message }

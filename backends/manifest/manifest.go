@@ -39,17 +39,24 @@ func Encode(objs ...any) ([]byte, error) {
 
 // emptyNoise are fields that Go's object types write as {} when unset,
 // where {} means nothing. (An emptyDir: {} means something and is kept.)
-var emptyNoise = map[string]bool{"status": true, "arguments": true, "inputs": true, "outputs": true, "metadata": true, "resources": true}
+var emptyNoise = map[string]bool{
+	"status": true, "arguments": true, "inputs": true, "outputs": true, "metadata": true, "resources": true,
+	"computeResources": true, "taskRunTemplate": true,
+}
 
-// dropServerFields removes null creationTimestamp fields and empty noise at
-// any depth: Go's object types write them, and claim templates carry them too.
+// nullNoise are fields that Go's object types write as null when unset.
+var nullNoise = map[string]bool{"creationTimestamp": true, "spec": true}
+
+// dropServerFields removes null and empty noise at any depth: Go's object
+// types write it, and claim templates carry it too.
 func dropServerFields(v any) {
 	switch t := v.(type) {
 	case map[string]any:
-		if ts, ok := t["creationTimestamp"]; ok && ts == nil {
-			delete(t, "creationTimestamp")
-		}
 		for k, child := range t {
+			if child == nil && nullNoise[k] {
+				delete(t, k)
+				continue
+			}
 			dropServerFields(child)
 			if m, ok := child.(map[string]any); ok && len(m) == 0 && emptyNoise[k] {
 				delete(t, k)

@@ -139,7 +139,7 @@ tasks:
 		name:  "an unknown backend is a usage error",
 		files: map[string]string{"mlcube.yaml": goodCube},
 		args:  []string{"--backend", "airflow"},
-		want:  []string{`mlcube-compile: unknown backend "airflow" (backends: argo)`, "Run 'mlcube-compile --help' for usage."},
+		want:  []string{`mlcube-compile: unknown backend "airflow" (backends: argo, tekton, job)`, "Run 'mlcube-compile --help' for usage."},
 		code:  2,
 	}}
 	for _, tc := range cases {
@@ -246,7 +246,7 @@ func TestStepEnvBeatsEnvFileAndLegacyClaimsStayApart(t *testing.T) {
 	for _, v := range wf.Spec.Volumes {
 		claims[v.Name] = v.PersistentVolumeClaim.ClaimName
 	}
-	if len(claims) != 2 || claims["pvc-data-1"] != "data-1" || claims["pvc-data-1-2"] != "data.1" {
+	if len(claims) != 2 || claims["data-1"] != "data-1" || claims["pvc-data-1"] != "data.1" {
 		t.Fatalf("volumes %v: two claims must stay two volumes", claims)
 	}
 }

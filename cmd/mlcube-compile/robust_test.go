@@ -17,14 +17,14 @@ import (
 
 // mapHeavyPipeline has many steps, each with many env vars and node
 // selector keys, and many params: every map the compiler iterates.
-func mapHeavyPipeline() string {
+func mapHeavyPipeline(steps int) string {
 	var b strings.Builder
 	b.WriteString("params:\n")
 	for i := 0; i < 20; i++ {
 		fmt.Fprintf(&b, "  p%02d: {default: v%d}\n", i, i)
 	}
 	b.WriteString("steps:\n")
-	for s := 0; s < 40; s++ {
+	for s := 0; s < steps; s++ {
 		fmt.Fprintf(&b, "  step-%02d:\n    task: %s\n    env:\n", s, []string{"prepare", "train"}[s%2])
 		for e := 0; e < 15; e++ {
 			fmt.Fprintf(&b, "      VAR_%02d: ${params.p%02d}-%d\n", e, (s+e)%20, s)
@@ -43,10 +43,14 @@ func mapHeavyPipeline() string {
 }
 
 func TestDeterministicUnderStress(t *testing.T) {
-	dir := writeFiles(t, map[string]string{"mlcube.yaml": goodCube, "p.yaml": mapHeavyPipeline()})
+	dir := writeFiles(t, map[string]string{"mlcube.yaml": goodCube, "p.yaml": mapHeavyPipeline(40), "one.yaml": mapHeavyPipeline(1)})
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	for _, b := range backendNames {
-		args := []string{"mlcube-compile", "--backend", b, "-m", dir, "-t", dir + "/p.yaml"}
+		pipeline := dir + "/p.yaml"
+		if b == "job" {
+			pipeline = dir + "/one.yaml"
+		}
+		args := []string{"mlcube-compile", "--backend", b, "-m", dir, "-t", pipeline}
 		first, stderr, code := compileArgs(t, args...)
 		if code != 0 {
 			t.Fatalf("%s: exit %d: %s", b, code, stderr)
@@ -81,8 +85,8 @@ func TestWriteErrorsExitOne(t *testing.T) {
 
 func TestInternalErrorsAskForAReport(t *testing.T) {
 	dir := writeFiles(t, map[string]string{"mlcube.yaml": goodCube})
-	backends["broken"] = func(*ir.Pipeline) ([]any, error) { return nil, errors.New("the validator says no") }
-	backends["panicking"] = func(*ir.Pipeline) ([]any, error) { panic("index out of range") }
+	backends["broken"] = func(*ir.Pipeline) ([]any, []string, error) { return nil, nil, errors.New("the validator says no") }
+	backends["panicking"] = func(*ir.Pipeline) ([]any, []string, error) { panic("index out of range") }
 	defer delete(backends, "broken")
 	defer delete(backends, "panicking")
 	for _, b := range []string{"broken", "panicking"} {

@@ -118,11 +118,17 @@ func compile(c *cli.Context, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	objs, err := emit(p)
+	objs, warnings, err := emit(p)
+	for _, w := range warnings {
+		fmt.Fprintf(stderr, "%s: warning: %s\n", p.Source, w)
+	}
 	var tooLarge *manifest.TooLargeError
+	var unsupported *manifest.SpecError
 	switch {
 	case errors.As(err, &tooLarge):
 		return compiler.Diagnostics{{Pos: compiler.Pos{File: p.Source}, Field: "steps", Message: err.Error()}}
+	case errors.As(err, &unsupported):
+		return compiler.Diagnostics{{Pos: compiler.Pos{File: p.Source}, Field: unsupported.Field, Message: unsupported.Message}}
 	case err != nil:
 		return internalError{input: describe(opts), err: err}
 	}

@@ -1,0 +1,153 @@
+// Package job turns a one-step pipeline into a batch/v1 Job, as the MLCube
+// Kubernetes runner makes it: container mlcube-container, one volume per
+// claim, restartPolicy Never and backoffLimit 4.
+package job
+
+import (
+	"fmt"
+	"strings"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/mlcube-compile/mlcube-compile/backends/kube"
+	"github.com/mlcube-compile/mlcube-compile/backends/manifest"
+	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+)
+
+// Options tune the Job; the zero value is what users get.
+type Options struct{}
+
+const (
+	// containerName is what the MLCube runner calls its container.
+	containerName = "mlcube-container"
+	// defaultBackoffLimit is the runner's; a step's retries replace it.
+	defaultBackoffLimit = 4
+)
+
+// Compile builds the Job for the one step of p and checks it.
+func Compile(p *ir.Pipeline, _ Options) (*batchv1.Job, []string, error) {
+	if len(p.Steps) != 1 {
+		var names []string
+		for _, s := range p.Steps {
+			names = append(names, s.Name)
+		}
+		return nil, nil, &manifest.SpecError{Field: "--backend", Message: fmt.Sprintf(
+			"a Job runs one task, and this pipeline has %d steps (%s); pick one with --task NAME, or use --backend argo or --backend tekton, which run them all",
+			len(p.Steps), strings.Join(names, ", "))}
+	}
+	s := p.Steps[0]
+	defaults, err := paramDefaults(p.Params, s)
+	if err != nil {
+		return nil, nil, err
+	}
+	ref := func(param string) string { return ir.KubeLiteral(defaults[param]) }
+	backoff := int32(defaultBackoffLimit)
+	if s.Retry != nil {
+		backoff = int32(s.Retry.Limit)
+	}
+	c := corev1.Container{
+		Name:            containerName,
+		Image:           s.Image,
+		ImagePullPolicy: corev1.PullPolicy(s.ImagePullPolicy),
+		Command:         kube.Command(s.Command),
+		Env:             kube.Env(s.Env, ref),
+		VolumeMounts:    kube.VolumeMounts(s),
+		Resources:       kube.Resources(s.Resources),
+	}
+	for _, a := range s.Args {
+		c.Args = append(c.Args, kube.Arg(a, ref))
+	}
+	labels := kube.Labels(p.Labels, s.Labels)
+	job := &batchv1.Job{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
+		ObjectMeta: metav1.ObjectMeta{GenerateName: "mlcube-" + p.Name + "-", Namespace: p.Namespace, Labels: labels},
+		Spec: batchv1.JobSpec{
+			BackoffLimit:            &backoff,
+			TTLSecondsAfterFinished: p.TTLSecondsAfterFinished,
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{
+					RestartPolicy:      corev1.RestartPolicyNever,
+					ServiceAccountName: p.ServiceAccountName,
+					ImagePullSecrets:   kube.ImagePullSecrets(p.ImagePullSecrets),
+					NodeSelector:       s.NodeSelector,
+					Tolerations:        kube.Tolerations(s.Tolerations),
+					SecurityContext:    kube.PodSecurityContext(s.SecurityContext),
+					Containers:         []corev1.Container{c},
+					Volumes:            append(volumes(p.Volumes), kube.ShmVolumes(s)...),
+				},
+			},
+		},
+	}
+	if s.Timeout > 0 {
+		secs := int64(s.Timeout.Seconds())
+		job.Spec.ActiveDeadlineSeconds = &secs
+	}
+	if err := manifest.CheckSize(job, "the Job", manifest.ObjectLimit, "etcd's limit on an object"); err != nil {
+		return nil, nil, err
+	}
+	if err := Validate(job); err != nil {
+		return nil, nil, fmt.Errorf("the Job fails validation: %w", err)
+	}
+	return job, warnings(p), nil
+}
+
+// warnings explain what the Job does differently from the engines.
+func warnings(p *ir.Pipeline) []string {
+	var out []string
+	for _, v := range p.Volumes {
+		if v.Create != nil {
+			out = append(out, "job: the platform's storage asks for a claim per run, which a Job makes as an ephemeral volume that is deleted with its pod; results do not outlive the Job, so set storage.pvc to keep them")
+		}
+	}
+	return out
+}
+
+// paramDefaults gives the value of each parameter the step uses. A Job has
+// no run-time parameters, so each must have a default.
+func paramDefaults(params []ir.Param, s *ir.Step) (map[string]string, error) {
+	out := map[string]string{}
+	for _, p := range params {
+		if p.Default != nil {
+			out[p.Name] = *p.Default
+		}
+	}
+	for _, t := range stepTexts(s) {
+		for _, piece := range t {
+			if _, ok := out[piece.Param]; piece.Param != "" && !ok {
+				return nil, &manifest.SpecError{Field: "params." + piece.Param, Message: "a Job has no run-time parameters, so the job backend needs a default for every parameter a step uses; give it one, or use --backend argo or tekton"}
+			}
+		}
+	}
+	return out, nil
+}
+
+func stepTexts(s *ir.Step) []ir.Text {
+	var out []ir.Text
+	for _, a := range s.Args {
+		out = append(out, a.Value)
+	}
+	for _, e := range s.Env {
+		out = append(out, e.Value)
+	}
+	return out
+}
+
+// volumes mounts each existing claim; a claim the platform asks to create
+// per run becomes a generic ephemeral volume, created with the pod and
+// deleted with it.
+func volumes(vols []ir.Volume) []corev1.Volume {
+	var out []corev1.Volume
+	for _, v := range vols {
+		vol := corev1.Volume{Name: v.Name}
+		if v.Create == nil {
+			vol.PersistentVolumeClaim = &corev1.PersistentVolumeClaimVolumeSource{ClaimName: v.ClaimName}
+		} else {
+			vol.Ephemeral = &corev1.EphemeralVolumeSource{VolumeClaimTemplate: &corev1.PersistentVolumeClaimTemplate{Spec: kube.ClaimSpec(v.Create)}}
+		}
+		out = append(out, vol)
+	}
+	return out
+}

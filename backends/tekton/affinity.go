@@ -1,0 +1,113 @@
+package tekton
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/mlcube-compile/mlcube-compile/backends/kube"
+	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+)
+
+// Tekton's affinity assistant (feature flag coschedule: workspaces, the
+// default) runs every TaskRun of a PipelineRun that mounts a claim on the
+// node where the assistant runs, so that parallel steps can share a
+// ReadWriteOnce claim. The assistant places itself with the PipelineRun's
+// pod template; commonScheduling gives that template what every step
+// needs, and warnings say when no single node can serve them all.
+
+// commonScheduling returns the node selector entries and tolerations that
+// every step has: safe for the assistant and for every step's pod.
+func commonScheduling(steps []*ir.Step) (map[string]string, []corev1.Toleration) {
+	if len(steps) == 0 {
+		return nil, nil
+	}
+	sel := map[string]string{}
+	for k, v := range steps[0].NodeSelector {
+		sel[k] = v
+	}
+	tols := append([]ir.Toleration(nil), steps[0].Tolerations...)
+	for _, s := range steps[1:] {
+		for k, v := range sel {
+			if s.NodeSelector[k] != v {
+				delete(sel, k)
+			}
+		}
+		tols = keepShared(tols, s.Tolerations)
+	}
+	if len(sel) == 0 {
+		sel = nil
+	}
+	return sel, kube.Tolerations(tols)
+}
+
+func keepShared(tols, other []ir.Toleration) []ir.Toleration {
+	var out []ir.Toleration
+	for _, t := range tols {
+		for _, o := range other {
+			if sameToleration(t, o) {
+				out = append(out, t)
+				break
+			}
+		}
+	}
+	return out
+}
+
+func sameToleration(a, b ir.Toleration) bool {
+	return a.Key == b.Key && a.Operator == b.Operator && a.Value == b.Value && a.Effect == b.Effect
+}
+
+// warnings explain what the PipelineRun cannot do as the spec says.
+func warnings(p *ir.Pipeline) []string {
+	var out []string
+	bySelector := map[string][]string{}
+	for _, s := range p.Steps {
+		if len(s.Mounts) > 0 {
+			key := selectorText(s.NodeSelector)
+			bySelector[key] = append(bySelector[key], s.Name)
+		}
+		if n := len(s.Mounts); n > 1 {
+			out = append(out, fmt.Sprintf("tekton: step %s mounts %d claims; Tekton's affinity assistant refuses a TaskRun with more than one, so the cluster needs coschedule: pipelineruns or disabled in Tekton's feature-flags", s.Name, n))
+		}
+		if s.Retry != nil && s.Retry.Backoff > 0 {
+			out = append(out, fmt.Sprintf("tekton: step %s: Tekton retries at once; the %v backoff is not applied", s.Name, s.Retry.Backoff))
+		}
+	}
+	if len(bySelector) > 1 {
+		var groups []string
+		for sel, names := range bySelector {
+			groups = append(groups, strings.Join(names, ", ")+" on "+sel)
+		}
+		sort.Strings(groups)
+		out = append(out, "tekton: steps that share a claim ask for different nodes ("+strings.Join(groups, "; ")+"); Tekton's affinity assistant puts them on one node, so use a ReadWriteMany claim with coschedule: disabled in Tekton's feature-flags, or give them one node selector")
+	}
+	var required []string
+	for _, param := range p.Params {
+		if param.Default == nil {
+			required = append(required, param.Name)
+		}
+	}
+	if len(required) > 0 {
+		out = append(out, "tekton: params "+strings.Join(required, ", ")+" have no default; give them values in the PipelineRun's spec.params before creating it")
+	}
+	if p.TTLSecondsAfterFinished != nil {
+		out = append(out, "tekton: a PipelineRun has no ttlSecondsAfterFinished; set up Tekton's pruner to delete finished runs")
+	}
+	return out
+}
+
+// selectorText prints a node selector in a fixed order.
+func selectorText(sel map[string]string) string {
+	if len(sel) == 0 {
+		return "any node"
+	}
+	var parts []string
+	for k, v := range sel {
+		parts = append(parts, k+"="+v)
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ",")
+}

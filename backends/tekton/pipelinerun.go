@@ -1,0 +1,143 @@
+// Package tekton turns the IR into a tekton.dev/v1 PipelineRun with an
+// embedded pipelineSpec and one embedded taskSpec per step, checked by
+// Tekton's own SetDefaults and Validate before it is printed.
+package tekton
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/tektoncd/pipeline/pkg/apis/pipeline/pod"
+	v1 "github.com/tektoncd/pipeline/pkg/apis/pipeline/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"knative.dev/pkg/apis"
+
+	"github.com/mlcube-compile/mlcube-compile/backends/kube"
+	"github.com/mlcube-compile/mlcube-compile/backends/manifest"
+	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+)
+
+// Options tune the PipelineRun; the zero value is what users get.
+type Options struct{}
+
+// Compile builds the PipelineRun for p and checks it with Tekton's own
+// defaulting and validation. It returns warnings about what Tekton cannot
+// express. A rejection by the validator is a bug in mlcube-compile.
+func Compile(p *ir.Pipeline, _ Options) (*v1.PipelineRun, []string, error) {
+	pr := &v1.PipelineRun{
+		TypeMeta: metav1.TypeMeta{APIVersion: "tekton.dev/v1", Kind: "PipelineRun"},
+		ObjectMeta: metav1.ObjectMeta{
+			GenerateName: "mlcube-" + p.Name + "-",
+			Namespace:    p.Namespace,
+			Labels:       kube.Labels(p.Labels),
+		},
+		Spec: v1.PipelineRunSpec{
+			PipelineSpec: &v1.PipelineSpec{Params: paramSpecs(p.Params)},
+			// No limit on the whole run, as on Argo; Tekton's default of
+			// one hour would stop a training run. Steps set their own.
+			Timeouts:        &v1.TimeoutFields{Pipeline: &metav1.Duration{Duration: 0}},
+			TaskRunTemplate: v1.PipelineTaskRunTemplate{ServiceAccountName: p.ServiceAccountName, PodTemplate: runPodTemplate(p)},
+		},
+	}
+	for _, v := range p.Volumes {
+		pr.Spec.PipelineSpec.Workspaces = append(pr.Spec.PipelineSpec.Workspaces, v1.PipelineWorkspaceDeclaration{Name: v.Name})
+		pr.Spec.Workspaces = append(pr.Spec.Workspaces, workspaceBinding(v))
+	}
+	for _, s := range p.Steps {
+		pr.Spec.PipelineSpec.Tasks = append(pr.Spec.PipelineSpec.Tasks, pipelineTask(p, s))
+		if spec := taskRunSpec(s); spec != nil {
+			pr.Spec.TaskRunSpecs = append(pr.Spec.TaskRunSpecs, *spec)
+		}
+	}
+	if err := manifest.CheckSize(pr, "the PipelineRun", manifest.ObjectLimit, "etcd's limit on an object"); err != nil {
+		return nil, nil, err
+	}
+	if err := validate(pr); err != nil {
+		return nil, nil, err
+	}
+	return pr, warnings(p), nil
+}
+
+// validate runs what Tekton's webhooks run when the PipelineRun is created:
+// defaulting, then validation, on a copy named as the API server would
+// name it from generateName. The printed object stays without defaults,
+// so that the cluster's own defaults apply.
+func validate(pr *v1.PipelineRun) error {
+	ctx := apis.WithinCreate(context.Background())
+	created := pr.DeepCopy()
+	created.Name = pr.GenerateName + "abcde"
+	created.SetDefaults(ctx)
+	// Validate returns a *FieldError; a nil one must not become a non-nil error.
+	if ferr := created.Validate(ctx); ferr != nil {
+		return fmt.Errorf("the PipelineRun fails Tekton's validation: %w", ferr)
+	}
+	return nil
+}
+
+// paramRef is how a task refers to a parameter.
+func paramRef(param string) string { return "$(params." + param + ")" }
+
+// paramSpecs declares the pipeline's parameters. An enum is checked by the
+// compiler; Tekton's own enum is an alpha feature, off by default.
+func paramSpecs(params []ir.Param) v1.ParamSpecs {
+	var out v1.ParamSpecs
+	for _, p := range params {
+		ps := v1.ParamSpec{Name: p.Name, Type: v1.ParamTypeString, Description: p.Description}
+		if p.Default != nil {
+			ps.Default = v1.NewStructuredValues(*p.Default)
+		}
+		out = append(out, ps)
+	}
+	return out
+}
+
+// workspaceBinding binds a volume to an existing claim or to a claim
+// Tekton creates for the run.
+func workspaceBinding(v ir.Volume) v1.WorkspaceBinding {
+	b := v1.WorkspaceBinding{Name: v.Name}
+	if v.Create == nil {
+		b.PersistentVolumeClaim = &corev1.PersistentVolumeClaimVolumeSource{ClaimName: v.ClaimName}
+		return b
+	}
+	b.VolumeClaimTemplate = &corev1.PersistentVolumeClaim{Spec: kube.ClaimSpec(v.Create)}
+	return b
+}
+
+// runPodTemplate is the pod settings every TaskRun shares, and which
+// Tekton's affinity assistant copies to place itself: pull secrets, and the
+// node selector and tolerations that every step has in common, so that the
+// assistant lands on a node every step can use.
+func runPodTemplate(p *ir.Pipeline) *pod.PodTemplate {
+	t := &pod.PodTemplate{ImagePullSecrets: kube.ImagePullSecrets(p.ImagePullSecrets)}
+	t.NodeSelector, t.Tolerations = commonScheduling(p.Steps)
+	if len(t.ImagePullSecrets) == 0 && len(t.NodeSelector) == 0 && len(t.Tolerations) == 0 {
+		return nil
+	}
+	return t
+}
+
+// taskRunSpec carries one step's scheduling and security; nil when it has
+// none.
+func taskRunSpec(s *ir.Step) *v1.PipelineTaskRunSpec {
+	if len(s.NodeSelector) == 0 && len(s.Tolerations) == 0 && s.SecurityContext == nil {
+		return nil
+	}
+	return &v1.PipelineTaskRunSpec{
+		PipelineTaskName: s.Name,
+		PodTemplate: &pod.PodTemplate{
+			NodeSelector:    s.NodeSelector,
+			Tolerations:     kube.Tolerations(s.Tolerations),
+			SecurityContext: kube.PodSecurityContext(s.SecurityContext),
+		},
+	}
+}
+
+// duration is a Tekton timeout; nil for none.
+func duration(d time.Duration) *metav1.Duration {
+	if d <= 0 {
+		return nil
+	}
+	return &metav1.Duration{Duration: d}
+}

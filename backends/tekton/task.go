@@ -1,0 +1,83 @@
+package tekton
+
+import (
+	v1 "github.com/tektoncd/pipeline/pkg/apis/pipeline/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/mlcube-compile/mlcube-compile/backends/kube"
+	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+)
+
+// stepName names the one step of each task; Tekton calls its container
+// step-main.
+const stepName = "main"
+
+// pipelineTask runs one IR step as a task with an embedded taskSpec. The
+// pipeline parameters the step uses are passed in as task parameters of
+// the same name, so the taskSpec stands on its own.
+func pipelineTask(p *ir.Pipeline, s *ir.Step) v1.PipelineTask {
+	t := v1.PipelineTask{
+		Name:     s.Name,
+		RunAfter: s.Dependencies,
+		Timeout:  duration(s.Timeout),
+		TaskSpec: &v1.EmbeddedTask{
+			Metadata: v1.PipelineTaskMetadata{Labels: kube.Labels(p.Labels, s.Labels)},
+			TaskSpec: v1.TaskSpec{
+				Steps:   []v1.Step{step(s)},
+				Volumes: kube.ShmVolumes(s),
+			},
+		},
+	}
+	if s.Retry != nil {
+		t.Retries = s.Retry.Limit
+	}
+	for _, name := range usedParams(s) {
+		t.Params = append(t.Params, v1.Param{Name: name, Value: *v1.NewStructuredValues(paramRef(name))})
+		t.TaskSpec.Params = append(t.TaskSpec.Params, v1.ParamSpec{Name: name, Type: v1.ParamTypeString})
+	}
+	for _, m := range s.Mounts {
+		t.Workspaces = append(t.Workspaces, v1.WorkspacePipelineTaskBinding{Name: m.Volume, Workspace: m.Volume})
+		t.TaskSpec.Workspaces = append(t.TaskSpec.Workspaces, v1.WorkspaceDeclaration{Name: m.Volume, MountPath: m.MountPath})
+	}
+	return t
+}
+
+// step is the task's container: the MLCube runner's contract. Workspaces
+// are mounted by Tekton; only /dev/shm is mounted here.
+func step(s *ir.Step) v1.Step {
+	st := v1.Step{
+		Name:             stepName,
+		Image:            s.Image,
+		ImagePullPolicy:  corev1.PullPolicy(s.ImagePullPolicy),
+		Command:          kube.Command(s.Command),
+		Env:              kube.Env(s.Env, paramRef),
+		ComputeResources: kube.Resources(s.Resources),
+		VolumeMounts:     kube.ShmMounts(s),
+	}
+	for _, a := range s.Args {
+		st.Args = append(st.Args, kube.Arg(a, paramRef))
+	}
+	return st
+}
+
+// usedParams lists the pipeline parameters a step refers to, in the order
+// it first refers to them.
+func usedParams(s *ir.Step) []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(t ir.Text) {
+		for _, piece := range t {
+			if piece.Param != "" && !seen[piece.Param] {
+				seen[piece.Param] = true
+				out = append(out, piece.Param)
+			}
+		}
+	}
+	for _, a := range s.Args {
+		add(a.Value)
+	}
+	for _, e := range s.Env {
+		add(e.Value)
+	}
+	return out
+}
