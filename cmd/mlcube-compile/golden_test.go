@@ -3,10 +3,13 @@ package main
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	corev1 "k8s.io/api/core/v1"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -167,5 +170,100 @@ func TestMNISTRunsDownloadBeforeTrain(t *testing.T) {
 	tasks := wf.Spec.Templates[0].DAG.Tasks
 	if len(tasks) != 2 || tasks[1].Name != "train" || strings.Join(tasks[1].Dependencies, ",") != "download" {
 		t.Fatalf("want train to depend on download, got %+v", tasks)
+	}
+}
+
+// TestGPUExampleOnEveryBackend checks what the GPU example must give on
+// each backend: the GPU limit, the GPU node selector and toleration, and
+// the platform's fsGroup.
+func TestGPUExampleOnEveryBackend(t *testing.T) {
+	dir := filepath.Join(repoRoot, "examples", "single-gpu-task")
+	for _, backend := range backendNames {
+		t.Run(backend, func(t *testing.T) {
+			out, stderr, code := compileArgs(t, append([]string{"mlcube-compile", "--backend", backend}, exampleArgs(dir)...)...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			var pod podFacts
+			switch backend {
+			case "argo":
+				tmpl := validateWorkflow(t, backend, out).Spec.Templates[1]
+				pod = podFacts{tmpl.Container.Resources.Limits, tmpl.NodeSelector, tmpl.Tolerations, tmpl.SecurityContext}
+			case "tekton":
+				pr := validatePipelineRun(t, backend, out)
+				spec := pr.Spec.TaskRunSpecs[0].PodTemplate
+				pod = podFacts{pr.Spec.PipelineSpec.Tasks[0].TaskSpec.Steps[0].ComputeResources.Limits, spec.NodeSelector, spec.Tolerations, spec.SecurityContext}
+			case "job":
+				spec := validateJob(t, backend, out).Spec.Template.Spec
+				pod = podFacts{spec.Containers[0].Resources.Limits, spec.NodeSelector, spec.Tolerations, spec.SecurityContext}
+			default:
+				t.Fatalf("no check for backend %s", backend)
+			}
+			if q := pod.limits["nvidia.com/gpu"]; q.Value() != 1 {
+				t.Errorf("GPU limit %v, want nvidia.com/gpu: 1", pod.limits)
+			}
+			if pod.nodeSelector["kops.k8s.io/dl-instance"] != "true" {
+				t.Errorf("node selector %v, want the platform's GPU one", pod.nodeSelector)
+			}
+			if len(pod.tolerations) != 1 || pod.tolerations[0].Key != "nvidia.com/gpu" {
+				t.Errorf("tolerations %v, want the platform's GPU one", pod.tolerations)
+			}
+			if pod.security == nil || pod.security.FSGroup == nil || *pod.security.FSGroup != 1000 {
+				t.Errorf("security context %v, want fsGroup 1000", pod.security)
+			}
+		})
+	}
+}
+
+// podFacts are the scheduling facts of a step's pod, wherever a backend
+// writes them.
+type podFacts struct {
+	limits       corev1.ResourceList
+	nodeSelector map[string]string
+	tolerations  []corev1.Toleration
+	security     *corev1.PodSecurityContext
+}
+
+// TestSeed000Job compiles the MLCube k8s runner's test cube to the Job that
+// seed 000 shows, field for field; only the cube's own names differ.
+func TestSeed000Job(t *testing.T) {
+	dir := filepath.Join(sharedCubes(t), "mlcube_k8s", "test_cube")
+	out, stderr, code := compileArgs(t, "mlcube-compile", "--backend", "job", "--mlcube", dir,
+		"--platform", filepath.Join(dir, "platforms", "docker.yaml"), "--task", filepath.Join(dir, "run", "kubernetes.yaml"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	j := validateJob(t, "test_cube", out)
+	spec := j.Spec.Template.Spec
+	if len(spec.Containers) != 1 {
+		t.Fatalf("%d containers, want 1", len(spec.Containers))
+	}
+	c := spec.Containers[0]
+	got := map[string]any{
+		"generateName":  j.GenerateName,
+		"container":     c.Name,
+		"image":         c.Image,
+		"args":          strings.Join(c.Args, " "),
+		"mounts":        fmt.Sprint(c.VolumeMounts),
+		"volumes":       fmt.Sprint(spec.Volumes),
+		"restartPolicy": spec.RestartPolicy,
+		"backoffLimit":  *j.Spec.BackoffLimit,
+	}
+	input := corev1.PersistentVolumeClaimVolumeSource{ClaimName: "mlcube-input"}
+	output := corev1.PersistentVolumeClaimVolumeSource{ClaimName: "mlcube-output"}
+	want := map[string]any{
+		"generateName":  "mlcube-test-cube-",
+		"container":     "mlcube-container",
+		"image":         "test/test:v1.0",
+		"args":          "--test_data=/mnt/mlcube/mlcube-input/workspace/data --test_model=/mnt/mlcube/mlcube-output/workspace/model",
+		"mounts":        fmt.Sprint([]corev1.VolumeMount{{Name: "mlcube-input", MountPath: "/mnt/mlcube/mlcube-input"}, {Name: "mlcube-output", MountPath: "/mnt/mlcube/mlcube-output"}}),
+		"volumes":       fmt.Sprint([]corev1.Volume{{Name: "mlcube-input", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &input}}, {Name: "mlcube-output", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &output}}}),
+		"restartPolicy": corev1.RestartPolicyNever,
+		"backoffLimit":  int32(4),
+	}
+	for k, w := range want {
+		if fmt.Sprint(got[k]) != fmt.Sprint(w) {
+			t.Errorf("%s: got %v, want %v", k, got[k], w)
+		}
 	}
 }
