@@ -29,11 +29,7 @@ func Compile(p *ir.Pipeline, _ Options) (*wfv1.Workflow, error) {
 	entry := uniqueName(entrypointName, templates)
 	wf := &wfv1.Workflow{
 		TypeMeta: metav1.TypeMeta{APIVersion: "argoproj.io/v1alpha1", Kind: "Workflow"},
-		ObjectMeta: metav1.ObjectMeta{
-			GenerateName: "mlcube-" + p.Name + "-",
-			Namespace:    p.Namespace,
-			Labels:       kube.Labels(p.Labels),
-		},
+		ObjectMeta: kube.RunMeta(p),
 		Spec: wfv1.WorkflowSpec{
 			Entrypoint:         entry,
 			ServiceAccountName: p.ServiceAccountName,

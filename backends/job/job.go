@@ -59,15 +59,15 @@ func Compile(p *ir.Pipeline, _ Options) (*batchv1.Job, []string, error) {
 	for _, a := range s.Args {
 		c.Args = append(c.Args, kube.Arg(a, ref))
 	}
-	labels := kube.Labels(p.Labels, s.Labels)
+	meta := kube.RunMeta(p, s.Labels)
 	job := &batchv1.Job{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
-		ObjectMeta: metav1.ObjectMeta{GenerateName: "mlcube-" + p.Name + "-", Namespace: p.Namespace, Labels: labels},
+		ObjectMeta: meta,
 		Spec: batchv1.JobSpec{
 			BackoffLimit:            &backoff,
 			TTLSecondsAfterFinished: p.TTLSecondsAfterFinished,
 			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				ObjectMeta: metav1.ObjectMeta{Labels: meta.Labels},
 				Spec: corev1.PodSpec{
 					RestartPolicy:      corev1.RestartPolicyNever,
 					ServiceAccountName: p.ServiceAccountName,

@@ -6,6 +6,7 @@ package kube
 import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
 )
@@ -146,6 +147,13 @@ func ClaimSpec(c *ir.ClaimTemplate) corev1.PersistentVolumeClaimSpec {
 		spec.StorageClassName = &sc
 	}
 	return spec
+}
+
+// RunMeta is the metadata of the object that runs p: a name the API
+// server completes, the namespace, and the pipeline's labels with extra
+// ones laid over them.
+func RunMeta(p *ir.Pipeline, extra ...map[string]string) metav1.ObjectMeta {
+	return metav1.ObjectMeta{GenerateName: "mlcube-" + p.Name + "-", Namespace: p.Namespace, Labels: Labels(p.Labels, extra...)}
 }
 
 // Labels copies labels and lays extra ones over them.

@@ -28,11 +28,7 @@ type Options struct{}
 func Compile(p *ir.Pipeline, _ Options) (*v1.PipelineRun, []string, error) {
 	pr := &v1.PipelineRun{
 		TypeMeta: metav1.TypeMeta{APIVersion: "tekton.dev/v1", Kind: "PipelineRun"},
-		ObjectMeta: metav1.ObjectMeta{
-			GenerateName: "mlcube-" + p.Name + "-",
-			Namespace:    p.Namespace,
-			Labels:       kube.Labels(p.Labels),
-		},
+		ObjectMeta: kube.RunMeta(p),
 		Spec: v1.PipelineRunSpec{
 			PipelineSpec: &v1.PipelineSpec{Params: paramSpecs(p.Params)},
 			// No limit on the whole run, as on Argo; Tekton's default of

@@ -111,29 +111,25 @@ func Lit(s string) Text { return Text{{Literal: s}} }
 
 // Render writes t, writing each parameter reference with ref.
 func (t Text) Render(ref func(param string) string) string {
-	var out string
-	for _, p := range t {
-		if p.Param != "" {
-			out += ref(p.Param)
-		} else {
-			out += p.Literal
-		}
-	}
-	return out
+	return t.render(func(s string) string { return s }, ref)
 }
 
 // RenderContainer renders t for a container's command, args or env
 // value: like Render, with each literal piece escaped by KubeLiteral.
 func (t Text) RenderContainer(ref func(param string) string) string {
-	var out string
+	return t.render(KubeLiteral, ref)
+}
+
+func (t Text) render(literal, ref func(string) string) string {
+	var out strings.Builder
 	for _, p := range t {
 		if p.Param != "" {
-			out += ref(p.Param)
+			out.WriteString(ref(p.Param))
 		} else {
-			out += KubeLiteral(p.Literal)
+			out.WriteString(literal(p.Literal))
 		}
 	}
-	return out
+	return out.String()
 }
 
 // KubeLiteral escapes s for a container's command, args or env value,
