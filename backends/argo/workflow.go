@@ -28,7 +28,7 @@ func Compile(p *ir.Pipeline, _ Options) (*wfv1.Workflow, error) {
 	templates, tasks := buildTemplates(p)
 	entry := uniqueName(entrypointName, templates)
 	wf := &wfv1.Workflow{
-		TypeMeta: metav1.TypeMeta{APIVersion: "argoproj.io/v1alpha1", Kind: "Workflow"},
+		TypeMeta:   metav1.TypeMeta{APIVersion: "argoproj.io/v1alpha1", Kind: "Workflow"},
 		ObjectMeta: kube.RunMeta(p),
 		Spec: wfv1.WorkflowSpec{
 			Entrypoint:         entry,

@@ -27,7 +27,7 @@ type Options struct{}
 // express. A rejection by the validator is a bug in mlcube-compile.
 func Compile(p *ir.Pipeline, _ Options) (*v1.PipelineRun, []string, error) {
 	pr := &v1.PipelineRun{
-		TypeMeta: metav1.TypeMeta{APIVersion: "tekton.dev/v1", Kind: "PipelineRun"},
+		TypeMeta:   metav1.TypeMeta{APIVersion: "tekton.dev/v1", Kind: "PipelineRun"},
 		ObjectMeta: kube.RunMeta(p),
 		Spec: v1.PipelineRunSpec{
 			PipelineSpec: &v1.PipelineSpec{Params: paramSpecs(p.Params)},
