@@ -1,0 +1,41 @@
+package manifest
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+func TestCheckSize(t *testing.T) {
+	big := func(n int) string { return strings.Repeat("x", n) }
+	cases := []struct {
+		name string
+		obj  any
+		// what is the part refused; "" when the object fits.
+		what string
+	}{
+		{"small ConfigMap", &corev1.ConfigMap{Data: map[string]string{"a": "b"}}, ""},
+		{"ConfigMap data over 1 MiB", &corev1.ConfigMap{Data: map[string]string{"a": big(ConfigMapLimit)}}, "the data of the object"},
+		{"binary data counts too", &corev1.ConfigMap{Data: map[string]string{"a": big(ConfigMapLimit / 2)}, BinaryData: map[string][]byte{"b": []byte(big(ConfigMapLimit / 2))}}, "the data of the object"},
+		{"annotations at the limit", &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{"k": big(AnnotationsLimit - 1)}}}, ""},
+		{"annotations over the limit", &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{"k": big(AnnotationsLimit)}}}, "the annotations of the object"},
+		{"object over its limit", &corev1.Pod{Spec: corev1.PodSpec{Hostname: big(ObjectLimit)}}, "the object"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			err := CheckSize(tc.obj, "the object", ObjectLimit, "a limit")
+			var tooLarge *TooLargeError
+			switch {
+			case tc.what == "" && err != nil:
+				t.Errorf("refused: %v", err)
+			case tc.what != "" && !errors.As(err, &tooLarge):
+				t.Errorf("got %v, want a TooLargeError", err)
+			case tc.what != "" && tooLarge.What != tc.what:
+				t.Errorf("refused %q, want %q", tooLarge.What, tc.what)
+			}
+		})
+	}
+}
