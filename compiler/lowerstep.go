@@ -261,7 +261,7 @@ func (lw *lowering) env(st *stepSpec, fx dockerEffects) []ir.EnvVar {
 	}
 	for _, e := range append(append([]secretEnvVar{}, lw.spec.SecretEnv...), st.SecretEnv...) {
 		if own[e.Name] {
-			lw.diags.errorf(e.Pos, "secretEnv."+e.Name, "%s is also set by %s.env; a variable comes from env or from secretEnv, not both", e.Name, st.field)
+			lw.diags.errorf(e.Pos, e.Field, "%s is also set by %s.env; a variable comes from env or from secretEnv, not both", e.Name, st.field)
 		}
 		merged[e.Name] = ir.EnvVar{Name: e.Name, Secret: &ir.SecretKey{Secret: e.Secret, Key: e.Key}}
 	}

@@ -120,7 +120,7 @@ func checkStepCount(f *ast.File, diags *Diagnostics) bool {
 func decodeSecretEnv(doc *document, v cue.Value, path ...string) []secretEnvVar {
 	var out []secretEnvVar
 	forFields(v, func(name string, sv cue.Value) {
-		e := secretEnvVar{Name: name, Pos: doc.at(append(path, name)...)}
+		e := secretEnvVar{Name: name, Pos: doc.at(append(path, name)...), Field: joinPath(strings.Join(path, "."), name)}
 		e.Secret, e.Key = str(sv, "secret"), str(sv, "key")
 		out = append(out, e)
 	})

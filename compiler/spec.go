@@ -138,6 +138,8 @@ type secretEnvVar struct {
 	Secret string `json:"secret"`
 	Key    string `json:"key"`
 	Pos    Pos
+	// Field is the entry's path in the pipeline file, for diagnostics.
+	Field string
 }
 
 type pipelineParam struct {

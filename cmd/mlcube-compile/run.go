@@ -81,8 +81,8 @@ func isFlagError(err error) bool {
 func newApp(stdout, stderr io.Writer) *cli.App {
 	return &cli.App{
 		Name:            "mlcube-compile",
-		Usage:           "compile MLCubes into Argo Workflows",
-		UsageText:       "mlcube-compile [--backend argo] [--mlcube PATH] [--platform FILE] [--task FILE] [-o FILE]",
+		Usage:           "compile MLCubes into Argo Workflows, Tekton PipelineRuns or Kubernetes Jobs",
+		UsageText:       "mlcube-compile [--backend argo|tekton|job] [--mlcube PATH] [--platform FILE] [--task FILE|NAME] [-o FILE]",
 		Version:         buildVersion(),
 		Writer:          stdout,
 		ErrWriter:       stderr,
@@ -95,7 +95,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			&cli.StringFlag{Name: "backend", Aliases: []string{"b"}, Value: "argo", Usage: "what to emit: " + backendList()},
 			&cli.StringFlag{Name: "mlcube", Aliases: []string{"m"}, Value: ".", Usage: "cube folder or its mlcube.yaml"},
 			&cli.StringFlag{Name: "platform", Aliases: []string{"p"}, Usage: "platform file (or a legacy platforms/docker.yaml)"},
-			&cli.StringFlag{Name: "task", Aliases: []string{"t"}, Usage: "pipeline file or legacy invoke file; default: every task of the cube"},
+			&cli.StringFlag{Name: "task", Aliases: []string{"t"}, Usage: "pipeline file, legacy invoke file, or one task name; default: every task of the cube"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` atomically instead of stdout"},
 		},
 		Action: func(c *cli.Context) error { return compile(c, stdout, stderr) },
