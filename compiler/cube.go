@@ -42,6 +42,11 @@ func hasTopLevel(f *ast.File, key string) bool {
 // decodeCube reads an MLCube 2.0 mlcube.yaml that has been parsed.
 func decodeCube(s *schema.Schema, f *ast.File, diags *Diagnostics) *cube {
 	resolveRefs(f, diags)
+	// A reference can join pieces into engine syntax, such as "{" and
+	// "{workflow.name}}"; the resolved text is checked again.
+	if !checkTree(f, diags) {
+		return nil
+	}
 	doc, ok := checkDocument(s, f, schema.MLCube, diags)
 	if !ok {
 		return nil

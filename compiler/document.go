@@ -188,6 +188,7 @@ var patternHelp = []struct{ pattern, help string }{
 	{`(\\.[a-z0-9]`, "want a Kubernetes name: lower case letters, digits, '-' and '.'"},
 	{`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`, "want a Kubernetes label: lower case letters, digits and '-'"},
 	{`^(/[A-Za-z0-9._-]+)+$`, "want a clean absolute path such as /mnt/mlcube"},
+	{`/\\.\\.?(/|$)`, "want a clean absolute path such as /mnt/mlcube, without . or .."},
 }
 
 // friendly rewrites CUE's messages for people who write YAML.
@@ -196,7 +197,7 @@ func friendly(format string, args []any) string {
 		return "unknown field"
 	}
 	msg := fmt.Sprintf(format, args...)
-	if strings.Contains(msg, "out of bound =~") && len(args) > 0 {
+	if (strings.Contains(msg, "out of bound =~") || strings.Contains(msg, "out of bound !~")) && len(args) > 0 {
 		for _, ph := range patternHelp {
 			if strings.Contains(msg, ph.pattern) {
 				return fmt.Sprintf("got %v, %s", args[0], ph.help)

@@ -14,9 +14,12 @@ var envKey = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 // lines starting with # are skipped; a value may be quoted. A line that is
 // not KEY=VALUE is an error naming its line.
 func readEnvFile(path string, at Pos, field string, diags *Diagnostics) []envVar {
-	src, err := os.ReadFile(path)
-	if err != nil {
+	if _, err := os.Stat(path); err != nil {
 		diags.errorf(at, field, "cannot read %s: %v", path, unwrapPathError(err))
+		return nil
+	}
+	src, ok := readSpecFile(path, field, "an env file", diags)
+	if !ok {
 		return nil
 	}
 	return parseEnvFile(path, src, field, diags)

@@ -15,6 +15,10 @@ const (
 	legacyMountRoot    = "/mnt/mlcube"
 )
 
+// reservedPaths are mounted by the kubelet, the runtime or an engine; the
+// workspace cannot go there.
+var reservedPaths = []string{"/dev", "/proc", "/sys", "/tekton", "/var/run/secrets"}
+
 // lowering holds what the whole pipeline shares while its steps are lowered.
 type lowering struct {
 	spec      *pipelineSpec
@@ -43,6 +47,11 @@ func lower(spec *pipelineSpec, plat *platformSpec, diags *Diagnostics) *ir.Pipel
 	}
 	if lw.mountPath == "" {
 		lw.mountPath = defaultMountPath
+	}
+	for _, r := range reservedPaths {
+		if lw.mountPath == r || strings.HasPrefix(lw.mountPath, r+"/") {
+			diags.errorf(plat.at("storage", "mountPath"), "storage.mountPath", "%s is inside %s, which the container runtime or an engine mounts itself; use a path such as /mnt/mlcube", lw.mountPath, r)
+		}
 	}
 	lw.p = &ir.Pipeline{
 		Source:                  spec.File,
@@ -113,7 +122,10 @@ func (lw *lowering) lowerParams() {
 		if pp.Default != nil && len(pp.Enum) > 0 && !contains(pp.Enum, *pp.Default) {
 			lw.diags.errorf(pp.Pos, "params."+pp.Name+".default", "%q is not one of the enum values (%s)", *pp.Default, strings.Join(pp.Enum, ", "))
 		}
-		checkCredential(pp.Name, deref(pp.Default), pp.Pos, "params."+pp.Name, lw.diags)
+		checkParamCredential(pp.Name, deref(pp.Default), pp.Pos, "params."+pp.Name, lw.diags)
+		if strings.Contains(deref(pp.Default), "$$") {
+			lw.diags.errorf(pp.Pos, "params."+pp.Name+".default", "holds \"$$\", which Kubernetes turns into \"$\" once the engine puts the value into a container's args or env")
+		}
 		lw.params[pp.Name] = true
 		lw.p.Params = append(lw.p.Params, ir.Param{Name: pp.Name, Description: pp.Description, Default: pp.Default, Enum: pp.Enum})
 	}

@@ -208,6 +208,10 @@ func (lw *lowering) text(s string, pos Pos, field string) ir.Text {
 			lw.diags.errorf(pos, field, "${%s}: no parameter %q in params (params: %s)", ref, pm[1], strings.Join(sortedKeys(lw.params), ", "))
 			continue
 		}
+		if before := s[last:m[0]]; strings.HasSuffix(before, "$") || strings.HasSuffix(before, "{") {
+			lw.diags.errorf(pos, field, "%q right before ${%s} would join with its value into engine syntax such as $(…) or {{…}}; put something else between them", before[len(before)-1:], ref)
+			continue
+		}
 		out = append(out, ir.Piece{Literal: s[last:m[0]]}, ir.Piece{Param: pm[1]})
 		last = m[1]
 	}
@@ -309,6 +313,12 @@ func (lw *lowering) scheduling(st *stepSpec, s *ir.Step, gpu bool) {
 	if len(sel) > 0 {
 		s.NodeSelector = sel
 	}
+	for i, t := range base.Tolerations {
+		lw.toleration(t, lw.plat.at(section, "tolerations"), fmt.Sprintf("%s.tolerations[%d]", section, i))
+	}
+	for i, t := range st.Tolerations {
+		lw.toleration(t, st.pos("tolerations"), fmt.Sprintf("%s.tolerations[%d]", st.field, i))
+	}
 	seen := map[tolerationSpec]bool{}
 	for _, t := range append(append([]tolerationSpec{}, base.Tolerations...), st.Tolerations...) {
 		key := t
@@ -326,6 +336,22 @@ func (lw *lowering) scheduling(st *stepSpec, s *ir.Step, gpu bool) {
 func (lw *lowering) labelKey(k string, pos Pos, field string) {
 	if len(validation.IsQualifiedName(k)) > 0 {
 		lw.diags.errorf(pos, field, "%q is not a valid label key: an optional DNS prefix and '/', then at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit", k)
+	}
+}
+
+// toleration checks what the API server checks of a toleration.
+func (lw *lowering) toleration(t tolerationSpec, pos Pos, field string) {
+	switch {
+	case t.Key != "" && len(validation.IsQualifiedName(t.Key)) > 0:
+		lw.diags.errorf(pos, field+".key", "%q is not a valid taint key (an optional DNS prefix and '/', then letters, digits, '-', '_' or '.')", t.Key)
+	case t.Key == "" && t.Operator != "Exists":
+		lw.diags.errorf(pos, field+".key", "a toleration without a key must have operator: Exists")
+	case t.Operator == "Exists" && t.Value != "":
+		lw.diags.errorf(pos, field+".value", "a toleration with operator: Exists has no value")
+	case t.Value != "" && len(validation.IsValidLabelValue(t.Value)) > 0:
+		lw.diags.errorf(pos, field+".value", "%q is not a valid taint value (at most 63 letters, digits, '-', '_' or '.')", t.Value)
+	case t.TolerationSeconds != nil && t.Effect != "NoExecute":
+		lw.diags.errorf(pos, field+".tolerationSeconds", "tolerationSeconds needs effect: NoExecute")
 	}
 }
 

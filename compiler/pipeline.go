@@ -158,7 +158,10 @@ func (l *loader) decodeStep(doc *document, name string, sv cue.Value, cubes map[
 	})
 	st.SecretEnv = decodeSecretEnv(doc, sv.LookupPath(pathOf("secretEnv")), "steps", name, "secretEnv")
 	if sf.EnvFile != "" {
-		st.EnvFile = filepath.Join(filepath.Dir(doc.file), sf.EnvFile)
+		st.EnvFile = sf.EnvFile
+		if !filepath.IsAbs(st.EnvFile) {
+			st.EnvFile = filepath.Join(filepath.Dir(doc.file), sf.EnvFile)
+		}
 		st.EnvFileVars = readEnvFile(st.EnvFile, st.pos("envFile"), st.field+".envFile", l.diags)
 	}
 	st.Cube = l.stepCube(st, sf.Cube, cubes, cubeNames)

@@ -36,7 +36,19 @@ var credentialShapes = []struct {
 	{"a Google API key", regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`)},
 	{"a JSON Web Token", regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.`)},
 	{"a URL with a password", regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^/\s:@]+:[^/\s@]+@`)},
+	{"a Hugging Face token", regexp.MustCompile(`\bhf_[A-Za-z0-9]{30,}`)},
+	{"an OpenAI API key", regexp.MustCompile(`\bsk-(proj-)?[A-Za-z0-9_-]{20,}`)},
+	{"an Azure storage key", regexp.MustCompile(`AccountKey=[A-Za-z0-9+/=]{20,}`)},
+	{"a bearer token", regexp.MustCompile(`\bBearer\s+[A-Za-z0-9._~+/=-]{16,}`)},
 }
+
+// notASecret matches values that name no credential even under a key that
+// would: a path to one (GOOGLE_APPLICATION_CREDENTIALS=/var/secrets/gcp.json),
+// a switch (HF_HUB_DISABLE_TOKEN=1) or nothing at all.
+var notASecret = regexp.MustCompile(`^(|[./~].*|\d+|true|false|yes|no|on|off|True|False)$`)
+
+// tokenizerWords name tokenizer tokens, not credentials: --pad_token=<pad>.
+var tokenizerWords = map[string]bool{"pad": true, "eos": true, "bos": true, "unk": true, "sep": true, "cls": true, "mask": true, "special": true, "start": true, "end": true}
 
 // secretHint is how to pass a credential instead.
 const secretHint = "a spec is not the place for credentials, since manifests are stored and shown in plain text; put it in a Kubernetes Secret and refer to it from the pipeline file with secretEnv: {NAME: {secret: SECRET_NAME, key: KEY}}"
@@ -70,7 +82,7 @@ func credentialValue(value string) string {
 
 // checkCredential refuses a key or value that looks like a credential.
 func checkCredential(key, value string, pos Pos, field string, diags *Diagnostics) bool {
-	if credentialKey(key) {
+	if credentialKey(key) && !notASecret.MatchString(value) {
 		diags.errorf(pos, field, "%q names a credential; %s", key, secretHint)
 		return false
 	}
@@ -81,12 +93,30 @@ func checkCredential(key, value string, pos Pos, field string, diags *Diagnostic
 	return true
 }
 
-// checkArgCredential refuses an argument such as --password=x or --token,
-// or one whose value has a credential's shape.
+// checkParamCredential refuses a parameter named for a credential whatever
+// its default: the value given at submit time is kept in the run's spec.
+func checkParamCredential(name, def string, pos Pos, field string, diags *Diagnostics) bool {
+	if credentialKey(name) {
+		diags.errorf(pos, field, "%q names a credential, and a parameter's value is kept in the run's spec; %s", name, secretHint)
+		return false
+	}
+	return checkCredential("", def, pos, field, diags)
+}
+
+// checkArgCredential refuses an argument such as --password=hunter2, or
+// one whose value has a credential's shape. Flags are read more loosely
+// than env keys: --key=image and --pad_token=<pad> are not credentials.
 func checkArgCredential(arg string, pos Pos, field string, diags *Diagnostics) bool {
-	flag, value, _ := strings.Cut(arg, "=")
-	if !strings.HasPrefix(flag, "-") && value == "" {
-		flag, value = "", arg
+	flag, value, hasValue := strings.Cut(arg, "=")
+	words := keyWords(flag)
+	n := len(words)
+	switch {
+	case !strings.HasPrefix(flag, "-") || !hasValue || n == 0:
+		return checkCredential("", arg, pos, field, diags)
+	case n == 1 && words[0] == "key":
+		return checkCredential("", value, pos, field, diags)
+	case words[n-1] == "token" && n >= 2 && tokenizerWords[words[n-2]]:
+		return checkCredential("", value, pos, field, diags)
 	}
 	return checkCredential(strings.TrimLeft(flag, "-"), value, pos, field, diags)
 }

@@ -3,6 +3,7 @@ package compiler
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"regexp"
 	"strconv"
@@ -22,6 +23,17 @@ const maxSpecBytes = 4 << 20
 // Problems are reported against the file; via names the flag or key that
 // named it, the field for problems with the file as a whole.
 func readYAML(path, via string, diags *Diagnostics) (*ast.File, bool) {
+	src, ok := readSpecFile(path, via, "a YAML file", diags)
+	if !ok {
+		return nil, false
+	}
+	return parseYAML(path, via, src, diags)
+}
+
+// readSpecFile reads a regular file of at most maxSpecBytes. A folder, a
+// device or a pipe is refused before it is read, and the read itself is
+// bounded, so no file makes the compiler wait or grow without end.
+func readSpecFile(path, via, want string, diags *Diagnostics) ([]byte, bool) {
 	whole := Pos{File: path}
 	info, err := os.Stat(path)
 	switch {
@@ -29,18 +41,31 @@ func readYAML(path, via string, diags *Diagnostics) (*ast.File, bool) {
 		diags.errorf(whole, via, "cannot read: %v", unwrapPathError(err))
 		return nil, false
 	case info.IsDir():
-		diags.errorf(whole, via, "is a folder, want a YAML file")
+		diags.errorf(whole, via, "is a folder, want %s", want)
+		return nil, false
+	case !info.Mode().IsRegular():
+		diags.errorf(whole, via, "is a device, pipe or socket, want %s", want)
 		return nil, false
 	case info.Size() > maxSpecBytes:
 		diags.errorf(whole, via, "file is %d bytes, larger than the %d-byte limit for a spec", info.Size(), maxSpecBytes)
 		return nil, false
 	}
-	src, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		diags.errorf(whole, via, "cannot read: %v", unwrapPathError(err))
 		return nil, false
 	}
-	return parseYAML(path, via, src, diags)
+	defer f.Close()
+	src, err := io.ReadAll(io.LimitReader(f, maxSpecBytes+1))
+	switch {
+	case err != nil:
+		diags.errorf(whole, via, "cannot read: %v", unwrapPathError(err))
+		return nil, false
+	case len(src) > maxSpecBytes:
+		diags.errorf(whole, via, "file is larger than the %d-byte limit for a spec", maxSpecBytes)
+		return nil, false
+	}
+	return src, true
 }
 
 // parseYAML parses the bytes of the spec file path and checks the tree:

@@ -34,7 +34,7 @@ func Compile(p *ir.Pipeline, _ Options) (*batchv1.Job, []string, error) {
 			names = append(names, s.Name)
 		}
 		return nil, nil, &manifest.SpecError{Field: "--backend", Message: fmt.Sprintf(
-			"a Job runs one task, and this pipeline has %d steps (%s); pick one with --task NAME, or use --backend argo or --backend tekton, which run them all",
+			"a Job runs one task, and this pipeline has %d steps (%s); name one task of the cube with --task NAME (in place of a pipeline file), or use --backend argo or --backend tekton, which run them all",
 			len(p.Steps), strings.Join(names, ", "))}
 	}
 	s := p.Steps[0]
@@ -82,8 +82,10 @@ func Compile(p *ir.Pipeline, _ Options) (*batchv1.Job, []string, error) {
 		},
 	}
 	if s.Timeout > 0 {
+		// On the pod, so that the timeout bounds each attempt, as on the
+		// engines; on the Job it would bound every retry together.
 		secs := int64(s.Timeout.Seconds())
-		job.Spec.ActiveDeadlineSeconds = &secs
+		job.Spec.Template.Spec.ActiveDeadlineSeconds = &secs
 	}
 	if err := manifest.CheckSize(job, "the Job", manifest.ObjectLimit, "etcd's limit on an object"); err != nil {
 		return nil, nil, err
@@ -97,6 +99,11 @@ func Compile(p *ir.Pipeline, _ Options) (*batchv1.Job, []string, error) {
 // warnings explain what the Job does differently from the engines.
 func warnings(p *ir.Pipeline) []string {
 	var out []string
+	for _, s := range p.Steps {
+		if s.Retry != nil && s.Retry.Backoff > 0 {
+			out = append(out, fmt.Sprintf("job: step %s: a Job waits between retries with its own growing backoff (10s, 20s, 40s, … up to 6m); the %v backoff is not applied", s.Name, s.Retry.Backoff))
+		}
+	}
 	for _, v := range p.Volumes {
 		if v.Create != nil {
 			out = append(out, "job: the platform's storage asks for a claim per run, which a Job makes as an ephemeral volume that is deleted with its pod; results do not outlive the Job, so set storage.pvc to keep them")

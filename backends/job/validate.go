@@ -46,6 +46,9 @@ func validatePod(t *corev1.PodTemplateSpec, p *field.Path) field.ErrorList {
 		errs = append(errs, field.NotSupported(spec.Child("restartPolicy"), t.Spec.RestartPolicy, []string{"Never", "OnFailure"}))
 	}
 	errs = append(errs, metav1validation.ValidateLabels(t.Spec.NodeSelector, spec.Child("nodeSelector"))...)
+	if d := t.Spec.ActiveDeadlineSeconds; d != nil && *d <= 0 {
+		errs = append(errs, field.Invalid(spec.Child("activeDeadlineSeconds"), *d, "must be positive"))
+	}
 	for i, tol := range t.Spec.Tolerations {
 		if tol.Operator == corev1.TolerationOpExists && tol.Value != "" {
 			errs = append(errs, field.Invalid(spec.Child("tolerations").Index(i).Child("value"), tol.Value, "must be empty when operator is Exists"))
