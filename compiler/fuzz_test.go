@@ -132,3 +132,15 @@ func BenchmarkAliasBomb(b *testing.B) {
 		parseYAML("bomb.yaml", "--platform", src, &diags)
 	}
 }
+
+// TestLineBreaks parses files with CRLF and lone CR line breaks; a lone CR
+// once crashed CUE's decoder (found by FuzzCompile).
+func TestLineBreaks(t *testing.T) {
+	for _, src := range []string{"\r\r0", "name: x\r\ntasks: {}\r\n", "name: x\rtasks: {}\r"} {
+		var diags Diagnostics
+		f, ok := parseYAML("f.yaml", "--mlcube", []byte(src), &diags)
+		if src != "\r\r0" && (!ok || !hasTopLevel(f, "tasks")) {
+			t.Errorf("%q: not read as a mapping with tasks: %v", src, diags)
+		}
+	}
+}

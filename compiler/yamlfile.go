@@ -84,7 +84,7 @@ func parseYAML(path, via string, src []byte, diags *Diagnostics) (*ast.File, boo
 		diags.errorf(whole, via, "file is binary, want YAML")
 		return nil, false
 	}
-	f, err := yaml.Extract(path, src)
+	f, err := extractYAML(path, normalizeNewlines(src))
 	if err != nil {
 		addCUEErrors(diags, path, err, templateHint(src))
 		return nil, false
@@ -102,6 +102,27 @@ func parseYAML(path, via string, src []byte, diags *Diagnostics) (*ast.File, boo
 		return nil, false
 	}
 	return f, true
+}
+
+// normalizeNewlines turns CRLF and lone CR line breaks, both line breaks
+// in YAML, into LF: CUE's decoder counts only LF and fails on a lone CR.
+func normalizeNewlines(src []byte) []byte {
+	if bytes.IndexByte(src, '\r') < 0 {
+		return src
+	}
+	src = bytes.ReplaceAll(src, []byte("\r\n"), []byte("\n"))
+	return bytes.ReplaceAll(src, []byte("\r"), []byte("\n"))
+}
+
+// extractYAML parses YAML with CUE's decoder. A panic there is a bug in the
+// decoder on hostile input; it becomes an error about the file, not a crash.
+func extractYAML(path string, src []byte) (f *ast.File, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			f, err = nil, fmt.Errorf("%s: the YAML decoder cannot read this file (%v)", path, r)
+		}
+	}()
+	return yaml.Extract(path, src)
 }
 
 // onlyComments reports whether src holds nothing but blank lines and
