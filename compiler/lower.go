@@ -34,6 +34,9 @@ type lowering struct {
 	volumeNames  *nameSet
 	templates    *nameSet
 	tmplNames    map[string]string // cube file + task -> template name
+	// noParams, when set, names the kind of job whose manifest the step
+	// becomes: parameter references are refused there.
+	noParams string
 }
 
 // lower checks the specs against each other and builds the IR.
@@ -58,6 +61,10 @@ func lower(spec *pipelineSpec, plat *platformSpec, diags *Diagnostics) *ir.Pipel
 		ServiceAccountName:      plat.ServiceAccountName,
 		ImagePullSecrets:        plat.ImagePullSecrets,
 		TTLSecondsAfterFinished: plat.TTLSeconds,
+		KubectlImage:            plat.KubectlImage,
+	}
+	if lw.p.KubectlImage == "" {
+		lw.p.KubectlImage = defaultKubectlImage
 	}
 	lw.pipelineMeta()
 	lw.ws = lw.workspaceSpec()
@@ -80,7 +87,7 @@ func (lw *lowering) cubes() []*cube {
 	var out []*cube
 	seen := map[*cube]bool{}
 	for _, st := range lw.spec.Steps {
-		if !seen[st.Cube] {
+		if st.Cube != nil && !seen[st.Cube] {
 			seen[st.Cube] = true
 			out = append(out, st.Cube)
 		}

@@ -35,7 +35,13 @@ func (lw *lowering) lowerSteps() ([]*ir.Step, []stepIO) {
 			lw.diags.errorf(st.Pos, st.field, "step name %q has no letters or digits to make an engine name from", st.Name)
 			continue
 		}
-		s, sio := lw.lowerStep(st, name)
+		var s *ir.Step
+		var sio stepIO
+		if st.Dask != nil {
+			s, sio = lw.lowerDaskStep(st, name)
+		} else {
+			s, sio = lw.lowerStep(st, name)
+		}
 		steps = append(steps, s)
 		io = append(io, sio)
 	}
@@ -52,6 +58,10 @@ func (lw *lowering) lowerStep(st *stepSpec, name string) (*ir.Step, stepIO) {
 		Labels: map[string]string{
 			cubeLabel: labelValue(c.Name), taskLabel: labelValue(t.Name),
 		},
+	}
+	if st.MPI != nil {
+		lw.noParams = "an MPIJob"
+		defer func() { lw.noParams = "" }()
 	}
 	gpus := c.AcceleratorCount
 	if st.Resources.GPU != nil {
@@ -72,6 +82,9 @@ func (lw *lowering) lowerStep(st *stepSpec, name string) (*ir.Step, stepIO) {
 	s.Env = lw.env(st, fx)
 	lw.scheduling(st, s, gpus > 0)
 	lw.retryAndTimeout(st, s)
+	if st.MPI != nil {
+		lw.lowerMPI(st, s)
+	}
 	return s, sio
 }
 
@@ -204,6 +217,9 @@ func (lw *lowering) text(s string, pos Pos, field string) ir.Text {
 		case pm == nil:
 			lw.diags.errorf(pos, field, "${%s}: only ${params.NAME} references are allowed here", ref)
 			continue
+		case lw.noParams != "":
+			lw.diags.errorf(pos, field, "${%s}: this step runs as %s, whose manifest the engine fills in without escaping, so a parameter's value could rewrite it; write the value itself", ref, lw.noParams)
+			continue
 		case !lw.params[pm[1]]:
 			lw.diags.errorf(pos, field, "${%s}: no parameter %q in params (params: %s)", ref, pm[1], strings.Join(sortedKeys(lw.params), ", "))
 			continue
@@ -238,7 +254,7 @@ func (lw *lowering) env(st *stepSpec, fx dockerEffects) []ir.EnvVar {
 	}
 	merged := map[string]ir.EnvVar{}
 	for _, src := range []source{
-		{st.Cube.Env, "docker.env_args", false},
+		{cubeEnv(st.Cube), "docker.env_args", false},
 		{fx.env, fx.field, false},
 		{st.EnvFileVars, st.field + ".envFile", true},
 		{st.Env, st.field + ".env", true},
@@ -276,6 +292,13 @@ func (lw *lowering) env(st *stepSpec, fx dockerEffects) []ir.EnvVar {
 	return out
 }
 
+func cubeEnv(c *cube) []envVar {
+	if c == nil {
+		return nil
+	}
+	return c.Env
+}
+
 // resources merges the step's requests over what the cube's docker flags say.
 func (lw *lowering) resources(st *stepSpec, gpus int, fx dockerEffects) ir.Resources {
 	r := ir.Resources{GPU: gpus, CPU: fx.cpu, Memory: fx.memory}
@@ -297,6 +320,13 @@ func (lw *lowering) resources(st *stepSpec, gpus int, fx dockerEffects) ir.Resou
 // scheduling merges the platform's GPU or CPU scheduling with the step's;
 // the step wins for a node selector key, and tolerations add up.
 func (lw *lowering) scheduling(st *stepSpec, s *ir.Step, gpu bool) {
+	s.NodeSelector, s.Tolerations = lw.placement(st, gpu)
+	s.SecurityContext = mergeSecurity(lw.plat.SecurityContext, st.SecurityContext)
+}
+
+// placement merges the platform's GPU or CPU node selector and
+// tolerations with the step's.
+func (lw *lowering) placement(st *stepSpec, gpu bool) (map[string]string, []ir.Toleration) {
 	base, section := lw.plat.CPU, "cpu"
 	if gpu {
 		base, section = lw.plat.GPU.scheduling, "gpu"
@@ -310,8 +340,8 @@ func (lw *lowering) scheduling(st *stepSpec, s *ir.Step, gpu bool) {
 		lw.labelKey(k, st.pos("nodeSelector", k), joinPath(st.field+".nodeSelector", k))
 		sel[k] = v
 	}
-	if len(sel) > 0 {
-		s.NodeSelector = sel
+	if len(sel) == 0 {
+		sel = nil
 	}
 	for i, t := range base.Tolerations {
 		lw.toleration(t, lw.plat.at(section, "tolerations"), fmt.Sprintf("%s.tolerations[%d]", section, i))
@@ -319,6 +349,7 @@ func (lw *lowering) scheduling(st *stepSpec, s *ir.Step, gpu bool) {
 	for i, t := range st.Tolerations {
 		lw.toleration(t, st.pos("tolerations"), fmt.Sprintf("%s.tolerations[%d]", st.field, i))
 	}
+	var tols []ir.Toleration
 	seen := map[tolerationSpec]bool{}
 	for _, t := range append(append([]tolerationSpec{}, base.Tolerations...), st.Tolerations...) {
 		key := t
@@ -327,9 +358,9 @@ func (lw *lowering) scheduling(st *stepSpec, s *ir.Step, gpu bool) {
 			continue
 		}
 		seen[key] = true
-		s.Tolerations = append(s.Tolerations, ir.Toleration{Key: t.Key, Operator: t.Operator, Value: t.Value, Effect: t.Effect, TolerationSeconds: t.TolerationSeconds})
+		tols = append(tols, ir.Toleration{Key: t.Key, Operator: t.Operator, Value: t.Value, Effect: t.Effect, TolerationSeconds: t.TolerationSeconds})
 	}
-	s.SecurityContext = mergeSecurity(lw.plat.SecurityContext, st.SecurityContext)
+	return sel, tols
 }
 
 // labelKey checks a node selector key, which is a Kubernetes label key.

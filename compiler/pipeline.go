@@ -60,7 +60,11 @@ func (l *loader) decodePipeline(f *ast.File, defaultCube func() *cube) *pipeline
 		}
 		cubes[name] = l.cube(path, "cubes."+name)
 	})
-	if len(cubeNames) == 0 {
+	needsCube := false
+	forFields(v.LookupPath(pathOf("steps")), func(_ string, sv cue.Value) {
+		needsCube = needsCube || !sv.LookupPath(pathOf("dask")).Exists()
+	})
+	if len(cubeNames) == 0 && needsCube {
 		cubes[""] = defaultCube()
 		cubeNames = append(cubeNames, "")
 	}
@@ -134,11 +138,6 @@ func (l *loader) decodeStep(doc *document, name string, sv cue.Value, cubes map[
 		l.diags.errorf(doc.at("steps", name), joinPath("steps", name), "decoding: %v", err)
 		return nil
 	}
-	for _, key := range []string{"mpi", "dask"} {
-		if sv.LookupPath(pathOf(key)).Exists() {
-			l.diags.errorf(doc.at("steps", name, key), joinPath("steps", name)+"."+key, "distributed steps are not supported by this version of mlcube-compile")
-		}
-	}
 	st := &stepSpec{
 		Name: name, Pos: doc.at("steps", name), After: sf.After,
 		Inputs: sf.Inputs, Outputs: sf.Outputs, Args: sf.Args,
@@ -164,6 +163,11 @@ func (l *loader) decodeStep(doc *document, name string, sv cue.Value, cubes map[
 		}
 		st.EnvFileVars = readEnvFile(st.EnvFile, st.pos("envFile"), st.field+".envFile", l.diags)
 	}
+	st.MPI = l.decodeMPI(doc, name, sv)
+	st.Dask = l.decodeDask(doc, name, sv)
+	if st.Dask != nil {
+		return l.daskStep(st, sf)
+	}
 	st.Cube = l.stepCube(st, sf.Cube, cubes, cubeNames)
 	if st.Cube == nil {
 		return nil
@@ -179,6 +183,25 @@ func (l *loader) decodeStep(doc *document, name string, sv cue.Value, cubes map[
 	}
 	l.checkOverrides(st, "inputs", st.Inputs, st.Task.Inputs)
 	l.checkOverrides(st, "outputs", st.Outputs, st.Task.Outputs)
+	return st
+}
+
+// daskStep checks a Dask step, which runs dask.function rather than a
+// cube task.
+func (l *loader) daskStep(st *stepSpec, sf stepFields) *stepSpec {
+	ok := true
+	for _, f := range []struct {
+		key string
+		set bool
+	}{{"cube", sf.Cube != ""}, {"task", sf.Task != ""}, {"mpi", st.MPI != nil}, {"inputs", len(sf.Inputs) > 0}, {"outputs", len(sf.Outputs) > 0}, {"args", len(sf.Args) > 0}} {
+		if f.set {
+			l.diags.errorf(st.pos(f.key), st.field+"."+f.key, "a dask step runs dask.function on its own image, not a cube task; drop %s", f.key)
+			ok = false
+		}
+	}
+	if !ok {
+		return nil
+	}
 	return st
 }
 

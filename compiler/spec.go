@@ -1,5 +1,7 @@
 package compiler
 
+import "github.com/mlcube-compile/mlcube-compile/compiler/ir"
+
 // The spec types hold what the files say, after schema checks, with the
 // positions that semantic checks report against.
 
@@ -75,18 +77,20 @@ type platformSpec struct {
 	File string `json:"-"`
 	// at finds where a key of the platform file is written.
 	at                 func(sels ...string) Pos
-	Namespace          string                 `json:"namespace"`
-	ServiceAccountName string                 `json:"serviceAccountName"`
-	Image              string                 `json:"image"`
-	ImagePullPolicy    string                 `json:"imagePullPolicy"`
-	ImagePullSecrets   []string               `json:"imagePullSecrets"`
-	GPU                gpuSpec                `json:"gpu"`
-	CPU                scheduling             `json:"cpu"`
-	Storage            storageSpec            `json:"storage"`
-	SecurityContext    *securityContextSpec   `json:"securityContext"`
-	MPI                map[string]interface{} `json:"mpi"`
-	KubectlImage       string                 `json:"kubectlImage"`
-	TTLSeconds         *int32                 `json:"ttlSecondsAfterFinished"`
+	Namespace          string               `json:"namespace"`
+	ServiceAccountName string               `json:"serviceAccountName"`
+	Image              string               `json:"image"`
+	ImagePullPolicy    string               `json:"imagePullPolicy"`
+	ImagePullSecrets   []string             `json:"imagePullSecrets"`
+	GPU                gpuSpec              `json:"gpu"`
+	CPU                scheduling           `json:"cpu"`
+	Storage            storageSpec          `json:"storage"`
+	SecurityContext    *securityContextSpec `json:"securityContext"`
+	MPI                struct {
+		APIVersion string `json:"apiVersion"`
+	} `json:"mpi"`
+	KubectlImage string `json:"kubectlImage"`
+	TTLSeconds   *int32 `json:"ttlSecondsAfterFinished"`
 }
 
 type gpuSpec struct {
@@ -173,10 +177,46 @@ type stepSpec struct {
 	SecurityContext *securityContextSpec
 	Retries         *retriesSpec
 	Timeout         string
+	// MPI and Dask are set for distributed steps; a Dask step has no
+	// Cube or Task.
+	MPI  *mpiSpec
+	Dask *daskSpec
 	// pos finds the position of a field of the step, for later checks.
 	pos func(sels ...string) Pos
 	// field is the step's path in its file, for diagnostics.
 	field string
+}
+
+// mpiSpec is a step's mpi: section.
+type mpiSpec struct {
+	Workers          int            `json:"workers"`
+	SlotsPerWorker   *int           `json:"slotsPerWorker"`
+	Implementation   string         `json:"implementation"`
+	Entrypoint       string         `json:"entrypoint"`
+	WorkerCommand    []string       `json:"workerCommand"`
+	SSHAuthMountPath string         `json:"sshAuthMountPath"`
+	Launcher         *resourcesSpec `json:"launcher"`
+}
+
+// daskSpec is a step's dask: section.
+type daskSpec struct {
+	Function string `json:"function"`
+	// Args is the args mapping as JSON, in the order it is written.
+	Args      string         `json:"-"`
+	Workers   int            `json:"-"`
+	Autoscale *ir.Autoscale  `json:"-"`
+	Worker    *resourcesSpec `json:"worker"`
+	Image     string         `json:"image"`
+	Setup     struct {
+		Pip   []string `json:"pipPackages"`
+		Apt   []string `json:"aptPackages"`
+		Conda []string `json:"condaPackages"`
+	} `json:"setup"`
+	Output struct {
+		Path   string `json:"path"`
+		Bucket string `json:"bucket"`
+		Secret string `json:"secret"`
+	} `json:"-"`
 }
 
 type resourcesSpec struct {

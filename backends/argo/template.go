@@ -30,7 +30,7 @@ type group struct {
 // buildTemplates makes one template per distinct cube task, and the DAG
 // tasks that run them. Steps of one cube task share a template when they
 // differ only in parameter paths.
-func buildTemplates(p *ir.Pipeline) ([]wfv1.Template, []wfv1.DAGTask) {
+func buildTemplates(p *ir.Pipeline) ([]wfv1.Template, []wfv1.DAGTask, error) {
 	groups, byStep := groupSteps(p)
 	var templates []wfv1.Template
 	for _, g := range groups {
@@ -38,6 +38,16 @@ func buildTemplates(p *ir.Pipeline) ([]wfv1.Template, []wfv1.DAGTask) {
 	}
 	var tasks []wfv1.DAGTask
 	for _, s := range p.Steps {
+		if s.Kind != ir.Container {
+			name := uniqueName(s.Name, templates)
+			ts, err := distributedTemplates(p, s, name)
+			if err != nil {
+				return nil, nil, err
+			}
+			templates = append(templates, ts...)
+			tasks = append(tasks, wfv1.DAGTask{Name: s.Name, Template: name, Dependencies: s.Dependencies})
+			continue
+		}
 		g := byStep[s]
 		task := wfv1.DAGTask{Name: s.Name, Template: g.name, Dependencies: s.Dependencies}
 		for _, a := range s.Args {
@@ -47,7 +57,7 @@ func buildTemplates(p *ir.Pipeline) ([]wfv1.Template, []wfv1.DAGTask) {
 		}
 		tasks = append(tasks, task)
 	}
-	return templates, tasks
+	return templates, tasks, nil
 }
 
 // groupSteps groups steps by cube task and by everything but their paths.
@@ -56,6 +66,9 @@ func groupSteps(p *ir.Pipeline) ([]*group, map[*ir.Step]*group) {
 	byShape := map[string]*group{}
 	perTemplate := map[string]int{}
 	for _, s := range p.Steps {
+		if s.Kind != ir.Container {
+			continue
+		}
 		raw, _ := json.Marshal(template(p, s, s.Template, paramsOf(s)))
 		shape := s.Template + "\x00" + string(raw)
 		g, ok := byShape[shape]
@@ -133,6 +146,12 @@ func template(p *ir.Pipeline, s *ir.Step, name string, varying map[string]bool) 
 			t.Inputs.Parameters = append(t.Inputs.Parameters, wfv1.Parameter{Name: a.Param})
 		}
 	}
+	retryAndTimeout(&t, s)
+	return t
+}
+
+// retryAndTimeout sets the step's retry strategy and timeout on t.
+func retryAndTimeout(t *wfv1.Template, s *ir.Step) {
 	if s.Retry != nil {
 		limit := intstr.FromInt(s.Retry.Limit)
 		t.RetryStrategy = &wfv1.RetryStrategy{Limit: &limit}
@@ -144,7 +163,6 @@ func template(p *ir.Pipeline, s *ir.Step, name string, varying map[string]bool) 
 		secs := intstr.FromInt(int(s.Timeout.Seconds()))
 		t.ActiveDeadlineSeconds = &secs
 	}
-	return t
 }
 
 // container is the step's container: the MLCube runner's contract.

@@ -14,25 +14,32 @@ import (
 )
 
 // Options tune the Workflow; the zero value is what users get by default.
-type Options struct{}
+type Options struct {
+	// ServiceAccountName, when set, overrides the platform's: the one
+	// --emit-rbac makes.
+	ServiceAccountName string
+}
 
 // entrypointName is the DAG template's name unless a task template has it.
 const entrypointName = "main"
 
 // Compile builds the Workflow for p and checks it with Argo's validator. A
 // rejection there is a bug in mlcube-compile and is reported as one.
-func Compile(p *ir.Pipeline, _ Options) (*wfv1.Workflow, error) {
+func Compile(p *ir.Pipeline, opts Options) (*wfv1.Workflow, error) {
 	if err := checkText(p); err != nil {
 		return nil, err
 	}
-	templates, tasks := buildTemplates(p)
+	templates, tasks, err := buildTemplates(p)
+	if err != nil {
+		return nil, err
+	}
 	entry := uniqueName(entrypointName, templates)
 	wf := &wfv1.Workflow{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "argoproj.io/v1alpha1", Kind: "Workflow"},
 		ObjectMeta: kube.RunMeta(p),
 		Spec: wfv1.WorkflowSpec{
 			Entrypoint:         entry,
-			ServiceAccountName: p.ServiceAccountName,
+			ServiceAccountName: serviceAccount(p, opts),
 			Arguments:          arguments(p.Params),
 			Templates:          append([]wfv1.Template{{Name: entry, DAG: &wfv1.DAGTemplate{Tasks: tasks}}}, templates...),
 		},
@@ -50,6 +57,13 @@ func Compile(p *ir.Pipeline, _ Options) (*wfv1.Workflow, error) {
 		return nil, fmt.Errorf("the Workflow fails Argo's validator: %w", err)
 	}
 	return wf, nil
+}
+
+func serviceAccount(p *ir.Pipeline, opts Options) string {
+	if opts.ServiceAccountName != "" {
+		return opts.ServiceAccountName
+	}
+	return p.ServiceAccountName
 }
 
 // arguments turns pipeline params into workflow arguments, which

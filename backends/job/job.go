@@ -38,6 +38,11 @@ func Compile(p *ir.Pipeline, _ Options) (*batchv1.Job, []string, error) {
 			len(p.Steps), strings.Join(names, ", "))}
 	}
 	s := p.Steps[0]
+	if s.Kind != ir.Container {
+		kind := map[ir.Kind]string{ir.MPI: "an MPIJob (mpi:)", ir.Dask: "a DaskJob (dask:)"}[s.Kind]
+		return nil, nil, &manifest.SpecError{Field: "--backend", Message: fmt.Sprintf(
+			"a Job runs one task in one container, and step %s runs as %s, which an engine must create and wait for; use --backend argo or --backend tekton", s.Name, kind)}
+	}
 	defaults, err := paramDefaults(p.Params, s)
 	if err != nil {
 		return nil, nil, err

@@ -15,26 +15,52 @@ import (
 func Encode(objs ...any) ([]byte, error) {
 	var out bytes.Buffer
 	for i, obj := range objs {
-		raw, err := json.Marshal(obj)
-		if err != nil {
-			return nil, fmt.Errorf("encoding object %d: %w", i, err)
-		}
-		var m map[string]any
-		if err := json.Unmarshal(raw, &m); err != nil {
-			return nil, err
-		}
-		delete(m, "status")
-		dropServerFields(m)
-		doc, err := yaml.Marshal(m)
+		doc, err := YAML(obj)
 		if err != nil {
 			return nil, fmt.Errorf("encoding object %d: %w", i, err)
 		}
 		if i > 0 {
 			out.WriteString("---\n")
 		}
-		out.Write(doc)
+		out.WriteString(doc)
 	}
 	return out.Bytes(), nil
+}
+
+// YAML writes one object as YAML, without what only the API server sets.
+func YAML(obj any) (string, error) {
+	m, err := clean(obj)
+	if err != nil {
+		return "", err
+	}
+	doc, err := yaml.Marshal(m)
+	return string(doc), err
+}
+
+// JSON writes one object as one line of JSON, without what only the API
+// server sets.
+func JSON(obj any) (string, error) {
+	m, err := clean(obj)
+	if err != nil {
+		return "", err
+	}
+	raw, err := json.Marshal(m)
+	return string(raw), err
+}
+
+// clean turns obj into plain maps and drops status and empty noise.
+func clean(obj any) (map[string]any, error) {
+	raw, err := json.Marshal(obj)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, err
+	}
+	delete(m, "status")
+	dropServerFields(m)
+	return m, nil
 }
 
 // emptyNoise are fields that Go's object types write as {} when unset,

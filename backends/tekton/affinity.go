@@ -65,11 +65,11 @@ func warnings(p *ir.Pipeline) []string {
 	var out []string
 	bySelector := map[string][]string{}
 	for _, s := range p.Steps {
-		if len(s.Mounts) > 0 {
+		if len(s.Mounts) > 0 && s.Kind == ir.Container {
 			key := selectorText(s.NodeSelector)
 			bySelector[key] = append(bySelector[key], s.Name)
 		}
-		if n := len(s.Mounts); n > 1 {
+		if n := len(s.Mounts); n > 1 && s.Kind == ir.Container {
 			out = append(out, fmt.Sprintf("tekton: step %s mounts %d claims; Tekton's affinity assistant refuses a TaskRun with more than one, so the cluster needs coschedule: pipelineruns or disabled in Tekton's feature-flags", s.Name, n))
 		}
 		if s.Retry != nil && s.Retry.Backoff > 0 {

@@ -20,12 +20,20 @@ import (
 )
 
 // Options tune the PipelineRun; the zero value is what users get.
-type Options struct{}
+type Options struct {
+	// ServiceAccountName, when set, overrides the platform's: the one
+	// --emit-rbac makes.
+	ServiceAccountName string
+}
 
 // Compile builds the PipelineRun for p and checks it with Tekton's own
 // defaulting and validation. It returns warnings about what Tekton cannot
 // express. A rejection by the validator is a bug in mlcube-compile.
-func Compile(p *ir.Pipeline, _ Options) (*v1.PipelineRun, []string, error) {
+func Compile(p *ir.Pipeline, opts Options) (*v1.PipelineRun, []string, error) {
+	sa := p.ServiceAccountName
+	if opts.ServiceAccountName != "" {
+		sa = opts.ServiceAccountName
+	}
 	pr := &v1.PipelineRun{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "tekton.dev/v1", Kind: "PipelineRun"},
 		ObjectMeta: kube.RunMeta(p),
@@ -34,7 +42,7 @@ func Compile(p *ir.Pipeline, _ Options) (*v1.PipelineRun, []string, error) {
 			// No limit on the whole run, as on Argo; Tekton's default of
 			// one hour would stop a training run. Steps set their own.
 			Timeouts:        &v1.TimeoutFields{Pipeline: &metav1.Duration{Duration: 0}},
-			TaskRunTemplate: v1.PipelineTaskRunTemplate{ServiceAccountName: p.ServiceAccountName, PodTemplate: runPodTemplate(p)},
+			TaskRunTemplate: v1.PipelineTaskRunTemplate{ServiceAccountName: sa, PodTemplate: runPodTemplate(p)},
 		},
 	}
 	for _, v := range p.Volumes {
@@ -42,6 +50,14 @@ func Compile(p *ir.Pipeline, _ Options) (*v1.PipelineRun, []string, error) {
 		pr.Spec.Workspaces = append(pr.Spec.Workspaces, workspaceBinding(v))
 	}
 	for _, s := range p.Steps {
+		if s.Kind != ir.Container {
+			t, err := distributedTask(p, s)
+			if err != nil {
+				return nil, nil, err
+			}
+			pr.Spec.PipelineSpec.Tasks = append(pr.Spec.PipelineSpec.Tasks, t)
+			continue
+		}
 		pr.Spec.PipelineSpec.Tasks = append(pr.Spec.PipelineSpec.Tasks, pipelineTask(p, s))
 		if spec := taskRunSpec(s); spec != nil {
 			pr.Spec.TaskRunSpecs = append(pr.Spec.TaskRunSpecs, *spec)
@@ -107,11 +123,23 @@ func workspaceBinding(v ir.Volume) v1.WorkspaceBinding {
 // assistant lands on a node every step can use.
 func runPodTemplate(p *ir.Pipeline) *pod.PodTemplate {
 	t := &pod.PodTemplate{ImagePullSecrets: kube.ImagePullSecrets(p.ImagePullSecrets)}
-	t.NodeSelector, t.Tolerations = commonScheduling(p.Steps)
+	t.NodeSelector, t.Tolerations = commonScheduling(containerSteps(p))
 	if len(t.ImagePullSecrets) == 0 && len(t.NodeSelector) == 0 && len(t.Tolerations) == 0 {
 		return nil
 	}
 	return t
+}
+
+// containerSteps are the steps that run in a pod of their own task; a
+// distributed step's task only runs kubectl.
+func containerSteps(p *ir.Pipeline) []*ir.Step {
+	var out []*ir.Step
+	for _, s := range p.Steps {
+		if s.Kind == ir.Container {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // taskRunSpec carries one step's scheduling and security; nil when it has

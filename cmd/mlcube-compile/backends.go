@@ -4,7 +4,9 @@ import (
 	"strings"
 
 	"github.com/mlcube-compile/mlcube-compile/backends/argo"
+	"github.com/mlcube-compile/mlcube-compile/backends/distributed"
 	"github.com/mlcube-compile/mlcube-compile/backends/job"
+	"github.com/mlcube-compile/mlcube-compile/backends/manifest"
 	"github.com/mlcube-compile/mlcube-compile/backends/tekton"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
 )
@@ -12,30 +14,76 @@ import (
 // backend turns a compiled pipeline into the objects one engine runs, each
 // already checked by the engine's own validator, and warnings about what
 // the engine cannot express.
-type backend func(p *ir.Pipeline) (objs []any, warnings []string, err error)
+type backend func(p *ir.Pipeline, opts emitOptions) (objs []any, warnings []string, err error)
+
+// emitOptions are the flags every backend reads.
+type emitOptions struct {
+	// RBAC asks for the ServiceAccount, Role and RoleBinding the run needs,
+	// before the object that runs it.
+	RBAC bool
+}
+
+// rbacNeedsNamespace refuses --emit-rbac without a namespace: a
+// RoleBinding must name the namespace of the service account it binds.
+func rbacNeedsNamespace(p *ir.Pipeline) error {
+	if p.Namespace == "" {
+		return &manifest.SpecError{Field: "namespace", Message: "--emit-rbac needs the run's namespace, which a RoleBinding must name; set namespace in the platform file"}
+	}
+	return nil
+}
+
+// serviceAccount is the service account the emitted RBAC is for: the
+// platform's, or one named after the pipeline.
+func serviceAccount(p *ir.Pipeline) string {
+	if p.ServiceAccountName != "" {
+		return p.ServiceAccountName
+	}
+	return distributed.DefaultServiceAccount(p)
+}
 
 // backendNames are the --backend values, in the order help lists them.
 var backendNames = []string{"argo", "tekton", "job"}
 
 var backends = map[string]backend{
-	"argo": func(p *ir.Pipeline) ([]any, []string, error) {
-		wf, err := argo.Compile(p, argo.Options{})
+	"argo": func(p *ir.Pipeline, opts emitOptions) ([]any, []string, error) {
+		var objs []any
+		var o argo.Options
+		if opts.RBAC {
+			if err := rbacNeedsNamespace(p); err != nil {
+				return nil, nil, err
+			}
+			o.ServiceAccountName = serviceAccount(p)
+			objs = argo.RBAC(p, o.ServiceAccountName)
+		}
+		wf, err := argo.Compile(p, o)
 		if err != nil {
 			return nil, nil, err
 		}
-		return []any{wf}, nil, nil
+		return append(objs, wf), nil, nil
 	},
-	"tekton": func(p *ir.Pipeline) ([]any, []string, error) {
-		pr, warnings, err := tekton.Compile(p, tekton.Options{})
+	"tekton": func(p *ir.Pipeline, opts emitOptions) ([]any, []string, error) {
+		var objs []any
+		var o tekton.Options
+		if opts.RBAC {
+			if err := rbacNeedsNamespace(p); err != nil {
+				return nil, nil, err
+			}
+			o.ServiceAccountName = serviceAccount(p)
+			objs = tekton.RBAC(p, o.ServiceAccountName)
+		}
+		pr, warnings, err := tekton.Compile(p, o)
 		if err != nil {
 			return nil, nil, err
 		}
-		return []any{pr}, warnings, nil
+		return append(objs, pr), warnings, nil
 	},
-	"job": func(p *ir.Pipeline) ([]any, []string, error) {
+	"job": func(p *ir.Pipeline, opts emitOptions) ([]any, []string, error) {
 		j, warnings, err := job.Compile(p, job.Options{})
 		if err != nil {
 			return nil, nil, err
+		}
+		if opts.RBAC {
+			warnings = append(warnings, "job: a Job calls no Kubernetes API, so --emit-rbac adds nothing")
 		}
 		return []any{j}, warnings, nil
 	},

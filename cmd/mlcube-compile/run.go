@@ -97,6 +97,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			&cli.StringFlag{Name: "platform", Aliases: []string{"p"}, Usage: "platform file (or a legacy platforms/docker.yaml)"},
 			&cli.StringFlag{Name: "task", Aliases: []string{"t"}, Usage: "pipeline file, legacy invoke file, or one task name; default: every task of the cube"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` atomically instead of stdout"},
+			&cli.BoolFlag{Name: "emit-rbac", Usage: "also emit the ServiceAccount, Role and RoleBinding the run needs (argo, tekton)"},
 		},
 		Action: func(c *cli.Context) error { return compile(c, stdout, stderr) },
 	}
@@ -118,7 +119,7 @@ func compile(c *cli.Context, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	objs, warnings, err := emit(p)
+	objs, warnings, err := emit(p, emitOptions{RBAC: c.Bool("emit-rbac")})
 	for _, w := range warnings {
 		fmt.Fprintf(stderr, "%s: warning: %s\n", p.Source, w)
 	}

@@ -27,6 +27,9 @@ type Pipeline struct {
 	Volumes []Volume
 	// Steps are in topological order, ties broken by name.
 	Steps []*Step
+	// KubectlImage runs the steps that create and watch a distributed job,
+	// on engines that need a container for that.
+	KubectlImage string
 }
 
 // Param is a pipeline parameter that can be set when the run is submitted.
@@ -55,10 +58,28 @@ type ClaimTemplate struct {
 	AccessModes      []string
 }
 
-// Step runs one cube task in one container.
+// Kind says how a step runs. Backends switch on it and never guess.
+type Kind int
+
+const (
+	// Container steps run the cube task in one container.
+	Container Kind = iota
+	// MPI steps run the cube task as an MPIJob: Step's container is the
+	// launcher's, and MPI says how the workers run.
+	MPI
+	// Dask steps run a Python function on a Dask cluster as a DaskJob:
+	// Step's image, env and mounts are the job runner's.
+	Dask
+)
+
+// Step runs one cube task in one container, or one distributed job.
 type Step struct {
 	// Name is unique in the pipeline and valid for every engine.
 	Name string
+	Kind Kind
+	// MPI is set for Kind MPI, Dask for Kind Dask.
+	MPI  *MPIJob
+	Dask *DaskJob
 	// Cube and Task are the names as the cube writes them.
 	Cube, Task string
 	// Template is the same for steps that run the same cube task; backends

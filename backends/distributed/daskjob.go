@@ -1,0 +1,195 @@
+package distributed
+
+import (
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+)
+
+const (
+	daskGroup      = "kubernetes.dask.org"
+	daskAPIVersion = daskGroup + "/v1"
+	schedulerPort  = 8786
+	dashboardPort  = 8787
+	// RunLabel and StepLabel select a job's scheduler: the operator names
+	// the cluster after the job, whose name the API server makes up.
+	RunLabel  = "mlcube-compile/run"
+	StepLabel = "mlcube-compile/step"
+)
+
+// The operator sets status.jobStatus to Successful or Failed when the job
+// runner pod succeeds or fails, and deletes the cluster then.
+const (
+	daskSuccess = "status.jobStatus == Successful"
+	daskFailure = "status.jobStatus == Failed"
+)
+
+// runner is the job runner's program. It reads everything it runs from
+// env vars, so that no value of the spec is ever Python source.
+const runner = `import importlib, json, os
+from dask.distributed import Client
+module, _, name = os.environ["MLCUBE_DASK_FUNCTION"].rpartition(".")
+function = getattr(importlib.import_module(module), name)
+kwargs = json.loads(os.environ["MLCUBE_DASK_ARGS"])
+output = os.environ["MLCUBE_DASK_OUTPUT"]
+with Client(os.environ["DASK_SCHEDULER_ADDRESS"]):
+    table = function(**kwargs)
+if "://" not in output:
+    os.makedirs(os.path.dirname(output), exist_ok=True)
+table.to_csv(output, index=False)
+print("wrote", output)
+`
+
+// Autoscaler is the DaskAutoscaler of an adaptive Dask step.
+type Autoscaler struct {
+	Minimum, Maximum int
+	Namespace        string
+}
+
+// Object is the DaskAutoscaler for the cluster of the job named job.
+func (a *Autoscaler) Object(job string) map[string]any {
+	meta := map[string]any{"name": job}
+	if a.Namespace != "" {
+		meta["namespace"] = a.Namespace
+	}
+	return map[string]any{
+		"apiVersion": daskAPIVersion, "kind": "DaskAutoscaler", "metadata": meta,
+		"spec": map[string]any{"cluster": job, "minimum": a.Minimum, "maximum": a.Maximum},
+	}
+}
+
+type daskJobObject struct {
+	metav1.TypeMeta `json:",inline"`
+	Metadata        metav1.ObjectMeta `json:"metadata"`
+	Spec            daskJobSpec       `json:"spec"`
+}
+
+type daskJobSpec struct {
+	Job     daskPod         `json:"job"`
+	Cluster daskClusterSpec `json:"cluster"`
+}
+
+type daskClusterSpec struct {
+	Spec struct {
+		Scheduler daskScheduler `json:"scheduler"`
+		Worker    daskWorker    `json:"worker"`
+	} `json:"spec"`
+}
+
+type daskPod struct {
+	Metadata daskMeta       `json:"metadata"`
+	Spec     corev1.PodSpec `json:"spec"`
+}
+
+type daskMeta struct {
+	Labels map[string]string `json:"labels,omitempty"`
+}
+
+type daskScheduler struct {
+	daskPod
+	Service corev1.ServiceSpec `json:"service"`
+}
+
+type daskWorker struct {
+	Replicas int `json:"replicas"`
+	daskPod
+}
+
+// daskJob builds the DaskJob: the job runner that calls the function, a
+// scheduler and its Service, and the workers.
+func daskJob(p *ir.Pipeline, s *ir.Step, claim ClaimName, runName string) *Job {
+	d := s.Dask
+	setup := packagesEnv(d)
+	runnerEnv := append(setup,
+		corev1.EnvVar{Name: "MLCUBE_DASK_FUNCTION", Value: d.Function},
+		corev1.EnvVar{Name: "MLCUBE_DASK_ARGS", Value: d.Args},
+		corev1.EnvVar{Name: "MLCUBE_DASK_OUTPUT", Value: d.Output},
+	)
+	if d.OutputSecret != "" {
+		for _, key := range []string{"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"} {
+			runnerEnv = append(runnerEnv, corev1.EnvVar{Name: key, ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
+				LocalObjectReference: corev1.LocalObjectReference{Name: d.OutputSecret}, Key: key,
+			}}})
+		}
+	}
+	labels := objectMeta(p, s).Labels
+	selector := map[string]string{RunLabel: runName, StepLabel: s.Name, "dask.org/component": "scheduler"}
+	job := &daskJobObject{
+		TypeMeta: metav1.TypeMeta{APIVersion: daskAPIVersion, Kind: "DaskJob"},
+		Metadata: metav1.ObjectMeta{GenerateName: d.GenerateName, Namespace: p.Namespace, Labels: withRun(labels, runName, s.Name)},
+	}
+	runnerC := daskContainer(s, "job", []string{"python", "-c", runner}, s.Resources, runnerEnv)
+	job.Spec.Job = daskPod{Metadata: daskMeta{Labels: labels}, Spec: podSpec(p, s, claim, s.NodeSelector, s.Tolerations, runnerC)}
+	if s.Timeout > 0 {
+		secs := int64(s.Timeout.Seconds())
+		job.Spec.Job.Spec.ActiveDeadlineSeconds = &secs
+	}
+	bare := *s
+	bare.Mounts = nil
+	scheduler := daskContainer(&bare, "scheduler", []string{"dask-scheduler"}, ir.Resources{}, setup)
+	scheduler.Ports = []corev1.ContainerPort{
+		{Name: "tcp-comm", ContainerPort: schedulerPort, Protocol: corev1.ProtocolTCP},
+		{Name: "http-dashboard", ContainerPort: dashboardPort, Protocol: corev1.ProtocolTCP},
+	}
+	probe := &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/health", Port: intstr.FromString("http-dashboard")}}, InitialDelaySeconds: 5, PeriodSeconds: 10}
+	scheduler.ReadinessProbe, scheduler.LivenessProbe = probe, probe.DeepCopy()
+	scheduler.LivenessProbe.InitialDelaySeconds = 15
+	cs := &job.Spec.Cluster.Spec
+	cs.Scheduler.daskPod = daskPod{Metadata: daskMeta{Labels: withRun(labels, runName, s.Name)}, Spec: podSpec(p, &bare, claim, s.NodeSelector, s.Tolerations, scheduler)}
+	cs.Scheduler.Service = corev1.ServiceSpec{
+		Type:     corev1.ServiceTypeClusterIP,
+		Selector: selector,
+		Ports: []corev1.ServicePort{
+			{Name: "tcp-comm", Protocol: corev1.ProtocolTCP, Port: schedulerPort, TargetPort: intstr.FromString("tcp-comm")},
+			{Name: "http-dashboard", Protocol: corev1.ProtocolTCP, Port: dashboardPort, TargetPort: intstr.FromString("http-dashboard")},
+		},
+	}
+	worker := daskContainer(&bare, "worker", []string{"dask-worker", "--name", "$(DASK_WORKER_NAME)"}, d.Worker, setup)
+	cs.Worker = daskWorker{Replicas: d.Workers, daskPod: daskPod{Metadata: daskMeta{Labels: labels}, Spec: podSpec(p, &bare, claim, d.WorkerNodeSelector, d.WorkerTolerations, worker)}}
+	// Pods of a Dask cluster are restarted by their Deployments.
+	cs.Scheduler.Spec.RestartPolicy, cs.Worker.Spec.RestartPolicy = "", ""
+	out := &Job{
+		Object: job, Resource: "daskjobs", Group: daskGroup,
+		SuccessCondition: daskSuccess, FailureCondition: daskFailure,
+		Status: "{.status.jobStatus}", Succeeded: "Successful", Failed: "Failed",
+	}
+	if d.Autoscale != nil {
+		out.Autoscaler = &Autoscaler{Minimum: d.Autoscale.Minimum, Maximum: d.Autoscale.Maximum, Namespace: p.Namespace}
+	}
+	return out
+}
+
+// daskContainer is a container of the Dask cluster. Its args go to the
+// image's entrypoint, which installs the setup packages first.
+func daskContainer(s *ir.Step, name string, args []string, r ir.Resources, extra []corev1.EnvVar) corev1.Container {
+	c := container(s, name, nil, args, r)
+	c.Env = append(c.Env, extra...)
+	return c
+}
+
+// packagesEnv asks the dask image's prepare.sh to install the setup
+// packages when each container starts.
+func packagesEnv(d *ir.DaskJob) []corev1.EnvVar {
+	var out []corev1.EnvVar
+	for _, e := range []struct {
+		name string
+		pkgs []string
+	}{{"EXTRA_APT_PACKAGES", d.AptPackages}, {"EXTRA_CONDA_PACKAGES", d.CondaPackages}, {"EXTRA_PIP_PACKAGES", d.PipPackages}} {
+		if len(e.pkgs) > 0 {
+			out = append(out, corev1.EnvVar{Name: e.name, Value: strings.Join(e.pkgs, " ")})
+		}
+	}
+	return out
+}
+
+func withRun(labels map[string]string, run, step string) map[string]string {
+	out := map[string]string{RunLabel: run, StepLabel: step}
+	for k, v := range labels {
+		out[k] = v
+	}
+	return out
+}

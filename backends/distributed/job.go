@@ -1,0 +1,44 @@
+package distributed
+
+import (
+	"fmt"
+
+	"github.com/mlcube-compile/mlcube-compile/backends/manifest"
+	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+)
+
+// Job is a distributed step's job, ready to embed in an engine's manifest.
+type Job struct {
+	// Object is the job; the API server completes its generateName.
+	Object any
+	// Resource and Group name the job's kind for RBAC rules.
+	Resource, Group string
+	// SuccessCondition and FailureCondition are Argo resource-template
+	// conditions: label-selector syntax over the job's JSON.
+	SuccessCondition, FailureCondition string
+	// Status is a kubectl JSONPath whose words include Succeeded or
+	// Failed once the job is done.
+	Status, Succeeded, Failed string
+	// Autoscaler, when set, is a DaskAutoscaler to create once the job's
+	// name is known; its spec.cluster is the job's name.
+	Autoscaler *Autoscaler
+}
+
+// YAML is the job's manifest as YAML.
+func (j *Job) YAML() (string, error) { return manifest.YAML(j.Object) }
+
+// JSON is the job's manifest as one line of JSON.
+func (j *Job) JSON() (string, error) { return manifest.JSON(j.Object) }
+
+// Build makes the job of a distributed step and checks it with the
+// operator's own validation where the operator ships one. runName is the
+// engine's reference to the run's name, which labels the job.
+func Build(p *ir.Pipeline, s *ir.Step, claim ClaimName, runName string) (*Job, error) {
+	switch s.Kind {
+	case ir.MPI:
+		return mpiJob(p, s, claim, runName)
+	case ir.Dask:
+		return daskJob(p, s, claim, runName), nil
+	}
+	return nil, fmt.Errorf("step %s is not a distributed step", s.Name)
+}

@@ -1,0 +1,110 @@
+package distributed
+
+import (
+	"fmt"
+	"strings"
+
+	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
+	mpivalidation "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/validation"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	"github.com/mlcube-compile/mlcube-compile/backends/kube"
+	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+)
+
+const (
+	mpiGroup     = "kubeflow.org"
+	mpiV1        = "kubeflow.org/v1"
+	mpiContainer = "mpi"
+)
+
+// The MPIJob is done when its launcher is: mpi-operator v2 copies the
+// launcher Job's counts into status.replicaStatuses.Launcher, setting
+// succeeded to 1 when the Job completes and failed to the Job's failed
+// pods. With runPolicy.backoffLimit 0, one failed launcher pod fails the
+// Job, so failed > 0 means the MPIJob failed. Argo's conditions cannot
+// look inside status.conditions, a list.
+const (
+	mpiSuccess = "status.replicaStatuses.Launcher.succeeded > 0"
+	mpiFailure = "status.replicaStatuses.Launcher.failed > 0"
+)
+
+// mpiJob builds the MPIJob: one launcher running mpirun, and the workers.
+func mpiJob(p *ir.Pipeline, s *ir.Step, claim ClaimName, runName string) (*Job, error) {
+	m := s.MPI
+	launcher := container(s, mpiContainer, kube.Command(s.Command), nil, m.Launcher)
+	for _, a := range s.Args {
+		launcher.Args = append(launcher.Args, kube.Arg(a, noParams))
+	}
+	worker := container(s, mpiContainer, kube.Command(m.WorkerCommand), nil, s.Resources)
+	meta := objectMeta(p, s)
+	job := &kubeflow.MPIJob{
+		TypeMeta: metav1.TypeMeta{APIVersion: kubeflow.SchemeGroupVersion.String(), Kind: kubeflow.Kind},
+		ObjectMeta: metav1.ObjectMeta{
+			GenerateName: m.GenerateName, Namespace: p.Namespace, Labels: withRun(meta.Labels, runName, s.Name),
+		},
+		Spec: kubeflow.MPIJobSpec{
+			SlotsPerWorker:    ptr.To(int32(m.SlotsPerWorker)),
+			SSHAuthMountPath:  m.SSHAuthMountPath,
+			MPIImplementation: kubeflow.MPIImplementation(m.Implementation),
+			RunPolicy: kubeflow.RunPolicy{
+				CleanPodPolicy:          ptr.To(kubeflow.CleanPodPolicyRunning),
+				BackoffLimit:            ptr.To(int32(0)),
+				TTLSecondsAfterFinished: m.TTLSecondsAfterFinished,
+			},
+			MPIReplicaSpecs: map[kubeflow.MPIReplicaType]*kubeflow.ReplicaSpec{
+				kubeflow.MPIReplicaTypeLauncher: {
+					Replicas:      ptr.To(int32(1)),
+					RestartPolicy: kubeflow.RestartPolicyNever,
+					Template: corev1.PodTemplateSpec{
+						ObjectMeta: meta,
+						Spec:       podSpec(p, s, claim, m.LauncherNodeSelector, m.LauncherTolerations, launcher),
+					},
+				},
+				kubeflow.MPIReplicaTypeWorker: {
+					Replicas:      ptr.To(int32(m.Workers)),
+					RestartPolicy: kubeflow.RestartPolicyNever,
+					Template: corev1.PodTemplateSpec{
+						ObjectMeta: meta,
+						Spec:       podSpec(p, s, claim, s.NodeSelector, s.Tolerations, worker),
+					},
+				},
+			},
+		},
+	}
+	if s.Timeout > 0 {
+		job.Spec.RunPolicy.ActiveDeadlineSeconds = ptr.To(int64(s.Timeout.Seconds()))
+	}
+	if err := validateMPIJob(job); err != nil {
+		return nil, err
+	}
+	out := &Job{
+		Object: job, Resource: "mpijobs", Group: mpiGroup,
+		SuccessCondition: mpiSuccess, FailureCondition: mpiFailure,
+		Status:    `{.status.conditions[?(@.status=="True")].type}`,
+		Succeeded: string(kubeflow.JobSucceeded), Failed: string(kubeflow.JobFailed),
+	}
+	if m.APIVersion == mpiV1 {
+		v1, err := toV1(job)
+		if err != nil {
+			return nil, err
+		}
+		out.Object = v1
+	}
+	return out, nil
+}
+
+// validateMPIJob runs mpi-operator's defaulting and validation on a copy
+// named as the API server would name it, so the worker hostname rule
+// applies to the longest name the job can get.
+func validateMPIJob(job *kubeflow.MPIJob) error {
+	created := job.DeepCopy()
+	created.Name = created.GenerateName + strings.Repeat("x", ir.GeneratedSuffixLen)
+	kubeflow.SetDefaults_MPIJob(created)
+	if errs := mpivalidation.ValidateMPIJob(created); len(errs) > 0 {
+		return fmt.Errorf("the MPIJob fails mpi-operator's validation: %w", errs.ToAggregate())
+	}
+	return nil
+}

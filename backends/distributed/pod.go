@@ -1,0 +1,61 @@
+package distributed
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/mlcube-compile/mlcube-compile/backends/kube"
+	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+)
+
+// ClaimName returns the name a volume's claim has when the job is
+// created: the engine knows the name of a claim it creates per run.
+type ClaimName func(v ir.Volume) string
+
+// noParams writes parameter references, which the compiler refuses in
+// distributed steps; an empty reference would show in the golden files.
+func noParams(string) string { return "" }
+
+// container is a container of the step's job: its image, env and mounts.
+func container(s *ir.Step, name string, command, args []string, r ir.Resources) corev1.Container {
+	return corev1.Container{
+		Name:            name,
+		Image:           s.Image,
+		ImagePullPolicy: corev1.PullPolicy(s.ImagePullPolicy),
+		Command:         command,
+		Args:            args,
+		Env:             kube.Env(s.Env, noParams),
+		VolumeMounts:    kube.VolumeMounts(s),
+		Resources:       kube.Resources(r),
+	}
+}
+
+// podSpec is a pod of the step's job: its volumes, security and pull
+// secrets, placed by selector and tolerations.
+func podSpec(p *ir.Pipeline, s *ir.Step, claim ClaimName, sel map[string]string, tols []ir.Toleration, c ...corev1.Container) corev1.PodSpec {
+	spec := corev1.PodSpec{
+		Containers:         c,
+		RestartPolicy:      corev1.RestartPolicyNever,
+		ServiceAccountName: p.ServiceAccountName,
+		NodeSelector:       sel,
+		Tolerations:        kube.Tolerations(tols),
+		SecurityContext:    kube.PodSecurityContext(s.SecurityContext),
+		ImagePullSecrets:   kube.ImagePullSecrets(p.ImagePullSecrets),
+		Volumes:            kube.ShmVolumes(s),
+	}
+	for _, m := range s.Mounts {
+		for _, v := range p.Volumes {
+			if v.Name == m.Volume {
+				spec.Volumes = append(spec.Volumes, corev1.Volume{Name: v.Name, VolumeSource: corev1.VolumeSource{
+					PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: claim(v)},
+				}})
+			}
+		}
+	}
+	return spec
+}
+
+// objectMeta labels a job and its pods like the engine's own objects.
+func objectMeta(p *ir.Pipeline, s *ir.Step) metav1.ObjectMeta {
+	return metav1.ObjectMeta{Labels: kube.Labels(p.Labels, s.Labels)}
+}

@@ -1,0 +1,133 @@
+package tekton
+
+import (
+	"strconv"
+	"strings"
+
+	v1 "github.com/tektoncd/pipeline/pkg/apis/pipeline/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/mlcube-compile/mlcube-compile/backends/distributed"
+	"github.com/mlcube-compile/mlcube-compile/backends/kube"
+	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+)
+
+// runName is Tekton's reference to the PipelineRun's name.
+const runName = "$(context.pipelineRun.name)"
+
+// claimRef is Tekton's reference to the claim bound to a workspace.
+func claimRef(workspace string) string { return "$(workspaces." + workspace + ".claim)" }
+
+// distributedTask runs a distributed step as a task whose one step, in the
+// platform's kubectl image, creates the job and waits for it. The job's
+// manifest reaches kubectl as the value of an env var.
+func distributedTask(p *ir.Pipeline, s *ir.Step) (v1.PipelineTask, error) {
+	var refs []string
+	var workspaces []string
+	claim := func(v ir.Volume) string {
+		if v.Create == nil {
+			return v.ClaimName
+		}
+		workspaces = append(workspaces, v.Name)
+		refs = append(refs, claimRef(v.Name))
+		return claimRef(v.Name)
+	}
+	job, err := distributed.Build(p, s, claim, runName)
+	if err != nil {
+		return v1.PipelineTask{}, err
+	}
+	doc, err := job.JSON()
+	if err != nil {
+		return v1.PipelineTask{}, err
+	}
+	timeout := "0"
+	if s.Timeout > 0 {
+		timeout = strconv.Itoa(int(s.Timeout.Seconds()))
+	}
+	env := []corev1.EnvVar{
+		{Name: "MANIFEST", Value: escapeLiterals(doc, append(refs, runName))},
+		{Name: "STATUS", Value: job.Status},
+		{Name: "SUCCEEDED", Value: job.Succeeded},
+		{Name: "FAILED", Value: job.Failed},
+		{Name: "TIMEOUT", Value: timeout},
+		{Name: "POD_NAME", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.name"}}},
+		{Name: "POD_UID", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.uid"}}},
+	}
+	if a := job.Autoscaler; a != nil {
+		env = append(env,
+			corev1.EnvVar{Name: "AUTOSCALER_MIN", Value: strconv.Itoa(a.Minimum)},
+			corev1.EnvVar{Name: "AUTOSCALER_MAX", Value: strconv.Itoa(a.Maximum)})
+	}
+	t := v1.PipelineTask{
+		Name:     s.Name,
+		RunAfter: s.Dependencies,
+		Timeout:  duration(s.Timeout),
+		TaskSpec: &v1.EmbeddedTask{
+			Metadata: v1.PipelineTaskMetadata{Labels: kube.Labels(p.Labels, s.Labels)},
+			TaskSpec: v1.TaskSpec{Steps: []v1.Step{{
+				Name: stepName, Image: p.KubectlImage, ImagePullPolicy: corev1.PullPolicy(s.ImagePullPolicy),
+				Env: env, Script: distributed.WaitScript,
+			}}},
+		},
+	}
+	if s.Retry != nil {
+		t.Retries = s.Retry.Limit
+	}
+	for _, w := range unique(workspaces) {
+		t.Workspaces = append(t.Workspaces, v1.WorkspacePipelineTaskBinding{Name: w, Workspace: w})
+		t.TaskSpec.Workspaces = append(t.TaskSpec.Workspaces, v1.WorkspaceDeclaration{Name: w})
+	}
+	return t, nil
+}
+
+// escapeLiterals escapes every $ of s for the kubelet, which expands
+// $(VAR) and $$ in env values, but for Tekton's own references, which
+// Tekton replaces with plain names before the kubelet sees them.
+func escapeLiterals(s string, refs []string) string {
+	pieces := []string{s}
+	for _, ref := range unique(refs) {
+		var next []string
+		for i, piece := range pieces {
+			if i%2 == 1 {
+				next = append(next, piece)
+				continue
+			}
+			parts := strings.Split(piece, ref)
+			for j, part := range parts {
+				if j > 0 {
+					next = append(next, ref)
+				}
+				next = append(next, part)
+			}
+		}
+		pieces = next
+	}
+	var out strings.Builder
+	for i, piece := range pieces {
+		if i%2 == 1 {
+			out.WriteString(piece)
+			continue
+		}
+		out.WriteString(strings.ReplaceAll(piece, "$", "$$"))
+	}
+	return out.String()
+}
+
+// RBAC is what the PipelineRun's service account sa needs to create the
+// jobs of distributed steps, wait for them, make the step's pod their
+// owner, and delete them when the step is stopped.
+func RBAC(p *ir.Pipeline, sa string) []any {
+	return distributed.RBAC(p, sa, distributed.Rules(p, []string{"create", "delete", "get", "patch"}))
+}
+
+func unique(list []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, s := range list {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}

@@ -1,0 +1,180 @@
+package compiler
+
+import (
+	"fmt"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+)
+
+const (
+	defaultMPIAPIVersion    = "kubeflow.org/v2beta1"
+	defaultSSHAuthMountPath = "/root/.ssh"
+	defaultKubectlImage     = "bitnami/kubectl:1.32"
+	// maxHostname is the longest DNS-1035 label, which worker pod
+	// hostnames and Service names must be.
+	maxHostname = 63
+)
+
+// defaultWorkerCommand runs the SSH server the launcher reaches workers
+// through, in the foreground, as mpi-operator's examples do.
+var defaultWorkerCommand = []string{"/usr/sbin/sshd", "-De"}
+
+// lowerMPI makes s an MPI step: the launcher runs mpirun over every slot
+// with the task's entrypoint, and each worker gets the step's resources.
+func (lw *lowering) lowerMPI(st *stepSpec, s *ir.Step) {
+	m, field := st.MPI, st.field+".mpi"
+	job := &ir.MPIJob{
+		APIVersion:              lw.plat.MPI.APIVersion,
+		GenerateName:            lw.p.Name + "-" + s.Name + "-",
+		Workers:                 m.Workers,
+		SlotsPerWorker:          1,
+		Implementation:          m.Implementation,
+		SSHAuthMountPath:        m.SSHAuthMountPath,
+		WorkerCommand:           m.WorkerCommand,
+		TTLSecondsAfterFinished: lw.plat.TTLSeconds,
+	}
+	if job.APIVersion == "" {
+		job.APIVersion = defaultMPIAPIVersion
+	}
+	if m.SlotsPerWorker != nil {
+		job.SlotsPerWorker = *m.SlotsPerWorker
+	}
+	if job.Implementation == "" {
+		job.Implementation = "OpenMPI"
+	}
+	if job.SSHAuthMountPath == "" {
+		job.SSHAuthMountPath = defaultSSHAuthMountPath
+		if runsAsNonRoot(s.SecurityContext) {
+			lw.diags.warnf(st.pos("mpi"), field+".sshAuthMountPath", "the workers run as user %d, whose SSH server cannot read keys under /root/.ssh; set sshAuthMountPath to that user's ~/.ssh (mpi-operator's images use /home/mpiuser/.ssh)", *s.SecurityContext.RunAsUser)
+		}
+	}
+	if len(job.WorkerCommand) == 0 {
+		job.WorkerCommand = defaultWorkerCommand
+	}
+	if job.APIVersion == "kubeflow.org/v1" && job.Implementation == "MPICH" {
+		lw.diags.errorf(st.pos("mpi", "implementation"), field+".implementation", "kubeflow.org/v1 MPIJobs (the training operator's) take OpenMPI or Intel; MPICH needs mpi-operator's kubeflow.org/v2beta1, the default when the platform's mpi.apiVersion is unset")
+	}
+	entry := s.Command
+	if len(entry) == 0 && m.Entrypoint != "" {
+		words, err := splitWords(m.Entrypoint)
+		if err != nil {
+			lw.diags.errorf(st.pos("mpi", "entrypoint"), field+".entrypoint", "%v", err)
+		}
+		entry = words
+	}
+	if len(entry) == 0 {
+		lw.diags.errorf(st.pos("mpi"), field, "mpirun needs a program to start on every slot, and task %q of cube %q has no entrypoint; give one with mpi.entrypoint (the command the image's ENTRYPOINT runs)", st.Task.Name, st.Cube.Name)
+	}
+	launcher := []string{"mpirun"}
+	if job.Implementation == "OpenMPI" && !runsAsNonRoot(s.SecurityContext) {
+		launcher = append(launcher, "--allow-run-as-root")
+	}
+	s.Command = append(append(launcher, "-np", strconv.Itoa(job.Workers*job.SlotsPerWorker)), entry...)
+	if m.Launcher != nil {
+		job.Launcher = lw.resourceOverride(*m.Launcher, st, "mpi", "launcher")
+	}
+	job.LauncherNodeSelector, job.LauncherTolerations = lw.placement(st, false)
+	lw.checkHostname(st, field, job.GenerateName, "-worker-"+strconv.Itoa(job.Workers-1), "worker pod")
+	s.Kind, s.MPI = ir.MPI, job
+}
+
+// lowerDaskStep lowers a step that runs a function on a Dask cluster.
+func (lw *lowering) lowerDaskStep(st *stepSpec, name string) (*ir.Step, stepIO) {
+	d, field := st.Dask, st.field+".dask"
+	s := &ir.Step{
+		Name: name, Kind: ir.Dask, Image: d.Image,
+		Template:        lw.daskTemplateName(name),
+		ImagePullPolicy: lw.plat.ImagePullPolicy,
+		Labels:          map[string]string{taskLabel: labelValue(lastWord(d.Function))},
+	}
+	job := &ir.DaskJob{
+		GenerateName: lw.p.Name + "-" + name + "-",
+		Function:     d.Function, Args: d.Args,
+		Workers: d.Workers, Autoscale: d.Autoscale,
+		PipPackages: d.Setup.Pip, AptPackages: d.Setup.Apt, CondaPackages: d.Setup.Conda,
+		OutputSecret: d.Output.Secret,
+	}
+	if d.Worker != nil {
+		job.Worker = lw.resourceOverride(*d.Worker, st, "dask", "worker")
+	}
+	job.WorkerNodeSelector, job.WorkerTolerations = lw.placement(st, job.Worker.GPU > 0)
+	lw.checkDaskPackages(st, d)
+	var io stepIO
+	out := cleanKeepParams(d.Output.Path)
+	switch {
+	case d.Output.Bucket != "":
+		job.Output = "s3://" + d.Output.Bucket + "/" + strings.TrimPrefix(out, "/")
+		if !slices.Contains(job.PipPackages, "s3fs") {
+			job.PipPackages = append(append([]string{}, job.PipPackages...), "s3fs")
+		}
+	case strings.HasPrefix(d.Output.Path, "/") || out == "" || out == ".." || strings.HasPrefix(out, "../"):
+		lw.diags.errorf(st.pos("dask", "output", "path"), field+".output.path", "%q: give a file path inside the workspace, such as results/benchmark.csv, or a bucket", d.Output.Path)
+	default:
+		job.Output = path.Join(lw.mountPath, out)
+		s.Mounts = []ir.Mount{{Volume: lw.workspace(), MountPath: lw.mountPath}}
+		io.writes = append(io.writes, qualify(workspaceVolume, out))
+	}
+	lw.noParams = "a DaskJob"
+	s.Env = lw.env(st, dockerEffects{})
+	lw.noParams = ""
+	s.Resources = lw.resources(st, 0, dockerEffects{})
+	lw.scheduling(st, s, false)
+	lw.retryAndTimeout(st, s)
+	lw.checkHostname(st, field, job.GenerateName, "-scheduler", "scheduler Service")
+	s.Dask = job
+	return s, io
+}
+
+// daskTemplateName names the definitions a Dask step's job is built from.
+func (lw *lowering) daskTemplateName(step string) string {
+	n, _ := lw.templates.take("dask\x00"+step, step, "dask-"+step)
+	return n
+}
+
+// resourceOverride reads a resources mapping written at st's sels.
+func (lw *lowering) resourceOverride(r resourcesSpec, st *stepSpec, sels ...string) ir.Resources {
+	sub := &stepSpec{Resources: r, field: st.field + "." + strings.Join(sels, "."), pos: func(more ...string) Pos { return st.pos(append(sels, more...)...) }}
+	gpus := 0
+	if r.GPU != nil {
+		gpus = *r.GPU
+	}
+	return lw.resources(sub, gpus, dockerEffects{})
+}
+
+// checkHostname checks that the names the operator derives from a job's
+// generated name, the longest ending in suffix, are valid DNS-1035 labels.
+func (lw *lowering) checkHostname(st *stepSpec, field, generateName, suffix, what string) {
+	longest := generateName + strings.Repeat("x", ir.GeneratedSuffixLen) + suffix
+	if len(validation.IsDNS1035Label(longest)) > 0 {
+		lw.diags.errorf(st.pos(), field, "the operator would name a %s %q (%d characters), which must be a DNS label: at most %d lower case letters, digits and '-', starting with a letter; shorten or rename the pipeline %q or the step %q", what, longest, len(longest), maxHostname, lw.p.Name, st.Name)
+	}
+}
+
+// checkDaskPackages refuses package names that the image's start script
+// would split or read as options.
+func (lw *lowering) checkDaskPackages(st *stepSpec, d *daskSpec) {
+	for _, list := range []struct {
+		key  string
+		pkgs []string
+	}{{"pipPackages", d.Setup.Pip}, {"aptPackages", d.Setup.Apt}, {"condaPackages", d.Setup.Conda}} {
+		for i, p := range list.pkgs {
+			if strings.ContainsAny(p, " \t\n\"'`$\\;&|<>") || strings.HasPrefix(p, "-") {
+				lw.diags.errorf(st.pos("dask", "setup", list.key), fmt.Sprintf("%s.dask.setup.%s[%d]", st.field, list.key, i), "%q is not one package: the image installs $EXTRA_*_PACKAGES split on spaces, so give each package as its own entry, without options", p)
+			}
+		}
+	}
+}
+
+func runsAsNonRoot(sc *ir.SecurityContext) bool {
+	return sc != nil && sc.RunAsUser != nil && *sc.RunAsUser != 0
+}
+
+func lastWord(dotted string) string {
+	return dotted[strings.LastIndex(dotted, ".")+1:]
+}
