@@ -85,7 +85,9 @@ func TestWriteErrorsExitOne(t *testing.T) {
 
 func TestInternalErrorsAskForAReport(t *testing.T) {
 	dir := writeFiles(t, map[string]string{"mlcube.yaml": goodCube})
-	backends["broken"] = func(*ir.Pipeline, emitOptions) ([]any, []string, error) { return nil, nil, errors.New("the validator says no") }
+	backends["broken"] = func(*ir.Pipeline, emitOptions) ([]any, []string, error) {
+		return nil, nil, errors.New("the validator says no")
+	}
 	backends["panicking"] = func(*ir.Pipeline, emitOptions) ([]any, []string, error) { panic("index out of range") }
 	defer delete(backends, "broken")
 	defer delete(backends, "panicking")

@@ -17,9 +17,13 @@ import (
 // validators parse a manifest back, strictly, and run the backend's
 // upstream validator on it, as the cluster would when it is created.
 var validators = map[string]func(t *testing.T, name, manifest string){
-	"argo": func(t *testing.T, name, manifest string) { validateWorkflow(t, name, manifest) },
+	"argo": func(t *testing.T, name, manifest string) {
+		validateWorkflow(t, name, manifest)
+		validateEmbeddedJobs(t, "argo", manifest)
+	},
 	"tekton": func(t *testing.T, name, manifest string) {
 		validatePipelineRun(t, name, manifest)
+		validateEmbeddedJobs(t, "tekton", manifest)
 	},
 	"job": func(t *testing.T, name, manifest string) {
 		validateJob(t, name, manifest)

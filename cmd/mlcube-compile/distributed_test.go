@@ -1,0 +1,341 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
+	mpivalidation "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/validation"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/yaml"
+)
+
+// embeddedJobs finds the jobs a manifest creates: the manifests of Argo
+// resource templates, or the MANIFEST env of Tekton kubectl steps.
+func embeddedJobs(t *testing.T, backend, out string) []map[string]any {
+	t.Helper()
+	var jobs []map[string]any
+	switch backend {
+	case "argo":
+		wf := validateWorkflow(t, "output", out)
+		for _, tmpl := range wf.Spec.Templates {
+			if tmpl.Resource == nil || tmpl.Resource.Action != "create" {
+				continue
+			}
+			var m map[string]any
+			if err := yaml.UnmarshalStrict([]byte(tmpl.Resource.Manifest), &m); err != nil {
+				t.Fatalf("template %s: %v", tmpl.Name, err)
+			}
+			jobs = append(jobs, m)
+		}
+	case "tekton":
+		pr := validatePipelineRun(t, "output", out)
+		for _, task := range pr.Spec.PipelineSpec.Tasks {
+			for _, step := range task.TaskSpec.Steps {
+				for _, e := range step.Env {
+					if e.Name != "MANIFEST" {
+						continue
+					}
+					var m map[string]any
+					// The kubelet turns $$ back into $.
+					if err := json.Unmarshal([]byte(strings.ReplaceAll(e.Value, "$$", "$")), &m); err != nil {
+						t.Fatalf("task %s: %v", task.Name, err)
+					}
+					jobs = append(jobs, m)
+				}
+			}
+		}
+	}
+	return jobs
+}
+
+// validateEmbeddedJobs runs mpi-operator's validation on every MPIJob a
+// manifest creates, and checks every Dask object against the operator's
+// CRD schema.
+func validateEmbeddedJobs(t *testing.T, backend, out string) {
+	t.Helper()
+	for _, m := range embeddedJobs(t, backend, out) {
+		switch m["kind"] {
+		case "MPIJob":
+			validateMPIJob(t, m)
+		case "DaskJob", "DaskAutoscaler":
+			validateAgainstCRD(t, m)
+		}
+	}
+}
+
+// validateMPIJob decodes m strictly as mpi-operator's type and runs its
+// defaulting and validation, named as the API server would name it.
+func validateMPIJob(t *testing.T, m map[string]any) *kubeflow.MPIJob {
+	t.Helper()
+	raw, _ := json.Marshal(m)
+	var job kubeflow.MPIJob
+	if err := yaml.UnmarshalStrict(raw, &job); err != nil {
+		t.Fatalf("MPIJob does not decode as mpi-operator's type: %v", err)
+	}
+	job.Name = job.GenerateName + "abcde"
+	kubeflow.SetDefaults_MPIJob(&job)
+	if errs := mpivalidation.ValidateMPIJob(&job); len(errs) > 0 {
+		t.Fatalf("MPIJob fails mpi-operator's validation: %v", errs.ToAggregate())
+	}
+	return &job
+}
+
+// validateAgainstCRD checks m against the openAPIV3Schema of the dask
+// operator's CRD for its kind: types, required fields and unknown fields.
+func validateAgainstCRD(t *testing.T, m map[string]any) {
+	t.Helper()
+	schema := crdSchema(t, strings.ToLower(m["kind"].(string)))
+	obj := map[string]any{}
+	for k, v := range m {
+		if k != "apiVersion" && k != "kind" && k != "metadata" {
+			obj[k] = v
+		}
+	}
+	for _, e := range checkSchema(schema, obj, m["kind"].(string)) {
+		t.Error(e)
+	}
+}
+
+// checkSchema is the part of structural schema validation that catches
+// what a compiler gets wrong: types, required fields and unknown fields.
+func checkSchema(s map[string]any, v any, path string) []string {
+	var errs []string
+	if s["x-kubernetes-int-or-string"] == true || s["x-kubernetes-preserve-unknown-fields"] == true {
+		return nil
+	}
+	switch s["type"] {
+	case "object":
+		obj, ok := v.(map[string]any)
+		if !ok {
+			return []string{path + ": want an object"}
+		}
+		props, _ := s["properties"].(map[string]any)
+		for _, r := range asList(s["required"]) {
+			if _, ok := obj[r.(string)]; !ok {
+				errs = append(errs, path+"."+r.(string)+": required")
+			}
+		}
+		for k, child := range obj {
+			ps, ok := props[k].(map[string]any)
+			if !ok {
+				if extra, isMap := s["additionalProperties"].(map[string]any); isMap {
+					errs = append(errs, checkSchema(extra, child, path+"."+k)...)
+				} else if props != nil {
+					errs = append(errs, path+"."+k+": unknown field")
+				}
+				continue
+			}
+			errs = append(errs, checkSchema(ps, child, path+"."+k)...)
+		}
+	case "array":
+		list, ok := v.([]any)
+		if !ok {
+			return []string{path + ": want a list"}
+		}
+		items, _ := s["items"].(map[string]any)
+		for i, child := range list {
+			errs = append(errs, checkSchema(items, child, fmt.Sprintf("%s[%d]", path, i))...)
+		}
+	case "string":
+		if _, ok := v.(string); !ok {
+			errs = append(errs, path+": want a string")
+		}
+	case "integer":
+		if f, ok := v.(float64); !ok || f != float64(int64(f)) {
+			errs = append(errs, path+": want an integer")
+		}
+	case "boolean":
+		if _, ok := v.(bool); !ok {
+			errs = append(errs, path+": want a boolean")
+		}
+	}
+	return errs
+}
+
+func asList(v any) []any {
+	l, _ := v.([]any)
+	return l
+}
+
+// compileExample compiles examples/name for backend, which must succeed.
+func compileExample(t *testing.T, backend, name string) string {
+	t.Helper()
+	dir := filepath.Join(repoRoot, "examples", name)
+	out, stderr, code := compileArgs(t, append([]string{"mlcube-compile", "--backend", backend}, exampleArgs(dir)...)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	return out
+}
+
+func TestResNetMultinodeRunsFourGPUWorkers(t *testing.T) {
+	for _, backend := range []string{"argo", "tekton"} {
+		t.Run(backend, func(t *testing.T) {
+			out := compileExample(t, backend, "resnet50-multinode")
+			jobs := embeddedJobs(t, backend, out)
+			if len(jobs) != 1 {
+				t.Fatalf("want one MPIJob, got %d objects", len(jobs))
+			}
+			job := validateMPIJob(t, jobs[0])
+			worker := job.Spec.MPIReplicaSpecs[kubeflow.MPIReplicaTypeWorker]
+			if *worker.Replicas != 4 {
+				t.Errorf("workers: got %d, want 4", *worker.Replicas)
+			}
+			if gpu := worker.Template.Spec.Containers[0].Resources.Limits["nvidia.com/gpu"]; gpu.String() != "1" {
+				t.Errorf("worker GPU limit: got %q, want 1", gpu.String())
+			}
+			launcher := job.Spec.MPIReplicaSpecs[kubeflow.MPIReplicaTypeLauncher].Template.Spec.Containers[0]
+			if cmd := strings.Join(launcher.Command, " "); !strings.HasPrefix(cmd, "mpirun -np 4 python ") {
+				t.Errorf("launcher command: got %q, want mpirun -np 4 and the task's entrypoint", cmd)
+			}
+			if _, ok := launcher.Resources.Limits["nvidia.com/gpu"]; ok {
+				t.Errorf("the launcher runs no ranks and should ask for no GPU")
+			}
+			sc := worker.Template.Spec.SecurityContext
+			if sc == nil || *sc.RunAsUser != 1000 || *sc.RunAsGroup != 1000 || *sc.FSGroup != 1000 {
+				t.Errorf("worker securityContext: got %+v, want seed 002's 1000/1000/1000", sc)
+			}
+			if !slices.ContainsFunc(launcher.Env, func(e corev1.EnvVar) bool { return e.Name == "DATASET_DIR" }) {
+				t.Errorf("launcher env lacks mlops.env's DATASET_DIR: %v", launcher.Env)
+			}
+			rp := job.Spec.RunPolicy
+			if *rp.BackoffLimit != 0 || *rp.CleanPodPolicy != kubeflow.CleanPodPolicyRunning || rp.ActiveDeadlineSeconds == nil || *rp.ActiveDeadlineSeconds != 86400 {
+				t.Errorf("runPolicy: got %+v", rp)
+			}
+			if backend == "argo" {
+				wf := validateWorkflow(t, "output", out)
+				for _, tmpl := range wf.Spec.Templates {
+					if r := tmpl.Resource; r != nil {
+						if r.SuccessCondition != "status.replicaStatuses.Launcher.succeeded > 0" || r.FailureCondition != "status.replicaStatuses.Launcher.failed > 0" || !r.SetOwnerReference || r.Action != "create" {
+							t.Errorf("resource template: got %+v", r)
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestDaskBenchmark(t *testing.T) {
+	for _, backend := range []string{"argo", "tekton"} {
+		t.Run(backend, func(t *testing.T) {
+			out := compileExample(t, backend, "dask-benchmark")
+			jobs := embeddedJobs(t, backend, out)
+			kinds := map[string]int{}
+			for _, m := range jobs {
+				kinds[m["kind"].(string)]++
+				if m["kind"] == "DaskJob" {
+					validateAgainstCRD(t, m)
+				}
+			}
+			want := map[string]int{"DaskJob": 2}
+			if backend == "argo" {
+				want["DaskAutoscaler"] = 1 // Tekton's script makes it once the job's name is known
+			}
+			if fmt.Sprint(kinds) != fmt.Sprint(want) {
+				t.Errorf("objects created: got %v, want %v", kinds, want)
+			}
+			for _, needle := range []string{`MLCUBE_DASK_ARGS`, `deepecho.benchmark.run_benchmark`, `s3://deepecho-results/results/fixed.csv`, `s3-credentials`, `EXTRA_PIP_PACKAGES`} {
+				if !strings.Contains(out, needle) {
+					t.Errorf("output lacks %s", needle)
+				}
+			}
+			if backend == "tekton" && !strings.Contains(out, "AUTOSCALER_MAX") {
+				t.Errorf("the adaptive step's kubectl step makes no autoscaler")
+			}
+		})
+	}
+}
+
+func TestCRDCheckCatchesMistakes(t *testing.T) {
+	job := embeddedJobs(t, "argo", compileExample(t, "argo", "dask-benchmark"))[0]
+	spec := job["spec"].(map[string]any)
+	delete(spec["cluster"].(map[string]any)["spec"].(map[string]any)["scheduler"].(map[string]any), "service")
+	spec["job"].(map[string]any)["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)["bogus"] = true
+	errs := strings.Join(checkSchema(crdSchema(t, "daskjob"), map[string]any{"spec": spec}, "DaskJob"), "\n")
+	for _, want := range []string{"scheduler.service: required", "containers[0].bogus: unknown field"} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("the CRD check missed %q; it said:\n%s", want, errs)
+		}
+	}
+}
+
+func TestMPIJobAPIVersionV1(t *testing.T) {
+	dir := t.TempDir()
+	plat, _ := os.ReadFile(filepath.Join(repoRoot, "examples", "resnet50-multinode", "platform.yaml"))
+	path := filepath.Join(dir, "platform.yaml")
+	if err := os.WriteFile(path, []byte(strings.Replace(string(plat), "kubeflow.org/v2beta1", "kubeflow.org/v1", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ex := filepath.Join(repoRoot, "examples", "resnet50-multinode")
+	out, stderr, code := compileArgs(t, "mlcube-compile", "--mlcube", ex, "--task", filepath.Join(ex, "pipeline.yaml"), "--platform", path)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	job := embeddedJobs(t, "argo", out)[0]
+	if job["apiVersion"] != "kubeflow.org/v1" {
+		t.Fatalf("apiVersion: got %v", job["apiVersion"])
+	}
+	job["apiVersion"] = "kubeflow.org/v2beta1"
+	validateMPIJob(t, job)
+}
+
+func TestEmitRBAC(t *testing.T) {
+	ex := filepath.Join(repoRoot, "examples", "resnet50-multinode")
+	args := append([]string{"mlcube-compile", "--emit-rbac"}, exampleArgs(ex)...)
+	for backend, verbs := range map[string]string{"argo": "create get", "tekton": "create delete get patch"} {
+		out, stderr, code := compileArgs(t, append(args, "--backend", backend)...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", backend, code, stderr)
+		}
+		docs := strings.Split(out, "\n---\n")
+		if len(docs) != 4 {
+			t.Fatalf("%s: want ServiceAccount, Role, RoleBinding and the run, got %d documents", backend, len(docs))
+		}
+		var role struct {
+			Rules []struct{ APIGroups, Resources, Verbs []string }
+		}
+		if err := yaml.Unmarshal([]byte(docs[1]), &role); err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, r := range role.Rules {
+			if slices.Contains(r.Resources, "mpijobs") && strings.Join(r.Verbs, " ") == verbs && r.APIGroups[0] == "kubeflow.org" {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("%s: no rule grants %s on mpijobs: %+v", backend, verbs, role.Rules)
+		}
+		if !strings.Contains(docs[3], "serviceAccountName: mlops-runner") || !strings.Contains(docs[2], "name: mlops-runner") {
+			t.Errorf("%s: the run and the binding should both use the platform's service account", backend)
+		}
+	}
+}
+
+func crdSchema(t *testing.T, kind string) map[string]any {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(repoRoot, "..", "shared", "crds", "dask", kind+".yaml"))
+	if err != nil {
+		t.Skipf("skipping: %v", err)
+	}
+	var crd struct {
+		Spec struct {
+			Versions []struct {
+				Schema struct {
+					OpenAPIV3Schema map[string]any `json:"openAPIV3Schema"`
+				} `json:"schema"`
+			} `json:"versions"`
+		} `json:"spec"`
+	}
+	if err := yaml.Unmarshal(raw, &crd); err != nil {
+		t.Fatal(err)
+	}
+	return crd.Spec.Versions[0].Schema.OpenAPIV3Schema
+}
