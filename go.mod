@@ -5,10 +5,12 @@ go 1.26.0
 require (
 	cuelang.org/go v0.17.1
 	github.com/argoproj/argo-workflows/v3 v3.7.15
+	github.com/kubeflow/mpi-operator v0.8.0
 	github.com/tektoncd/pipeline v1.13.0
 	github.com/urfave/cli/v2 v2.27.7
 	k8s.io/api v0.35.5
 	k8s.io/apimachinery v0.35.5
+	k8s.io/utils v0.0.0-20260626114624-be93311217bd
 	knative.dev/pkg v0.0.0-20260318013857-98d5a706d4fd
 	sigs.k8s.io/yaml v1.6.0
 )
@@ -70,7 +72,6 @@ require (
 	github.com/json-iterator/go v1.1.12 // indirect
 	github.com/klauspost/compress v1.18.6 // indirect
 	github.com/klauspost/pgzip v1.2.6 // indirect
-	github.com/kubeflow/mpi-operator v0.8.0 // indirect
 	github.com/mitchellh/copystructure v1.2.0 // indirect
 	github.com/mitchellh/go-wordwrap v1.0.1 // indirect
 	github.com/mitchellh/reflectwalk v1.0.2 // indirect
@@ -132,7 +133,6 @@ require (
 	k8s.io/client-go v0.35.5 // indirect
 	k8s.io/klog/v2 v2.140.0 // indirect
 	k8s.io/kube-openapi v0.0.0-20260721132016-d427ff9ee9ad // indirect
-	k8s.io/utils v0.0.0-20260626114624-be93311217bd // indirect
 	sigs.k8s.io/json v0.0.0-20250730193827-2d320260d730 // indirect
 	sigs.k8s.io/randfill v1.0.0 // indirect
 	sigs.k8s.io/structured-merge-diff/v6 v6.4.2 // indirect
