@@ -8,7 +8,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/mlcube-compile/mlcube-compile/backends/distributed"
-	"github.com/mlcube-compile/mlcube-compile/backends/kube"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
 )
 
@@ -58,21 +57,10 @@ func distributedTask(p *ir.Pipeline, s *ir.Step) (v1.PipelineTask, error) {
 			corev1.EnvVar{Name: "AUTOSCALER_MIN", Value: strconv.Itoa(a.Minimum)},
 			corev1.EnvVar{Name: "AUTOSCALER_MAX", Value: strconv.Itoa(a.Maximum)})
 	}
-	t := v1.PipelineTask{
-		Name:     s.Name,
-		RunAfter: s.Dependencies,
-		Timeout:  duration(s.Timeout),
-		TaskSpec: &v1.EmbeddedTask{
-			Metadata: v1.PipelineTaskMetadata{Labels: kube.Labels(p.Labels, s.Labels)},
-			TaskSpec: v1.TaskSpec{Steps: []v1.Step{{
-				Name: stepName, Image: p.KubectlImage, ImagePullPolicy: corev1.PullPolicy(s.ImagePullPolicy),
-				Env: env, Script: distributed.WaitScript,
-			}}},
-		},
-	}
-	if s.Retry != nil {
-		t.Retries = s.Retry.Limit
-	}
+	t := embeddedTask(p, s, v1.TaskSpec{Steps: []v1.Step{{
+		Name: stepName, Image: p.KubectlImage, ImagePullPolicy: corev1.PullPolicy(s.ImagePullPolicy),
+		Env: env, Script: distributed.WaitScript,
+	}}})
 	for _, w := range unique(workspaces) {
 		t.Workspaces = append(t.Workspaces, v1.WorkspacePipelineTaskBinding{Name: w, Workspace: w})
 		t.TaskSpec.Workspaces = append(t.TaskSpec.Workspaces, v1.WorkspaceDeclaration{Name: w})

@@ -16,21 +16,7 @@ const stepName = "main"
 // pipeline parameters the step uses are passed in as task parameters of
 // the same name, so the taskSpec stands on its own.
 func pipelineTask(p *ir.Pipeline, s *ir.Step) v1.PipelineTask {
-	t := v1.PipelineTask{
-		Name:     s.Name,
-		RunAfter: s.Dependencies,
-		Timeout:  duration(s.Timeout),
-		TaskSpec: &v1.EmbeddedTask{
-			Metadata: v1.PipelineTaskMetadata{Labels: kube.Labels(p.Labels, s.Labels)},
-			TaskSpec: v1.TaskSpec{
-				Steps:   []v1.Step{step(s)},
-				Volumes: kube.ShmVolumes(s),
-			},
-		},
-	}
-	if s.Retry != nil {
-		t.Retries = s.Retry.Limit
-	}
+	t := embeddedTask(p, s, v1.TaskSpec{Steps: []v1.Step{step(s)}, Volumes: kube.ShmVolumes(s)})
 	for _, name := range usedParams(s) {
 		t.Params = append(t.Params, v1.Param{Name: name, Value: *v1.NewStructuredValues(paramRef(name))})
 		t.TaskSpec.Params = append(t.TaskSpec.Params, v1.ParamSpec{Name: name, Type: v1.ParamTypeString})
@@ -38,6 +24,24 @@ func pipelineTask(p *ir.Pipeline, s *ir.Step) v1.PipelineTask {
 	for _, m := range s.Mounts {
 		t.Workspaces = append(t.Workspaces, v1.WorkspacePipelineTaskBinding{Name: m.Volume, Workspace: m.Volume})
 		t.TaskSpec.Workspaces = append(t.TaskSpec.Workspaces, v1.WorkspaceDeclaration{Name: m.Volume, MountPath: m.MountPath})
+	}
+	return t
+}
+
+// embeddedTask runs spec as the task of step s: its name, order, labels,
+// timeout and retries.
+func embeddedTask(p *ir.Pipeline, s *ir.Step, spec v1.TaskSpec) v1.PipelineTask {
+	t := v1.PipelineTask{
+		Name:     s.Name,
+		RunAfter: s.Dependencies,
+		Timeout:  duration(s.Timeout),
+		TaskSpec: &v1.EmbeddedTask{
+			Metadata: v1.PipelineTaskMetadata{Labels: kube.Labels(p.Labels, s.Labels)},
+			TaskSpec: spec,
+		},
+	}
+	if s.Retry != nil {
+		t.Retries = s.Retry.Limit
 	}
 	return t
 }
