@@ -6,6 +6,7 @@ require (
 	cuelang.org/go v0.17.1
 	github.com/argoproj/argo-workflows/v3 v3.7.15
 	github.com/kubeflow/mpi-operator v0.8.0
+	github.com/robfig/cron/v3 v3.0.1
 	github.com/tektoncd/pipeline v1.13.0
 	github.com/urfave/cli/v2 v2.27.7
 	k8s.io/api v0.35.5
@@ -88,7 +89,6 @@ require (
 	github.com/prometheus/otlptranslator v1.0.0 // indirect
 	github.com/prometheus/procfs v0.19.2 // indirect
 	github.com/protocolbuffers/txtpbfmt v0.0.0-20260420112717-c39628bde8b5 // indirect
-	github.com/robfig/cron/v3 v3.0.1 // indirect
 	github.com/russross/blackfriday/v2 v2.1.0 // indirect
 	github.com/shopspring/decimal v1.4.0 // indirect
 	github.com/sirupsen/logrus v1.9.4 // indirect

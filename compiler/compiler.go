@@ -22,6 +22,16 @@ type Options struct {
 	// task of the cube; optional. Without it, every task of the cube runs,
 	// wired by path flow.
 	Task string
+	// Values are values files (-f), each a mapping of param names to
+	// values, read in order; Set (--set) comes after them. Each value
+	// becomes its param's default.
+	Values []string
+	Set    []Setting
+	// NeedValues, when set, says why every param needs a value at compile
+	// time, such as "a Job has no run-time parameters".
+	NeedValues string
+	// Schedule overrides the pipeline file's schedule: key, field by field.
+	Schedule ScheduleOptions
 }
 
 // Compile reads the specs, checks them and lowers them to the IR. The
@@ -36,9 +46,14 @@ func Compile(opts Options) (*ir.Pipeline, Diagnostics, error) {
 	defer s.Unlock()
 	var diags Diagnostics
 	spec, plat := readSpecs(s, opts, &diags)
+	values := readValues(s, opts.Values, opts.Set, &diags)
+	if spec != nil {
+		applyValues(spec, values, &diags)
+		spec.Schedule = overrideSchedule(spec.Schedule, opts.Schedule)
+	}
 	var p *ir.Pipeline
 	if !diags.HasErrors() && spec != nil {
-		p = lower(spec, plat, &diags)
+		p = lower(spec, plat, opts.NeedValues, &diags)
 	}
 	if diags.HasErrors() {
 		return nil, diags.Sorted(), diags

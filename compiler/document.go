@@ -112,7 +112,7 @@ func (d *document) addSchemaErrors(err error, diags *Diagnostics) {
 		if strings.HasPrefix(format, "conflicting values") && len(args) >= 2 {
 			want := d.otherSide(path, args[:2])
 			en.allowed = append(en.allowed, want)
-			en.msgs = append(en.msgs, fmt.Sprintf("got %v, want %s", d.data.LookupPath(path), want))
+			en.msgs = append(en.msgs, fmt.Sprintf("got %s, want %s", shown(d.data.LookupPath(path)), want))
 			continue
 		}
 		en.msgs = append(en.msgs, friendly(format, args))
@@ -123,7 +123,7 @@ func (d *document) addSchemaErrors(err error, diags *Diagnostics) {
 		}
 		en := byField[field]
 		if len(en.msgs) > 1 && len(en.allowed) == len(en.msgs) {
-			diags.errorf(en.pos, field, "got %s, want %s", d.data.LookupPath(en.path), strings.Join(en.allowed, " or "))
+			diags.errorf(en.pos, field, "got %s, want %s", shown(d.data.LookupPath(en.path)), strings.Join(en.allowed, " or "))
 			continue
 		}
 		for _, m := range en.msgs {
@@ -171,7 +171,7 @@ func selectorsOf(path []string) []cue.Selector {
 func (d *document) otherSide(path cue.Path, args []any) string {
 	got := fmt.Sprint(d.data.LookupPath(path))
 	want := fmt.Sprint(args[0])
-	if want == got {
+	if want == got || (got != "" && want != "" && want[0] == got[0] && strings.ContainsAny(got[:1], "{[")) {
 		want = fmt.Sprint(args[1])
 	}
 	if strings.HasPrefix(want, "{") {
@@ -181,6 +181,19 @@ func (d *document) otherSide(path cue.Path, args []any) string {
 		return "a list"
 	}
 	return want
+}
+
+// shown is a value as an error message quotes it: a mapping or a list
+// that takes more than one line is named rather than printed.
+func shown(v cue.Value) string {
+	text := fmt.Sprint(v)
+	if !strings.Contains(text, "\n") {
+		return text
+	}
+	if v.IncompleteKind() == cue.ListKind {
+		return "a list"
+	}
+	return "a mapping"
 }
 
 // patternHelp explains the schema's patterns in words.

@@ -34,15 +34,17 @@ type lowering struct {
 	volumeNames  *nameSet
 	templates    *nameSet
 	tmplNames    map[string]string // cube file + task -> template name
+	// needValues, when set, says why every param needs a value now.
+	needValues string
 	// noParams, when set, names the kind of job whose manifest the step
 	// becomes: parameter references are refused there.
 	noParams string
 }
 
 // lower checks the specs against each other and builds the IR.
-func lower(spec *pipelineSpec, plat *platformSpec, diags *Diagnostics) *ir.Pipeline {
+func lower(spec *pipelineSpec, plat *platformSpec, needValues string, diags *Diagnostics) *ir.Pipeline {
 	lw := &lowering{
-		spec: spec, plat: plat, diags: diags,
+		spec: spec, plat: plat, diags: diags, needValues: needValues,
 		params: map[string]bool{}, volumes: map[string]ir.Volume{},
 		templates: newNameSet(), tmplNames: map[string]string{},
 		claimVolumes: map[string]string{}, volumeNames: newNameSet(workspaceVolume),
@@ -69,6 +71,8 @@ func lower(spec *pipelineSpec, plat *platformSpec, diags *Diagnostics) *ir.Pipel
 	lw.pipelineMeta()
 	lw.ws = lw.workspaceSpec()
 	lw.lowerParams()
+	lw.lowerConfigs()
+	lw.lowerSchedule()
 	steps, io := lw.lowerSteps()
 	if len(steps) == len(spec.Steps) {
 		lw.order(steps, io)
@@ -123,15 +127,24 @@ func (lw *lowering) lowerParams() {
 			lw.diags.errorf(pp.Pos, "params."+pp.Name, "a parameter name is letters, digits, '_' and '-', starting with a letter")
 			continue
 		}
-		if pp.Required && pp.Default != nil {
+		valuePos, valueField := pp.Pos, "params."+pp.Name+".default"
+		if pp.Given != nil {
+			valuePos, valueField = pp.Given.Pos, pp.Given.Field
+		}
+		switch {
+		case pp.Required && pp.Default != nil && pp.Given == nil:
 			lw.diags.errorf(pp.Pos, "params."+pp.Name, "a required parameter has no default; drop one of required and default")
+		case pp.Default == nil && lw.needValues != "":
+			lw.diags.errorf(pp.Pos, "params."+pp.Name, "has no value, and %s; give it one with --set %s=VALUE or -f VALUES.yaml", lw.needValues, pp.Name)
 		}
 		if pp.Default != nil && len(pp.Enum) > 0 && !contains(pp.Enum, *pp.Default) {
-			lw.diags.errorf(pp.Pos, "params."+pp.Name+".default", "%q is not one of the enum values (%s)", *pp.Default, strings.Join(pp.Enum, ", "))
+			lw.diags.errorf(valuePos, valueField, "%q is not one of the enum values of params.%s (%s)", *pp.Default, pp.Name, strings.Join(pp.Enum, ", "))
 		}
-		checkParamCredential(pp.Name, deref(pp.Default), pp.Pos, "params."+pp.Name, lw.diags)
+		if checkParamCredential(pp.Name, "", pp.Pos, "params."+pp.Name, lw.diags) {
+			checkCredential("", deref(pp.Default), valuePos, valueField, lw.diags)
+		}
 		if strings.Contains(deref(pp.Default), "$$") {
-			lw.diags.errorf(pp.Pos, "params."+pp.Name+".default", "holds \"$$\", which Kubernetes turns into \"$\" once the engine puts the value into a container's args or env")
+			lw.diags.errorf(valuePos, valueField, "holds \"$$\", which Kubernetes turns into \"$\" once the engine puts the value into a container's args or env")
 		}
 		lw.params[pp.Name] = true
 		lw.p.Params = append(lw.p.Params, ir.Param{Name: pp.Name, Description: pp.Description, Default: pp.Default, Enum: pp.Enum})

@@ -212,23 +212,20 @@ func (lw *lowering) text(s string, pos Pos, field string) ir.Text {
 	last := 0
 	for _, m := range anyRef.FindAllStringSubmatchIndex(s, -1) {
 		ref := strings.TrimSpace(s[m[2]:m[3]])
-		pm := paramRef.FindStringSubmatch(ref)
+		param, problem := paramOf(ref, lw.params)
 		switch {
-		case pm == nil:
-			lw.diags.errorf(pos, field, "${%s}: only ${params.NAME} references are allowed here", ref)
+		case problem != "":
+			lw.diags.errorf(pos, field, "%s", problem)
 			continue
 		case lw.noParams != "":
 			lw.diags.errorf(pos, field, "${%s}: this step runs as %s, whose manifest the engine fills in without escaping, so a parameter's value could rewrite it; write the value itself", ref, lw.noParams)
-			continue
-		case !lw.params[pm[1]]:
-			lw.diags.errorf(pos, field, "${%s}: no parameter %q in params (params: %s)", ref, pm[1], strings.Join(sortedKeys(lw.params), ", "))
 			continue
 		}
 		if before := s[last:m[0]]; strings.HasSuffix(before, "$") || strings.HasSuffix(before, "{") {
 			lw.diags.errorf(pos, field, "%q right before ${%s} would join with its value into engine syntax such as $(…) or {{…}}; put something else between them", before[len(before)-1:], ref)
 			continue
 		}
-		out = append(out, ir.Piece{Literal: s[last:m[0]]}, ir.Piece{Param: pm[1]})
+		out = append(out, ir.Piece{Literal: s[last:m[0]]}, ir.Piece{Param: param})
 		last = m[1]
 	}
 	out = append(out, ir.Piece{Literal: s[last:]})
@@ -241,11 +238,26 @@ func (lw *lowering) text(s string, pos Pos, field string) ir.Text {
 	return mergeLiterals(trimmed)
 }
 
+// paramOf returns the param a ${...} reference names, or why it names
+// none.
+func paramOf(ref string, params map[string]bool) (string, string) {
+	pm := paramRef.FindStringSubmatch(ref)
+	switch {
+	case pm == nil:
+		return "", fmt.Sprintf("${%s}: only ${params.NAME} references are allowed here", ref)
+	case len(params) == 0:
+		return "", fmt.Sprintf("${%s}: the pipeline has no params:", ref)
+	case !params[pm[1]]:
+		return "", fmt.Sprintf("${%s}: no parameter %q in params (params: %s)", ref, pm[1], strings.Join(sortedKeys(params), ", "))
+	}
+	return pm[1], ""
+}
+
 // env merges, later sources winning: the cube's env_args, docker -e
-// flags, the step's envFile, the step's env, the pipeline's secretEnv,
-// then the step's secretEnv. Only the pipeline file's own values may refer
-// to ${params.X}. Values that look like credentials are refused. Variables
-// are sorted by name.
+// flags, the pipeline's configs, the step's envFile, the step's env, the
+// pipeline's secretEnv, then the step's secretEnv. Only the pipeline
+// file's own values may refer to ${params.X}. Values that look like
+// credentials are refused. Variables are sorted by name.
 func (lw *lowering) env(st *stepSpec, fx dockerEffects) []ir.EnvVar {
 	type source struct {
 		vars     []envVar
@@ -253,12 +265,7 @@ func (lw *lowering) env(st *stepSpec, fx dockerEffects) []ir.EnvVar {
 		pipeline bool
 	}
 	merged := map[string]ir.EnvVar{}
-	for _, src := range []source{
-		{cubeEnv(st.Cube), "docker.env_args", false},
-		{fx.env, fx.field, false},
-		{st.EnvFileVars, st.field + ".envFile", true},
-		{st.Env, st.field + ".env", true},
-	} {
+	add := func(src source) {
 		for _, e := range src.vars {
 			field := joinPath(src.field, e.Name)
 			if !envName.MatchString(e.Name) {
@@ -275,6 +282,13 @@ func (lw *lowering) env(st *stepSpec, fx dockerEffects) []ir.EnvVar {
 			merged[e.Name] = ir.EnvVar{Name: e.Name, Value: value}
 		}
 	}
+	add(source{cubeEnv(st.Cube), "docker.env_args", false})
+	add(source{fx.env, fx.field, false})
+	for _, e := range lw.configEnv() {
+		merged[e.Name] = e
+	}
+	add(source{st.EnvFileVars, st.field + ".envFile", true})
+	add(source{st.Env, st.field + ".env", true})
 	own := map[string]bool{}
 	for _, e := range st.Env {
 		own[e.Name] = true

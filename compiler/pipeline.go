@@ -42,11 +42,8 @@ func (l *loader) decodePipeline(f *ast.File, defaultCube func() *cube) *pipeline
 	}
 	v := doc.value
 	p := &pipelineSpec{File: doc.file, Name: str(v, "name")}
-	for _, key := range []string{"configs"} {
-		if v.LookupPath(pathOf(key)).Exists() {
-			l.diags.errorf(doc.at(key), key, "not supported by this version of mlcube-compile")
-		}
-	}
+	p.Configs = decodeConfigs(doc, v.LookupPath(pathOf("configs")), l.diags)
+	p.Schedule = decodeSchedule(doc, v.LookupPath(pathOf("schedule")))
 	cubes := map[string]*cube{}
 	var cubeNames []string
 	forFields(v.LookupPath(pathOf("cubes")), func(name string, cv cue.Value) {
@@ -75,8 +72,12 @@ func (l *loader) decodePipeline(f *ast.File, defaultCube func() *cube) *pipeline
 	if count == 0 {
 		l.diags.errorf(doc.at("steps"), "steps", "a pipeline needs at least one step")
 	}
+	params := map[string]bool{}
+	for _, pp := range p.Params {
+		params[pp.Name] = true
+	}
 	forFields(v.LookupPath(pathOf("steps")), func(name string, sv cue.Value) {
-		if st := l.decodeStep(doc, name, sv, cubes, cubeNames); st != nil {
+		if st := l.decodeStep(doc, name, sv, cubes, cubeNames, params); st != nil {
 			p.Steps = append(p.Steps, st)
 		}
 	})
@@ -132,7 +133,7 @@ func decodeSecretEnv(doc *document, v cue.Value, path ...string) []secretEnvVar 
 }
 
 // decodeStep reads one step and finds its cube and task.
-func (l *loader) decodeStep(doc *document, name string, sv cue.Value, cubes map[string]*cube, cubeNames []string) *stepSpec {
+func (l *loader) decodeStep(doc *document, name string, sv cue.Value, cubes map[string]*cube, cubeNames []string, params map[string]bool) *stepSpec {
 	var sf stepFields
 	if err := sv.Decode(&sf); err != nil {
 		l.diags.errorf(doc.at("steps", name), joinPath("steps", name), "decoding: %v", err)
@@ -163,6 +164,7 @@ func (l *loader) decodeStep(doc *document, name string, sv cue.Value, cubes map[
 		}
 		st.EnvFileVars = readEnvFile(st.EnvFile, st.pos("envFile"), st.field+".envFile", l.diags)
 	}
+	checkParamRefs(st, params, l.diags)
 	st.MPI = l.decodeMPI(doc, name, sv)
 	st.Dask = l.decodeDask(doc, name, sv)
 	if st.Dask != nil {
@@ -233,6 +235,37 @@ func (l *loader) checkOverrides(st *stepSpec, kind string, overrides map[string]
 		}
 		if !found {
 			l.diags.errorf(st.pos(kind, k), fmt.Sprintf("%s.%s.%s", st.field, kind, k), "task %q has no %s parameter %q (%s: %s)", st.Task.Name, strings.TrimSuffix(kind, "s"), k, kind, strings.Join(sortedCopy(names), ", "))
+		}
+	}
+}
+
+// checkParamRefs reports every ${...} in the step's own strings that names
+// no param, before the step's cube and task are looked up, so that one run
+// reports these along with an unknown cube or task.
+func checkParamRefs(st *stepSpec, params map[string]bool, diags *Diagnostics) {
+	check := func(s string, pos Pos, field string) {
+		for _, m := range anyRef.FindAllStringSubmatch(s, -1) {
+			if _, problem := paramOf(strings.TrimSpace(m[1]), params); problem != "" {
+				diags.errorf(pos, field, "%s", problem)
+			}
+		}
+	}
+	for i, a := range st.Args {
+		check(a, st.ArgPos[i], fmt.Sprintf("%s.args[%d]", st.field, i))
+	}
+	for _, e := range st.EnvFileVars {
+		check(e.Value, e.Pos, joinPath(st.field+".envFile", e.Name))
+	}
+	for _, e := range st.Env {
+		check(e.Value, e.Pos, joinPath(st.field+".env", e.Name))
+	}
+	for _, kind := range []string{"inputs", "outputs"} {
+		overrides := st.Inputs
+		if kind == "outputs" {
+			overrides = st.Outputs
+		}
+		for _, k := range sortedKeys(overrides) {
+			check(overrides[k], st.pos(kind, k), fmt.Sprintf("%s.%s.%s", st.field, kind, k))
 		}
 	}
 }

@@ -133,7 +133,10 @@ type pipelineSpec struct {
 	Params []*pipelineParam
 	// SecretEnv applies to every step; a step's own entries win.
 	SecretEnv []secretEnvVar
-	Steps     []*stepSpec
+	// Configs become one ConfigMap; each key is a variable of every step.
+	Configs  []configEntry
+	Schedule *scheduleSpec
+	Steps    []*stepSpec
 }
 
 // secretEnvVar sets a variable from a key of a Kubernetes Secret.
@@ -153,6 +156,8 @@ type pipelineParam struct {
 	Description string
 	Enum        []string
 	Pos         Pos
+	// Given is the -f or --set value that became Default, if one did.
+	Given *paramValue
 }
 
 // stepSpec is one step: a task of a cube with the step's own settings.

@@ -27,6 +27,7 @@ const (
 	LegacyInvoke   Kind = "#LegacyInvoke"
 	Platform       Kind = "#Platform"
 	Pipeline       Kind = "#Pipeline"
+	Values         Kind = "#Values"
 )
 
 // Schema is the compiled set of definitions. It owns the CUE context every

@@ -18,37 +18,64 @@ type Options struct {
 	// ServiceAccountName, when set, overrides the platform's: the one
 	// --emit-rbac makes.
 	ServiceAccountName string
+	// Kind is the kind of object to emit; empty means a Workflow.
+	Kind Kind
 }
 
 // entrypointName is the DAG template's name unless a task template has it.
 const entrypointName = "main"
 
-// Compile builds the Workflow for p and checks it with Argo's validator. A
-// rejection there is a bug in mlcube-compile and is reported as one.
-func Compile(p *ir.Pipeline, opts Options) (*wfv1.Workflow, error) {
+// Compile builds the Workflow, WorkflowTemplate or CronWorkflow for p and
+// checks it with Argo's validator. A rejection there is a bug in
+// mlcube-compile and is reported as one.
+func Compile(p *ir.Pipeline, opts Options) (any, error) {
 	if err := checkText(p); err != nil {
 		return nil, err
 	}
-	templates, tasks, err := buildTemplates(p)
+	spec, err := workflowSpec(p, opts)
 	if err != nil {
 		return nil, err
 	}
+	switch opts.Kind {
+	case KindWorkflow, "":
+		return workflow(p, spec)
+	case KindWorkflowTemplate:
+		return workflowTemplate(p, spec)
+	case KindCronWorkflow:
+		return cronWorkflow(p, spec)
+	}
+	return nil, fmt.Errorf("unknown kind %q", opts.Kind)
+}
+
+// workflowSpec is what every kind runs: the DAG, its templates, the
+// params and the volumes.
+func workflowSpec(p *ir.Pipeline, opts Options) (wfv1.WorkflowSpec, error) {
+	templates, tasks, err := buildTemplates(p)
+	if err != nil {
+		return wfv1.WorkflowSpec{}, err
+	}
 	entry := uniqueName(entrypointName, templates)
+	spec := wfv1.WorkflowSpec{
+		Entrypoint:         entry,
+		ServiceAccountName: serviceAccount(p, opts),
+		Arguments:          arguments(p.Params),
+		Templates:          append([]wfv1.Template{{Name: entry, DAG: &wfv1.DAGTemplate{Tasks: tasks}}}, templates...),
+		ImagePullSecrets:   kube.ImagePullSecrets(p.ImagePullSecrets),
+	}
+	if p.TTLSecondsAfterFinished != nil {
+		spec.TTLStrategy = &wfv1.TTLStrategy{SecondsAfterCompletion: p.TTLSecondsAfterFinished}
+	}
+	addVolumes(&spec, p.Volumes)
+	return spec, nil
+}
+
+// workflow is one run, named by the API server.
+func workflow(p *ir.Pipeline, spec wfv1.WorkflowSpec) (*wfv1.Workflow, error) {
 	wf := &wfv1.Workflow{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "argoproj.io/v1alpha1", Kind: "Workflow"},
 		ObjectMeta: kube.RunMeta(p),
-		Spec: wfv1.WorkflowSpec{
-			Entrypoint:         entry,
-			ServiceAccountName: serviceAccount(p, opts),
-			Arguments:          arguments(p.Params),
-			Templates:          append([]wfv1.Template{{Name: entry, DAG: &wfv1.DAGTemplate{Tasks: tasks}}}, templates...),
-		},
+		Spec:       spec,
 	}
-	wf.Spec.ImagePullSecrets = kube.ImagePullSecrets(p.ImagePullSecrets)
-	if p.TTLSecondsAfterFinished != nil {
-		wf.Spec.TTLStrategy = &wfv1.TTLStrategy{SecondsAfterCompletion: p.TTLSecondsAfterFinished}
-	}
-	addVolumes(wf, p.Volumes)
 	// Checked before validating: Argo's validator is slow on huge DAGs.
 	if err := manifest.CheckSize(wf, "the Workflow", manifest.ArgoWorkflowLimit, "Argo's limit on a Workflow"); err != nil {
 		return nil, err
@@ -87,17 +114,17 @@ func arguments(params []ir.Param) wfv1.Arguments {
 }
 
 // addVolumes mounts existing claims and asks Argo to create the others.
-func addVolumes(wf *wfv1.Workflow, vols []ir.Volume) {
+func addVolumes(spec *wfv1.WorkflowSpec, vols []ir.Volume) {
 	for _, v := range vols {
 		if v.Create == nil {
-			wf.Spec.Volumes = append(wf.Spec.Volumes, apiv1.Volume{
+			spec.Volumes = append(spec.Volumes, apiv1.Volume{
 				Name:         v.Name,
 				VolumeSource: apiv1.VolumeSource{PersistentVolumeClaim: &apiv1.PersistentVolumeClaimVolumeSource{ClaimName: v.ClaimName}},
 			})
 			continue
 		}
 		claim := apiv1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: v.Name}, Spec: kube.ClaimSpec(v.Create)}
-		wf.Spec.VolumeClaimTemplates = append(wf.Spec.VolumeClaimTemplates, claim)
+		spec.VolumeClaimTemplates = append(spec.VolumeClaimTemplates, claim)
 	}
 }
 

@@ -60,19 +60,38 @@ func Arg(a ir.Arg, ref func(param string) string) string {
 	return ir.KubeLiteral(a.Prefix) + a.Value.RenderContainer(ref)
 }
 
-// Env sets each variable from its value or from a key of a Secret.
+// Env sets each variable from its value, from a key of a Secret, or from
+// a key of the pipeline's ConfigMap.
 func Env(vars []ir.EnvVar, ref func(param string) string) []corev1.EnvVar {
 	var out []corev1.EnvVar
 	for _, e := range vars {
-		if e.Secret == nil {
+		switch {
+		case e.Secret != nil:
+			out = append(out, corev1.EnvVar{Name: e.Name, ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
+				LocalObjectReference: corev1.LocalObjectReference{Name: e.Secret.Secret}, Key: e.Secret.Key,
+			}}})
+		case e.Config != nil:
+			out = append(out, corev1.EnvVar{Name: e.Name, ValueFrom: &corev1.EnvVarSource{ConfigMapKeyRef: &corev1.ConfigMapKeySelector{
+				LocalObjectReference: corev1.LocalObjectReference{Name: e.Config.ConfigMap}, Key: e.Config.Key,
+			}}})
+		default:
 			out = append(out, corev1.EnvVar{Name: e.Name, Value: e.Value.RenderContainer(ref)})
-			continue
 		}
-		out = append(out, corev1.EnvVar{Name: e.Name, ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
-			LocalObjectReference: corev1.LocalObjectReference{Name: e.Secret.Secret}, Key: e.Secret.Key,
-		}}})
 	}
 	return out
+}
+
+// ConfigMap is the pipeline's configs, to create before the run; nil when
+// it has none.
+func ConfigMap(p *ir.Pipeline) *corev1.ConfigMap {
+	if p.Config == nil {
+		return nil
+	}
+	return &corev1.ConfigMap{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+		ObjectMeta: metav1.ObjectMeta{Name: p.Config.Name, Namespace: p.Namespace, Labels: Labels(p.Labels)},
+		Data:       p.Config.Data,
+	}
 }
 
 // VolumeMounts mounts the step's volumes, and /dev/shm when it has one.

@@ -21,6 +21,8 @@ type emitOptions struct {
 	// RBAC asks for the ServiceAccount, Role and RoleBinding the run needs,
 	// before the object that runs it.
 	RBAC bool
+	// Kind is the kind of Argo object to emit.
+	Kind argo.Kind
 }
 
 // rbacNeedsNamespace refuses --emit-rbac without a namespace: a
@@ -47,7 +49,7 @@ var backendNames = []string{"argo", "tekton", "job"}
 var backends = map[string]backend{
 	"argo": func(p *ir.Pipeline, opts emitOptions) ([]any, []string, error) {
 		var objs []any
-		var o argo.Options
+		o := argo.Options{Kind: opts.Kind}
 		if opts.RBAC {
 			if err := rbacNeedsNamespace(p); err != nil {
 				return nil, nil, err

@@ -11,8 +11,11 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/mlcube-compile/mlcube-compile/backends/argo"
+	"github.com/mlcube-compile/mlcube-compile/backends/kube"
 	"github.com/mlcube-compile/mlcube-compile/backends/manifest"
 	"github.com/mlcube-compile/mlcube-compile/compiler"
+	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
 )
 
 // Exit codes.
@@ -82,24 +85,20 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 	return &cli.App{
 		Name:            "mlcube-compile",
 		Usage:           "compile MLCubes into Argo Workflows, Tekton PipelineRuns or Kubernetes Jobs",
-		UsageText:       "mlcube-compile [--backend argo|tekton|job] [--mlcube PATH] [--platform FILE] [--task FILE|NAME] [-o FILE]",
+		UsageText:       "mlcube-compile [--backend argo|tekton|job] [--mlcube PATH] [--platform FILE] [--task FILE|NAME] [-f VALUES] [--set K=V] [-o FILE]\n   mlcube-compile graph [--format mermaid|dot] [--mlcube PATH] [--task FILE] [-f VALUES] [--set K=V]",
 		Version:         buildVersion(),
 		Writer:          stdout,
 		ErrWriter:       stderr,
 		HideHelpCommand: true,
-		ExitErrHandler:  func(*cli.Context, error) {},
+		// Cron schedules and values hold commas; each flag is one value.
+		DisableSliceFlagSeparator: true,
+		ExitErrHandler:            func(*cli.Context, error) {},
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
 			return usageError{err}
 		},
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "backend", Aliases: []string{"b"}, Value: "argo", Usage: "what to emit: " + backendList()},
-			&cli.StringFlag{Name: "mlcube", Aliases: []string{"m"}, Value: ".", Usage: "cube folder or its mlcube.yaml"},
-			&cli.StringFlag{Name: "platform", Aliases: []string{"p"}, Usage: "platform file (or a legacy platforms/docker.yaml)"},
-			&cli.StringFlag{Name: "task", Aliases: []string{"t"}, Usage: "pipeline file, legacy invoke file, or one task name; default: every task of the cube"},
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` atomically instead of stdout"},
-			&cli.BoolFlag{Name: "emit-rbac", Usage: "also emit the ServiceAccount, Role and RoleBinding the run needs (argo, tekton)"},
-		},
-		Action: func(c *cli.Context) error { return compile(c, stdout, stderr) },
+		Flags:    append(specFlags(), runFlags()...),
+		Action:   func(c *cli.Context) error { return compile(c, stdout, stderr) },
+		Commands: []*cli.Command{graphCommand(stdout, stderr)},
 	}
 }
 
@@ -111,15 +110,22 @@ func compile(c *cli.Context, stdout, stderr io.Writer) error {
 	if !ok {
 		return usageError{fmt.Errorf("unknown backend %q (backends: %s)", c.String("backend"), backendList())}
 	}
-	opts := compiler.Options{MLCube: c.String("mlcube"), Platform: c.String("platform"), Task: c.String("task")}
-	p, diags, err := compiler.Compile(opts)
-	for _, w := range diags.Warnings() {
-		fmt.Fprintln(stderr, w.String())
-	}
+	opts, err := compilerOptions(c)
 	if err != nil {
 		return err
 	}
-	objs, warnings, err := emit(p, emitOptions{RBAC: c.Bool("emit-rbac")})
+	kind, err := kindOptions(c, &opts)
+	if err != nil {
+		return err
+	}
+	p, err := compileSpecs(opts, stderr)
+	if err != nil {
+		return err
+	}
+	if p.Schedule != nil && kind != argo.KindCronWorkflow {
+		fmt.Fprintf(stderr, "%s: warning: schedule: is used only with --backend argo --kind cronworkflow\n", p.Source)
+	}
+	objs, warnings, err := emit(p, emitOptions{RBAC: c.Bool("emit-rbac"), Kind: kind})
 	for _, w := range warnings {
 		fmt.Fprintf(stderr, "%s: warning: %s\n", p.Source, w)
 	}
@@ -133,11 +139,28 @@ func compile(c *cli.Context, stdout, stderr io.Writer) error {
 	case err != nil:
 		return internalError{input: describe(opts), err: err}
 	}
+	if cm := kube.ConfigMap(p); cm != nil {
+		objs = append([]any{cm}, objs...)
+	}
 	out, err := manifest.Encode(objs...)
 	if err != nil {
 		return internalError{input: describe(opts), err: err}
 	}
-	if path := c.String("output"); path != "" {
+	return writeOutput(c.String("output"), out, stdout)
+}
+
+// compileSpecs compiles the specs, printing warnings to stderr.
+func compileSpecs(opts compiler.Options, stderr io.Writer) (*ir.Pipeline, error) {
+	p, diags, err := compiler.Compile(opts)
+	for _, w := range diags.Warnings() {
+		fmt.Fprintln(stderr, w.String())
+	}
+	return p, err
+}
+
+// writeOutput writes out to path atomically, or to stdout without one.
+func writeOutput(path string, out []byte, stdout io.Writer) error {
+	if path != "" {
 		if err := writeAtomic(path, out); err != nil {
 			return fmt.Errorf("writing %s: %w", path, err)
 		}

@@ -27,6 +27,11 @@ type Pipeline struct {
 	Volumes []Volume
 	// Steps are in topological order, ties broken by name.
 	Steps []*Step
+	// Config is the ConfigMap the pipeline's configs become, created
+	// before the run; nil when there are none.
+	Config *ConfigMap
+	// Schedule is when a scheduled kind of run starts; nil for none.
+	Schedule *Schedule
 	// KubectlImage runs the steps that create and watch a distributed job,
 	// on engines that need a container for that.
 	KubectlImage string
@@ -39,6 +44,26 @@ type Param struct {
 	// Default is nil for a parameter without one.
 	Default *string
 	Enum    []string
+}
+
+// ConfigMap holds the pipeline's configs; every step gets each key as an
+// environment variable.
+type ConfigMap struct {
+	Name string
+	// Data maps each key to its value: text, or JSON for a map or list.
+	Data map[string]string
+}
+
+// Schedule is a cron schedule, as Argo's CronWorkflow takes it.
+type Schedule struct {
+	// Cron holds standard five-field cron expressions.
+	Cron []string
+	// Timezone is an IANA name; empty means the controller's local time.
+	Timezone string
+	// ConcurrencyPolicy is Allow, Forbid, Replace, or empty for Allow.
+	ConcurrencyPolicy       string
+	StartingDeadlineSeconds *int64
+	Suspend                 bool
 }
 
 // Volume is a PersistentVolumeClaim: an existing one, or one the engine
@@ -165,11 +190,18 @@ func KubeLiteral(s string) string {
 }
 
 // EnvVar is an environment variable of the step's container: Value, or
-// the key of a Secret when Secret is set.
+// the key of a Secret when Secret is set, or of the pipeline's ConfigMap
+// when Config is set.
 type EnvVar struct {
 	Name   string
 	Value  Text
 	Secret *SecretKey
+	Config *ConfigKey
+}
+
+// ConfigKey is one key of the pipeline's ConfigMap.
+type ConfigKey struct {
+	ConfigMap, Key string
 }
 
 // SecretKey is one key of a Kubernetes Secret in the run's namespace.

@@ -1,0 +1,81 @@
+// Package graph draws a pipeline's DAG as Mermaid or Graphviz DOT: each
+// step with its cube and task, and an edge from each dependency.
+package graph
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+)
+
+// Formats are the formats Render takes, the default first.
+var Formats = []string{"mermaid", "dot"}
+
+// Render draws p in format, one of Formats.
+func Render(p *ir.Pipeline, format string) (string, error) {
+	switch format {
+	case "mermaid":
+		return Mermaid(p), nil
+	case "dot":
+		return DOT(p), nil
+	}
+	return "", fmt.Errorf("unknown format %q (formats: %s)", format, strings.Join(Formats, ", "))
+}
+
+// Mermaid writes a flowchart, top to bottom. Node ids are the step names
+// behind a prefix, so that no step name is read as a Mermaid keyword.
+func Mermaid(p *ir.Pipeline) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "---\ntitle: %s\n---\nflowchart TD\n", p.Name)
+	for _, s := range p.Steps {
+		fmt.Fprintf(&b, "  %s[\"%s<br/>%s\"]\n", mermaidID(s.Name), mermaidText(s.Name), mermaidText(Detail(s)))
+	}
+	for _, s := range p.Steps {
+		for _, d := range s.Dependencies {
+			fmt.Fprintf(&b, "  %s --> %s\n", mermaidID(d), mermaidID(s.Name))
+		}
+	}
+	return b.String()
+}
+
+// DOT writes a Graphviz digraph, left to right.
+func DOT(p *ir.Pipeline) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "digraph %s {\n  rankdir=LR;\n  node [shape=box];\n", dotString(p.Name))
+	for _, s := range p.Steps {
+		fmt.Fprintf(&b, "  %s [label=%s];\n", dotString(s.Name), dotString(s.Name+"\n"+Detail(s)))
+	}
+	for _, s := range p.Steps {
+		for _, d := range s.Dependencies {
+			fmt.Fprintf(&b, "  %s -> %s;\n", dotString(d), dotString(s.Name))
+		}
+	}
+	b.WriteString("}\n")
+	return b.String()
+}
+
+// Detail says what a step runs: its cube and task, and how.
+func Detail(s *ir.Step) string {
+	switch s.Kind {
+	case ir.MPI:
+		return fmt.Sprintf("%s: %s (MPI, %d workers)", s.Cube, s.Task, s.MPI.Workers)
+	case ir.Dask:
+		return "dask: " + s.Dask.Function
+	}
+	return s.Cube + ": " + s.Task
+}
+
+// mermaidID is a node id: step names are DNS labels, so turning '-' into
+// '_' keeps them distinct.
+func mermaidID(name string) string {
+	return "step_" + strings.ReplaceAll(name, "-", "_")
+}
+
+// mermaidText escapes text inside a quoted Mermaid label.
+var mermaidText = strings.NewReplacer(`"`, "#quot;", "<", "#lt;", ">", "#gt;", "&", "#amp;").Replace
+
+// dotString quotes s as a DOT string.
+func dotString(s string) string {
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(s) + `"`
+}

@@ -1,0 +1,121 @@
+package compiler
+
+import (
+	"fmt"
+
+	"cuelang.org/go/cue"
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+)
+
+// maxConfigBytes is the API server's limit on a ConfigMap's data.
+const maxConfigBytes = 1 << 20
+
+// configEntry is one key of configs: and its value as the ConfigMap
+// stores it.
+type configEntry struct {
+	Key, Value string
+	Pos        Pos
+	Field      string
+}
+
+// decodeConfigs reads configs:. A map or list value is stored as JSON, a
+// scalar as its text. Keys become environment variable names, and
+// values that name or look like credentials are refused, at any depth.
+func decodeConfigs(doc *document, v cue.Value, diags *Diagnostics) []configEntry {
+	var out []configEntry
+	size := 0
+	forFields(v, func(key string, cv cue.Value) {
+		e := configEntry{Key: key, Pos: doc.at("configs", key), Field: joinPath("configs", key)}
+		if !envName.MatchString(key) || len(validation.IsConfigMapKey(key)) > 0 {
+			diags.errorf(e.Pos, e.Field, "%q is not a valid environment variable name and ConfigMap key (letters, digits, '_', '-' and '.', not starting with a digit)", key)
+			return
+		}
+		path := cue.MakePath(cue.Str("configs"), cue.Str(key))
+		if !checkConfigValue(doc, path, e.Field, key, cv, diags) {
+			return
+		}
+		switch cv.IncompleteKind() {
+		case cue.StructKind, cue.ListKind:
+			b, err := cv.MarshalJSON()
+			if err != nil {
+				diags.errorf(e.Pos, e.Field, "cannot be written as JSON: %v", err)
+				return
+			}
+			e.Value = string(b)
+		default:
+			e.Value = scalarString(cv)
+		}
+		size += len(key) + len(e.Value)
+		out = append(out, e)
+	})
+	if size > maxConfigBytes {
+		diags.errorf(doc.at("configs"), "configs", "%d bytes is more than the %d a ConfigMap may hold; put large data in the workspace and pass its path", size, maxConfigBytes)
+	}
+	return out
+}
+
+// checkConfigValue checks a value of configs and everything inside it:
+// no nulls, no credentials, and no ${params.X}, since the ConfigMap
+// exists before the run and no engine fills it in.
+func checkConfigValue(doc *document, path cue.Path, field, key string, v cue.Value, diags *Diagnostics) bool {
+	pos := doc.pos(path)
+	switch v.IncompleteKind() {
+	case cue.NullKind:
+		diags.errorf(pos, field, "is null; give it a value or drop it")
+		return false
+	case cue.StructKind:
+		ok := true
+		forFields(v, func(name string, fv cue.Value) {
+			sub := cue.MakePath(append(path.Selectors(), cue.Str(name))...)
+			ok = checkConfigValue(doc, sub, joinPath(field, name), name, fv, diags) && ok
+		})
+		return ok
+	case cue.ListKind:
+		it, err := v.List()
+		if err != nil {
+			return true
+		}
+		ok := true
+		for i := 0; it.Next(); i++ {
+			sub := cue.MakePath(append(path.Selectors(), cue.Index(i))...)
+			ok = checkConfigValue(doc, sub, fmt.Sprintf("%s[%d]", field, i), "", it.Value(), diags) && ok
+		}
+		return ok
+	}
+	s := scalarString(v)
+	if !checkCredential(key, s, pos, field, diags) {
+		return false
+	}
+	if m := anyRef.FindStringSubmatch(s); m != nil {
+		diags.errorf(pos, field, "${%s}: configs become a ConfigMap that exists before the run, so no engine fills in references there; pass the value through a step's env: instead", m[1])
+		return false
+	}
+	return true
+}
+
+// lowerConfigs makes the ConfigMap, named after the pipeline.
+func (lw *lowering) lowerConfigs() {
+	if len(lw.spec.Configs) == 0 {
+		return
+	}
+	cm := &ir.ConfigMap{Name: lw.p.Name, Data: map[string]string{}}
+	for _, e := range lw.spec.Configs {
+		cm.Data[e.Key] = e.Value
+	}
+	lw.p.Config = cm
+}
+
+// configEnv is one variable per key of the pipeline's ConfigMap.
+func (lw *lowering) configEnv() []ir.EnvVar {
+	cm := lw.p.Config
+	if cm == nil {
+		return nil
+	}
+	var out []ir.EnvVar
+	for _, k := range sortedKeys(cm.Data) {
+		out = append(out, ir.EnvVar{Name: k, Config: &ir.ConfigKey{ConfigMap: cm.Name, Key: k}})
+	}
+	return out
+}
