@@ -18,7 +18,8 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 const repoRoot = "../.."
 
 // exampleArgs gives the flags an example is compiled with, by convention:
-// a pipeline.yaml goes to --task, a platform.yaml to --platform, and a
+// a pipeline.yaml goes to --task, a platform.yaml to --platform, a
+// values.yaml to -f, and a
 // legacy cube is given its docker platform and invoke file explicitly.
 func exampleArgs(dir string) []string {
 	var args []string
@@ -34,6 +35,9 @@ func exampleArgs(dir string) []string {
 	}
 	if exists("platform.yaml") {
 		args = append(args, "--platform", filepath.Join(dir, "platform.yaml"))
+	}
+	if exists("values.yaml") {
+		args = append(args, "-f", filepath.Join(dir, "values.yaml"))
 	}
 	if exists("platforms/docker.yaml") && exists("run/kubernetes.yaml") {
 		args = append(args, "--platform", filepath.Join(dir, "platforms/docker.yaml"), "--task", filepath.Join(dir, "run/kubernetes.yaml"))

@@ -2,12 +2,18 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 	"github.com/argoproj/argo-workflows/v3/workflow/validate"
 	tektonv1 "github.com/tektoncd/pipeline/pkg/apis/pipeline/v1"
 	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"knative.dev/pkg/apis"
 	"sigs.k8s.io/yaml"
 
@@ -18,7 +24,7 @@ import (
 // upstream validator on it, as the cluster would when it is created.
 var validators = map[string]func(t *testing.T, name, manifest string){
 	"argo": func(t *testing.T, name, manifest string) {
-		validateWorkflow(t, name, manifest)
+		validateArgo(t, name, manifest)
 		validateEmbeddedJobs(t, "argo", manifest)
 	},
 	"tekton": func(t *testing.T, name, manifest string) {
@@ -30,11 +36,96 @@ var validators = map[string]func(t *testing.T, name, manifest string){
 	},
 }
 
+// runDocument checks the documents before the run, a ConfigMap and RBAC
+// objects, and returns the run, which comes last. Every configMapKeyRef
+// in the run must name a key of the ConfigMap emitted with it.
+func runDocument(t *testing.T, name, manifest string) string {
+	t.Helper()
+	docs := strings.Split(manifest, "\n---\n")
+	run := docs[len(docs)-1]
+	keys := map[string]bool{}
+	for _, doc := range docs[:len(docs)-1] {
+		var meta metav1.TypeMeta
+		if err := yaml.Unmarshal([]byte(doc), &meta); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		var obj any
+		switch meta.Kind {
+		case "ConfigMap":
+			var cm corev1.ConfigMap
+			if err := yaml.UnmarshalStrict([]byte(doc), &cm); err != nil {
+				t.Fatalf("%s: not a ConfigMap: %v", name, err)
+			}
+			for k := range cm.Data {
+				if errs := validation.IsConfigMapKey(k); len(errs) > 0 {
+					t.Errorf("%s: ConfigMap key %q: %v", name, k, errs)
+				}
+				keys[cm.Name+"/"+k] = true
+			}
+			continue
+		case "ServiceAccount":
+			obj = &corev1.ServiceAccount{}
+		case "Role":
+			obj = &rbacv1.Role{}
+		case "RoleBinding":
+			obj = &rbacv1.RoleBinding{}
+		default:
+			t.Fatalf("%s: unexpected %s before the run", name, meta.Kind)
+		}
+		if err := yaml.UnmarshalStrict([]byte(doc), obj); err != nil {
+			t.Fatalf("%s: not a %s: %v", name, meta.Kind, err)
+		}
+	}
+	var tree any
+	if err := yaml.Unmarshal([]byte(run), &tree); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	walkMaps(tree, func(m map[string]any) {
+		ref, ok := m["configMapKeyRef"].(map[string]any)
+		if ok && !keys[fmt.Sprint(ref["name"])+"/"+fmt.Sprint(ref["key"])] {
+			t.Errorf("%s: configMapKeyRef %v names no key of an emitted ConfigMap", name, ref)
+		}
+	})
+	return run
+}
+
+// validateArgo checks whichever kind of Argo object the run is.
+func validateArgo(t *testing.T, name, manifest string) {
+	t.Helper()
+	run := runDocument(t, name, manifest)
+	var meta metav1.TypeMeta
+	if err := yaml.Unmarshal([]byte(run), &meta); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	switch meta.Kind {
+	case "Workflow":
+		validateWorkflow(t, name, manifest)
+	case "WorkflowTemplate":
+		var tmpl wfv1.WorkflowTemplate
+		if err := yaml.UnmarshalStrict([]byte(run), &tmpl); err != nil {
+			t.Fatalf("%s: not a WorkflowTemplate: %v", name, err)
+		}
+		if err := validate.ValidateWorkflowTemplate(nil, nil, &tmpl, nil, validate.ValidateOpts{Lint: true}); err != nil {
+			t.Fatalf("%s: Argo's validator rejects it: %v", name, err)
+		}
+	case "CronWorkflow":
+		var cron wfv1.CronWorkflow
+		if err := yaml.UnmarshalStrict([]byte(run), &cron); err != nil {
+			t.Fatalf("%s: not a CronWorkflow: %v", name, err)
+		}
+		if err := validate.ValidateCronWorkflow(context.Background(), nil, nil, &cron, nil); err != nil {
+			t.Fatalf("%s: Argo's validator rejects it: %v", name, err)
+		}
+	default:
+		t.Fatalf("%s: %s is not an Argo kind", name, meta.Kind)
+	}
+}
+
 // validateWorkflow parses a manifest back and runs Argo's own validator.
 func validateWorkflow(t *testing.T, name, manifest string) *wfv1.Workflow {
 	t.Helper()
 	var wf wfv1.Workflow
-	if err := yaml.UnmarshalStrict([]byte(manifest), &wf); err != nil {
+	if err := yaml.UnmarshalStrict([]byte(runDocument(t, name, manifest)), &wf); err != nil {
 		t.Fatalf("%s: not a Workflow: %v", name, err)
 	}
 	if err := validate.ValidateWorkflow(nil, nil, &wf, nil, validate.ValidateOpts{Lint: true}); err != nil {
@@ -48,7 +139,7 @@ func validateWorkflow(t *testing.T, name, manifest string) *wfv1.Workflow {
 func validatePipelineRun(t *testing.T, name, manifest string) *tektonv1.PipelineRun {
 	t.Helper()
 	var pr tektonv1.PipelineRun
-	if err := yaml.UnmarshalStrict([]byte(manifest), &pr); err != nil {
+	if err := yaml.UnmarshalStrict([]byte(runDocument(t, name, manifest)), &pr); err != nil {
 		t.Fatalf("%s: not a PipelineRun: %v", name, err)
 	}
 	if pr.APIVersion != "tekton.dev/v1" || pr.Kind != "PipelineRun" {
@@ -68,7 +159,7 @@ func validatePipelineRun(t *testing.T, name, manifest string) *tektonv1.Pipeline
 func validateJob(t *testing.T, name, manifest string) *batchv1.Job {
 	t.Helper()
 	var j batchv1.Job
-	if err := yaml.UnmarshalStrict([]byte(manifest), &j); err != nil {
+	if err := yaml.UnmarshalStrict([]byte(runDocument(t, name, manifest)), &j); err != nil {
 		t.Fatalf("%s: not a Job: %v", name, err)
 	}
 	if j.APIVersion != "batch/v1" || j.Kind != "Job" {
