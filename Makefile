@@ -5,7 +5,7 @@ STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.7.0
 BIN         ?= bin/mlcube-compile
 FUZZTIME    ?= 30s
 # Each fuzz target, as package:name.
-FUZZ_TARGETS = ./compiler:FuzzSpec ./compiler:FuzzEnvFile ./cmd/mlcube-compile:FuzzCompile
+FUZZ_TARGETS = ./compiler:FuzzSpec ./compiler:FuzzEnvFile ./compiler:FuzzValues ./cmd/mlcube-compile:FuzzCompile
 
 .PHONY: help build test golden lint fmt tidy fuzz ci
 

@@ -98,6 +98,50 @@ func FuzzEnvFile(f *testing.F) {
 	})
 }
 
+// FuzzValues feeds bytes to the values-file reader (-f) and applies what
+// it accepts to a pipeline's params. Every accepted value is a scalar with
+// its position, and fills the param it names and no other.
+func FuzzValues(f *testing.F) {
+	addSpecSeeds(f, "values.yaml")
+	for _, seed := range []string{"epochs: 10\n", "size: large\nepochs: '3'\n", "epochs: {a: 1}\n", "nope: 1\n", "epochs: [1]\n", "epochs: null\n", "epochs: true\n", "\"ep ochs\": 1\n"} {
+		f.Add([]byte(seed))
+	}
+	s, err := schema.Load()
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		s.Lock()
+		defer s.Unlock()
+		var diags Diagnostics
+		file, ok := parseYAML("values.yaml", "-f", src, &diags)
+		if !ok {
+			checkDiagnostics(t, diags)
+			return
+		}
+		values := decodeValues(s, file, &diags)
+		p := &pipelineSpec{File: "pipeline.yaml", Params: []*pipelineParam{{Name: "epochs"}, {Name: "size", Enum: []string{"small", "large"}}}}
+		applyValues(p, values, &diags)
+		checkDiagnostics(t, diags)
+		for _, v := range values {
+			if v.Pos.Line < 1 || v.Field == "" {
+				t.Fatalf("value without a position: %#v", v)
+			}
+		}
+		for _, pp := range p.Params {
+			if pp.Given == nil {
+				if pp.Default != nil {
+					t.Fatalf("%s got a default from nowhere", pp.Name)
+				}
+				continue
+			}
+			if pp.Given.Name != pp.Name || *pp.Default != pp.Given.Value {
+				t.Fatalf("%s filled from %#v", pp.Name, pp.Given)
+			}
+		}
+	})
+}
+
 // aliasBomb is a "billion laughs" document: ten levels of nine aliases.
 func aliasBomb() []byte {
 	var b strings.Builder

@@ -107,6 +107,9 @@ func (lw *lowering) pipelineMeta() {
 		name = cubes[0].Name
 	}
 	lw.p.Name = dnsName(name, maxNameLen)
+	if full := dnsName(name, len(name)); full != lw.p.Name && lw.spec.NamePos.Line > 0 {
+		lw.diags.warnf(lw.spec.NamePos, "name", "%q is cut to %q: names stay within %d characters so that every engine's suffixes fit", full, lw.p.Name, maxNameLen)
+	}
 	if lw.p.Name == "" {
 		lw.diags.errorf(Pos{File: lw.spec.File, Line: 1, Col: 1}, "name", "%q has no letters or digits to make a Kubernetes name from", name)
 	}

@@ -42,6 +42,9 @@ func (l *loader) decodePipeline(f *ast.File, defaultCube func() *cube) *pipeline
 	}
 	v := doc.value
 	p := &pipelineSpec{File: doc.file, Name: str(v, "name")}
+	if p.Name != "" {
+		p.NamePos = doc.at("name")
+	}
 	p.Configs = decodeConfigs(doc, v.LookupPath(pathOf("configs")), l.diags)
 	p.Schedule = decodeSchedule(doc, v.LookupPath(pathOf("schedule")))
 	cubes := map[string]*cube{}

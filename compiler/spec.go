@@ -128,9 +128,11 @@ type securityContextSpec struct {
 
 // pipelineSpec is a pipeline file, or the pipeline made of a cube's tasks.
 type pipelineSpec struct {
-	File   string
-	Name   string
-	Params []*pipelineParam
+	File string
+	Name string
+	// NamePos is where name: is written; zero when the name is the cube's.
+	NamePos Pos
+	Params  []*pipelineParam
 	// SecretEnv applies to every step; a step's own entries win.
 	SecretEnv []secretEnvVar
 	// Configs become one ConfigMap; each key is a variable of every step.

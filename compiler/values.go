@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"cuelang.org/go/cue"
+	"cuelang.org/go/cue/ast"
 
 	"github.com/mlcube-compile/mlcube-compile/schema"
 )
@@ -27,21 +28,27 @@ type paramValue struct {
 func readValues(s *schema.Schema, files []string, sets []Setting, diags *Diagnostics) []paramValue {
 	var out []paramValue
 	for _, file := range files {
-		f, ok := readYAML(file, "-f", diags)
-		if !ok {
-			continue
+		if f, ok := readYAML(file, "-f", diags); ok {
+			out = append(out, decodeValues(s, f, diags)...)
 		}
-		doc, ok := checkDocument(s, f, schema.Values, diags)
-		if !ok {
-			continue
-		}
-		forFields(doc.value, func(name string, v cue.Value) {
-			out = append(out, paramValue{Name: name, Value: scalarString(v), Pos: doc.at(name), Field: joinPath("", name)})
-		})
 	}
 	for _, set := range sets {
 		out = append(out, paramValue{Name: set.Name, Value: set.Value, Pos: Pos{File: "--set"}, Field: joinPath("", set.Name)})
 	}
+	return out
+}
+
+// decodeValues reads one values file: a mapping of param names to
+// strings, numbers or booleans.
+func decodeValues(s *schema.Schema, f *ast.File, diags *Diagnostics) []paramValue {
+	doc, ok := checkDocument(s, f, schema.Values, diags)
+	if !ok {
+		return nil
+	}
+	var out []paramValue
+	forFields(doc.value, func(name string, v cue.Value) {
+		out = append(out, paramValue{Name: name, Value: scalarString(v), Pos: doc.at(name), Field: joinPath("", name)})
+	})
 	return out
 }
 

@@ -22,8 +22,7 @@ func embeddedJobs(t *testing.T, backend, out string) []map[string]any {
 	var jobs []map[string]any
 	switch backend {
 	case "argo":
-		wf := validateWorkflow(t, "output", out)
-		for _, tmpl := range wf.Spec.Templates {
+		for _, tmpl := range validateArgo(t, "output", out).Templates {
 			if tmpl.Resource == nil || tmpl.Resource.Action != "create" {
 				continue
 			}

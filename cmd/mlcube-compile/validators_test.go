@@ -89,8 +89,9 @@ func runDocument(t *testing.T, name, manifest string) string {
 	return run
 }
 
-// validateArgo checks whichever kind of Argo object the run is.
-func validateArgo(t *testing.T, name, manifest string) {
+// validateArgo checks whichever kind of Argo object the run is, and
+// returns the spec of the workflows it runs.
+func validateArgo(t *testing.T, name, manifest string) wfv1.WorkflowSpec {
 	t.Helper()
 	run := runDocument(t, name, manifest)
 	var meta metav1.TypeMeta
@@ -99,7 +100,7 @@ func validateArgo(t *testing.T, name, manifest string) {
 	}
 	switch meta.Kind {
 	case "Workflow":
-		validateWorkflow(t, name, manifest)
+		return validateWorkflow(t, name, manifest).Spec
 	case "WorkflowTemplate":
 		var tmpl wfv1.WorkflowTemplate
 		if err := yaml.UnmarshalStrict([]byte(run), &tmpl); err != nil {
@@ -108,6 +109,7 @@ func validateArgo(t *testing.T, name, manifest string) {
 		if err := validate.ValidateWorkflowTemplate(nil, nil, &tmpl, nil, validate.ValidateOpts{Lint: true}); err != nil {
 			t.Fatalf("%s: Argo's validator rejects it: %v", name, err)
 		}
+		return tmpl.Spec
 	case "CronWorkflow":
 		var cron wfv1.CronWorkflow
 		if err := yaml.UnmarshalStrict([]byte(run), &cron); err != nil {
@@ -116,9 +118,10 @@ func validateArgo(t *testing.T, name, manifest string) {
 		if err := validate.ValidateCronWorkflow(context.Background(), nil, nil, &cron, nil); err != nil {
 			t.Fatalf("%s: Argo's validator rejects it: %v", name, err)
 		}
-	default:
-		t.Fatalf("%s: %s is not an Argo kind", name, meta.Kind)
+		return cron.Spec.WorkflowSpec
 	}
+	t.Fatalf("%s: %s is not an Argo kind", name, meta.Kind)
+	return wfv1.WorkflowSpec{}
 }
 
 // validateWorkflow parses a manifest back and runs Argo's own validator.
