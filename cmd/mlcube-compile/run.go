@@ -85,7 +85,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 	return &cli.App{
 		Name:            "mlcube-compile",
 		Usage:           "compile MLCubes into Argo Workflows, Tekton PipelineRuns or Kubernetes Jobs",
-		UsageText:       "mlcube-compile [--backend argo|tekton|job] [--mlcube PATH] [--platform FILE] [--task FILE|NAME] [-f VALUES] [--set K=V] [-o FILE]\n   mlcube-compile graph [--format mermaid|dot] [--mlcube PATH] [--task FILE] [-f VALUES] [--set K=V]",
+		UsageText:       "mlcube-compile [--backend argo|tekton|job] [--mlcube PATH] [--platform FILE] [--task FILE|NAME] [-f VALUES] [--set K=V] [-o FILE]\nmlcube-compile graph [--format mermaid|dot] [--mlcube PATH] [--task FILE] [-f VALUES] [--set K=V]",
 		Version:         buildVersion(),
 		Writer:          stdout,
 		ErrWriter:       stderr,
