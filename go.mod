@@ -7,6 +7,7 @@ require (
 	github.com/argoproj/argo-workflows/v3 v3.7.15
 	github.com/kubeflow/mpi-operator v0.8.0
 	github.com/robfig/cron/v3 v3.0.1
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.2
 	github.com/tektoncd/pipeline v1.13.0
 	github.com/urfave/cli/v2 v2.27.7
 	k8s.io/api v0.35.5

@@ -32,13 +32,19 @@ type Options struct {
 	NeedValues string
 	// Schedule overrides the pipeline file's schedule: key, field by field.
 	Schedule ScheduleOptions
+	// Schema, when set, replaces the shared schema: a CUE context serves
+	// one goroutine at a time, so lint gives each worker its own.
+	Schema *schema.Schema
 }
 
 // Compile reads the specs, checks them and lowers them to the IR. The
 // Diagnostics hold every warning; when there are errors, they are also
 // returned as the error.
 func Compile(opts Options) (*ir.Pipeline, Diagnostics, error) {
-	s, err := schema.Load()
+	s, err := opts.Schema, error(nil)
+	if s == nil {
+		s, err = schema.Load()
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("loading the embedded schemas: %w", err)
 	}

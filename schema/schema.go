@@ -22,6 +22,7 @@ type Kind string
 // The kinds of spec file mlcube-compile reads.
 const (
 	MLCube         Kind = "#MLCube"
+	MLCubeFile     Kind = "#MLCubeFile"
 	LegacyRoot     Kind = "#LegacyRoot"
 	LegacyPlatform Kind = "#LegacyPlatform"
 	LegacyInvoke   Kind = "#LegacyInvoke"
@@ -52,6 +53,10 @@ func Load() (*Schema, error) {
 	once.Do(func() { compiled, errLoad = compile() })
 	return compiled, errLoad
 }
+
+// New compiles a Schema of its own, with its own CUE context, for a
+// goroutine that checks specs alongside others.
+func New() (*Schema, error) { return compile() }
 
 func compile() (*Schema, error) {
 	inst := build.NewContext().NewInstance("schema", nil)

@@ -60,6 +60,8 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	switch {
 	case err == nil:
 		return exitOK
+	case errors.Is(err, errLintFound):
+		return exitBadSpec
 	case errors.As(err, &diags):
 		fmt.Fprintln(stderr, diags.Error())
 		return exitBadSpec
@@ -98,7 +100,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		},
 		Flags:    append(specFlags(), runFlags()...),
 		Action:   func(c *cli.Context) error { return compile(c, stdout, stderr) },
-		Commands: []*cli.Command{graphCommand(stdout, stderr)},
+		Commands: []*cli.Command{graphCommand(stdout, stderr), schemaCommand(stdout), lintCommand(stdout, stderr)},
 	}
 }
 

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/mlcube-compile/mlcube-compile/compiler"
+)
+
+// lintProblem is one entry of lint's JSON report. The field names and
+// their meaning are part of the interface, documented in the README.
+type lintProblem struct {
+	File     string `json:"file"`
+	Line     int    `json:"line"`
+	Column   int    `json:"column"`
+	Severity string `json:"severity"`
+	Field    string `json:"field"`
+	Message  string `json:"message"`
+}
+
+func severityName(s compiler.Severity) string {
+	if s == compiler.Warning {
+		return "warning"
+	}
+	return "error"
+}
+
+// writeLintReport prints the diagnostics, already sorted, in format.
+func writeLintReport(w io.Writer, format string, files int, diags compiler.Diagnostics) error {
+	var b strings.Builder
+	switch format {
+	case "json":
+		problems := []lintProblem{}
+		for _, d := range diags {
+			problems = append(problems, lintProblem{d.Pos.File, d.Pos.Line, d.Pos.Col, severityName(d.Severity), d.Field, d.Message})
+		}
+		out, err := json.MarshalIndent(problems, "", "  ")
+		if err != nil {
+			return err
+		}
+		b.Write(out)
+		b.WriteByte('\n')
+	case "github":
+		for _, d := range diags {
+			fmt.Fprintf(&b, "::%s %s::%s\n", severityName(d.Severity), githubProperties(d), githubData(fieldMessage(d)))
+		}
+		b.WriteString(lintSummary(files, diags) + "\n")
+	default:
+		for _, d := range diags {
+			fmt.Fprintf(&b, "%s: %s: %s\n", d.Pos, severityName(d.Severity), fieldMessage(d))
+		}
+		b.WriteString(lintSummary(files, diags) + "\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// fieldMessage is "field.path: message", or the message alone.
+func fieldMessage(d compiler.Diagnostic) string {
+	if d.Field == "" {
+		return d.Message
+	}
+	return d.Field + ": " + d.Message
+}
+
+// lintSummary is "3 files, 2 errors, 1 warning".
+func lintSummary(files int, diags compiler.Diagnostics) string {
+	errs, warns := 0, 0
+	for _, d := range diags {
+		if d.Severity == compiler.Warning {
+			warns++
+		} else {
+			errs++
+		}
+	}
+	return fmt.Sprintf("%s, %s, %s", plural(files, "file"), plural(errs, "error"), plural(warns, "warning"))
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// githubProperties are a workflow command's file, line and col, and a
+// title naming the field.
+func githubProperties(d compiler.Diagnostic) string {
+	props := []string{"file=" + githubProperty(d.Pos.File)}
+	if d.Pos.Line > 0 {
+		props = append(props, fmt.Sprintf("line=%d", d.Pos.Line), fmt.Sprintf("col=%d", d.Pos.Col))
+	}
+	if d.Field != "" {
+		props = append(props, "title="+githubProperty(d.Field))
+	}
+	return strings.Join(props, ",")
+}
+
+// githubData escapes a workflow command's message, as the Actions runner
+// reads it.
+var githubData = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace
+
+// githubProperty escapes a workflow command's property value.
+var githubProperty = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace

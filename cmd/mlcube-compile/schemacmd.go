@@ -1,0 +1,68 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/mlcube-compile/mlcube-compile/schema"
+)
+
+// schemaCommand prints the embedded schemas, as CUE or as JSON Schema for
+// editors (yaml-language-server).
+func schemaCommand(stdout io.Writer) *cli.Command {
+	var kinds []string
+	for _, e := range schema.Export {
+		kinds = append(kinds, e.Name)
+	}
+	return &cli.Command{
+		Name:      "schema",
+		Usage:     "print the schemas spec files are checked with, as CUE or JSON Schema",
+		UsageText: "mlcube-compile schema [--format cue|jsonschema] [--kind " + strings.Join(kinds, "|") + "]",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "format", Value: "cue", Usage: "cue (every definition, for cue vet) or jsonschema (one kind, for editors)"},
+			&cli.StringFlag{Name: "kind", Value: "mlcube", Usage: "with jsonschema, the kind of file: " + strings.Join(kinds, ", ")},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return usageError{fmt.Errorf("unexpected argument %q", c.Args().First())}
+			}
+			kind := -1
+			for i, e := range schema.Export {
+				if e.Name == c.String("kind") {
+					kind = i
+				}
+			}
+			if kind < 0 {
+				return usageError{fmt.Errorf("unknown --kind %q (kinds: %s)", c.String("kind"), strings.Join(kinds, ", "))}
+			}
+			var out []byte
+			switch c.String("format") {
+			case "cue":
+				src, err := schema.CUESource()
+				if err != nil {
+					return internalError{input: "schema", err: err}
+				}
+				out = []byte(src)
+			case "jsonschema":
+				s, err := schema.Load()
+				if err != nil {
+					return internalError{input: "schema", err: err}
+				}
+				e := schema.Export[kind]
+				s.Lock()
+				out, err = s.JSONSchema(e.Kind, e.Title)
+				s.Unlock()
+				if err != nil {
+					return internalError{input: "schema --kind " + e.Name, err: err}
+				}
+			default:
+				return usageError{fmt.Errorf("unknown --format %q (formats: cue, jsonschema)", c.String("format"))}
+			}
+			_, err := stdout.Write(out)
+			return err
+		},
+	}
+}

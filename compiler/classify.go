@@ -1,0 +1,118 @@
+package compiler
+
+import (
+	"path/filepath"
+	"strings"
+
+	"cuelang.org/go/cue"
+	"cuelang.org/go/cue/ast"
+
+	"github.com/mlcube-compile/mlcube-compile/schema"
+)
+
+// FileKind is what a spec file is, as lint finds it.
+type FileKind int
+
+// The kinds of spec file.
+const (
+	// NotASpec is a file mlcube-compile does not read.
+	NotASpec FileKind = iota
+	// CubeFile is an mlcube.yaml, in either layout.
+	CubeFile
+	// PlatformFile is a platform file, ours or a legacy docker one.
+	PlatformFile
+	// TaskFile is a pipeline file or a legacy invoke file.
+	TaskFile
+)
+
+// Classify tells what a file is: by its name (mlcube.yaml,
+// platform.yaml, pipeline.yaml, and .yml), else by its top-level keys. A
+// file that cannot be read or parsed and has none of those names is not
+// a spec.
+func Classify(path string) FileKind {
+	base := strings.TrimSuffix(strings.TrimSuffix(filepath.Base(path), ".yaml"), ".yml")
+	if ext := filepath.Ext(path); ext != ".yaml" && ext != ".yml" {
+		return NotASpec
+	}
+	switch base {
+	case "mlcube":
+		return CubeFile
+	case "platform":
+		return PlatformFile
+	case "pipeline":
+		return TaskFile
+	}
+	var diags Diagnostics
+	f, ok := readYAML(path, "lint", &diags)
+	if !ok {
+		return NotASpec
+	}
+	return classifyTree(f)
+}
+
+// classifyTree tells a spec by its top-level keys.
+func classifyTree(f *ast.File) FileKind {
+	switch topLevelString(f, "schema_type") {
+	case "mlcube_root":
+		return CubeFile
+	case "mlcube_platform":
+		return PlatformFile
+	case "mlcube_invoke":
+		return TaskFile
+	}
+	switch {
+	case hasTopLevel(f, "steps"):
+		return TaskFile
+	case hasTopLevel(f, "tasks") && (hasTopLevel(f, "docker") || hasTopLevel(f, "name")):
+		return CubeFile
+	}
+	keys, platform := 0, platformKeys()
+	allPlatform := true
+	namedFields(f.Decls, func(name string, _ *ast.Field) {
+		keys++
+		allPlatform = allPlatform && platform[name]
+	})
+	if keys > 0 && allPlatform {
+		return PlatformFile
+	}
+	return NotASpec
+}
+
+// platformKeys are the top-level keys of a platform file, from its schema.
+func platformKeys() map[string]bool {
+	out := map[string]bool{}
+	s, err := schema.Load()
+	if err != nil {
+		return out
+	}
+	s.Lock()
+	defer s.Unlock()
+	it, err := s.Def(schema.Platform).Fields(cue.Optional(true))
+	if err != nil {
+		return out
+	}
+	for it.Next() {
+		out[it.Selector().Unquoted()] = true
+	}
+	return out
+}
+
+// CheckPlatform checks a platform file that no cube or pipeline beside it
+// is compiled with: its schema and what decoding it checks.
+func CheckPlatform(path string) Diagnostics {
+	s, err := schema.Load()
+	if err != nil {
+		return Diagnostics{{Pos: Pos{File: path}, Field: "schema", Message: err.Error()}}
+	}
+	s.Lock()
+	defer s.Unlock()
+	var diags Diagnostics
+	if f, ok := readYAML(path, "--platform", &diags); ok {
+		if topLevelString(f, "schema_type") == "mlcube_platform" {
+			decodeLegacyPlatform(s, f, &diags)
+		} else {
+			decodePlatform(s, f, &diags)
+		}
+	}
+	return diags.Sorted()
+}
