@@ -1,0 +1,68 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// githubCommand is a GitHub Actions workflow command as the runner reads
+// it: ::error or ::warning, properties with their separators escaped, and
+// a message with its newlines escaped.
+var githubCommand = regexp.MustCompile(`^::(error|warning) file=[^,:\n]+(,line=[1-9]\d*,col=[1-9]\d*)?(,title=[^,:\n]+)?::[^\r\n]+$`)
+
+// TestLintBadCorpus lints every bad-input case at once: each case's
+// errors appear, every github line is a valid workflow command, and
+// the JSON report says the same as the text one.
+func TestLintBadCorpus(t *testing.T) {
+	root := filepath.Join(repoRoot, "testdata", "bad")
+	text, stderr, code := compileArgs(t, "mlcube-compile", "lint", root)
+	if code != exitBadSpec || stderr != "" {
+		t.Fatalf("exit %d, want %d; stderr %q", code, exitBadSpec, stderr)
+	}
+	for _, c := range []string{"three-errors-in-one-run/pipeline.yaml:12:41", "wrong-type-cube/mlcube.yaml:", "configs-credential/pipeline.yaml:8:5"} {
+		if !strings.Contains(text, c) {
+			t.Errorf("no problem reported at %s", c)
+		}
+	}
+	gh, _, code := compileArgs(t, "mlcube-compile", "lint", "--format", "github", root)
+	lines := strings.Split(strings.TrimSuffix(gh, "\n"), "\n")
+	if code != exitBadSpec || len(lines) < 100 {
+		t.Fatalf("exit %d, %d lines", code, len(lines))
+	}
+	for _, l := range lines[:len(lines)-1] {
+		if !githubCommand.MatchString(l) {
+			t.Errorf("not a workflow command: %q", l)
+		}
+	}
+	if last := lines[len(lines)-1]; last != strings.Split(strings.TrimSpace(text), "\n")[len(strings.Split(strings.TrimSpace(text), "\n"))-1] {
+		t.Errorf("summaries differ: %q", last)
+	}
+	js, _, _ := compileArgs(t, "mlcube-compile", "lint", "--format", "json", root)
+	var problems []lintProblem
+	if err := json.Unmarshal([]byte(js), &problems); err != nil {
+		t.Fatal(err)
+	}
+	if len(problems) != len(lines)-1 {
+		t.Errorf("%d JSON problems, %d github lines", len(problems), len(lines)-1)
+	}
+	for i, p := range problems {
+		want := "::" + p.Severity + " file=" + githubProperty(p.File)
+		if !strings.HasPrefix(lines[i], want) {
+			t.Errorf("problem %d: %q does not match %q", i, lines[i], want)
+		}
+	}
+}
+
+// TestLintIsDeterministic lints in parallel and wants the same bytes.
+func TestLintIsDeterministic(t *testing.T) {
+	args := []string{"mlcube-compile", "lint", filepath.Join(repoRoot, "examples"), filepath.Join(repoRoot, "testdata", "bad")}
+	first, _, _ := compileArgs(t, args...)
+	for i := 0; i < 3; i++ {
+		if again, _, _ := compileArgs(t, args...); again != first {
+			t.Fatalf("run %d differs", i+2)
+		}
+	}
+}
