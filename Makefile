@@ -7,7 +7,10 @@ FUZZTIME    ?= 30s
 # Each fuzz target, as package:name.
 FUZZ_TARGETS = ./compiler:FuzzSpec ./compiler:FuzzEnvFile ./compiler:FuzzValues ./cmd/mlcube-compile:FuzzCompile
 
-.PHONY: help build test golden lint fmt tidy fuzz ci
+.PHONY: help build test golden lint lint-cubes fmt tidy fuzz ci
+
+# CUBES are the folders lint-cubes checks.
+CUBES ?= examples $(wildcard ../shared/cubes)
 
 help: ## List the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-8s %s\n", $$1, $$2}'
@@ -24,6 +27,9 @@ golden: ## Rewrite the golden files; read the diff before committing it.
 lint: ## go vet and staticcheck (pinned).
 	$(GO) vet ./...
 	$(GO) run $(STATICCHECK) ./...
+
+lint-cubes: ## Lint every cube, platform and pipeline file under CUBES (examples, ../shared/cubes).
+	$(GO) run ./cmd/mlcube-compile lint $(CUBES)
 
 fuzz: ## Run every fuzz target for FUZZTIME (30s) each; crashes land in testdata/fuzz.
 	@for t in $(FUZZ_TARGETS); do \
