@@ -4,7 +4,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/ast"
 
 	"github.com/mlcube-compile/mlcube-compile/schema"
@@ -61,40 +60,43 @@ func classifyTree(f *ast.File) FileKind {
 		return TaskFile
 	}
 	switch {
-	case hasTopLevel(f, "steps"):
+	case topLevelMapping(f, "steps"):
 		return TaskFile
-	case hasTopLevel(f, "tasks") && (hasTopLevel(f, "docker") || hasTopLevel(f, "name")):
+	case topLevelMapping(f, "tasks") && (hasTopLevel(f, "docker") || hasTopLevel(f, "name")):
 		return CubeFile
-	}
-	keys, platform := 0, platformKeys()
-	allPlatform := true
-	namedFields(f.Decls, func(name string, _ *ast.Field) {
-		keys++
-		allPlatform = allPlatform && platform[name]
-	})
-	if keys > 0 && allPlatform {
+	case len(f.Decls) > 0 && isPlatform(f):
 		return PlatformFile
 	}
 	return NotASpec
 }
 
-// platformKeys are the top-level keys of a platform file, from its schema.
-func platformKeys() map[string]bool {
-	out := map[string]bool{}
+// topLevelMapping reports whether key is a top-level key whose value is a
+// mapping, as steps: and tasks: are; other tools' files (a CI system's
+// steps: list) are not ours.
+func topLevelMapping(f *ast.File, key string) bool {
+	found := false
+	namedFields(f.Decls, func(name string, field *ast.Field) {
+		_, isMap := field.Value.(*ast.StructLit)
+		found = found || (name == key && isMap)
+	})
+	return found
+}
+
+// isPlatform reports whether a file, named for nothing, is a platform
+// file: one that passes the platform schema. Many tools' YAML has keys
+// such as image: or namespace:, so only a file that is wholly a platform
+// file is taken for one; name it platform.yaml, or use --platform, to have
+// its mistakes reported.
+func isPlatform(f *ast.File) bool {
 	s, err := schema.Load()
 	if err != nil {
-		return out
+		return false
 	}
 	s.Lock()
 	defer s.Unlock()
-	it, err := s.Def(schema.Platform).Fields(cue.Optional(true))
-	if err != nil {
-		return out
-	}
-	for it.Next() {
-		out[it.Selector().Unquoted()] = true
-	}
-	return out
+	var diags Diagnostics
+	_, ok := checkDocument(s, f, schema.Platform, &diags)
+	return ok
 }
 
 // CheckPlatform checks a platform file that no cube or pipeline beside it

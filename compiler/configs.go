@@ -61,7 +61,12 @@ func decodeConfigs(doc *document, v cue.Value, diags *Diagnostics) []configEntry
 // exists before the run and no engine fills it in.
 func checkConfigValue(doc *document, path cue.Path, field, key string, v cue.Value, diags *Diagnostics) bool {
 	pos := doc.pos(path)
-	switch v.IncompleteKind() {
+	kind := v.IncompleteKind()
+	if (kind == cue.StructKind || kind == cue.ListKind) && credentialKey(key) {
+		diags.errorf(pos, field, "%q names a credential; %s", key, secretHint)
+		return false
+	}
+	switch kind {
 	case cue.NullKind:
 		diags.errorf(pos, field, "is null; give it a value or drop it")
 		return false
@@ -80,7 +85,7 @@ func checkConfigValue(doc *document, path cue.Path, field, key string, v cue.Val
 		ok := true
 		for i := 0; it.Next(); i++ {
 			sub := cue.MakePath(append(path.Selectors(), cue.Index(i))...)
-			ok = checkConfigValue(doc, sub, fmt.Sprintf("%s[%d]", field, i), "", it.Value(), diags) && ok
+			ok = checkConfigValue(doc, sub, fmt.Sprintf("%s[%d]", field, i), key, it.Value(), diags) && ok
 		}
 		return ok
 	}

@@ -33,7 +33,14 @@ func readValues(s *schema.Schema, files []string, sets []Setting, diags *Diagnos
 		}
 	}
 	for _, set := range sets {
-		out = append(out, paramValue{Name: set.Name, Value: set.Value, Pos: Pos{File: "--set"}, Field: joinPath("", set.Name)})
+		v := paramValue{Name: set.Name, Value: set.Value, Pos: Pos{File: "--set"}, Field: joinPath("", set.Name)}
+		// Files are checked for engine syntax as they are parsed; a
+		// flag's value is checked here.
+		if msg := templateSyntax(v.Value); msg != "" {
+			diags.errorf(v.Pos, v.Field, "%s", msg)
+			continue
+		}
+		out = append(out, v)
 	}
 	return out
 }

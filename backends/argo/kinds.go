@@ -59,7 +59,7 @@ func workflowTemplate(p *ir.Pipeline, spec wfv1.WorkflowSpec) (*wfv1.WorkflowTem
 // most 52 characters; the compiler keeps pipeline names shorter than that.
 func cronWorkflow(p *ir.Pipeline, spec wfv1.WorkflowSpec) (*wfv1.CronWorkflow, error) {
 	sc := p.Schedule
-	if sc == nil {
+	if sc == nil || len(sc.Cron) == 0 {
 		return nil, &manifest.SpecError{Field: "schedule", Message: "--kind cronworkflow needs a schedule: give --schedule '0 2 * * *' or add schedule: to the pipeline file"}
 	}
 	c := &wfv1.CronWorkflow{

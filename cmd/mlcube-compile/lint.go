@@ -29,7 +29,7 @@ func lintCommand(stdout, stderr io.Writer) *cli.Command {
 	return &cli.Command{
 		Name:      "lint",
 		Usage:     "check every cube, platform and pipeline file under the paths, on every backend",
-		UsageText: "mlcube-compile lint [--format text|json|github] [--strict] [--platform GLOB] [--task GLOB] [PATH...]",
+		UsageText: "mlcube-compile lint [--format text|json|github] [--strict] [--platform GLOB] [--task GLOB] [PATH...]\n(flags come before the paths)",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Value: lintFormats[0], Usage: "text, json, or github (GitHub Actions annotations)"},
 			&cli.BoolFlag{Name: "strict", Usage: "count warnings as errors"},
@@ -100,7 +100,7 @@ func lintUnits(units []lintUnit) compiler.Diagnostics {
 			s, err := schema.New()
 			for i := range next {
 				if err != nil {
-					results[i] = compiler.Diagnostics{{Pos: compiler.Pos{File: units[i].opts.MLCube}, Field: "schema", Message: err.Error()}}
+					results[i] = compiler.Diagnostics{{Pos: compiler.Pos{File: units[i].name()}, Field: "schema", Message: err.Error()}}
 					continue
 				}
 				results[i] = lintUnit1(units[i], s)
@@ -119,8 +119,19 @@ func lintUnits(units []lintUnit) compiler.Diagnostics {
 	return all.Sorted()
 }
 
-// lintUnit1 compiles one unit and emits it for every backend that applies.
-func lintUnit1(u lintUnit, s *schema.Schema) compiler.Diagnostics {
+// argoValidatorMu serialises Argo's validator: it counts placeholders in
+// a package variable without a lock (workflow/common/placeholder.go).
+var argoValidatorMu sync.Mutex
+
+// lintUnit1 compiles one unit and emits it for every backend that
+// applies. A panic is reported against the unit as a bug of ours, as run
+// reports one for a single compile.
+func lintUnit1(u lintUnit, s *schema.Schema) (diags compiler.Diagnostics) {
+	defer func() {
+		if r := recover(); r != nil {
+			diags = compiler.Diagnostics{{Pos: compiler.Pos{File: u.name()}, Field: "lint", Message: internalError{input: describe(u.opts), err: fmt.Errorf("%v", r)}.Error()}}
+		}
+	}()
 	if u.platformOnly != "" {
 		return compiler.CheckPlatform(u.platformOnly)
 	}
@@ -154,7 +165,13 @@ func emitAll(p *ir.Pipeline) compiler.Diagnostics {
 		targets = append(targets, lintTarget{"argo", emitOptions{Kind: argo.KindCronWorkflow}})
 	}
 	for _, t := range targets {
+		if t.backend == "argo" {
+			argoValidatorMu.Lock()
+		}
 		_, warnings, err := backends[t.backend](p, t.opts)
+		if t.backend == "argo" {
+			argoValidatorMu.Unlock()
+		}
 		var spec *manifest.SpecError
 		var tooLarge *manifest.TooLargeError
 		switch {

@@ -20,7 +20,8 @@ type specSet struct {
 }
 
 // findSpecs walks the paths and classifies every YAML file: by name, by
-// the --platform and --task globs, then by content.
+// the --platform and --task globs, then by content. Hidden files and
+// folders are skipped; symbolic links to files are followed.
 func findSpecs(paths []string, platformGlob, taskGlob string) (*specSet, error) {
 	set := &specSet{files: map[string]compiler.FileKind{}}
 	classify := func(path string) {
@@ -45,11 +46,18 @@ func findSpecs(paths []string, platformGlob, taskGlob string) (*specSet, error) 
 			continue
 		}
 		err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			hidden := path != root && d.Name()[0] == '.'
 			switch {
 			case err != nil:
 				return err
-			case d.IsDir() && path != root && (skippedDirs[d.Name()] || d.Name()[0] == '.'):
+			case d.IsDir() && path != root && (skippedDirs[d.Name()] || hidden):
 				return filepath.SkipDir
+			case hidden || d.IsDir():
+				return nil
+			case d.Type()&fs.ModeSymlink != 0:
+				if info, err := os.Stat(path); err == nil && info.Mode().IsRegular() {
+					classify(path)
+				}
 			case d.Type().IsRegular():
 				classify(path)
 			}
@@ -103,6 +111,17 @@ type lintUnit struct {
 	opts compiler.Options
 	// platformOnly is a platform file with nothing beside it to compile.
 	platformOnly string
+}
+
+// name is the file a unit is about, for problems with the unit itself.
+func (u lintUnit) name() string {
+	switch {
+	case u.platformOnly != "":
+		return u.platformOnly
+	case u.opts.Task != "":
+		return u.opts.Task
+	}
+	return u.opts.MLCube
 }
 
 // units pairs the files into compilations. Each cube compiles on its own
