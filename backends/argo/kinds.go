@@ -2,7 +2,6 @@ package argo
 
 import (
 	"context"
-	"fmt"
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 	"github.com/argoproj/argo-workflows/v3/workflow/validate"
@@ -45,11 +44,11 @@ func workflowTemplate(p *ir.Pipeline, spec wfv1.WorkflowSpec) (*wfv1.WorkflowTem
 		ObjectMeta: namedMeta(p),
 		Spec:       spec,
 	}
-	if err := manifest.CheckSize(t, "the WorkflowTemplate", manifest.ArgoWorkflowLimit, "Argo's limit on a Workflow, which each run copies the template into"); err != nil {
+	err := checkObject(t, "WorkflowTemplate", "Argo's limit on a Workflow, which each run copies the template into", func() error {
+		return validate.ValidateWorkflowTemplate(nil, nil, t, nil, validate.ValidateOpts{Lint: true})
+	})
+	if err != nil {
 		return nil, err
-	}
-	if err := validate.ValidateWorkflowTemplate(nil, nil, t, nil, validate.ValidateOpts{Lint: true}); err != nil {
-		return nil, fmt.Errorf("the WorkflowTemplate fails Argo's validator: %w", err)
 	}
 	return t, nil
 }
@@ -75,11 +74,11 @@ func cronWorkflow(p *ir.Pipeline, spec wfv1.WorkflowSpec) (*wfv1.CronWorkflow, e
 			WorkflowMetadata:        &metav1.ObjectMeta{Labels: kube.Labels(p.Labels)},
 		},
 	}
-	if err := manifest.CheckSize(c, "the CronWorkflow", manifest.ArgoWorkflowLimit, "Argo's limit on a Workflow, which each run copies the spec into"); err != nil {
+	err := checkObject(c, "CronWorkflow", "Argo's limit on a Workflow, which each run copies the spec into", func() error {
+		return validate.ValidateCronWorkflow(context.Background(), nil, nil, c, nil)
+	})
+	if err != nil {
 		return nil, err
-	}
-	if err := validate.ValidateCronWorkflow(context.Background(), nil, nil, c, nil); err != nil {
-		return nil, fmt.Errorf("the CronWorkflow fails Argo's validator: %w", err)
 	}
 	return c, nil
 }

@@ -76,14 +76,26 @@ func workflow(p *ir.Pipeline, spec wfv1.WorkflowSpec) (*wfv1.Workflow, error) {
 		ObjectMeta: kube.RunMeta(p),
 		Spec:       spec,
 	}
-	// Checked before validating: Argo's validator is slow on huge DAGs.
-	if err := manifest.CheckSize(wf, "the Workflow", manifest.ArgoWorkflowLimit, "Argo's limit on a Workflow"); err != nil {
+	err := checkObject(wf, "Workflow", "Argo's limit on a Workflow", func() error {
+		return validate.ValidateWorkflow(nil, nil, wf, nil, validate.ValidateOpts{Lint: true})
+	})
+	if err != nil {
 		return nil, err
 	}
-	if err := validate.ValidateWorkflow(nil, nil, wf, nil, validate.ValidateOpts{Lint: true}); err != nil {
-		return nil, fmt.Errorf("the Workflow fails Argo's validator: %w", err)
-	}
 	return wf, nil
+}
+
+// checkObject checks an object's size against Argo's limit, then runs
+// Argo's validator for its kind. The size comes first: the validator is
+// slow on huge DAGs.
+func checkObject(obj any, kind, limit string, validateKind func() error) error {
+	if err := manifest.CheckSize(obj, "the "+kind, manifest.ArgoWorkflowLimit, limit); err != nil {
+		return err
+	}
+	if err := validateKind(); err != nil {
+		return fmt.Errorf("the %s fails Argo's validator: %w", kind, err)
+	}
+	return nil
 }
 
 func serviceAccount(p *ir.Pipeline, opts Options) string {
