@@ -29,6 +29,16 @@ func addSpecSeeds(f *testing.F, ext string) {
 	}
 }
 
+// fuzzSchema loads the shared schema for a fuzz target, whose inputs
+// each hold its lock.
+func fuzzSchema(f *testing.F) *schema.Schema {
+	s, err := schema.Load()
+	if err != nil {
+		f.Fatal(err)
+	}
+	return s
+}
+
 // checkDiagnostics fails on a diagnostic that does not say where or what.
 func checkDiagnostics(t *testing.T, diags Diagnostics) {
 	for _, d := range diags {
@@ -42,10 +52,7 @@ func checkDiagnostics(t *testing.T, diags Diagnostics) {
 // parser, the tree checks, reference resolution and the CUE schemas.
 func FuzzSpec(f *testing.F) {
 	addSpecSeeds(f, ".yaml")
-	s, err := schema.Load()
-	if err != nil {
-		f.Fatal(err)
-	}
+	s := fuzzSchema(f)
 	f.Fuzz(func(t *testing.T, src []byte) {
 		s.Lock()
 		defer s.Unlock()
@@ -106,10 +113,7 @@ func FuzzValues(f *testing.F) {
 	for _, seed := range []string{"epochs: 10\n", "size: large\nepochs: '3'\n", "epochs: {a: 1}\n", "nope: 1\n", "epochs: [1]\n", "epochs: null\n", "epochs: true\n", "\"ep ochs\": 1\n"} {
 		f.Add([]byte(seed))
 	}
-	s, err := schema.Load()
-	if err != nil {
-		f.Fatal(err)
-	}
+	s := fuzzSchema(f)
 	f.Fuzz(func(t *testing.T, src []byte) {
 		s.Lock()
 		defer s.Unlock()
