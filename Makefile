@@ -7,13 +7,13 @@ FUZZTIME    ?= 30s
 # Each fuzz target, as package:name.
 FUZZ_TARGETS = ./compiler:FuzzSpec ./compiler:FuzzEnvFile ./compiler:FuzzValues ./cmd/mlcube-compile:FuzzCompile
 
-.PHONY: help build test golden lint lint-cubes fmt tidy fuzz ci
+.PHONY: help build test golden lint lint-cubes fmt tidy fuzz e2e e2e-up e2e-down ci
 
 # CUBES are the folders lint-cubes checks.
 CUBES ?= examples $(wildcard ../shared/cubes)
 
 help: ## List the targets.
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-8s %s\n", $$1, $$2}'
+	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
 
 build: ## Build the binary into bin/.
 	$(GO) build -o $(BIN) ./cmd/mlcube-compile
@@ -37,6 +37,15 @@ fuzz: ## Run every fuzz target for FUZZTIME (30s) each; crashes land in testdata
 		echo "== $$name ($$pkg, $(FUZZTIME))"; \
 		$(GO) test $$pkg -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 5s || exit 1; \
 	done
+
+e2e: ## Build (cached), start and stop a local cluster, and run the e2e suite on it.
+	bash scripts/e2e/run.sh
+
+e2e-up: ## Start the e2e cluster and leave it up (KUBECONFIG=.e2e/run/kubeconfig).
+	bash scripts/e2e/build.sh && bash scripts/e2e/up.sh
+
+e2e-down: ## Stop what e2e-up started.
+	bash scripts/e2e/down.sh
 
 fmt: ## Format the Go sources.
 	gofmt -w $$(git ls-files '*.go')

@@ -1,0 +1,62 @@
+//go:build e2e
+
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"sigs.k8s.io/yaml"
+)
+
+// TestE2EDryRunGoldens creates every document of every golden file with
+// `kubectl create --dry-run=server`, and every MPIJob, DaskJob and
+// DaskAutoscaler that a run would create from inside a step. The API
+// server checks each against the installed CRD's schema (or, for core
+// kinds, its own validation), so a wrong type, an unknown field or a
+// missing required field fails here as it would for a user.
+func TestE2EDryRunGoldens(t *testing.T) {
+	c := e2eCluster(t)
+	var documents, embedded atomic.Int64
+	for _, backend := range backendNames {
+		for _, path := range goldenFiles(t, backend) {
+			name := backend + "/" + strings.TrimSuffix(filepath.Base(path), ".yaml")
+			t.Run(name, func(t *testing.T) {
+				docs := goldenDocuments(t, path)
+				for _, doc := range docs {
+					c.dryRun(t, doc)
+					documents.Add(1)
+				}
+				for _, job := range embeddedJobs(t, backend, strings.Join(docs, "\n---\n")) {
+					manifest, err := json.Marshal(job)
+					if err != nil {
+						t.Fatal(err)
+					}
+					c.dryRun(t, asSubmitted(string(manifest)))
+					embedded.Add(1)
+				}
+			})
+		}
+	}
+	t.Logf("dry-run on the API server: %d golden documents and %d embedded jobs accepted", documents.Load(), embedded.Load())
+}
+
+// dryRun asks the API server to create manifest without storing it, in
+// its namespace, which is created first if need be.
+func (c *cluster) dryRun(t *testing.T, manifest string) {
+	t.Helper()
+	var meta struct {
+		Kind     string
+		Metadata struct{ Name, GenerateName, Namespace string }
+	}
+	if err := yaml.Unmarshal([]byte(manifest), &meta); err != nil {
+		t.Fatal(err)
+	}
+	c.namespace(t, meta.Metadata.Namespace)
+	if _, err := c.run(manifest, "create", "--dry-run=server", "-o", "name", "-f", "-"); err != nil {
+		t.Errorf("%s %s%s: refused: %v", meta.Kind, meta.Metadata.Name, meta.Metadata.GenerateName, err)
+	}
+}

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Stops the processes up.sh started, and only those: each PID in
+# .e2e/run/pids is signalled only while its command line still names the
+# e2e folder (etcd by its data folder, the rest by their binaries).
+set -uo pipefail
+source "$(dirname "$0")/versions.sh"
+pids=$E2E_RUN/pids
+[ -f "$pids" ] || exit 0
+
+ours() { [ -r "/proc/$1/cmdline" ] && tr '\0' ' ' <"/proc/$1/cmdline" | grep -qF "$E2E_ROOT"; }
+
+# Stop in reverse order of starting, so etcd goes last.
+tac "$pids" | while read -r pid name; do
+  ours "$pid" || continue
+  kill -TERM "$pid" 2>/dev/null
+  for _ in $(seq 1 40); do ours "$pid" || break; sleep 0.25; done
+  if ours "$pid"; then
+    printf 'e2e down: %s (%s) ignored SIGTERM; killing it\n' "$name" "$pid" >&2
+    kill -KILL "$pid" 2>/dev/null
+  fi
+done
+rm -f "$pids"

@@ -1,0 +1,186 @@
+#!/usr/bin/env bash
+# Starts a throwaway cluster on loopback from the binaries build.sh made:
+# etcd, kube-apiserver, kube-controller-manager, kube-scheduler, KWOK (the
+# kubelet of the fake nodes the suite registers), Argo's workflow-controller
+# and mpi-operator's controller, and installs the CRDs of Argo, Tekton,
+# mpi-operator and Dask. Every PID goes into .e2e/run/pids so that down.sh
+# stops exactly these processes. On failure it stops them too.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/versions.sh"
+export GOTOOLCHAIN=local GOFLAGS=-mod=mod GOWORK=off
+repo=$(cd "$here/../.." && pwd)
+SHARED=${SHARED:-$(cd "$here/../../.." && pwd)/shared}
+ETCD_PORT=${E2E_ETCD_PORT:-23790}
+API_PORT=${E2E_API_PORT:-16443}
+
+log() { printf 'e2e up: %s\n' "$*" >&2; }
+
+if [ -s "$E2E_RUN/pids" ]; then
+  log "a cluster is already up (see $E2E_RUN/pids); run scripts/e2e/down.sh first"; exit 1
+fi
+rm -rf "$E2E_RUN"; mkdir -p "$E2E_RUN/logs" "$E2E_RUN/pki"
+trap 'log "failed; stopping what was started (logs in $E2E_RUN/logs)"; "$here/down.sh"' ERR
+
+# start NAME CMD...: runs CMD in the background with its log under logs/.
+start() {
+  local name=$1; shift
+  "$@" >"$E2E_RUN/logs/$name.log" 2>&1 &
+  echo "$! $name" >>"$E2E_RUN/pids"
+}
+
+# wait_for WHAT SECONDS CMD...: retries CMD every half second.
+wait_for() {
+  local what=$1 secs=$2; shift 2
+  local deadline=$((SECONDS + secs))
+  until "$@" >/dev/null 2>&1; do
+    if [ $SECONDS -ge $deadline ]; then log "timed out waiting for $what"; return 1; fi
+    sleep 0.5
+  done
+}
+
+module_dir() { go mod download -json "$1@$2" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p'; }
+
+pki() {
+  cd "$E2E_RUN/pki"
+  openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.crt -days 2 -subj /CN=e2e-ca 2>/dev/null
+  # cert NAME SUBJECT EXTENSIONS
+  cert() {
+    openssl req -newkey rsa:2048 -nodes -keyout "$1.key" -out "$1.csr" -subj "$2" 2>/dev/null
+    printf '%s\n' "$3" >"$1.ext"
+    openssl x509 -req -in "$1.csr" -CA ca.crt -CAkey ca.key -CAcreateserial -days 2 -out "$1.crt" -extfile "$1.ext" 2>/dev/null
+  }
+  cert apiserver /CN=kube-apiserver \
+    "subjectAltName=IP:127.0.0.1,IP:10.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc
+extendedKeyUsage=serverAuth"
+  cert admin "/O=system:masters/CN=e2e-admin" "extendedKeyUsage=clientAuth"
+  openssl genrsa -out sa.key 2048 2>/dev/null
+  openssl rsa -in sa.key -pubout -out sa.pub 2>/dev/null
+  cd - >/dev/null
+}
+
+kubeconfig() {
+  local p=$E2E_RUN/pki
+  cat >"$E2E_RUN/kubeconfig" <<KC
+apiVersion: v1
+kind: Config
+clusters:
+- name: e2e
+  cluster: {server: "https://127.0.0.1:$API_PORT", certificate-authority: "$p/ca.crt"}
+users:
+- name: admin
+  user: {client-certificate: "$p/admin.crt", client-key: "$p/admin.key"}
+contexts:
+- name: e2e
+  context: {cluster: e2e, user: admin}
+current-context: e2e
+KC
+}
+
+log "certificates and kubeconfig"
+pki
+kubeconfig
+export KUBECONFIG=$E2E_RUN/kubeconfig
+kubectl=$E2E_BIN/kubectl
+
+log "etcd on 127.0.0.1:$ETCD_PORT"
+start etcd "$E2E_BIN/etcd" --name e2e --data-dir "$E2E_RUN/etcd" --unsafe-no-fsync \
+  --listen-client-urls "http://127.0.0.1:$ETCD_PORT" --advertise-client-urls "http://127.0.0.1:$ETCD_PORT" \
+  --listen-peer-urls "http://127.0.0.1:$((ETCD_PORT + 10))" --initial-advertise-peer-urls "http://127.0.0.1:$((ETCD_PORT + 10))" \
+  --initial-cluster "e2e=http://127.0.0.1:$((ETCD_PORT + 10))"
+
+log "kube-apiserver on 127.0.0.1:$API_PORT"
+p=$E2E_RUN/pki
+start kube-apiserver "$E2E_BIN/kube-apiserver" \
+  --bind-address=127.0.0.1 --advertise-address=127.0.0.1 --secure-port="$API_PORT" \
+  --etcd-servers="http://127.0.0.1:$ETCD_PORT" \
+  --client-ca-file="$p/ca.crt" --tls-cert-file="$p/apiserver.crt" --tls-private-key-file="$p/apiserver.key" \
+  --service-account-issuer=https://kubernetes.default.svc --service-account-key-file="$p/sa.pub" \
+  --service-account-signing-key-file="$p/sa.key" --service-cluster-ip-range=10.0.0.0/24 \
+  --authorization-mode=AlwaysAllow --endpoint-reconciler-type=none --profiling=false
+wait_for "the API server" 90 "$kubectl" get --raw /readyz
+
+log "kube-controller-manager and kube-scheduler"
+start kube-controller-manager "$E2E_BIN/kube-controller-manager" \
+  --kubeconfig="$KUBECONFIG" --bind-address=127.0.0.1 --secure-port=0 --leader-elect=false \
+  --service-account-private-key-file="$p/sa.key" --root-ca-file="$p/ca.crt" \
+  --use-service-account-credentials=false --controllers='*,-nodeipam,-cloud-node-lifecycle,-service-lb-controller,-route'
+# KWOK's node mounts no volumes, so the scheduler's volume plugins are off:
+# the claims a platform names (nfs-mlops, ...) need not exist in this cluster.
+cat >"$E2E_RUN/scheduler.yaml" <<SC
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+clientConnection: {kubeconfig: "$KUBECONFIG"}
+leaderElection: {leaderElect: false}
+profiles:
+- schedulerName: default-scheduler
+  plugins:
+    multiPoint:
+      disabled:
+      - name: VolumeBinding
+      - name: VolumeRestrictions
+      - name: VolumeZone
+      - name: NodeVolumeLimits
+SC
+start kube-scheduler "$E2E_BIN/kube-scheduler" --config="$E2E_RUN/scheduler.yaml" \
+  --bind-address=127.0.0.1 --secure-port=0
+
+log "KWOK with its fast stages and ours"
+kwok_dir=$(module_dir sigs.k8s.io/kwok "$KWOK_VERSION")
+stages=$E2E_RUN/stages.yaml
+for f in node/fast/node-initialize.yaml node/heartbeat-with-lease/node-heartbeat-with-lease.yaml \
+  pod/fast/pod-ready.yaml pod/fast/pod-complete.yaml pod/fast/pod-delete.yaml; do
+  cat "$kwok_dir/kustomize/stage/$f"; echo '---'
+done >"$stages"
+cat "$here/stages.yaml" >>"$stages"
+start kwok "$E2E_BIN/kwok" --kubeconfig="$KUBECONFIG" --config="$stages" \
+  --manage-all-nodes=false --manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake \
+  --server-address=127.0.0.1:0 --node-ip=127.0.0.1 --cidr=10.244.0.0/16 --enable-crds=
+
+log "CRDs: Argo, Tekton, mpi-operator, Dask"
+argo_dir=$(module_dir github.com/argoproj/argo-workflows/v3 "$ARGO_VERSION")
+tekton_dir=$(module_dir github.com/tektoncd/pipeline "$TEKTON_VERSION")
+mpi_dir=$(module_dir github.com/kubeflow/mpi-operator "$MPI_OPERATOR_VERSION")
+# kubectl create, not apply: the workflows CRD is larger than the
+# last-applied annotation allows.
+for f in "$argo_dir"/manifests/base/crds/full/argoproj.io_*.yaml "$mpi_dir/manifests/base/kubeflow.org_mpijobs.yaml" "$SHARED"/crds/dask/*.yaml; do
+  "$kubectl" create -f "$f" >/dev/null
+done
+# No conversion webhook runs here, so Tekton's CRDs convert by apiVersion only.
+for f in "$tekton_dir"/config/300-crds/*.yaml; do
+  "$kubectl" patch --local -f "$f" --type merge -o yaml \
+    -p '{"spec":{"conversion":{"strategy":"None","webhook":null}}}' | "$kubectl" create -f - >/dev/null
+done
+"$kubectl" wait --for condition=established --timeout=60s crd --all >/dev/null
+
+log "Argo's workflow-controller"
+"$kubectl" create namespace argo >/dev/null
+# Argo's emissary executor runs a container that has args but no command
+# through the image's entrypoint, which the controller looks up in the
+# registry. This cluster reaches no registry, so, as on an air-gapped
+# cluster, the controller's image index lists the entrypoint of every image
+# the Argo golden files run. KWOK runs nothing, so any command will do.
+images=$(sed -n 's/^ *image: *//p' "$repo"/testdata/golden/argo/*.yaml | tr -d "\"'" | sort -u)
+{
+  cat <<CM
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: workflow-controller-configmap, namespace: argo}
+data:
+  metricsConfig: |
+    enabled: false
+  telemetryConfig: |
+    enabled: false
+  images: |
+CM
+  for image in $images; do printf '    "%s": {cmd: [/mlcube-entrypoint]}\n' "$image"; done
+} | "$kubectl" create -f - >/dev/null
+LEADER_ELECTION_DISABLE=true DEFAULT_REQUEUE_TIME=1s \
+  start workflow-controller "$E2E_BIN/workflow-controller" --kubeconfig="$KUBECONFIG" --namespace=argo
+
+log "mpi-operator's controller"
+"$kubectl" create namespace mpi-operator >/dev/null
+start mpi-operator "$E2E_BIN/mpi-operator" --kubeConfig="$KUBECONFIG" --lock-namespace=mpi-operator --monitoring-port=0
+
+wait_for "the default service account" 60 "$kubectl" -n default get serviceaccount default
+log "up: KUBECONFIG=$KUBECONFIG"
