@@ -29,14 +29,13 @@ func TestE2EArgoWorkflowsSucceed(t *testing.T) {
 	ran := 0
 	for _, path := range goldenFiles(t, "argo") {
 		name := strings.TrimSuffix(filepath.Base(path), ".yaml")
-		docs := goldenDocuments(t, path)
-		wf := decodeWorkflow(t, docs[len(docs)-1])
-		if kinds := stepKinds(wf); !slices.Equal(kinds, []string{string(wfv1.TemplateTypeContainer)}) {
-			t.Logf("%s: not run, its steps are %v", name, kinds)
-			continue
-		}
-		ran++
 		t.Run(name, func(t *testing.T) {
+			docs := goldenDocuments(t, path)
+			wf := decodeWorkflow(t, docs[len(docs)-1])
+			if kinds := stepKinds(wf); !slices.Equal(kinds, []string{string(wfv1.TemplateTypeContainer)}) {
+				t.Skipf("not run: its steps are %v", kinds)
+			}
+			ran++
 			t.Parallel()
 			done := c.submit(t, name, docs, wf, 3*time.Minute)
 			if done.Status.Phase != wfv1.WorkflowSucceeded {
