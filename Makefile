@@ -7,7 +7,7 @@ FUZZTIME    ?= 30s
 # Each fuzz target, as package:name.
 FUZZ_TARGETS = ./compiler:FuzzSpec ./compiler:FuzzEnvFile ./compiler:FuzzValues ./cmd/mlcube-compile:FuzzCompile
 
-.PHONY: help build test golden lint lint-cubes fmt tidy fuzz e2e e2e-up e2e-down ci
+.PHONY: help build test golden lint lint-cubes fmt tidy fuzz bench e2e e2e-up e2e-down ci
 
 # CUBES are the folders lint-cubes checks.
 CUBES ?= examples $(wildcard ../shared/cubes)
@@ -37,6 +37,9 @@ fuzz: ## Run every fuzz target for FUZZTIME (30s) each; crashes land in testdata
 		echo "== $$name ($$pkg, $(FUZZTIME))"; \
 		$(GO) test $$pkg -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 5s || exit 1; \
 	done
+
+bench: ## Time compile and lint against kustomize, Jinja2 and cue vet, and at scale (RUNS=15).
+	bash scripts/bench.sh
 
 e2e: ## Build (cached), start and stop a local cluster, and run the e2e suite on it.
 	bash scripts/e2e/run.sh

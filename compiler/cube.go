@@ -51,7 +51,7 @@ func decodeCube(s *schema.Schema, f *ast.File, diags *Diagnostics) *cube {
 	if !ok {
 		return nil
 	}
-	v := doc.value
+	v := doc.data
 	c := &cube{
 		Name:     str(v, "name"),
 		File:     doc.file,

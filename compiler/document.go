@@ -13,45 +13,64 @@ import (
 	"github.com/mlcube-compile/mlcube-compile/schema"
 )
 
-// document is one spec file checked against its schema. data holds only
-// what the file says, for positions; value is data unified with the schema.
+// document is one spec file, or part of one, checked against its
+// schema. data holds only what the file says; value is data unified with
+// the schema. Decoders read data: the schema sets no defaults, so the
+// file's values are all there is, and CUE walks the file's own structs
+// much faster than their unification with the definitions.
 type document struct {
 	file  string
 	kind  schema.Kind
 	data  cue.Value
 	value cue.Value
+	// written is where each field of the whole file is written.
+	written *positions
 }
 
 // checkDocument unifies a parsed file with the definition of its kind and
 // records every schema violation. The caller holds the schema's lock.
 func checkDocument(s *schema.Schema, f *ast.File, kind schema.Kind, diags *Diagnostics) (*document, bool) {
-	file := f.Filename
-	data := s.Context.BuildFile(f)
-	if err := data.Err(); err != nil {
-		addCUEErrors(diags, file, err, "")
-		return nil, false
-	}
-	doc := &document{file: file, kind: kind, data: data, value: data.Unify(s.Def(kind))}
-	before := len(*diags)
-	doc.addSchemaErrors(doc.value.Validate(cue.Concrete(true)), diags)
-	doc.checkRequired(doc.value, cue.Path{}, diags)
-	return doc, len(*diags) == before
+	doc := newDocument(f, kind)
+	return doc, doc.check(s, s.Context.BuildFile(f), diags)
 }
 
-// pos returns where the value at path is written, or the nearest enclosing
-// value that is written, or the file itself.
-func (d *document) pos(path cue.Path) Pos {
-	sels := path.Selectors()
-	for i := len(sels); i >= 0; i-- {
-		v := d.data.LookupPath(cue.MakePath(sels[:i]...))
-		if !v.Exists() {
-			continue
-		}
-		if p := posOf(v.Pos()); p.File == d.file {
-			return p
-		}
+// newDocument is the file f, to be checked against kind, whole or in parts.
+func newDocument(f *ast.File, kind schema.Kind) *document {
+	return &document{file: f.Filename, kind: kind, written: newPositions(f)}
+}
+
+// part is a document for part of the file of d, such as some of its
+// steps, written as a file of the same kind.
+func (d *document) part() *document {
+	return &document{file: d.file, kind: d.kind, written: d.written}
+}
+
+// check unifies data, the document's own values, with its definition,
+// records every schema violation and reports whether there were none.
+func (d *document) check(s *schema.Schema, data cue.Value, diags *Diagnostics) bool {
+	if err := data.Err(); err != nil {
+		addCUEErrors(diags, d.file, err, "")
+		return false
 	}
-	return Pos{File: d.file, Line: 1, Col: 1}
+	if d.written.root.File == "" {
+		d.written.root = posOf(data.Pos())
+	}
+	d.data, d.value = data, data.Unify(s.Def(d.kind))
+	err := d.value.Validate(cue.Concrete(true))
+	if err == nil {
+		// A valid value lacks no required field: CUE would have said so.
+		return true
+	}
+	before := len(*diags)
+	d.addSchemaErrors(err, diags)
+	d.checkRequired(d.value, cue.Path{}, diags)
+	return len(*diags) == before
+}
+
+// pos returns where the value at path is written, or the nearest
+// enclosing value that is written, or the file itself.
+func (d *document) pos(path cue.Path) Pos {
+	return d.written.nearest(path.Selectors())
 }
 
 // at is pos for a path written as dotted selectors.
@@ -240,7 +259,7 @@ func (d *document) checkRequired(v cue.Value, path cue.Path, diags *Diagnostics)
 		sel := it.Selector()
 		name := sel.Unquoted()
 		childPath := cue.MakePath(append(append([]cue.Selector{}, path.Selectors()...), cue.Str(name))...)
-		present := d.data.LookupPath(childPath).Exists()
+		present := d.written.has(childPath.Selectors())
 		if sel.ConstraintType() == cue.RequiredConstraint && !present {
 			diags.errorf(d.pos(path), joinPath(fieldName(path), name), "missing required field")
 			continue

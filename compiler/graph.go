@@ -1,8 +1,8 @@
 package compiler
 
 import (
+	"container/heap"
 	"sort"
-	"strings"
 )
 
 // stepIO is what one step reads and writes, as volume-qualified paths.
@@ -10,58 +10,11 @@ type stepIO struct {
 	reads, writes []string
 }
 
-// overlaps reports whether two volume-qualified paths touch the same data:
-// the same path, or one inside the other.
-func overlaps(a, b string) bool {
-	if len(a) > len(b) {
-		a, b = b, a
-	}
-	if !strings.HasPrefix(b, a) {
-		return false
-	}
-	return len(a) == len(b) || strings.HasSuffix(a, "/") || b[len(a)] == '/'
-}
-
-func anyOverlap(as, bs []string) bool {
-	for _, a := range as {
-		for _, b := range bs {
-			if overlaps(a, b) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // qualify names a cleaned relative path on a volume, for comparing paths;
 // "" is the volume's root. A path that climbs out with ".." stays apart
 // from the path it would shadow inside the volume.
 func qualify(volume, rel string) string {
 	return volume + ":/" + rel
-}
-
-// inferEdges returns the edges that path flow implies between steps given
-// in declaration order: edges[j] holds the steps j must wait for.
-//   - A step that reads what another writes runs after it.
-//   - Two steps that write the same path run in declaration order, never
-//     at once; the later one also waits when it reads what the earlier wrote.
-func inferEdges(io []stepIO) []map[int]bool {
-	edges := make([]map[int]bool, len(io))
-	for i := range edges {
-		edges[i] = map[int]bool{}
-	}
-	for i := range io {
-		for j := i + 1; j < len(io); j++ {
-			ww := anyOverlap(io[i].writes, io[j].writes)
-			if ww || anyOverlap(io[i].writes, io[j].reads) {
-				edges[j][i] = true
-			}
-			if !ww && anyOverlap(io[j].writes, io[i].reads) {
-				edges[i][j] = true
-			}
-		}
-	}
-	return edges
 }
 
 // findCycle returns the steps of one dependency cycle, in order, with the
@@ -124,59 +77,41 @@ func topoOrder(names []string, edges []map[int]bool) []int {
 			next[i] = append(next[i], j)
 		}
 	}
-	var ready, order []int
+	ready := &byName{names: names}
 	for j := range names {
 		if waiting[j] == 0 {
-			ready = append(ready, j)
+			ready.steps = append(ready.steps, j)
 		}
 	}
-	for len(ready) > 0 {
-		sort.Slice(ready, func(a, b int) bool { return names[ready[a]] < names[ready[b]] })
-		n := ready[0]
-		ready = ready[1:]
+	heap.Init(ready)
+	order := make([]int, 0, len(names))
+	for ready.Len() > 0 {
+		n := heap.Pop(ready).(int)
 		order = append(order, n)
 		for _, j := range next[n] {
 			if waiting[j]--; waiting[j] == 0 {
-				ready = append(ready, j)
+				heap.Push(ready, j)
 			}
 		}
 	}
 	return order
 }
 
-// reduce drops each dependency that another dependency already implies,
-// so that manifests list only the edges that matter. Ancestor sets are
-// bitsets: a chain of n steps costs n²/8 bytes, not n² map entries.
-func reduce(order []int, edges []map[int]bool) []map[int]bool {
-	words := (len(edges) + 63) / 64
-	ancestors := make([][]uint64, len(edges))
-	for _, n := range order {
-		anc := make([]uint64, words)
-		for d := range edges[n] {
-			anc[d/64] |= 1 << (d % 64)
-			for w, bits := range ancestors[d] {
-				anc[w] |= bits
-			}
-		}
-		ancestors[n] = anc
-	}
-	out := make([]map[int]bool, len(edges))
-	for n, deps := range edges {
-		out[n] = map[int]bool{}
-		for d := range deps {
-			implied := false
-			for other := range deps {
-				if other != d && ancestors[other][d/64]&(1<<(d%64)) != 0 {
-					implied = true
-					break
-				}
-			}
-			if !implied {
-				out[n][d] = true
-			}
-		}
-	}
-	return out
+// byName is a heap of steps, the first by name on top: the steps ready
+// to run, of which topoOrder takes the first each time.
+type byName struct {
+	names []string
+	steps []int
+}
+
+func (h *byName) Len() int           { return len(h.steps) }
+func (h *byName) Less(a, b int) bool { return h.names[h.steps[a]] < h.names[h.steps[b]] }
+func (h *byName) Swap(a, b int)      { h.steps[a], h.steps[b] = h.steps[b], h.steps[a] }
+func (h *byName) Push(x any)         { h.steps = append(h.steps, x.(int)) }
+func (h *byName) Pop() any {
+	n := h.steps[len(h.steps)-1]
+	h.steps = h.steps[:len(h.steps)-1]
+	return n
 }
 
 func sortedInts(m map[int]bool) []int {

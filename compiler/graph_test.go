@@ -2,6 +2,8 @@ package compiler
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -72,4 +74,143 @@ func TestTopoOrderBreaksTiesByName(t *testing.T) {
 	if got := names[order[0]] + "," + names[order[1]] + "," + names[order[2]]; got != "alpha,mid,zeta" {
 		t.Fatalf("order %s", got)
 	}
+}
+
+// TestGraphAgainstPairs compares inferEdges, topoOrder and reduce with
+// the plain definitions, which compare every pair of steps, on random
+// pipelines: nested and sibling folders, shared writes and the root.
+func TestGraphAgainstPairs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	paths := []string{"w:/", "w:/a", "w:/a/b", "w:/a/b/c", "w:/a/bc", "w:/ab", "w:/d", "w:/d/e", "v:/a", "v:/", "w:/../a"}
+	pick := func() []string {
+		var out []string
+		for k := rng.IntN(3); k > 0; k-- {
+			out = append(out, paths[rng.IntN(len(paths))])
+		}
+		return out
+	}
+	for round := 0; round < 300; round++ {
+		n := 1 + rng.IntN(12)
+		if round%20 == 0 {
+			n = 150 // sets that span several words
+		}
+		io := make([]stepIO, n)
+		names := make([]string, len(io))
+		for i := range io {
+			io[i] = stepIO{reads: pick(), writes: pick()}
+			names[i] = fmt.Sprintf("s%02d", rng.IntN(100)*100+i)
+		}
+		got, want := inferEdges(io), pairEdges(io)
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("%+v: edges %v, want %v", io, got, want)
+		}
+		if findCycle(names, got) != nil {
+			continue
+		}
+		order := topoOrder(names, got)
+		if fmt.Sprint(order) != fmt.Sprint(pairOrder(names, got)) {
+			t.Fatalf("%+v: order %v, want %v", io, order, pairOrder(names, got))
+		}
+		if r, w := reduce(order, got), pairReduce(order, got); fmt.Sprint(r) != fmt.Sprint(w) {
+			t.Fatalf("%+v: reduced %v, want %v", io, r, w)
+		}
+	}
+}
+
+// pairEdges is path flow by its definition, over every pair of steps.
+func pairEdges(io []stepIO) []map[int]bool {
+	overlaps := func(a, b string) bool {
+		if len(a) > len(b) {
+			a, b = b, a
+		}
+		return strings.HasPrefix(b, a) && (len(a) == len(b) || strings.HasSuffix(a, "/") || b[len(a)] == '/')
+	}
+	any := func(as, bs []string) bool {
+		for _, a := range as {
+			for _, b := range bs {
+				if overlaps(a, b) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	edges := make([]map[int]bool, len(io))
+	for i := range edges {
+		edges[i] = map[int]bool{}
+	}
+	for i := range io {
+		for j := i + 1; j < len(io); j++ {
+			ww := any(io[i].writes, io[j].writes)
+			if ww || any(io[i].writes, io[j].reads) {
+				edges[j][i] = true
+			}
+			if !ww && any(io[j].writes, io[i].reads) {
+				edges[i][j] = true
+			}
+		}
+	}
+	return edges
+}
+
+// pairOrder is topoOrder by sorting the ready steps at every turn.
+func pairOrder(names []string, edges []map[int]bool) []int {
+	waiting := make([]int, len(names))
+	for j, deps := range edges {
+		waiting[j] = len(deps)
+	}
+	var order []int
+	done := map[int]bool{}
+	for len(order) < len(names) {
+		var ready []int
+		for j := range names {
+			if !done[j] && waiting[j] == 0 {
+				ready = append(ready, j)
+			}
+		}
+		sort.Slice(ready, func(a, b int) bool { return names[ready[a]] < names[ready[b]] })
+		n := ready[0]
+		done[n] = true
+		order = append(order, n)
+		for j, deps := range edges {
+			if deps[n] {
+				waiting[j]--
+			}
+		}
+	}
+	return order
+}
+
+// pairReduce drops a dependency that is an ancestor of another one.
+func pairReduce(order []int, edges []map[int]bool) []map[int]bool {
+	memo := map[int]map[int]bool{}
+	var ancestors func(n int) map[int]bool
+	ancestors = func(n int) map[int]bool {
+		if out, ok := memo[n]; ok {
+			return out
+		}
+		out := map[int]bool{}
+		memo[n] = out
+		for d := range edges[n] {
+			out[d] = true
+			for a := range ancestors(d) {
+				out[a] = true
+			}
+		}
+		return out
+	}
+	out := make([]map[int]bool, len(edges))
+	for n, deps := range edges {
+		out[n] = map[int]bool{}
+		for d := range deps {
+			implied := false
+			for other := range deps {
+				implied = implied || (other != d && ancestors(other)[d])
+			}
+			if !implied {
+				out[n][d] = true
+			}
+		}
+	}
+	return out
 }

@@ -23,7 +23,7 @@ func decodeLegacyRoot(s *schema.Schema, f *ast.File, image string, imagePos Pos,
 	if !ok {
 		return nil
 	}
-	c := &cube{Name: str(doc.value, "name"), File: doc.file, Image: image, ImagePos: imagePos, Legacy: true}
+	c := &cube{Name: str(doc.data, "name"), File: doc.file, Image: image, ImagePos: imagePos, Legacy: true}
 	if invoke != nil {
 		if t := decodeInvoke(s, invoke, diags); t != nil {
 			c.Tasks = append(c.Tasks, t)
@@ -31,7 +31,7 @@ func decodeLegacyRoot(s *schema.Schema, f *ast.File, image string, imagePos Pos,
 		return c
 	}
 	dir := filepath.Dir(doc.file)
-	list, _ := doc.value.LookupPath(pathOf("tasks")).List()
+	list, _ := doc.data.LookupPath(pathOf("tasks")).List()
 	for i := 0; list.Next(); i++ {
 		rel, _ := list.Value().String()
 		tf, ok := readYAML(filepath.Join(dir, rel), fmt.Sprintf("tasks[%d]", i), diags)
@@ -51,7 +51,7 @@ func decodeLegacyPlatform(s *schema.Schema, f *ast.File, diags *Diagnostics) (st
 	if !ok {
 		return "", Pos{}
 	}
-	return str(doc.value, "container", "image"), doc.at("container", "image")
+	return str(doc.data, "container", "image"), doc.at("container", "image")
 }
 
 // decodeInvoke reads one invoke file as a task.
@@ -60,10 +60,10 @@ func decodeInvoke(s *schema.Schema, f *ast.File, diags *Diagnostics) *cubeTask {
 	if !ok {
 		return nil
 	}
-	t := &cubeTask{Name: str(doc.value, "task_name"), Pos: doc.at("task_name")}
+	t := &cubeTask{Name: str(doc.data, "task_name"), Pos: doc.at("task_name")}
 	bindings := func(kind string) []*param {
 		var out []*param
-		forFields(doc.value.LookupPath(pathOf(kind)), func(name string, v cue.Value) {
+		forFields(doc.data.LookupPath(pathOf(kind)), func(name string, v cue.Value) {
 			out = append(out, &param{
 				Name:  name,
 				Path:  str(v, "path"),

@@ -43,6 +43,23 @@ type lowering struct {
 
 // lower checks the specs against each other and builds the IR.
 func lower(spec *pipelineSpec, plat *platformSpec, needValues string, diags *Diagnostics) *ir.Pipeline {
+	lw := newLowering(spec, plat, needValues, diags)
+	steps, io := lw.lowerSteps()
+	if len(steps) == len(spec.Steps) {
+		lw.order(steps, io)
+	}
+	if diags.HasErrors() {
+		return nil
+	}
+	for _, name := range sortedKeys(lw.volumes) {
+		lw.p.Volumes = append(lw.p.Volumes, lw.volumes[name])
+	}
+	return lw.p
+}
+
+// newLowering lowers what the whole pipeline shares, before its steps:
+// the mount path, name, workspace, params, configs and schedule.
+func newLowering(spec *pipelineSpec, plat *platformSpec, needValues string, diags *Diagnostics) *lowering {
 	lw := &lowering{
 		spec: spec, plat: plat, diags: diags, needValues: needValues,
 		params: map[string]bool{}, volumes: map[string]ir.Volume{},
@@ -73,17 +90,7 @@ func lower(spec *pipelineSpec, plat *platformSpec, needValues string, diags *Dia
 	lw.lowerParams()
 	lw.lowerConfigs()
 	lw.lowerSchedule()
-	steps, io := lw.lowerSteps()
-	if len(steps) == len(spec.Steps) {
-		lw.order(steps, io)
-	}
-	if diags.HasErrors() {
-		return nil
-	}
-	for _, name := range sortedKeys(lw.volumes) {
-		lw.p.Volumes = append(lw.p.Volumes, lw.volumes[name])
-	}
-	return lw.p
+	return lw
 }
 
 // cubes returns the distinct cubes the steps use, in step order.

@@ -13,7 +13,7 @@ func decodePlatform(s *schema.Schema, f *ast.File, diags *Diagnostics) (*platfor
 		return nil, nil
 	}
 	p := &platformSpec{}
-	if err := doc.value.Decode(p); err != nil {
+	if err := doc.data.Decode(p); err != nil {
 		diags.errorf(Pos{File: doc.file}, "", "decoding: %v", err)
 		return nil, nil
 	}

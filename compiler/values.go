@@ -53,7 +53,7 @@ func decodeValues(s *schema.Schema, f *ast.File, diags *Diagnostics) []paramValu
 		return nil
 	}
 	var out []paramValue
-	forFields(doc.value, func(name string, v cue.Value) {
+	forFields(doc.data, func(name string, v cue.Value) {
 		out = append(out, paramValue{Name: name, Value: scalarString(v), Pos: doc.at(name), Field: joinPath("", name)})
 	})
 	return out

@@ -39,6 +39,9 @@ type Schema struct {
 	sync.Mutex
 	Context *cue.Context
 	value   cue.Value
+	// defs holds each definition once it is looked up: a large pipeline
+	// is checked a batch of steps at a time, each against #Pipeline.
+	defs map[Kind]cue.Value
 }
 
 var (
@@ -83,12 +86,18 @@ func compile() (*Schema, error) {
 	if err := v.Err(); err != nil {
 		return nil, fmt.Errorf("compiling embedded schema: %w", err)
 	}
-	return &Schema{Context: ctx, value: v}, nil
+	return &Schema{Context: ctx, value: v, defs: map[Kind]cue.Value{}}, nil
 }
 
-// Def returns the definition that checks specs of kind k.
+// Def returns the definition that checks specs of kind k. The caller
+// holds the schema's lock.
 func (s *Schema) Def(k Kind) cue.Value {
-	return s.value.LookupPath(cue.ParsePath(string(k)))
+	v, ok := s.defs[k]
+	if !ok {
+		v = s.value.LookupPath(cue.ParsePath(string(k)))
+		s.defs[k] = v
+	}
+	return v
 }
 
 // Sources returns the embedded schema files by name, for printing.

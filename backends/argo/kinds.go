@@ -45,7 +45,11 @@ func workflowTemplate(p *ir.Pipeline, spec wfv1.WorkflowSpec) (*wfv1.WorkflowTem
 		Spec:       spec,
 	}
 	err := checkObject(t, "WorkflowTemplate", "Argo's limit on a Workflow, which each run copies the template into", func() error {
-		return validate.ValidateWorkflowTemplate(nil, nil, t, nil, validate.ValidateOpts{Lint: true})
+		return validateDAG(t.Spec, func(spec wfv1.WorkflowSpec) error {
+			part := *t
+			part.Spec = spec
+			return validate.ValidateWorkflowTemplate(nil, nil, &part, nil, validate.ValidateOpts{Lint: true})
+		})
 	})
 	if err != nil {
 		return nil, err
@@ -75,7 +79,11 @@ func cronWorkflow(p *ir.Pipeline, spec wfv1.WorkflowSpec) (*wfv1.CronWorkflow, e
 		},
 	}
 	err := checkObject(c, "CronWorkflow", "Argo's limit on a Workflow, which each run copies the spec into", func() error {
-		return validate.ValidateCronWorkflow(context.Background(), nil, nil, c, nil)
+		return validateDAG(c.Spec.WorkflowSpec, func(spec wfv1.WorkflowSpec) error {
+			part := *c
+			part.Spec.WorkflowSpec = spec
+			return validate.ValidateCronWorkflow(context.Background(), nil, nil, &part, nil)
+		})
 	})
 	if err != nil {
 		return nil, err

@@ -77,7 +77,11 @@ func workflow(p *ir.Pipeline, spec wfv1.WorkflowSpec) (*wfv1.Workflow, error) {
 		Spec:       spec,
 	}
 	err := checkObject(wf, "Workflow", "Argo's limit on a Workflow", func() error {
-		return validate.ValidateWorkflow(nil, nil, wf, nil, validate.ValidateOpts{Lint: true})
+		return validateDAG(wf.Spec, func(spec wfv1.WorkflowSpec) error {
+			part := *wf
+			part.Spec = spec
+			return validate.ValidateWorkflow(nil, nil, &part, nil, validate.ValidateOpts{Lint: true})
+		})
 	})
 	if err != nil {
 		return nil, err

@@ -3,49 +3,21 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"strings"
 	"testing"
+
+	"github.com/mlcube-compile/mlcube-compile/backends/argo"
+	"github.com/mlcube-compile/mlcube-compile/internal/specgen"
 )
 
-// chainCube is a cube with one task that reads a folder and writes one.
-const chainCube = `name: chain
-docker: {image: example/chain:1}
-tasks:
-  stage:
-    parameters:
-      inputs: {src: in/}
-      outputs: {dst: out/}
-`
-
-// chainPipeline is n steps of one task, each reading what the one before
-// it wrote: the shape of a long, generated pipeline. A non-empty env is
-// set on every step, with the step's number in front.
-func chainPipeline(n int, env string) string {
-	var b strings.Builder
-	b.WriteString("steps:\n")
-	for i := 0; i < n; i++ {
-		fmt.Fprintf(&b, "  s%05d: {task: stage, inputs: {src: d%d/}, outputs: {dst: d%d/}", i, i, i+1)
-		if env != "" {
-			fmt.Fprintf(&b, ", env: {NOTE: %d-%s}", i, env)
-		}
-		b.WriteString("}\n")
+// largePipeline writes specgen's cube and a pipeline of n steps in a
+// shape, each step's env set to env when it is not empty.
+func largePipeline(t testing.TB, shape specgen.Shape, n int, env string) string {
+	text, err := specgen.Pipeline(shape, n, specgen.Options{Env: env})
+	if err != nil {
+		t.Fatal(err)
 	}
-	return b.String()
-}
-
-func BenchmarkCompileChain(b *testing.B) {
-	for _, n := range []int{10, 100, 1000} {
-		b.Run(fmt.Sprint(n), func(b *testing.B) {
-			dir := writeFiles(b, map[string]string{"mlcube.yaml": chainCube, "p.yaml": chainPipeline(n, "")})
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				if code := run([]string{"mlcube-compile", "-m", dir, "-t", dir + "/p.yaml"}, io.Discard, io.Discard); code != 0 {
-					b.Fatalf("exit %d", code)
-				}
-			}
-		})
-	}
+	return writeFiles(t, map[string]string{"mlcube.yaml": specgen.Cube, "p.yaml": text})
 }
 
 func TestLargePipelines(t *testing.T) {
@@ -62,11 +34,12 @@ func TestLargePipelines(t *testing.T) {
 	}{
 		{steps: 2000},
 		{steps: 1200, env: strings.Repeat("x", 1000), refusal: "p.yaml: steps: the Workflow would be 1.8 MiB, over Argo's limit on a Workflow of 1.0 MiB (split it into several pipelines"},
-		{steps: 20000, refusal: "p.yaml:1:1: steps: 20000 steps is more than the 2500 one pipeline may have (split it into several pipelines"},
+		{steps: 20000, refusal: "p.yaml: steps: the Workflow would be 3.4 MiB, over Argo's limit on a Workflow of 1.0 MiB (split it into several pipelines"},
+		{steps: 20001, refusal: "p.yaml:1:1: steps: 20001 steps is more than the 20000 one pipeline may have (split it into several pipelines"},
 	}
 	for _, tc := range cases {
 		t.Run(fmt.Sprint(tc.steps), func(t *testing.T) {
-			dir := writeFiles(t, map[string]string{"mlcube.yaml": chainCube, "p.yaml": chainPipeline(tc.steps, tc.env)})
+			dir := largePipeline(t, specgen.Chain, tc.steps, tc.env)
 			stdout, stderr, code := compileArgs(t, "mlcube-compile", "-m", dir, "-t", dir+"/p.yaml")
 			stderr = strings.ReplaceAll(stderr, dir+"/", "")
 			if tc.refusal == "" {
@@ -85,5 +58,53 @@ func TestLargePipelines(t *testing.T) {
 				t.Errorf("exit %d, stdout %d bytes, stderr:\n%s\nwant it to start with:\n%s", code, len(stdout), stderr, tc.refusal)
 			}
 		})
+	}
+}
+
+// TestValidatedInWindows compiles pipelines of every shape that Argo's
+// validator sees a window at a time, and checks that the validator
+// accepts each Workflow whole too.
+func TestValidatedInWindows(t *testing.T) {
+	for _, kind := range argo.Kinds {
+		for _, shape := range specgen.Shapes {
+			t.Run(string(kind)+"/"+string(shape), func(t *testing.T) {
+				dir := largePipeline(t, shape, 300, "")
+				args := []string{"mlcube-compile", "-m", dir, "-t", dir + "/p.yaml", "--kind", string(kind)}
+				if kind == argo.KindCronWorkflow {
+					args = append(args, "--schedule", "0 2 * * *")
+				}
+				stdout, stderr, code := compileArgs(t, args...)
+				if code != 0 {
+					t.Fatalf("exit %d: %s", code, stderr)
+				}
+				validateArgo(t, "chain", stdout)
+			})
+		}
+	}
+}
+
+// TestGeneratedShapes checks the DAG of each shape specgen writes, as the
+// graph command draws it: a chain, a fan out and in, diamonds in a row.
+func TestGeneratedShapes(t *testing.T) {
+	want := map[specgen.Shape]string{
+		specgen.Chain:   "0>1 1>2 2>3 3>4 4>5 5>6",
+		specgen.Fan:     "0>1 0>2 0>3 0>4 0>5 1>6 2>6 3>6 4>6 5>6",
+		specgen.Diamond: "0>1 0>2 1>3 2>3 3>4 3>5 4>6 5>6",
+	}
+	for _, shape := range specgen.Shapes {
+		dir := largePipeline(t, shape, 7, "")
+		stdout, stderr, code := compileArgs(t, "mlcube-compile", "graph", "-m", dir, "-t", dir+"/p.yaml")
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", shape, code, stderr)
+		}
+		var edges []string
+		for _, line := range strings.Split(stdout, "\n") {
+			if from, to, ok := strings.Cut(strings.TrimSpace(line), " --> "); ok {
+				edges = append(edges, strings.TrimPrefix(from, "step_s0000")+">"+strings.TrimPrefix(to, "step_s0000"))
+			}
+		}
+		if got := strings.Join(edges, " "); got != want[shape] {
+			t.Errorf("%s: edges %s, want %s", shape, got, want[shape])
+		}
 	}
 }

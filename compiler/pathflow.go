@@ -1,0 +1,111 @@
+package compiler
+
+import "strings"
+
+// inferEdges returns the edges that path flow implies between steps given
+// in declaration order: edges[j] holds the steps j must wait for.
+//   - A step that reads what another writes runs after it.
+//   - Two steps that write the same path run in declaration order, never
+//     at once; the later one also waits when it reads what the earlier wrote.
+//
+// Two paths touch the same data when they are the same path or one is
+// inside the other. The written paths are indexed by folder, so each path
+// meets only the writes that touch it, not every other step.
+func inferEdges(io []stepIO) []map[int]bool {
+	written := &pathNode{}
+	for i, s := range io {
+		for _, w := range s.writes {
+			written.add(w, i)
+		}
+	}
+	edges := make([]map[int]bool, len(io))
+	for j := range edges {
+		edges[j] = map[int]bool{}
+	}
+	// sameWrites[j] holds the steps that write what j writes.
+	sameWrites := make([]map[int]bool, len(io))
+	for j, s := range io {
+		for _, w := range s.writes {
+			written.touching(w, func(k int) {
+				if k == j {
+					return
+				}
+				if sameWrites[j] == nil {
+					sameWrites[j] = map[int]bool{}
+				}
+				sameWrites[j][k] = true
+				if k < j {
+					edges[j][k] = true
+				}
+			})
+		}
+	}
+	for j, s := range io {
+		for _, r := range s.reads {
+			// k writes what j reads: j waits, unless k comes later and
+			// they also write the same data, when k waits for j instead.
+			written.touching(r, func(k int) {
+				if k < j || (k > j && !sameWrites[j][k]) {
+					edges[j][k] = true
+				}
+			})
+		}
+	}
+	return edges
+}
+
+// pathNode is a folder of written paths: the steps that write it, and the
+// paths below it by their next name.
+type pathNode struct {
+	writers []int
+	below   map[string]*pathNode
+}
+
+// pathNames splits a volume-qualified path into its names; the volume's
+// root is the volume alone.
+func pathNames(p string) []string {
+	return strings.Split(strings.TrimSuffix(p, "/"), "/")
+}
+
+// add records that step writes the path p.
+func (n *pathNode) add(p string, step int) {
+	for _, name := range pathNames(p) {
+		next := n.below[name]
+		if next == nil {
+			if n.below == nil {
+				n.below = map[string]*pathNode{}
+			}
+			next = &pathNode{}
+			n.below[name] = next
+		}
+		n = next
+	}
+	n.writers = append(n.writers, step)
+}
+
+// touching calls fn for each step that writes p, a folder p is inside,
+// or a path inside p; a step may come more than once.
+func (n *pathNode) touching(p string, fn func(step int)) {
+	for _, name := range pathNames(p) {
+		n = n.below[name]
+		if n == nil {
+			return
+		}
+		for _, s := range n.writers {
+			fn(s)
+		}
+	}
+	for _, child := range n.below {
+		child.each(fn)
+	}
+}
+
+// each calls fn for every step that writes this path or one below it.
+func (n *pathNode) each(fn func(step int)) {
+	for _, s := range n.writers {
+		fn(s)
+	}
+	for _, child := range n.below {
+		child.each(fn)
+	}
+}

@@ -1,0 +1,110 @@
+// Package specgen writes spec files for tests and benchmarks: pipelines
+// of any number of steps of one cube, in the shapes real pipelines take,
+// and many different cubes for lint. The same arguments always give the
+// same text.
+package specgen
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Cube is the cube every generated pipeline runs: one task, stage, that
+// reads a folder and writes one.
+const Cube = `name: chain
+docker: {image: example/chain:1}
+tasks:
+  stage:
+    parameters:
+      inputs: {src: in/}
+      outputs: {dst: out/}
+`
+
+// Shape is how the steps of a generated pipeline depend on each other.
+type Shape string
+
+// The shapes, each wired by path flow alone.
+const (
+	// Chain: each step reads what the step before it wrote.
+	Chain Shape = "chain"
+	// Fan: one step writes, every other step but the last reads it at
+	// once, and the last reads all that they wrote.
+	Fan Shape = "fan"
+	// Diamond: diamonds in a row; two steps read what one wrote, and one
+	// step reads what both wrote and starts the next diamond.
+	Diamond Shape = "diamond"
+)
+
+// Shapes lists every shape.
+var Shapes = []Shape{Chain, Fan, Diamond}
+
+// Options vary the steps of a generated pipeline.
+type Options struct {
+	// Env, when set, is a value each step's env gets, after the step's
+	// number, so that no two steps share a template.
+	Env string
+}
+
+// Pipeline is a pipeline file of n steps of Cube's task in the given
+// shape. Steps are named s00000, s00001, … in the order they are written.
+func Pipeline(shape Shape, n int, opts Options) (string, error) {
+	paths, err := stepPaths(shape, n)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	b.Grow(n * 80)
+	b.WriteString("steps:\n")
+	for i, p := range paths {
+		fmt.Fprintf(&b, "  s%05d: {task: stage, inputs: {src: %s}, outputs: {dst: %s}", i, p.src, p.dst)
+		if opts.Env != "" {
+			fmt.Fprintf(&b, ", env: {NOTE: %d-%s}", i, opts.Env)
+		}
+		b.WriteString("}\n")
+	}
+	return b.String(), nil
+}
+
+// stepIO is the folder one step reads and the folder it writes.
+type stepIO struct{ src, dst string }
+
+// stepPaths gives each of n steps its folders, which wire the shape.
+func stepPaths(shape Shape, n int) ([]stepIO, error) {
+	out := make([]stepIO, 0, n)
+	switch shape {
+	case Chain:
+		for i := 0; i < n; i++ {
+			out = append(out, stepIO{fmt.Sprintf("d%d/", i), fmt.Sprintf("d%d/", i+1)})
+		}
+	case Fan:
+		// The leaves write beside each other under leaves/, which the
+		// last step reads as a whole.
+		for i := 0; i < n; i++ {
+			switch {
+			case i == 0:
+				out = append(out, stepIO{"in/", "root/"})
+			case i == n-1 && n > 2:
+				out = append(out, stepIO{"leaves/", "out/"})
+			default:
+				out = append(out, stepIO{"root/", fmt.Sprintf("leaves/l%d/", i)})
+			}
+		}
+	case Diamond:
+		// Step 0 writes t0/; then, for each diamond k, a left and a right
+		// step read tk/ and write inside jk/, which the bottom step reads
+		// to write t(k+1)/.
+		out = append(out, stepIO{"in/", "t0/"})
+		for k := 0; len(out) < n; k++ {
+			out = append(out,
+				stepIO{fmt.Sprintf("t%d/", k), fmt.Sprintf("j%d/l/", k)},
+				stepIO{fmt.Sprintf("t%d/", k), fmt.Sprintf("j%d/r/", k)},
+				stepIO{fmt.Sprintf("j%d/", k), fmt.Sprintf("t%d/", k+1)})
+		}
+	default:
+		return nil, fmt.Errorf("unknown shape %q (shapes: chain, fan, diamond)", shape)
+	}
+	if n < len(out) {
+		out = out[:n]
+	}
+	return out, nil
+}
