@@ -35,9 +35,13 @@ func validateDAG(spec wfv1.WorkflowSpec, validate func(wfv1.WorkflowSpec) error)
 	if err := checkNames(spec, entry); err != nil {
 		return err
 	}
+	byName := map[string]wfv1.Template{}
+	for _, t := range spec.Templates {
+		byName[t.Name] = t
+	}
 	tasks := spec.Templates[entry].DAG.Tasks
 	for start := 0; start < len(tasks); start += dagWindow {
-		window := windowSpec(spec, entry, tasks[start:min(start+dagWindow, len(tasks))])
+		window := windowSpec(spec, entry, byName, tasks[start:min(start+dagWindow, len(tasks))])
 		if err := validate(window); err != nil {
 			return err
 		}
@@ -84,8 +88,9 @@ func checkNames(spec wfv1.WorkflowSpec, entry int) error {
 
 // windowSpec is spec with the DAG of its entry template holding tasks
 // alone, each depending on the tasks in the window it depends on, and with
-// the templates those tasks run, directly or through other templates.
-func windowSpec(spec wfv1.WorkflowSpec, entry int, tasks []wfv1.DAGTask) wfv1.WorkflowSpec {
+// the templates those tasks run, directly or through other templates;
+// byName indexes spec's templates.
+func windowSpec(spec wfv1.WorkflowSpec, entry int, byName map[string]wfv1.Template, tasks []wfv1.DAGTask) wfv1.WorkflowSpec {
 	inWindow := map[string]bool{}
 	for _, t := range tasks {
 		inWindow[t.Name] = true
@@ -101,10 +106,6 @@ func windowSpec(spec wfv1.WorkflowSpec, entry int, tasks []wfv1.DAGTask) wfv1.Wo
 			}
 		}
 		dag.DAG.Tasks[i] = t
-	}
-	byName := map[string]wfv1.Template{}
-	for _, t := range spec.Templates {
-		byName[t.Name] = t
 	}
 	used := map[string]bool{dag.Name: true}
 	var visit func(name string)
