@@ -38,10 +38,8 @@ func Compile(p *ir.Pipeline, opts Options) (*v1.PipelineRun, []string, error) {
 		TypeMeta:   metav1.TypeMeta{APIVersion: "tekton.dev/v1", Kind: "PipelineRun"},
 		ObjectMeta: kube.RunMeta(p),
 		Spec: v1.PipelineRunSpec{
-			PipelineSpec: &v1.PipelineSpec{Params: paramSpecs(p.Params)},
-			// No limit on the whole run, as on Argo; Tekton's default of
-			// one hour would stop a training run. Steps set their own.
-			Timeouts:        &v1.TimeoutFields{Pipeline: &metav1.Duration{Duration: 0}},
+			PipelineSpec:    &v1.PipelineSpec{Params: paramSpecs(p.Params)},
+			Timeouts:        noTimeouts(),
 			TaskRunTemplate: v1.PipelineTaskRunTemplate{ServiceAccountName: sa, PodTemplate: runPodTemplate(p)},
 		},
 	}
@@ -156,6 +154,21 @@ func taskRunSpec(s *ir.Step) *v1.PipelineTaskRunSpec {
 			SecurityContext: kube.PodSecurityContext(s.SecurityContext),
 		},
 	}
+}
+
+// noTimeouts lets the run and every task without a timeout of its own
+// run for as long as they need, as on Argo. Tekton's reconciler
+// (pkg/reconciler/pipelinerun/pipelinerun.go, pipelineRunTimeout) gives a
+// TaskRun whose pipeline task has no timeout the PipelineRun's
+// timeouts.tasks when that is 0 (no timeout); with timeouts.tasks unset
+// it leaves the TaskRun's timeout nil, and TaskRun defaulting
+// (pkg/apis/pipeline/v1/taskrun_defaults.go) then sets
+// default-timeout-minutes, one hour unless the cluster changed it: a
+// training step would be killed after an hour. Validation
+// (pipelinerun_validation.go, validatePipelineTimeout) allows tasks: 0s
+// only when pipeline is 0s too.
+func noTimeouts() *v1.TimeoutFields {
+	return &v1.TimeoutFields{Pipeline: &metav1.Duration{Duration: 0}, Tasks: &metav1.Duration{Duration: 0}}
 }
 
 // duration is a Tekton timeout; nil for none.
