@@ -15,7 +15,12 @@ import (
 const (
 	defaultMPIAPIVersion    = "kubeflow.org/v2beta1"
 	defaultSSHAuthMountPath = "/root/.ssh"
-	defaultKubectlImage     = "bitnami/kubectl:1.32"
+	mpiV1                   = "kubeflow.org/v1"
+	// defaultKubectlImage runs the kubectl steps of distributed jobs on
+	// Tekton: alpine-docker's kubectl image, kubectl on Alpine, whose
+	// busybox gives the wait script sh, date, sleep and printf. Bitnami
+	// removed its version tags; registry.k8s.io/kubectl has no shell.
+	defaultKubectlImage = "docker.io/alpine/kubectl:1.34.1"
 	// maxHostname is the longest DNS-1035 label, which worker pod
 	// hostnames and Service names must be.
 	maxHostname = 63
@@ -42,22 +47,24 @@ func (lw *lowering) lowerMPI(st *stepSpec, s *ir.Step) {
 	if job.APIVersion == "" {
 		job.APIVersion = defaultMPIAPIVersion
 	}
-	if m.SlotsPerWorker != nil {
-		job.SlotsPerWorker = *m.SlotsPerWorker
-	}
+	lw.slots(st, s, job)
 	if job.Implementation == "" {
 		job.Implementation = "OpenMPI"
 	}
 	if job.SSHAuthMountPath == "" {
 		job.SSHAuthMountPath = defaultSSHAuthMountPath
-		if runsAsNonRoot(s.SecurityContext) {
+		if runsAsNonRoot(s.SecurityContext) && job.APIVersion != mpiV1 {
 			lw.diags.warnf(st.pos("mpi"), field+".sshAuthMountPath", "the workers run as user %d, whose SSH server cannot read keys under /root/.ssh; set sshAuthMountPath to that user's ~/.ssh (mpi-operator's images use /home/mpiuser/.ssh)", *s.SecurityContext.RunAsUser)
 		}
 	}
-	if len(job.WorkerCommand) == 0 {
+	lw.checkSSHKeys(st, s, job)
+	if len(job.WorkerCommand) == 0 && job.APIVersion != mpiV1 {
 		job.WorkerCommand = defaultWorkerCommand
 	}
-	if job.APIVersion == "kubeflow.org/v1" && job.Implementation == "MPICH" {
+	if job.APIVersion == mpiV1 && m.SSHAuthMountPath != "" {
+		lw.diags.errorf(st.pos("mpi", "sshAuthMountPath"), field+".sshAuthMountPath", "kubeflow.org/v1 MPIJobs (the training operator's) start ranks through kubectl exec, not SSH, and have no sshAuthMountPath; drop it, or use mpi-operator's kubeflow.org/v2beta1")
+	}
+	if job.APIVersion == mpiV1 && job.Implementation == "MPICH" {
 		lw.diags.errorf(st.pos("mpi", "implementation"), field+".implementation", "kubeflow.org/v1 MPIJobs (the training operator's) take OpenMPI or Intel; MPICH needs mpi-operator's kubeflow.org/v2beta1, the default when the platform's mpi.apiVersion is unset")
 	}
 	entry := s.Command
@@ -75,13 +82,71 @@ func (lw *lowering) lowerMPI(st *stepSpec, s *ir.Step) {
 	if job.Implementation == "OpenMPI" && !runsAsNonRoot(s.SecurityContext) {
 		launcher = append(launcher, "--allow-run-as-root")
 	}
-	s.Command = append(append(launcher, "-np", strconv.Itoa(job.Workers*job.SlotsPerWorker)), entry...)
+	launcher = append(launcher, "-np", strconv.Itoa(job.Workers*job.SlotsPerWorker))
+	s.Command = append(append(launcher, forwardEnv(job.Implementation, s.Env)...), entry...)
 	if m.Launcher != nil {
 		job.Launcher = lw.resourceOverride(*m.Launcher, st, "mpi", "launcher")
 	}
 	job.LauncherNodeSelector, job.LauncherTolerations = lw.placement(st, false)
 	lw.checkHostname(st, field, job.GenerateName, "-worker-"+strconv.Itoa(job.Workers-1), "worker pod")
 	s.Kind, s.MPI = ir.MPI, job
+}
+
+// slots is how many ranks each worker runs: slotsPerWorker, else one per
+// GPU of the worker (mpirun -np is workers × slots, so a worker with 8
+// GPUs and one slot would leave 7 idle), else one.
+func (lw *lowering) slots(st *stepSpec, s *ir.Step, job *ir.MPIJob) {
+	gpus := s.Resources.GPU
+	switch m := st.MPI; {
+	case m.SlotsPerWorker == nil && gpus > 1:
+		job.SlotsPerWorker = gpus
+	case m.SlotsPerWorker != nil:
+		job.SlotsPerWorker = *m.SlotsPerWorker
+		if gpus > 0 && job.SlotsPerWorker != gpus {
+			lw.diags.warnf(st.pos("mpi", "slotsPerWorker"), st.field+".mpi.slotsPerWorker", "%d ranks per worker on %d GPUs per worker: frameworks such as Horovod and torch.distributed run one rank per GPU; leave slotsPerWorker out to get %d", job.SlotsPerWorker, gpus, gpus)
+		}
+	}
+}
+
+// checkSSHKeys warns about what breaks mpi-operator's SSH keys. The
+// controller mounts the key Secret at sshAuthMountPath with mode 0600
+// when that is /root/.ssh (pkg/controller/mpi_job_controller.go,
+// setupSSHOnPod, v0.8.0); an fsGroup makes the kubelet add group read
+// to it, and ssh then refuses the key as too open
+// (kubeflow/mpi-operator#429). Keys elsewhere are owned by root, which
+// ssh accepts for another user.
+func (lw *lowering) checkSSHKeys(st *stepSpec, s *ir.Step, job *ir.MPIJob) {
+	sc := s.SecurityContext
+	if job.APIVersion == mpiV1 || sc == nil || sc.FSGroup == nil || job.SSHAuthMountPath != defaultSSHAuthMountPath {
+		return
+	}
+	pos, field := lw.plat.at("securityContext", "fsGroup"), "securityContext.fsGroup"
+	if st.SecurityContext != nil && st.SecurityContext.FSGroup != nil {
+		pos, field = st.pos("securityContext", "fsGroup"), st.field+".securityContext.fsGroup"
+	}
+	lw.diags.warnf(pos, field, "fsGroup %d makes the SSH key mpi-operator mounts at /root/.ssh group-readable, and ssh refuses it (\"bad permissions\", kubeflow/mpi-operator#429), so the launcher cannot reach the workers; run the step as a non-root user with sshAuthMountPath set to its ~/.ssh (as mpi-operator's images do: runAsUser 1000, /home/mpiuser/.ssh), or leave fsGroup out", *sc.FSGroup)
+}
+
+// forwardEnv passes every variable of the step's env to every rank. The
+// ranks on the workers start from the SSH server's environment, not the
+// pod's, so mpirun must forward each variable from the launcher:
+// OpenMPI with -x NAME, Intel MPI and MPICH (Hydra) with -genvlist.
+func forwardEnv(implementation string, env []ir.EnvVar) []string {
+	if len(env) == 0 {
+		return nil
+	}
+	var names []string
+	for _, e := range env {
+		names = append(names, e.Name)
+	}
+	if implementation != "OpenMPI" {
+		return []string{"-genvlist", strings.Join(names, ",")}
+	}
+	var out []string
+	for _, n := range names {
+		out = append(out, "-x", n)
+	}
+	return out
 }
 
 // lowerDaskStep lowers a step that runs a function on a Dask cluster.
@@ -125,6 +190,7 @@ func (lw *lowering) lowerDaskStep(st *stepSpec, name string) (*ir.Step, stepIO) 
 	lw.noParams = ""
 	s.Resources = lw.resources(st, 0, dockerEffects{})
 	lw.scheduling(st, s, false)
+	lw.checkRootForSetup(st, s, d)
 	lw.retryAndTimeout(st, s)
 	lw.checkHostname(st, field, job.GenerateName, "-scheduler", "scheduler Service")
 	s.Dask = job
@@ -169,6 +235,16 @@ func (lw *lowering) checkDaskPackages(st *stepSpec, d *daskSpec) {
 			}
 		}
 	}
+}
+
+// checkRootForSetup warns when the image's prepare.sh, which installs the
+// setup packages with apt-get, conda and pip into the image's own
+// folders, would run as a user that may not write there.
+func (lw *lowering) checkRootForSetup(st *stepSpec, s *ir.Step, d *daskSpec) {
+	if len(d.Setup.Apt)+len(d.Setup.Pip)+len(d.Setup.Conda) == 0 || !runsAsNonRoot(s.SecurityContext) {
+		return
+	}
+	lw.diags.warnf(st.pos("dask", "setup"), st.field+".dask.setup", "the Dask pods run as user %d, but the image installs setup packages at start with apt-get (which needs root) and pip or conda into the image's own environment (owned by root), so they will fail; build an image with the packages in it, or run the Dask step as root", *s.SecurityContext.RunAsUser)
 }
 
 func runsAsNonRoot(sc *ir.SecurityContext) bool {

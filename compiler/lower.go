@@ -78,6 +78,8 @@ func newLowering(spec *pipelineSpec, plat *platformSpec, needValues string, diag
 	lw.p = &ir.Pipeline{
 		Source:                  spec.File,
 		ServiceAccountName:      plat.ServiceAccountName,
+		JobServiceAccountName:   plat.JobServiceAccount,
+		LimitsEqualRequests:     plat.LimitsEqual,
 		ImagePullSecrets:        plat.ImagePullSecrets,
 		TTLSecondsAfterFinished: plat.TTLSeconds,
 		KubectlImage:            plat.KubectlImage,

@@ -315,12 +315,15 @@ func cubeEnv(c *cube) []envVar {
 
 // resources merges the step's requests over what the cube's docker flags say.
 func (lw *lowering) resources(st *stepSpec, gpus int, fx dockerEffects) ir.Resources {
-	r := ir.Resources{GPU: gpus, CPU: fx.cpu, Memory: fx.memory}
+	r := ir.Resources{GPU: gpus, CPU: fx.cpu, Memory: fx.memory, LimitsEqualRequests: lw.plat.LimitsEqual}
 	if st.Resources.CPU != nil {
 		r.CPU = lw.quantity(fmt.Sprint(st.Resources.CPU), st.pos("resources", "cpu"), st.field+".resources.cpu")
 	}
 	if st.Resources.Memory != nil {
 		r.Memory = lw.quantity(fmt.Sprint(st.Resources.Memory), st.pos("resources", "memory"), st.field+".resources.memory")
+	}
+	if r.LimitsEqualRequests && (r.CPU == "" || r.Memory == "") {
+		lw.diags.warnf(st.pos(), st.field+".resources", "the platform sets limitsEqualRequests, but this requests no cpu or no memory, so it gets no limit for it, and a ResourceQuota that counts limits rejects its pod; give resources.cpu and resources.memory")
 	}
 	if gpus > 0 {
 		r.GPUResource = lw.plat.GPU.Resource

@@ -51,7 +51,10 @@ func (l *loader) decodePipeline(f *ast.File, defaultCube func() *cube) *pipeline
 	forFields(v.LookupPath(pathOf("cubes")), func(name string, cv cue.Value) {
 		rel, _ := cv.String()
 		cubeNames = append(cubeNames, name)
-		path := filepath.Join(filepath.Dir(doc.file), rel)
+		path := rel
+		if !filepath.IsAbs(rel) {
+			path = filepath.Join(filepath.Dir(doc.file), rel)
+		}
 		if _, err := os.Stat(path); err != nil {
 			l.diags.errorf(doc.at("cubes", name), "cubes."+name, "cannot read %s: %v", path, unwrapPathError(err))
 			cubes[name] = nil

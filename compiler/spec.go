@@ -79,6 +79,8 @@ type platformSpec struct {
 	at                 func(sels ...string) Pos
 	Namespace          string               `json:"namespace"`
 	ServiceAccountName string               `json:"serviceAccountName"`
+	JobServiceAccount  string               `json:"jobServiceAccountName"`
+	LimitsEqual        bool                 `json:"limitsEqualRequests"`
 	Image              string               `json:"image"`
 	ImagePullPolicy    string               `json:"imagePullPolicy"`
 	ImagePullSecrets   []string             `json:"imagePullSecrets"`

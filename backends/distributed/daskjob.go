@@ -1,12 +1,14 @@
 package distributed
 
 import (
+	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"github.com/mlcube-compile/mlcube-compile/backends/kube"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
 )
 
@@ -36,7 +38,7 @@ module, _, name = os.environ["MLCUBE_DASK_FUNCTION"].rpartition(".")
 function = getattr(importlib.import_module(module), name)
 kwargs = json.loads(os.environ["MLCUBE_DASK_ARGS"])
 output = os.environ["MLCUBE_DASK_OUTPUT"]
-with Client(os.environ["DASK_SCHEDULER_ADDRESS"]):
+with Client(os.environ["DASK_SCHEDULER_ADDRESS"], timeout=int(os.environ["MLCUBE_DASK_CONNECT_TIMEOUT"])):
     table = function(**kwargs)
 if "://" not in output:
     os.makedirs(os.path.dirname(output), exist_ok=True)
@@ -108,6 +110,7 @@ func daskJob(p *ir.Pipeline, s *ir.Step, claim ClaimName, runName string) *Job {
 		corev1.EnvVar{Name: "MLCUBE_DASK_FUNCTION", Value: d.Function},
 		corev1.EnvVar{Name: "MLCUBE_DASK_ARGS", Value: d.Args},
 		corev1.EnvVar{Name: "MLCUBE_DASK_OUTPUT", Value: d.Output},
+		corev1.EnvVar{Name: "MLCUBE_DASK_CONNECT_TIMEOUT", Value: strconv.Itoa(startupSeconds)},
 	)
 	if d.OutputSecret != "" {
 		for _, key := range []string{"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"} {
@@ -138,6 +141,11 @@ func daskJob(p *ir.Pipeline, s *ir.Step, claim ClaimName, runName string) *Job {
 	probe := &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/health", Port: intstr.FromString("http-dashboard")}}, InitialDelaySeconds: 5, PeriodSeconds: 10}
 	scheduler.ReadinessProbe, scheduler.LivenessProbe = probe, probe.DeepCopy()
 	scheduler.LivenessProbe.InitialDelaySeconds = 15
+	// The image's prepare.sh installs the setup packages before the
+	// scheduler starts; liveness waits until the startup probe passes.
+	scheduler.StartupProbe = probe.DeepCopy()
+	scheduler.StartupProbe.InitialDelaySeconds = 0
+	scheduler.StartupProbe.FailureThreshold = startupSeconds / probePeriod
 	cs := &job.Spec.Cluster.Spec
 	cs.Scheduler.daskPod = daskPod{Metadata: daskMeta{Labels: withRun(labels, runName, s.Name)}, Spec: podSpec(p, &bare, claim, s.NodeSelector, s.Tolerations, scheduler)}
 	cs.Scheduler.Service = corev1.ServiceSpec{
@@ -148,7 +156,9 @@ func daskJob(p *ir.Pipeline, s *ir.Step, claim ClaimName, runName string) *Job {
 			{Name: "http-dashboard", Protocol: corev1.ProtocolTCP, Port: dashboardPort, TargetPort: intstr.FromString("http-dashboard")},
 		},
 	}
-	worker := daskContainer(&bare, "worker", []string{"dask-worker", "--name", "$(DASK_WORKER_NAME)"}, d.Worker, setup)
+	sized := d.Worker
+	sized.LimitsEqualRequests = true
+	worker := daskContainer(&bare, "worker", workerArgs(d.Worker), sized, setup)
 	cs.Worker = daskWorker{Replicas: d.Workers, daskPod: daskPod{Metadata: daskMeta{Labels: labels}, Spec: podSpec(p, &bare, claim, d.WorkerNodeSelector, d.WorkerTolerations, worker)}}
 	// Pods of a Dask cluster are restarted by their Deployments.
 	cs.Scheduler.Spec.RestartPolicy, cs.Worker.Spec.RestartPolicy = "", ""
@@ -161,6 +171,30 @@ func daskJob(p *ir.Pipeline, s *ir.Step, claim ClaimName, runName string) *Job {
 		out.Autoscaler = &Autoscaler{Minimum: d.Autoscale.Minimum, Maximum: d.Autoscale.Maximum, Namespace: p.Namespace}
 	}
 	return out
+}
+
+// startupSeconds is how long the scheduler may take to install the setup
+// packages and start, and how long the runner's client waits for it.
+const (
+	startupSeconds = 900
+	probePeriod    = 10
+)
+
+// workerArgs starts a worker sized to what it asks for: a thread per CPU
+// and a memory limit of its memory, so that Dask spills and pauses before
+// the kubelet kills it. dask-worker otherwise sizes itself from the
+// node's CPUs and memory, not the pod's.
+func workerArgs(r ir.Resources) []string {
+	args := []string{"dask-worker", "--name", "$(DASK_WORKER_NAME)"}
+	if r.CPU != "" {
+		q := kube.Quantity(r.CPU)
+		args = append(args, "--nthreads", strconv.FormatInt(max(1, q.Value()), 10))
+	}
+	if r.Memory != "" {
+		q := kube.Quantity(r.Memory)
+		args = append(args, "--memory-limit", strconv.FormatInt(q.Value(), 10))
+	}
+	return args
 }
 
 // daskContainer is a container of the Dask cluster. Its args go to the

@@ -49,6 +49,11 @@ func mpiJob(p *ir.Pipeline, s *ir.Step, claim ClaimName, runName string) (*Job, 
 			SlotsPerWorker:    ptr.To(int32(m.SlotsPerWorker)),
 			SSHAuthMountPath:  m.SSHAuthMountPath,
 			MPIImplementation: kubeflow.MPIImplementation(m.Implementation),
+			// The launcher starts once every worker is Ready
+			// (pkg/controller/mpi_job_controller.go, v0.8.0): with the
+			// default, AtStartup, it races workers still pulling a large
+			// image, and its one attempt (backoffLimit 0) fails.
+			LauncherCreationPolicy: kubeflow.LauncherCreationPolicyWaitForWorkersReady,
 			RunPolicy: kubeflow.RunPolicy{
 				CleanPodPolicy:          ptr.To(kubeflow.CleanPodPolicyRunning),
 				BackoffLimit:            ptr.To(int32(0)),

@@ -3,6 +3,7 @@ package distributed
 import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/mlcube-compile/mlcube-compile/backends/kube"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
@@ -36,12 +37,19 @@ func podSpec(p *ir.Pipeline, s *ir.Step, claim ClaimName, sel map[string]string,
 	spec := corev1.PodSpec{
 		Containers:         c,
 		RestartPolicy:      corev1.RestartPolicyNever,
-		ServiceAccountName: p.ServiceAccountName,
+		ServiceAccountName: p.JobServiceAccountName,
 		NodeSelector:       sel,
 		Tolerations:        kube.Tolerations(tols),
 		SecurityContext:    kube.PodSecurityContext(s.SecurityContext),
 		ImagePullSecrets:   kube.ImagePullSecrets(p.ImagePullSecrets),
 		Volumes:            kube.ShmVolumes(s),
+	}
+	// The pods of a job never run under the run's own account, which may
+	// create jobs: the platform's jobServiceAccountName, or the
+	// namespace's default account with no API token, since neither MPI
+	// ranks nor Dask pods call the API.
+	if p.JobServiceAccountName == "" {
+		spec.AutomountServiceAccountToken = ptr.To(false)
 	}
 	for _, m := range s.Mounts {
 		for _, v := range p.Volumes {

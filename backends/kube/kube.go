@@ -26,7 +26,8 @@ func Quantity(s string) resource.Quantity {
 }
 
 // Resources requests cpu and memory and limits GPUs, which Kubernetes
-// requires for extended resources.
+// requires for extended resources; cpu and memory are limited to their
+// requests too when r asks for it.
 func Resources(r ir.Resources) corev1.ResourceRequirements {
 	var out corev1.ResourceRequirements
 	req := corev1.ResourceList{}
@@ -39,10 +40,29 @@ func Resources(r ir.Resources) corev1.ResourceRequirements {
 	if len(req) > 0 {
 		out.Requests = req
 	}
+	limits := corev1.ResourceList{}
 	if r.GPU > 0 {
-		out.Limits = corev1.ResourceList{corev1.ResourceName(r.GPUResource): *resource.NewQuantity(int64(r.GPU), resource.DecimalSI)}
+		limits[corev1.ResourceName(r.GPUResource)] = *resource.NewQuantity(int64(r.GPU), resource.DecimalSI)
+	}
+	if r.LimitsEqualRequests {
+		for k, v := range req {
+			limits[k] = v
+		}
+	}
+	if len(limits) > 0 {
+		out.Limits = limits
 	}
 	return out
+}
+
+// HelperResources are what a container of the engine's own asks for,
+// such as a kubectl step: nothing, unless the platform wants limits on
+// every container, when it gets a small fixed size.
+func HelperResources(p *ir.Pipeline) ir.Resources {
+	if !p.LimitsEqualRequests {
+		return ir.Resources{}
+	}
+	return ir.Resources{CPU: "100m", Memory: "128Mi", LimitsEqualRequests: true}
 }
 
 // Command escapes the step's command words for the kubelet.

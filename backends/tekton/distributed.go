@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/mlcube-compile/mlcube-compile/backends/distributed"
+	"github.com/mlcube-compile/mlcube-compile/backends/kube"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
 )
 
@@ -60,6 +61,7 @@ func distributedTask(p *ir.Pipeline, s *ir.Step) (v1.PipelineTask, error) {
 	t := embeddedTask(p, s, v1.TaskSpec{Steps: []v1.Step{{
 		Name: stepName, Image: p.KubectlImage, ImagePullPolicy: corev1.PullPolicy(s.ImagePullPolicy),
 		Env: env, Script: distributed.WaitScript,
+		ComputeResources: kube.Resources(kube.HelperResources(p)),
 	}}})
 	for _, w := range unique(workspaces) {
 		t.Workspaces = append(t.Workspaces, v1.WorkspacePipelineTaskBinding{Name: w, Workspace: w})

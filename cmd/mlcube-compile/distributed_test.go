@@ -190,7 +190,7 @@ func TestResNetMultinodeRunsFourGPUWorkers(t *testing.T) {
 				t.Errorf("worker GPU limit: got %q, want 1", gpu.String())
 			}
 			launcher := job.Spec.MPIReplicaSpecs[kubeflow.MPIReplicaTypeLauncher].Template.Spec.Containers[0]
-			if cmd := strings.Join(launcher.Command, " "); !strings.HasPrefix(cmd, "mpirun -np 4 python ") {
+			if cmd := strings.Join(launcher.Command, " "); !strings.HasPrefix(cmd, "mpirun -np 4 -x DATASET_DIR -x MODEL_DIR -x OMP_NUM_THREADS -x OUTPUT_DIR -x REGISTRY python ") {
 				t.Errorf("launcher command: got %q, want mpirun -np 4 and the task's entrypoint", cmd)
 			}
 			if _, ok := launcher.Resources.Limits["nvidia.com/gpu"]; ok {
@@ -273,15 +273,65 @@ func TestMPIJobAPIVersionV1(t *testing.T) {
 		t.Fatal(err)
 	}
 	ex := filepath.Join(repoRoot, "examples", "resnet50-multinode")
-	out, stderr, code := compileArgs(t, "mlcube-compile", "--mlcube", ex, "--task", filepath.Join(ex, "pipeline.yaml"), "--platform", path)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
+	args := []string{"mlcube-compile", "--mlcube", ex, "--task", filepath.Join(ex, "pipeline.yaml"), "--platform", path}
+	_, stderr, code := compileArgs(t, args...)
+	if code != 1 || !strings.Contains(stderr, "pipeline.yaml:16:7: steps.train.mpi.sshAuthMountPath: kubeflow.org/v1 MPIJobs (the training operator's) start ranks through kubectl exec, not SSH") {
+		t.Errorf("sshAuthMountPath with v1: exit %d, %q; want an error at the field", code, stderr)
 	}
-	job := embeddedJobs(t, "argo", out)[0]
-	if job["apiVersion"] != "kubeflow.org/v1" {
-		t.Fatalf("apiVersion: got %v", job["apiVersion"])
+	pipeline, _ := os.ReadFile(args[4])
+	var kept []string
+	for _, line := range strings.Split(string(pipeline), "\n") {
+		if !strings.Contains(line, "sshAuthMountPath:") && !strings.Contains(line, "workerCommand:") {
+			kept = append(kept, line)
+		}
+	}
+	args[4] = filepath.Join(dir, "pipeline.yaml")
+	os.WriteFile(args[4], []byte(strings.Join(kept, "\n")), 0o644)
+	os.WriteFile(filepath.Join(dir, "mlops.env"), []byte("REGISTRY=docker.io\n"), 0o644)
+	for _, backend := range []string{"argo", "tekton"} {
+		out, stderr, code := compileArgs(t, append(args, "--backend", backend)...)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		job := embeddedJobs(t, backend, out)[0]
+		if job["apiVersion"] != "kubeflow.org/v1" {
+			t.Fatalf("apiVersion: got %v", job["apiVersion"])
+		}
+		checkV1MPIJob(t, job)
+	}
+}
+
+// checkV1MPIJob checks a kubeflow.org/v1 MPIJob against the training
+// operator's types (pkg/apis/kubeflow.org/v1/mpi_types.go, v1.9.2): none
+// of v2beta1's SSH and launcher fields, workers without a command (the v1
+// controller runs "sleep 365d" and starts ranks with kubectl exec), and a
+// launcher that keeps the token of the account the controller gives it.
+func checkV1MPIJob(t *testing.T, job map[string]any) {
+	t.Helper()
+	spec := job["spec"].(map[string]any)
+	for _, v2only := range []string{"sshAuthMountPath", "mpiImplementation", "launcherCreationPolicy", "runLauncherAsWorker"} {
+		if _, ok := spec[v2only]; ok {
+			t.Errorf("a v1 MPIJob has no %s", v2only)
+		}
+	}
+	for _, field := range []string{"slotsPerWorker", "runPolicy", "mpiReplicaSpecs", "mainContainer"} {
+		if _, ok := spec[field]; !ok {
+			t.Errorf("the v1 MPIJob lacks %s", field)
+		}
+	}
+	replicas := spec["mpiReplicaSpecs"].(map[string]any)
+	pod := func(kind string) map[string]any {
+		return replicas[kind].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)
+	}
+	if c := pod("Worker")["containers"].([]any)[0].(map[string]any); c["command"] != nil {
+		t.Errorf("v1 worker command %v: the controller's own sleep keeps a worker up", c["command"])
+	}
+	if l := pod("Launcher"); l["automountServiceAccountToken"] != nil || l["serviceAccountName"] != nil {
+		t.Errorf("the v1 launcher needs the token of the account the controller makes for it: %v", l)
 	}
 	job["apiVersion"] = "kubeflow.org/v2beta1"
+	spec["sshAuthMountPath"] = "/root/.ssh"
+	delete(spec, "mainContainer")
 	validateMPIJob(t, job)
 }
 

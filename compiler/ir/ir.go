@@ -17,7 +17,13 @@ type Pipeline struct {
 	// Namespace is empty when the manifest should not set one.
 	Namespace          string
 	ServiceAccountName string
-	ImagePullSecrets   []string
+	// LimitsEqualRequests limits every container's cpu and memory to its
+	// requests, those of engine helpers included.
+	LimitsEqualRequests bool
+	// JobServiceAccountName runs the pods of MPI and Dask jobs; empty
+	// means the namespace's default account, with no API token.
+	JobServiceAccountName string
+	ImagePullSecrets      []string
 	// TTLSecondsAfterFinished is nil when the platform sets none.
 	TTLSecondsAfterFinished *int32
 	// Labels go on every object and pod.
@@ -222,6 +228,9 @@ type Resources struct {
 	GPU         int
 	// GPUResource is the extended resource name, such as nvidia.com/gpu.
 	GPUResource string
+	// LimitsEqualRequests limits cpu and memory to the requests, for
+	// namespaces whose ResourceQuota counts limits.
+	LimitsEqualRequests bool
 }
 
 // Toleration lets a step run on tainted nodes.
