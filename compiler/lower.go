@@ -47,6 +47,7 @@ func lower(spec *pipelineSpec, plat *platformSpec, needValues string, diags *Dia
 	steps, io := lw.lowerSteps()
 	if len(steps) == len(spec.Steps) {
 		lw.order(steps, io)
+		lw.claimAccess()
 	}
 	if diags.HasErrors() {
 		return nil
@@ -184,11 +185,8 @@ func (lw *lowering) workspaceSpec() ir.Volume {
 		if st.Size != nil {
 			size = lw.quantity(scalarText2(st.Size), lw.plat.at("storage", "size"), "storage.size")
 		}
-		modes := st.AccessModes
-		if len(modes) == 0 {
-			modes = []string{"ReadWriteOnce"}
-		}
-		v.Create = &ir.ClaimTemplate{Size: size, StorageClassName: st.StorageClassName, AccessModes: modes}
+		// The access modes are decided once the steps are ordered.
+		v.Create = &ir.ClaimTemplate{Size: size, StorageClassName: st.StorageClassName, AccessModes: st.AccessModes}
 	default:
 		v.ClaimName = st.PVC
 		if cubes := lw.cubes(); v.ClaimName == "" && len(cubes) == 1 {

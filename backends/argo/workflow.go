@@ -26,25 +26,32 @@ type Options struct {
 const entrypointName = "main"
 
 // Compile builds the Workflow, WorkflowTemplate or CronWorkflow for p and
-// checks it with Argo's validator. A rejection there is a bug in
-// mlcube-compile and is reported as one.
-func Compile(p *ir.Pipeline, opts Options) (any, error) {
+// checks it with Argo's validator. It returns warnings about what the run
+// does that the spec does not say. A rejection by the validator is a bug
+// in mlcube-compile and is reported as one.
+func Compile(p *ir.Pipeline, opts Options) (any, []string, error) {
 	if err := checkText(p); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	spec, err := workflowSpec(p, opts)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	var obj any
 	switch opts.Kind {
 	case KindWorkflow, "":
-		return workflow(p, spec)
+		obj, err = workflow(p, spec)
 	case KindWorkflowTemplate:
-		return workflowTemplate(p, spec)
+		obj, err = workflowTemplate(p, spec)
 	case KindCronWorkflow:
-		return cronWorkflow(p, spec)
+		obj, err = cronWorkflow(p, spec)
+	default:
+		err = fmt.Errorf("unknown kind %q", opts.Kind)
 	}
-	return nil, fmt.Errorf("unknown kind %q", opts.Kind)
+	if err != nil {
+		return nil, nil, err
+	}
+	return obj, warnings(p), nil
 }
 
 // workflowSpec is what every kind runs: the DAG, its templates, the
@@ -141,6 +148,8 @@ func addVolumes(spec *wfv1.WorkflowSpec, vols []ir.Volume) {
 		}
 		claim := apiv1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Name: v.Name}, Spec: kube.ClaimSpec(v.Create)}
 		spec.VolumeClaimTemplates = append(spec.VolumeClaimTemplates, claim)
+		// Argo's default, written out so that the manifest says it.
+		spec.VolumeClaimGC = &wfv1.VolumeClaimGC{Strategy: wfv1.VolumeClaimGCOnSuccess}
 	}
 }
 

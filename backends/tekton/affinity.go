@@ -69,7 +69,7 @@ func warnings(p *ir.Pipeline) []string {
 			key := selectorText(s.NodeSelector)
 			bySelector[key] = append(bySelector[key], s.Name)
 		}
-		if n := len(s.Mounts); n > 1 && s.Kind == ir.Container {
+		if n := boundClaims(p, s); n > 1 {
 			out = append(out, fmt.Sprintf("tekton: step %s mounts %d claims; Tekton's affinity assistant refuses a TaskRun with more than one, so the cluster needs coschedule: pipelineruns or disabled in Tekton's feature-flags", s.Name, n))
 		}
 		if s.Retry != nil && s.Retry.Backoff > 0 {
@@ -93,10 +93,35 @@ func warnings(p *ir.Pipeline) []string {
 	if len(required) > 0 {
 		out = append(out, "tekton: params "+strings.Join(required, ", ")+" have no default; give them values in the PipelineRun's spec.params before creating it")
 	}
+	for _, v := range p.Volumes {
+		if v.Create != nil {
+			out = append(out, fmt.Sprintf("tekton: the claim %s is created for each run and owned by the PipelineRun, so it and the results written there are deleted with the run (by kubectl delete or Tekton's pruner); to keep results, set storage.pvc to an existing claim, or copy them out in a last step", v.Name))
+		}
+	}
 	if p.TTLSecondsAfterFinished != nil {
 		out = append(out, "tekton: a PipelineRun has no ttlSecondsAfterFinished; set up Tekton's pruner to delete finished runs")
 	}
 	return out
+}
+
+// boundClaims counts the claims the TaskRun of s binds as workspaces,
+// each of which the affinity assistant places: a container step's
+// mounts, and the claims Tekton creates that a distributed step's kubectl
+// task binds to learn their names. The kubectl task has no node selector
+// of its own: it takes the run's pod template, where the assistant is.
+func boundClaims(p *ir.Pipeline, s *ir.Step) int {
+	if s.Kind == ir.Container {
+		return len(s.Mounts)
+	}
+	n := 0
+	for _, m := range s.Mounts {
+		for _, v := range p.Volumes {
+			if v.Name == m.Volume && v.Create != nil {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // selectorText prints a node selector in a fixed order.

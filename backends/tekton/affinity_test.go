@@ -54,3 +54,18 @@ func TestWarnings(t *testing.T) {
 		t.Errorf("one step on one claim: warnings %q", w)
 	}
 }
+
+// The kubectl task of a distributed step binds the claims Tekton creates,
+// to learn their names, so the affinity assistant places it too.
+func TestBoundClaimsCountsKubectlTasks(t *testing.T) {
+	mount := []ir.Mount{{Volume: "workspace", MountPath: "/mnt/mlcube"}}
+	mpi := &ir.Step{Name: "train", Kind: ir.MPI, Mounts: mount}
+	created := &ir.Pipeline{Volumes: []ir.Volume{{Name: "workspace", Create: &ir.ClaimTemplate{Size: "1Gi"}}}}
+	existing := &ir.Pipeline{Volumes: []ir.Volume{{Name: "workspace", ClaimName: "nfs"}}}
+	if n := boundClaims(created, mpi); n != 1 {
+		t.Errorf("kubectl task over a created claim binds %d, want 1", n)
+	}
+	if n := boundClaims(existing, mpi); n != 0 {
+		t.Errorf("kubectl task over an existing claim binds %d, want 0 (it names the claim)", n)
+	}
+}

@@ -57,11 +57,11 @@ var backends = map[string]backend{
 			o.ServiceAccountName = serviceAccount(p)
 			objs = argo.RBAC(p, o.ServiceAccountName)
 		}
-		wf, err := argo.Compile(p, o)
+		wf, warnings, err := argo.Compile(p, o)
 		if err != nil {
 			return nil, nil, err
 		}
-		return append(objs, wf), nil, nil
+		return append(objs, wf), warnings, nil
 	},
 	"tekton": func(p *ir.Pipeline, opts emitOptions) ([]any, []string, error) {
 		var objs []any

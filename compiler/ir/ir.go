@@ -80,6 +80,9 @@ type Volume struct {
 	// ClaimName is the existing claim; empty when Create is set.
 	ClaimName string
 	Create    *ClaimTemplate
+	// Concurrent names two steps that mount a created ReadWriteOnce claim
+	// and may run at the same time; nil when there are none.
+	Concurrent []string
 }
 
 // ClaimTemplate is a claim created for each run.

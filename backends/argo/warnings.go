@@ -1,0 +1,26 @@
+package argo
+
+import (
+	"fmt"
+
+	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+)
+
+// warnings explain what the Workflow does that the spec does not say.
+func warnings(p *ir.Pipeline) []string {
+	var out []string
+	for _, v := range p.Volumes {
+		if v.Create == nil {
+			continue
+		}
+		// Argo deletes the claims it creates when the Workflow succeeds
+		// (volumeClaimGC defaults to OnWorkflowSuccess:
+		// pkg/apis/workflow/v1alpha1/workflow_types.go, GetVolumeClaimGC;
+		// workflow/controller/operator.go, deletePVCs).
+		out = append(out, fmt.Sprintf("argo: the claim %s is created for each run as {{workflow.name}}-%s and deleted when the run succeeds (volumeClaimGC: OnWorkflowSuccess), so results written there vanish with it; a failed run keeps it for debugging. To keep results, set storage.pvc to an existing claim, or copy them out in a last step", v.Name, v.Name))
+		if c := v.Concurrent; c != nil {
+			out = append(out, fmt.Sprintf("argo: steps %s and %s may run at the same time and both mount the %s claim %s, which attaches to one node: Argo does not keep them on one node, so one may wait for the other's volume (Multi-Attach); use ReadWriteMany, or order them with after:", c[0], c[1], v.Create.AccessModes[0], v.Name))
+		}
+	}
+	return out
+}
