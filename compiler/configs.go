@@ -1,7 +1,10 @@
 package compiler
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"strings"
 
 	"cuelang.org/go/cue"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -100,16 +103,32 @@ func checkConfigValue(doc *document, path cue.Path, field, key string, v cue.Val
 	return true
 }
 
-// lowerConfigs makes the ConfigMap, named after the pipeline.
+// lowerConfigs makes the ConfigMap, named after the pipeline and its
+// content, as kustomize's configMapGenerator names them: a run with
+// edited configs gets a new ConfigMap and never reads the old one.
 func (lw *lowering) lowerConfigs() {
 	if len(lw.spec.Configs) == 0 {
 		return
 	}
-	cm := &ir.ConfigMap{Name: lw.p.Name, Data: map[string]string{}}
+	data := map[string]string{}
 	for _, e := range lw.spec.Configs {
-		cm.Data[e.Key] = e.Value
+		data[e.Key] = e.Value
 	}
-	lw.p.Config = cm
+	lw.p.Config = &ir.ConfigMap{Name: lw.p.Name + "-" + contentHash(data), Data: data}
+}
+
+// contentHash is ten characters of the SHA-256 of data, keys sorted,
+// spelt as kustomize spells its suffixes: hex with 0, 1, 3, a and e
+// replaced by g, h, k, m and t, so that no suffix reads as a word or a
+// number.
+func contentHash(data map[string]string) string {
+	h := sha256.New()
+	for _, k := range sortedKeys(data) {
+		// Each key and value with its length, so that no two maps collide.
+		fmt.Fprintf(h, "%d:%s%d:%s", len(k), k, len(data[k]), data[k])
+	}
+	sum := hex.EncodeToString(h.Sum(nil))[:10]
+	return strings.NewReplacer("0", "g", "1", "h", "3", "k", "a", "m", "e", "t").Replace(sum)
 }
 
 // configEnv is one variable per key of the pipeline's ConfigMap.

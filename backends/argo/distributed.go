@@ -25,9 +25,13 @@ func claimName(v ir.Volume) string {
 	return v.ClaimName
 }
 
-// distributedTemplates makes the templates that create a distributed
-// step's job and wait for it, and returns the one the DAG task runs.
-func distributedTemplates(p *ir.Pipeline, s *ir.Step, name string) ([]wfv1.Template, error) {
+// distributedTemplates makes the templates that run a distributed step,
+// and returns them with the one the DAG task runs first. That one is a
+// steps template, retried as the step says: each attempt first deletes
+// what an earlier attempt of the step left, waiting until its pods are
+// gone (a timed-out or lost attempt's job may still run), then creates
+// the job and waits for it. taken holds the names already used.
+func distributedTemplates(p *ir.Pipeline, s *ir.Step, name string, taken []wfv1.Template) ([]wfv1.Template, error) {
 	job, err := distributed.Build(p, s, claimName, workflowName)
 	if err != nil {
 		return nil, err
@@ -36,22 +40,36 @@ func distributedTemplates(p *ir.Pipeline, s *ir.Step, name string) ([]wfv1.Templ
 	if err != nil {
 		return nil, err
 	}
+	names := func(suffixes ...string) []string {
+		var out []string
+		for _, suffix := range suffixes {
+			n := uniqueName(name+"-"+suffix, taken)
+			taken = append(taken, wfv1.Template{Name: n})
+			out = append(out, n)
+		}
+		return out
+	}
 	meta := wfv1.Metadata{Labels: kube.Labels(p.Labels, s.Labels)}
+	clean := deleteJobs(names("clean")[0], meta, job.Kind(), distributed.Selector(s, workflowName), "--cascade=foreground", "--wait=true")
 	create := wfv1.Template{
-		Name:     name,
 		Metadata: meta,
 		Resource: &wfv1.ResourceTemplate{
 			Action: "create", SetOwnerReference: true, Manifest: doc,
 			SuccessCondition: job.SuccessCondition, FailureCondition: job.FailureCondition,
 		},
 	}
+	outer := wfv1.Template{Name: name, Steps: []wfv1.ParallelSteps{{Steps: []wfv1.WorkflowStep{{Name: "clean", Template: clean.Name}}}}}
+	retryAndTimeout(&outer, &ir.Step{Retry: s.Retry})
 	if job.Autoscaler == nil {
-		retryAndTimeout(&create, s)
-		return []wfv1.Template{create}, nil
+		create.Name = names("run")[0]
+		retryAndTimeout(&create, &ir.Step{Timeout: s.Timeout})
+		outer.Steps = append(outer.Steps, wfv1.ParallelSteps{Steps: []wfv1.WorkflowStep{{Name: "run", Template: create.Name}}})
+		return []wfv1.Template{outer, clean, create}, nil
 	}
 	// An adaptive Dask step: create the job, then its autoscaler, and
 	// wait for the job, each knowing the name the API server gave it.
-	create.Name = name + "-create"
+	n := names("create", "autoscale", "wait")
+	create.Name = n[0]
 	create.Resource.SuccessCondition, create.Resource.FailureCondition = "", ""
 	create.Outputs.Parameters = []wfv1.Parameter{{Name: jobParam, ValueFrom: &wfv1.ValueFrom{JSONPath: "{.metadata.name}"}}}
 	input := "{{inputs.parameters." + jobParam + "}}"
@@ -68,11 +86,11 @@ func distributedTemplates(p *ir.Pipeline, s *ir.Step, name string) ([]wfv1.Templ
 	}
 	inputs := wfv1.Inputs{Parameters: []wfv1.Parameter{{Name: jobParam}}}
 	autoscale := wfv1.Template{
-		Name: name + "-autoscale", Metadata: meta, Inputs: inputs,
+		Name: n[1], Metadata: meta, Inputs: inputs,
 		Resource: &wfv1.ResourceTemplate{Action: "create", SetOwnerReference: true, Manifest: scaler},
 	}
 	wait := wfv1.Template{
-		Name: name + "-wait", Metadata: meta, Inputs: inputs,
+		Name: n[2], Metadata: meta, Inputs: inputs,
 		Resource: &wfv1.ResourceTemplate{
 			Action: "get", Manifest: wanted,
 			SuccessCondition: job.SuccessCondition, FailureCondition: job.FailureCondition,
@@ -80,18 +98,46 @@ func distributedTemplates(p *ir.Pipeline, s *ir.Step, name string) ([]wfv1.Templ
 	}
 	retryAndTimeout(&wait, &ir.Step{Timeout: s.Timeout})
 	created := wfv1.Arguments{Parameters: []wfv1.Parameter{{Name: jobParam, Value: wfv1.AnyStringPtr("{{steps.create.outputs.parameters." + jobParam + "}}")}}}
-	steps := wfv1.Template{
-		Name: name,
-		Steps: []wfv1.ParallelSteps{
-			{Steps: []wfv1.WorkflowStep{{Name: "create", Template: create.Name}}},
-			{Steps: []wfv1.WorkflowStep{
-				{Name: "autoscale", Template: autoscale.Name, Arguments: created},
-				{Name: "wait", Template: wait.Name, Arguments: created},
-			}},
-		},
+	outer.Steps = append(outer.Steps,
+		wfv1.ParallelSteps{Steps: []wfv1.WorkflowStep{{Name: "create", Template: create.Name}}},
+		wfv1.ParallelSteps{Steps: []wfv1.WorkflowStep{
+			{Name: "autoscale", Template: autoscale.Name, Arguments: created},
+			{Name: "wait", Template: wait.Name, Arguments: created},
+		}},
+	)
+	return []wfv1.Template{outer, clean, create, autoscale, wait}, nil
+}
+
+// deleteJobs is a resource template that deletes the jobs of kinds that
+// selector selects. With no manifest, Argo's executor runs
+// "kubectl delete --ignore-not-found <flags> -o name" in-process
+// (workflow/executor/resource.go, getKubectlArguments, v3.7.15), which its
+// validator allows for delete (workflow/validate/validate.go).
+func deleteJobs(name string, meta wfv1.Metadata, kinds, selector string, flags ...string) wfv1.Template {
+	return wfv1.Template{
+		Name: name, Metadata: meta,
+		Resource: &wfv1.ResourceTemplate{Action: "delete", Flags: append([]string{kinds, "--selector=" + selector}, flags...)},
 	}
-	retryAndTimeout(&steps, &ir.Step{Retry: s.Retry})
-	return []wfv1.Template{steps, create, autoscale, wait}, nil
+}
+
+// exitHandler deletes, when the run did not succeed (it failed, timed out
+// or was stopped), the jobs of its distributed steps that may still hold
+// GPUs: resource steps end with their pods, not with their jobs. Argo runs
+// onExit when a Workflow is stopped (spec.shutdown: Stop), but not when it
+// is terminated (pkg/apis/workflow/v1alpha1/workflow_types.go,
+// ShutdownStrategy.ShouldExecute); the jobs are owned by the Workflow, so
+// deleting the Workflow deletes them in every case.
+func exitHandler(p *ir.Pipeline, taken []wfv1.Template) (string, []wfv1.Template) {
+	kinds := distributed.Kinds(p)
+	if kinds == "" {
+		return "", nil
+	}
+	name := uniqueName("cleanup", taken)
+	jobs := deleteJobs(uniqueName(name+"-jobs", append(taken, wfv1.Template{Name: name})), wfv1.Metadata{Labels: p.Labels}, kinds, distributed.RunLabel+"="+workflowName, "--wait=false")
+	handler := wfv1.Template{Name: name, Steps: []wfv1.ParallelSteps{{Steps: []wfv1.WorkflowStep{
+		{Name: "delete-jobs", Template: jobs.Name, When: "{{workflow.status}} != Succeeded"},
+	}}}}
+	return name, []wfv1.Template{handler, jobs}
 }
 
 func namespaced(name, namespace string) map[string]any {
@@ -102,19 +148,25 @@ func namespaced(name, namespace string) map[string]any {
 	return meta
 }
 
-// RBAC is what the Workflow's service account sa needs: to create and
-// read the jobs of distributed steps, and what every Argo executor needs
+// RBAC is what the Workflow's service account sa needs: to create, read
+// and delete (by label, waiting until they are gone) the jobs of
+// distributed steps, and what every Argo executor needs
 // since v3.4 (workflowtaskresults). Owner references to the Workflow
 // also need update on workflows/finalizers where the API server enforces
 // owner reference permissions.
 func RBAC(p *ir.Pipeline, sa string) []any {
-	rules := append(distributed.Rules(p, []string{"create", "get"}),
+	rules := append(distributed.Rules(p, []string{"create", "delete", "get", "list", "watch"}),
 		distributed.Rule{Group: "argoproj.io", Resources: []string{"workflowtaskresults"}, Verbs: []string{"create", "patch"}})
+	owns := p.Config != nil
 	for _, s := range p.Steps {
-		if s.Kind != ir.Container {
-			rules = append(rules, distributed.Rule{Group: "argoproj.io", Resources: []string{"workflows/finalizers"}, Verbs: []string{"update"}})
-			break
-		}
+		owns = owns || s.Kind != ir.Container
+	}
+	if owns {
+		rules = append(rules, distributed.Rule{Group: "argoproj.io", Resources: []string{"workflows/finalizers"}, Verbs: []string{"update"}})
+	}
+	if p.Config != nil {
+		// The first task applies the run's ConfigMap.
+		rules = append(rules, distributed.Rule{Group: "", Resources: []string{"configmaps"}, Verbs: []string{"create", "get", "patch"}})
 	}
 	return distributed.RBAC(p, sa, rules)
 }

@@ -37,10 +37,17 @@ func buildTemplates(p *ir.Pipeline) ([]wfv1.Template, []wfv1.DAGTask, error) {
 		templates = append(templates, template(p, g.steps[0], g.name, g.varying))
 	}
 	var tasks []wfv1.DAGTask
+	configs, err := configsTemplate(p, templates)
+	if err != nil {
+		return nil, nil, err
+	}
+	if configs != nil {
+		templates = append(templates, *configs)
+	}
 	for _, s := range p.Steps {
 		if s.Kind != ir.Container {
 			name := uniqueName(s.Name, templates)
-			ts, err := distributedTemplates(p, s, name)
+			ts, err := distributedTemplates(p, s, name, templates)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -57,7 +64,7 @@ func buildTemplates(p *ir.Pipeline) ([]wfv1.Template, []wfv1.DAGTask, error) {
 		}
 		tasks = append(tasks, task)
 	}
-	return templates, tasks, nil
+	return templates, afterConfigs(tasks, configs), nil
 }
 
 // groupSteps groups steps by cube task and by everything but their paths.

@@ -62,8 +62,11 @@ func workflowSpec(p *ir.Pipeline, opts Options) (wfv1.WorkflowSpec, error) {
 		return wfv1.WorkflowSpec{}, err
 	}
 	entry := uniqueName(entrypointName, templates)
+	onExit, handler := exitHandler(p, append(templates, wfv1.Template{Name: entry}))
+	templates = append(templates, handler...)
 	spec := wfv1.WorkflowSpec{
 		Entrypoint:         entry,
+		OnExit:             onExit,
 		ServiceAccountName: serviceAccount(p, opts),
 		Arguments:          arguments(p.Params),
 		Templates:          append([]wfv1.Template{{Name: entry, DAG: &wfv1.DAGTemplate{Tasks: tasks}}}, templates...),

@@ -1,7 +1,10 @@
 package distributed
 
 import (
+	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/mlcube-compile/mlcube-compile/backends/manifest"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
@@ -29,6 +32,50 @@ func (j *Job) YAML() (string, error) { return manifest.YAML(j.Object) }
 
 // JSON is the job's manifest as one line of JSON.
 func (j *Job) JSON() (string, error) { return manifest.JSON(j.Object) }
+
+// JSONOwnedBy is the job's manifest as one line of JSON, owned by the
+// object that owner describes, so that Kubernetes deletes the job with
+// it from the moment the job exists.
+func (j *Job) JSONOwnedBy(owner map[string]string) (string, error) {
+	doc, err := j.JSON()
+	if err != nil {
+		return "", err
+	}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(doc), &m); err != nil {
+		return "", err
+	}
+	meta, _ := m["metadata"].(map[string]any)
+	meta["ownerReferences"] = []any{owner}
+	return manifest.JSON(m)
+}
+
+// Selector selects the jobs of one step of one run.
+func Selector(s *ir.Step, runName string) string {
+	return RunLabel + "=" + runName + "," + StepLabel + "=" + s.Name
+}
+
+// Kind is the job's resource, qualified by its group, as kubectl takes it.
+func (j *Job) Kind() string { return j.Resource + "." + j.Group }
+
+// Kinds are the resources of the jobs p's steps create, as kubectl takes
+// them, joined by commas; empty when p has no distributed step.
+func Kinds(p *ir.Pipeline) string {
+	var out []string
+	for _, s := range p.Steps {
+		kind := ""
+		switch s.Kind {
+		case ir.MPI:
+			kind = "mpijobs." + mpiGroup
+		case ir.Dask:
+			kind = "daskjobs." + daskGroup
+		}
+		if kind != "" && !slices.Contains(out, kind) {
+			out = append(out, kind)
+		}
+	}
+	return strings.Join(out, ",")
+}
 
 // Build makes the job of a distributed step and checks it with the
 // operator's own validation where the operator ships one. runName is the

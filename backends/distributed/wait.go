@@ -1,21 +1,29 @@
 package distributed
 
-// WaitScript creates the job in $MANIFEST and waits until its status,
-// read with the JSONPath $STATUS, holds the word $SUCCEEDED or $FAILED.
-// It exits non-zero when the job fails, when $TIMEOUT seconds pass (0 for
-// no limit), or when the job cannot be read five times in a row. The job
-// is owned by the step's pod, so Kubernetes deletes it with the pod, and
-// it is deleted at once when the step is stopped. $AUTOSCALER_MIN and
-// $AUTOSCALER_MAX, when set, add a DaskAutoscaler for the job's cluster.
-// Every value reaches kubectl as data: the manifest on stdin, the rest as
-// printf arguments, never as shell source.
+// WaitScript deletes what an earlier attempt of the step left ($RESOURCE
+// objects matching $SELECTOR), waiting until their pods are gone so that
+// two attempts never run at once; creates the job in $MANIFEST; and waits
+// until its status, read with the JSONPath $STATUS, holds the word
+// $SUCCEEDED or $FAILED. It exits non-zero when the job fails, when
+// $TIMEOUT seconds pass (0 for no limit), or when the job cannot be read
+// five times in a row; on any exit but success, and when the step is
+// stopped, it deletes the job. The manifest names the step's pod as the
+// job's owner from the start, so Kubernetes also deletes the job with the
+// pod even if the script is killed. $AUTOSCALER_MIN and $AUTOSCALER_MAX,
+// when set, add a DaskAutoscaler for the job's cluster. Every value
+// reaches kubectl as data: the manifest on stdin, the rest as arguments,
+// never as shell source.
 const WaitScript = `#!/bin/sh
 set -eu
+kubectl delete "$RESOURCE" -l "$SELECTOR" --ignore-not-found --cascade=foreground --wait=true
 name=$(printf '%s\n' "$MANIFEST" | kubectl create -f - -o name)
 echo "created $name"
-trap 'kubectl delete "$name" --wait=false >/dev/null 2>&1 || true; exit 143' TERM INT
-owner=$(printf '{"metadata":{"ownerReferences":[{"apiVersion":"v1","kind":"Pod","name":"%s","uid":"%s"}]}}' "$POD_NAME" "$POD_UID")
-kubectl patch "$name" --type=merge -p "$owner" >/dev/null
+result=stopped
+cleanup() {
+  if [ "$result" != succeeded ]; then kubectl delete "$name" --ignore-not-found --wait=false >/dev/null 2>&1 || true; fi
+}
+trap cleanup EXIT
+trap 'exit 143' TERM INT
 if [ -n "${AUTOSCALER_MAX:-}" ]; then
   printf '{"apiVersion":"kubernetes.dask.org/v1","kind":"DaskAutoscaler","metadata":{"name":"%s","ownerReferences":[{"apiVersion":"v1","kind":"Pod","name":"%s","uid":"%s"}]},"spec":{"cluster":"%s","minimum":%d,"maximum":%d}}\n' \
     "${name#*/}" "$POD_NAME" "$POD_UID" "${name#*/}" "$AUTOSCALER_MIN" "$AUTOSCALER_MAX" | kubectl create -f -
@@ -26,7 +34,7 @@ while :; do
   if state=$(kubectl get "$name" -o "jsonpath=$STATUS"); then
     misses=0
     case " $state " in
-      *" $SUCCEEDED "*) echo "$name: $SUCCEEDED"; exit 0 ;;
+      *" $SUCCEEDED "*) result=succeeded; echo "$name: $SUCCEEDED"; exit 0 ;;
       *" $FAILED "*) echo "$name: $FAILED" >&2; exit 1 ;;
     esac
   else
@@ -35,7 +43,6 @@ while :; do
   fi
   if [ "$TIMEOUT" -gt 0 ] && [ $(( $(date +%s) - start )) -ge "$TIMEOUT" ]; then
     echo "$name: not done after $TIMEOUT seconds" >&2
-    kubectl delete "$name" --wait=false >/dev/null 2>&1 || true
     exit 1
   fi
   sleep 10

@@ -51,6 +51,7 @@ func runWait(t *testing.T, state, timeout string, extra ...string) (string, int)
 		"MANIFEST={\"kind\":\"MPIJob\",\"x\":\"'; touch pwned; echo '$(id)\"}",
 		"STATUS={.status.conditions[?(@.status==\"True\")].type}", "SUCCEEDED=Succeeded", "FAILED=Failed",
 		"TIMEOUT=" + timeout, "POD_NAME=run-train-pod", "POD_UID=1234",
+		"RESOURCE=mpijobs.kubeflow.org", "SELECTOR=mlcube-compile/run=run,mlcube-compile/step=train",
 	}, extra...)
 	cmd.Dir = dir
 	out, _ := cmd.CombinedOutput()
@@ -66,25 +67,56 @@ func runWait(t *testing.T, state, timeout string, extra ...string) (string, int)
 }
 
 func TestWaitScript(t *testing.T) {
+	const deleted = "kubectl delete mpijob.kubeflow.org/job-abcde"
 	for _, tc := range []struct {
 		name, state, timeout string
 		code                 int
 		want                 string
+		deletes              bool
 	}{
-		{"succeeds", "Created Running Succeeded", "0", 0, "job-abcde: Succeeded"},
-		{"fails", "Created Failed", "0", 1, "job-abcde: Failed"},
-		{"times out", "Created Running", "600", 1, "kubectl delete mpijob.kubeflow.org/job-abcde"},
-		{"cannot read status", "", "0", 1, "cannot read its status"},
+		{"succeeds", "Created Running Succeeded", "0", 0, "job-abcde: Succeeded", false},
+		{"fails", "Created Failed", "0", 1, "job-abcde: Failed", true},
+		{"times out", "Created Running", "600", 1, "not done after 600 seconds", true},
+		{"cannot read status", "", "0", 1, "cannot read its status", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, code := runWait(t, tc.state, tc.timeout)
 			if code != tc.code || !strings.Contains(out, tc.want) {
 				t.Errorf("exit %d, want %d; want %q in:\n%s", code, tc.code, tc.want, out)
 			}
-			if !strings.Contains(out, `"name":"run-train-pod","uid":"1234"`) {
-				t.Errorf("the job is not owned by the step's pod:\n%s", out)
+			if strings.Contains(out, deleted) != tc.deletes {
+				t.Errorf("deleted the job: %v, want %v:\n%s", !tc.deletes, tc.deletes, out)
+			}
+			first := strings.SplitN(out, "kubectl ", 3)
+			if len(first) < 3 || !strings.HasPrefix(first[1], "delete mpijobs.kubeflow.org -l mlcube-compile/run=run,mlcube-compile/step=train --ignore-not-found --cascade=foreground --wait=true") {
+				t.Errorf("the first kubectl call does not delete what an earlier attempt left, waiting for its pods:\n%s", out)
 			}
 		})
+	}
+}
+
+// A stopped step (SIGTERM, as the kubelet sends when Tekton cancels or
+// times out the TaskRun) deletes its job.
+func TestWaitScriptStoppedDeletesJob(t *testing.T) {
+	dir := t.TempDir()
+	fakeTools(t, dir)
+	os.WriteFile(filepath.Join(dir, "state"), []byte("Created Running"), 0o644)
+	// The fake kubectl's get sends the script SIGTERM once it is waiting.
+	os.WriteFile(filepath.Join(dir, "kubectl"), []byte(`#!/bin/sh
+echo "kubectl $*" >> "$FAKE/log"
+case "$1" in
+  create) cat > /dev/null; echo "mpijob.kubeflow.org/job-abcde" ;;
+  get) kill -TERM "$PPID"; cat "$FAKE/state" ;;
+esac
+exit 0
+`), 0o755)
+	cmd := exec.Command("sh", "-c", WaitScript)
+	cmd.Env = []string{"PATH=" + dir + ":/usr/bin:/bin", "FAKE=" + dir, "MANIFEST={}", "STATUS=x", "SUCCEEDED=Succeeded", "FAILED=Failed",
+		"TIMEOUT=0", "POD_NAME=p", "POD_UID=u", "RESOURCE=mpijobs.kubeflow.org", "SELECTOR=a=b"}
+	cmd.Run()
+	log, _ := os.ReadFile(filepath.Join(dir, "log"))
+	if code := cmd.ProcessState.ExitCode(); code != 143 || !strings.Contains(string(log), "kubectl delete mpijob.kubeflow.org/job-abcde") {
+		t.Errorf("stopped: exit %d, want 143 and the job deleted:\n%s", code, log)
 	}
 }
 

@@ -12,8 +12,13 @@ import (
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
 )
 
-// runName is Tekton's reference to the PipelineRun's name.
-const runName = "$(context.pipelineRun.name)"
+// runName is Tekton's reference to the PipelineRun's name; podName and
+// podUID are the kubelet's references to env vars of the kubectl step.
+const (
+	runName = "$(context.pipelineRun.name)"
+	podName = "$(POD_NAME)"
+	podUID  = "$(POD_UID)"
+)
 
 // claimRef is Tekton's reference to the claim bound to a workspace.
 func claimRef(workspace string) string { return "$(workspaces." + workspace + ".claim)" }
@@ -36,7 +41,11 @@ func distributedTask(p *ir.Pipeline, s *ir.Step) (v1.PipelineTask, error) {
 	if err != nil {
 		return v1.PipelineTask{}, err
 	}
-	doc, err := job.JSON()
+	// The kubelet expands $(POD_NAME) and $(POD_UID) in MANIFEST, since
+	// both are defined before it, so the job is created owned by the
+	// step's pod: Kubernetes deletes it with the pod even when the
+	// script is killed before its trap runs.
+	doc, err := job.JSONOwnedBy(map[string]string{"apiVersion": "v1", "kind": "Pod", "name": podName, "uid": podUID})
 	if err != nil {
 		return v1.PipelineTask{}, err
 	}
@@ -45,13 +54,15 @@ func distributedTask(p *ir.Pipeline, s *ir.Step) (v1.PipelineTask, error) {
 		timeout = strconv.Itoa(int(s.Timeout.Seconds()))
 	}
 	env := []corev1.EnvVar{
-		{Name: "MANIFEST", Value: escapeLiterals(doc, append(refs, runName))},
+		{Name: "POD_NAME", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.name"}}},
+		{Name: "POD_UID", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.uid"}}},
+		{Name: "MANIFEST", Value: escapeLiterals(doc, append(refs, runName, podName, podUID))},
+		{Name: "RESOURCE", Value: job.Kind()},
+		{Name: "SELECTOR", Value: distributed.Selector(s, runName)},
 		{Name: "STATUS", Value: job.Status},
 		{Name: "SUCCEEDED", Value: job.Succeeded},
 		{Name: "FAILED", Value: job.Failed},
 		{Name: "TIMEOUT", Value: timeout},
-		{Name: "POD_NAME", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.name"}}},
-		{Name: "POD_UID", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.uid"}}},
 	}
 	if a := job.Autoscaler; a != nil {
 		env = append(env,
@@ -103,11 +114,12 @@ func escapeLiterals(s string, refs []string) string {
 	return out.String()
 }
 
-// RBAC is what the PipelineRun's service account sa needs to create the
-// jobs of distributed steps, wait for them, make the step's pod their
-// owner, and delete them when the step is stopped.
+// RBAC is what the PipelineRun's service account sa needs to delete what
+// an earlier attempt left (by label, waiting until it is gone), create
+// the jobs of distributed steps, wait for them, and delete them when the
+// step fails or is stopped.
 func RBAC(p *ir.Pipeline, sa string) []any {
-	return distributed.RBAC(p, sa, distributed.Rules(p, []string{"create", "delete", "get", "patch"}))
+	return distributed.RBAC(p, sa, distributed.Rules(p, []string{"create", "delete", "get", "list", "watch"}))
 }
 
 func unique(list []string) []string {

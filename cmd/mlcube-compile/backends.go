@@ -6,6 +6,7 @@ import (
 	"github.com/mlcube-compile/mlcube-compile/backends/argo"
 	"github.com/mlcube-compile/mlcube-compile/backends/distributed"
 	"github.com/mlcube-compile/mlcube-compile/backends/job"
+	"github.com/mlcube-compile/mlcube-compile/backends/kube"
 	"github.com/mlcube-compile/mlcube-compile/backends/manifest"
 	"github.com/mlcube-compile/mlcube-compile/backends/tekton"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
@@ -77,7 +78,7 @@ var backends = map[string]backend{
 		if err != nil {
 			return nil, nil, err
 		}
-		return append(objs, pr), warnings, nil
+		return append(withConfigMap(p, objs), pr), warnings, nil
 	},
 	"job": func(p *ir.Pipeline, opts emitOptions) ([]any, []string, error) {
 		j, warnings, err := job.Compile(p, job.Options{})
@@ -87,8 +88,18 @@ var backends = map[string]backend{
 		if opts.RBAC {
 			warnings = append(warnings, "job: a Job calls no Kubernetes API, so --emit-rbac adds nothing")
 		}
-		return []any{j}, warnings, nil
+		return append(withConfigMap(p, nil), j), warnings, nil
 	},
+}
+
+// withConfigMap puts the pipeline's ConfigMap, if it has one, before objs:
+// it must exist before the run that reads it. An Argo Workflow creates its
+// own as its first task.
+func withConfigMap(p *ir.Pipeline, objs []any) []any {
+	if cm := kube.ConfigMap(p); cm != nil {
+		return append([]any{cm}, objs...)
+	}
+	return objs
 }
 
 func backendList() string { return strings.Join(backendNames, ", ") }

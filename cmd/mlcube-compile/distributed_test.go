@@ -210,7 +210,7 @@ func TestResNetMultinodeRunsFourGPUWorkers(t *testing.T) {
 			if backend == "argo" {
 				wf := validateWorkflow(t, "output", out)
 				for _, tmpl := range wf.Spec.Templates {
-					if r := tmpl.Resource; r != nil {
+					if r := tmpl.Resource; r != nil && r.Action != "delete" {
 						if r.SuccessCondition != "status.replicaStatuses.Launcher.succeeded > 0" || r.FailureCondition != "status.replicaStatuses.Launcher.failed > 0" || !r.SetOwnerReference || r.Action != "create" {
 							t.Errorf("resource template: got %+v", r)
 						}
@@ -338,7 +338,7 @@ func checkV1MPIJob(t *testing.T, job map[string]any) {
 func TestEmitRBAC(t *testing.T) {
 	ex := filepath.Join(repoRoot, "examples", "resnet50-multinode")
 	args := append([]string{"mlcube-compile", "--emit-rbac"}, exampleArgs(ex)...)
-	for backend, verbs := range map[string]string{"argo": "create get", "tekton": "create delete get patch"} {
+	for backend, verbs := range map[string]string{"argo": "create delete get list watch", "tekton": "create delete get list watch"} {
 		out, stderr, code := compileArgs(t, append(args, "--backend", backend)...)
 		if code != 0 {
 			t.Fatalf("%s: exit %d: %s", backend, code, stderr)

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -203,22 +204,45 @@ func configEnv(env []corev1.EnvVar) map[string]string {
 	return out
 }
 
-func TestSingleGPUTaskConfigs(t *testing.T) {
-	wantEnv := map[string]string{
-		"GLOBALCFG":  "mnist-softmax-gpu/GLOBALCFG",
-		"DATASETCFG": "mnist-softmax-gpu/DATASETCFG",
-		"PROCESSCFG": "mnist-softmax-gpu/PROCESSCFG",
+// runConfigMap finds the ConfigMap a run reads: the document before the
+// run, or, on Argo, the one the Workflow's first task applies.
+func runConfigMap(t *testing.T, backend, out string) corev1.ConfigMap {
+	t.Helper()
+	doc := strings.Split(out, "\n---\n")[0]
+	if backend == "argo" {
+		wf := validateWorkflow(t, backend, out)
+		dag := wf.Spec.Templates[0].DAG
+		first := dag.Tasks[0]
+		for _, task := range dag.Tasks[1:] {
+			if len(task.Dependencies) == 0 {
+				t.Errorf("task %s does not wait for %s, which creates the ConfigMap it reads", task.Name, first.Name)
+			}
+		}
+		tmpl := wf.GetTemplateByName(first.Template)
+		if tmpl == nil || tmpl.Resource == nil || tmpl.Resource.Action != "apply" || !tmpl.Resource.SetOwnerReference {
+			t.Fatalf("the first task %s does not apply the ConfigMap, owned by the Workflow: %+v", first.Name, tmpl)
+		}
+		doc = tmpl.Resource.Manifest
 	}
+	var cm corev1.ConfigMap
+	if err := yaml.UnmarshalStrict([]byte(doc), &cm); err != nil || cm.Kind != "ConfigMap" {
+		t.Fatalf("no ConfigMap: %v\n%s", err, doc)
+	}
+	return cm
+}
+
+func TestSingleGPUTaskConfigs(t *testing.T) {
 	for _, backend := range backendNames {
 		t.Run(backend, func(t *testing.T) {
 			out := compileExample(t, backend, "single-gpu-task")
-			docs := strings.Split(out, "\n---\n")
-			var cm corev1.ConfigMap
-			if err := yaml.UnmarshalStrict([]byte(docs[0]), &cm); err != nil || cm.Kind != "ConfigMap" {
-				t.Fatalf("the first document is not the ConfigMap: %v\n%s", err, docs[0])
+			cm := runConfigMap(t, backend, out)
+			if !regexp.MustCompile(`^mnist-softmax-gpu-[a-z0-9]{10}$`).MatchString(cm.Name) || cm.Namespace != "ml-team" || len(cm.Data) != 3 {
+				t.Errorf("ConfigMap %s/%s with %d keys, want ml-team/mnist-softmax-gpu-HASH with 3", cm.Namespace, cm.Name, len(cm.Data))
 			}
-			if cm.Name != "mnist-softmax-gpu" || cm.Namespace != "ml-team" || len(cm.Data) != 3 {
-				t.Errorf("ConfigMap %s/%s with %d keys, want ml-team/mnist-softmax-gpu with 3", cm.Namespace, cm.Name, len(cm.Data))
+			wantEnv := map[string]string{
+				"GLOBALCFG":  cm.Name + "/GLOBALCFG",
+				"DATASETCFG": cm.Name + "/DATASETCFG",
+				"PROCESSCFG": cm.Name + "/PROCESSCFG",
 			}
 			var process map[string]map[string]int
 			if err := json.Unmarshal([]byte(cm.Data["PROCESSCFG"]), &process); err != nil || process["eval"]["batchSize"] != 100 || process["export"]["modelVersion"] != 1 {
@@ -227,7 +251,8 @@ func TestSingleGPUTaskConfigs(t *testing.T) {
 			var env []corev1.EnvVar
 			switch backend {
 			case "argo":
-				env = validateWorkflow(t, backend, out).Spec.Templates[1].Container.Env
+				wf := validateWorkflow(t, backend, out)
+				env = wf.GetTemplateByName("train").Container.Env
 			case "tekton":
 				env = validatePipelineRun(t, backend, out).Spec.PipelineSpec.Tasks[0].TaskSpec.Steps[0].Env
 			case "job":
@@ -237,6 +262,35 @@ func TestSingleGPUTaskConfigs(t *testing.T) {
 				t.Errorf("env from the ConfigMap %v, want %v", got, wantEnv)
 			}
 		})
+	}
+}
+
+// A ConfigMap's name follows its content: a run with edited configs reads
+// a new ConfigMap, never the one an earlier run left.
+func TestConfigMapNameFollowsContent(t *testing.T) {
+	names := map[string]string{}
+	for _, configs := range []string{"{MODE: fast, LEVEL: 3}", "{LEVEL: 3, MODE: fast}", "{MODE: slow, LEVEL: 3}", "{MODE: fast, LEVEL: 3, X: y}"} {
+		specs := writeFiles(t, map[string]string{
+			"mlcube.yaml":   goodCube,
+			"pipeline.yaml": "configs: " + configs + "\nsteps:\n  prepare: {task: prepare}\n",
+		})
+		for _, backend := range backendNames {
+			out, stderr, code := compileArgs(t, "mlcube-compile", "--backend", backend, "--mlcube", specs, "--task", filepath.Join(specs, "pipeline.yaml"))
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			name := runConfigMap(t, backend, out).Name
+			if prev, ok := names[configs]; ok && prev != name {
+				t.Errorf("%s: %s named %s, and %s on another backend", configs, backend, name, prev)
+			}
+			names[configs] = name
+		}
+	}
+	if names["{MODE: fast, LEVEL: 3}"] != names["{LEVEL: 3, MODE: fast}"] {
+		t.Errorf("the same configs in another order got another name: %v", names)
+	}
+	if len(map[string]bool{names["{MODE: fast, LEVEL: 3}"]: true, names["{MODE: slow, LEVEL: 3}"]: true, names["{MODE: fast, LEVEL: 3, X: y}"]: true}) != 3 {
+		t.Errorf("edited configs kept their ConfigMap's name: %v", names)
 	}
 }
 
@@ -253,12 +307,16 @@ steps:
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
+	cm := runConfigMap(t, "argo", out).Name
 	wf := validateWorkflow(t, "configs", out)
 	for _, tmpl := range wf.Spec.Templates[1:] {
+		if tmpl.Container == nil {
+			continue
+		}
 		got := configEnv(tmpl.Container.Env)
-		want := map[string]string{"LEVEL": "demo/LEVEL", "MODE": "demo/MODE"}
+		want := map[string]string{"LEVEL": cm + "/LEVEL", "MODE": cm + "/MODE"}
 		if tmpl.Name == "train" {
-			want = map[string]string{"LEVEL": "demo/LEVEL"}
+			want = map[string]string{"LEVEL": cm + "/LEVEL"}
 			if e := tmpl.Container.Env; len(e) != 2 || e[1].Name != "MODE" || e[1].Value != "slow" {
 				t.Errorf("train env %v, want MODE=slow from the step", e)
 			}

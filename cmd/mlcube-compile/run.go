@@ -12,7 +12,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/mlcube-compile/mlcube-compile/backends/argo"
-	"github.com/mlcube-compile/mlcube-compile/backends/kube"
 	"github.com/mlcube-compile/mlcube-compile/backends/manifest"
 	"github.com/mlcube-compile/mlcube-compile/compiler"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
@@ -140,9 +139,6 @@ func compile(c *cli.Context, stdout, stderr io.Writer) error {
 		return compiler.Diagnostics{{Pos: compiler.Pos{File: p.Source}, Field: unsupported.Field, Message: unsupported.Message}}
 	case err != nil:
 		return internalError{input: describe(opts), err: err}
-	}
-	if cm := kube.ConfigMap(p); cm != nil {
-		objs = append([]any{cm}, objs...)
 	}
 	out, err := manifest.Encode(objs...)
 	if err != nil {

@@ -52,16 +52,7 @@ func runDocument(t *testing.T, name, manifest string) string {
 		var obj any
 		switch meta.Kind {
 		case "ConfigMap":
-			var cm corev1.ConfigMap
-			if err := yaml.UnmarshalStrict([]byte(doc), &cm); err != nil {
-				t.Fatalf("%s: not a ConfigMap: %v", name, err)
-			}
-			for k := range cm.Data {
-				if errs := validation.IsConfigMapKey(k); len(errs) > 0 {
-					t.Errorf("%s: ConfigMap key %q: %v", name, k, errs)
-				}
-				keys[cm.Name+"/"+k] = true
-			}
+			configMapKeys(t, name, doc, keys)
 			continue
 		case "ServiceAccount":
 			obj = &corev1.ServiceAccount{}
@@ -80,6 +71,12 @@ func runDocument(t *testing.T, name, manifest string) string {
 	if err := yaml.Unmarshal([]byte(run), &tree); err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
+	// An Argo Workflow creates its ConfigMap in a resource template.
+	walkMaps(tree, func(m map[string]any) {
+		if doc, ok := m["manifest"].(string); ok && strings.Contains(doc, "kind: ConfigMap") {
+			configMapKeys(t, name, doc, keys)
+		}
+	})
 	walkMaps(tree, func(m map[string]any) {
 		ref, ok := m["configMapKeyRef"].(map[string]any)
 		if ok && !keys[fmt.Sprint(ref["name"])+"/"+fmt.Sprint(ref["key"])] {
@@ -87,6 +84,22 @@ func runDocument(t *testing.T, name, manifest string) string {
 		}
 	})
 	return run
+}
+
+// configMapKeys decodes a ConfigMap strictly, checks its keys, and adds
+// name/key for each to keys.
+func configMapKeys(t *testing.T, name, doc string, keys map[string]bool) {
+	t.Helper()
+	var cm corev1.ConfigMap
+	if err := yaml.UnmarshalStrict([]byte(doc), &cm); err != nil {
+		t.Fatalf("%s: not a ConfigMap: %v", name, err)
+	}
+	for k := range cm.Data {
+		if errs := validation.IsConfigMapKey(k); len(errs) > 0 {
+			t.Errorf("%s: ConfigMap key %q: %v", name, k, errs)
+		}
+		keys[cm.Name+"/"+k] = true
+	}
 }
 
 // validateArgo checks whichever kind of Argo object the run is, and

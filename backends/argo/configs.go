@@ -1,0 +1,51 @@
+package argo
+
+import (
+	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
+
+	"github.com/mlcube-compile/mlcube-compile/backends/kube"
+	"github.com/mlcube-compile/mlcube-compile/backends/manifest"
+	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+)
+
+// configsTemplate creates the pipeline's ConfigMap as the run's first
+// task, so that "argo submit wf.yaml", which ignores every document but
+// the Workflow, has all the run needs. The ConfigMap is named after its
+// content, so a run never reads another's configs; apply, not create,
+// since an earlier run with the same configs may have made it. The
+// Workflow owns it, so it goes when the last Workflow that applied it is
+// deleted. nil when the pipeline has no configs.
+func configsTemplate(p *ir.Pipeline, taken []wfv1.Template) (*wfv1.Template, error) {
+	cm := kube.ConfigMap(p)
+	if cm == nil {
+		return nil, nil
+	}
+	doc, err := manifest.YAML(cm)
+	if err != nil {
+		return nil, err
+	}
+	return &wfv1.Template{
+		Name:     uniqueName("configs", taken),
+		Metadata: wfv1.Metadata{Labels: p.Labels},
+		Resource: &wfv1.ResourceTemplate{Action: "apply", SetOwnerReference: true, Manifest: doc},
+	}, nil
+}
+
+// afterConfigs adds the task that creates the ConfigMap, named apart from
+// the steps, and makes every task that waits for no other wait for it.
+func afterConfigs(tasks []wfv1.DAGTask, configs *wfv1.Template) []wfv1.DAGTask {
+	if configs == nil {
+		return tasks
+	}
+	names := make([]wfv1.Template, len(tasks))
+	for i, t := range tasks {
+		names[i].Name = t.Name
+	}
+	name := uniqueName("configs", names)
+	for i := range tasks {
+		if len(tasks[i].Dependencies) == 0 {
+			tasks[i].Dependencies = []string{name}
+		}
+	}
+	return append([]wfv1.DAGTask{{Name: name, Template: configs.Name}}, tasks...)
+}

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mlcube-compile/mlcube-compile/backends/distributed"
+)
+
+// On Argo, a run that fails, times out or is stopped deletes the jobs it
+// created (an exit handler, which Argo runs on spec.shutdown: Stop), and
+// each attempt of a distributed step first deletes what an earlier
+// attempt left, waiting until it is gone, so two never run at once.
+func TestArgoCleansUpJobs(t *testing.T) {
+	for ex, kinds := range map[string]string{"resnet50-multinode": "mpijobs.kubeflow.org", "dask-benchmark": "daskjobs.kubernetes.dask.org"} {
+		wf := validateWorkflow(t, ex, compileExample(t, "argo", ex))
+		handler := wf.GetTemplateByName(wf.Spec.OnExit)
+		if handler == nil || len(handler.Steps) != 1 || len(handler.Steps[0].Steps) != 1 {
+			t.Fatalf("%s: no exit handler: onExit %q", ex, wf.Spec.OnExit)
+		}
+		step := handler.Steps[0].Steps[0]
+		if step.When != "{{workflow.status}} != Succeeded" {
+			t.Errorf("%s: the exit handler runs when %q, want when the run did not succeed", ex, step.When)
+		}
+		del := wf.GetTemplateByName(step.Template).Resource
+		if del == nil || del.Action != "delete" || !slices.Equal(del.Flags, []string{kinds, "--selector=mlcube-compile/run={{workflow.name}}", "--wait=false"}) {
+			t.Errorf("%s: the exit handler does not delete the run's %s: %+v", ex, kinds, del)
+		}
+		for _, task := range wf.Spec.Templates[0].DAG.Tasks {
+			outer := wf.GetTemplateByName(task.Template)
+			if len(outer.Steps) < 2 {
+				t.Fatalf("%s: step %s is not a steps template that cleans before it runs", ex, task.Name)
+			}
+			clean := wf.GetTemplateByName(outer.Steps[0].Steps[0].Template).Resource
+			want := []string{kinds, "--selector=mlcube-compile/run={{workflow.name}},mlcube-compile/step=" + task.Name, "--cascade=foreground", "--wait=true"}
+			if clean == nil || clean.Action != "delete" || !slices.Equal(clean.Flags, want) {
+				t.Errorf("%s: step %s does not first delete an earlier attempt's job: %+v", ex, task.Name, clean)
+			}
+			if task.Name == "benchmark-fixed" && (outer.RetryStrategy == nil || outer.RetryStrategy.Limit.IntValue() != 1) {
+				t.Errorf("%s: step %s: retries belong to the whole attempt, clean and run: %+v", ex, task.Name, outer.RetryStrategy)
+			}
+		}
+	}
+}
+
+// On Tekton, the job is created owned by the step's pod (the kubelet
+// fills in $(POD_NAME) and $(POD_UID), defined before MANIFEST), and the
+// script deletes an earlier attempt's job first and its own on any exit
+// but success.
+func TestTektonJobsOwnedFromCreation(t *testing.T) {
+	pr := validatePipelineRun(t, "resnet", compileExample(t, "tekton", "resnet50-multinode"))
+	step := pr.Spec.PipelineSpec.Tasks[0].TaskSpec.Steps[0]
+	var names []string
+	for _, e := range step.Env {
+		names = append(names, e.Name)
+		if e.Name == "MANIFEST" && !strings.Contains(e.Value, `"ownerReferences":[{"apiVersion":"v1","kind":"Pod","name":"$(POD_NAME)","uid":"$(POD_UID)"}]`) {
+			t.Errorf("the job is not owned by the step's pod from creation: %s", e.Value)
+		}
+	}
+	if strings.Join(names[:3], " ") != "POD_NAME POD_UID MANIFEST" {
+		t.Errorf("env %v: POD_NAME and POD_UID must come before MANIFEST for the kubelet to expand them", names)
+	}
+	if step.Script != distributed.WaitScript || !strings.Contains(step.Script, "trap cleanup EXIT") {
+		t.Errorf("the kubectl step does not run the wait script with its EXIT trap")
+	}
+	if step.Image != "docker.io/alpine/kubectl:1.34.1" {
+		t.Errorf("kubectl image %q, want the maintained, pinned default", step.Image)
+	}
+}
