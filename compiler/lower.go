@@ -55,6 +55,7 @@ func lower(spec *pipelineSpec, plat *platformSpec, needValues string, diags *Dia
 	for _, name := range sortedKeys(lw.volumes) {
 		lw.p.Volumes = append(lw.p.Volumes, lw.volumes[name])
 	}
+	lw.scheduledConcurrency()
 	return lw.p
 }
 
