@@ -266,39 +266,51 @@ func TestCRDCheckCatchesMistakes(t *testing.T) {
 }
 
 func TestMPIJobAPIVersionV1(t *testing.T) {
-	dir := t.TempDir()
-	plat, _ := os.ReadFile(filepath.Join(repoRoot, "examples", "resnet50-multinode", "platform.yaml"))
-	path := filepath.Join(dir, "platform.yaml")
-	if err := os.WriteFile(path, []byte(strings.Replace(string(plat), "kubeflow.org/v2beta1", "kubeflow.org/v1", 1)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ex := filepath.Join(repoRoot, "examples", "resnet50-multinode")
-	args := []string{"mlcube-compile", "--mlcube", ex, "--task", filepath.Join(ex, "pipeline.yaml"), "--platform", path}
-	_, stderr, code := compileArgs(t, args...)
+	args, pipeline := v1MPIArgs(t)
+	own := append(append([]string{}, args[:len(args)-1]...), pipeline)
+	_, stderr, code := compileArgs(t, own...)
 	if code != 1 || !strings.Contains(stderr, "pipeline.yaml:16:7: steps.train.mpi.sshAuthMountPath: kubeflow.org/v1 MPIJobs (the training operator's) start ranks through kubectl exec, not SSH") {
 		t.Errorf("sshAuthMountPath with v1: exit %d, %q; want an error at the field", code, stderr)
 	}
-	pipeline, _ := os.ReadFile(args[4])
+	for _, backend := range []string{"argo", "tekton"} {
+		checkV1MPIJob(t, v1MPIJob(t, args, backend))
+	}
+}
+
+// v1MPIArgs writes seed 002 for kubeflow.org/v1: the platform with
+// mpi.apiVersion v1, and the pipeline without v2's SSH settings. It
+// returns the command line, and seed 002's own pipeline file.
+func v1MPIArgs(t *testing.T) ([]string, string) {
+	t.Helper()
+	dir := t.TempDir()
+	ex := filepath.Join(repoRoot, "examples", "resnet50-multinode")
+	plat, _ := os.ReadFile(filepath.Join(ex, "platform.yaml"))
+	os.WriteFile(filepath.Join(dir, "platform.yaml"), []byte(strings.Replace(string(plat), "kubeflow.org/v2beta1", "kubeflow.org/v1", 1)), 0o644)
+	pipeline, _ := os.ReadFile(filepath.Join(ex, "pipeline.yaml"))
 	var kept []string
 	for _, line := range strings.Split(string(pipeline), "\n") {
 		if !strings.Contains(line, "sshAuthMountPath:") && !strings.Contains(line, "workerCommand:") {
 			kept = append(kept, line)
 		}
 	}
-	args[4] = filepath.Join(dir, "pipeline.yaml")
-	os.WriteFile(args[4], []byte(strings.Join(kept, "\n")), 0o644)
+	os.WriteFile(filepath.Join(dir, "pipeline.yaml"), []byte(strings.Join(kept, "\n")), 0o644)
 	os.WriteFile(filepath.Join(dir, "mlops.env"), []byte("REGISTRY=docker.io\n"), 0o644)
-	for _, backend := range []string{"argo", "tekton"} {
-		out, stderr, code := compileArgs(t, append(args, "--backend", backend)...)
-		if code != 0 {
-			t.Fatalf("exit %d: %s", code, stderr)
-		}
-		job := embeddedJobs(t, backend, out)[0]
-		if job["apiVersion"] != "kubeflow.org/v1" {
-			t.Fatalf("apiVersion: got %v", job["apiVersion"])
-		}
-		checkV1MPIJob(t, job)
+	args := []string{"mlcube-compile", "--mlcube", ex, "--platform", filepath.Join(dir, "platform.yaml"), "--task", filepath.Join(dir, "pipeline.yaml")}
+	return args, filepath.Join(ex, "pipeline.yaml")
+}
+
+// v1MPIJob compiles args for backend and returns the v1 MPIJob it creates.
+func v1MPIJob(t *testing.T, args []string, backend string) map[string]any {
+	t.Helper()
+	out, stderr, code := compileArgs(t, append(args, "--backend", backend)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
 	}
+	job := embeddedJobs(t, backend, out)[0]
+	if job["apiVersion"] != "kubeflow.org/v1" {
+		t.Fatalf("apiVersion: got %v", job["apiVersion"])
+	}
+	return job
 }
 
 // checkV1MPIJob checks a kubeflow.org/v1 MPIJob against the training
@@ -329,10 +341,14 @@ func checkV1MPIJob(t *testing.T, job map[string]any) {
 	if l := pod("Launcher"); l["automountServiceAccountToken"] != nil || l["serviceAccountName"] != nil {
 		t.Errorf("the v1 launcher needs the token of the account the controller makes for it: %v", l)
 	}
-	job["apiVersion"] = "kubeflow.org/v2beta1"
-	spec["sshAuthMountPath"] = "/root/.ssh"
-	delete(spec, "mainContainer")
-	validateMPIJob(t, job)
+	v2 := map[string]any{}
+	raw, _ := json.Marshal(job)
+	json.Unmarshal(raw, &v2)
+	v2["apiVersion"] = "kubeflow.org/v2beta1"
+	v2spec := v2["spec"].(map[string]any)
+	v2spec["sshAuthMountPath"] = "/root/.ssh"
+	delete(v2spec, "mainContainer")
+	validateMPIJob(t, v2)
 }
 
 func TestEmitRBAC(t *testing.T) {

@@ -137,15 +137,25 @@ start kwok "$E2E_BIN/kwok" --kubeconfig="$KUBECONFIG" --config="$stages" \
   --manage-all-nodes=false --manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake \
   --server-address=127.0.0.1:0 --node-ip=127.0.0.1 --cidr=10.244.0.0/16 --enable-crds=
 
-log "CRDs: Argo, Tekton, mpi-operator, Dask"
+log "CRDs: Argo, Tekton, mpi-operator (and the training operator's v1 MPIJob), Dask"
 argo_dir=$(module_dir github.com/argoproj/argo-workflows/v3 "$ARGO_VERSION")
 tekton_dir=$(module_dir github.com/tektoncd/pipeline "$TEKTON_VERSION")
 mpi_dir=$(module_dir github.com/kubeflow/mpi-operator "$MPI_OPERATOR_VERSION")
 # kubectl create, not apply: the workflows CRD is larger than the
 # last-applied annotation allows.
-for f in "$argo_dir"/manifests/base/crds/full/argoproj.io_*.yaml "$mpi_dir/manifests/base/kubeflow.org_mpijobs.yaml" "$SHARED"/crds/dask/*.yaml; do
+for f in "$argo_dir"/manifests/base/crds/full/argoproj.io_*.yaml "$SHARED"/crds/dask/*.yaml; do
   "$kubectl" create -f "$f" >/dev/null
 done
+# mpijobs.kubeflow.org: mpi-operator's CRD (v2beta1, stored), serving the
+# training operator's kubeflow.org/v1 schema too, so that both kinds of
+# MPIJob the compiler emits are checked against their own operator's CRD.
+training_dir=$(module_dir github.com/kubeflow/training-operator "$TRAINING_OPERATOR_VERSION")
+v1=$("$kubectl" create --dry-run=client -o 'jsonpath={.spec.versions[?(@.name=="v1")]}' \
+  -f "$training_dir/manifests/base/crds/kubeflow.org_mpijobs.yaml")
+printf '[{"op":"add","path":"/spec/versions/-","value":%s},{"op":"replace","path":"/spec/versions/1/storage","value":false}]' "$v1" \
+  >"$E2E_RUN/mpijobs-v1.patch"
+"$kubectl" patch --local -f "$mpi_dir/manifests/base/kubeflow.org_mpijobs.yaml" --type json \
+  --patch-file "$E2E_RUN/mpijobs-v1.patch" -o yaml | "$kubectl" create -f - >/dev/null
 # No conversion webhook runs here, so Tekton's CRDs convert by apiVersion only.
 for f in "$tekton_dir"/config/300-crds/*.yaml; do
   "$kubectl" patch --local -f "$f" --type merge -o yaml \
