@@ -135,6 +135,14 @@ func TestE2EPodFailureFailsWorkflow(t *testing.T) {
 // would, creates the workflow, and waits for it to finish.
 func (c *cluster) submit(t *testing.T, name string, docs []string, wf *wfv1.Workflow, timeout time.Duration) *wfv1.Workflow {
 	t.Helper()
+	ns, created := c.start(t, name, docs, wf)
+	return c.wait(t, ns, created, timeout)
+}
+
+// start sets up namespace e2e-NAME as submit does and creates the
+// workflow; it returns the namespace and the workflow's kubectl name.
+func (c *cluster) start(t *testing.T, name string, docs []string, wf *wfv1.Workflow) (string, string) {
+	t.Helper()
 	ns := "e2e-" + name
 	c.namespace(t, ns)
 	wf.Namespace = ns
@@ -154,7 +162,12 @@ func (c *cluster) submit(t *testing.T, name string, docs []string, wf *wfv1.Work
 	if err != nil {
 		t.Fatal(err)
 	}
-	created := strings.TrimSpace(c.must(t, string(manifest), "create", "-o", "name", "-f", "-"))
+	return ns, strings.TrimSpace(c.must(t, string(manifest), "create", "-o", "name", "-f", "-"))
+}
+
+// wait waits for the workflow created to finish, and returns it.
+func (c *cluster) wait(t *testing.T, ns, created string, timeout time.Duration) *wfv1.Workflow {
+	t.Helper()
 	deadline := time.Now().Add(timeout)
 	for {
 		var got wfv1.Workflow

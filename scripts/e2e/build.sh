@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Builds (or finds in the cache) every binary the e2e cluster needs:
 # kube-apiserver, kube-controller-manager, kube-scheduler and kubectl from the
-# k8s.io/kubernetes module, KWOK, Argo's workflow-controller and
-# mpi-operator's controller, and etcd from the etcd server module that
-# Kubernetes pins (Debian's etcd 3.4.23 is too old for the watch-list
+# k8s.io/kubernetes module, KWOK, Argo's workflow-controller and executor
+# (argoexec), mpi-operator's controller, and etcd from the etcd server
+# module that Kubernetes pins (Debian's etcd 3.4.23 is too old for the watch-list
 # requests that client-go v0.35+ sends: its clients then see changes only
 # when they relist, and a 1-second pod takes a minute). The two controllers
 # serve health checks on every interface; their copies are patched to
@@ -91,8 +91,27 @@ build_patched() {
   fi
   link "$n" "$v"
 }
+# build_argoexec: Argo's executor, which the e2e suite runs on the host for
+# the resource steps of a workflow (KWOK runs no containers). Module zips
+# drop symlinks, and upstream's signal_linux.go is a symlink to
+# signal_darwin.go (which has no build tag), so the copy gets the file back.
+build_argoexec() {
+  local v=$ARGO_VERSION
+  if ! cached argoexec "$v"; then
+    log "building argoexec $v (about 7 minutes cold on 2 cores)"
+    local src=$E2E_CACHE/src/argoexec-$v
+    module_copy github.com/argoproj/argo-workflows/v3 "$v" "$src"
+    local sig=$src/workflow/executor/osspecific
+    [ -e "$sig/signal_linux.go" ] || cp "$sig/signal_darwin.go" "$sig/signal_linux.go"
+    mkdir -p "$E2E_CACHE/argoexec-$v"
+    (cd "$src" && go build -trimpath -o "$E2E_CACHE/argoexec-$v/argoexec" ./cmd/argoexec)
+    rm -rf "$src"
+  fi
+  link argoexec "$v"
+}
 build_kubernetes
 build_kwok
+build_argoexec
 build_patched workflow-controller github.com/argoproj/argo-workflows/v3 "$ARGO_VERSION" ./cmd/workflow-controller \
   cmd/workflow-controller/main.go 'http.ListenAndServe(":6060"' 'http.ListenAndServe("127.0.0.1:6060"'
 build_patched mpi-operator github.com/kubeflow/mpi-operator "$MPI_OPERATOR_VERSION" ./cmd/mpi-operator \
