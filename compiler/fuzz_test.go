@@ -45,6 +45,11 @@ func checkDiagnostics(t *testing.T, diags Diagnostics) {
 		if d.Pos.File == "" || d.Message == "" {
 			t.Fatalf("diagnostic without a file or a message: %#v", d)
 		}
+		// Only a problem with the file as a whole, named by the flag or
+		// key that named the file ("spec" here), has no line and column.
+		if (d.Pos.Line < 1 || d.Pos.Col < 1) && d.Field != "spec" {
+			t.Fatalf("diagnostic about %s without a line and column: %#v", d.Field, d)
+		}
 	}
 }
 

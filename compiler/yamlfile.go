@@ -84,11 +84,13 @@ func parseYAML(path, via string, src []byte, diags *Diagnostics) (*ast.File, boo
 		diags.errorf(whole, via, "file is binary, want YAML")
 		return nil, false
 	}
-	f, err := extractYAML(path, normalizeNewlines(src))
+	src = normalizeNewlines(src)
+	f, err := extractYAML(path, src)
 	if err != nil {
 		addCUEErrors(diags, path, err, templateHint(src))
 		return nil, false
 	}
+	fillPositions(f, src)
 	top := Pos{File: path, Line: 1, Col: 1}
 	switch {
 	case !isMapping(f) && bytes.Contains(src, []byte("\n---")):
