@@ -5,9 +5,9 @@ STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.7.0
 BIN         ?= bin/mlcube-compile
 FUZZTIME    ?= 30s
 # Each fuzz target, as package:name.
-FUZZ_TARGETS = ./compiler:FuzzSpec ./compiler:FuzzEnvFile ./compiler:FuzzValues ./cmd/mlcube-compile:FuzzCompile
+FUZZ_TARGETS = ./compiler:FuzzSpec ./compiler:FuzzEnvFile ./compiler:FuzzValues ./cmd/mlcube-compile:FuzzCompile ./cmd/mlcube-compile:FuzzLint
 
-.PHONY: help build test golden lint lint-cubes fmt tidy fuzz bench e2e e2e-up e2e-down ci
+.PHONY: help build test golden lint lint-cubes fmt tidy fuzz fuzz-long bench e2e e2e-up e2e-down ci
 
 # CUBES are the folders lint-cubes checks.
 CUBES ?= examples $(wildcard ../shared/cubes)
@@ -37,6 +37,9 @@ fuzz: ## Run every fuzz target for FUZZTIME (30s) each; crashes land in testdata
 		echo "== $$name ($$pkg, $(FUZZTIME))"; \
 		$(GO) test $$pkg -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 5s || exit 1; \
 	done
+
+fuzz-long: ## Run every fuzz target for 10 minutes (FUZZTIME=10m), as before resolving a reliability issue.
+	$(MAKE) fuzz FUZZTIME=10m
 
 bench: ## Time compile and lint against kustomize, Jinja2 and cue vet, and at scale (RUNS=15).
 	bash scripts/bench.sh
