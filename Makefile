@@ -4,6 +4,8 @@ GO          ?= go
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.7.0
 BIN         ?= bin/mlcube-compile
 FUZZTIME    ?= 30s
+# FUZZFLAGS go to go test -fuzz, such as -parallel=1 on a busy machine.
+FUZZFLAGS   ?=
 # Each fuzz target, as package:name.
 FUZZ_TARGETS = ./compiler:FuzzSpec ./compiler:FuzzEnvFile ./compiler:FuzzValues ./cmd/mlcube-compile:FuzzCompile ./cmd/mlcube-compile:FuzzLint
 
@@ -35,11 +37,11 @@ fuzz: ## Run every fuzz target for FUZZTIME (30s) each; crashes land in testdata
 	@for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; name=$${t##*:}; \
 		echo "== $$name ($$pkg, $(FUZZTIME))"; \
-		$(GO) test $$pkg -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 5s || exit 1; \
+		$(GO) test $$pkg -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 5s $(FUZZFLAGS) || exit 1; \
 	done
 
 fuzz-long: ## Run every fuzz target for 10 minutes (FUZZTIME=10m), as before resolving a reliability issue.
-	$(MAKE) fuzz FUZZTIME=10m
+	$(MAKE) fuzz FUZZTIME=10m FUZZFLAGS="$(FUZZFLAGS)"
 
 bench: ## Time compile and lint against kustomize, Jinja2 and cue vet, and at scale (RUNS=15).
 	bash scripts/bench.sh
