@@ -34,6 +34,11 @@ func (lw *lowering) claimAccess() {
 		switch {
 		case len(written) == 0 && (distributed != "" || pair != nil):
 			v.Create.AccessModes = []string{readWriteMany}
+			why := "step \"" + distributed + "\" runs pods on several nodes"
+			if distributed == "" {
+				why = "steps \"" + pair[0] + "\" and \"" + pair[1] + "\" may run at the same time on different nodes"
+			}
+			lw.diags.warnf(lw.plat.at("storage"), "storage.accessModes", "the claim made for each run is ReadWriteMany, since %s and all mount it; its storage class must offer ReadWriteMany (NFS, EFS, Filestore, Azure Files, CephFS; not EBS, Persistent Disk or local-path, where the claim would stay Pending): set storageClassName, or accessModes: [ReadWriteOnce] for steps that may wait for each other's volume", why)
 		case len(written) == 0:
 			v.Create.AccessModes = []string{readWriteOnce}
 		case oneNode(written) && distributed != "":

@@ -129,22 +129,18 @@ func (lw *lowering) checkSSHKeys(st *stepSpec, s *ir.Step, job *ir.MPIJob) {
 
 // forwardEnv passes every variable of the step's env to every rank. The
 // ranks on the workers start from the SSH server's environment, not the
-// pod's, so mpirun must forward each variable from the launcher:
-// OpenMPI with -x NAME, Intel MPI and MPICH (Hydra) with -genvlist.
+// pod's, so mpirun must forward the launcher's: OpenMPI forwards only
+// what -x NAME names; Intel MPI and MPICH (Hydra) forward everything with
+// -genvall, their default, written out so that no launcher setting turns
+// it off. -genvlist would narrow it to the names given and drop the
+// image's PATH and LD_LIBRARY_PATH.
 func forwardEnv(implementation string, env []ir.EnvVar) []string {
-	if len(env) == 0 {
-		return nil
-	}
-	var names []string
-	for _, e := range env {
-		names = append(names, e.Name)
-	}
 	if implementation != "OpenMPI" {
-		return []string{"-genvlist", strings.Join(names, ",")}
+		return []string{"-genvall"}
 	}
 	var out []string
-	for _, n := range names {
-		out = append(out, "-x", n)
+	for _, e := range env {
+		out = append(out, "-x", e.Name)
 	}
 	return out
 }

@@ -12,9 +12,13 @@ import (
 // task, so that "argo submit wf.yaml", which ignores every document but
 // the Workflow, has all the run needs. The ConfigMap is named after its
 // content, so a run never reads another's configs; apply, not create,
-// since an earlier run with the same configs may have made it. The
-// Workflow owns it, so it goes when the last Workflow that applied it is
-// deleted. nil when the pipeline has no configs.
+// since an earlier run with the same configs may have made it. Each
+// Workflow that applies it becomes one of its owners: a server-side apply
+// under a field manager of the run's own keeps the owner references of
+// other runs (a client-side apply's three-way merge would drop them, and
+// its last-applied annotation would cap the data at 256 KiB), so the
+// ConfigMap goes when the last of them is deleted. nil when the pipeline
+// has no configs.
 func configsTemplate(p *ir.Pipeline, taken []wfv1.Template) (*wfv1.Template, error) {
 	cm := kube.ConfigMap(p)
 	if cm == nil {
@@ -27,7 +31,10 @@ func configsTemplate(p *ir.Pipeline, taken []wfv1.Template) (*wfv1.Template, err
 	return &wfv1.Template{
 		Name:     uniqueName("configs", taken),
 		Metadata: wfv1.Metadata{Labels: p.Labels},
-		Resource: &wfv1.ResourceTemplate{Action: "apply", SetOwnerReference: true, Manifest: doc},
+		Resource: &wfv1.ResourceTemplate{
+			Action: "apply", SetOwnerReference: true, Manifest: doc,
+			Flags: []string{"--server-side", "--field-manager=mlcube-compile-" + workflowName},
+		},
 	}, nil
 }
 

@@ -1,6 +1,8 @@
 package argo
 
 import (
+	"k8s.io/apimachinery/pkg/util/intstr"
+
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 
 	"github.com/mlcube-compile/mlcube-compile/backends/distributed"
@@ -50,7 +52,12 @@ func distributedTemplates(p *ir.Pipeline, s *ir.Step, name string, taken []wfv1.
 		return out
 	}
 	meta := wfv1.Metadata{Labels: kube.Labels(p.Labels, s.Labels)}
-	clean := deleteJobs(names("clean")[0], meta, job.Kind(), distributed.Selector(s, workflowName), "--cascade=foreground", "--wait=true")
+	// A pod stuck terminating on a lost node would hold the delete for a
+	// week (kubectl's default); after ten minutes the attempt fails and
+	// the step's retries decide.
+	clean := deleteJobs(names("clean")[0], meta, job.Kind(), distributed.Selector(s, workflowName), "--cascade=foreground", "--wait=true", "--timeout=10m")
+	cleanDeadline := intstr.FromInt(11 * 60)
+	clean.ActiveDeadlineSeconds = &cleanDeadline
 	create := wfv1.Template{
 		Metadata: meta,
 		Resource: &wfv1.ResourceTemplate{

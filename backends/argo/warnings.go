@@ -7,8 +7,12 @@ import (
 )
 
 // warnings explain what the Workflow does that the spec does not say.
-func warnings(p *ir.Pipeline) []string {
+// rbac says whether the output grants the run's account what it needs.
+func warnings(p *ir.Pipeline, rbac bool) []string {
 	var out []string
+	if p.Config != nil && !rbac {
+		out = append(out, "argo: the Workflow's first task applies its ConfigMap, so the run's service account needs create, get and patch on configmaps in its namespace; --emit-rbac grants them")
+	}
 	for _, v := range p.Volumes {
 		if v.Create == nil {
 			continue

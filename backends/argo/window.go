@@ -121,6 +121,10 @@ func windowSpec(spec wfv1.WorkflowSpec, entry int, byName map[string]wfv1.Templa
 	for _, t := range tasks {
 		visit(t.Template)
 	}
+	// The exit handler belongs to every window: the Workflow names it.
+	if spec.OnExit != "" {
+		visit(spec.OnExit)
+	}
 	out := spec
 	out.Templates = nil
 	for i, t := range spec.Templates {

@@ -51,7 +51,7 @@ func Compile(p *ir.Pipeline, opts Options) (any, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return obj, warnings(p), nil
+	return obj, warnings(p, opts.ServiceAccountName != ""), nil
 }
 
 // workflowSpec is what every kind runs: the DAG, its templates, the

@@ -133,7 +133,7 @@ func daskJob(p *ir.Pipeline, s *ir.Step, claim ClaimName, runName string) *Job {
 	}
 	bare := *s
 	bare.Mounts = nil
-	scheduler := daskContainer(&bare, "scheduler", []string{"dask-scheduler"}, ir.Resources{}, setup)
+	scheduler := daskContainer(&bare, "scheduler", []string{"dask-scheduler"}, schedulerResources(p), setup)
 	scheduler.Ports = []corev1.ContainerPort{
 		{Name: "tcp-comm", ContainerPort: schedulerPort, Protocol: corev1.ProtocolTCP},
 		{Name: "http-dashboard", ContainerPort: dashboardPort, Protocol: corev1.ProtocolTCP},
@@ -195,6 +195,15 @@ func workerArgs(r ir.Resources) []string {
 		args = append(args, "--memory-limit", strconv.FormatInt(q.Value(), 10))
 	}
 	return args
+}
+
+// schedulerResources are the scheduler's: none, unless the platform wants
+// limits on every container, when it gets a modest fixed size.
+func schedulerResources(p *ir.Pipeline) ir.Resources {
+	if !p.LimitsEqualRequests {
+		return ir.Resources{}
+	}
+	return ir.Resources{CPU: "1", Memory: "2Gi", LimitsEqualRequests: true}
 }
 
 // daskContainer is a container of the Dask cluster. Its args go to the

@@ -15,7 +15,7 @@ package distributed
 // never as shell source.
 const WaitScript = `#!/bin/sh
 set -eu
-kubectl delete "$RESOURCE" -l "$SELECTOR" --ignore-not-found --cascade=foreground --wait=true
+kubectl delete "$RESOURCE" -l "$SELECTOR" --ignore-not-found --cascade=foreground --wait=true --timeout=10m
 name=$(printf '%s\n' "$MANIFEST" | kubectl create -f - -o name)
 echo "created $name"
 result=stopped

@@ -88,7 +88,7 @@ func TestWaitScript(t *testing.T) {
 				t.Errorf("deleted the job: %v, want %v:\n%s", !tc.deletes, tc.deletes, out)
 			}
 			first := strings.SplitN(out, "kubectl ", 3)
-			if len(first) < 3 || !strings.HasPrefix(first[1], "delete mpijobs.kubeflow.org -l mlcube-compile/run=run,mlcube-compile/step=train --ignore-not-found --cascade=foreground --wait=true") {
+			if len(first) < 3 || !strings.HasPrefix(first[1], "delete mpijobs.kubeflow.org -l mlcube-compile/run=run,mlcube-compile/step=train --ignore-not-found --cascade=foreground --wait=true --timeout=10m") {
 				t.Errorf("the first kubectl call does not delete what an earlier attempt left, waiting for its pods:\n%s", out)
 			}
 		})

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -69,7 +70,24 @@ func TestE2EArgoCreatesItsConfigMap(t *testing.T) {
 	if o := got.OwnerReferences; len(o) != 1 || o[0].Kind != "Workflow" || o[0].Name != done.Name || o[0].UID != done.UID {
 		t.Errorf("ConfigMap %s is owned by %+v, want the Workflow %s", want.Name, o, done.Name)
 	}
-	t.Logf("%s: Succeeded; ConfigMap %s created by the run, owned by it, %d keys\n%s", done.Name, want.Name, len(got.Data), h.log())
+	t.Logf("%s: Succeeded; ConfigMap %s created by the run, owned by it, %d keys", done.Name, want.Name, len(got.Data))
+	// A second run with the same configs shares the ConfigMap and becomes
+	// an owner too, so deleting either run leaves it to the other.
+	again := c.submit(t, "configmap", docs, wf, 3*time.Minute)
+	if again.Status.Phase != wfv1.WorkflowSucceeded {
+		t.Fatalf("second run: phase %s: %s\n%s", again.Status.Phase, again.Status.Message, h.log())
+	}
+	if err := json.Unmarshal([]byte(c.must(t, "", "-n", "e2e-configmap", "get", "configmap", want.Name, "-o", "json")), &got); err != nil {
+		t.Fatal(err)
+	}
+	var owners []string
+	for _, o := range got.OwnerReferences {
+		owners = append(owners, o.Name)
+	}
+	if len(owners) != 2 || !slices.Contains(owners, done.Name) || !slices.Contains(owners, again.Name) {
+		t.Errorf("after a second run, ConfigMap %s is owned by %v, want both runs", want.Name, owners)
+	}
+	t.Logf("%s: Succeeded; ConfigMap %s owned by %v\n%s", again.Name, want.Name, owners, h.log())
 }
 
 // TestE2EStopDeletesJobs stops resnet50's Workflow (spec.shutdown: Stop,

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -33,7 +34,7 @@ func TestArgoCleansUpJobs(t *testing.T) {
 				t.Fatalf("%s: step %s is not a steps template that cleans before it runs", ex, task.Name)
 			}
 			clean := wf.GetTemplateByName(outer.Steps[0].Steps[0].Template).Resource
-			want := []string{kinds, "--selector=mlcube-compile/run={{workflow.name}},mlcube-compile/step=" + task.Name, "--cascade=foreground", "--wait=true"}
+			want := []string{kinds, "--selector=mlcube-compile/run={{workflow.name}},mlcube-compile/step=" + task.Name, "--cascade=foreground", "--wait=true", "--timeout=10m"}
 			if clean == nil || clean.Action != "delete" || !slices.Equal(clean.Flags, want) {
 				t.Errorf("%s: step %s does not first delete an earlier attempt's job: %+v", ex, task.Name, clean)
 			}
@@ -66,5 +67,21 @@ func TestTektonJobsOwnedFromCreation(t *testing.T) {
 	}
 	if step.Image != "docker.io/alpine/kubectl:1.34.1" {
 		t.Errorf("kubectl image %q, want the maintained, pinned default", step.Image)
+	}
+}
+
+// A DAG of more than 32 tasks is validated 32 tasks at a time; the exit
+// handler that deletes jobs belongs to every window.
+func TestLargeDAGWithDistributedStepKeepsExitHandler(t *testing.T) {
+	steps := "  mpi: {task: train, mpi: {workers: 2}, outputs: {output_dir: mpi/}}\n"
+	for i := 0; i < 40; i++ {
+		steps += fmt.Sprintf("  s%02d: {task: train, outputs: {output_dir: out%02d/}}\n", i, i)
+	}
+	dir := storagePipeline(t, steps, "  pvc: nfs\n")
+	for _, kind := range []string{"workflow", "workflowtemplate"} {
+		out, _ := compileDir(t, "argo", dir, "--kind", kind)
+		if !strings.Contains(out, "onExit: cleanup") {
+			t.Errorf("%s: no exit handler", kind)
+		}
 	}
 }

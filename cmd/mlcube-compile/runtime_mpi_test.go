@@ -93,8 +93,10 @@ func TestMPIEnvReachesEveryRank(t *testing.T) {
 		"OpenMPI": func(names []string) string {
 			return "-x " + strings.Join(names, " -x ")
 		},
-		"Intel": func(names []string) string { return "-genvlist " + strings.Join(names, ",") },
-		"MPICH": func(names []string) string { return "-genvlist " + strings.Join(names, ",") },
+		// Hydra forwards the launcher's whole env with -genvall; -genvlist
+		// would drop every variable it does not name, PATH among them.
+		"Intel": func([]string) string { return "-genvall" },
+		"MPICH": func([]string) string { return "-genvall" },
 	} {
 		dir := resnetPipeline(t, strings.Replace(step, "IMPL", impl, 1), "")
 		p, _ := os.ReadFile(filepath.Join(dir, "pipeline.yaml"))

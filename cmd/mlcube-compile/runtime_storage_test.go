@@ -44,9 +44,13 @@ func claimModes(t *testing.T, out string) string {
 // several nodes may mount it at once, ReadWriteOnce otherwise.
 func TestClaimAccessModeDefaults(t *testing.T) {
 	for steps, want := range map[string]string{parallelSteps: "ReadWriteMany", mpiStep: "ReadWriteMany", chainedSteps: "ReadWriteOnce"} {
-		out, _ := compileDir(t, "argo", storagePipeline(t, steps, "  size: 100Gi\n"))
+		out, stderr := compileDir(t, "argo", storagePipeline(t, steps, "  size: 100Gi\n"))
 		if got := claimModes(t, out); got != want {
 			t.Errorf("steps\n%s: access modes %s, want %s", steps, got, want)
+		}
+		// A default the cluster's storage class may not offer is said.
+		if warned := strings.Contains(stderr, "platform.yaml:1:1: warning: storage.accessModes: the claim made for each run is ReadWriteMany"); warned != (want == "ReadWriteMany") {
+			t.Errorf("steps\n%s: warned about ReadWriteMany: %v, want %v:\n%s", steps, warned, want == "ReadWriteMany", stderr)
 		}
 	}
 }
