@@ -40,14 +40,14 @@ func fuzzSchema(f *testing.F) *schema.Schema {
 }
 
 // checkDiagnostics fails on a diagnostic that does not say where or what.
-func checkDiagnostics(t *testing.T, diags Diagnostics) {
+// Only a problem with the file as a whole, named by via (the flag or key
+// that named the file), has no line and column.
+func checkDiagnostics(t *testing.T, diags Diagnostics, via string) {
 	for _, d := range diags {
 		if d.Pos.File == "" || d.Message == "" {
 			t.Fatalf("diagnostic without a file or a message: %#v", d)
 		}
-		// Only a problem with the file as a whole, named by the flag or
-		// key that named the file ("spec" here), has no line and column.
-		if (d.Pos.Line < 1 || d.Pos.Col < 1) && d.Field != "spec" {
+		if (d.Pos.Line < 1 || d.Pos.Col < 1) && d.Field != via {
 			t.Fatalf("diagnostic about %s without a line and column: %#v", d.Field, d)
 		}
 	}
@@ -86,7 +86,7 @@ func FuzzSpec(f *testing.F) {
 		for _, decode := range decoders {
 			var diags Diagnostics
 			decode("spec.yaml", &diags)
-			checkDiagnostics(t, diags)
+			checkDiagnostics(t, diags, "spec")
 		}
 	})
 }
@@ -101,7 +101,7 @@ func FuzzEnvFile(f *testing.F) {
 	f.Fuzz(func(t *testing.T, src []byte) {
 		var diags Diagnostics
 		vars := parseEnvFile("x.env", src, "steps.s.envFile", &diags)
-		checkDiagnostics(t, diags)
+		checkDiagnostics(t, diags, "steps.s.envFile")
 		for _, v := range vars {
 			if !envKey.MatchString(v.Name) || templateSyntax(v.Value) != "" || v.Pos.Line < 1 {
 				t.Fatalf("accepted %#v", v)
@@ -125,13 +125,13 @@ func FuzzValues(f *testing.F) {
 		var diags Diagnostics
 		file, ok := parseYAML("values.yaml", "-f", src, &diags)
 		if !ok {
-			checkDiagnostics(t, diags)
+			checkDiagnostics(t, diags, "-f")
 			return
 		}
 		values := decodeValues(s, file, &diags)
 		p := &pipelineSpec{File: "pipeline.yaml", Params: []*pipelineParam{{Name: "epochs"}, {Name: "size", Enum: []string{"small", "large"}}}}
 		applyValues(p, values, &diags)
-		checkDiagnostics(t, diags)
+		checkDiagnostics(t, diags, "-f")
 		for _, v := range values {
 			if v.Pos.Line < 1 || v.Field == "" {
 				t.Fatalf("value without a position: %#v", v)
