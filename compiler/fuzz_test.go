@@ -40,6 +40,14 @@ func fuzzSchema(f *testing.F) *schema.Schema {
 }
 
 // checkDiagnostics fails on a diagnostic that does not say where or what.
+// sameTwice fails when two runs on one input said different things.
+func sameTwice(t *testing.T, first, second any) {
+	t.Helper()
+	if a, b := fmt.Sprint(first), fmt.Sprint(second); a != b {
+		t.Fatalf("the same input gave different results:\n%s\n---\n%s", a, b)
+	}
+}
+
 // Only a problem with the file as a whole, named by via (the flag or key
 // that named the file), has no line and column.
 func checkDiagnostics(t *testing.T, diags Diagnostics, via string) {
@@ -84,9 +92,11 @@ func FuzzSpec(f *testing.F) {
 			},
 		}
 		for _, decode := range decoders {
-			var diags Diagnostics
-			decode("spec.yaml", &diags)
-			checkDiagnostics(t, diags, "spec")
+			var first, second Diagnostics
+			decode("spec.yaml", &first)
+			checkDiagnostics(t, first, "spec")
+			decode("spec.yaml", &second)
+			sameTwice(t, first, second)
 		}
 	})
 }
@@ -99,9 +109,11 @@ func FuzzEnvFile(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {
-		var diags Diagnostics
+		var diags, again Diagnostics
 		vars := parseEnvFile("x.env", src, "steps.s.envFile", &diags)
 		checkDiagnostics(t, diags, "steps.s.envFile")
+		varsAgain := parseEnvFile("x.env", src, "steps.s.envFile", &again)
+		sameTwice(t, fmt.Sprint(diags, vars), fmt.Sprint(again, varsAgain))
 		for _, v := range vars {
 			if !envKey.MatchString(v.Name) || templateSyntax(v.Value) != "" || v.Pos.Line < 1 {
 				t.Fatalf("accepted %#v", v)
@@ -122,6 +134,17 @@ func FuzzValues(f *testing.F) {
 	f.Fuzz(func(t *testing.T, src []byte) {
 		s.Lock()
 		defer s.Unlock()
+		read := func() (Diagnostics, []paramValue) {
+			var d Diagnostics
+			file, ok := parseYAML("values.yaml", "-f", src, &d)
+			if !ok {
+				return d, nil
+			}
+			return d, decodeValues(s, file, &d)
+		}
+		d1, v1 := read()
+		d2, v2 := read()
+		sameTwice(t, fmt.Sprint(d1, v1), fmt.Sprint(d2, v2))
 		var diags Diagnostics
 		file, ok := parseYAML("values.yaml", "-f", src, &diags)
 		if !ok {
