@@ -30,8 +30,8 @@ const executorAnnotation = "e2e.mlcube-compile.io/executor"
 // the step does to the cluster (create, apply, delete, wait for a
 // condition) is argoexec's own code: kubectl in-process, as in a pod
 // (workflow/executor/resource.go). Each run gets a private /tmp, where
-// argoexec writes its manifest, and a kubeconfig whose context is the
-// pod's namespace, as a pod's service account would give it.
+// argoexec writes its manifest (privateTmp), and a kubeconfig whose
+// context is the pod's namespace, as a pod's service account would give.
 type hostExecutor struct {
 	c        *cluster
 	ns, dir  string
@@ -45,7 +45,6 @@ type hostExecutor struct {
 
 func startHostExecutor(t *testing.T, c *cluster, ns string) *hostExecutor {
 	t.Helper()
-	// Not under /tmp, which each run gets a private one of.
 	dir, err := filepath.Abs(filepath.Join(repoRoot, ".e2e", "run", "executor", ns))
 	if err != nil {
 		t.Fatal(err)
@@ -61,12 +60,20 @@ func startHostExecutor(t *testing.T, c *cluster, ns string) *hostExecutor {
 	if _, err := os.Stat(h.argoexec); err != nil {
 		t.Fatalf("no argoexec: run scripts/e2e/build.sh (%v)", err)
 	}
+	if real, err := filepath.EvalSymlinks(h.argoexec); err == nil {
+		h.argoexec, _ = filepath.Abs(real)
+	}
+	if _, err := os.Stat("/mnt"); err != nil {
+		t.Fatalf("the host executor shows the original /tmp at /mnt: %v", err)
+	}
+	// The certificates go inside the kubeconfig, which must not name files
+	// under /tmp, where each run gets a private one.
 	kc := filepath.Join(h.dir, "kubeconfig")
-	raw, err := os.ReadFile(c.kubeconfig)
+	raw, err := c.run("", "config", "view", "--raw", "--flatten", "--minify")
 	if err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(kc, raw, 0o600)
+	os.WriteFile(kc, []byte(raw), 0o600)
 	if _, err := c.run("", "config", "set-context", "--current", "--namespace", ns, "--kubeconfig", kc); err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +135,7 @@ func (h *hostExecutor) run(ctx context.Context, t *testing.T, kubeconfig string,
 	}
 	home := filepath.Join(h.dir, pod.Name)
 	os.MkdirAll(home, 0o755)
-	env := []string{"PATH=/usr/bin:/bin", "HOME=" + home, "KUBECONFIG=" + kubeconfig}
+	env := []string{"PATH=/usr/bin:/bin", "HOME=" + seenFromRun(home), "KUBECONFIG=" + seenFromRun(kubeconfig)}
 	for _, e := range main.Env {
 		switch {
 		case e.ValueFrom != nil && e.ValueFrom.FieldRef != nil && e.ValueFrom.FieldRef.FieldPath == "metadata.name":
@@ -159,8 +166,7 @@ func (h *hostExecutor) run(ctx context.Context, t *testing.T, kubeconfig string,
 		}
 	}
 	args := command[1:]
-	script := `mount -t tmpfs tmpfs /tmp && exec "$0" "$@"`
-	cmd := exec.CommandContext(ctx, "unshare", append([]string{"-m", "--propagation", "private", "sh", "-c", script, h.argoexec}, args...)...)
+	cmd := exec.CommandContext(ctx, "unshare", append([]string{"-m", "--propagation", "private", "sh", "-c", privateTmp, seenFromRun(h.argoexec)}, args...)...)
 	cmd.Env = env
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stderr, &stderr
@@ -208,6 +214,20 @@ func (h *hostExecutor) finish(t *testing.T, pod *corev1.Pod, code int, message s
 	if _, err := h.c.run("", "-n", h.ns, "patch", "pod", pod.Name, "--subresource=status", "--type=merge", "-p", string(patch)); err != nil {
 		t.Logf("%s: %v", pod.Name, err)
 	}
+}
+
+// privateTmp runs "$0" "$@" with a /tmp of its own, where argoexec writes
+// the manifest (always /tmp/manifest.yaml, so two runs at once would share
+// it), in the mount namespace unshare made; the host's /tmp, where the
+// repository may be, shows at /mnt there (seenFromRun).
+const privateTmp = `mount --rbind /tmp /mnt && mount -t tmpfs tmpfs /tmp && exec "$0" "$@"`
+
+// seenFromRun is where a run with a private /tmp sees the host's path p.
+func seenFromRun(p string) string {
+	if rest, ok := strings.CutPrefix(p, "/tmp/"); ok {
+		return "/mnt/" + rest
+	}
+	return p
 }
 
 // log lists what the executor ran.
