@@ -1,6 +1,8 @@
 package argo
 
 import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 
 	"github.com/mlcube-compile/mlcube-compile/backends/kube"
@@ -13,17 +15,22 @@ import (
 // the Workflow, has all the run needs. The ConfigMap is named after its
 // content, so a run never reads another's configs; apply, not create,
 // since an earlier run with the same configs may have made it. Each
-// Workflow that applies it becomes one of its owners: a server-side apply
-// under a field manager of the run's own keeps the owner references of
-// other runs (a client-side apply's three-way merge would drop them, and
-// its last-applied annotation would cap the data at 256 KiB), so the
-// ConfigMap goes when the last of them is deleted. nil when the pipeline
-// has no configs.
+// Workflow that applies it becomes one of its owners, so the ConfigMap
+// goes when the last of them is deleted: the manifest names the run as an
+// owner that is not the controller (Argo's setOwnerReference makes each
+// run the controller, and the API server allows one), and a server-side
+// apply under a field manager of the run's own keeps the owner references
+// other runs applied (a client-side apply's three-way merge would drop
+// them, and its last-applied annotation would cap the data at 256 KiB).
+// nil when the pipeline has no configs.
 func configsTemplate(p *ir.Pipeline, taken []wfv1.Template) (*wfv1.Template, error) {
 	cm := kube.ConfigMap(p)
 	if cm == nil {
 		return nil, nil
 	}
+	cm.OwnerReferences = []metav1.OwnerReference{{
+		APIVersion: wfv1.SchemeGroupVersion.String(), Kind: "Workflow", Name: workflowName, UID: "{{workflow.uid}}",
+	}}
 	doc, err := manifest.YAML(cm)
 	if err != nil {
 		return nil, err
@@ -32,7 +39,7 @@ func configsTemplate(p *ir.Pipeline, taken []wfv1.Template) (*wfv1.Template, err
 		Name:     uniqueName("configs", taken),
 		Metadata: wfv1.Metadata{Labels: p.Labels},
 		Resource: &wfv1.ResourceTemplate{
-			Action: "apply", SetOwnerReference: true, Manifest: doc,
+			Action: "apply", Manifest: doc,
 			Flags: []string{"--server-side", "--field-manager=mlcube-compile-" + workflowName},
 		},
 	}, nil

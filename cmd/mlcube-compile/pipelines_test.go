@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -219,10 +220,19 @@ func runConfigMap(t *testing.T, backend, out string) corev1.ConfigMap {
 			}
 		}
 		tmpl := wf.GetTemplateByName(first.Template)
-		if tmpl == nil || tmpl.Resource == nil || tmpl.Resource.Action != "apply" || !tmpl.Resource.SetOwnerReference {
-			t.Fatalf("the first task %s does not apply the ConfigMap, owned by the Workflow: %+v", first.Name, tmpl)
+		if tmpl == nil || tmpl.Resource == nil || tmpl.Resource.Action != "apply" || !slices.Contains(tmpl.Resource.Flags, "--server-side") {
+			t.Fatalf("the first task %s does not apply the ConfigMap server-side: %+v", first.Name, tmpl)
 		}
 		doc = tmpl.Resource.Manifest
+		// Each run that applies it is an owner, none the controller: the
+		// API server allows one controller, and runs share the ConfigMap.
+		var owned struct {
+			Metadata struct{ OwnerReferences []map[string]any } `json:"metadata"`
+		}
+		yaml.Unmarshal([]byte(doc), &owned)
+		if o := owned.Metadata.OwnerReferences; len(o) != 1 || o[0]["name"] != "{{workflow.name}}" || o[0]["uid"] != "{{workflow.uid}}" || o[0]["controller"] != nil {
+			t.Errorf("the ConfigMap's owner references %v, want the run, not as controller", o)
+		}
 	}
 	var cm corev1.ConfigMap
 	if err := yaml.UnmarshalStrict([]byte(doc), &cm); err != nil || cm.Kind != "ConfigMap" {
