@@ -8,6 +8,7 @@ import (
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/ast"
 	"cuelang.org/go/cue/errors"
+	"cuelang.org/go/cue/literal"
 	"strconv"
 
 	"github.com/mlcube-compile/mlcube-compile/schema"
@@ -88,18 +89,17 @@ func pathOf(sels ...string) cue.Path {
 
 // fieldName prints a path without the schema definition it started from.
 func fieldName(path cue.Path) string {
-	var parts []string
+	out := ""
 	for _, s := range path.Selectors() {
-		if s.IsDefinition() {
-			continue
+		switch {
+		case s.IsDefinition():
+		case s.Type() == cue.IndexLabel:
+			out += fmt.Sprintf("[%d]", s.Index())
+		default:
+			out = joinPath(out, s.Unquoted())
 		}
-		if s.Type() == cue.IndexLabel {
-			parts = append(parts, fmt.Sprintf("[%d]", s.Index()))
-			continue
-		}
-		parts = append(parts, s.Unquoted())
 	}
-	return strings.Replace(strings.Join(parts, "."), ".[", "[", -1)
+	return out
 }
 
 // addSchemaErrors turns CUE's errors into diagnostics. An empty disjunction
@@ -170,11 +170,19 @@ func hasDeeper(field string, fields []string) bool {
 	return false
 }
 
+// selectorsOf reads the path of a CUE error: a label that is not an
+// identifier comes quoted ("a.b", "0"), an index bare.
 func selectorsOf(path []string) []cue.Selector {
 	var out []cue.Selector
 	for _, p := range path {
 		if strings.HasPrefix(p, "#") {
 			continue
+		}
+		if strings.HasPrefix(p, `"`) {
+			if label, err := literal.Unquote(p); err == nil {
+				out = append(out, cue.Str(label))
+				continue
+			}
 		}
 		if n, err := strconv.Atoi(p); err == nil && n >= 0 {
 			out = append(out, cue.Index(n))

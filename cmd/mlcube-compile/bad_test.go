@@ -24,7 +24,7 @@ import (
 
 // diagnosticLine is how each stderr line of a bad spec must look:
 // file[:line:col]: [warning: ]field: message, or a whole-file message.
-var diagnosticLine = regexp.MustCompile(`^[^:\s]+(:\d+:\d+)?: (warning: )?([^\s"]|"[^"]*")+: .+$`)
+var diagnosticLine = regexp.MustCompile(`^[^:\s]+(:\d+:\d+)?: (warning: )?([^\s"]|"([^"\\]|\\.)*")+: .+$`)
 
 func TestBadInputCorpus(t *testing.T) {
 	root := filepath.Join(repoRoot, "testdata", "bad")
