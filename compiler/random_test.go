@@ -22,7 +22,7 @@ const randomPipelines = 300
 func TestRandomPipelinesReduceAsDefined(t *testing.T) {
 	dir := t.TempDir()
 	cube := filepath.Join(dir, "mlcube.yaml")
-	os.WriteFile(cube, []byte(specgen.RandomCube), 0o644)
+	os.WriteFile(cube, []byte(specgen.Cube), 0o644)
 	edgesSeen := 0
 	for seed := uint64(1); seed <= randomPipelines; seed++ {
 		n := 1 + int(seed%13)

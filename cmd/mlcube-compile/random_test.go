@@ -16,7 +16,7 @@ import (
 func TestRandomPipelinesPassValidators(t *testing.T) {
 	const pipelines = 150
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "mlcube.yaml"), []byte(specgen.RandomCube), 0o644)
+	os.WriteFile(filepath.Join(dir, "mlcube.yaml"), []byte(specgen.Cube), 0o644)
 	checked := map[string]int{}
 	for seed := uint64(1); seed <= pipelines; seed++ {
 		text, steps := specgen.Random(seed, 1+int(seed%13))

@@ -6,17 +6,6 @@ import (
 	"strings"
 )
 
-// RandomCube is the cube random pipelines run: one task that reads a
-// folder and writes one, whose paths each step sets.
-const RandomCube = `name: rand
-docker: {image: example/rand:1}
-tasks:
-  work:
-    parameters:
-      inputs: {src: in/}
-      outputs: {dst: out/}
-`
-
 // RandomStep is one step of a random pipeline: the folder it reads, the
 // folder it writes (both relative to the workspace, ending in /), and the
 // earlier steps it names in after:.
@@ -28,7 +17,7 @@ type RandomStep struct {
 	MPI bool
 }
 
-// Random is a valid pipeline of n steps of RandomCube's task, the same for
+// Random is a valid pipeline of n steps of Cube's task, the same for
 // the same seed. Steps fall in layers: a step writes under its layer's
 // folder, nested one or two deep, often where another step of its layer
 // writes too, and reads a folder of an earlier layer, at any depth, so
@@ -52,7 +41,7 @@ func Random(seed uint64, n int) (string, []RandomStep) {
 		if layer > 0 {
 			s.Read = fmt.Sprintf("l%d/%s", rng.IntN(layer), sub[rng.IntN(len(sub))])
 		}
-		fmt.Fprintf(&b, "  %s:\n    task: work\n    inputs: {src: %s}\n    outputs: {dst: %s}\n", s.Name, s.Read, s.Write)
+		fmt.Fprintf(&b, "  %s:\n    task: stage\n    inputs: {src: %s}\n    outputs: {dst: %s}\n", s.Name, s.Read, s.Write)
 		if i > 0 && rng.IntN(4) == 0 {
 			s.After = []int{rng.IntN(i)}
 			fmt.Fprintf(&b, "    after: [r%02d]\n", s.After[0])
