@@ -5,6 +5,8 @@ STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.7.0
 BIN         ?= bin/mlcube-compile
 FUZZTIME    ?= 30s
 # FUZZFLAGS go to go test -fuzz, such as -parallel=1 on a busy machine.
+# -timeout 0: go test's default 10m would end a 10m fuzz run with "context
+# deadline exceeded" and no crasher.
 FUZZFLAGS   ?=
 # Each fuzz target, as package:name.
 FUZZ_TARGETS = ./compiler:FuzzSpec ./compiler:FuzzEnvFile ./compiler:FuzzValues ./cmd/mlcube-compile:FuzzCompile ./cmd/mlcube-compile:FuzzLint
@@ -37,7 +39,7 @@ fuzz: ## Run every fuzz target for FUZZTIME (30s) each; crashes land in testdata
 	@for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; name=$${t##*:}; \
 		echo "== $$name ($$pkg, $(FUZZTIME))"; \
-		$(GO) test $$pkg -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 5s $(FUZZFLAGS) || exit 1; \
+		$(GO) test $$pkg -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 5s -timeout 0 $(FUZZFLAGS) || exit 1; \
 	done
 
 fuzz-long: ## Run every fuzz target for 10 minutes (FUZZTIME=10m), as before resolving a reliability issue.
