@@ -34,9 +34,11 @@ cached() { [ -x "$E2E_CACHE/$1-$2/$1" ]; }
 # pkg NAME: the package build_kubernetes builds NAME from.
 pkg() { if [ "$1" = etcd ]; then echo go.etcd.io/etcd/server/v3; else echo "./cmd/$1"; fi; }
 
+# The real node runs kubelet and kube-proxy beside the control plane.
+KUBE_BINARIES="kube-apiserver kube-controller-manager kube-scheduler kubectl kubelet kube-proxy"
 build_kubernetes() {
   local v=$KUBERNETES_VERSION n missing=()
-  for n in kube-apiserver kube-controller-manager kube-scheduler kubectl; do cached "$n" "$v" || missing+=("$n"); done
+  for n in $KUBE_BINARIES; do cached "$n" "$v" || missing+=("$n"); done
   cached etcd "$ETCD_VERSION" || missing+=(etcd)
   if [ ${#missing[@]} -gt 0 ]; then
     log "building ${missing[*]} from kubernetes $v (about 7 minutes cold on 2 cores)"
@@ -62,7 +64,7 @@ build_kubernetes() {
     done
     rm -rf "$src"
   fi
-  for n in kube-apiserver kube-controller-manager kube-scheduler kubectl; do link "$n" "$v"; done
+  for n in $KUBE_BINARIES; do link "$n" "$v"; done
   link etcd "$ETCD_VERSION"
 }
 
@@ -109,7 +111,26 @@ build_argoexec() {
   fi
   link argoexec "$v"
 }
+# build_tekton: Tekton's controller and webhook, and the binaries its pods
+# run (entrypoint, nop, workingdirinit, sidecarlogresults), each of which
+# up.sh puts in an image of its own.
+build_tekton() {
+  local v=$TEKTON_VERSION n missing=() pkgs=()
+  for n in $TEKTON_BINARIES; do cached "tekton-$n" "$v" || missing+=("$n"); done
+  if [ ${#missing[@]} -gt 0 ]; then
+    log "building tekton ${missing[*]} $v"
+    local src=$E2E_CACHE/src/tekton-$v
+    module_copy github.com/tektoncd/pipeline "$v" "$src"
+    for n in "${missing[@]}"; do
+      mkdir -p "$E2E_CACHE/tekton-$n-$v"
+      (cd "$src" && CGO_ENABLED=0 go build -trimpath -o "$E2E_CACHE/tekton-$n-$v/tekton-$n" "./cmd/$n")
+    done
+    rm -rf "$src"
+  fi
+  for n in $TEKTON_BINARIES; do link "tekton-$n" "$v"; done
+}
 build_kubernetes
+build_tekton
 build_kwok
 build_argoexec
 build_patched workflow-controller github.com/argoproj/argo-workflows/v3 "$ARGO_VERSION" ./cmd/workflow-controller \
@@ -117,3 +138,4 @@ build_patched workflow-controller github.com/argoproj/argo-workflows/v3 "$ARGO_V
 build_patched mpi-operator github.com/kubeflow/mpi-operator "$MPI_OPERATOR_VERSION" ./cmd/mpi-operator \
   cmd/mpi-operator/app/server.go 'fmt.Sprintf(":%d", healthCheckPort)' 'fmt.Sprintf("127.0.0.1:%d", healthCheckPort)'
 log "ready in $E2E_BIN"
+"$(dirname "$0")/images.sh"

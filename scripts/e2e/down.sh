@@ -1,17 +1,22 @@
 #!/usr/bin/env bash
 # Stops the processes up.sh started, and only those: each PID in
 # .e2e/run/pids is signalled only while its command line still names the
-# e2e folder (etcd by its data folder, the rest by their binaries).
+# e2e folder (etcd by its data folder, the rest by their binaries or
+# config files). Then it undoes what the real node changed on the host.
 set -uo pipefail
-source "$(dirname "$0")/versions.sh"
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/versions.sh"
+source "$here/node-down.sh"
 pids=$E2E_RUN/pids
-[ -f "$pids" ] || exit 0
+if [ ! -f "$pids" ]; then node_undo; exit 0; fi
 
 ours() { [ -r "/proc/$1/cmdline" ] && tr '\0' ' ' <"/proc/$1/cmdline" | grep -qF "$E2E_ROOT"; }
 
 # Stop in reverse order of starting, so etcd goes last.
 tac "$pids" | while read -r pid name; do
   ours "$pid" || continue
+  # kubelet is stopped by now: stop the containers before containerd.
+  [ "$name" = containerd ] && node_drain
   kill -TERM "$pid" 2>/dev/null
   for _ in $(seq 1 40); do ours "$pid" || break; sleep 0.25; done
   if ours "$pid"; then
@@ -20,3 +25,4 @@ tac "$pids" | while read -r pid name; do
   fi
 done
 rm -f "$pids"
+node_undo

@@ -51,9 +51,11 @@ pki() {
     openssl x509 -req -in "$1.csr" -CA ca.crt -CAkey ca.key -CAcreateserial -days 2 -out "$1.crt" -extfile "$1.ext" 2>/dev/null
   }
   cert apiserver /CN=kube-apiserver \
-    "subjectAltName=IP:127.0.0.1,IP:10.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc
+    "subjectAltName=IP:127.0.0.1,IP:$NODE_IP,IP:10.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc
 extendedKeyUsage=serverAuth"
   cert admin "/O=system:masters/CN=e2e-admin" "extendedKeyUsage=clientAuth"
+  cert kubelet "/CN=$NODE_NAME" "subjectAltName=IP:$NODE_IP,DNS:$NODE_NAME
+extendedKeyUsage=serverAuth"
   openssl genrsa -out sa.key 2048 2>/dev/null
   openssl rsa -in sa.key -pubout -out sa.pub 2>/dev/null
   cd - >/dev/null
@@ -66,7 +68,7 @@ apiVersion: v1
 kind: Config
 clusters:
 - name: e2e
-  cluster: {server: "https://127.0.0.1:$API_PORT", certificate-authority: "$p/ca.crt"}
+  cluster: {server: "https://$NODE_IP:$API_PORT", certificate-authority: "$p/ca.crt"}
 users:
 - name: admin
   user: {client-certificate: "$p/admin.crt", client-key: "$p/admin.key"}
@@ -76,6 +78,10 @@ contexts:
 current-context: e2e
 KC
 }
+
+source "$here/node.sh"
+log "the node's address $NODE_IP on lo, and its sysctls"
+node_host_setup
 
 log "certificates and kubeconfig"
 pki
@@ -89,15 +95,19 @@ start etcd "$E2E_BIN/etcd" --name e2e --data-dir "$E2E_RUN/etcd" --unsafe-no-fsy
   --listen-peer-urls "http://127.0.0.1:$((ETCD_PORT + 10))" --initial-advertise-peer-urls "http://127.0.0.1:$((ETCD_PORT + 10))" \
   --initial-cluster "e2e=http://127.0.0.1:$((ETCD_PORT + 10))"
 
-log "kube-apiserver on 127.0.0.1:$API_PORT"
+# The API server binds the node's address, which pods reach and which it
+# advertises as the endpoint of the kubernetes Service.
+log "kube-apiserver on $NODE_IP:$API_PORT"
 p=$E2E_RUN/pki
 start kube-apiserver "$E2E_BIN/kube-apiserver" \
-  --bind-address=127.0.0.1 --advertise-address=127.0.0.1 --secure-port="$API_PORT" \
+  --bind-address="$NODE_IP" --advertise-address="$NODE_IP" --secure-port="$API_PORT" \
   --etcd-servers="http://127.0.0.1:$ETCD_PORT" \
   --client-ca-file="$p/ca.crt" --tls-cert-file="$p/apiserver.crt" --tls-private-key-file="$p/apiserver.key" \
   --service-account-issuer=https://kubernetes.default.svc --service-account-key-file="$p/sa.pub" \
   --service-account-signing-key-file="$p/sa.key" --service-cluster-ip-range=10.0.0.0/24 \
-  --authorization-mode=AlwaysAllow --endpoint-reconciler-type=none --profiling=false
+  --kubelet-preferred-address-types=InternalIP,Hostname \
+  --kubelet-client-certificate="$p/admin.crt" --kubelet-client-key="$p/admin.key" \
+  --authorization-mode=AlwaysAllow --profiling=false
 wait_for "the API server" 90 "$kubectl" get --raw /readyz
 
 log "kube-controller-manager and kube-scheduler"
@@ -172,6 +182,9 @@ for f in "$tekton_dir"/config/300-crds/*.yaml; do
 done
 "$kubectl" wait --for condition=established --timeout=60s crd --all >/dev/null
 
+log "the real node $NODE_NAME: containerd, kubelet, kube-proxy"
+node_up
+
 log "Argo's workflow-controller"
 "$kubectl" create namespace argo >/dev/null
 # Argo's emissary executor runs a container that has args but no command
@@ -193,13 +206,21 @@ data:
   images: |
 CM
   for image in $images; do printf '    "%s": {cmd: [/mlcube-entrypoint]}\n' "$image"; done
+  # The real node's image, which the suite runs in place of each cube's.
+  printf '    "%s": {cmd: [/usr/local/bin/mlcube-e2e-record]}\n' mlcube-e2e/base:1 docker.io/mlcube-e2e/base:1
 } | "$kubectl" create -f - >/dev/null
 LEADER_ELECTION_DISABLE=true DEFAULT_REQUEUE_TIME=1s \
-  start workflow-controller "$E2E_BIN/workflow-controller" --kubeconfig="$KUBECONFIG" --namespace=argo
+  start workflow-controller "$E2E_BIN/workflow-controller" --kubeconfig="$KUBECONFIG" --namespace=argo \
+  --executor-image=mlcube-e2e/base:1 --executor-image-pull-policy=Never
 
 log "mpi-operator's controller"
 "$kubectl" create namespace mpi-operator >/dev/null
 start mpi-operator "$E2E_BIN/mpi-operator" --kubeConfig="$KUBECONFIG" --lock-namespace=mpi-operator --monitoring-port=0
 
 wait_for "the default service account" 60 "$kubectl" -n default get serviceaccount default
+# Every process started must still run (kube-proxy, say, exits on a bad
+# configuration while the node looks Ready).
+while read -r pid name; do
+  kill -0 "$pid" 2>/dev/null || { log "$name exited: $(tail -3 "$E2E_RUN/logs/$name.log")"; false; }
+done <"$E2E_RUN/pids"
 log "up: KUBECONFIG=$KUBECONFIG"

@@ -15,3 +15,18 @@ E2E_ROOT=${E2E_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/.e2e}
 E2E_CACHE=$E2E_ROOT/cache
 E2E_BIN=$E2E_ROOT/bin
 E2E_RUN=$E2E_ROOT/run
+# The real node's images start from this Debian suite (scripts/e2e/images.sh).
+DEBIAN_SUITE=bookworm
+DEBIAN_MIRROR=http://deb.debian.org/debian
+TEKTON_BINARIES="controller webhook entrypoint nop workingdirinit sidecarlogresults"
+# The real node (scripts/e2e/node.sh): its address on lo, which the API
+# server binds too, its pods' bridge and addresses, its cgroup, the taint
+# that keeps the suite's KWOK pods off it, and the GPUs it advertises.
+NODE_NAME=mlcube-e2e-node
+NODE_IP=10.213.0.1
+NODE_BRIDGE=mlcube-e2e0
+NODE_POD_CIDR=10.213.64.0/24
+NODE_CGROUP=mlcube-e2e
+NODE_TAINT=e2e.mlcube-compile.io/real-node
+NODE_GPUS=8
+CLUSTER_DNS_IP=10.0.0.10

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Builds the images the real e2e node runs, as docker-archive tars that
+# up.sh imports into the node's containerd; nothing is ever pulled.
+#   mlcube-e2e/base:1   Debian bookworm (minbase) with python3 and bash; its
+#                       entrypoint, and its `python`, is image/record, which
+#                       stands in for every cube's program; it also holds
+#                       kubectl, argoexec and Tekton's binaries (under
+#                       /ko-app, where Tekton's controller runs them from).
+#   mlcube-e2e/pause:1  the pod sandbox: Kubernetes' own pause.c, static.
+# The Debian root filesystem is cached as a tar; the images are rebuilt
+# when what goes into them changes.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/versions.sh"
+log() { printf 'e2e images: %s\n' "$*" >&2; }
+export GOTOOLCHAIN=local GOFLAGS=-mod=mod GOWORK=off
+
+images=$E2E_CACHE/images
+mkdir -p "$images"
+
+# rootfs: debootstrap's minbase with python3, without apt's caches.
+rootfs=$E2E_CACHE/rootfs-$DEBIAN_SUITE-python3.tar
+if [ ! -s "$rootfs" ]; then
+  log "debootstrap $DEBIAN_SUITE minbase with python3 (about a minute)"
+  tmp=$E2E_CACHE/src/rootfs
+  rm -rf "$tmp"; mkdir -p "$tmp"
+  debootstrap --variant=minbase --include=python3 "$DEBIAN_SUITE" "$tmp" "$DEBIAN_MIRROR" >"$E2E_CACHE/src/debootstrap.log" 2>&1 ||
+    { tail -20 "$E2E_CACHE/src/debootstrap.log" >&2; exit 1; }
+  rm -rf "$tmp"/var/cache/apt/archives/*.deb "$tmp"/var/lib/apt/lists/* "$tmp"/usr/share/doc "$tmp"/usr/share/man
+  tar -C "$tmp" --numeric-owner -cf "$rootfs.part" .
+  mv "$rootfs.part" "$rootfs"
+  rm -rf "$tmp"
+fi
+
+# archive NAME:TAG DIR ENTRYPOINT-JSON OUT: a one-layer docker-archive of DIR.
+archive() {
+  local ref=$1 dir=$2 entrypoint=$3 out=$4 work diffid config
+  work=$(mktemp -d "$E2E_CACHE/src/image.XXXXXX")
+  tar -C "$dir" --numeric-owner --sort=name --mtime=@0 -cf "$work/layer.tar" .
+  diffid=$(sha256sum "$work/layer.tar" | cut -d' ' -f1)
+  mkdir "$work/$diffid"; mv "$work/layer.tar" "$work/$diffid/layer.tar"
+  printf '{"architecture":"amd64","os":"linux","created":"1970-01-01T00:00:00Z","config":{"Entrypoint":%s,"Env":["PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"],"WorkingDir":"/"},"rootfs":{"type":"layers","diff_ids":["sha256:%s"]}}' \
+    "$entrypoint" "$diffid" >"$work/config.json"
+  config=$(sha256sum "$work/config.json" | cut -d' ' -f1)
+  mv "$work/config.json" "$work/$config.json"
+  printf '[{"Config":"%s.json","RepoTags":["%s"],"Layers":["%s/layer.tar"]}]' "$config" "$ref" "$diffid" >"$work/manifest.json"
+  tar -C "$work" -cf "$out.part" manifest.json "$config.json" "$diffid"
+  mv "$out.part" "$out"
+  rm -rf "$work"
+}
+
+# The inputs of the base image, by content: a change to any of them
+# rebuilds it.
+base_inputs() {
+  sha256sum "$rootfs" "$here/image/record" "$here/images.sh" \
+    "$E2E_BIN/kubectl" "$E2E_BIN/argoexec" $(for n in $TEKTON_BINARIES; do echo "$E2E_BIN/tekton-$n"; done)
+}
+key=$(base_inputs | sha256sum | cut -c1-16)
+if [ ! -s "$images/base-$key.tar" ]; then
+  log "mlcube-e2e/base:1"
+  dir=$E2E_CACHE/src/base
+  rm -rf "$dir"; mkdir -p "$dir"
+  tar -C "$dir" -xf "$rootfs"
+  install -m 0755 "$here/image/record" "$dir/usr/local/bin/mlcube-e2e-record"
+  ln -s mlcube-e2e-record "$dir/usr/local/bin/python"
+  strip -o "$dir/usr/local/bin/kubectl" "$E2E_BIN/kubectl"
+  strip -o "$dir/usr/local/bin/argoexec" "$E2E_BIN/argoexec"
+  mkdir -p "$dir/ko-app"
+  for n in $TEKTON_BINARIES; do strip -o "$dir/ko-app/$n" "$E2E_BIN/tekton-$n"; done
+  rm -f "$images"/base-*.tar
+  archive mlcube-e2e/base:1 "$dir" '["/usr/local/bin/mlcube-e2e-record"]' "$images/base-$key.tar"
+  rm -rf "$dir"
+fi
+ln -sf "base-$key.tar" "$images/base.tar"
+
+pause_src=$(go mod download -json "k8s.io/kubernetes@$KUBERNETES_VERSION" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')/build/pause/linux/pause.c
+if [ ! -s "$images/pause.tar" ]; then
+  log "mlcube-e2e/pause:1 from $pause_src"
+  dir=$E2E_CACHE/src/pause
+  rm -rf "$dir"; mkdir -p "$dir"
+  gcc -Os -static -DVERSION="$KUBERNETES_VERSION" -o "$dir/pause" "$pause_src"
+  strip "$dir/pause"
+  archive mlcube-e2e/pause:1 "$dir" '["/pause"]' "$images/pause.tar"
+  rm -rf "$dir"
+fi
+log "ready in $images"

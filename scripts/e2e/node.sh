@@ -1,0 +1,177 @@
+#!/usr/bin/env bash
+# Sourced by up.sh once the API server runs: starts the real node beside
+# the KWOK ones. containerd (Debian's) with runc and the CNI bridge,
+# kubelet and kube-proxy (built from Kubernetes), the e2e images imported.
+# Every change it makes outside .e2e/ (an address on lo, two sysctls,
+# /run/containerd, /var/log/containers, a cgroup, iptables chains, the
+# bridge) is written to $E2E_RUN/node.changes, which down.sh undoes.
+#
+# Facts this rests on, learnt on a machine of this kind (2 cores, root,
+# cgroup v1, no CAP_SYS_RESOURCE):
+# - runc cannot set the pause container's oom_score_adj here, so the CRI
+#   plugin restricts it (restrict_oom_score_adj).
+# - kubelet 1.35 refuses cgroup v1 unless failCgroupV1 is false.
+# - The node's address lives on lo: pods reach it through the bridge's
+#   gateway, and the API server, which binds it, advertises it as the
+#   endpoint of the kubernetes Service that kube-proxy routes.
+
+node_dir=$E2E_RUN/node
+changes=$E2E_RUN/node.changes
+mkdir -p "$node_dir"/{containerd,cni/net.d,cni/ipam,kubelet,pod-logs,pki}
+
+# change KIND ARGS...: records a change for down.sh to undo.
+change() { echo "$*" >>"$changes"; }
+
+node_host_setup() {
+  # A netfilter table that is not there yet will hold only what kubelet,
+  # kube-proxy and the CNI plugins add: down.sh deletes it whole. In a
+  # table that is there, kubelet's chains are removed one by one.
+  local fam t c
+  for fam in ip ip6; do
+    for t in filter nat mangle; do
+      if ! nft list table "$fam" "$t" >/dev/null 2>&1; then
+        change nft-table "$fam" "$t"
+      else
+        for c in KUBE-FIREWALL KUBE-KUBELET-CANARY KUBE-IPTABLES-HINT; do
+          nft list chain "$fam" "$t" "$c" >/dev/null 2>&1 || change kubelet-chain "$fam/$t" "$c"
+        done
+      fi
+    done
+  done
+  if ! ip -o addr show dev lo | grep -qF " $NODE_IP/32 "; then
+    ip addr add "$NODE_IP/32" dev lo
+    change addr "$NODE_IP/32"
+  fi
+  local s v
+  for s in net.ipv4.ip_forward net.bridge.bridge-nf-call-iptables; do
+    v=$(sysctl -n "$s")
+    if [ "$v" != 1 ]; then change sysctl "$s" "$v"; sysctl -qw "$s=1"; fi
+  done
+  local d
+  for d in /run/containerd /var/log/containers; do
+    [ -d "$d" ] || change dir "$d"
+  done
+}
+
+node_containerd() {
+  cat >"$node_dir/containerd/config.toml" <<TOML
+version = 2
+root = "$node_dir/containerd/root"
+state = "$node_dir/containerd/state"
+disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshotter.v1.btrfs",
+  "io.containerd.snapshotter.v1.zfs", "io.containerd.snapshotter.v1.devmapper", "io.containerd.tracing.processor.v1.otlp"]
+[grpc]
+  address = "$node_dir/containerd/containerd.sock"
+[plugins."io.containerd.internal.v1.opt"]
+  path = "$node_dir/containerd/opt"
+[plugins."io.containerd.grpc.v1.cri"]
+  sandbox_image = "docker.io/mlcube-e2e/pause:1"
+  restrict_oom_score_adj = true
+  stream_server_address = "127.0.0.1"
+  netns_mounts_under_state_dir = true
+  [plugins."io.containerd.grpc.v1.cri".containerd]
+    snapshotter = "overlayfs"
+    default_runtime_name = "runc"
+    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
+      runtime_type = "io.containerd.runc.v2"
+      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
+        Root = "$node_dir/runc"
+  [plugins."io.containerd.grpc.v1.cri".cni]
+    bin_dir = "/usr/lib/cni"
+    conf_dir = "$node_dir/cni/net.d"
+TOML
+  cat >"$node_dir/cni/net.d/10-mlcube-e2e.conflist" <<CNI
+{"cniVersion": "0.4.0", "name": "mlcube-e2e", "plugins": [
+  {"type": "bridge", "bridge": "$NODE_BRIDGE", "isGateway": true, "ipMasq": true, "hairpinMode": true,
+   "ipam": {"type": "host-local", "ranges": [[{"subnet": "$NODE_POD_CIDR"}]], "routes": [{"dst": "0.0.0.0/0"}],
+            "dataDir": "$node_dir/cni/ipam"}}]}
+CNI
+  change bridge "$NODE_BRIDGE"
+  change cni "mlcube-e2e"
+  start containerd containerd --config "$node_dir/containerd/config.toml"
+  wait_for containerd 30 ctr --address "$node_dir/containerd/containerd.sock" version
+  local image
+  for image in base pause; do
+    ctr --address "$node_dir/containerd/containerd.sock" -n k8s.io images import --no-unpack=false \
+      "$E2E_CACHE/images/$image.tar" >/dev/null
+  done
+}
+
+node_kubelet() {
+  local p=$E2E_RUN/pki
+  sed "s#https://127.0.0.1:$API_PORT#https://$NODE_IP:$API_PORT#" "$KUBECONFIG" >"$node_dir/kubeconfig"
+  # No name server on the host reaches anything: pods get none but the
+  # cluster's.
+  : >"$node_dir/resolv.conf"
+  cat >"$node_dir/kubelet.yaml" <<KC
+apiVersion: kubelet.config.k8s.io/v1beta1
+kind: KubeletConfiguration
+address: $NODE_IP
+readOnlyPort: 0
+healthzBindAddress: 127.0.0.1
+healthzPort: 0
+tlsCertFile: $p/kubelet.crt
+tlsPrivateKeyFile: $p/kubelet.key
+authentication:
+  anonymous: {enabled: false}
+  webhook: {enabled: false}
+  x509: {clientCAFile: $p/ca.crt}
+authorization: {mode: AlwaysAllow}
+containerRuntimeEndpoint: unix://$node_dir/containerd/containerd.sock
+cgroupDriver: cgroupfs
+cgroupRoot: /$NODE_CGROUP
+failCgroupV1: false
+failSwapOn: false
+clusterDomain: cluster.local
+clusterDNS: [$CLUSTER_DNS_IP]
+resolvConf: $node_dir/resolv.conf
+podLogsDir: $node_dir/pod-logs
+volumePluginDir: $node_dir/kubelet/volume-plugins
+imageGCHighThresholdPercent: 100
+imageGCLowThresholdPercent: 99
+evictionHard: {memory.available: 100Mi, nodefs.available: 1%, imagefs.available: 1%}
+registerWithTaints:
+- {key: $NODE_TAINT, value: "true", effect: NoSchedule}
+serializeImagePulls: false
+KC
+  # kubelet wants its cgroup root to exist, in every hierarchy.
+  change cgroup "$NODE_CGROUP"
+  local h
+  for h in /sys/fs/cgroup/*/; do [ -L "${h%/}" ] || mkdir -p "$h$NODE_CGROUP"; done
+  start kubelet "$E2E_BIN/kubelet" --config="$node_dir/kubelet.yaml" --kubeconfig="$node_dir/kubeconfig" \
+    --root-dir="$node_dir/kubelet" --hostname-override="$NODE_NAME" --node-ip="$NODE_IP" \
+    --node-labels="e2e.mlcube-compile.io/real-node=true"
+}
+
+node_kube_proxy() {
+  cat >"$node_dir/kube-proxy.yaml" <<KP
+apiVersion: kubeproxy.config.k8s.io/v1alpha1
+kind: KubeProxyConfiguration
+clientConnection: {kubeconfig: $node_dir/kubeconfig}
+hostnameOverride: $NODE_NAME
+mode: iptables
+bindAddress: $NODE_IP
+healthzBindAddress: 127.0.0.1:10256
+metricsBindAddress: 127.0.0.1:10249
+clusterCIDR: $NODE_POD_CIDR
+nodePortAddresses: [$NODE_IP/32]
+iptables: {localhostNodePorts: false}
+conntrack: {maxPerCore: 0, tcpEstablishedTimeout: 0s, tcpCloseWaitTimeout: 0s}
+KP
+  change kube-proxy "$node_dir/kube-proxy.yaml"
+  start kube-proxy "$E2E_BIN/kube-proxy" --config="$node_dir/kube-proxy.yaml"
+}
+
+node_ready() { [ "$("$kubectl" get node "$NODE_NAME" -o 'jsonpath={.status.conditions[?(@.type=="Ready")].status}')" = True ]; }
+
+# node_up: node_host_setup has run before the API server started.
+node_up() {
+  node_containerd
+  node_kubelet
+  node_kube_proxy
+  wait_for "node $NODE_NAME to be Ready" 120 node_ready
+  # The node advertises GPUs, as a device plugin would, so that GPU steps
+  # schedule; no container gets a device.
+  "$kubectl" patch node "$NODE_NAME" --subresource=status --type=merge \
+    -p "{\"status\":{\"capacity\":{\"nvidia.com/gpu\":\"$NODE_GPUS\"}}}" >/dev/null
+}
