@@ -190,8 +190,12 @@ log "Argo's workflow-controller"
 # Argo's emissary executor runs a container that has args but no command
 # through the image's entrypoint, which the controller looks up in the
 # registry. This cluster reaches no registry, so, as on an air-gapped
-# cluster, the controller's image index lists the entrypoint of every image
-# the Argo golden files run. KWOK runs nothing, so any command will do.
+# cluster, the controller's image index (config.Image in Argo's
+# config/image.go: entrypoint and cmd as in an image's config) gives the
+# entrypoint of the real node's image and of every image the Argo golden
+# files name: on the real node they all run that image (the legacy cube's
+# image is that image under another name), whose entrypoint is the
+# recorder; on KWOK nothing runs.
 images=$(sed -n 's/^ *image: *//p' "$repo"/testdata/golden/argo/*.yaml | tr -d "\"'" | sort -u)
 {
   cat <<CM
@@ -205,9 +209,9 @@ data:
     enabled: false
   images: |
 CM
-  for image in $images; do printf '    "%s": {cmd: [/mlcube-entrypoint]}\n' "$image"; done
-  # The real node's image, which the suite runs in place of each cube's.
-  printf '    "%s": {cmd: [/usr/local/bin/mlcube-e2e-record]}\n' mlcube-e2e/base:1 docker.io/mlcube-e2e/base:1
+  for image in $images mlcube-e2e/base:1 docker.io/mlcube-e2e/base:1; do
+    printf '    "%s": {entrypoint: [/usr/local/bin/mlcube-e2e-record]}\n' "$image"
+  done
 } | "$kubectl" create -f - >/dev/null
 LEADER_ELECTION_DISABLE=true DEFAULT_REQUEUE_TIME=1s \
   start workflow-controller "$E2E_BIN/workflow-controller" --kubeconfig="$KUBECONFIG" --namespace=argo \
