@@ -1,0 +1,150 @@
+//go:build e2e
+
+package main
+
+import (
+	"encoding/json"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/yaml"
+)
+
+// realRunOf prepares a run of an example's Argo golden file on the real
+// node, as TestE2EArgoOnRealNode does, named NAME.
+func (c *cluster) realRunOf(t *testing.T, example, name string) *realRun {
+	t.Helper()
+	golden := goldenDocuments(t, filepath.Join(repoRoot, "testdata", "golden", "argo", example+".yaml"))
+	want := decodeWorkflow(t, golden[len(golden)-1])
+	docs := compileForRealNode(t, filepath.Join(repoRoot, "examples", example), "argo")
+	return c.newRealRun(t, name, docs, want)
+}
+
+// setEnv gives a template's container one more variable (fault injection
+// for the image's recorder: MLCUBE_E2E_EXIT, MLCUBE_E2E_SLEEP).
+func (r *realRun) setEnv(t *testing.T, template, name, value string) {
+	t.Helper()
+	i := slices.IndexFunc(r.wf.Spec.Templates, func(tmpl wfv1.Template) bool { return tmpl.Name == template })
+	if i < 0 || r.wf.Spec.Templates[i].Container == nil {
+		t.Fatalf("no container template %s", template)
+	}
+	c := r.wf.Spec.Templates[i].Container
+	c.Env = append(c.Env, corev1.EnvVar{Name: name, Value: value})
+}
+
+func (r *realRun) create(t *testing.T) string {
+	t.Helper()
+	manifest, err := yaml.Marshal(r.wf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(r.c.must(t, string(manifest), "create", "-o", "name", "-f", "-"))
+}
+
+// TestE2ERealNodeRetriesThenFails makes train of two-cube-pipeline exit 3
+// on the real node: Argo must run it retryStrategy.limit+1 times, each a
+// real container that ran (it left its record) and exited 3, then fail the
+// run with nothing after train run.
+func TestE2ERealNodeRetriesThenFails(t *testing.T) {
+	c := e2eCluster(t)
+	t.Parallel()
+	r := c.realRunOf(t, "two-cube-pipeline", "retries")
+	const target = "train"
+	tmpl := r.golden.GetTemplateByName(target)
+	if tmpl.RetryStrategy == nil {
+		t.Fatalf("%s has no retry strategy in the golden file", target)
+	}
+	limit := tmpl.RetryStrategy.Limit.IntValue()
+	r.setEnv(t, target, "MLCUBE_E2E_EXIT", "3")
+	backoff, err := time.ParseDuration(tmpl.RetryStrategy.Backoff.Duration)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := r.c.wait(t, r.ns, r.create(t), time.Duration(limit)*4*backoff+5*time.Minute)
+	if done.Status.Phase != wfv1.WorkflowFailed {
+		t.Fatalf("phase %s, want Failed\n%s", done.Status.Phase, nodeSummary(done))
+	}
+	attempts := retryAttempts(done, target)
+	if len(attempts) != limit+1 {
+		t.Errorf("%s ran %d times, want %d\n%s", target, len(attempts), limit+1, nodeSummary(done))
+	}
+	for _, a := range attempts {
+		if a.Phase != wfv1.NodeFailed || !strings.Contains(a.Message, "exit code 3") {
+			t.Errorf("attempt %s: %s %q, want Failed with exit code 3", a.DisplayName, a.Phase, a.Message)
+		}
+	}
+	ran := 0
+	for _, rec := range r.records(t) {
+		if strings.Contains(rec.Pod, "-"+target+"-") {
+			ran++
+		}
+	}
+	if ran != limit+1 {
+		t.Errorf("%d containers of %s left a record, want %d: each attempt is a container that ran", ran, target, limit+1)
+	}
+	dag := entryDAG(t, r.golden)
+	after := downstream(dag, target)
+	for task := range after {
+		if podsOf(done, task) > 0 {
+			t.Errorf("task %s has pods, but runs after the failed %s", task, target)
+		}
+	}
+	t.Logf("%s: Failed after %d real attempts of %s (exit code 3); %v not run", done.Name, len(attempts), target, slices.Sorted(maps.Keys(after)))
+}
+
+// TestE2ERealNodeStopKillsPods stops a run of mnist (spec.shutdown, as
+// `argo stop` and `argo terminate` do) while its first step's container
+// runs: the container must be killed, not left to run, and the run end.
+func TestE2ERealNodeStopKillsPods(t *testing.T) {
+	c := e2eCluster(t)
+	t.Parallel()
+	r := c.realRunOf(t, "mnist", "stop")
+	r.setEnv(t, "download", "MLCUBE_E2E_SLEEP", "600")
+	created := r.create(t)
+	running := func() string {
+		out, _ := r.c.run("", "-n", r.ns, "get", "pods", "-l", "workflows.argoproj.io/workflow="+r.wf.Name,
+			"-o", `jsonpath={range .items[*]}{.metadata.name} {.status.containerStatuses[?(@.name=="main")].state.running.startedAt}{"\n"}{end}`)
+		for _, line := range strings.Split(out, "\n") {
+			if f := strings.Fields(line); len(f) == 2 {
+				return f[0]
+			}
+		}
+		return ""
+	}
+	pod := ""
+	for deadline := time.Now().Add(3 * time.Minute); pod == "" && time.Now().Before(deadline); time.Sleep(time.Second) {
+		pod = running()
+	}
+	if pod == "" {
+		t.Fatal("download's container never ran")
+	}
+	r.c.must(t, "", "-n", r.ns, "patch", created, "--type=merge", "-p", `{"spec":{"shutdown":"Terminate"}}`)
+	stopped := time.Now()
+	done := r.c.wait(t, r.ns, created, 2*time.Minute)
+	if done.Status.Phase == wfv1.WorkflowSucceeded {
+		t.Fatalf("a stopped run Succeeded")
+	}
+	var p corev1.Pod
+	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(time.Second) {
+		out := r.c.must(t, "", "-n", r.ns, "get", "pod", pod, "-o", "json", "--ignore-not-found")
+		if out == "" {
+			break
+		}
+		if err := json.Unmarshal([]byte(out), &p); err != nil {
+			t.Fatal(err)
+		}
+		if p.Status.Phase == corev1.PodFailed || p.Status.Phase == corev1.PodSucceeded {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("pod %s still %s two minutes after the run was stopped", pod, p.Status.Phase)
+		}
+	}
+	t.Logf("%s: %s; its running pod %s stopped %s after spec.shutdown (its container slept 600s)", done.Name, done.Status.Phase, pod, time.Since(stopped).Round(time.Second))
+}
