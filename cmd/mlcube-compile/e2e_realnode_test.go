@@ -204,11 +204,14 @@ type realRun struct {
 func (c *cluster) newRealRun(t *testing.T, name string, docs []string, golden *wfv1.Workflow) *realRun {
 	t.Helper()
 	wf := decodeWorkflow(t, docs[len(docs)-1])
-	// A workflow the platform puts in a namespace runs there (its steps
-	// may name it); others in a namespace of their own.
-	ns := wf.Namespace
-	if ns == "" {
-		ns = "e2e-real-" + name
+	// Each run has a namespace of its own, so that nothing it makes meets
+	// the dry-runs in the platform's namespace; the manifests its steps
+	// apply move there with it.
+	ns := "e2e-real-" + name
+	for i := range wf.Spec.Templates {
+		if res := wf.Spec.Templates[i].Resource; res != nil && res.Manifest != "" && wf.Namespace != "" {
+			res.Manifest = inNamespace(t, res.Manifest, ns)
+		}
 	}
 	r := &realRun{c: c, ns: ns, golden: golden, docs: docs, secrets: map[string]string{}, volumes: map[string]string{}, params: map[string]string{}}
 	c.namespace(t, r.ns)
