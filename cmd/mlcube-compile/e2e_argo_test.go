@@ -38,7 +38,7 @@ func TestE2EArgoOnRealNode(t *testing.T) {
 			if k := distributedKinds(want); len(k) > 0 {
 				t.Skipf("not run here: it creates %v", k)
 			}
-			docs := compileForRealNode(t, filepath.Join(repoRoot, "examples", name), "argo")
+			docs := compileForRealNode(t, filepath.Join(repoRoot, "examples", name), "argo", realImage)
 			ran++
 			t.Parallel()
 			r := c.newRealRun(t, name, docs, want)
@@ -71,10 +71,10 @@ func TestE2EArgoOnRealNode(t *testing.T) {
 					t.Errorf("task %s (pod %q) left no record in the workspace", task.Name, pod)
 					continue
 				}
-				r.checkContainer(t, task, rec)
+				checkRecord(t, "task "+task.Name, r.argoWant(t, task), rec)
 				byTask[task.Name] = rec
 			}
-			r.checkFlow(t, dag, byTask)
+			checkFlow(t, func(task string) map[string]bool { return upstream(dag, task) }, byTask)
 			t.Logf("%s: Succeeded on %s in %s; %d of %d tasks' containers checked", done.Name, realNode,
 				done.Status.FinishedAt.Sub(done.Status.StartedAt.Time), len(byTask), len(dag.Tasks))
 		})

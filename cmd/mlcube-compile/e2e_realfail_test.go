@@ -22,7 +22,7 @@ func (c *cluster) realRunOf(t *testing.T, example, name string) *realRun {
 	t.Helper()
 	golden := goldenDocuments(t, filepath.Join(repoRoot, "testdata", "golden", "argo", example+".yaml"))
 	want := decodeWorkflow(t, golden[len(golden)-1])
-	docs := compileForRealNode(t, filepath.Join(repoRoot, "examples", example), "argo")
+	docs := compileForRealNode(t, filepath.Join(repoRoot, "examples", example), "argo", realImage)
 	return c.newRealRun(t, name, docs, want)
 }
 

@@ -34,15 +34,12 @@ const (
 	recordEntrypoint = "/usr/local/bin/mlcube-e2e-record"
 )
 
-// realPlatform is what a platform team running the suite's image sets on
-// top of an example's platform: the image in place of every cube's, never
-// pulled, and kubectl steps in it too.
-var realPlatform = map[string]any{"image": realImage, "imagePullPolicy": "Never", "kubectlImage": realImage}
-
-// compileForRealNode compiles an example for backend with realPlatform
-// laid over its platform file, and checks that the result is the golden
+// compileForRealNode compiles an example for backend with what a platform
+// team running the suite's image sets on top of the example's platform:
+// image in place of every cube's, never pulled, and kubectl steps in it
+// too; and checks that the result is the golden
 // file's but for images and pull policies: what runs is the product's own.
-func compileForRealNode(t *testing.T, dir, backend string) []string {
+func compileForRealNode(t *testing.T, dir, backend, image string) []string {
 	t.Helper()
 	args := exampleArgs(dir)
 	golden := filepath.Join(repoRoot, "testdata", "golden", backend, filepath.Base(dir)+".yaml")
@@ -67,7 +64,7 @@ func compileForRealNode(t *testing.T, dir, backend string) []string {
 			t.Fatal(err)
 		}
 	}
-	maps.Copy(plat, realPlatform)
+	maps.Copy(plat, map[string]any{"image": image, "imagePullPolicy": "Never", "kubectlImage": image})
 	data, err := yaml.Marshal(plat)
 	if err != nil {
 		t.Fatal(err)
@@ -244,17 +241,19 @@ func (c *cluster) newRealRun(t *testing.T, name string, docs []string, golden *w
 	}
 	r.pin()
 	for i := range wf.Spec.Templates {
-		r.secretsOf(t, wf.Spec.Templates[i].Container)
-		shrink(wf.Spec.Templates[i].Container)
+		if c := wf.Spec.Templates[i].Container; c != nil {
+			r.secretsOf(t, c.Env)
+			shrink(&c.Resources)
+		}
 	}
 	for _, v := range wf.Spec.Volumes {
 		if v.PersistentVolumeClaim != nil && !strings.Contains(v.PersistentVolumeClaim.ClaimName, "{{") {
-			r.claim(t, v.PersistentVolumeClaim.ClaimName, corev1.PersistentVolumeClaimSpec{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany}}, true)
+			r.claim(t, v.PersistentVolumeClaim.ClaimName, corev1.PersistentVolumeClaimSpec{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany}}, claimMake)
 		}
 	}
 	for _, vct := range wf.Spec.VolumeClaimTemplates {
 		// Argo names a template's claim <workflow>-<template>.
-		r.claim(t, wf.Name+"-"+vct.Name, vct.Spec, false)
+		r.claim(t, wf.Name+"-"+vct.Name, vct.Spec, claimBind)
 	}
 	return r
 }
@@ -282,11 +281,8 @@ func (r *realRun) pin() {
 // shrink scales a container's cpu and memory to what the real node holds
 // (a step asking 4 cores would never start on 2); GPUs stay, since the
 // node advertises them.
-func shrink(c *corev1.Container) {
-	if c == nil {
-		return
-	}
-	for _, list := range []corev1.ResourceList{c.Resources.Requests, c.Resources.Limits} {
+func shrink(res *corev1.ResourceRequirements) {
+	for _, list := range []corev1.ResourceList{res.Requests, res.Limits} {
 		if _, ok := list[corev1.ResourceCPU]; ok {
 			list[corev1.ResourceCPU] = resource.MustParse("100m")
 		}
@@ -298,12 +294,9 @@ func shrink(c *corev1.Container) {
 
 // secretsOf creates the secret keys a container's env names, each with a
 // value that holds a dollar and quotes.
-func (r *realRun) secretsOf(t *testing.T, c *corev1.Container) {
+func (r *realRun) secretsOf(t *testing.T, env []corev1.EnvVar) {
 	t.Helper()
-	if c == nil {
-		return
-	}
-	for _, e := range c.Env {
+	for _, e := range env {
 		if e.ValueFrom == nil || e.ValueFrom.SecretKeyRef == nil {
 			continue
 		}
@@ -321,10 +314,19 @@ func (r *realRun) secretsOf(t *testing.T, c *corev1.Container) {
 	}
 }
 
+// How claim provides for a claim: claimMake makes it (a claim the platform
+// names exists before the run); claimBind binds the volume to the claim of
+// that name the run makes; claimOffer leaves the volume for whichever
+// claim of its class asks first (Tekton names a run's claims itself).
+const (
+	claimMake = iota
+	claimBind
+	claimOffer
+)
+
 // claim makes a local volume on the real node for a claim, in a folder
-// under .e2e/run/volumes; create makes the claim too (a claim the platform
-// names exists before the run), else the run makes it.
-func (r *realRun) claim(t *testing.T, name string, spec corev1.PersistentVolumeClaimSpec, create bool) {
+// under .e2e/run/volumes.
+func (r *realRun) claim(t *testing.T, name string, spec corev1.PersistentVolumeClaimSpec, how int) {
 	t.Helper()
 	dir, err := filepath.Abs(filepath.Join(repoRoot, ".e2e", "run", "volumes", r.ns, name))
 	if err != nil {
@@ -358,16 +360,18 @@ func (r *realRun) claim(t *testing.T, name string, spec corev1.PersistentVolumeC
 			"accessModes":                   modes,
 			"persistentVolumeReclaimPolicy": "Retain",
 			"storageClassName":              class,
-			"claimRef":                      map[string]string{"namespace": r.ns, "name": name},
 			"local":                         map[string]string{"path": dir},
 			"nodeAffinity": map[string]any{"required": map[string]any{"nodeSelectorTerms": []any{map[string]any{
 				"matchExpressions": []any{map[string]any{"key": "kubernetes.io/hostname", "operator": "In", "values": []string{realNode}}},
 			}}}},
 		},
 	}
+	if how != claimOffer {
+		pv["spec"].(map[string]any)["claimRef"] = map[string]string{"namespace": r.ns, "name": name}
+	}
 	manifest, _ := yaml.Marshal(pv)
 	r.c.ensure(t, string(manifest))
-	if create {
+	if how == claimMake {
 		pvc := fmt.Sprintf("apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: %s, namespace: %s}\nspec: {accessModes: [%s], storageClassName: %q, resources: {requests: {storage: 1Gi}}}\n",
 			name, r.ns, modes[0], class)
 		r.c.ensure(t, pvc)
@@ -454,63 +458,107 @@ func recorded(c *corev1.Container) bool {
 	return len(c.Command) == 0 || c.Command[0] == "python"
 }
 
-// checkContainer asserts what one task's container received against the
-// golden file's template: argv, env (secrets with their values), uid, gid
-// and fsGroup, and the ConfigMap files it mounts.
-func (r *realRun) checkContainer(t *testing.T, task wfv1.DAGTask, rec record) {
+// want is what one step's container must have received, from the golden
+// file, with the engine's placeholders filled in.
+type want struct {
+	argv []string
+	// env maps each variable to its value (secret and ConfigMap values
+	// looked up).
+	env              map[string]string
+	uid, gid, fsGroup *int64
+	// claims are the mount paths of the step's claims, which fsGroup owns.
+	claims []string
+}
+
+// wantArgv is what the program of a container with command and args
+// receives as argv: the image's entrypoint (the recorder) when there is
+// no command, and python is the recorder too.
+func wantArgv(command, args []string) []string {
+	argv := slices.Clone(command)
+	if len(argv) == 0 {
+		argv = []string{recordEntrypoint}
+	} else {
+		argv[0] = "/usr/local/bin/python"
+	}
+	return append(argv, args...)
+}
+
+// wantEnv resolves a container's env as the kubelet does, from the
+// secrets the run made and the golden ConfigMap's data.
+func (r *realRun) wantEnv(env []corev1.EnvVar, expand func(string) string, configs map[string]string) map[string]string {
+	out := map[string]string{}
+	for _, e := range env {
+		switch {
+		case e.ValueFrom == nil:
+			out[e.Name] = expand(e.Value)
+		case e.ValueFrom.SecretKeyRef != nil:
+			out[e.Name] = r.secrets[e.ValueFrom.SecretKeyRef.Name+"/"+e.ValueFrom.SecretKeyRef.Key]
+		case e.ValueFrom.ConfigMapKeyRef != nil:
+			out[e.Name] = configs[e.ValueFrom.ConfigMapKeyRef.Key]
+		}
+	}
+	return out
+}
+
+func (w *want) securityContext(sc *corev1.PodSecurityContext) {
+	if sc != nil {
+		w.uid, w.gid, w.fsGroup = sc.RunAsUser, sc.RunAsGroup, sc.FSGroup
+	}
+}
+
+// checkRecord asserts a container's record against what it should have
+// received: argv exactly, every env value, uid, gid, and fsGroup in its
+// groups and owning its claims.
+func checkRecord(t *testing.T, step string, w want, rec record) {
+	t.Helper()
+	if !slices.Equal(rec.Argv, w.argv) {
+		t.Errorf("%s: argv\n  %q\nwant\n  %q", step, rec.Argv, w.argv)
+	}
+	for _, name := range slices.Sorted(maps.Keys(w.env)) {
+		if got, ok := rec.Env[name]; !ok || got != w.env[name] {
+			t.Errorf("%s: env %s = %q (set: %v), want %q", step, name, got, ok, w.env[name])
+		}
+	}
+	if w.uid != nil && rec.UID != int(*w.uid) {
+		t.Errorf("%s: uid %d, want runAsUser %d", step, rec.UID, *w.uid)
+	}
+	if w.gid != nil && rec.GID != int(*w.gid) {
+		t.Errorf("%s: gid %d, want runAsGroup %d", step, rec.GID, *w.gid)
+	}
+	if w.fsGroup != nil {
+		if !slices.Contains(rec.Groups, int(*w.fsGroup)) {
+			t.Errorf("%s: groups %v lack fsGroup %d", step, rec.Groups, *w.fsGroup)
+		}
+		for _, m := range w.claims {
+			if mode, ok := rec.Modes[m]; ok && mode.GID != int(*w.fsGroup) {
+				t.Errorf("%s: %s belongs to group %d, want fsGroup %d", step, m, mode.GID, *w.fsGroup)
+			}
+		}
+	}
+}
+
+// argoWant is what the container of a task of the golden workflow must
+// receive.
+func (r *realRun) argoWant(t *testing.T, task wfv1.DAGTask) want {
 	t.Helper()
 	tmpl := r.golden.GetTemplateByName(task.Template)
 	c := tmpl.Container
-	want := slices.Clone(c.Command)
-	if len(want) == 0 {
-		want = []string{recordEntrypoint}
-	} else {
-		want[0] = "/usr/local/bin/python"
-	}
+	expand := func(s string) string { return r.expand(s, task) }
+	var args []string
 	for _, a := range c.Args {
-		want = append(want, r.expand(a, task))
+		args = append(args, expand(a))
 	}
-	if !slices.Equal(rec.Argv, want) {
-		t.Errorf("task %s: argv\n  %q\nwant\n  %q", task.Name, rec.Argv, want)
-	}
-	for _, e := range c.Env {
-		got, ok := rec.Env[e.Name]
-		var w string
-		switch {
-		case e.ValueFrom == nil:
-			w = r.expand(e.Value, task)
-		case e.ValueFrom.SecretKeyRef != nil:
-			w = r.secrets[e.ValueFrom.SecretKeyRef.Name+"/"+e.ValueFrom.SecretKeyRef.Key]
-		default:
-			continue
-		}
-		if !ok || got != w {
-			t.Errorf("task %s: env %s = %q (set: %v), want %q", task.Name, e.Name, got, ok, w)
-		}
-	}
-	sc := r.golden.Spec.SecurityContext
+	w := want{argv: wantArgv(c.Command, args), env: r.wantEnv(c.Env, expand, r.configMapData(t))}
+	w.securityContext(r.golden.Spec.SecurityContext)
 	if tmpl.SecurityContext != nil {
-		sc = tmpl.SecurityContext
+		w.securityContext(tmpl.SecurityContext)
 	}
-	if sc != nil {
-		if sc.RunAsUser != nil && rec.UID != int(*sc.RunAsUser) {
-			t.Errorf("task %s: uid %d, want runAsUser %d", task.Name, rec.UID, *sc.RunAsUser)
-		}
-		if sc.RunAsGroup != nil && rec.GID != int(*sc.RunAsGroup) {
-			t.Errorf("task %s: gid %d, want runAsGroup %d", task.Name, rec.GID, *sc.RunAsGroup)
-		}
-		if sc.FSGroup != nil {
-			if !slices.Contains(rec.Groups, int(*sc.FSGroup)) {
-				t.Errorf("task %s: groups %v lack fsGroup %d", task.Name, rec.Groups, *sc.FSGroup)
-			}
-			for _, m := range c.VolumeMounts {
-				if mode, ok := rec.Modes[m.MountPath]; ok && r.isClaim(m.Name) && mode.GID != int(*sc.FSGroup) {
-					t.Errorf("task %s: %s belongs to group %d, want fsGroup %d", task.Name, m.MountPath, mode.GID, *sc.FSGroup)
-				}
-			}
+	for _, m := range c.VolumeMounts {
+		if r.isClaim(m.Name) {
+			w.claims = append(w.claims, m.MountPath)
 		}
 	}
-	r.checkConfigFiles(t, task, c, rec)
+	return w
 }
 
 func (r *realRun) isClaim(volume string) bool {
@@ -520,34 +568,6 @@ func (r *realRun) isClaim(volume string) bool {
 		}
 	}
 	return slices.ContainsFunc(r.golden.Spec.VolumeClaimTemplates, func(c corev1.PersistentVolumeClaim) bool { return c.Name == volume })
-}
-
-// checkConfigFiles asserts that every file a container mounts from a
-// ConfigMap holds the value the compiled ConfigMap has for its key.
-func (r *realRun) checkConfigFiles(t *testing.T, task wfv1.DAGTask, c *corev1.Container, rec record) {
-	t.Helper()
-	data := r.configMapData(t)
-	for _, m := range c.VolumeMounts {
-		var cm *corev1.ConfigMapVolumeSource
-		for _, v := range append(slices.Clone(r.golden.Spec.Volumes), r.golden.GetTemplateByName(task.Template).Volumes...) {
-			if v.Name == m.Name && v.ConfigMap != nil {
-				cm = v.ConfigMap
-			}
-		}
-		if cm == nil {
-			continue
-		}
-		key := m.SubPath
-		for _, item := range cm.Items {
-			if item.Path == m.SubPath {
-				key = item.Key
-			}
-		}
-		got := rec.Volumes[m.MountPath][m.MountPath]["text"]
-		if want, ok := data[key]; !ok || got != want {
-			t.Errorf("task %s: config file %s holds %q, want the ConfigMap's %s: %q", task.Name, m.MountPath, got, key, want)
-		}
-	}
 }
 
 // configMapData is the data of the ConfigMap the golden workflow applies.
@@ -568,8 +588,8 @@ func (r *realRun) configMapData(t *testing.T) map[string]string {
 // checkFlow asserts that files flow along the DAG: every path a task's
 // arguments name that an upstream task wrote holds, when the task starts,
 // what that task wrote; and no task sees a file from a task it does not
-// come after.
-func (r *realRun) checkFlow(t *testing.T, dag *wfv1.DAGTemplate, byTask map[string]record) {
+// come after. before gives the tasks a task runs after.
+func checkFlow(t *testing.T, before func(task string) map[string]bool, byTask map[string]record) {
 	t.Helper()
 	writer := map[string]string{} // path -> task that created it
 	for task, rec := range byTask {
@@ -578,13 +598,13 @@ func (r *realRun) checkFlow(t *testing.T, dag *wfv1.DAGTemplate, byTask map[stri
 		}
 	}
 	for task, rec := range byTask {
-		before := upstream(dag, task)
+		after := before(task)
 		for p, files := range rec.Inputs {
 			w, ok := writer[p]
 			if !ok {
 				continue
 			}
-			if !before[w] {
+			if !after[w] {
 				t.Errorf("task %s read %s, written by %s, which it does not run after", task, p, w)
 				continue
 			}

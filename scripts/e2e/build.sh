@@ -129,8 +129,28 @@ build_tekton() {
   fi
   for n in $TEKTON_BINARIES; do link "tekton-$n" "$v"; done
 }
+# build_registry: go-containerregistry's in-memory registry, from which
+# Tekton's controller reads the entrypoint of a step's image (Tekton has
+# no image index like Argo's). Upstream listens on localhost only; the
+# copy takes -host, so that pods reach it on the node's address.
+build_registry() {
+  local v=$GGCR_VERSION
+  if ! cached registry "$v"; then
+    log "building registry $v"
+    local src=$E2E_CACHE/src/registry-$v f
+    module_copy github.com/google/go-containerregistry "$v" "$src"
+    f=$src/cmd/registry/main.go
+    grep -qF 'fmt.Sprintf("localhost:%d", *port)' "$f" || { log "$f changed: update the patch"; exit 1; }
+    sed -i 's#fmt.Sprintf("localhost:%d", \*port)#fmt.Sprintf("%s:%d", *host, *port)#; s#^var port = #var host = flag.String("host", "localhost", "address to listen on")\nvar port = #' "$f"
+    mkdir -p "$E2E_CACHE/registry-$v"
+    (cd "$src" && go build -trimpath -o "$E2E_CACHE/registry-$v/registry" ./cmd/registry)
+    rm -rf "$src"
+  fi
+  link registry "$v"
+}
 build_kubernetes
 build_tekton
+build_registry
 build_kwok
 build_argoexec
 build_patched workflow-controller github.com/argoproj/argo-workflows/v3 "$ARGO_VERSION" ./cmd/workflow-controller \
@@ -138,4 +158,4 @@ build_patched workflow-controller github.com/argoproj/argo-workflows/v3 "$ARGO_V
 build_patched mpi-operator github.com/kubeflow/mpi-operator "$MPI_OPERATOR_VERSION" ./cmd/mpi-operator \
   cmd/mpi-operator/app/server.go 'fmt.Sprintf(":%d", healthCheckPort)' 'fmt.Sprintf("127.0.0.1:%d", healthCheckPort)'
 log "ready in $E2E_BIN"
-"$(dirname "$0")/images.sh"
+bash "$(dirname "$0")/images.sh"

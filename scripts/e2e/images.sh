@@ -6,6 +6,7 @@
 #                       stands in for every cube's program; it also holds
 #                       kubectl, argoexec and Tekton's binaries (under
 #                       /ko-app, where Tekton's controller runs them from).
+#   mlcube-e2e/nop:1    the same files, with Tekton's nop as entrypoint.
 #   mlcube-e2e/pause:1  the pod sandbox: Kubernetes' own pause.c, static.
 # The Debian root filesystem is cached as a tar; the images are rebuilt
 # when what goes into them changes.
@@ -32,19 +33,27 @@ if [ ! -s "$rootfs" ]; then
   rm -rf "$tmp"
 fi
 
-# archive NAME:TAG DIR ENTRYPOINT-JSON OUT: a one-layer docker-archive of DIR.
+# archive DIR OUT NAME:TAG ENTRYPOINT-JSON [NAME:TAG ENTRYPOINT-JSON...]: a
+# docker-archive of one-layer images of DIR, one per name, which share the
+# layer and differ in their entrypoint.
 archive() {
-  local ref=$1 dir=$2 entrypoint=$3 out=$4 work diffid config
+  local dir=$1 out=$2 work diffid config ref entrypoint manifest=""
+  shift 2
   work=$(mktemp -d "$E2E_CACHE/src/image.XXXXXX")
   tar -C "$dir" --numeric-owner --sort=name --mtime=@0 -cf "$work/layer.tar" .
   diffid=$(sha256sum "$work/layer.tar" | cut -d' ' -f1)
   mkdir "$work/$diffid"; mv "$work/layer.tar" "$work/$diffid/layer.tar"
-  printf '{"architecture":"amd64","os":"linux","created":"1970-01-01T00:00:00Z","config":{"Entrypoint":%s,"Env":["PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"],"WorkingDir":"/"},"rootfs":{"type":"layers","diff_ids":["sha256:%s"]}}' \
-    "$entrypoint" "$diffid" >"$work/config.json"
-  config=$(sha256sum "$work/config.json" | cut -d' ' -f1)
-  mv "$work/config.json" "$work/$config.json"
-  printf '[{"Config":"%s.json","RepoTags":["%s"],"Layers":["%s/layer.tar"]}]' "$config" "$ref" "$diffid" >"$work/manifest.json"
-  tar -C "$work" -cf "$out.part" manifest.json "$config.json" "$diffid"
+  while [ $# -gt 0 ]; do
+    ref=$1 entrypoint=$2
+    shift 2
+    printf '{"architecture":"amd64","os":"linux","created":"1970-01-01T00:00:00Z","config":{"Entrypoint":%s,"Env":["PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"],"WorkingDir":"/"},"rootfs":{"type":"layers","diff_ids":["sha256:%s"]}}' \
+      "$entrypoint" "$diffid" >"$work/config.json"
+    config=$(sha256sum "$work/config.json" | cut -d' ' -f1)
+    mv "$work/config.json" "$work/$config.json"
+    manifest+="${manifest:+,}$(printf '{"Config":"%s.json","RepoTags":["%s"],"Layers":["%s/layer.tar"]}' "$config" "$ref" "$diffid")"
+  done
+  printf '[%s]' "$manifest" >"$work/manifest.json"
+  (cd "$work" && tar -cf "$out.part" -- *)
   mv "$out.part" "$out"
   rm -rf "$work"
 }
@@ -68,7 +77,11 @@ if [ ! -s "$images/base-$key.tar" ]; then
   mkdir -p "$dir/ko-app"
   for n in $TEKTON_BINARIES; do strip -o "$dir/ko-app/$n" "$E2E_BIN/tekton-$n"; done
   rm -f "$images"/base-*.tar
-  archive mlcube-e2e/base:1 "$dir" '["/usr/local/bin/mlcube-e2e-record"]' "$images/base-$key.tar"
+  # mlcube-e2e/nop:1 is Tekton's nop image (its affinity assistant runs
+  # the image's entrypoint with an argument).
+  archive "$dir" "$images/base-$key.tar" mlcube-e2e/base:1 '["/usr/local/bin/mlcube-e2e-record"]' \
+    mlcube-e2e/nop:1 '["/ko-app/nop"]'
+
   rm -rf "$dir"
 fi
 ln -sf "base-$key.tar" "$images/base.tar"
@@ -80,7 +93,7 @@ if [ ! -s "$images/pause.tar" ]; then
   rm -rf "$dir"; mkdir -p "$dir"
   gcc -Os -static -DVERSION="$KUBERNETES_VERSION" -o "$dir/pause" "$pause_src"
   strip "$dir/pause"
-  archive mlcube-e2e/pause:1 "$dir" '["/pause"]' "$images/pause.tar"
+  archive "$dir" "$images/pause.tar" mlcube-e2e/pause:1 '["/pause"]'
   rm -rf "$dir"
 fi
 log "ready in $images"

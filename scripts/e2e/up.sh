@@ -185,6 +185,10 @@ done
 log "the real node $NODE_NAME: containerd, kubelet, kube-proxy"
 node_up
 
+source "$here/tekton.sh"
+log "Tekton's controller and webhook on the real node, and the registry it reads images from"
+tekton_up
+
 log "Argo's workflow-controller"
 "$kubectl" create namespace argo >/dev/null
 # Argo's emissary executor runs a container that has args but no command

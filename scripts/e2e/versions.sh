@@ -19,6 +19,10 @@ E2E_RUN=$E2E_ROOT/run
 DEBIAN_SUITE=bookworm
 DEBIAN_MIRROR=http://deb.debian.org/debian
 TEKTON_BINARIES="controller webhook entrypoint nop workingdirinit sidecarlogresults"
+# go-containerregistry: the version Tekton pins; its registry serves the
+# real node's image to Tekton's controller.
+GGCR_VERSION=v0.21.6
+REGISTRY_PORT=15000
 # The real node (scripts/e2e/node.sh): its address on lo, which the API
 # server binds too, its pods' bridge and addresses, its cgroup, the taint
 # that keeps the suite's KWOK pods off it, and the GPUs it advertises.

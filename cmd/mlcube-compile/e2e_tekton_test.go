@@ -1,0 +1,265 @@
+//go:build e2e
+
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	tektonv1 "github.com/tektoncd/pipeline/pkg/apis/pipeline/v1"
+	"github.com/tektoncd/pipeline/pkg/apis/pipeline/pod"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/yaml"
+)
+
+// tektonImage is the base image as Tekton's controller reads it: from the
+// registry scripts/e2e/tekton.sh starts on the node's address (Tekton
+// looks up the entrypoint of a step without a command there, and runs the
+// step by that digest, which the node's containerd holds).
+const tektonImage = "10.213.0.1:15000/" + realImage
+
+// tektonRun is one PipelineRun on the real node.
+type tektonRun struct {
+	*realRun
+	pr, golden *tektonv1.PipelineRun
+	configs    map[string]string
+}
+
+// TestE2ETektonOnRealNode compiles every example for Tekton with the
+// real node's image, runs it with Tekton's real controller and webhook
+// (which default and validate it), and asserts what each step's
+// container received against the golden file, as the Argo test does.
+func TestE2ETektonOnRealNode(t *testing.T) {
+	c := e2eCluster(t)
+	ran := 0
+	for _, path := range goldenFiles(t, "tekton") {
+		name := strings.TrimSuffix(filepath.Base(path), ".yaml")
+		t.Run(name, func(t *testing.T) {
+			golden := goldenDocuments(t, path)
+			last := golden[len(golden)-1]
+			if strings.Contains(last, "MPIJob") || strings.Contains(last, "DaskJob") {
+				t.Skip("not run here: it creates MPI or Dask jobs")
+			}
+			if name == "legacy-test-cube" {
+				t.Skip("not run here: a legacy cube's image is named by MLCube's docker platform, and Tekton reads a step's entrypoint from that image's registry")
+			}
+			docs := compileForRealNode(t, filepath.Join(repoRoot, "examples", name), "tekton", tektonImage)
+			ran++
+			t.Parallel()
+			r := c.newTektonRun(t, name, docs, decodePipelineRun(t, last))
+			done := r.run(t, 5*time.Minute)
+			if cond := done.Status.GetCondition("Succeeded"); cond == nil || cond.Status != corev1.ConditionTrue {
+				t.Fatalf("PipelineRun %s: %+v\n%s", done.Name, cond, r.c.must(t, "", "-n", r.ns, "get", "taskruns,pods"))
+			}
+			recs, pods := r.records(t), r.tektonPods(t)
+			byTask := map[string]record{}
+			for _, task := range r.golden.Spec.PipelineSpec.Tasks {
+				step := task.TaskSpec.Steps[0]
+				if !recorded(&corev1.Container{Command: step.Command}) {
+					continue
+				}
+				rec, ok := recs[pods[task.Name]]
+				if !ok {
+					t.Errorf("task %s (pod %q) left no record in the workspace", task.Name, pods[task.Name])
+					continue
+				}
+				checkRecord(t, "task "+task.Name, r.want(task), rec)
+				byTask[task.Name] = rec
+			}
+			checkFlow(t, r.before, byTask)
+			t.Logf("%s: Succeeded on %s in %s; %d of %d tasks' containers checked", done.Name, realNode,
+				done.Status.CompletionTime.Sub(done.Status.StartTime.Time), len(byTask), len(r.golden.Spec.PipelineSpec.Tasks))
+		})
+	}
+	if ran == 0 {
+		t.Fatal("no golden PipelineRun ran")
+	}
+}
+
+func decodePipelineRun(t *testing.T, doc string) *tektonv1.PipelineRun {
+	t.Helper()
+	var pr tektonv1.PipelineRun
+	if err := yaml.UnmarshalStrict([]byte(doc), &pr); err != nil {
+		t.Fatal(err)
+	}
+	return &pr
+}
+
+// newTektonRun prepares namespace e2e-tekton-NAME for the PipelineRun in
+// docs as newRealRun does for a workflow: service account, the other
+// documents (its ConfigMap), secrets, volumes, node labels; it gives every
+// pipeline parameter a value and pins the pods to the real node.
+func (c *cluster) newTektonRun(t *testing.T, name string, docs []string, golden *tektonv1.PipelineRun) *tektonRun {
+	t.Helper()
+	ns := "e2e-tekton-" + name
+	r := &tektonRun{
+		realRun: &realRun{c: c, ns: ns, secrets: map[string]string{}, volumes: map[string]string{}, params: map[string]string{}},
+		pr:      decodePipelineRun(t, docs[len(docs)-1]),
+		golden:  golden,
+	}
+	c.namespace(t, ns)
+	c.must(t, "", "-n", ns, "delete", "pipelinerun", name, "--ignore-not-found")
+	pr := r.pr
+	pr.Namespace, pr.Name, pr.GenerateName = ns, name, ""
+	if sa := pr.Spec.TaskRunTemplate.ServiceAccountName; sa != "" {
+		c.ensure(t, fmt.Sprintf("apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: %s, namespace: %s}\n", sa, ns))
+	}
+	for _, doc := range docs[:len(docs)-1] {
+		c.ensure(t, inNamespace(t, doc, ns))
+		var cm corev1.ConfigMap
+		if yaml.Unmarshal([]byte(doc), &cm) == nil && cm.Kind == "ConfigMap" {
+			r.configs = cm.Data
+		}
+	}
+	pr.Spec.Params = nil
+	for _, p := range pr.Spec.PipelineSpec.Params {
+		v := submitValue(p.Name)
+		if len(p.Enum) > 0 {
+			v = p.Enum[len(p.Enum)-1]
+		}
+		r.params[p.Name] = v
+		pr.Spec.Params = append(pr.Spec.Params, tektonv1.Param{Name: p.Name, Value: *tektonv1.NewStructuredValues(v)})
+	}
+	labels := map[string]string{}
+	pin := func(tmpl **pod.PodTemplate) {
+		if *tmpl == nil {
+			*tmpl = &pod.PodTemplate{}
+		}
+		maps.Copy(labels, (*tmpl).NodeSelector)
+		if (*tmpl).NodeSelector == nil {
+			(*tmpl).NodeSelector = map[string]string{}
+		}
+		(*tmpl).NodeSelector["kubernetes.io/hostname"] = realNode
+		(*tmpl).Tolerations = append((*tmpl).Tolerations, corev1.Toleration{Key: realNodeTaint, Operator: corev1.TolerationOpExists})
+	}
+	pin(&pr.Spec.TaskRunTemplate.PodTemplate)
+	for i := range pr.Spec.TaskRunSpecs {
+		pin(&pr.Spec.TaskRunSpecs[i].PodTemplate)
+	}
+	delete(labels, "kubernetes.io/hostname")
+	if len(labels) > 0 {
+		args := []string{"label", "node", realNode, "--overwrite"}
+		for _, k := range slices.Sorted(maps.Keys(labels)) {
+			args = append(args, k+"="+labels[k])
+		}
+		c.must(t, "", args...)
+	}
+	for _, task := range pr.Spec.PipelineSpec.Tasks {
+		for i := range task.TaskSpec.Steps {
+			r.secretsOf(t, task.TaskSpec.Steps[i].Env)
+			shrink(&task.TaskSpec.Steps[i].ComputeResources)
+		}
+	}
+	for _, ws := range pr.Spec.Workspaces {
+		switch {
+		case ws.PersistentVolumeClaim != nil:
+			r.claim(t, ws.PersistentVolumeClaim.ClaimName, corev1.PersistentVolumeClaimSpec{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany}}, claimMake)
+		case ws.VolumeClaimTemplate != nil:
+			r.claim(t, ws.Name, ws.VolumeClaimTemplate.Spec, claimOffer)
+		}
+	}
+	return r
+}
+
+// run creates the PipelineRun and waits for it to finish.
+func (r *tektonRun) run(t *testing.T, timeout time.Duration) *tektonv1.PipelineRun {
+	t.Helper()
+	manifest, err := yaml.Marshal(r.pr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	created := strings.TrimSpace(r.c.must(t, string(manifest), "create", "-o", "name", "-f", "-"))
+	for deadline := time.Now().Add(timeout); ; time.Sleep(time.Second) {
+		var got tektonv1.PipelineRun
+		if err := json.Unmarshal([]byte(r.c.must(t, "", "-n", r.ns, "get", created, "-o", "json")), &got); err != nil {
+			t.Fatal(err)
+		}
+		if got.IsDone() {
+			return &got
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s not done after %s:\n%s", created, timeout, r.c.must(t, "", "-n", r.ns, "get", "taskruns,pods"))
+		}
+	}
+}
+
+// tektonPods maps each pipeline task to the pod of its last attempt.
+func (r *tektonRun) tektonPods(t *testing.T) map[string]string {
+	t.Helper()
+	var list corev1.PodList
+	out := r.c.must(t, "", "-n", r.ns, "get", "pods", "-l", "tekton.dev/pipelineRun="+r.pr.Name, "--sort-by=.metadata.creationTimestamp", "-o", "json")
+	if err := json.Unmarshal([]byte(out), &list); err != nil {
+		t.Fatal(err)
+	}
+	pods := map[string]string{}
+	for _, p := range list.Items {
+		pods[p.Labels["tekton.dev/pipelineTask"]] = p.Name
+	}
+	return pods
+}
+
+// want is what the step of a pipeline task must receive: Tekton fills
+// $(params.x) in the task's spec from the task's params, which take the
+// pipeline's.
+func (r *tektonRun) want(task tektonv1.PipelineTask) want {
+	pipelineParams := func(s string) string {
+		for name, v := range r.params {
+			s = strings.ReplaceAll(s, "$(params."+name+")", v)
+		}
+		return strings.ReplaceAll(s, "$(context.pipelineRun.name)", r.pr.Name)
+	}
+	taskParams := map[string]string{}
+	for _, p := range task.Params {
+		taskParams[p.Name] = pipelineParams(p.Value.StringVal)
+	}
+	expand := func(s string) string {
+		for name, v := range taskParams {
+			s = strings.ReplaceAll(s, "$(params."+name+")", v)
+		}
+		return strings.ReplaceAll(s, "$(context.pipelineRun.name)", r.pr.Name)
+	}
+	step := task.TaskSpec.Steps[0]
+	var args []string
+	for _, a := range step.Args {
+		args = append(args, expand(a))
+	}
+	w := want{argv: wantArgv(step.Command, args), env: r.wantEnv(step.Env, expand, r.configs)}
+	if tmpl := r.golden.Spec.TaskRunTemplate.PodTemplate; tmpl != nil {
+		w.securityContext(tmpl.SecurityContext)
+	}
+	for _, spec := range r.golden.Spec.TaskRunSpecs {
+		if spec.PipelineTaskName == task.Name && spec.PodTemplate != nil {
+			w.securityContext(spec.PodTemplate.SecurityContext)
+		}
+	}
+	for _, ws := range task.TaskSpec.Workspaces {
+		w.claims = append(w.claims, ws.MountPath)
+	}
+	return w
+}
+
+// before gives the tasks a pipeline task runs after, directly or not.
+func (r *tektonRun) before(task string) map[string]bool {
+	out := map[string]bool{}
+	var visit func(string)
+	visit = func(name string) {
+		for _, pt := range r.golden.Spec.PipelineSpec.Tasks {
+			if pt.Name == name {
+				for _, d := range pt.RunAfter {
+					if !out[d] {
+						out[d] = true
+						visit(d)
+					}
+				}
+			}
+		}
+	}
+	visit(task)
+	return out
+}
