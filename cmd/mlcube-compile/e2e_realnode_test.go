@@ -464,7 +464,7 @@ type want struct {
 	argv []string
 	// env maps each variable to its value (secret and ConfigMap values
 	// looked up).
-	env              map[string]string
+	env               map[string]string
 	uid, gid, fsGroup *int64
 	// claims are the mount paths of the step's claims, which fsGroup owns.
 	claims []string
