@@ -263,3 +263,52 @@ func (r *tektonRun) before(task string) map[string]bool {
 	visit(task)
 	return out
 }
+
+// TestE2ETektonUntimedStepsOutliveTheDefault shortens Tekton's
+// default-timeout-minutes to 1 and runs mnist's PipelineRun with its first
+// step taking 75 s: with the compiled timeouts (0s: none) it must succeed;
+// the control run, the same PipelineRun without them, must time out, as
+// every untimed step did before (Tekton's pipelineRunTimeout in
+// pkg/reconciler/pipelinerun/pipelinerun.go gives a TaskRun no timeout of
+// its own when spec.timeouts.tasks is unset, and TaskRun defaulting then
+// applies default-timeout-minutes).
+func TestE2ETektonUntimedStepsOutliveTheDefault(t *testing.T) {
+	c := e2eCluster(t)
+	old := strings.TrimSpace(c.must(t, "", "-n", "tekton-pipelines", "get", "configmap", "config-defaults", "-o", "jsonpath={.data.default-timeout-minutes}"))
+	setDefault := func(minutes string) {
+		value := `"` + minutes + `"`
+		if minutes == "" { // unset, as Tekton ships it: 60 minutes
+			value = "null"
+		}
+		c.must(t, "", "-n", "tekton-pipelines", "patch", "configmap", "config-defaults", "--type=merge",
+			"-p", `{"data":{"default-timeout-minutes":`+value+`}}`)
+	}
+	setDefault("1")
+	t.Cleanup(func() { setDefault(old) })
+	time.Sleep(5 * time.Second) // the controller's informer picks the change up
+	golden := goldenDocuments(t, filepath.Join(repoRoot, "testdata", "golden", "tekton", "mnist.yaml"))
+	docs := compileForRealNode(t, filepath.Join(repoRoot, "examples", "mnist"), "tekton", tektonImage)
+	for _, tc := range []struct {
+		name     string
+		timeouts bool
+	}{{"timeouts", true}, {"timeouts-control", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := c.newTektonRun(t, tc.name, docs, decodePipelineRun(t, golden[len(golden)-1]))
+			if !tc.timeouts {
+				r.pr.Spec.Timeouts = nil
+			}
+			step := &r.pr.Spec.PipelineSpec.Tasks[0].TaskSpec.Steps[0]
+			step.Env = append(step.Env, corev1.EnvVar{Name: "MLCUBE_E2E_SLEEP", Value: "75"})
+			done := r.run(t, 5*time.Minute)
+			cond := done.Status.GetCondition("Succeeded")
+			switch {
+			case tc.timeouts && (cond == nil || cond.Status != corev1.ConditionTrue):
+				t.Fatalf("with the compiled timeouts, a 75 s step under a 1-minute default: %+v", cond)
+			case !tc.timeouts && (cond == nil || cond.Status != corev1.ConditionFalse || !strings.Contains(cond.Reason+cond.Message, "imeout")):
+				t.Fatalf("control: without timeouts, the 75 s step should time out under a 1-minute default: %+v", cond)
+			}
+			t.Logf("%s: %s (%s) with a 75 s step and default-timeout-minutes 1", done.Name, cond.Reason, done.Status.CompletionTime.Sub(done.Status.StartTime.Time).Round(time.Second))
+		})
+	}
+}
