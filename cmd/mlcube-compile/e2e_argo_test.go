@@ -280,18 +280,6 @@ func decodeWorkflow(t *testing.T, doc string) *wfv1.Workflow {
 	return &wf
 }
 
-// stepKinds lists the kinds of the workflow's step templates.
-func stepKinds(wf *wfv1.Workflow) []string {
-	var kinds []string
-	for _, tmpl := range wf.Spec.Templates {
-		if tmpl.DAG == nil {
-			kinds = append(kinds, string(tmpl.GetType()))
-		}
-	}
-	slices.Sort(kinds)
-	return slices.Compact(kinds)
-}
-
 func entryDAG(t *testing.T, wf *wfv1.Workflow) *wfv1.DAGTemplate {
 	t.Helper()
 	tmpl := wf.GetTemplateByName(wf.Spec.Entrypoint)
