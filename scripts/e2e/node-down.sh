@@ -24,12 +24,14 @@ node_drain() {
 
 # node_undo: undoes each recorded change, last first.
 node_undo() {
-  [ -f "$changes" ] || return 0
-  # Mounts first: pod volumes under kubelet's folder, containerd's
-  # snapshots and network namespaces under its own.
+  # Mounts first, whatever the record says: pod volumes under kubelet's
+  # folder, containerd's snapshots and network namespaces under its own.
   grep -F " $E2E_ROOT/" /proc/self/mounts | cut -d' ' -f2 | sort -r | while read -r m; do
     umount "$m" 2>/dev/null || umount -l "$m"
   done
+  # kubelet's log links, into our folder, wherever they are.
+  [ -d /var/log/containers ] && find /var/log/containers -maxdepth 1 -type l -lname "$node_dir/*" -delete 2>/dev/null
+  [ -f "$changes" ] || return 0
   tac "$changes" | while read -r kind a b; do
     case $kind in
       kube-proxy) "$E2E_BIN/kube-proxy" --config="$a" --cleanup >/dev/null 2>&1 ;;
@@ -51,13 +53,16 @@ node_undo() {
         nft flush chain "$fam" "$t" "$b" 2>/dev/null && nft delete chain "$fam" "$t" "$b" ;;
       bridge) ip link show "$a" >/dev/null 2>&1 && ip link del "$a" ;;
       cgroup)
+        # A container left running (containerd gone before it was
+        # drained) is ours by its cgroup.
+        cat /sys/fs/cgroup/*/"$a"/cgroup.procs /sys/fs/cgroup/*/"$a"/*/cgroup.procs /sys/fs/cgroup/*/"$a"/*/*/cgroup.procs \
+          /sys/fs/cgroup/*/"$a"/*/*/*/cgroup.procs 2>/dev/null | sort -u | xargs -r kill -KILL 2>/dev/null
+        sleep 0.5
         find /sys/fs/cgroup/*/"$a" -depth -type d 2>/dev/null | while read -r d; do rmdir "$d" 2>/dev/null; done ;;
       dir)
-        if [ "$a" = /var/log/containers ]; then
-          find "$a" -maxdepth 1 -type l -lname "$node_dir/*" -delete 2>/dev/null
-        fi
         rm -rf "$a/s" 2>/dev/null
         rmdir "$a" 2>/dev/null ;;
+      module) modprobe -r "$a" 2>/dev/null ;;
       sysctl) sysctl -qw "$a=$b" ;;
       addr) ip addr del "$a" dev lo 2>/dev/null ;;
     esac

@@ -23,6 +23,13 @@ mkdir -p "$node_dir"/{containerd,cni/net.d,cni/ipam,kubelet,pod-logs,pki}
 change() { echo "$*" >>"$changes"; }
 
 node_host_setup() {
+  if [ "$(stat -fc %T /sys/fs/cgroup)" = cgroup2fs ]; then
+    log "cgroup v2: the real node's scripts know cgroup v1 only (its cgroup root, its teardown)"; return 1
+  fi
+  if [ ! -e /proc/sys/net/bridge/bridge-nf-call-iptables ]; then
+    modprobe br_netfilter
+    change module br_netfilter
+  fi
   # A netfilter table that is not there yet will hold only what kubelet,
   # kube-proxy and the CNI plugins add: down.sh deletes it whole. In a
   # table that is there, kubelet's chains are removed one by one.
@@ -136,6 +143,13 @@ serializeImagePulls: false
 KC
   # kubelet wants its cgroup root to exist, in every hierarchy.
   change cgroup "$NODE_CGROUP"
+  # kubelet sets these (setupKernelTunables in pkg/kubelet/cm, since
+  # protectKernelDefaults is false): down.sh puts them back.
+  local s
+  for s in vm.overcommit_memory vm.panic_on_oom kernel.panic kernel.panic_on_oops \
+    kernel.keys.root_maxkeys kernel.keys.root_maxbytes; do
+    change sysctl "$s" "$(sysctl -n "$s")"
+  done
   local h
   for h in /sys/fs/cgroup/*/; do [ -L "${h%/}" ] || mkdir -p "$h$NODE_CGROUP"; done
   start kubelet "$E2E_BIN/kubelet" --config="$node_dir/kubelet.yaml" --kubeconfig="$node_dir/kubeconfig" \

@@ -5,7 +5,7 @@
 # and mpi-operator's controller, and installs the CRDs of Argo, Tekton,
 # mpi-operator and Dask. Every PID goes into .e2e/run/pids so that down.sh
 # stops exactly these processes. On failure it stops them too.
-set -euo pipefail
+set -Eeuo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/versions.sh"
 export GOTOOLCHAIN=local GOFLAGS=-mod=mod GOWORK=off
@@ -19,6 +19,9 @@ log() { printf 'e2e up: %s\n' "$*" >&2; }
 if [ -s "$E2E_RUN/pids" ]; then
   log "a cluster is already up (see $E2E_RUN/pids); run scripts/e2e/down.sh first"; exit 1
 fi
+# Host changes a failed earlier start left are undone first, or this start
+# would take them for the host's own and never undo them.
+if [ -f "$E2E_RUN/node.changes" ]; then "$here/down.sh"; fi
 rm -rf "$E2E_RUN"; mkdir -p "$E2E_RUN/logs" "$E2E_RUN/pki"
 trap 'log "failed; stopping what was started (logs in $E2E_RUN/logs)"; "$here/down.sh"' ERR
 
