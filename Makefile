@@ -36,11 +36,7 @@ lint-cubes: ## Lint every cube, platform and pipeline file under CUBES (examples
 	$(GO) run ./cmd/mlcube-compile lint $(CUBES)
 
 fuzz: ## Run every fuzz target for FUZZTIME (30s) each; crashes land in testdata/fuzz.
-	@for t in $(FUZZ_TARGETS); do \
-		pkg=$${t%%:*}; name=$${t##*:}; \
-		echo "== $$name ($$pkg, $(FUZZTIME))"; \
-		$(GO) test $$pkg -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 5s -timeout 0 $(FUZZFLAGS) || exit 1; \
-	done
+	@GO="$(GO)" FUZZTIME="$(FUZZTIME)" FUZZFLAGS="$(FUZZFLAGS)" FUZZ_TARGETS="$(FUZZ_TARGETS)" bash scripts/fuzz.sh
 
 fuzz-long: ## Run every fuzz target for 10 minutes (FUZZTIME=10m), as before resolving a reliability issue.
 	$(MAKE) fuzz FUZZTIME=10m FUZZFLAGS="$(FUZZFLAGS)"
