@@ -618,17 +618,23 @@ func checkFlow(t *testing.T, before func(task string) map[string]bool, byTask ma
 
 // upstream is every task that task runs after, directly or not.
 func upstream(dag *wfv1.DAGTemplate, task string) map[string]bool {
+	deps := map[string][]string{}
+	for _, t := range dag.Tasks {
+		deps[t.Name] = t.Dependencies
+	}
+	return transitive(deps, task)
+}
+
+// transitive is every task that task comes after, given each task's direct
+// dependencies.
+func transitive(deps map[string][]string, task string) map[string]bool {
 	before := map[string]bool{}
 	var visit func(string)
 	visit = func(name string) {
-		for _, t := range dag.Tasks {
-			if t.Name == name {
-				for _, d := range t.Dependencies {
-					if !before[d] {
-						before[d] = true
-						visit(d)
-					}
-				}
+		for _, d := range deps[name] {
+			if !before[d] {
+				before[d] = true
+				visit(d)
 			}
 		}
 	}

@@ -246,22 +246,11 @@ func (r *tektonRun) want(task tektonv1.PipelineTask) want {
 
 // before gives the tasks a pipeline task runs after, directly or not.
 func (r *tektonRun) before(task string) map[string]bool {
-	out := map[string]bool{}
-	var visit func(string)
-	visit = func(name string) {
-		for _, pt := range r.golden.Spec.PipelineSpec.Tasks {
-			if pt.Name == name {
-				for _, d := range pt.RunAfter {
-					if !out[d] {
-						out[d] = true
-						visit(d)
-					}
-				}
-			}
-		}
+	deps := map[string][]string{}
+	for _, pt := range r.golden.Spec.PipelineSpec.Tasks {
+		deps[pt.Name] = pt.RunAfter
 	}
-	visit(task)
-	return out
+	return transitive(deps, task)
 }
 
 // TestE2ETektonUntimedStepsOutliveTheDefault shortens Tekton's
