@@ -390,9 +390,13 @@ type record struct {
 	Modes   map[string]struct{ UID, GID int }       `json:"modes"`
 	Inputs  map[string]map[string]map[string]string `json:"inputs"`
 	Outputs []string                                `json:"outputs"`
+	// MPI is set for a rank under mpirun: its number, the world's size,
+	// and the sum of every rank's number the allreduce gave it.
+	MPI *struct{ Rank, Size, Sum int } `json:"mpi"`
 }
 
-// records reads every record the run's containers wrote, by pod.
+// records reads every record the run's containers wrote, by pod (by
+// pod-rankN for the ranks of an MPI step).
 func (r *realRun) records(t *testing.T) map[string]record {
 	t.Helper()
 	out := map[string]record{}
@@ -407,7 +411,7 @@ func (r *realRun) records(t *testing.T) map[string]record {
 			if err := json.Unmarshal(data, &rec); err != nil {
 				t.Fatalf("%s: %v", f, err)
 			}
-			out[rec.Pod] = rec
+			out[strings.TrimSuffix(filepath.Base(f), ".json")] = rec
 		}
 	}
 	return out

@@ -2,7 +2,7 @@
 # Builds (or finds in the cache) every binary the e2e cluster needs:
 # kube-apiserver, kube-controller-manager, kube-scheduler and kubectl from the
 # k8s.io/kubernetes module, KWOK, Argo's workflow-controller and executor
-# (argoexec), mpi-operator's controller, and etcd from the etcd server
+# (argoexec), mpi-operator's controller, CoreDNS, and etcd from the etcd server
 # module that Kubernetes pins (Debian's etcd 3.4.23 is too old for the watch-list
 # requests that client-go v0.35+ sends: its clients then see changes only
 # when they relist, and a 1-second pod takes a minute). The two controllers
@@ -148,7 +148,28 @@ build_registry() {
   fi
   link registry "$v"
 }
+# build_coredns: the cluster's DNS, which the ranks of an MPI step need to
+# find their workers by name (mpi-operator's hostfile names
+# <pod>.<job>.<namespace>.svc). The copy links only the plugins dns.sh's
+# Corefile uses: core/plugin/zplugin.go is the generated list of every
+# plugin, and most of them bring cloud SDKs.
+build_coredns() {
+  local v=$COREDNS_VERSION
+  if ! cached coredns "$v"; then
+    log "building coredns $v"
+    local src=$E2E_CACHE/src/coredns-$v f
+    module_copy github.com/coredns/coredns "$v" "$src"
+    f=$src/core/plugin/zplugin.go
+    grep -qF '_ "github.com/coredns/coredns/plugin/kubernetes"' "$f" || { log "$f changed: update build_coredns"; exit 1; }
+    printf 'package plugin\n\nimport (\n%s)\n' "$(for p in $COREDNS_PLUGINS; do printf '\t_ "github.com/coredns/coredns/plugin/%s"\n' "$p"; done)" >"$f"
+    mkdir -p "$E2E_CACHE/coredns-$v"
+    (cd "$src" && CGO_ENABLED=0 go build -trimpath -o "$E2E_CACHE/coredns-$v/coredns" .)
+    rm -rf "$src"
+  fi
+  link coredns "$v"
+}
 build_kubernetes
+build_coredns
 build_tekton
 build_registry
 build_kwok

@@ -5,7 +5,12 @@
 #                       entrypoint, and its `python`, is image/record, which
 #                       stands in for every cube's program; it also holds
 #                       kubectl, argoexec and Tekton's binaries (under
-#                       /ko-app, where Tekton's controller runs them from).
+#                       /ko-app, where Tekton's controller runs them from),
+#                       and what an MPI step's pods need, set up as
+#                       mpi-operator's own images are (build/base/Dockerfile
+#                       and openmpi.Dockerfile in its module): OpenMPI,
+#                       mpi4py, and sshd run by user mpiuser (uid 1000) on
+#                       port 2222 with the key mpi-operator mounts.
 #   mlcube-e2e/nop:1    the same files, with Tekton's nop as entrypoint.
 #   mlcube-e2e/pause:1  the pod sandbox: Kubernetes' own pause.c, static.
 # The Debian root filesystem is cached as a tar; the images are rebuilt
@@ -19,15 +24,18 @@ export GOTOOLCHAIN=local GOFLAGS=-mod=mod GOWORK=off
 images=$E2E_CACHE/images
 mkdir -p "$images"
 
-# rootfs: debootstrap's minbase with python3, without apt's caches.
-rootfs=$E2E_CACHE/rootfs-$DEBIAN_SUITE-python3.tar
+# rootfs: debootstrap's minbase with these packages, without apt's caches.
+packages=python3,openmpi-bin,python3-mpi4py,openssh-server,openssh-client
+rootfs=$E2E_CACHE/rootfs-$DEBIAN_SUITE-$(echo "$packages" | sha256sum | cut -c1-8).tar
 if [ ! -s "$rootfs" ]; then
-  log "debootstrap $DEBIAN_SUITE minbase with python3 (about a minute)"
+  log "debootstrap $DEBIAN_SUITE minbase with $packages (about two minutes)"
   tmp=$E2E_CACHE/src/rootfs
   rm -rf "$tmp"; mkdir -p "$tmp"
-  debootstrap --variant=minbase --include=python3 "$DEBIAN_SUITE" "$tmp" "$DEBIAN_MIRROR" >"$E2E_CACHE/src/debootstrap.log" 2>&1 ||
+  rm -f "$E2E_CACHE"/rootfs-*.tar
+  debootstrap --variant=minbase --include="$packages" "$DEBIAN_SUITE" "$tmp" "$DEBIAN_MIRROR" >"$E2E_CACHE/src/debootstrap.log" 2>&1 ||
     { tail -20 "$E2E_CACHE/src/debootstrap.log" >&2; exit 1; }
-  rm -rf "$tmp"/var/cache/apt/archives/*.deb "$tmp"/var/lib/apt/lists/* "$tmp"/usr/share/doc "$tmp"/usr/share/man
+  rm -rf "$tmp"/var/cache/apt/archives/*.deb "$tmp"/var/lib/apt/lists/* "$tmp"/usr/share/doc "$tmp"/usr/share/man \
+    "$tmp"/etc/ssh/ssh_host_*
   tar -C "$tmp" --numeric-owner -cf "$rootfs.part" .
   mv "$rootfs.part" "$rootfs"
   rm -rf "$tmp"
@@ -58,6 +66,26 @@ archive() {
   rm -rf "$work"
 }
 
+# mpi_setup DIR: the user, sshd and OpenMPI settings of mpi-operator's
+# base and openmpi images. sshd runs as mpiuser, so it listens on 2222 and
+# takes its host key from the key mpi-operator mounts at
+# /home/mpiuser/.ssh; StrictModes is off because that folder is a Secret
+# volume owned by root. ssh asks nothing about host keys and writes no
+# known_hosts (the folder is read-only). The ranks run under sshd, not in
+# the pod's environment, so OpenMPI's settings go in its system file: the
+# ob1 messaging layer over TCP (the pods have no fabric).
+mpi_setup() {
+  local dir=$1
+  chroot "$dir" useradd -m -u 1000 -s /bin/bash mpiuser
+  mkdir -p "$dir/run/sshd"
+  printf 'PidFile /home/mpiuser/sshd.pid\nHostKey /home/mpiuser/.ssh/id_rsa\nStrictModes no\nPort 2222\n' \
+    >"$dir/home/mpiuser/.sshd_config"
+  chroot "$dir" chown mpiuser:mpiuser /home/mpiuser/.sshd_config
+  printf 'Host *\n    StrictHostKeyChecking no\n    UserKnownHostsFile /dev/null\n    Port 2222\n' \
+    >>"$dir/etc/ssh/ssh_config"
+  printf 'pml = ob1\nbtl = self,tcp\nosc = ^ucx\n' >>"$dir/etc/openmpi/openmpi-mca-params.conf"
+}
+
 # The inputs of the base image, by content: a change to any of them
 # rebuilds it.
 base_inputs() {
@@ -70,6 +98,7 @@ if [ ! -s "$images/base-$key.tar" ]; then
   dir=$E2E_CACHE/src/base
   rm -rf "$dir"; mkdir -p "$dir"
   tar -C "$dir" -xf "$rootfs"
+  mpi_setup "$dir"
   install -m 0755 "$here/image/record" "$dir/usr/local/bin/mlcube-e2e-record"
   ln -s mlcube-e2e-record "$dir/usr/local/bin/python"
   strip -o "$dir/usr/local/bin/kubectl" "$E2E_BIN/kubectl"

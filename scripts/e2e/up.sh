@@ -2,7 +2,8 @@
 # Starts a throwaway cluster on loopback from the binaries build.sh made:
 # etcd, kube-apiserver, kube-controller-manager, kube-scheduler, KWOK (the
 # kubelet of the fake nodes the suite registers), Argo's workflow-controller
-# and mpi-operator's controller, and installs the CRDs of Argo, Tekton,
+# and mpi-operator's controller, the real node (node.sh) and its DNS
+# (dns.sh), Tekton's controller (tekton.sh), and installs the CRDs of Argo, Tekton,
 # mpi-operator and Dask. Every PID goes into .e2e/run/pids so that down.sh
 # stops exactly these processes. On failure it stops them too.
 set -Eeuo pipefail
@@ -187,6 +188,10 @@ done
 
 log "the real node $NODE_NAME: containerd, kubelet, kube-proxy"
 node_up
+
+source "$here/dns.sh"
+log "the cluster's DNS: CoreDNS on $NODE_IP:$COREDNS_PORT, Service kube-dns at $CLUSTER_DNS_IP"
+dns_up
 
 source "$here/tekton.sh"
 log "Tekton's controller and webhook on the real node, and the registry it reads images from"

@@ -33,4 +33,9 @@ NODE_POD_CIDR=10.213.64.0/24
 NODE_CGROUP=mlcube-e2e
 NODE_TAINT=e2e.mlcube-compile.io/real-node
 NODE_GPUS=8
+# The cluster's DNS (scripts/e2e/dns.sh): CoreDNS with only the plugins
+# its Corefile uses, on the node's address, behind the kube-dns Service.
 CLUSTER_DNS_IP=10.0.0.10
+COREDNS_VERSION=v1.13.1
+COREDNS_PLUGINS="bind errors kubernetes"
+COREDNS_PORT=10053
