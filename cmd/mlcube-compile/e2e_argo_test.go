@@ -36,7 +36,7 @@ func TestE2EArgoOnRealNode(t *testing.T) {
 			golden := goldenDocuments(t, path)
 			want := decodeWorkflow(t, golden[len(golden)-1])
 			if k := distributedKinds(want); len(k) > 0 {
-				t.Skipf("not run here: it creates %v", k)
+				t.Skipf("not run here: it creates %v (TestE2EMPIOnRealNode runs resnet50's MPIJob)", k)
 			}
 			docs := compileForRealNode(t, filepath.Join(repoRoot, "examples", name), "argo", realImage)
 			ran++

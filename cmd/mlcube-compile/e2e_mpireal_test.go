@@ -5,6 +5,7 @@ package main
 import (
 	"encoding/json"
 	"maps"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
+	tektonv1 "github.com/tektoncd/pipeline/pkg/apis/pipeline/v1"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 )
@@ -48,7 +50,17 @@ func TestE2EMPIOnRealNode(t *testing.T) {
 		t.Fatalf("phase %s: %s\n%s\n%s", done.Status.Phase, done.Status.Message, nodeSummary(done),
 			c.must(t, "", "-n", r.ns, "get", "mpijobs,pods", "-o", "wide"))
 	}
-	pod := r.launcher(t)
+	checkRanks(t, r, done.Name, done.Status.FinishedAt.Sub(done.Status.StartedAt.Time), mpiLauncher(t, argoJobManifest(t, r.golden)))
+}
+
+// checkRanks asserts what the ranks of an MPI step recorded against the
+// launcher's pod in the golden file: every rank of -np ran, each on a
+// worker of its own, each summed every rank's number in the allreduce, and
+// each got the step's argv, every env value of the launcher's container (a
+// rank runs under sshd, so only what mpirun's -x passes reaches it), uid,
+// gid and fsGroup.
+func checkRanks(t *testing.T, r *realRun, run string, took time.Duration, pod corev1.PodSpec) {
+	t.Helper()
 	launcher := pod.Containers[0]
 	np, argv := mpirunCommand(t, launcher)
 	w := want{argv: argv, env: r.wantEnv(launcher.Env, func(s string) string { return s }, nil)}
@@ -58,7 +70,6 @@ func TestE2EMPIOnRealNode(t *testing.T) {
 			w.claims = append(w.claims, m.MountPath)
 		}
 	}
-
 	ranks := map[int]record{}
 	hosts := map[string]int{}
 	for name, rec := range r.records(t) {
@@ -79,14 +90,14 @@ func TestE2EMPIOnRealNode(t *testing.T) {
 	if len(ranks) != np {
 		t.Fatalf("%d ranks recorded (%v), want -np %d", len(ranks), slices.Sorted(maps.Keys(ranks)), np)
 	}
-	worker := regexp.MustCompile(`^resnet50-multinode-train-[a-z0-9]+-worker-[0-9]+$`)
+	worker := regexp.MustCompile(`-worker-[0-9]+$`)
 	for host, n := range hosts {
 		if !worker.MatchString(host) || n != 1 {
 			t.Errorf("%d ranks on %s; want one rank on each worker pod (slotsPerWorker 1)", n, host)
 		}
 	}
 	t.Logf("%s: Succeeded on %s in %s; %d ranks on %d workers, each summed %d in the allreduce and got argv, %d env values, uid %d",
-		done.Name, realNode, done.Status.FinishedAt.Sub(done.Status.StartedAt.Time), len(ranks), len(hosts), np*(np-1)/2, len(w.env), *w.uid)
+		run, realNode, took, len(ranks), len(hosts), np*(np-1)/2, len(w.env), *w.uid)
 }
 
 // mpirunCommand reads the launcher's mpirun command: the number of ranks
@@ -118,68 +129,205 @@ type mpiJob struct {
 	}
 }
 
-// launcher is the launcher's pod in the golden file's MPIJob.
-func (r *realRun) launcher(t *testing.T) corev1.PodSpec {
+// argoJobManifest is the MPIJob a golden workflow's step creates.
+func argoJobManifest(t *testing.T, wf *wfv1.Workflow) string {
 	t.Helper()
-	for _, tmpl := range r.golden.Spec.Templates {
-		if tmpl.Resource == nil || tmpl.Resource.Action != "create" || !strings.Contains(tmpl.Resource.Manifest, "kind: MPIJob") {
-			continue
+	for _, tmpl := range wf.Spec.Templates {
+		if res := tmpl.Resource; res != nil && res.Action == "create" && strings.Contains(res.Manifest, "kind: MPIJob") {
+			return res.Manifest
 		}
-		var job mpiJob
-		if err := yaml.Unmarshal([]byte(tmpl.Resource.Manifest), &job); err != nil {
-			t.Fatal(err)
-		}
-		spec := job.Spec.MPIReplicaSpecs["Launcher"].Template.Spec
-		if len(spec.Containers) == 0 {
-			t.Fatal("the MPIJob has no launcher container")
-		}
-		return spec
 	}
 	t.Fatal("no MPIJob in the golden workflow")
-	return corev1.PodSpec{}
+	return ""
+}
+
+// mpiLauncher is the launcher's pod in an MPIJob manifest.
+func mpiLauncher(t *testing.T, manifest string) corev1.PodSpec {
+	t.Helper()
+	var job mpiJob
+	if err := yaml.Unmarshal([]byte(manifest), &job); err != nil {
+		t.Fatal(err)
+	}
+	spec := job.Spec.MPIReplicaSpecs["Launcher"].Template.Spec
+	if len(spec.Containers) == 0 {
+		t.Fatal("the MPIJob has no launcher container")
+	}
+	return spec
 }
 
 // pinJobs does for the pods of each MPIJob the workflow creates what
-// newRealRun does for the workflow's own: keeps them on the real node and
-// shrinks their cpu and memory. Nothing else of the manifest changes.
+// newRealRun does for the workflow's own.
 func (r *realRun) pinJobs(t *testing.T) {
 	t.Helper()
 	for i := range r.wf.Spec.Templates {
-		res := r.wf.Spec.Templates[i].Resource
-		if res == nil || res.Action != "create" || !strings.Contains(res.Manifest, "kind: MPIJob") {
-			continue
+		if res := r.wf.Spec.Templates[i].Resource; res != nil && res.Action == "create" && strings.Contains(res.Manifest, "kind: MPIJob") {
+			res.Manifest = pinnedJob(t, res.Manifest, r.ns)
 		}
-		var job map[string]any
-		if err := yaml.Unmarshal([]byte(res.Manifest), &job); err != nil {
+	}
+}
+
+// pinnedJob is an MPIJob manifest (YAML or JSON) moved to namespace ns,
+// with its pods kept on the real node and their cpu and memory shrunk, as
+// newRealRun does for a workflow's own pods. Nothing else changes.
+func pinnedJob(t *testing.T, manifest, ns string) string {
+	t.Helper()
+	var job map[string]any
+	if err := yaml.Unmarshal([]byte(manifest), &job); err != nil {
+		t.Fatal(err)
+	}
+	job["metadata"].(map[string]any)["namespace"] = ns
+	replicas, _ := job["spec"].(map[string]any)["mpiReplicaSpecs"].(map[string]any)
+	for _, rs := range replicas {
+		tmpl := rs.(map[string]any)["template"].(map[string]any)
+		var spec corev1.PodSpec
+		data, _ := json.Marshal(tmpl["spec"])
+		if err := json.Unmarshal(data, &spec); err != nil {
 			t.Fatal(err)
 		}
-		replicas, _ := job["spec"].(map[string]any)["mpiReplicaSpecs"].(map[string]any)
-		for _, rs := range replicas {
-			tmpl := rs.(map[string]any)["template"].(map[string]any)
-			var spec corev1.PodSpec
-			data, _ := json.Marshal(tmpl["spec"])
-			if err := json.Unmarshal(data, &spec); err != nil {
-				t.Fatal(err)
-			}
-			if spec.NodeSelector == nil {
-				spec.NodeSelector = map[string]string{}
-			}
-			spec.NodeSelector["kubernetes.io/hostname"] = realNode
-			spec.Tolerations = append(spec.Tolerations, corev1.Toleration{Key: realNodeTaint, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule})
-			for j := range spec.Containers {
-				shrink(&spec.Containers[j].Resources)
-			}
-			data, _ = json.Marshal(spec)
-			var m map[string]any
-			if err := json.Unmarshal(data, &m); err != nil {
-				t.Fatal(err)
-			}
-			tmpl["spec"] = m
+		if spec.NodeSelector == nil {
+			spec.NodeSelector = map[string]string{}
 		}
-		out, err := yaml.Marshal(job)
-		if err != nil {
+		spec.NodeSelector["kubernetes.io/hostname"] = realNode
+		spec.Tolerations = append(spec.Tolerations, corev1.Toleration{Key: realNodeTaint, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule})
+		for j := range spec.Containers {
+			shrink(&spec.Containers[j].Resources)
+		}
+		data, _ = json.Marshal(spec)
+		var m map[string]any
+		if err := json.Unmarshal(data, &m); err != nil {
 			t.Fatal(err)
 		}
-		res.Manifest = string(out)
+		tmpl["spec"] = m
+	}
+	out, err := json.Marshal(job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(out)
+}
+
+// TestE2ETektonMPIOnRealNode runs resnet50-multinode's PipelineRun on the
+// real node with Tekton's real controller: the step runs the compiled
+// script in the base image (its kubectl image here), which creates the
+// MPIJob with kubectl from inside the pod, waits on its conditions, and
+// succeeds when mpi-operator says Succeeded. The ranks are checked as
+// TestE2EMPIOnRealNode checks them.
+func TestE2ETektonMPIOnRealNode(t *testing.T) {
+	c := e2eCluster(t)
+	t.Parallel()
+	const example = "resnet50-multinode"
+	golden := goldenDocuments(t, filepath.Join(repoRoot, "testdata", "golden", "tekton", example+".yaml"))
+	docs := compileForRealNode(t, filepath.Join(repoRoot, "examples", example), "tekton", tektonImage)
+	r := c.newTektonRun(t, "mpi", docs, decodePipelineRun(t, golden[len(golden)-1]))
+	manifest := tektonJobManifest(t, r.pr)
+	*manifest = pinnedJob(t, *manifest, r.ns)
+	done := r.run(t, 6*time.Minute)
+	if cond := done.Status.GetCondition("Succeeded"); cond == nil || cond.Status != corev1.ConditionTrue {
+		t.Fatalf("PipelineRun %s: %+v\n%s", done.Name, cond, c.must(t, "", "-n", r.ns, "get", "taskruns,mpijobs,pods"))
+	}
+	checkRanks(t, r.realRun, done.Name, done.Status.CompletionTime.Sub(done.Status.StartTime.Time),
+		mpiLauncher(t, *tektonJobManifest(t, r.golden)))
+}
+
+// tektonJobManifest is the MPIJob manifest a PipelineRun's step creates:
+// the value of its MANIFEST variable, which the compiled script pipes to
+// kubectl create.
+func tektonJobManifest(t *testing.T, pr *tektonv1.PipelineRun) *string {
+	t.Helper()
+	for _, task := range pr.Spec.PipelineSpec.Tasks {
+		for _, step := range task.TaskSpec.Steps {
+			for i, e := range step.Env {
+				if e.Name == "MANIFEST" && strings.Contains(e.Value, `"kind":"MPIJob"`) {
+					return &step.Env[i].Value
+				}
+			}
+		}
+	}
+	t.Fatal("no step of the PipelineRun creates an MPIJob")
+	return nil
+}
+
+// TestE2ETektonMPIStopDeletesJob cancels resnet50-multinode's PipelineRun
+// on the real node while its MPIJob runs (the launcher held running):
+// Tekton deletes the step's pod (keep-pod-on-cancel is false by default),
+// and the MPIJob must go too, freeing its GPUs, by the compiled script's
+// trap (Tekton's entrypoint forwards SIGTERM to the script's process group,
+// cmd/entrypoint/runner.go; the script exits 143 and its EXIT trap deletes
+// the job) and by the job's owner reference to the pod. The
+// control run, with neither, must leave the MPIJob behind.
+func TestE2ETektonMPIStopDeletesJob(t *testing.T) {
+	c := e2eCluster(t)
+	const example = "resnet50-multinode"
+	golden := goldenDocuments(t, filepath.Join(repoRoot, "testdata", "golden", "tekton", example+".yaml"))
+	docs := compileForRealNode(t, filepath.Join(repoRoot, "examples", example), "tekton", tektonImage)
+	for _, tc := range []struct {
+		name    string
+		cleanup bool
+	}{{"mpi-stop", true}, {"mpi-stop-control", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := c.newTektonRun(t, tc.name, docs, decodePipelineRun(t, golden[len(golden)-1]))
+			manifest := tektonJobManifest(t, r.pr)
+			*manifest = heldJob(t, pinnedJob(t, *manifest, r.ns), tc.cleanup)
+			if !tc.cleanup {
+				step := &r.pr.Spec.PipelineSpec.Tasks[0].TaskSpec.Steps[0]
+				step.Script = strings.ReplaceAll(step.Script, "trap ", ": ")
+			}
+			manifestYAML, err := yaml.Marshal(r.pr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			created := strings.TrimSpace(c.must(t, string(manifestYAML), "create", "-o", "name", "-f", "-"))
+			jobs := func() string {
+				return strings.TrimSpace(c.must(t, "", "-n", r.ns, "get", "mpijobs", "-o", "name"))
+			}
+			waitFor(t, 3*time.Minute, func() string {
+				return c.must(t, "", "-n", r.ns, "get", "pods", "-l", "training.kubeflow.org/job-role=launcher", "-o", "jsonpath={.items[*].status.phase}")
+			}, "Running")
+			c.must(t, "", "-n", r.ns, "patch", created, "--type=merge", "-p", `{"spec":{"status":"Cancelled"}}`)
+			gone := waitUntil(90*time.Second, func() bool { return jobs() == "" })
+			switch {
+			case tc.cleanup && !gone:
+				t.Fatalf("90 s after the cancel, %s is still there", jobs())
+			case !tc.cleanup && gone:
+				t.Fatal("control: without the trap and the owner reference, the MPIJob went anyway")
+			}
+			t.Logf("%s cancelled: MPIJob deleted: %v", created, gone)
+		})
+	}
+}
+
+// heldJob keeps an MPIJob's launcher running (sleep), so that the job is
+// still running when its step is stopped; without cleanup it also drops
+// the job's owner reference to the step's pod.
+func heldJob(t *testing.T, manifest string, cleanup bool) string {
+	t.Helper()
+	var job map[string]any
+	if err := json.Unmarshal([]byte(manifest), &job); err != nil {
+		t.Fatal(err)
+	}
+	if !cleanup {
+		delete(job["metadata"].(map[string]any), "ownerReferences")
+	}
+	launcher := job["spec"].(map[string]any)["mpiReplicaSpecs"].(map[string]any)["Launcher"].(map[string]any)
+	container := launcher["template"].(map[string]any)["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)
+	container["command"], container["args"] = []string{"sleep", "600"}, nil
+	out, err := json.Marshal(job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(out)
+}
+
+// waitUntil polls cond every second until it holds or timeout passes, and
+// reports whether it held.
+func waitUntil(timeout time.Duration, cond func() bool) bool {
+	for deadline := time.Now().Add(timeout); ; time.Sleep(time.Second) {
+		if cond() {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
 	}
 }

@@ -44,7 +44,7 @@ func TestE2ETektonOnRealNode(t *testing.T) {
 			golden := goldenDocuments(t, path)
 			last := golden[len(golden)-1]
 			if strings.Contains(last, "MPIJob") || strings.Contains(last, "DaskJob") {
-				t.Skip("not run here: it creates MPI or Dask jobs")
+				t.Skip("not run here: it creates MPI jobs (TestE2ETektonMPIOnRealNode runs resnet50's) or Dask jobs")
 			}
 			if name == "legacy-test-cube" {
 				t.Skip("not run here: a legacy cube's image is named by MLCube's docker platform, and Tekton reads a step's entrypoint from that image's registry")
