@@ -66,8 +66,7 @@ func forEachReadPipeline(b *testing.B, fn func(b *testing.B, spec *pipelineSpec,
 // readBenchSpecs reads and checks the specs of opts once, as Compile does
 // before lowering.
 func readBenchSpecs(b *testing.B, s *schema.Schema, opts Options) (*pipelineSpec, *platformSpec) {
-	var diags Diagnostics
-	spec, plat := readSpecs(s, opts, &diags)
+	spec, plat, diags := readSpecs(s, opts)
 	if diags.HasErrors() || spec == nil {
 		b.Fatalf("reading the specs: %v", diags)
 	}
@@ -84,9 +83,9 @@ func BenchmarkLoadCube(b *testing.B) {
 			defer s.Unlock()
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
-				var diags Diagnostics
-				if c := newLoader(s, &diags).cube(filepath.Join("..", "examples", example), "--mlcube"); c == nil || diags.HasErrors() {
-					b.Fatalf("loading the cube: %v", diags)
+				l := newLoader(s)
+				if c := l.cube(filepath.Join("..", "examples", example), flag("--mlcube")); c == nil || l.diags.HasErrors() {
+					b.Fatalf("loading the cube: %v", l.diags)
 				}
 			}
 		})
@@ -114,8 +113,7 @@ func BenchmarkReadPipeline(b *testing.B) {
 // redundant edges.
 func BenchmarkChecks(b *testing.B) {
 	forEachReadPipeline(b, func(b *testing.B, spec *pipelineSpec, plat *platformSpec) {
-		var diags Diagnostics
-		lw := newLowering(spec, plat, "", &diags)
+		lw := newLowering(spec, plat, "")
 		steps, io := lw.lowerSteps()
 		b.ReportAllocs()
 		b.ResetTimer()
@@ -126,8 +124,8 @@ func BenchmarkChecks(b *testing.B) {
 			}
 			lw.order(steps, io)
 		}
-		if diags.HasErrors() {
-			b.Fatal(diags)
+		if lw.diags.HasErrors() {
+			b.Fatal(lw.diags)
 		}
 	})
 }
@@ -139,8 +137,7 @@ func BenchmarkLower(b *testing.B) {
 		b.ReportAllocs()
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
-			var diags Diagnostics
-			if p := lower(spec, plat, "", &diags); p == nil {
+			if p, diags := lower(spec, plat, ""); p == nil {
 				b.Fatal(diags)
 			}
 		}

@@ -13,7 +13,6 @@ const (
 	readWriteOnce     = "ReadWriteOnce"
 	readWriteOncePod  = "ReadWriteOncePod"
 	readWriteMany     = "ReadWriteMany"
-	accessModesField  = "storage.accessModes"
 	oneNodeAccessHint = "use ReadWriteMany (the default for such pipelines) on a storage class that offers it, such as NFS, EFS, Filestore or CephFS"
 )
 
@@ -38,11 +37,13 @@ func (lw *lowering) claimAccess() {
 			if distributed == "" {
 				why = "steps \"" + pair[0] + "\" and \"" + pair[1] + "\" may run at the same time on different nodes"
 			}
-			lw.diags.warnf(lw.plat.at("storage"), "storage.accessModes", "the claim made for each run is ReadWriteMany, since %s and all mount it; its storage class must offer ReadWriteMany (NFS, EFS, Filestore, Azure Files, CephFS; not EBS, Persistent Disk or local-path, where the claim would stay Pending): set storageClassName, or accessModes: [ReadWriteOnce] for steps that may wait for each other's volume", why)
+			// Said at storage:, which may not write accessModes.
+			storage := lw.plat.loc.Field("storage")
+			lw.warnf(storage.Field("accessModes").At(storage.Pos()), "the claim made for each run is ReadWriteMany, since %s and all mount it; its storage class must offer ReadWriteMany (NFS, EFS, Filestore, Azure Files, CephFS; not EBS, Persistent Disk or local-path, where the claim would stay Pending): set storageClassName, or accessModes: [ReadWriteOnce] for steps that may wait for each other's volume", why)
 		case len(written) == 0:
 			v.Create.AccessModes = []string{readWriteOnce}
 		case oneNode(written) && distributed != "":
-			lw.diags.errorf(lw.plat.at("storage", "accessModes"), accessModesField, "%s: step %q runs pods on several nodes, which all mount the workspace, and a %s claim attaches to one node; %s", written[0], distributed, written[0], oneNodeAccessHint)
+			lw.errorf(lw.plat.loc.Field("storage").Field("accessModes"), "%s: step %q runs pods on several nodes, which all mount the workspace, and a %s claim attaches to one node; %s", written[0], distributed, written[0], oneNodeAccessHint)
 		case oneNode(written) && pair != nil:
 			v.Concurrent = pair
 		}

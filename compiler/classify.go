@@ -6,6 +6,7 @@ import (
 
 	"cuelang.org/go/cue/ast"
 
+	"github.com/mlcube-compile/mlcube-compile/diag"
 	"github.com/mlcube-compile/mlcube-compile/schema"
 )
 
@@ -41,9 +42,8 @@ func Classify(path string) FileKind {
 	case "pipeline":
 		return TaskFile
 	}
-	var diags Diagnostics
-	f, ok := readYAML(path, "lint", &diags)
-	if !ok {
+	f, _ := readYAML(path, flag("lint"))
+	if f == nil {
 		return NotASpec
 	}
 	return classifyTree(f)
@@ -94,27 +94,20 @@ func isPlatform(f *ast.File) bool {
 	}
 	s.Lock()
 	defer s.Unlock()
-	var diags Diagnostics
-	_, ok := checkDocument(s, f, schema.Platform, &diags)
-	return ok
+	_, diags := checkDocument(s, f, schema.Platform)
+	return !diags.HasErrors()
 }
 
 // CheckPlatform checks a platform file that no cube or pipeline beside it
 // is compiled with: its schema and what decoding it checks.
-func CheckPlatform(path string) Diagnostics {
+func CheckPlatform(path string) diag.Diagnostics {
 	s, err := schema.Load()
 	if err != nil {
-		return Diagnostics{{Pos: Pos{File: path}, Field: "schema", Message: err.Error()}}
+		return diag.Diagnostics{diag.Errorf(diag.At(diag.Pos{File: path}).Field("schema"), "%v", err)}
 	}
 	s.Lock()
 	defer s.Unlock()
-	var diags Diagnostics
-	if f, ok := readYAML(path, "--platform", &diags); ok {
-		if topLevelString(f, "schema_type") == "mlcube_platform" {
-			decodeLegacyPlatform(s, f, &diags)
-		} else {
-			decodePlatform(s, f, &diags)
-		}
-	}
-	return diags.Sorted()
+	l := newLoader(s)
+	l.platform(path)
+	return l.diags.Sorted()
 }

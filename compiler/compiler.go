@@ -1,13 +1,13 @@
 package compiler
 
 import (
-	"fmt"
 	"os"
 	"strings"
 
 	"cuelang.org/go/cue/ast"
 
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+	"github.com/mlcube-compile/mlcube-compile/diag"
 	"github.com/mlcube-compile/mlcube-compile/schema"
 )
 
@@ -38,87 +38,110 @@ type Options struct {
 }
 
 // Compile reads the specs, checks them and lowers them to the IR. The
-// Diagnostics hold every warning; when there are errors, they are also
-// returned as the error.
-func Compile(opts Options) (*ir.Pipeline, Diagnostics, error) {
+// Diagnostics, sorted, hold every error and warning; the pipeline is nil
+// when there are errors.
+func Compile(opts Options) (*ir.Pipeline, diag.Diagnostics) {
 	s, err := opts.Schema, error(nil)
 	if s == nil {
 		s, err = schema.Load()
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("loading the embedded schemas: %w", err)
+		at := diag.At(diag.Pos{File: cubeFile(opts.MLCube)}).Field("schema")
+		return nil, diag.Diagnostics{diag.Errorf(at, "loading the embedded schemas: %v", err)}
 	}
 	s.Lock()
 	defer s.Unlock()
-	var diags Diagnostics
-	spec, plat := readSpecs(s, opts, &diags)
-	values := readValues(s, opts.Values, opts.Set, &diags)
+	spec, plat, diags := readSpecs(s, opts)
+	values, more := readValues(s, opts.Values, opts.Set)
+	diags = append(diags, more...)
 	if spec != nil {
-		applyValues(spec, values, &diags)
+		diags = append(diags, applyValues(spec, values)...)
 		spec.Schedule = overrideSchedule(spec.Schedule, opts.Schedule)
 	}
 	var p *ir.Pipeline
 	if !diags.HasErrors() && spec != nil {
-		p = lower(spec, plat, opts.NeedValues, &diags)
+		p, more = lower(spec, plat, opts.NeedValues)
+		diags = append(diags, more...)
 	}
 	if diags.HasErrors() {
-		return nil, diags.Sorted(), diags
+		return nil, diags.Sorted()
 	}
-	return p, diags.Sorted(), nil
+	return p, diags.Sorted()
 }
 
 // readSpecs reads the platform, task and cube files into specs.
-func readSpecs(s *schema.Schema, opts Options, diags *Diagnostics) (*pipelineSpec, *platformSpec) {
+func readSpecs(s *schema.Schema, opts Options) (*pipelineSpec, *platformSpec, diag.Diagnostics) {
 	if opts.MLCube == "" {
 		opts.MLCube = "."
 	}
-	l := newLoader(s, diags)
-	plat := &platformSpec{at: func(...string) Pos { return Pos{} }}
-	var legacyImage string
-	var legacyImagePos Pos
-	if opts.Platform != "" {
-		if f, ok := readYAML(opts.Platform, "--platform", diags); ok {
-			if topLevelString(f, "schema_type") == "mlcube_platform" {
-				legacyImage, legacyImagePos = decodeLegacyPlatform(s, f, diags)
-			} else if p, _ := decodePlatform(s, f, diags); p != nil {
-				plat = p
-			}
-		}
-	}
+	l := newLoader(s)
+	plat, legacyImage := l.platform(opts.Platform)
 	loadCube := func(invoke *ast.File) *cube {
-		c := l.cube(opts.MLCube, "--mlcube")
+		c := l.cube(opts.MLCube, flag("--mlcube"))
 		if c != nil && c.Legacy && invoke != nil {
-			root, _ := readYAML(c.File, "--mlcube", diags)
-			c = decodeLegacyRoot(s, root, c.Image, c.ImagePos, invoke, diags)
+			root := l.readYAML(c.File, flag("--mlcube"))
+			c = l.legacyRoot(root, c.Image, invoke)
 		}
 		if c != nil && legacyImage != "" {
-			c.Image, c.ImagePos = legacyImage, legacyImagePos
+			c.Image = legacyImage
 		}
 		return c
 	}
-	if opts.Task == "" {
-		return cubePipeline(loadCube(nil)), plat
+	p := l.pipeline(opts.Task, loadCube)
+	return p, plat, l.diags
+}
+
+// platform reads the --platform file, ours or a legacy docker one, whose
+// image is returned instead.
+func (l *loader) platform(file string) (*platformSpec, string) {
+	plat := &platformSpec{}
+	if file == "" {
+		return plat, ""
 	}
-	if isTaskName(opts.Task) {
-		return oneTask(loadCube(nil), opts.Task, diags), plat
+	f := l.readYAML(file, flag("--platform"))
+	switch {
+	case f == nil:
+	case topLevelString(f, "schema_type") == "mlcube_platform":
+		image, diags := decodeLegacyPlatform(l.s, f)
+		l.diags = append(l.diags, diags...)
+		return plat, image
+	default:
+		p, diags := decodePlatform(l.s, f)
+		l.diags = append(l.diags, diags...)
+		if p != nil {
+			plat = p
+		}
 	}
-	f, ok := readYAML(opts.Task, "--task", diags)
-	if !ok {
-		return nil, plat
+	return plat, ""
+}
+
+// pipeline reads what --task names: nothing (every task of the cube), a
+// task of the cube, a legacy invoke file or a pipeline file.
+func (l *loader) pipeline(task string, loadCube func(invoke *ast.File) *cube) *pipelineSpec {
+	if task == "" {
+		return cubePipeline(loadCube(nil))
 	}
+	if isTaskName(task) {
+		return l.oneTask(loadCube(nil), task)
+	}
+	f := l.readYAML(task, flag("--task"))
+	if f == nil {
+		return nil
+	}
+	top := diag.At(diag.Pos{File: task, Line: 1, Col: 1})
 	switch {
 	case topLevelString(f, "schema_type") == "mlcube_invoke":
 		c := loadCube(f)
 		if c != nil && !c.Legacy {
-			diags.errorf(Pos{File: opts.Task, Line: 1, Col: 1}, "schema_type", "a legacy invoke file needs a legacy cube (schema_type: mlcube_root); %s is an MLCube 2.0 file", c.File)
-			return nil, plat
+			l.errorf(top.Field("schema_type"), "a legacy invoke file needs a legacy cube (schema_type: mlcube_root); %s is an MLCube 2.0 file", c.File)
+			return nil
 		}
-		return cubePipeline(c), plat
+		return cubePipeline(c)
 	case hasTopLevel(f, "steps"):
-		return l.decodePipeline(f, func() *cube { return loadCube(nil) }), plat
+		return l.decodePipeline(f, func() *cube { return loadCube(nil) })
 	}
-	diags.errorf(Pos{File: opts.Task, Line: 1, Col: 1}, "--task", "neither a pipeline file (with steps:) nor an MLCube invoke file (with schema_type: mlcube_invoke)")
-	return nil, plat
+	l.errorf(top.Field("--task"), "neither a pipeline file (with steps:) nor an MLCube invoke file (with schema_type: mlcube_invoke)")
+	return nil
 }
 
 // isTaskName tells a task name given to --task from a file: it is not a
@@ -131,7 +154,7 @@ func isTaskName(s string) bool {
 }
 
 // oneTask makes the pipeline that runs one task of a cube.
-func oneTask(c *cube, name string, diags *Diagnostics) *pipelineSpec {
+func (l *loader) oneTask(c *cube, name string) *pipelineSpec {
 	p := cubePipeline(c)
 	if p == nil {
 		return nil
@@ -142,21 +165,19 @@ func oneTask(c *cube, name string, diags *Diagnostics) *pipelineSpec {
 			return p
 		}
 	}
-	diags.errorf(Pos{File: c.File, Line: 1, Col: 1}, "--task", "%q is neither a file nor a task of cube %q (tasks: %s)", name, c.Name, strings.Join(sortedCopy(c.taskNames()), ", "))
+	l.errorf(diag.At(diag.Pos{File: c.File, Line: 1, Col: 1}).Field("--task"), "%q is neither a file nor a task of cube %q (tasks: %s)", name, c.Name, strings.Join(sortedCopy(c.taskNames()), ", "))
 	return nil
 }
 
-// cubePipeline makes the pipeline that runs every task of a cube.
+// cubePipeline makes the pipeline that runs every task of a cube. Each
+// step is its task, at the task's position.
 func cubePipeline(c *cube) *pipelineSpec {
 	if c == nil {
 		return nil
 	}
-	p := &pipelineSpec{File: c.File, Name: c.Name}
+	p := &pipelineSpec{File: c.File, Loc: diag.At(diag.Pos{File: c.File}), Name: c.Name}
 	for _, t := range c.Tasks {
-		p.Steps = append(p.Steps, &stepSpec{
-			Name: t.Name, Pos: t.Pos, Cube: c, Task: t, field: "tasks." + t.Name,
-			pos: func(...string) Pos { return t.Pos },
-		})
+		p.Steps = append(p.Steps, &stepSpec{Name: t.Name, Loc: t.at(), Cube: c, Task: t})
 	}
 	return p
 }

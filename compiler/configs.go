@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+	"github.com/mlcube-compile/mlcube-compile/diag"
 )
 
 // maxConfigBytes is the API server's limit on a ConfigMap's data.
@@ -19,31 +20,32 @@ const maxConfigBytes = 1 << 20
 // stores it.
 type configEntry struct {
 	Key, Value string
-	Pos        Pos
-	Field      string
+	Loc        diag.Loc
 }
 
-// decodeConfigs reads configs:. A map or list value is stored as JSON, a
-// scalar as its text. Keys become environment variable names, and
-// values that name or look like credentials are refused, at any depth.
-func decodeConfigs(doc *document, v cue.Value, diags *Diagnostics) []configEntry {
+// decodeConfigs reads configs:, written at loc. A map or list value is
+// stored as JSON, a scalar as its text. Keys become environment variable
+// names, and values that name or look like credentials are refused, at
+// any depth.
+func decodeConfigs(loc diag.Loc, v cue.Value) ([]configEntry, diag.Diagnostics) {
 	var out []configEntry
+	var diags diag.Diagnostics
 	size := 0
 	forFields(v, func(key string, cv cue.Value) {
-		e := configEntry{Key: key, Pos: doc.at("configs", key), Field: joinPath("configs", key)}
+		e := configEntry{Key: key, Loc: loc.Field(key)}
 		if !envName.MatchString(key) || len(validation.IsConfigMapKey(key)) > 0 {
-			diags.errorf(e.Pos, e.Field, "%q is not a valid environment variable name and ConfigMap key (letters, digits, '_', '-' and '.', not starting with a digit)", key)
+			diags = append(diags, diag.Errorf(e.Loc, "%q is not a valid environment variable name and ConfigMap key (letters, digits, '_', '-' and '.', not starting with a digit)", key))
 			return
 		}
-		path := cue.MakePath(cue.Str("configs"), cue.Str(key))
-		if !checkConfigValue(doc, path, e.Field, key, cv, diags) {
+		if more := checkConfigValue(e.Loc, key, cv); more != nil {
+			diags = append(diags, more...)
 			return
 		}
 		switch cv.IncompleteKind() {
 		case cue.StructKind, cue.ListKind:
 			b, err := cv.MarshalJSON()
 			if err != nil {
-				diags.errorf(e.Pos, e.Field, "cannot be written as JSON: %v", err)
+				diags = append(diags, diag.Errorf(e.Loc, "cannot be written as JSON: %v", err))
 				return
 			}
 			e.Value = string(b)
@@ -54,53 +56,45 @@ func decodeConfigs(doc *document, v cue.Value, diags *Diagnostics) []configEntry
 		out = append(out, e)
 	})
 	if size > maxConfigBytes {
-		diags.errorf(doc.at("configs"), "configs", "%d bytes is more than the %d a ConfigMap may hold; put large data in the workspace and pass its path", size, maxConfigBytes)
+		diags = append(diags, diag.Errorf(loc, "%d bytes is more than the %d a ConfigMap may hold; put large data in the workspace and pass its path", size, maxConfigBytes))
 	}
-	return out
+	return out, diags
 }
 
-// checkConfigValue checks a value of configs and everything inside it:
-// no nulls, no credentials, and no ${params.X}, since the ConfigMap
-// exists before the run and no engine fills it in.
-func checkConfigValue(doc *document, path cue.Path, field, key string, v cue.Value, diags *Diagnostics) bool {
-	pos := doc.pos(path)
+// checkConfigValue checks a value of configs, written at loc under key,
+// and everything inside it: no nulls, no credentials, and no
+// ${params.X}, since the ConfigMap exists before the run and no engine
+// fills it in.
+func checkConfigValue(loc diag.Loc, key string, v cue.Value) diag.Diagnostics {
 	kind := v.IncompleteKind()
 	if (kind == cue.StructKind || kind == cue.ListKind) && credentialKey(key) {
-		diags.errorf(pos, field, "%q names a credential; %s", key, secretHint)
-		return false
+		return diag.Diagnostics{diag.Errorf(loc, "%q names a credential; %s", key, secretHint)}
 	}
+	var diags diag.Diagnostics
 	switch kind {
 	case cue.NullKind:
-		diags.errorf(pos, field, "is null; give it a value or drop it")
-		return false
+		return diag.Diagnostics{diag.Errorf(loc, "is null; give it a value or drop it")}
 	case cue.StructKind:
-		ok := true
 		forFields(v, func(name string, fv cue.Value) {
-			sub := cue.MakePath(append(path.Selectors(), cue.Str(name))...)
-			ok = checkConfigValue(doc, sub, joinPath(field, name), name, fv, diags) && ok
+			diags = append(diags, checkConfigValue(loc.Field(name), name, fv)...)
 		})
-		return ok
+		return diags
 	case cue.ListKind:
-		it, err := v.List()
-		if err != nil {
-			return true
+		if it, err := v.List(); err == nil {
+			for i := 0; it.Next(); i++ {
+				diags = append(diags, checkConfigValue(loc.Index(i), key, it.Value())...)
+			}
 		}
-		ok := true
-		for i := 0; it.Next(); i++ {
-			sub := cue.MakePath(append(path.Selectors(), cue.Index(i))...)
-			ok = checkConfigValue(doc, sub, fmt.Sprintf("%s[%d]", field, i), key, it.Value(), diags) && ok
-		}
-		return ok
+		return diags
 	}
 	s := scalarString(v)
-	if !checkCredential(key, s, pos, field, diags) {
-		return false
+	if diags := checkCredential(key, s, loc); diags != nil {
+		return diags
 	}
 	if m := anyRef.FindStringSubmatch(s); m != nil {
-		diags.errorf(pos, field, "${%s}: configs become a ConfigMap that exists before the run, so no engine fills in references there; pass the value through a step's env: instead", m[1])
-		return false
+		return diag.Diagnostics{diag.Errorf(loc, "${%s}: configs become a ConfigMap that exists before the run, so no engine fills in references there; pass the value through a step's env: instead", m[1])}
 	}
-	return true
+	return nil
 }
 
 // lowerConfigs makes the ConfigMap, named after the pipeline and its

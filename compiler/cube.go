@@ -10,6 +10,7 @@ import (
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/ast"
 
+	"github.com/mlcube-compile/mlcube-compile/diag"
 	"github.com/mlcube-compile/mlcube-compile/schema"
 )
 
@@ -40,25 +41,25 @@ func hasTopLevel(f *ast.File, key string) bool {
 }
 
 // decodeCube reads an MLCube 2.0 mlcube.yaml that has been parsed.
-func decodeCube(s *schema.Schema, f *ast.File, diags *Diagnostics) *cube {
-	resolveRefs(f, diags)
+func decodeCube(s *schema.Schema, f *ast.File) (*cube, diag.Diagnostics) {
+	diags := resolveRefs(f)
 	// A reference can join pieces into engine syntax, such as "{" and
 	// "{workflow.name}}"; the resolved text is checked again.
-	if !checkTree(f, diags) {
-		return nil
+	if more := checkTree(f); more != nil {
+		return nil, append(diags, more...)
 	}
-	doc, ok := checkDocument(s, f, schema.MLCube, diags)
-	if !ok {
-		return nil
+	doc, more := checkDocument(s, f, schema.MLCube)
+	diags = append(diags, more...)
+	if more.HasErrors() {
+		return nil, diags
 	}
 	v := doc.data
 	c := &cube{
-		Name:     str(v, "name"),
-		File:     doc.file,
-		Image:    str(v, "docker", "image"),
-		ImagePos: doc.at("docker", "image"),
-		GPUArgs:  dockerArgs{Text: str(v, "docker", "gpu_args"), Pos: doc.at("docker", "gpu_args"), Field: "docker.gpu_args"},
-		CPUArgs:  dockerArgs{Text: str(v, "docker", "cpu_args"), Pos: doc.at("docker", "cpu_args"), Field: "docker.cpu_args"},
+		Name:    str(v, "name"),
+		File:    doc.file,
+		Image:   str(v, "docker", "image"),
+		GPUArgs: dockerArgs{Text: str(v, "docker", "gpu_args"), Loc: doc.at("docker", "gpu_args")},
+		CPUArgs: dockerArgs{Text: str(v, "docker", "cpu_args"), Loc: doc.at("docker", "cpu_args")},
 		K8s: k8sRunner{
 			PVC:       str(v, "k8s", "pvc"),
 			Image:     str(v, "k8s", "image"),
@@ -69,27 +70,26 @@ func decodeCube(s *schema.Schema, f *ast.File, diags *Diagnostics) *cube {
 		c.AcceleratorCount = int(n)
 	}
 	forFields(v.LookupPath(pathOf("docker", "env_args")), func(name string, ev cue.Value) {
-		c.Env = append(c.Env, envVar{Name: name, Value: scalarString(ev), Pos: doc.at("docker", "env_args", name)})
+		c.Env = append(c.Env, envVar{Name: name, Value: scalarString(ev), Loc: doc.at("docker", "env_args", name)})
 	})
 	forFields(v.LookupPath(pathOf("tasks")), func(name string, tv cue.Value) {
-		t := &cubeTask{Name: name, Pos: doc.at("tasks", name), Entrypoint: str(tv, "entrypoint")}
+		t := &cubeTask{Name: name, Loc: doc.at("tasks", name), Entrypoint: str(tv, "entrypoint")}
 		t.Inputs = decodeParams(doc, tv, name, "inputs")
 		t.Outputs = decodeParams(doc, tv, name, "outputs")
-		checkParamNames(t, "tasks."+name+".parameters", diags)
+		diags = append(diags, checkParamNames(t, t.Loc.Field("parameters"))...)
 		c.Tasks = append(c.Tasks, t)
 	})
 	if len(c.Tasks) == 0 {
-		diags.errorf(doc.at("tasks"), "tasks", "a cube needs at least one task")
-		return nil
+		return nil, append(diags, diag.Errorf(doc.at("tasks"), "a cube needs at least one task"))
 	}
-	return c
+	return c, diags
 }
 
 // decodeParams reads a task's inputs or outputs in the order they are written.
 func decodeParams(doc *document, task cue.Value, taskName, kind string) []*param {
 	var out []*param
 	forFields(task.LookupPath(pathOf("parameters", kind)), func(name string, pv cue.Value) {
-		p := &param{Name: name, Pos: doc.at("tasks", taskName, "parameters", kind, name)}
+		p := &param{Name: name, Loc: doc.at("tasks", taskName, "parameters", kind, name)}
 		if pv.Kind() == cue.StringKind {
 			p.Path = str(pv)
 		} else {
@@ -112,18 +112,28 @@ func decodeParams(doc *document, task cue.Value, taskName, kind string) []*param
 var cubeParamName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 
 // checkParamNames reports parameter names that cannot become a flag, and a
-// name used for both an input and an output.
-func checkParamNames(t *cubeTask, field string, diags *Diagnostics) {
+// name used for both an input and an output, each at the parameter, as
+// the field name below params.
+func checkParamNames(t *cubeTask, params diag.Loc) diag.Diagnostics {
+	var diags diag.Diagnostics
 	seen := map[string]bool{}
 	for _, p := range append(append([]*param{}, t.Inputs...), t.Outputs...) {
+		at := params.Field(p.Name).At(p.Loc.Pos())
 		switch {
 		case !cubeParamName.MatchString(p.Name):
-			diags.errorf(p.Pos, field+"."+p.Name, "a parameter name is letters, digits, '_', '.' and '-', starting with a letter or digit")
+			diags = append(diags, diag.Errorf(at, "a parameter name is letters, digits, '_', '.' and '-', starting with a letter or digit"))
 		case seen[p.Name]:
-			diags.errorf(p.Pos, field+"."+p.Name, "%q is both an input and an output of task %q", p.Name, t.Name)
+			diags = append(diags, diag.Errorf(at, "%q is both an input and an output of task %q", p.Name, t.Name))
 		}
 		seen[p.Name] = true
 	}
+	return diags
+}
+
+// at is where a step that runs the task as it is reports: at the task's
+// position, as tasks.NAME.
+func (t *cubeTask) at() diag.Loc {
+	return diag.At(t.Loc.Pos()).Field("tasks").Field(t.Name)
 }
 
 // forFields calls fn for each regular field of a struct, in file order.

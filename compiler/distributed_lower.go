@@ -1,7 +1,6 @@
 package compiler
 
 import (
-	"fmt"
 	"path"
 	"slices"
 	"strconv"
@@ -10,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+	"github.com/mlcube-compile/mlcube-compile/diag"
 )
 
 const (
@@ -33,7 +33,7 @@ var defaultWorkerCommand = []string{"/usr/sbin/sshd", "-De"}
 // lowerMPI makes s an MPI step: the launcher runs mpirun over every slot
 // with the task's entrypoint, and each worker gets the step's resources.
 func (lw *lowering) lowerMPI(st *stepSpec, s *ir.Step) {
-	m, field := st.MPI, st.field+".mpi"
+	m, at := st.MPI, st.Loc.Field("mpi")
 	job := &ir.MPIJob{
 		APIVersion:              lw.plat.MPI.APIVersion,
 		GenerateName:            lw.p.Name + "-" + s.Name + "-",
@@ -54,7 +54,8 @@ func (lw *lowering) lowerMPI(st *stepSpec, s *ir.Step) {
 	if job.SSHAuthMountPath == "" {
 		job.SSHAuthMountPath = defaultSSHAuthMountPath
 		if runsAsNonRoot(s.SecurityContext) && job.APIVersion != mpiV1 {
-			lw.diags.warnf(st.pos("mpi"), field+".sshAuthMountPath", "the workers run as user %d, whose SSH server cannot read keys under /root/.ssh; set sshAuthMountPath to that user's ~/.ssh (mpi-operator's images use /home/mpiuser/.ssh)", *s.SecurityContext.RunAsUser)
+			// Said at mpi:, which does not write sshAuthMountPath.
+			lw.warnf(at.Field("sshAuthMountPath").At(at.Pos()), "the workers run as user %d, whose SSH server cannot read keys under /root/.ssh; set sshAuthMountPath to that user's ~/.ssh (mpi-operator's images use /home/mpiuser/.ssh)", *s.SecurityContext.RunAsUser)
 		}
 	}
 	lw.checkSSHKeys(st, s, job)
@@ -62,21 +63,21 @@ func (lw *lowering) lowerMPI(st *stepSpec, s *ir.Step) {
 		job.WorkerCommand = defaultWorkerCommand
 	}
 	if job.APIVersion == mpiV1 && m.SSHAuthMountPath != "" {
-		lw.diags.errorf(st.pos("mpi", "sshAuthMountPath"), field+".sshAuthMountPath", "kubeflow.org/v1 MPIJobs (the training operator's) start ranks through kubectl exec, not SSH, and have no sshAuthMountPath; drop it, or use mpi-operator's kubeflow.org/v2beta1")
+		lw.errorf(at.Field("sshAuthMountPath"), "kubeflow.org/v1 MPIJobs (the training operator's) start ranks through kubectl exec, not SSH, and have no sshAuthMountPath; drop it, or use mpi-operator's kubeflow.org/v2beta1")
 	}
 	if job.APIVersion == mpiV1 && job.Implementation == "MPICH" {
-		lw.diags.errorf(st.pos("mpi", "implementation"), field+".implementation", "kubeflow.org/v1 MPIJobs (the training operator's) take OpenMPI or Intel; MPICH needs mpi-operator's kubeflow.org/v2beta1, the default when the platform's mpi.apiVersion is unset")
+		lw.errorf(at.Field("implementation"), "kubeflow.org/v1 MPIJobs (the training operator's) take OpenMPI or Intel; MPICH needs mpi-operator's kubeflow.org/v2beta1, the default when the platform's mpi.apiVersion is unset")
 	}
 	entry := s.Command
 	if len(entry) == 0 && m.Entrypoint != "" {
 		words, err := splitWords(m.Entrypoint)
 		if err != nil {
-			lw.diags.errorf(st.pos("mpi", "entrypoint"), field+".entrypoint", "%v", err)
+			lw.errorf(at.Field("entrypoint"), "%v", err)
 		}
 		entry = words
 	}
 	if len(entry) == 0 {
-		lw.diags.errorf(st.pos("mpi"), field, "mpirun needs a program to start on every slot, and task %q of cube %q has no entrypoint; give one with mpi.entrypoint (the command the image's ENTRYPOINT runs)", st.Task.Name, st.Cube.Name)
+		lw.errorf(at, "mpirun needs a program to start on every slot, and task %q of cube %q has no entrypoint; give one with mpi.entrypoint (the command the image's ENTRYPOINT runs)", st.Task.Name, st.Cube.Name)
 	}
 	launcher := []string{"mpirun"}
 	if job.Implementation == "OpenMPI" && !runsAsNonRoot(s.SecurityContext) {
@@ -88,7 +89,7 @@ func (lw *lowering) lowerMPI(st *stepSpec, s *ir.Step) {
 		job.Launcher = lw.resourceOverride(*m.Launcher, st, "mpi", "launcher")
 	}
 	job.LauncherNodeSelector, job.LauncherTolerations = lw.placement(st, false)
-	lw.checkHostname(st, field, job.GenerateName, "-worker-"+strconv.Itoa(job.Workers-1), "worker pod")
+	lw.checkHostname(st, at, job.GenerateName, "-worker-"+strconv.Itoa(job.Workers-1), "worker pod")
 	s.Kind, s.MPI = ir.MPI, job
 }
 
@@ -103,7 +104,7 @@ func (lw *lowering) slots(st *stepSpec, s *ir.Step, job *ir.MPIJob) {
 	case m.SlotsPerWorker != nil:
 		job.SlotsPerWorker = *m.SlotsPerWorker
 		if gpus > 0 && job.SlotsPerWorker != gpus {
-			lw.diags.warnf(st.pos("mpi", "slotsPerWorker"), st.field+".mpi.slotsPerWorker", "%d ranks per worker on %d GPUs per worker: frameworks such as Horovod and torch.distributed run one rank per GPU; leave slotsPerWorker out to get %d", job.SlotsPerWorker, gpus, gpus)
+			lw.warnf(st.Loc.Field("mpi").Field("slotsPerWorker"), "%d ranks per worker on %d GPUs per worker: frameworks such as Horovod and torch.distributed run one rank per GPU; leave slotsPerWorker out to get %d", job.SlotsPerWorker, gpus, gpus)
 		}
 	}
 }
@@ -120,11 +121,11 @@ func (lw *lowering) checkSSHKeys(st *stepSpec, s *ir.Step, job *ir.MPIJob) {
 	if job.APIVersion == mpiV1 || sc == nil || sc.FSGroup == nil || job.SSHAuthMountPath != defaultSSHAuthMountPath {
 		return
 	}
-	pos, field := lw.plat.at("securityContext", "fsGroup"), "securityContext.fsGroup"
+	owner := lw.plat.loc
 	if st.SecurityContext != nil && st.SecurityContext.FSGroup != nil {
-		pos, field = st.pos("securityContext", "fsGroup"), st.field+".securityContext.fsGroup"
+		owner = st.Loc
 	}
-	lw.diags.warnf(pos, field, "fsGroup %d makes the SSH key mpi-operator mounts at /root/.ssh group-readable, and ssh refuses it (\"bad permissions\", kubeflow/mpi-operator#429), so the launcher cannot reach the workers; run the step as a non-root user with sshAuthMountPath set to its ~/.ssh (as mpi-operator's images do: runAsUser 1000, /home/mpiuser/.ssh), or leave fsGroup out", *sc.FSGroup)
+	lw.warnf(owner.Field("securityContext").Field("fsGroup"), "fsGroup %d makes the SSH key mpi-operator mounts at /root/.ssh group-readable, and ssh refuses it (\"bad permissions\", kubeflow/mpi-operator#429), so the launcher cannot reach the workers; run the step as a non-root user with sshAuthMountPath set to its ~/.ssh (as mpi-operator's images do: runAsUser 1000, /home/mpiuser/.ssh), or leave fsGroup out", *sc.FSGroup)
 }
 
 // forwardEnv passes every variable of the step's env to every rank. The
@@ -147,9 +148,9 @@ func forwardEnv(implementation string, env []ir.EnvVar) []string {
 
 // lowerDaskStep lowers a step that runs a function on a Dask cluster.
 func (lw *lowering) lowerDaskStep(st *stepSpec, name string) (*ir.Step, stepIO) {
-	d, field := st.Dask, st.field+".dask"
+	d, at := st.Dask, st.Loc.Field("dask")
 	s := &ir.Step{
-		Name: name, Kind: ir.Dask, Image: d.Image,
+		Name: name, Loc: st.Loc, Kind: ir.Dask, Image: d.Image,
 		Template:        lw.daskTemplateName(name),
 		ImagePullPolicy: lw.plat.ImagePullPolicy,
 		Labels:          map[string]string{taskLabel: labelValue(lastWord(d.Function))},
@@ -175,7 +176,7 @@ func (lw *lowering) lowerDaskStep(st *stepSpec, name string) (*ir.Step, stepIO) 
 			job.PipPackages = append(append([]string{}, job.PipPackages...), "s3fs")
 		}
 	case strings.HasPrefix(d.Output.Path, "/") || out == "" || out == ".." || strings.HasPrefix(out, "../"):
-		lw.diags.errorf(st.pos("dask", "output", "path"), field+".output.path", "%q: give a file path inside the workspace, such as results/benchmark.csv, or a bucket", d.Output.Path)
+		lw.errorf(at.Field("output").Field("path"), "%q: give a file path inside the workspace, such as results/benchmark.csv, or a bucket", d.Output.Path)
 	default:
 		job.Output = path.Join(lw.mountPath, out)
 		s.Mounts = []ir.Mount{{Volume: lw.workspace(), MountPath: lw.mountPath}}
@@ -188,7 +189,7 @@ func (lw *lowering) lowerDaskStep(st *stepSpec, name string) (*ir.Step, stepIO) 
 	lw.scheduling(st, s, false)
 	lw.checkRootForSetup(st, s, d)
 	lw.retryAndTimeout(st, s)
-	lw.checkHostname(st, field, job.GenerateName, "-scheduler", "scheduler Service")
+	lw.checkHostname(st, at, job.GenerateName, "-scheduler", "scheduler Service")
 	s.Dask = job
 	return s, io
 }
@@ -201,7 +202,10 @@ func (lw *lowering) daskTemplateName(step string) string {
 
 // resourceOverride reads a resources mapping written at st's sels.
 func (lw *lowering) resourceOverride(r resourcesSpec, st *stepSpec, sels ...string) ir.Resources {
-	sub := &stepSpec{Resources: r, field: st.field + "." + strings.Join(sels, "."), pos: func(more ...string) Pos { return st.pos(append(sels, more...)...) }}
+	sub := &stepSpec{Resources: r, Loc: st.Loc}
+	for _, s := range sels {
+		sub.Loc = sub.Loc.Field(s)
+	}
 	gpus := 0
 	if r.GPU != nil {
 		gpus = *r.GPU
@@ -211,10 +215,11 @@ func (lw *lowering) resourceOverride(r resourcesSpec, st *stepSpec, sels ...stri
 
 // checkHostname checks that the names the operator derives from a job's
 // generated name, the longest ending in suffix, are valid DNS-1035 labels.
-func (lw *lowering) checkHostname(st *stepSpec, field, generateName, suffix, what string) {
+func (lw *lowering) checkHostname(st *stepSpec, at diag.Loc, generateName, suffix, what string) {
 	longest := generateName + strings.Repeat("x", ir.GeneratedSuffixLen) + suffix
 	if len(validation.IsDNS1035Label(longest)) > 0 {
-		lw.diags.errorf(st.pos(), field, "the operator would name a %s %q (%d characters), which must be a DNS label: at most %d lower case letters, digits and '-', starting with a letter; shorten or rename the pipeline %q or the step %q", what, longest, len(longest), maxHostname, lw.p.Name, st.Name)
+		// Said at the step, whose name is part of the job's.
+		lw.errorf(at.At(st.Loc.Pos()), "the operator would name a %s %q (%d characters), which must be a DNS label: at most %d lower case letters, digits and '-', starting with a letter; shorten or rename the pipeline %q or the step %q", what, longest, len(longest), maxHostname, lw.p.Name, st.Name)
 	}
 }
 
@@ -227,7 +232,9 @@ func (lw *lowering) checkDaskPackages(st *stepSpec, d *daskSpec) {
 	}{{"pipPackages", d.Setup.Pip}, {"aptPackages", d.Setup.Apt}, {"condaPackages", d.Setup.Conda}} {
 		for i, p := range list.pkgs {
 			if strings.ContainsAny(p, " \t\n\"'`$\\;&|<>") || strings.HasPrefix(p, "-") {
-				lw.diags.errorf(st.pos("dask", "setup", list.key), fmt.Sprintf("%s.dask.setup.%s[%d]", st.field, list.key, i), "%q is not one package: the image installs $EXTRA_*_PACKAGES split on spaces, so give each package as its own entry, without options", p)
+				// Said at the list, as the package's position.
+				at := st.Loc.Field("dask").Field("setup").Field(list.key)
+				lw.errorf(at.Index(i).At(at.Pos()), "%q is not one package: the image installs $EXTRA_*_PACKAGES split on spaces, so give each package as its own entry, without options", p)
 			}
 		}
 	}
@@ -240,7 +247,7 @@ func (lw *lowering) checkRootForSetup(st *stepSpec, s *ir.Step, d *daskSpec) {
 	if len(d.Setup.Apt)+len(d.Setup.Pip)+len(d.Setup.Conda) == 0 || !runsAsNonRoot(s.SecurityContext) {
 		return
 	}
-	lw.diags.warnf(st.pos("dask", "setup"), st.field+".dask.setup", "the Dask pods run as user %d, but the image installs setup packages at start with apt-get (which needs root) and pip or conda into the image's own environment (owned by root), so they will fail; build an image with the packages in it, or run the Dask step as root", *s.SecurityContext.RunAsUser)
+	lw.warnf(st.Loc.Field("dask").Field("setup"), "the Dask pods run as user %d, but the image installs setup packages at start with apt-get (which needs root) and pip or conda into the image's own environment (owned by root), so they will fail; build an image with the packages in it, or run the Dask step as root", *s.SecurityContext.RunAsUser)
 }
 
 func runsAsNonRoot(sc *ir.SecurityContext) bool {

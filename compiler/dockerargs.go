@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/mlcube-compile/mlcube-compile/diag"
 )
 
 // dockerEffects is what docker run flags mean on Kubernetes.
@@ -15,8 +17,6 @@ type dockerEffects struct {
 	cpu     string
 	memory  string
 	env     []envVar
-	// field is the cube key the flags are written under, for messages.
-	field string
 }
 
 // flagsWithValue are the docker run flags that take a value.
@@ -30,13 +30,13 @@ var flagsWithValue = map[string]bool{
 
 // mapDockerArgs maps the flags of a docker run flag string that have a
 // Kubernetes meaning, and warns about each one that has none.
-func mapDockerArgs(a dockerArgs, diags *Diagnostics) dockerEffects {
-	fx := dockerEffects{field: a.Field}
+func mapDockerArgs(a dockerArgs) (dockerEffects, diag.Diagnostics) {
+	var fx dockerEffects
 	tokens, err := splitWords(a.Text)
 	if err != nil {
-		diags.errorf(a.Pos, a.Field, "%v", err)
-		return fx
+		return fx, diag.Diagnostics{diag.Errorf(a.Loc, "%v", err)}
 	}
+	var diags diag.Diagnostics
 	for i := 0; i < len(tokens); i++ {
 		flag, value, hasValue := strings.Cut(tokens[i], "=")
 		if !hasValue && flagsWithValue[flag] && i+1 < len(tokens) {
@@ -47,53 +47,54 @@ func mapDockerArgs(a dockerArgs, diags *Diagnostics) dockerEffects {
 		if hasValue {
 			whole += "=" + value
 		}
-		if !mapDockerFlag(&fx, flag, value, a, diags) {
-			diags.warnf(a.Pos, a.Field, "docker flag %q has no Kubernetes equivalent in mlcube-compile and is not applied", whole)
+		known, problem := mapDockerFlag(&fx, flag, value, a)
+		switch {
+		case problem != "":
+			diags = append(diags, diag.Errorf(a.Loc, "%s", problem))
+		case !known:
+			diags = append(diags, diag.Warnf(a.Loc, "docker flag %q has no Kubernetes equivalent in mlcube-compile and is not applied", whole))
 		}
 	}
-	return fx
+	return fx, diags
 }
 
-// mapDockerFlag applies one flag and reports whether it had a meaning.
-func mapDockerFlag(fx *dockerEffects, flag, value string, a dockerArgs, diags *Diagnostics) bool {
+// mapDockerFlag applies one flag of a and reports whether it had a
+// meaning, and what is wrong with its value.
+func mapDockerFlag(fx *dockerEffects, flag, value string, a dockerArgs) (known bool, problem string) {
 	switch flag {
 	case "--gpus":
 		if value == "all" || strings.HasPrefix(value, "device=") || strings.HasPrefix(value, `"device=`) {
-			return true
+			return true, ""
 		}
 		n, err := strconv.Atoi(value)
 		if err != nil || n < 0 {
-			diags.errorf(a.Pos, a.Field, "--gpus=%s: want all or a number of GPUs", value)
-			return true
+			return true, fmt.Sprintf("--gpus=%s: want all or a number of GPUs", value)
 		}
 		fx.gpus = &n
 	case "--shm-size":
 		q, err := dockerSize(value)
 		if err != nil {
-			diags.errorf(a.Pos, a.Field, "--shm-size=%s: %v", value, err)
-			return true
+			return true, fmt.Sprintf("--shm-size=%s: %v", value, err)
 		}
 		fx.shmSize = q
 	case "--cpus":
 		if !nonNegativeQuantity(value) {
-			diags.errorf(a.Pos, a.Field, "--cpus=%s: want a number of CPUs such as 2 or 0.5", value)
-			return true
+			return true, fmt.Sprintf("--cpus=%s: want a number of CPUs such as 2 or 0.5", value)
 		}
 		fx.cpu = value
 	case "-m", "--memory":
 		q, err := dockerSize(value)
 		if err != nil {
-			diags.errorf(a.Pos, a.Field, "%s=%s: %v", flag, value, err)
-			return true
+			return true, fmt.Sprintf("%s=%s: %v", flag, value, err)
 		}
 		fx.memory = q
 	case "-e", "--env":
 		k, v, _ := strings.Cut(value, "=")
-		fx.env = append(fx.env, envVar{Name: k, Value: v, Pos: a.Pos})
+		fx.env = append(fx.env, envVar{Name: k, Value: v, Loc: a.Loc.Field(k)})
 	default:
-		return false
+		return false, ""
 	}
-	return true
+	return true, ""
 }
 
 // dockerSize converts a docker size (binary units b, k, m, g, case blind)

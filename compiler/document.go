@@ -11,6 +11,7 @@ import (
 	"cuelang.org/go/cue/literal"
 	"strconv"
 
+	"github.com/mlcube-compile/mlcube-compile/diag"
 	"github.com/mlcube-compile/mlcube-compile/schema"
 )
 
@@ -29,10 +30,10 @@ type document struct {
 }
 
 // checkDocument unifies a parsed file with the definition of its kind and
-// records every schema violation. The caller holds the schema's lock.
-func checkDocument(s *schema.Schema, f *ast.File, kind schema.Kind, diags *Diagnostics) (*document, bool) {
+// returns every schema violation. The caller holds the schema's lock.
+func checkDocument(s *schema.Schema, f *ast.File, kind schema.Kind) (*document, diag.Diagnostics) {
 	doc := newDocument(f, kind)
-	return doc, doc.check(s, s.Context.BuildFile(f), diags)
+	return doc, doc.check(s, s.Context.BuildFile(f))
 }
 
 // newDocument is the file f, to be checked against kind, whole or in parts.
@@ -46,12 +47,11 @@ func (d *document) part() *document {
 	return &document{file: d.file, kind: d.kind, written: d.written}
 }
 
-// check unifies data, the document's own values, with its definition,
-// records every schema violation and reports whether there were none.
-func (d *document) check(s *schema.Schema, data cue.Value, diags *Diagnostics) bool {
+// check unifies data, the document's own values, with its definition and
+// returns every schema violation.
+func (d *document) check(s *schema.Schema, data cue.Value) diag.Diagnostics {
 	if err := data.Err(); err != nil {
-		addCUEErrors(diags, d.file, err, "")
-		return false
+		return cueErrors(d.file, err, "")
 	}
 	if d.written.root.File == "" {
 		d.written.root = posOf(data.Pos())
@@ -60,23 +60,38 @@ func (d *document) check(s *schema.Schema, data cue.Value, diags *Diagnostics) b
 	err := d.value.Validate(cue.Concrete(true))
 	if err == nil {
 		// A valid value lacks no required field: CUE would have said so.
-		return true
+		return nil
 	}
-	before := len(*diags)
-	d.addSchemaErrors(err, diags)
-	d.checkRequired(d.value, cue.Path{}, diags)
-	return len(*diags) == before
+	diags := d.schemaErrors(err)
+	return append(diags, d.checkRequired(d.value, d.top())...)
 }
 
-// pos returns where the value at path is written, or the nearest
-// enclosing value that is written, or the file itself.
-func (d *document) pos(path cue.Path) Pos {
-	return d.written.nearest(path.Selectors())
+// top is the document as a whole, where its fields' locations start.
+func (d *document) top() diag.Loc { return diag.In(d.written) }
+
+// at is the location of the field at names, one name a level.
+func (d *document) at(names ...string) diag.Loc {
+	loc := d.top()
+	for _, n := range names {
+		loc = loc.Field(n)
+	}
+	return loc
 }
 
-// at is pos for a path written as dotted selectors.
-func (d *document) at(sels ...string) Pos {
-	return d.pos(pathOf(sels...))
+// locOf is the location of a CUE path, without the schema definition it
+// started from.
+func (d *document) locOf(path cue.Path) diag.Loc {
+	loc := d.top()
+	for _, s := range path.Selectors() {
+		switch {
+		case s.IsDefinition():
+		case s.Type() == cue.IndexLabel:
+			loc = loc.Index(s.Index())
+		default:
+			loc = loc.Field(s.Unquoted())
+		}
+	}
+	return loc
 }
 
 func pathOf(sels ...string) cue.Path {
@@ -87,25 +102,10 @@ func pathOf(sels ...string) cue.Path {
 	return cue.MakePath(out...)
 }
 
-// fieldName prints a path without the schema definition it started from.
-func fieldName(path cue.Path) string {
-	out := ""
-	for _, s := range path.Selectors() {
-		switch {
-		case s.IsDefinition():
-		case s.Type() == cue.IndexLabel:
-			out += fmt.Sprintf("[%d]", s.Index())
-		default:
-			out = joinPath(out, s.Unquoted())
-		}
-	}
-	return out
-}
-
-// addSchemaErrors turns CUE's errors into diagnostics. An empty disjunction
+// schemaErrors turns CUE's errors into diagnostics. An empty disjunction
 // is reported once, at the deepest field that went wrong, naming the forms
 // that would have been accepted.
-func (d *document) addSchemaErrors(err error, diags *Diagnostics) {
+func (d *document) schemaErrors(err error) diag.Diagnostics {
 	byField := map[string]*schemaIssue{}
 	var order []string
 	for _, e := range errors.Errors(err) {
@@ -114,17 +114,17 @@ func (d *document) addSchemaErrors(err error, diags *Diagnostics) {
 			continue
 		}
 		path := cue.MakePath(selectorsOf(e.Path())...)
-		field := fieldName(path)
-		pos := d.pos(path)
+		at := d.locOf(path)
+		field := at.Path()
 		for _, p := range e.InputPositions() {
 			if q := posOf(p); q.File == d.file {
-				pos = q
+				at = at.At(q)
 				break
 			}
 		}
 		en, ok := byField[field]
 		if !ok {
-			en = &schemaIssue{path: path, pos: pos}
+			en = &schemaIssue{path: path, at: at}
 			byField[field] = en
 			order = append(order, field)
 		}
@@ -136,25 +136,27 @@ func (d *document) addSchemaErrors(err error, diags *Diagnostics) {
 		}
 		en.msgs = append(en.msgs, friendly(format, args))
 	}
+	var diags diag.Diagnostics
 	for _, field := range order {
 		if hasDeeper(field, order) {
 			continue
 		}
 		en := byField[field]
 		if len(en.msgs) > 1 && len(en.allowed) == len(en.msgs) {
-			diags.errorf(en.pos, field, "got %s, want %s", shown(d.data.LookupPath(en.path)), strings.Join(en.allowed, " or "))
+			diags = append(diags, diag.Errorf(en.at, "got %s, want %s", shown(d.data.LookupPath(en.path)), strings.Join(en.allowed, " or ")))
 			continue
 		}
 		for _, m := range en.msgs {
-			diags.errorf(en.pos, field, "%s", m)
+			diags = append(diags, diag.Errorf(en.at, "%s", m))
 		}
 	}
+	return diags
 }
 
 // schemaIssue gathers the errors CUE reports for one field.
 type schemaIssue struct {
 	path    cue.Path
-	pos     Pos
+	at      diag.Loc
 	allowed []string
 	msgs    []string
 }
@@ -255,25 +257,27 @@ var outOfBound = regexp.MustCompile(`^invalid value (\S+) \(out of bound ([<>]=?
 
 var boundWords = map[string]string{">=": "at least", "<=": "at most", ">": "more than", "<": "less than"}
 
-// checkRequired walks the unified value and reports every required field
-// the file leaves out. CUE reports these only when nothing else is wrong,
-// and a user fixing a file wants all of its problems at once.
-func (d *document) checkRequired(v cue.Value, path cue.Path, diags *Diagnostics) {
+// checkRequired walks the unified value at loc and reports every
+// required field the file leaves out. CUE reports these only when nothing
+// else is wrong, and a user fixing a file wants all of its problems at
+// once.
+func (d *document) checkRequired(v cue.Value, loc diag.Loc) diag.Diagnostics {
 	it, err := v.Fields(cue.Optional(true))
 	if err != nil {
-		return
+		return nil
 	}
+	var diags diag.Diagnostics
 	for it.Next() {
 		sel := it.Selector()
-		name := sel.Unquoted()
-		childPath := cue.MakePath(append(append([]cue.Selector{}, path.Selectors()...), cue.Str(name))...)
-		present := d.written.has(childPath.Selectors())
+		child := loc.Field(sel.Unquoted())
+		present := child.Written()
 		if sel.ConstraintType() == cue.RequiredConstraint && !present {
-			diags.errorf(d.pos(path), joinPath(fieldName(path), name), "missing required field")
+			diags = append(diags, diag.Errorf(child.At(loc.Pos()), "missing required field"))
 			continue
 		}
 		if present && it.Value().IncompleteKind() == cue.StructKind {
-			d.checkRequired(it.Value(), childPath, diags)
+			diags = append(diags, d.checkRequired(it.Value(), child)...)
 		}
 	}
+	return diags
 }

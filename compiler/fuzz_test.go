@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"cuelang.org/go/cue/ast"
+
+	"github.com/mlcube-compile/mlcube-compile/diag"
 	"github.com/mlcube-compile/mlcube-compile/schema"
 )
 
@@ -50,7 +53,7 @@ func sameTwice(t *testing.T, first, second any) {
 
 // Only a problem with the file as a whole, named by via (the flag or key
 // that named the file), has no line and column.
-func checkDiagnostics(t *testing.T, diags Diagnostics, via string) {
+func checkDiagnostics(t *testing.T, diags diag.Diagnostics, via string) {
 	for _, d := range diags {
 		if d.Pos.File == "" || d.Message == "" {
 			t.Fatalf("diagnostic without a file or a message: %#v", d)
@@ -69,34 +72,27 @@ func FuzzSpec(f *testing.F) {
 	f.Fuzz(func(t *testing.T, src []byte) {
 		s.Lock()
 		defer s.Unlock()
-		decoders := []func(file string, diags *Diagnostics){
-			func(file string, diags *Diagnostics) {
-				if ast, ok := parseYAML(file, "spec", src, diags); ok {
-					decodeCube(s, ast, diags)
-				}
-			},
-			func(file string, diags *Diagnostics) {
-				if ast, ok := parseYAML(file, "spec", src, diags); ok {
-					decodePlatform(s, ast, diags)
-				}
-			},
-			func(file string, diags *Diagnostics) {
-				if ast, ok := parseYAML(file, "spec", src, diags); ok {
-					decodeLegacyPlatform(s, ast, diags)
-				}
-			},
-			func(file string, diags *Diagnostics) {
-				if ast, ok := parseYAML(file, "spec", src, diags); ok {
-					newLoader(s, diags).decodePipeline(ast, func() *cube { return nil })
-				}
+		decoders := []func(f *ast.File) diag.Diagnostics{
+			func(f *ast.File) diag.Diagnostics { _, diags := decodeCube(s, f); return diags },
+			func(f *ast.File) diag.Diagnostics { _, diags := decodePlatform(s, f); return diags },
+			func(f *ast.File) diag.Diagnostics { _, diags := decodeLegacyPlatform(s, f); return diags },
+			func(f *ast.File) diag.Diagnostics {
+				l := newLoader(s)
+				l.decodePipeline(f, func() *cube { return nil })
+				return l.diags
 			},
 		}
+		decodeFile := func(decode func(f *ast.File) diag.Diagnostics) diag.Diagnostics {
+			f, diags := parseYAML("spec.yaml", flag("spec"), src)
+			if f == nil {
+				return diags
+			}
+			return append(diags, decode(f)...)
+		}
 		for _, decode := range decoders {
-			var first, second Diagnostics
-			decode("spec.yaml", &first)
+			first := decodeFile(decode)
 			checkDiagnostics(t, first, "spec")
-			decode("spec.yaml", &second)
-			sameTwice(t, first, second)
+			sameTwice(t, first, decodeFile(decode))
 		}
 	})
 }
@@ -109,13 +105,13 @@ func FuzzEnvFile(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {
-		var diags, again Diagnostics
-		vars := parseEnvFile("x.env", src, "steps.s.envFile", &diags)
+		at := flag("steps").Field("s").Field("envFile")
+		vars, diags := parseEnvFile("x.env", src, at)
 		checkDiagnostics(t, diags, "steps.s.envFile")
-		varsAgain := parseEnvFile("x.env", src, "steps.s.envFile", &again)
+		varsAgain, again := parseEnvFile("x.env", src, at)
 		sameTwice(t, fmt.Sprint(diags, vars), fmt.Sprint(again, varsAgain))
 		for _, v := range vars {
-			if !envKey.MatchString(v.Name) || templateSyntax(v.Value) != "" || v.Pos.Line < 1 {
+			if !envKey.MatchString(v.Name) || templateSyntax(v.Value) != "" || v.Loc.Pos().Line < 1 {
 				t.Fatalf("accepted %#v", v)
 			}
 		}
@@ -134,29 +130,27 @@ func FuzzValues(f *testing.F) {
 	f.Fuzz(func(t *testing.T, src []byte) {
 		s.Lock()
 		defer s.Unlock()
-		read := func() (Diagnostics, []paramValue) {
-			var d Diagnostics
-			file, ok := parseYAML("values.yaml", "-f", src, &d)
-			if !ok {
-				return d, nil
+		read := func() (diag.Diagnostics, []paramValue) {
+			file, diags := parseYAML("values.yaml", flag("-f"), src)
+			if file == nil {
+				return diags, nil
 			}
-			return d, decodeValues(s, file, &d)
+			values, more := decodeValues(s, file)
+			return append(diags, more...), values
 		}
 		d1, v1 := read()
 		d2, v2 := read()
 		sameTwice(t, fmt.Sprint(d1, v1), fmt.Sprint(d2, v2))
-		var diags Diagnostics
-		file, ok := parseYAML("values.yaml", "-f", src, &diags)
-		if !ok {
+		diags, values := read()
+		if diags.HasErrors() {
 			checkDiagnostics(t, diags, "-f")
 			return
 		}
-		values := decodeValues(s, file, &diags)
 		p := &pipelineSpec{File: "pipeline.yaml", Params: []*pipelineParam{{Name: "epochs"}, {Name: "size", Enum: []string{"small", "large"}}}}
-		applyValues(p, values, &diags)
+		diags = append(diags, applyValues(p, values)...)
 		checkDiagnostics(t, diags, "-f")
 		for _, v := range values {
-			if v.Pos.Line < 1 || v.Field == "" {
+			if v.Loc.Pos().Line < 1 || v.Loc.Path() == "" {
 				t.Fatalf("value without a position: %#v", v)
 			}
 		}
@@ -192,8 +186,7 @@ func aliasBomb() []byte {
 }
 
 func TestAliasBombIsRefused(t *testing.T) {
-	var diags Diagnostics
-	if _, ok := parseYAML("bomb.yaml", "--platform", aliasBomb(), &diags); ok || !strings.Contains(diags.Error(), "aliases expand to more than") {
+	if f, diags := parseYAML("bomb.yaml", flag("--platform"), aliasBomb()); f != nil || !strings.Contains(diags.Error(), "aliases expand to more than") {
 		t.Errorf("accepted, or refused for another reason: %v", diags)
 	}
 }
@@ -204,8 +197,7 @@ func BenchmarkAliasBomb(b *testing.B) {
 	src := aliasBomb()
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		var diags Diagnostics
-		parseYAML("bomb.yaml", "--platform", src, &diags)
+		parseYAML("bomb.yaml", flag("--platform"), src)
 	}
 }
 
@@ -213,9 +205,8 @@ func BenchmarkAliasBomb(b *testing.B) {
 // once crashed CUE's decoder (found by FuzzCompile).
 func TestLineBreaks(t *testing.T) {
 	for _, src := range []string{"\r\r0", "name: x\r\ntasks: {}\r\n", "name: x\rtasks: {}\r"} {
-		var diags Diagnostics
-		f, ok := parseYAML("f.yaml", "--mlcube", []byte(src), &diags)
-		if src != "\r\r0" && (!ok || !hasTopLevel(f, "tasks")) {
+		f, diags := parseYAML("f.yaml", flag("--mlcube"), []byte(src))
+		if src != "\r\r0" && (f == nil || !hasTopLevel(f, "tasks")) {
 			t.Errorf("%q: not read as a mapping with tasks: %v", src, diags)
 		}
 	}

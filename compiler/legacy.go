@@ -1,12 +1,12 @@
 package compiler
 
 import (
-	"fmt"
 	"path/filepath"
 
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/ast"
 
+	"github.com/mlcube-compile/mlcube-compile/diag"
 	"github.com/mlcube-compile/mlcube-compile/schema"
 )
 
@@ -18,49 +18,53 @@ const legacyPlatformFile = "platforms/docker.yaml"
 
 // decodeLegacyRoot reads the root file and, unless invoke is set, every
 // invoke file it lists. image comes from the legacy docker platform file.
-func decodeLegacyRoot(s *schema.Schema, f *ast.File, image string, imagePos Pos, invoke *ast.File, diags *Diagnostics) *cube {
-	doc, ok := checkDocument(s, f, schema.LegacyRoot, diags)
-	if !ok {
-		return nil
+func decodeLegacyRoot(s *schema.Schema, f *ast.File, image string, invoke *ast.File) (*cube, diag.Diagnostics) {
+	doc, diags := checkDocument(s, f, schema.LegacyRoot)
+	if diags.HasErrors() {
+		return nil, diags
 	}
-	c := &cube{Name: str(doc.data, "name"), File: doc.file, Image: image, ImagePos: imagePos, Legacy: true}
+	c := &cube{Name: str(doc.data, "name"), File: doc.file, Image: image, Legacy: true}
 	if invoke != nil {
-		if t := decodeInvoke(s, invoke, diags); t != nil {
+		t, diags := decodeInvoke(s, invoke)
+		if t != nil {
 			c.Tasks = append(c.Tasks, t)
 		}
-		return c
+		return c, diags
 	}
 	dir := filepath.Dir(doc.file)
 	list, _ := doc.data.LookupPath(pathOf("tasks")).List()
 	for i := 0; list.Next(); i++ {
 		rel, _ := list.Value().String()
-		tf, ok := readYAML(filepath.Join(dir, rel), fmt.Sprintf("tasks[%d]", i), diags)
-		if !ok {
+		tf, more := readYAML(filepath.Join(dir, rel), diag.Loc{}.Field("tasks").Index(i))
+		diags = append(diags, more...)
+		if tf == nil {
 			continue
 		}
-		if t := decodeInvoke(s, tf, diags); t != nil {
+		t, more := decodeInvoke(s, tf)
+		diags = append(diags, more...)
+		if t != nil {
 			c.Tasks = append(c.Tasks, t)
 		}
 	}
-	return c
+	return c, diags
 }
 
 // decodeLegacyPlatform returns the image of a legacy docker platform file.
-func decodeLegacyPlatform(s *schema.Schema, f *ast.File, diags *Diagnostics) (string, Pos) {
-	doc, ok := checkDocument(s, f, schema.LegacyPlatform, diags)
-	if !ok {
-		return "", Pos{}
+func decodeLegacyPlatform(s *schema.Schema, f *ast.File) (string, diag.Diagnostics) {
+	doc, diags := checkDocument(s, f, schema.LegacyPlatform)
+	if diags.HasErrors() {
+		return "", diags
 	}
-	return str(doc.data, "container", "image"), doc.at("container", "image")
+	return str(doc.data, "container", "image"), nil
 }
 
 // decodeInvoke reads one invoke file as a task.
-func decodeInvoke(s *schema.Schema, f *ast.File, diags *Diagnostics) *cubeTask {
-	doc, ok := checkDocument(s, f, schema.LegacyInvoke, diags)
-	if !ok {
-		return nil
+func decodeInvoke(s *schema.Schema, f *ast.File) (*cubeTask, diag.Diagnostics) {
+	doc, diags := checkDocument(s, f, schema.LegacyInvoke)
+	if diags.HasErrors() {
+		return nil, diags
 	}
-	t := &cubeTask{Name: str(doc.data, "task_name"), Pos: doc.at("task_name")}
+	t := &cubeTask{Name: str(doc.data, "task_name"), Loc: doc.at("task_name")}
 	bindings := func(kind string) []*param {
 		var out []*param
 		forFields(doc.data.LookupPath(pathOf(kind)), func(name string, v cue.Value) {
@@ -68,13 +72,12 @@ func decodeInvoke(s *schema.Schema, f *ast.File, diags *Diagnostics) *cubeTask {
 				Name:  name,
 				Path:  str(v, "path"),
 				Claim: str(v, "k8s", "pvc"),
-				Pos:   doc.at(kind, name),
+				Loc:   doc.at(kind, name),
 			})
 		})
 		return out
 	}
 	t.Inputs = bindings("input_binding")
 	t.Outputs = bindings("output_binding")
-	checkParamNames(t, "bindings", diags)
-	return t
+	return t, checkParamNames(t, diag.Loc{}.Field("bindings"))
 }

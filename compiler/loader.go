@@ -4,52 +4,87 @@ import (
 	"os"
 	"path/filepath"
 
+	"cuelang.org/go/cue/ast"
+
+	"github.com/mlcube-compile/mlcube-compile/diag"
 	"github.com/mlcube-compile/mlcube-compile/schema"
 )
 
-// loader reads spec files once each and records their problems.
+// loader reads spec files once each and keeps their problems.
 type loader struct {
 	s     *schema.Schema
-	diags *Diagnostics
+	diags diag.Diagnostics
 	cubes map[string]*cube
 }
 
-func newLoader(s *schema.Schema, diags *Diagnostics) *loader {
-	return &loader{s: s, diags: diags, cubes: map[string]*cube{}}
+func newLoader(s *schema.Schema) *loader {
+	return &loader{s: s, cubes: map[string]*cube{}}
+}
+
+func (l *loader) errorf(at diag.Loc, format string, args ...any) {
+	l.diags = append(l.diags, diag.Errorf(at, format, args...))
+}
+
+// add keeps diags and reports whether they hold no error.
+func (l *loader) add(diags diag.Diagnostics) bool {
+	l.diags = append(l.diags, diags...)
+	return !diags.HasErrors()
+}
+
+// readYAML reads and parses a spec file named by via; nil after a problem.
+func (l *loader) readYAML(path string, via diag.Loc) *ast.File {
+	f, diags := readYAML(path, via)
+	l.add(diags)
+	return f
 }
 
 // cube loads the cube in a folder or file, in either layout, named by the
 // flag or key via. A legacy root takes its image from
 // platforms/docker.yaml beside it.
-func (l *loader) cube(path, via string) *cube {
+func (l *loader) cube(path string, via diag.Loc) *cube {
 	file := filepath.Clean(cubeFile(path))
 	if c, ok := l.cubes[file]; ok {
 		return c
 	}
 	l.cubes[file] = nil
-	f, ok := readYAML(file, via, l.diags)
-	if !ok {
+	f := l.readYAML(file, via)
+	if f == nil {
 		return nil
 	}
 	var c *cube
 	if topLevelString(f, "schema_type") == "mlcube_root" {
-		image, pos := l.legacyImage(filepath.Join(filepath.Dir(file), legacyPlatformFile))
-		c = decodeLegacyRoot(l.s, f, image, pos, nil, l.diags)
+		image := l.legacyImage(filepath.Join(filepath.Dir(file), legacyPlatformFile))
+		c = l.legacyRoot(f, image, nil)
 	} else {
-		c = decodeCube(l.s, f, l.diags)
+		var diags diag.Diagnostics
+		c, diags = decodeCube(l.s, f)
+		l.add(diags)
 	}
 	l.cubes[file] = c
 	return c
 }
 
+// legacyRoot reads a legacy root file with the image given, and its
+// invoke files or invoke alone.
+func (l *loader) legacyRoot(f *ast.File, image string, invoke *ast.File) *cube {
+	if f == nil {
+		return nil
+	}
+	c, diags := decodeLegacyRoot(l.s, f, image, invoke)
+	l.add(diags)
+	return c
+}
+
 // legacyImage reads the image of a legacy docker platform file, if there is one.
-func (l *loader) legacyImage(file string) (string, Pos) {
+func (l *loader) legacyImage(file string) string {
 	if _, err := os.Stat(file); err != nil {
-		return "", Pos{}
+		return ""
 	}
-	f, ok := readYAML(file, "--mlcube", l.diags)
-	if !ok {
-		return "", Pos{}
+	f := l.readYAML(file, flag("--mlcube"))
+	if f == nil {
+		return ""
 	}
-	return decodeLegacyPlatform(l.s, f, l.diags)
+	image, diags := decodeLegacyPlatform(l.s, f)
+	l.add(diags)
+	return image
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+	"github.com/mlcube-compile/mlcube-compile/diag"
 )
 
 // Defaults that match the MLCube Kubernetes runner and PRODUCT.md.
@@ -23,7 +24,7 @@ var reservedPaths = []string{"/dev", "/proc", "/sys", "/tekton", "/var/run/secre
 type lowering struct {
 	spec      *pipelineSpec
 	plat      *platformSpec
-	diags     *Diagnostics
+	diags     diag.Diagnostics
 	params    map[string]bool
 	mountPath string
 	p         *ir.Pipeline
@@ -41,29 +42,38 @@ type lowering struct {
 	noParams string
 }
 
-// lower checks the specs against each other and builds the IR.
-func lower(spec *pipelineSpec, plat *platformSpec, needValues string, diags *Diagnostics) *ir.Pipeline {
-	lw := newLowering(spec, plat, needValues, diags)
+// lower checks the specs against each other and builds the IR; nil
+// when there are errors.
+func lower(spec *pipelineSpec, plat *platformSpec, needValues string) (*ir.Pipeline, diag.Diagnostics) {
+	lw := newLowering(spec, plat, needValues)
 	steps, io := lw.lowerSteps()
 	if len(steps) == len(spec.Steps) {
 		lw.order(steps, io)
 		lw.claimAccess()
 	}
-	if diags.HasErrors() {
-		return nil
+	if lw.diags.HasErrors() {
+		return nil, lw.diags
 	}
 	for _, name := range sortedKeys(lw.volumes) {
 		lw.p.Volumes = append(lw.p.Volumes, lw.volumes[name])
 	}
 	lw.scheduledConcurrency()
-	return lw.p
+	return lw.p, lw.diags
+}
+
+func (lw *lowering) errorf(at diag.Loc, format string, args ...any) {
+	lw.diags = append(lw.diags, diag.Errorf(at, format, args...))
+}
+
+func (lw *lowering) warnf(at diag.Loc, format string, args ...any) {
+	lw.diags = append(lw.diags, diag.Warnf(at, format, args...))
 }
 
 // newLowering lowers what the whole pipeline shares, before its steps:
 // the mount path, name, workspace, params, configs and schedule.
-func newLowering(spec *pipelineSpec, plat *platformSpec, needValues string, diags *Diagnostics) *lowering {
+func newLowering(spec *pipelineSpec, plat *platformSpec, needValues string) *lowering {
 	lw := &lowering{
-		spec: spec, plat: plat, diags: diags, needValues: needValues,
+		spec: spec, plat: plat, needValues: needValues,
 		params: map[string]bool{}, volumes: map[string]ir.Volume{},
 		templates: newNameSet(), tmplNames: map[string]string{},
 		claimVolumes: map[string]string{}, volumeNames: newNameSet(workspaceVolume),
@@ -74,11 +84,13 @@ func newLowering(spec *pipelineSpec, plat *platformSpec, needValues string, diag
 	}
 	for _, r := range reservedPaths {
 		if lw.mountPath == r || strings.HasPrefix(lw.mountPath, r+"/") {
-			diags.errorf(plat.at("storage", "mountPath"), "storage.mountPath", "%s is inside %s, which the container runtime or an engine mounts itself; use a path such as /mnt/mlcube", lw.mountPath, r)
+			lw.errorf(plat.loc.Field("storage").Field("mountPath"), "%s is inside %s, which the container runtime or an engine mounts itself; use a path such as /mnt/mlcube", lw.mountPath, r)
 		}
 	}
 	lw.p = &ir.Pipeline{
 		Source:                  spec.File,
+		Spec:                    spec.Loc,
+		Platform:                plat.loc,
 		ServiceAccountName:      plat.ServiceAccountName,
 		JobServiceAccountName:   plat.JobServiceAccount,
 		LimitsEqualRequests:     plat.LimitsEqual,
@@ -118,11 +130,11 @@ func (lw *lowering) pipelineMeta() {
 		name = cubes[0].Name
 	}
 	lw.p.Name = dnsName(name, maxNameLen)
-	if full := dnsName(name, len(name)); full != lw.p.Name && lw.spec.NamePos.Line > 0 {
-		lw.diags.warnf(lw.spec.NamePos, "name", "%q is cut to %q: names stay within %d characters so that every engine's suffixes fit", full, lw.p.Name, maxNameLen)
+	if full := dnsName(name, len(name)); full != lw.p.Name && lw.spec.Name != "" && lw.spec.Loc.Field("name").Written() {
+		lw.warnf(lw.spec.Loc.Field("name"), "%q is cut to %q: names stay within %d characters so that every engine's suffixes fit", full, lw.p.Name, maxNameLen)
 	}
 	if lw.p.Name == "" {
-		lw.diags.errorf(Pos{File: lw.spec.File, Line: 1, Col: 1}, "name", "%q has no letters or digits to make a Kubernetes name from", name)
+		lw.errorf(diag.At(diag.Pos{File: lw.spec.File, Line: 1, Col: 1}).Field("name"), "%q has no letters or digits to make a Kubernetes name from", name)
 	}
 	lw.p.Namespace = lw.plat.Namespace
 	if lw.p.Namespace == "" && len(cubes) == 1 {
@@ -138,27 +150,30 @@ func (lw *lowering) pipelineMeta() {
 func (lw *lowering) lowerParams() {
 	for _, pp := range lw.spec.Params {
 		if !paramName.MatchString(pp.Name) {
-			lw.diags.errorf(pp.Pos, "params."+pp.Name, "a parameter name is letters, digits, '_' and '-', starting with a letter")
+			lw.errorf(pp.Loc, "a parameter name is letters, digits, '_' and '-', starting with a letter")
 			continue
 		}
-		valuePos, valueField := pp.Pos, "params."+pp.Name+".default"
+		// The default is reported at the param, where it may be missing.
+		value := pp.Loc.Field("default").At(pp.Loc.Pos())
 		if pp.Given != nil {
-			valuePos, valueField = pp.Given.Pos, pp.Given.Field
+			value = pp.Given.Loc
 		}
 		switch {
 		case pp.Required && pp.Default != nil && pp.Given == nil:
-			lw.diags.errorf(pp.Pos, "params."+pp.Name, "a required parameter has no default; drop one of required and default")
+			lw.errorf(pp.Loc, "a required parameter has no default; drop one of required and default")
 		case pp.Default == nil && lw.needValues != "":
-			lw.diags.errorf(pp.Pos, "params."+pp.Name, "has no value, and %s; give it one with --set %s=VALUE or -f VALUES.yaml", lw.needValues, pp.Name)
+			lw.errorf(pp.Loc, "has no value, and %s; give it one with --set %s=VALUE or -f VALUES.yaml", lw.needValues, pp.Name)
 		}
 		if pp.Default != nil && len(pp.Enum) > 0 && !contains(pp.Enum, *pp.Default) {
-			lw.diags.errorf(valuePos, valueField, "%q is not one of the enum values of params.%s (%s)", *pp.Default, pp.Name, strings.Join(pp.Enum, ", "))
+			lw.errorf(value, "%q is not one of the enum values of params.%s (%s)", *pp.Default, pp.Name, strings.Join(pp.Enum, ", "))
 		}
-		if checkParamCredential(pp.Name, "", pp.Pos, "params."+pp.Name, lw.diags) {
-			checkCredential("", deref(pp.Default), valuePos, valueField, lw.diags)
+		if more := checkParamCredential(pp.Name, "", pp.Loc); more != nil {
+			lw.diags = append(lw.diags, more...)
+		} else {
+			lw.diags = append(lw.diags, checkCredential("", deref(pp.Default), value)...)
 		}
 		if strings.Contains(deref(pp.Default), "$$") {
-			lw.diags.errorf(valuePos, valueField, "holds \"$$\", which Kubernetes turns into \"$\" once the engine puts the value into a container's args or env")
+			lw.errorf(value, "holds \"$$\", which Kubernetes turns into \"$\" once the engine puts the value into a container's args or env")
 		}
 		lw.params[pp.Name] = true
 		lw.p.Params = append(lw.p.Params, ir.Param{Name: pp.Name, Description: pp.Description, Default: pp.Default, Enum: pp.Enum})
@@ -180,11 +195,11 @@ func (lw *lowering) workspaceSpec() ir.Volume {
 	v := ir.Volume{Name: workspaceVolume}
 	switch {
 	case create && st.PVC != "":
-		lw.diags.errorf(lw.plat.at("storage", "pvc"), "storage.pvc", "pvc names an existing claim, while size, storageClassName and accessModes describe one to create; give one or the other")
+		lw.errorf(lw.plat.loc.Field("storage").Field("pvc"), "pvc names an existing claim, while size, storageClassName and accessModes describe one to create; give one or the other")
 	case create:
 		size := defaultClaimSize
 		if st.Size != nil {
-			size = lw.quantity(scalarText2(st.Size), lw.plat.at("storage", "size"), "storage.size")
+			size = lw.quantity(scalarText2(st.Size), lw.plat.loc.Field("storage").Field("size"))
 		}
 		// The access modes are decided once the steps are ordered.
 		v.Create = &ir.ClaimTemplate{Size: size, StorageClassName: st.StorageClassName, AccessModes: st.AccessModes}
@@ -202,13 +217,13 @@ func (lw *lowering) workspaceSpec() ir.Volume {
 
 // claimVolume returns the volume for a claim a legacy binding names; the
 // MLCube runner mounts each at /mnt/mlcube/<pvc>.
-func (lw *lowering) claimVolume(claim string, pos Pos) (string, string) {
+func (lw *lowering) claimVolume(claim string, at diag.Loc) (string, string) {
 	root := legacyMountRoot + "/" + claim
 	if name, ok := lw.claimVolumes[claim]; ok {
 		return name, root
 	}
 	if !dnsSubdomain.MatchString(claim) {
-		lw.diags.errorf(pos, "k8s.pvc", "%q is not a valid PersistentVolumeClaim name (lower case letters, digits, '-' and '.')", claim)
+		lw.errorf(at, "%q is not a valid PersistentVolumeClaim name (lower case letters, digits, '-' and '.')", claim)
 	}
 	name, _ := lw.volumeNames.take(claim, claim, "pvc-"+claim)
 	lw.claimVolumes[claim] = name
@@ -217,9 +232,9 @@ func (lw *lowering) claimVolume(claim string, pos Pos) (string, string) {
 }
 
 // quantity checks a Kubernetes quantity and returns it as written.
-func (lw *lowering) quantity(s string, pos Pos, field string) string {
+func (lw *lowering) quantity(s string, at diag.Loc) string {
 	if !nonNegativeQuantity(s) {
-		lw.diags.errorf(pos, field, "%q is not a non-negative Kubernetes quantity (such as 500m, 4, 512Mi or 10Gi)", s)
+		lw.errorf(at, "%q is not a non-negative Kubernetes quantity (such as 500m, 4, 512Mi or 10Gi)", s)
 		return ""
 	}
 	return s

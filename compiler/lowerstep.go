@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+	"github.com/mlcube-compile/mlcube-compile/diag"
 )
 
 var (
@@ -32,7 +33,7 @@ func (lw *lowering) lowerSteps() ([]*ir.Step, []stepIO) {
 	for _, st := range lw.spec.Steps {
 		name, ok := names.take(st.Name, st.Name)
 		if !ok {
-			lw.diags.errorf(st.Pos, st.field, "step name %q has no letters or digits to make an engine name from", st.Name)
+			lw.errorf(st.Loc, "step name %q has no letters or digits to make an engine name from", st.Name)
 			continue
 		}
 		var s *ir.Step
@@ -51,7 +52,7 @@ func (lw *lowering) lowerSteps() ([]*ir.Step, []stepIO) {
 func (lw *lowering) lowerStep(st *stepSpec, name string) (*ir.Step, stepIO) {
 	c, t := st.Cube, st.Task
 	s := &ir.Step{
-		Name: name, Cube: c.Name, Task: t.Name,
+		Name: name, Loc: st.Loc, Cube: c.Name, Task: t.Name,
 		Template:        lw.templateName(c, t),
 		Image:           lw.image(c),
 		ImagePullPolicy: lw.plat.ImagePullPolicy,
@@ -71,9 +72,10 @@ func (lw *lowering) lowerStep(st *stepSpec, name string) (*ir.Step, stepIO) {
 	if gpus > 0 {
 		args = c.GPUArgs
 	}
-	fx := mapDockerArgs(args, lw.diags)
+	fx, diags := mapDockerArgs(args)
+	lw.diags = append(lw.diags, diags...)
 	if fx.gpus != nil && *fx.gpus != gpus && gpus > 0 && st.Resources.GPU == nil {
-		lw.diags.warnf(args.Pos, args.Field, "--gpus=%d differs from platform.accelerator_count %d; the step asks for %d", *fx.gpus, gpus, gpus)
+		lw.warnf(args.Loc, "--gpus=%d differs from platform.accelerator_count %d; the step asks for %d", *fx.gpus, gpus, gpus)
 	}
 	s.ShmSize = fx.shmSize
 	s.Resources = lw.resources(st, gpus, fx)
@@ -110,7 +112,7 @@ func (lw *lowering) image(c *cube) string {
 			return img
 		}
 	}
-	lw.diags.errorf(Pos{File: c.File, Line: 1, Col: 1}, "docker.image", "no image: set docker.image in the cube or image in the platform file")
+	lw.errorf(diag.At(diag.Pos{File: c.File, Line: 1, Col: 1}).Field("docker").Field("image"), "no image: set docker.image in the cube or image in the platform file")
 	return ""
 }
 
@@ -125,7 +127,7 @@ func (lw *lowering) containerArgs(st *stepSpec) ([]string, []ir.Arg, []ir.Mount,
 	case t.Entrypoint != "":
 		words, err := splitWords(t.Entrypoint)
 		if err != nil {
-			lw.diags.errorf(t.Pos, "tasks."+t.Name+".entrypoint", "%v", err)
+			lw.errorf(t.at().Field("entrypoint"), "%v", err)
 		}
 		command = words
 	case !st.Cube.Legacy:
@@ -133,54 +135,59 @@ func (lw *lowering) containerArgs(st *stepSpec) ([]string, []ir.Arg, []ir.Mount,
 	}
 	mounts := map[string]string{}
 	var io stepIO
-	bind := func(p *param, kind string, override string, out *[]string) {
-		raw, pos, field := p.Path, p.Pos, "tasks."+t.Name+".parameters."+kind+"."+p.Name
-		parse := ir.Lit // a cube's own paths hold no pipeline references
-		if override != "" {
-			raw, pos, field = override, st.pos(kind, p.Name), st.field+"."+kind+"."+p.Name
-			parse = func(s string) ir.Text { return lw.text(s, pos, field) }
-		}
-		arg := ir.Arg{Param: p.Name, Prefix: "--" + p.Name + "="}
-		if strings.HasPrefix(raw, "/") {
-			lw.diags.warnf(pos, field, "absolute path %q is in the container, not on the workspace volume; steps cannot pass data through it", raw)
-			arg.Value = parse(raw)
-			args = append(args, arg)
-			return
-		}
-		var volume, root string
-		if p.Claim != "" {
-			volume, root = lw.claimVolume(p.Claim, p.Pos)
-		} else {
-			volume, root = lw.workspace(), lw.mountPath
-		}
-		mounts[volume] = root
-		rel := cleanKeepParams(raw)
-		if rel == ".." || strings.HasPrefix(rel, "../") {
-			lw.diags.warnf(pos, field, "path %q leaves the workspace; in the container it is %s, outside the volume", raw, path.Join(root, rel))
-		}
-		arg.Value = ir.Lit(root)
-		if rel != "" {
-			arg.Value = mergeLiterals(append(ir.Lit(root+"/"), parse(rel)...))
-		}
-		*out = append(*out, qualify(volume, rel))
-		args = append(args, arg)
-	}
 	for _, p := range t.Inputs {
-		bind(p, "inputs", st.Inputs[p.Name], &io.reads)
+		arg, data := lw.paramArg(st, p, "inputs", st.Inputs[p.Name], mounts)
+		args, io.reads = append(args, arg), append(io.reads, data...)
 	}
 	for _, p := range t.Outputs {
-		bind(p, "outputs", st.Outputs[p.Name], &io.writes)
+		arg, data := lw.paramArg(st, p, "outputs", st.Outputs[p.Name], mounts)
+		args, io.writes = append(args, arg), append(io.writes, data...)
 	}
 	for i, a := range st.Args {
-		field := fmt.Sprintf("%s.args[%d]", st.field, i)
-		checkArgCredential(a, st.ArgPos[i], field, lw.diags)
-		args = append(args, ir.Arg{Value: lw.text(a, st.ArgPos[i], field)})
+		at := st.Loc.Field("args").Index(i)
+		lw.diags = append(lw.diags, checkArgCredential(a, at)...)
+		args = append(args, ir.Arg{Value: lw.text(a, at)})
 	}
 	var ms []ir.Mount
 	for _, v := range sortedKeys(mounts) {
 		ms = append(ms, ir.Mount{Volume: v, MountPath: mounts[v]})
 	}
 	return command, args, ms, io
+}
+
+// paramArg is the --param=path argument of a task's parameter of kind
+// (inputs or outputs), with the step's override if it has one, and the
+// workspace data it names, if any; mounts gains the volume it is on.
+func (lw *lowering) paramArg(st *stepSpec, p *param, kind, override string, mounts map[string]string) (ir.Arg, []string) {
+	// A legacy binding too is named as a cube's parameter.
+	raw, at := p.Path, diag.At(p.Loc.Pos()).Field("tasks").Field(st.Task.Name).Field("parameters").Field(kind).Field(p.Name)
+	parse := ir.Lit // a cube's own paths hold no pipeline references
+	if override != "" {
+		raw, at = override, st.Loc.Field(kind).Field(p.Name)
+		parse = func(s string) ir.Text { return lw.text(s, at) }
+	}
+	arg := ir.Arg{Param: p.Name, Prefix: "--" + p.Name + "="}
+	if strings.HasPrefix(raw, "/") {
+		lw.warnf(at, "absolute path %q is in the container, not on the workspace volume; steps cannot pass data through it", raw)
+		arg.Value = parse(raw)
+		return arg, nil
+	}
+	var volume, root string
+	if p.Claim != "" {
+		volume, root = lw.claimVolume(p.Claim, diag.At(p.Loc.Pos()).Field("k8s").Field("pvc"))
+	} else {
+		volume, root = lw.workspace(), lw.mountPath
+	}
+	mounts[volume] = root
+	rel := cleanKeepParams(raw)
+	if rel == ".." || strings.HasPrefix(rel, "../") {
+		lw.warnf(at, "path %q leaves the workspace; in the container it is %s, outside the volume", raw, path.Join(root, rel))
+	}
+	arg.Value = ir.Lit(root)
+	if rel != "" {
+		arg.Value = mergeLiterals(append(ir.Lit(root+"/"), parse(rel)...))
+	}
+	return arg, []string{qualify(volume, rel)}
 }
 
 // cleanKeepParams cleans a relative path the way path.Clean does.
@@ -207,7 +214,7 @@ func mergeLiterals(t ir.Text) ir.Text {
 
 // text parses a pipeline-file string whose ${params.X} references become
 // the engine's own references.
-func (lw *lowering) text(s string, pos Pos, field string) ir.Text {
+func (lw *lowering) text(s string, at diag.Loc) ir.Text {
 	var out ir.Text
 	last := 0
 	for _, m := range anyRef.FindAllStringSubmatchIndex(s, -1) {
@@ -215,14 +222,14 @@ func (lw *lowering) text(s string, pos Pos, field string) ir.Text {
 		param, problem := paramOf(ref, lw.params)
 		switch {
 		case problem != "":
-			lw.diags.errorf(pos, field, "%s", problem)
+			lw.errorf(at, "%s", problem)
 			continue
 		case lw.noParams != "":
-			lw.diags.errorf(pos, field, "${%s}: this step runs as %s, whose manifest the engine fills in without escaping, so a parameter's value could rewrite it; write the value itself", ref, lw.noParams)
+			lw.errorf(at, "${%s}: this step runs as %s, whose manifest the engine fills in without escaping, so a parameter's value could rewrite it; write the value itself", ref, lw.noParams)
 			continue
 		}
 		if before := s[last:m[0]]; strings.HasSuffix(before, "$") || strings.HasSuffix(before, "{") {
-			lw.diags.errorf(pos, field, "%q right before ${%s} would join with its value into engine syntax such as $(…) or {{…}}; put something else between them", before[len(before)-1:], ref)
+			lw.errorf(at, "%q right before ${%s} would join with its value into engine syntax such as $(…) or {{…}}; put something else between them", before[len(before)-1:], ref)
 			continue
 		}
 		out = append(out, ir.Piece{Literal: s[last:m[0]]}, ir.Piece{Param: param})
@@ -259,43 +266,38 @@ func paramOf(ref string, params map[string]bool) (string, string) {
 // file's own values may refer to ${params.X}. Values that look like
 // credentials are refused. Variables are sorted by name.
 func (lw *lowering) env(st *stepSpec, fx dockerEffects) []ir.EnvVar {
-	type source struct {
-		vars     []envVar
-		field    string
-		pipeline bool
-	}
 	merged := map[string]ir.EnvVar{}
-	add := func(src source) {
-		for _, e := range src.vars {
-			field := joinPath(src.field, e.Name)
+	add := func(vars []envVar, pipeline bool) {
+		for _, e := range vars {
 			if !envName.MatchString(e.Name) {
-				lw.diags.errorf(e.Pos, field, "%q is not a valid environment variable name", e.Name)
+				lw.errorf(e.Loc, "%q is not a valid environment variable name", e.Name)
 				continue
 			}
-			if !checkCredential(e.Name, e.Value, e.Pos, field, lw.diags) {
+			if diags := checkCredential(e.Name, e.Value, e.Loc); diags != nil {
+				lw.diags = append(lw.diags, diags...)
 				continue
 			}
 			value := ir.Lit(e.Value)
-			if src.pipeline {
-				value = lw.text(e.Value, e.Pos, field)
+			if pipeline {
+				value = lw.text(e.Value, e.Loc)
 			}
 			merged[e.Name] = ir.EnvVar{Name: e.Name, Value: value}
 		}
 	}
-	add(source{cubeEnv(st.Cube), "docker.env_args", false})
-	add(source{fx.env, fx.field, false})
+	add(cubeEnv(st.Cube), false)
+	add(fx.env, false)
 	for _, e := range lw.configEnv() {
 		merged[e.Name] = e
 	}
-	add(source{st.EnvFileVars, st.field + ".envFile", true})
-	add(source{st.Env, st.field + ".env", true})
+	add(st.EnvFileVars, true)
+	add(st.Env, true)
 	own := map[string]bool{}
 	for _, e := range st.Env {
 		own[e.Name] = true
 	}
 	for _, e := range append(append([]secretEnvVar{}, lw.spec.SecretEnv...), st.SecretEnv...) {
 		if own[e.Name] {
-			lw.diags.errorf(e.Pos, e.Field, "%s is also set by %s.env; a variable comes from env or from secretEnv, not both", e.Name, st.field)
+			lw.errorf(e.Loc, "%s is also set by %s; a variable comes from env or from secretEnv, not both", e.Name, st.Loc.Field("env").Path())
 		}
 		merged[e.Name] = ir.EnvVar{Name: e.Name, Secret: &ir.SecretKey{Secret: e.Secret, Key: e.Key}}
 	}
@@ -317,13 +319,14 @@ func cubeEnv(c *cube) []envVar {
 func (lw *lowering) resources(st *stepSpec, gpus int, fx dockerEffects) ir.Resources {
 	r := ir.Resources{GPU: gpus, CPU: fx.cpu, Memory: fx.memory, LimitsEqualRequests: lw.plat.LimitsEqual}
 	if st.Resources.CPU != nil {
-		r.CPU = lw.quantity(fmt.Sprint(st.Resources.CPU), st.pos("resources", "cpu"), st.field+".resources.cpu")
+		r.CPU = lw.quantity(fmt.Sprint(st.Resources.CPU), st.Loc.Field("resources").Field("cpu"))
 	}
 	if st.Resources.Memory != nil {
-		r.Memory = lw.quantity(fmt.Sprint(st.Resources.Memory), st.pos("resources", "memory"), st.field+".resources.memory")
+		r.Memory = lw.quantity(fmt.Sprint(st.Resources.Memory), st.Loc.Field("resources").Field("memory"))
 	}
 	if r.LimitsEqualRequests && (r.CPU == "" || r.Memory == "") {
-		lw.diags.warnf(st.pos(), st.field+".resources", "the platform sets limitsEqualRequests, but this requests no cpu or no memory, so it gets no limit for it, and a ResourceQuota that counts limits rejects its pod; give resources.cpu and resources.memory")
+		// Said at the step, which may not write resources.
+		lw.warnf(st.Loc.Field("resources").At(st.Loc.Pos()), "the platform sets limitsEqualRequests, but this requests no cpu or no memory, so it gets no limit for it, and a ResourceQuota that counts limits rejects its pod; give resources.cpu and resources.memory")
 	}
 	if gpus > 0 {
 		r.GPUResource = lw.plat.GPU.Resource
@@ -344,28 +347,24 @@ func (lw *lowering) scheduling(st *stepSpec, s *ir.Step, gpu bool) {
 // placement merges the platform's GPU or CPU node selector and
 // tolerations with the step's.
 func (lw *lowering) placement(st *stepSpec, gpu bool) (map[string]string, []ir.Toleration) {
-	base, section := lw.plat.CPU, "cpu"
+	base, section := lw.plat.CPU, lw.plat.loc.Field("cpu")
 	if gpu {
-		base, section = lw.plat.GPU.scheduling, "gpu"
+		base, section = lw.plat.GPU.scheduling, lw.plat.loc.Field("gpu")
 	}
 	sel := map[string]string{}
 	for k, v := range base.NodeSelector {
-		lw.labelKey(k, lw.plat.at(section, "nodeSelector", k), joinPath(section+".nodeSelector", k))
+		lw.labelKey(k, section.Field("nodeSelector").Field(k))
 		sel[k] = v
 	}
 	for k, v := range st.NodeSelector {
-		lw.labelKey(k, st.pos("nodeSelector", k), joinPath(st.field+".nodeSelector", k))
+		lw.labelKey(k, st.Loc.Field("nodeSelector").Field(k))
 		sel[k] = v
 	}
 	if len(sel) == 0 {
 		sel = nil
 	}
-	for i, t := range base.Tolerations {
-		lw.toleration(t, lw.plat.at(section, "tolerations"), fmt.Sprintf("%s.tolerations[%d]", section, i))
-	}
-	for i, t := range st.Tolerations {
-		lw.toleration(t, st.pos("tolerations"), fmt.Sprintf("%s.tolerations[%d]", st.field, i))
-	}
+	lw.tolerations(base.Tolerations, section.Field("tolerations"))
+	lw.tolerations(st.Tolerations, st.Loc.Field("tolerations"))
 	var tols []ir.Toleration
 	seen := map[tolerationSpec]bool{}
 	for _, t := range append(append([]tolerationSpec{}, base.Tolerations...), st.Tolerations...) {
@@ -381,25 +380,33 @@ func (lw *lowering) placement(st *stepSpec, gpu bool) (map[string]string, []ir.T
 }
 
 // labelKey checks a node selector key, which is a Kubernetes label key.
-func (lw *lowering) labelKey(k string, pos Pos, field string) {
+func (lw *lowering) labelKey(k string, at diag.Loc) {
 	if len(validation.IsQualifiedName(k)) > 0 {
-		lw.diags.errorf(pos, field, "%q is not a valid label key: an optional DNS prefix and '/', then at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit", k)
+		lw.errorf(at, "%q is not a valid label key: an optional DNS prefix and '/', then at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit", k)
+	}
+}
+
+// tolerations checks each toleration of the list at, reported at the
+// list.
+func (lw *lowering) tolerations(tols []tolerationSpec, at diag.Loc) {
+	for i, t := range tols {
+		lw.toleration(t, at.Index(i).At(at.Pos()))
 	}
 }
 
 // toleration checks what the API server checks of a toleration.
-func (lw *lowering) toleration(t tolerationSpec, pos Pos, field string) {
+func (lw *lowering) toleration(t tolerationSpec, at diag.Loc) {
 	switch {
 	case t.Key != "" && len(validation.IsQualifiedName(t.Key)) > 0:
-		lw.diags.errorf(pos, field+".key", "%q is not a valid taint key (an optional DNS prefix and '/', then letters, digits, '-', '_' or '.')", t.Key)
+		lw.errorf(at.Field("key"), "%q is not a valid taint key (an optional DNS prefix and '/', then letters, digits, '-', '_' or '.')", t.Key)
 	case t.Key == "" && t.Operator != "Exists":
-		lw.diags.errorf(pos, field+".key", "a toleration without a key must have operator: Exists")
+		lw.errorf(at.Field("key"), "a toleration without a key must have operator: Exists")
 	case t.Operator == "Exists" && t.Value != "":
-		lw.diags.errorf(pos, field+".value", "a toleration with operator: Exists has no value")
+		lw.errorf(at.Field("value"), "a toleration with operator: Exists has no value")
 	case t.Value != "" && len(validation.IsValidLabelValue(t.Value)) > 0:
-		lw.diags.errorf(pos, field+".value", "%q is not a valid taint value (at most 63 letters, digits, '-', '_' or '.')", t.Value)
+		lw.errorf(at.Field("value"), "%q is not a valid taint value (at most 63 letters, digits, '-', '_' or '.')", t.Value)
 	case t.TolerationSeconds != nil && t.Effect != "NoExecute":
-		lw.diags.errorf(pos, field+".tolerationSeconds", "tolerationSeconds needs effect: NoExecute")
+		lw.errorf(at.Field("tolerationSeconds"), "tolerationSeconds needs effect: NoExecute")
 	}
 }
 
@@ -433,27 +440,27 @@ func mergeSecurity(base, over *securityContextSpec) *ir.SecurityContext {
 func (lw *lowering) retryAndTimeout(st *stepSpec, s *ir.Step) {
 	if r := st.Retries; r != nil {
 		if r.Limit > maxRetries {
-			lw.diags.errorf(st.pos("retries", "limit"), st.field+".retries.limit", "%d retries is more than the %d allowed", r.Limit, maxRetries)
+			lw.errorf(st.Loc.Field("retries").Field("limit"), "%d retries is more than the %d allowed", r.Limit, maxRetries)
 		}
 		s.Retry = &ir.Retry{Limit: r.Limit}
 		if r.Backoff != "" {
-			s.Retry.Backoff = lw.duration(r.Backoff, st.pos("retries", "backoff"), st.field+".retries.backoff")
+			s.Retry.Backoff = lw.duration(r.Backoff, st.Loc.Field("retries").Field("backoff"))
 		}
 	}
 	if st.Timeout != "" {
-		s.Timeout = lw.duration(st.Timeout, st.pos("timeout"), st.field+".timeout")
+		s.Timeout = lw.duration(st.Timeout, st.Loc.Field("timeout"))
 	}
 }
 
 // duration parses a positive duration such as 30s, 15m or 4h.
-func (lw *lowering) duration(s string, pos Pos, field string) time.Duration {
+func (lw *lowering) duration(s string, at diag.Loc) time.Duration {
 	d, err := time.ParseDuration(s)
 	if err != nil || d <= 0 {
-		lw.diags.errorf(pos, field, "%q is not a positive duration (such as 30s, 15m or 4h)", s)
+		lw.errorf(at, "%q is not a positive duration (such as 30s, 15m or 4h)", s)
 		return 0
 	}
 	if d%time.Second != 0 {
-		lw.diags.errorf(pos, field, "%q: engines count in whole seconds", s)
+		lw.errorf(at, "%q: engines count in whole seconds", s)
 	}
 	return d
 }
@@ -471,9 +478,9 @@ func (lw *lowering) order(steps []*ir.Step, io []stepIO) {
 			i, ok := index[a]
 			switch {
 			case !ok:
-				lw.diags.errorf(st.AfterPos[k], fmt.Sprintf("%s.after[%d]", st.field, k), "no step %q (steps: %s)", a, strings.Join(sortedKeys(index), ", "))
+				lw.errorf(st.Loc.Field("after").Index(k), "no step %q (steps: %s)", a, strings.Join(sortedKeys(index), ", "))
 			case i == j:
-				lw.diags.errorf(st.AfterPos[k], fmt.Sprintf("%s.after[%d]", st.field, k), "a step cannot run after itself")
+				lw.errorf(st.Loc.Field("after").Index(k), "a step cannot run after itself")
 			default:
 				edges[j][i] = true
 			}
@@ -485,7 +492,7 @@ func (lw *lowering) order(steps []*ir.Step, io []stepIO) {
 	}
 	if cycle := findCycle(specNames(lw.spec.Steps), edges); cycle != nil {
 		first := lw.spec.Steps[index[cycle[0]]]
-		lw.diags.errorf(first.Pos, first.field, "dependency cycle: %s", strings.Join(cycle, " -> "))
+		lw.errorf(first.Loc, "dependency cycle: %s", strings.Join(cycle, " -> "))
 		return
 	}
 	order := topoOrder(names, edges)

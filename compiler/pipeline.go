@@ -1,7 +1,6 @@
 package compiler
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +9,7 @@ import (
 	"cuelang.org/go/cue/ast"
 
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+	"github.com/mlcube-compile/mlcube-compile/diag"
 )
 
 // stepFields is what a step of a pipeline file says, decoded as it is.
@@ -32,7 +32,7 @@ type stepFields struct {
 // decodePipeline reads a pipeline file. defaultCube is the --mlcube cube,
 // loaded only when the file has no cubes: of its own.
 func (l *loader) decodePipeline(f *ast.File, defaultCube func() *cube) *pipelineSpec {
-	if !checkStepCount(f, l.diags) {
+	if !l.add(checkStepCount(f)) {
 		return nil
 	}
 	doc, steps, ok := l.checkPipeline(f)
@@ -40,40 +40,16 @@ func (l *loader) decodePipeline(f *ast.File, defaultCube func() *cube) *pipeline
 		return nil
 	}
 	v := doc.data
-	p := &pipelineSpec{File: doc.file, Name: str(v, "name")}
-	if p.Name != "" {
-		p.NamePos = doc.at("name")
-	}
-	p.Configs = decodeConfigs(doc, v.LookupPath(pathOf("configs")), l.diags)
-	p.Schedule = decodeSchedule(doc, v.LookupPath(pathOf("schedule")))
-	cubes := map[string]*cube{}
-	var cubeNames []string
-	forFields(v.LookupPath(pathOf("cubes")), func(name string, cv cue.Value) {
-		rel, _ := cv.String()
-		cubeNames = append(cubeNames, name)
-		path := rel
-		if !filepath.IsAbs(rel) {
-			path = filepath.Join(filepath.Dir(doc.file), rel)
-		}
-		if _, err := os.Stat(path); err != nil {
-			l.diags.errorf(doc.at("cubes", name), "cubes."+name, "cannot read %s: %v", path, unwrapPathError(err))
-			cubes[name] = nil
-			return
-		}
-		cubes[name] = l.cube(path, "cubes."+name)
-	})
-	needsCube := false
-	for _, sv := range steps {
-		needsCube = needsCube || !sv.data.LookupPath(pathOf("dask")).Exists()
-	}
-	if len(cubeNames) == 0 && needsCube {
-		cubes[""] = defaultCube()
-		cubeNames = append(cubeNames, "")
-	}
+	p := &pipelineSpec{File: doc.file, Loc: doc.top(), Name: str(v, "name")}
+	configs, diags := decodeConfigs(doc.at("configs"), v.LookupPath(pathOf("configs")))
+	l.add(diags)
+	p.Configs = configs
+	p.Schedule = decodeSchedule(doc.at("schedule"), v.LookupPath(pathOf("schedule")))
+	cubes, cubeNames := l.pipelineCubes(doc, steps, defaultCube)
 	p.Params = decodeParamsSection(doc, v)
-	p.SecretEnv = decodeSecretEnv(doc, v.LookupPath(pathOf("secretEnv")), "secretEnv")
+	p.SecretEnv = decodeSecretEnv(doc.at("secretEnv"), v.LookupPath(pathOf("secretEnv")))
 	if len(steps) == 0 {
-		l.diags.errorf(doc.at("steps"), "steps", "a pipeline needs at least one step")
+		l.errorf(doc.at("steps"), "a pipeline needs at least one step")
 	}
 	params := map[string]bool{}
 	for _, pp := range p.Params {
@@ -87,10 +63,42 @@ func (l *loader) decodePipeline(f *ast.File, defaultCube func() *cube) *pipeline
 	return p
 }
 
+// pipelineCubes loads the cubes: of a pipeline file, by name, and the
+// names in file order; the --mlcube cube, named "", when there are none
+// and a step needs one.
+func (l *loader) pipelineCubes(doc *document, steps []stepValue, defaultCube func() *cube) (map[string]*cube, []string) {
+	cubes := map[string]*cube{}
+	var cubeNames []string
+	forFields(doc.data.LookupPath(pathOf("cubes")), func(name string, cv cue.Value) {
+		rel, _ := cv.String()
+		cubeNames = append(cubeNames, name)
+		path := rel
+		if !filepath.IsAbs(rel) {
+			path = filepath.Join(filepath.Dir(doc.file), rel)
+		}
+		at := doc.at("cubes", name)
+		if _, err := os.Stat(path); err != nil {
+			l.errorf(at, "cannot read %s: %v", path, unwrapPathError(err))
+			cubes[name] = nil
+			return
+		}
+		cubes[name] = l.cube(path, at)
+	})
+	needsCube := false
+	for _, sv := range steps {
+		needsCube = needsCube || !sv.data.LookupPath(pathOf("dask")).Exists()
+	}
+	if len(cubeNames) == 0 && needsCube {
+		cubes[""] = defaultCube()
+		cubeNames = append(cubeNames, "")
+	}
+	return cubes, cubeNames
+}
+
 func decodeParamsSection(doc *document, v cue.Value) []*pipelineParam {
 	var out []*pipelineParam
 	forFields(v.LookupPath(pathOf("params")), func(name string, pv cue.Value) {
-		pp := &pipelineParam{Name: name, Description: str(pv, "description"), Pos: doc.at("params", name)}
+		pp := &pipelineParam{Name: name, Description: str(pv, "description"), Loc: doc.at("params", name)}
 		if d := pv.LookupPath(pathOf("default")); d.Exists() {
 			s := scalarString(d)
 			pp.Default = &s
@@ -111,24 +119,24 @@ const maxSteps = 20000
 
 // checkStepCount refuses a pipeline with more than maxSteps steps before
 // any schema evaluates it.
-func checkStepCount(f *ast.File, diags *Diagnostics) bool {
-	ok := true
+func checkStepCount(f *ast.File) diag.Diagnostics {
+	var diags diag.Diagnostics
 	namedFields(f.Decls, func(name string, field *ast.Field) {
 		steps, isMap := field.Value.(*ast.StructLit)
 		if name != "steps" || !isMap || len(steps.Elts) <= maxSteps {
 			return
 		}
-		diags.errorf(posOf(field.Pos()), "steps", "%d steps is more than the %d one pipeline may have (%s)", len(steps.Elts), maxSteps, ir.SplitHint)
-		ok = false
+		at := diag.At(posOf(field.Pos())).Field("steps")
+		diags = append(diags, diag.Errorf(at, "%d steps is more than the %d one pipeline may have (%s)", len(steps.Elts), maxSteps, ir.SplitHint))
 	})
-	return ok
+	return diags
 }
 
-// decodeSecretEnv reads the secretEnv mapping v, written at path.
-func decodeSecretEnv(doc *document, v cue.Value, path ...string) []secretEnvVar {
+// decodeSecretEnv reads the secretEnv mapping v, written at loc.
+func decodeSecretEnv(loc diag.Loc, v cue.Value) []secretEnvVar {
 	var out []secretEnvVar
 	forFields(v, func(name string, sv cue.Value) {
-		e := secretEnvVar{Name: name, Pos: doc.at(append(path, name)...), Field: joinPath(strings.Join(path, "."), name)}
+		e := secretEnvVar{Name: name, Loc: loc.Field(name)}
 		e.Secret, e.Key = str(sv, "secret"), str(sv, "key")
 		out = append(out, e)
 	})
@@ -137,53 +145,54 @@ func decodeSecretEnv(doc *document, v cue.Value, path ...string) []secretEnvVar 
 
 // decodeStep reads one step and finds its cube and task.
 func (l *loader) decodeStep(doc *document, name string, sv cue.Value, cubes map[string]*cube, cubeNames []string, params map[string]bool) *stepSpec {
+	at := doc.at("steps", name)
 	var sf stepFields
 	if err := sv.Decode(&sf); err != nil {
-		l.diags.errorf(doc.at("steps", name), joinPath("steps", name), "decoding: %v", err)
+		l.errorf(at, "decoding: %v", err)
 		return nil
 	}
 	st := &stepSpec{
-		Name: name, Pos: doc.at("steps", name), After: sf.After,
+		Name: name, Loc: at, After: sf.After,
 		Inputs: sf.Inputs, Outputs: sf.Outputs, Args: sf.Args,
 		Resources: sf.Resources, NodeSelector: sf.NodeSelector, Tolerations: sf.Tolerations,
 		SecurityContext: sf.SecurityContext, Retries: sf.Retries, Timeout: sf.Timeout,
-		field: joinPath("steps", name),
-		pos:   func(sels ...string) Pos { return doc.at(append([]string{"steps", name}, sels...)...) },
-	}
-	for i := range sf.After {
-		st.AfterPos = append(st.AfterPos, doc.pos(cue.MakePath(cue.Str("steps"), cue.Str(name), cue.Str("after"), cue.Index(i))))
-	}
-	for i := range sf.Args {
-		st.ArgPos = append(st.ArgPos, doc.pos(cue.MakePath(cue.Str("steps"), cue.Str(name), cue.Str("args"), cue.Index(i))))
 	}
 	forFields(sv.LookupPath(pathOf("env")), func(k string, ev cue.Value) {
-		st.Env = append(st.Env, envVar{Name: k, Value: scalarString(ev), Pos: st.pos("env", k)})
+		st.Env = append(st.Env, envVar{Name: k, Value: scalarString(ev), Loc: at.Field("env").Field(k)})
 	})
-	st.SecretEnv = decodeSecretEnv(doc, sv.LookupPath(pathOf("secretEnv")), "steps", name, "secretEnv")
+	st.SecretEnv = decodeSecretEnv(at.Field("secretEnv"), sv.LookupPath(pathOf("secretEnv")))
 	if sf.EnvFile != "" {
 		st.EnvFile = sf.EnvFile
 		if !filepath.IsAbs(st.EnvFile) {
 			st.EnvFile = filepath.Join(filepath.Dir(doc.file), sf.EnvFile)
 		}
-		st.EnvFileVars = readEnvFile(st.EnvFile, st.pos("envFile"), st.field+".envFile", l.diags)
+		vars, diags := readEnvFile(st.EnvFile, at.Field("envFile"))
+		st.EnvFileVars = vars
+		l.add(diags)
 	}
-	checkParamRefs(st, params, l.diags)
-	st.MPI = l.decodeMPI(doc, name, sv)
-	st.Dask = l.decodeDask(doc, name, sv)
+	l.add(checkParamRefs(st, params))
+	st.MPI = l.decodeMPI(at, sv)
+	st.Dask = l.decodeDask(at, sv)
 	if st.Dask != nil {
 		return l.daskStep(st, sf)
 	}
+	return l.cubeStep(st, sf, cubes, cubeNames)
+}
+
+// cubeStep finds the cube and task a step runs and checks its path
+// overrides against the task's parameters.
+func (l *loader) cubeStep(st *stepSpec, sf stepFields, cubes map[string]*cube, cubeNames []string) *stepSpec {
 	st.Cube = l.stepCube(st, sf.Cube, cubes, cubeNames)
 	if st.Cube == nil {
 		return nil
 	}
 	taskName := sf.Task
 	if taskName == "" {
-		taskName = name
+		taskName = st.Name
 	}
 	st.Task = st.Cube.task(taskName)
 	if st.Task == nil {
-		l.diags.errorf(st.pos("task"), st.field+".task", "no task %q in cube %q (tasks: %s)", taskName, st.Cube.Name, strings.Join(sortedCopy(st.Cube.taskNames()), ", "))
+		l.errorf(st.Loc.Field("task"), "no task %q in cube %q (tasks: %s)", taskName, st.Cube.Name, strings.Join(sortedCopy(st.Cube.taskNames()), ", "))
 		return nil
 	}
 	l.checkOverrides(st, "inputs", st.Inputs, st.Task.Inputs)
@@ -200,7 +209,7 @@ func (l *loader) daskStep(st *stepSpec, sf stepFields) *stepSpec {
 		set bool
 	}{{"cube", sf.Cube != ""}, {"task", sf.Task != ""}, {"mpi", st.MPI != nil}, {"inputs", len(sf.Inputs) > 0}, {"outputs", len(sf.Outputs) > 0}, {"args", len(sf.Args) > 0}} {
 		if f.set {
-			l.diags.errorf(st.pos(f.key), st.field+"."+f.key, "a dask step runs dask.function on its own image, not a cube task; drop %s", f.key)
+			l.errorf(st.Loc.Field(f.key), "a dask step runs dask.function on its own image, not a cube task; drop %s", f.key)
 			ok = false
 		}
 	}
@@ -216,12 +225,12 @@ func (l *loader) stepCube(st *stepSpec, name string, cubes map[string]*cube, nam
 		if len(names) == 1 {
 			return cubes[names[0]]
 		}
-		l.diags.errorf(st.Pos, st.field, "the pipeline has several cubes; say which with cube: (cubes: %s)", strings.Join(sortedCopy(names), ", "))
+		l.errorf(st.Loc, "the pipeline has several cubes; say which with cube: (cubes: %s)", strings.Join(sortedCopy(names), ", "))
 		return nil
 	}
 	c, ok := cubes[name]
 	if !ok || names[0] == "" {
-		l.diags.errorf(st.pos("cube"), st.field+".cube", "no cube %q (cubes: %s)", name, strings.Join(sortedCopy(names), ", "))
+		l.errorf(st.Loc.Field("cube"), "no cube %q (cubes: %s)", name, strings.Join(sortedCopy(names), ", "))
 		return nil
 	}
 	return c
@@ -237,7 +246,7 @@ func (l *loader) checkOverrides(st *stepSpec, kind string, overrides map[string]
 			found = found || p.Name == k
 		}
 		if !found {
-			l.diags.errorf(st.pos(kind, k), fmt.Sprintf("%s.%s.%s", st.field, kind, k), "task %q has no %s parameter %q (%s: %s)", st.Task.Name, strings.TrimSuffix(kind, "s"), k, kind, strings.Join(sortedCopy(names), ", "))
+			l.errorf(st.Loc.Field(kind).Field(k), "task %q has no %s parameter %q (%s: %s)", st.Task.Name, strings.TrimSuffix(kind, "s"), k, kind, strings.Join(sortedCopy(names), ", "))
 		}
 	}
 }
@@ -245,22 +254,23 @@ func (l *loader) checkOverrides(st *stepSpec, kind string, overrides map[string]
 // checkParamRefs reports every ${...} in the step's own strings that names
 // no param, before the step's cube and task are looked up, so that one run
 // reports these along with an unknown cube or task.
-func checkParamRefs(st *stepSpec, params map[string]bool, diags *Diagnostics) {
-	check := func(s string, pos Pos, field string) {
+func checkParamRefs(st *stepSpec, params map[string]bool) diag.Diagnostics {
+	var diags diag.Diagnostics
+	check := func(s string, at diag.Loc) {
 		for _, m := range anyRef.FindAllStringSubmatch(s, -1) {
 			if _, problem := paramOf(strings.TrimSpace(m[1]), params); problem != "" {
-				diags.errorf(pos, field, "%s", problem)
+				diags = append(diags, diag.Errorf(at, "%s", problem))
 			}
 		}
 	}
 	for i, a := range st.Args {
-		check(a, st.ArgPos[i], fmt.Sprintf("%s.args[%d]", st.field, i))
+		check(a, st.Loc.Field("args").Index(i))
 	}
 	for _, e := range st.EnvFileVars {
-		check(e.Value, e.Pos, joinPath(st.field+".envFile", e.Name))
+		check(e.Value, e.Loc)
 	}
 	for _, e := range st.Env {
-		check(e.Value, e.Pos, joinPath(st.field+".env", e.Name))
+		check(e.Value, e.Loc)
 	}
 	for _, kind := range []string{"inputs", "outputs"} {
 		overrides := st.Inputs
@@ -268,7 +278,8 @@ func checkParamRefs(st *stepSpec, params map[string]bool, diags *Diagnostics) {
 			overrides = st.Outputs
 		}
 		for _, k := range sortedKeys(overrides) {
-			check(overrides[k], st.pos(kind, k), fmt.Sprintf("%s.%s.%s", st.field, kind, k))
+			check(overrides[k], st.Loc.Field(kind).Field(k))
 		}
 	}
+	return diags
 }

@@ -30,12 +30,12 @@ func (l *loader) checkPipeline(f *ast.File) (*document, []stepValue, bool) {
 		return l.checkPipelineWhole(f)
 	}
 	doc := newDocument(f, schema.Pipeline)
-	valid := doc.check(l.s, l.s.Context.BuildFile(withSteps(f, stepsField, nil)), l.diags)
+	valid := l.add(doc.check(l.s, l.s.Context.BuildFile(withSteps(f, stepsField, nil))))
 	var steps []stepValue
 	for start := 0; start < len(fields); start += stepBatch {
 		batch := fields[start:min(start+stepBatch, len(fields))]
 		part := doc.part()
-		valid = part.check(l.s, l.s.Context.BuildFile(onlySteps(f, stepsField, batch)), l.diags) && valid
+		valid = l.add(part.check(l.s, l.s.Context.BuildFile(onlySteps(f, stepsField, batch)))) && valid
 		forFields(part.data.LookupPath(pathOf("steps")), func(name string, v cue.Value) {
 			steps = append(steps, stepValue{name, v})
 		})
@@ -46,7 +46,8 @@ func (l *loader) checkPipeline(f *ast.File) (*document, []stepValue, bool) {
 // checkPipelineWhole checks a pipeline file whose steps: is not a mapping
 // of named steps, which its schema refuses, as one value.
 func (l *loader) checkPipelineWhole(f *ast.File) (*document, []stepValue, bool) {
-	doc, ok := checkDocument(l.s, f, schema.Pipeline, l.diags)
+	doc, diags := checkDocument(l.s, f, schema.Pipeline)
+	ok := l.add(diags)
 	var steps []stepValue
 	if ok {
 		forFields(doc.data.LookupPath(pathOf("steps")), func(name string, v cue.Value) {

@@ -9,6 +9,7 @@ import (
 
 	"cuelang.org/go/cue"
 
+	"github.com/mlcube-compile/mlcube-compile/diag"
 	"github.com/mlcube-compile/mlcube-compile/schema"
 )
 
@@ -43,14 +44,15 @@ func TestPipelineStepsInBatches(t *testing.T) {
 	s.Lock()
 	defer s.Unlock()
 	for _, file := range files {
-		var parseDiags Diagnostics
-		f, ok := readYAML(file, "--task", &parseDiags)
-		if !ok {
+		f, _ := readYAML(file, flag("--task"))
+		if f == nil {
 			continue
 		}
-		var whole, alone Diagnostics
-		doc, wholeOK := checkDocument(s, f, schema.Pipeline, &whole)
-		_, steps, aloneOK := newLoader(s, &alone).checkPipeline(f)
+		doc, whole := checkDocument(s, f, schema.Pipeline)
+		wholeOK := !whole.HasErrors()
+		l := newLoader(s)
+		_, steps, aloneOK := l.checkPipeline(f)
+		alone := l.diags
 		if len(whole)+len(alone) == 0 && !wholeOK {
 			t.Errorf("%s: invalid with no diagnostics", file)
 		}
@@ -79,7 +81,7 @@ func TestPipelineStepsInBatches(t *testing.T) {
 
 // compareDiagnostics returns what whole reports and alone does not, and
 // what alone reports beyond whole other than a missing required field.
-func compareDiagnostics(whole, alone Diagnostics) (missing, extra Diagnostics) {
+func compareDiagnostics(whole, alone diag.Diagnostics) (missing, extra diag.Diagnostics) {
 	seen := map[string]bool{}
 	for _, d := range alone {
 		seen[d.String()] = true

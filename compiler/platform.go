@@ -3,20 +3,20 @@ package compiler
 import (
 	"cuelang.org/go/cue/ast"
 
+	"github.com/mlcube-compile/mlcube-compile/diag"
 	"github.com/mlcube-compile/mlcube-compile/schema"
 )
 
-// decodePlatform reads a platform file.
-func decodePlatform(s *schema.Schema, f *ast.File, diags *Diagnostics) (*platformSpec, *document) {
-	doc, ok := checkDocument(s, f, schema.Platform, diags)
-	if !ok {
-		return nil, nil
+// decodePlatform reads a platform file; nil after a problem.
+func decodePlatform(s *schema.Schema, f *ast.File) (*platformSpec, diag.Diagnostics) {
+	doc, diags := checkDocument(s, f, schema.Platform)
+	if diags.HasErrors() {
+		return nil, diags
 	}
 	p := &platformSpec{}
 	if err := doc.data.Decode(p); err != nil {
-		diags.errorf(Pos{File: doc.file}, "", "decoding: %v", err)
-		return nil, nil
+		return nil, diag.Diagnostics{diag.Errorf(diag.At(diag.Pos{File: doc.file}), "decoding: %v", err)}
 	}
-	p.File, p.at = doc.file, doc.at
-	return p, doc
+	p.File, p.loc = doc.file, doc.top()
+	return p, nil
 }

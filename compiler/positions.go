@@ -4,8 +4,9 @@ import (
 	"strconv"
 	"strings"
 
-	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/ast"
+
+	"github.com/mlcube-compile/mlcube-compile/diag"
 )
 
 // positions is where each field and list item of a spec file is written,
@@ -15,13 +16,13 @@ import (
 // grows with the square of the steps; here each is one map lookup.
 type positions struct {
 	file    string
-	written map[string]Pos
+	written map[string]diag.Pos
 	// root is where CUE places the file as a whole.
-	root Pos
+	root diag.Pos
 }
 
 func newPositions(f *ast.File) *positions {
-	ps := &positions{file: f.Filename, written: map[string]Pos{}}
+	ps := &positions{file: f.Filename, written: map[string]diag.Pos{}}
 	ps.fields(f.Decls, "")
 	return ps
 }
@@ -47,37 +48,33 @@ func (ps *positions) value(e ast.Expr, key string) {
 	}
 }
 
-// has reports whether the file writes the value at path.
-func (ps *positions) has(path []cue.Selector) bool {
-	_, ok := ps.written[pathKey(path)]
-	return ok
-}
-
-// nearest returns where the value at path is written, or the nearest
-// enclosing value that is written, or the file itself.
-func (ps *positions) nearest(path []cue.Selector) Pos {
+// Find returns where the value at path is written, or the nearest
+// enclosing value that is written, or the file itself; written says
+// whether the value itself is.
+func (ps *positions) Find(path []diag.Elem) (pos diag.Pos, written bool) {
 	for i := len(path); i > 0; i-- {
-		if p, ok := ps.written[pathKey(path[:i])]; ok && p.File == ps.file {
-			return p
+		p, ok := ps.written[pathKey(path[:i])]
+		if i == len(path) {
+			written = ok
+		}
+		if ok && p.File == ps.file {
+			return p, written
 		}
 	}
 	if ps.root.File == ps.file {
-		return ps.root
+		return ps.root, written
 	}
-	return Pos{File: ps.file, Line: 1, Col: 1}
+	return diag.Pos{File: ps.file, Line: 1, Col: 1}, written
 }
 
 // pathKey, fieldKey and indexKey spell a path as a key of written.
-func pathKey(path []cue.Selector) string {
+func pathKey(path []diag.Elem) string {
 	var b strings.Builder
-	for _, s := range path {
-		switch s.LabelType() {
-		case cue.IndexLabel:
-			b.WriteString(indexKey(s.Index()))
-		case cue.StringLabel:
-			b.WriteString(fieldKey(s.Unquoted()))
-		default:
-			b.WriteString("\x02" + s.String())
+	for _, e := range path {
+		if e.Item {
+			b.WriteString(indexKey(e.Index))
+		} else {
+			b.WriteString(fieldKey(e.Name))
 		}
 	}
 	return b.String()

@@ -2,12 +2,13 @@ package compiler
 
 import (
 	"regexp"
-	"strconv"
 	"strings"
 
 	"cuelang.org/go/cue/ast"
 	"cuelang.org/go/cue/literal"
 	"cuelang.org/go/cue/token"
+
+	"github.com/mlcube-compile/mlcube-compile/diag"
 )
 
 // refPattern matches an OmegaConf-style reference such as ${docker.image}.
@@ -20,26 +21,31 @@ const maxRefDepth = 32
 // document with the scalar they name, the way MLCube's OmegaConf does.
 type refResolver struct {
 	fields map[string]*ast.Field // dotted path -> field
+	locs   map[string]diag.Loc   // dotted path -> its location
 	done   map[string]bool       // paths already resolved
-	diags  *Diagnostics
+	diags  diag.Diagnostics
 }
 
 // resolveRefs rewrites f in place. A string that is exactly one reference
 // to a number or boolean takes that value's type.
-func resolveRefs(f *ast.File, diags *Diagnostics) {
-	r := &refResolver{fields: map[string]*ast.Field{}, done: map[string]bool{}, diags: diags}
-	r.index("", f.Decls)
+func resolveRefs(f *ast.File) diag.Diagnostics {
+	r := &refResolver{fields: map[string]*ast.Field{}, locs: map[string]diag.Loc{}, done: map[string]bool{}}
+	r.index(diag.Loc{}, f.Decls)
 	for _, path := range sortedKeys(r.fields) {
 		r.resolve(path, nil)
 	}
+	return r.diags
 }
 
-func (r *refResolver) index(prefix string, decls []ast.Decl) {
+// index records every field below loc by its dotted path, which is how
+// a reference names it.
+func (r *refResolver) index(loc diag.Loc, decls []ast.Decl) {
 	namedFields(decls, func(name string, field *ast.Field) {
-		path := joinPath(prefix, name)
-		r.fields[path] = field
+		at := loc.Field(name)
+		r.fields[at.Path()] = field
+		r.locs[at.Path()] = at
 		if s, ok := field.Value.(*ast.StructLit); ok {
-			r.index(path, s.Elts)
+			r.index(at, s.Elts)
 		}
 	})
 }
@@ -70,10 +76,9 @@ func (r *refResolver) resolve(path string, stack []string) ast.Expr {
 
 // substitute expands every reference in s, the value at path.
 func (r *refResolver) substitute(path, s string, lit *ast.BasicLit, stack []string) ast.Expr {
-	pos := posOf(lit.Pos())
-	field := path
+	at := r.locs[path].At(posOf(lit.Pos()))
 	if m := refPattern.FindStringSubmatchIndex(s); m != nil && m[0] == 0 && m[1] == len(s) && !escaped(s, 0) {
-		target := r.target(field, pos, strings.TrimSpace(s[m[2]:m[3]]), stack)
+		target := r.target(at, strings.TrimSpace(s[m[2]:m[3]]), stack)
 		if target == nil {
 			return lit
 		}
@@ -92,7 +97,7 @@ func (r *refResolver) substitute(path, s string, lit *ast.BasicLit, stack []stri
 		}
 		b.WriteString(s[last:m[0]])
 		last = m[1]
-		target := r.target(field, pos, strings.TrimSpace(s[m[2]:m[3]]), stack)
+		target := r.target(at, strings.TrimSpace(s[m[2]:m[3]]), stack)
 		if target == nil {
 			b.WriteString(s[m[0]:m[1]])
 			continue
@@ -108,24 +113,24 @@ func escaped(s string, i int) bool { return i > 0 && s[i-1] == '\\' }
 
 // target returns the scalar a reference names, or nil after reporting why
 // there is none.
-func (r *refResolver) target(field string, pos Pos, ref string, stack []string) ast.Expr {
+func (r *refResolver) target(at diag.Loc, ref string, stack []string) ast.Expr {
 	if strings.Contains(ref, ":") {
-		r.diags.errorf(pos, field, "${%s}: resolvers such as oc.env are not supported; the compiler reads no environment", ref)
+		r.errorf(at, "${%s}: resolvers such as oc.env are not supported; the compiler reads no environment", ref)
 		return nil
 	}
 	for i, p := range stack {
 		if p == ref {
 			cycle := append(append([]string{}, stack[i:]...), ref)
-			r.diags.errorf(pos, field, "${%s}: reference cycle: %s", ref, strings.Join(cycle, " -> "))
+			r.errorf(at, "${%s}: reference cycle: %s", ref, strings.Join(cycle, " -> "))
 			return nil
 		}
 	}
 	if len(stack) > maxRefDepth {
-		r.diags.errorf(pos, field, "${%s}: references nest deeper than %d", ref, maxRefDepth)
+		r.errorf(at, "${%s}: references nest deeper than %d", ref, maxRefDepth)
 		return nil
 	}
 	if _, ok := r.fields[ref]; !ok {
-		r.diags.errorf(pos, field, "${%s}: no such key in this file", ref)
+		r.errorf(at, "${%s}: no such key in this file", ref)
 		return nil
 	}
 	target := r.resolve(ref, stack)
@@ -133,11 +138,15 @@ func (r *refResolver) target(field string, pos Pos, ref string, stack []string) 
 	case *ast.BasicLit:
 		return t
 	case *ast.Ident: // null
-		r.diags.errorf(pos, field, "${%s}: refers to a null value", ref)
+		r.errorf(at, "${%s}: refers to a null value", ref)
 	default:
-		r.diags.errorf(pos, field, "${%s}: refers to a mapping or list; only scalars can be interpolated", ref)
+		r.errorf(at, "${%s}: refers to a mapping or list; only scalars can be interpolated", ref)
 	}
 	return nil
+}
+
+func (r *refResolver) errorf(at diag.Loc, format string, args ...any) {
+	r.diags = append(r.diags, diag.Errorf(at, format, args...))
 }
 
 func scalarText(e ast.Expr) string {
@@ -148,19 +157,4 @@ func scalarText(e ast.Expr) string {
 		}
 	}
 	return lit.Value
-}
-
-// plainKey is a key that a field path can show without quotes.
-var plainKey = regexp.MustCompile(`^[A-Za-z0-9_./-]+$`)
-
-// joinPath appends a key to a field path, quoting a key with spaces or
-// other characters that would make the path hard to read.
-func joinPath(prefix, name string) string {
-	if !plainKey.MatchString(name) {
-		name = strconv.Quote(name)
-	}
-	if prefix == "" {
-		return name
-	}
-	return prefix + "." + name
 }

@@ -1,7 +1,6 @@
 package compiler
 
 import (
-	"fmt"
 	"time"
 	_ "time/tzdata" // timezones are checked the same on every machine
 
@@ -9,6 +8,7 @@ import (
 	"github.com/robfig/cron/v3"
 
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+	"github.com/mlcube-compile/mlcube-compile/diag"
 )
 
 // ScheduleOptions are the --schedule, --timezone and --concurrency-policy
@@ -32,32 +32,31 @@ type scheduleSpec struct {
 // scheduleField is one value of a schedule and where it was given.
 type scheduleField struct {
 	Value string
-	Pos   Pos
-	Field string
+	Loc   diag.Loc
 }
 
-// decodeSchedule reads schedule:, a cron expression or a mapping.
-func decodeSchedule(doc *document, v cue.Value) *scheduleSpec {
+// decodeSchedule reads schedule:, written at loc: a cron expression or a
+// mapping.
+func decodeSchedule(loc diag.Loc, v cue.Value) *scheduleSpec {
 	if !v.Exists() {
 		return nil
 	}
 	sc := &scheduleSpec{}
 	if s, err := v.String(); err == nil {
-		sc.Cron = []scheduleField{{Value: s, Pos: doc.at("schedule"), Field: "schedule"}}
+		sc.Cron = []scheduleField{{Value: s, Loc: loc}}
 		return sc
 	}
 	crons := v.LookupPath(pathOf("cron"))
 	if s, err := crons.String(); err == nil {
-		sc.Cron = []scheduleField{{Value: s, Pos: doc.at("schedule", "cron"), Field: "schedule.cron"}}
+		sc.Cron = []scheduleField{{Value: s, Loc: loc.Field("cron")}}
 	} else if it, err := crons.List(); err == nil {
 		for i := 0; it.Next(); i++ {
 			s, _ := it.Value().String()
-			path := cue.MakePath(cue.Str("schedule"), cue.Str("cron"), cue.Index(i))
-			sc.Cron = append(sc.Cron, scheduleField{Value: s, Pos: doc.pos(path), Field: fmt.Sprintf("schedule.cron[%d]", i)})
+			sc.Cron = append(sc.Cron, scheduleField{Value: s, Loc: loc.Field("cron").Index(i)})
 		}
 	}
 	if tz := str(v, "timezone"); tz != "" {
-		sc.Timezone = scheduleField{Value: tz, Pos: doc.at("schedule", "timezone"), Field: "schedule.timezone"}
+		sc.Timezone = scheduleField{Value: tz, Loc: loc.Field("timezone")}
 	}
 	sc.ConcurrencyPolicy = str(v, "concurrencyPolicy")
 	if d, err := v.LookupPath(pathOf("startingDeadlineSeconds")).Int64(); err == nil {
@@ -79,11 +78,11 @@ func overrideSchedule(sc *scheduleSpec, o ScheduleOptions) *scheduleSpec {
 	if len(o.Cron) > 0 {
 		out.Cron = nil
 		for _, c := range o.Cron {
-			out.Cron = append(out.Cron, scheduleField{Value: c, Pos: Pos{File: "--schedule"}, Field: "schedule"})
+			out.Cron = append(out.Cron, scheduleField{Value: c, Loc: diag.At(diag.Pos{File: "--schedule"}).Field("schedule")})
 		}
 	}
 	if o.Timezone != "" {
-		out.Timezone = scheduleField{Value: o.Timezone, Pos: Pos{File: "--timezone"}, Field: "timezone"}
+		out.Timezone = scheduleField{Value: o.Timezone, Loc: diag.At(diag.Pos{File: "--timezone"}).Field("timezone")}
 	}
 	if o.ConcurrencyPolicy != "" {
 		out.ConcurrencyPolicy = o.ConcurrencyPolicy
@@ -101,20 +100,20 @@ func (lw *lowering) lowerSchedule() {
 	out := &ir.Schedule{ConcurrencyPolicy: sc.ConcurrencyPolicy, StartingDeadlineSeconds: sc.StartingDeadlineSeconds, Suspend: sc.Suspend}
 	for _, c := range sc.Cron {
 		if _, err := cron.ParseStandard(c.Value); err != nil {
-			lw.diags.errorf(c.Pos, c.Field, "%q is not a cron schedule (minute hour day-of-month month day-of-week, such as \"0 2 * * *\", or @daily): %v", c.Value, err)
+			lw.errorf(c.Loc, "%q is not a cron schedule (minute hour day-of-month month day-of-week, such as \"0 2 * * *\", or @daily): %v", c.Value, err)
 		}
 		out.Cron = append(out.Cron, c.Value)
 	}
 	if tz := sc.Timezone; tz.Value != "" {
 		if _, err := time.LoadLocation(tz.Value); err != nil || tz.Value == "Local" {
-			lw.diags.errorf(tz.Pos, tz.Field, "%q is not a timezone of the IANA database, such as UTC or Europe/Berlin", tz.Value)
+			lw.errorf(tz.Loc, "%q is not a timezone of the IANA database, such as UTC or Europe/Berlin", tz.Value)
 		}
 		out.Timezone = tz.Value
 	}
 	switch sc.ConcurrencyPolicy {
 	case "", "Allow", "Forbid", "Replace":
 	default:
-		lw.diags.errorf(Pos{File: "--concurrency-policy"}, "concurrencyPolicy", "%q is not Allow, Forbid or Replace", sc.ConcurrencyPolicy)
+		lw.errorf(diag.At(diag.Pos{File: "--concurrency-policy"}).Field("concurrencyPolicy"), "%q is not Allow, Forbid or Replace", sc.ConcurrencyPolicy)
 	}
 	lw.p.Schedule = out
 }

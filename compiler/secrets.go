@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
+
+	"github.com/mlcube-compile/mlcube-compile/diag"
 )
 
 // Manifests are stored in etcd, shown by `kubectl get -o yaml` and kept in
@@ -80,45 +82,43 @@ func credentialValue(value string) string {
 	return ""
 }
 
-// checkCredential refuses a key or value that looks like a credential.
-func checkCredential(key, value string, pos Pos, field string, diags *Diagnostics) bool {
+// checkCredential refuses a key or value, written at, that looks like a
+// credential; nil when it does not.
+func checkCredential(key, value string, at diag.Loc) diag.Diagnostics {
 	if credentialKey(key) && !notASecret.MatchString(value) {
-		diags.errorf(pos, field, "%q names a credential; %s", key, secretHint)
-		return false
+		return diag.Diagnostics{diag.Errorf(at, "%q names a credential; %s", key, secretHint)}
 	}
 	if kind := credentialValue(value); kind != "" {
-		diags.errorf(pos, field, "the value looks like %s; %s", kind, secretHint)
-		return false
+		return diag.Diagnostics{diag.Errorf(at, "the value looks like %s; %s", kind, secretHint)}
 	}
-	return true
+	return nil
 }
 
 // checkParamCredential refuses a parameter named for a credential whatever
 // its default: the value given at submit time is kept in the run's spec.
-func checkParamCredential(name, def string, pos Pos, field string, diags *Diagnostics) bool {
+func checkParamCredential(name, def string, at diag.Loc) diag.Diagnostics {
 	if credentialKey(name) {
-		diags.errorf(pos, field, "%q names a credential, and a parameter's value is kept in the run's spec; %s", name, secretHint)
-		return false
+		return diag.Diagnostics{diag.Errorf(at, "%q names a credential, and a parameter's value is kept in the run's spec; %s", name, secretHint)}
 	}
-	return checkCredential("", def, pos, field, diags)
+	return checkCredential("", def, at)
 }
 
 // checkArgCredential refuses an argument such as --password=hunter2, or
 // one whose value has a credential's shape. Flags are read more loosely
 // than env keys: --key=image and --pad_token=<pad> are not credentials.
-func checkArgCredential(arg string, pos Pos, field string, diags *Diagnostics) bool {
+func checkArgCredential(arg string, at diag.Loc) diag.Diagnostics {
 	flag, value, hasValue := strings.Cut(arg, "=")
 	words := keyWords(flag)
 	n := len(words)
 	switch {
 	case !strings.HasPrefix(flag, "-") || !hasValue || n == 0:
-		return checkCredential("", arg, pos, field, diags)
+		return checkCredential("", arg, at)
 	case n == 1 && words[0] == "key":
-		return checkCredential("", value, pos, field, diags)
+		return checkCredential("", value, at)
 	case words[n-1] == "token" && n >= 2 && tokenizerWords[words[n-2]]:
-		return checkCredential("", value, pos, field, diags)
+		return checkCredential("", value, at)
 	}
-	return checkCredential(strings.TrimLeft(flag, "-"), value, pos, field, diags)
+	return checkCredential(strings.TrimLeft(flag, "-"), value, at)
 }
 
 // keyWords splits a key into lower-case words at punctuation and at case

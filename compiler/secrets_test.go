@@ -1,12 +1,14 @@
 package compiler
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/mlcube-compile/mlcube-compile/diag"
+)
 
 func TestCredentials(t *testing.T) {
-	refused := func(check func(*Diagnostics) bool) bool {
-		var diags Diagnostics
-		return !check(&diags)
-	}
+	refused := func(diags diag.Diagnostics) bool { return diags.HasErrors() }
+	at := diag.At(diag.Pos{File: "f"})
 	env := map[string]bool{ // KEY=value -> refused
 		"AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG":          true,
 		"AWS_ACCESS_KEY_ID=ABCDEFGHIJ":                         true,
@@ -25,7 +27,7 @@ func TestCredentials(t *testing.T) {
 	}
 	for kv, want := range env {
 		k, v := splitKV(kv)
-		if got := refused(func(d *Diagnostics) bool { return checkCredential(k, v, Pos{File: "f"}, "env", d) }); got != want {
+		if got := refused(checkCredential(k, v, at.Field("env"))); got != want {
 			t.Errorf("env %s: refused %v, want %v", kv, got, want)
 		}
 	}
@@ -43,11 +45,11 @@ func TestCredentials(t *testing.T) {
 		"--primary-key-id=7":                         false,
 	}
 	for a, want := range args {
-		if got := refused(func(d *Diagnostics) bool { return checkArgCredential(a, Pos{File: "f"}, "args", d) }); got != want {
+		if got := refused(checkArgCredential(a, at.Field("args"))); got != want {
 			t.Errorf("arg %s: refused %v, want %v", a, got, want)
 		}
 	}
-	if !refused(func(d *Diagnostics) bool { return checkParamCredential("hf_token", "", Pos{File: "f"}, "params", d) }) {
+	if !refused(checkParamCredential("hf_token", "", at.Field("params"))) {
 		t.Error("a parameter named hf_token with no default is accepted")
 	}
 }

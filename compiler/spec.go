@@ -1,16 +1,18 @@
 package compiler
 
-import "github.com/mlcube-compile/mlcube-compile/compiler/ir"
+import (
+	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+	"github.com/mlcube-compile/mlcube-compile/diag"
+)
 
 // The spec types hold what the files say, after schema checks, with the
-// positions that semantic checks report against.
+// locations that semantic checks report against.
 
 // cube is one MLCube, in either layout.
 type cube struct {
-	Name     string
-	File     string // the mlcube.yaml it was read from
-	Image    string
-	ImagePos Pos
+	Name  string
+	File  string // the mlcube.yaml it was read from
+	Image string
 	// AcceleratorCount is platform.accelerator_count.
 	AcceleratorCount int
 	GPUArgs, CPUArgs dockerArgs
@@ -23,9 +25,8 @@ type cube struct {
 
 // dockerArgs is a docker run flag string and where it is written.
 type dockerArgs struct {
-	Text  string
-	Pos   Pos
-	Field string
+	Text string
+	Loc  diag.Loc
 }
 
 type k8sRunner struct {
@@ -50,8 +51,10 @@ func (c *cube) taskNames() []string {
 }
 
 type cubeTask struct {
-	Name       string
-	Pos        Pos
+	Name string
+	// Loc is where the task is written: its key in the cube, or the
+	// task_name of a legacy invoke file.
+	Loc        diag.Loc
 	Entrypoint string
 	Inputs     []*param
 	Outputs    []*param
@@ -62,21 +65,21 @@ type param struct {
 	Name string
 	Path string
 	Dir  bool
-	Pos  Pos
+	Loc  diag.Loc
 	// Claim is the PVC a legacy binding names; empty means the workspace.
 	Claim string
 }
 
 type envVar struct {
 	Name, Value string
-	Pos         Pos
+	Loc         diag.Loc
 }
 
 // platformSpec is the cluster profile; every field is optional.
 type platformSpec struct {
 	File string `json:"-"`
-	// at finds where a key of the platform file is written.
-	at                 func(sels ...string) Pos
+	// loc is the platform file, or nowhere without one.
+	loc                diag.Loc
 	Namespace          string               `json:"namespace"`
 	ServiceAccountName string               `json:"serviceAccountName"`
 	JobServiceAccount  string               `json:"jobServiceAccountName"`
@@ -131,10 +134,10 @@ type securityContextSpec struct {
 // pipelineSpec is a pipeline file, or the pipeline made of a cube's tasks.
 type pipelineSpec struct {
 	File string
-	Name string
-	// NamePos is where name: is written; zero when the name is the cube's.
-	NamePos Pos
-	Params  []*pipelineParam
+	// Loc is the pipeline file, or the cube file for a cube's tasks.
+	Loc    diag.Loc
+	Name   string
+	Params []*pipelineParam
 	// SecretEnv applies to every step; a step's own entries win.
 	SecretEnv []secretEnvVar
 	// Configs become one ConfigMap; each key is a variable of every step.
@@ -148,9 +151,7 @@ type secretEnvVar struct {
 	Name   string
 	Secret string `json:"secret"`
 	Key    string `json:"key"`
-	Pos    Pos
-	// Field is the entry's path in the pipeline file, for diagnostics.
-	Field string
+	Loc    diag.Loc
 }
 
 type pipelineParam struct {
@@ -159,23 +160,22 @@ type pipelineParam struct {
 	Required    bool
 	Description string
 	Enum        []string
-	Pos         Pos
+	Loc         diag.Loc
 	// Given is the -f or --set value that became Default, if one did.
 	Given *paramValue
 }
 
 // stepSpec is one step: a task of a cube with the step's own settings.
 type stepSpec struct {
-	Name     string
-	Pos      Pos
-	Cube     *cube
-	Task     *cubeTask
-	After    []string
-	AfterPos []Pos
+	Name string
+	// Loc is where the step is written, and its fields below it.
+	Loc   diag.Loc
+	Cube  *cube
+	Task  *cubeTask
+	After []string
 	// Inputs and Outputs override the paths of the task's parameters.
 	Inputs, Outputs map[string]string
 	Args            []string
-	ArgPos          []Pos
 	Env             []envVar
 	EnvFile         string
 	EnvFileVars     []envVar
@@ -190,10 +190,6 @@ type stepSpec struct {
 	// Cube or Task.
 	MPI  *mpiSpec
 	Dask *daskSpec
-	// pos finds the position of a field of the step, for later checks.
-	pos func(sels ...string) Pos
-	// field is the step's path in its file, for diagnostics.
-	field string
 }
 
 // mpiSpec is a step's mpi: section.

@@ -6,12 +6,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mlcube-compile/mlcube-compile/diag"
 	"github.com/mlcube-compile/mlcube-compile/schema"
 )
 
 // loadCubeText compiles a cube given as text and returns it with the
 // diagnostics, for tests of the front end.
-func loadCubeText(t *testing.T, text string) (*cube, Diagnostics) {
+func loadCubeText(t *testing.T, text string) (*cube, diag.Diagnostics) {
 	t.Helper()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "mlcube.yaml"), []byte(text), 0o644); err != nil {
@@ -23,9 +24,9 @@ func loadCubeText(t *testing.T, text string) (*cube, Diagnostics) {
 	}
 	s.Lock()
 	defer s.Unlock()
-	var diags Diagnostics
-	c := newLoader(s, &diags).cube(dir, "--mlcube")
-	return c, diags
+	l := newLoader(s)
+	c := l.cube(dir, flag("--mlcube"))
+	return c, l.diags
 }
 
 func TestReferences(t *testing.T) {
@@ -111,8 +112,8 @@ func TestNameSet(t *testing.T) {
 }
 
 func TestDockerArgs(t *testing.T) {
-	var diags Diagnostics
-	fx := mapDockerArgs(dockerArgs{Text: `--gpus=2 --shm-size 1G --ipc=host -v /data:/data -e "A=b c" --cpus=4 --memory=8g`, Field: "docker.gpu_args"}, &diags)
+	at := flag("docker").Field("gpu_args")
+	fx, diags := mapDockerArgs(dockerArgs{Text: `--gpus=2 --shm-size 1G --ipc=host -v /data:/data -e "A=b c" --cpus=4 --memory=8g`, Loc: at})
 	if fx.gpus == nil || *fx.gpus != 2 || fx.shmSize != "1Gi" || fx.cpu != "4" || fx.memory != "8Gi" {
 		t.Fatalf("effects %+v", fx)
 	}
@@ -123,16 +124,14 @@ func TestDockerArgs(t *testing.T) {
 	if len(warnings) != 2 || !strings.Contains(warnings[0].Message, "--ipc=host") || !strings.Contains(warnings[1].Message, "-v=/data:/data") {
 		t.Fatalf("warnings %v", warnings)
 	}
-	diags = nil
-	mapDockerArgs(dockerArgs{Text: `--shm-size=lots --gpus=x "unclosed`, Field: "docker.gpu_args"}, &diags)
+	_, diags = mapDockerArgs(dockerArgs{Text: `--shm-size=lots --gpus=x "unclosed`, Loc: at})
 	if !diags.HasErrors() {
 		t.Fatal("bad flags were accepted")
 	}
 }
 
 func TestEnvFile(t *testing.T) {
-	var diags Diagnostics
-	vars := parseEnvFile("mlops.env", []byte("# comment\n\nexport A=1\nB=\"two words\"\nC='x=y'\n9BAD=1\n"), "steps.s.envFile", &diags)
+	vars, diags := parseEnvFile("mlops.env", []byte("# comment\n\nexport A=1\nB=\"two words\"\nC='x=y'\n9BAD=1\n"), flag("steps").Field("s").Field("envFile"))
 	if len(vars) != 3 || vars[1].Value != "two words" || vars[2].Value != "x=y" {
 		t.Fatalf("vars %+v", vars)
 	}

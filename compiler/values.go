@@ -6,6 +6,7 @@ import (
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/ast"
 
+	"github.com/mlcube-compile/mlcube-compile/diag"
 	"github.com/mlcube-compile/mlcube-compile/schema"
 )
 
@@ -14,60 +15,64 @@ type Setting struct {
 	Name, Value string
 }
 
-// paramValue is a value given to a param at compile time, and where.
+// paramValue is a value given to a param at compile time, and where:
+// the key in a values file, or --set NAME.
 type paramValue struct {
 	Name, Value string
-	Pos         Pos
-	// Field is how diagnostics name it: the key in a values file, or
-	// --set NAME.
-	Field string
+	Loc         diag.Loc
 }
 
 // readValues reads the -f files in order, then the --set settings: the
 // values that fill params at compile time, later ones winning.
-func readValues(s *schema.Schema, files []string, sets []Setting, diags *Diagnostics) []paramValue {
+func readValues(s *schema.Schema, files []string, sets []Setting) ([]paramValue, diag.Diagnostics) {
 	var out []paramValue
+	var diags diag.Diagnostics
 	for _, file := range files {
-		if f, ok := readYAML(file, "-f", diags); ok {
-			out = append(out, decodeValues(s, f, diags)...)
+		f, more := readYAML(file, flag("-f"))
+		diags = append(diags, more...)
+		if f != nil {
+			values, more := decodeValues(s, f)
+			out = append(out, values...)
+			diags = append(diags, more...)
 		}
 	}
 	for _, set := range sets {
-		v := paramValue{Name: set.Name, Value: set.Value, Pos: Pos{File: "--set"}, Field: joinPath("", set.Name)}
+		v := paramValue{Name: set.Name, Value: set.Value, Loc: diag.At(diag.Pos{File: "--set"}).Field(set.Name)}
 		// Files are checked for engine syntax as they are parsed; a
 		// flag's value is checked here.
 		if msg := templateSyntax(v.Value); msg != "" {
-			diags.errorf(v.Pos, v.Field, "%s", msg)
+			diags = append(diags, diag.Errorf(v.Loc, "%s", msg))
 			continue
 		}
 		out = append(out, v)
 	}
-	return out
+	return out, diags
 }
 
 // decodeValues reads one values file: a mapping of param names to
 // strings, numbers or booleans.
-func decodeValues(s *schema.Schema, f *ast.File, diags *Diagnostics) []paramValue {
-	doc, ok := checkDocument(s, f, schema.Values, diags)
-	if !ok {
-		return nil
+func decodeValues(s *schema.Schema, f *ast.File) ([]paramValue, diag.Diagnostics) {
+	doc, diags := checkDocument(s, f, schema.Values)
+	if diags.HasErrors() {
+		return nil, diags
 	}
 	var out []paramValue
 	forFields(doc.data, func(name string, v cue.Value) {
-		out = append(out, paramValue{Name: name, Value: scalarString(v), Pos: doc.at(name), Field: joinPath("", name)})
+		out = append(out, paramValue{Name: name, Value: scalarString(v), Loc: doc.at(name)})
 	})
-	return out
+	return out, nil
 }
 
 // applyValues gives each param named by a value that value as its
 // default. A value for a param the pipeline does not have is an error.
-func applyValues(p *pipelineSpec, values []paramValue, diags *Diagnostics) {
+func applyValues(p *pipelineSpec, values []paramValue) diag.Diagnostics {
 	byName := map[string]*pipelineParam{}
 	var names []string
 	for _, pp := range p.Params {
 		byName[pp.Name] = pp
 		names = append(names, pp.Name)
 	}
+	var diags diag.Diagnostics
 	for _, v := range values {
 		pp, ok := byName[v.Name]
 		switch {
@@ -76,9 +81,10 @@ func applyValues(p *pipelineSpec, values []paramValue, diags *Diagnostics) {
 			pp.Default, pp.Given = &value, &v
 			continue
 		case len(names) == 0:
-			diags.errorf(v.Pos, v.Field, "%s has no params: to fill", p.File)
+			diags = append(diags, diag.Errorf(v.Loc, "%s has no params: to fill", p.File))
 		default:
-			diags.errorf(v.Pos, v.Field, "no parameter %q in %s (params: %s)", v.Name, p.File, strings.Join(sortedCopy(names), ", "))
+			diags = append(diags, diag.Errorf(v.Loc, "no parameter %q in %s (params: %s)", v.Name, p.File, strings.Join(sortedCopy(names), ", ")))
 		}
 	}
+	return diags
 }

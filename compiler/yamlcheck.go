@@ -7,6 +7,8 @@ import (
 	"cuelang.org/go/cue/ast"
 	"cuelang.org/go/cue/literal"
 	"cuelang.org/go/cue/token"
+
+	"github.com/mlcube-compile/mlcube-compile/diag"
 )
 
 // maxDepth bounds how deeply a spec nests mappings and lists. Real specs
@@ -18,65 +20,61 @@ const maxDepth = 64
 // written twice in one mapping (YAML forbids them and CUE would merge
 // them), nesting deeper than maxDepth, and strings that an engine would
 // expand or that are unrendered templates.
-func checkTree(f *ast.File, diags *Diagnostics) bool {
-	c := &treeCheck{diags: diags, ok: true}
-	c.mapping(f.Decls, "", 1)
-	return c.ok
+func checkTree(f *ast.File) diag.Diagnostics {
+	c := &treeCheck{}
+	c.mapping(f.Decls, diag.Loc{}, 1)
+	return c.diags
 }
 
+// treeCheck walks the syntax tree, where each node has its position.
 type treeCheck struct {
-	diags   *Diagnostics
-	ok      bool
+	diags   diag.Diagnostics
 	tooDeep bool
 }
 
-func (c *treeCheck) errorf(pos Pos, field, format string, args ...any) {
-	c.diags.errorf(pos, field, format, args...)
-	c.ok = false
-}
-
-func (c *treeCheck) mapping(decls []ast.Decl, prefix string, depth int) {
+func (c *treeCheck) mapping(decls []ast.Decl, loc diag.Loc, depth int) {
 	seen := map[string]token.Pos{}
 	namedFields(decls, func(name string, field *ast.Field) {
-		path := joinPath(prefix, name)
+		at := loc.Field(name)
+		key := at.At(posOf(field.Pos()))
 		if first, dup := seen[name]; dup {
-			c.errorf(posOf(field.Pos()), path, "duplicate key; first written at line %d", first.Line())
+			c.diags = append(c.diags, diag.Errorf(key, "duplicate key; first written at line %d", first.Line()))
 		}
 		seen[name] = field.Pos()
-		c.text(name, posOf(field.Pos()), path)
-		c.value(field.Value, path, depth+1)
+		c.text(name, key)
+		c.value(field.Value, at, depth+1)
 	})
 }
 
-func (c *treeCheck) value(e ast.Expr, path string, depth int) {
+func (c *treeCheck) value(e ast.Expr, loc diag.Loc, depth int) {
 	if depth > maxDepth {
 		if !c.tooDeep {
-			c.errorf(posOf(e.Pos()), shortPath(path), "nested more than %d levels deep; no spec needs that many", maxDepth)
+			c.diags = append(c.diags, diag.Diagnostic{Pos: posOf(e.Pos()), Field: shortPath(loc.Path()), Message: fmt.Sprintf("nested more than %d levels deep; no spec needs that many", maxDepth)})
 			c.tooDeep = true
 		}
 		return
 	}
 	switch v := e.(type) {
 	case *ast.StructLit:
-		c.mapping(v.Elts, path, depth)
+		c.mapping(v.Elts, loc, depth)
 	case *ast.ListLit:
 		for i, el := range v.Elts {
-			c.value(el, fmt.Sprintf("%s[%d]", path, i), depth+1)
+			c.value(el, loc.Index(i), depth+1)
 		}
 	case *ast.BasicLit:
 		if v.Kind != token.STRING {
 			return
 		}
 		if s, err := literal.Unquote(v.Value); err == nil {
-			c.text(s, posOf(v.Pos()), path)
+			c.text(s, loc.At(posOf(v.Pos())))
 		}
 	}
 }
 
 // text refuses a key or value that holds template syntax.
-func (c *treeCheck) text(s string, pos Pos, field string) {
+func (c *treeCheck) text(s string, at diag.Loc) {
 	if msg := templateSyntax(s); msg != "" {
-		c.errorf(pos, field, "%s", msg)
+		c.diags = append(c.diags, diag.Errorf(at, "%s", msg))
 	}
 }
 

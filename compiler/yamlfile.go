@@ -13,97 +13,96 @@ import (
 	"cuelang.org/go/cue/errors"
 	"cuelang.org/go/cue/token"
 	"cuelang.org/go/encoding/yaml"
+
+	"github.com/mlcube-compile/mlcube-compile/diag"
 )
 
 // maxSpecBytes bounds the size of one spec file. Real specs are a few
 // kilobytes; anything near this is a mistake, not a cube.
 const maxSpecBytes = 4 << 20
 
-// readYAML reads one YAML spec file and parses it keeping positions.
-// Problems are reported against the file; via names the flag or key that
-// named it, the field for problems with the file as a whole.
-func readYAML(path, via string, diags *Diagnostics) (*ast.File, bool) {
-	src, ok := readSpecFile(path, via, "a YAML file", diags)
-	if !ok {
-		return nil, false
+// readYAML reads one YAML spec file and parses it keeping positions; the
+// file is nil after a problem. Problems are reported against the file;
+// via is the flag or key that named it, the field for problems with the
+// file as a whole.
+func readYAML(path string, via diag.Loc) (*ast.File, diag.Diagnostics) {
+	src, diags := readSpecFile(path, via, "a YAML file")
+	if diags != nil {
+		return nil, diags
 	}
-	return parseYAML(path, via, src, diags)
+	return parseYAML(path, via, src)
 }
+
+// flag is the location of a command-line flag, or of what names a file
+// when no spec does (lint).
+func flag(name string) diag.Loc { return diag.At(diag.Pos{}).Field(name) }
 
 // readSpecFile reads a regular file of at most maxSpecBytes. A folder, a
 // device or a pipe is refused before it is read, and the read itself is
 // bounded, so no file makes the compiler wait or grow without end.
-func readSpecFile(path, via, want string, diags *Diagnostics) ([]byte, bool) {
-	whole := Pos{File: path}
+func readSpecFile(path string, via diag.Loc, want string) ([]byte, diag.Diagnostics) {
+	whole := via.At(diag.Pos{File: path})
+	fail := func(format string, args ...any) ([]byte, diag.Diagnostics) {
+		return nil, diag.Diagnostics{diag.Errorf(whole, format, args...)}
+	}
 	info, err := os.Stat(path)
 	switch {
 	case err != nil:
-		diags.errorf(whole, via, "cannot read: %v", unwrapPathError(err))
-		return nil, false
+		return fail("cannot read: %v", unwrapPathError(err))
 	case info.IsDir():
-		diags.errorf(whole, via, "is a folder, want %s", want)
-		return nil, false
+		return fail("is a folder, want %s", want)
 	case !info.Mode().IsRegular():
-		diags.errorf(whole, via, "is a device, pipe or socket, want %s", want)
-		return nil, false
+		return fail("is a device, pipe or socket, want %s", want)
 	case info.Size() > maxSpecBytes:
-		diags.errorf(whole, via, "file is %d bytes, larger than the %d-byte limit for a spec", info.Size(), maxSpecBytes)
-		return nil, false
+		return fail("file is %d bytes, larger than the %d-byte limit for a spec", info.Size(), maxSpecBytes)
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		diags.errorf(whole, via, "cannot read: %v", unwrapPathError(err))
-		return nil, false
+		return fail("cannot read: %v", unwrapPathError(err))
 	}
 	defer f.Close()
 	src, err := io.ReadAll(io.LimitReader(f, maxSpecBytes+1))
 	switch {
 	case err != nil:
-		diags.errorf(whole, via, "cannot read: %v", unwrapPathError(err))
-		return nil, false
+		return fail("cannot read: %v", unwrapPathError(err))
 	case len(src) > maxSpecBytes:
-		diags.errorf(whole, via, "file is larger than the %d-byte limit for a spec", maxSpecBytes)
-		return nil, false
+		return fail("file is larger than the %d-byte limit for a spec", maxSpecBytes)
 	}
-	return src, true
+	return src, nil
 }
 
 // parseYAML parses the bytes of the spec file path and checks the tree:
 // one mapping, no duplicate keys, no engine template syntax.
-func parseYAML(path, via string, src []byte, diags *Diagnostics) (*ast.File, bool) {
-	whole := Pos{File: path}
-	if len(bytes.TrimSpace(src)) == 0 {
-		diags.errorf(whole, via, "file is empty")
-		return nil, false
+func parseYAML(path string, via diag.Loc, src []byte) (*ast.File, diag.Diagnostics) {
+	whole := via.At(diag.Pos{File: path})
+	top := via.At(diag.Pos{File: path, Line: 1, Col: 1})
+	fail := func(at diag.Loc, msg string) (*ast.File, diag.Diagnostics) {
+		return nil, diag.Diagnostics{diag.Errorf(at, "%s", msg)}
 	}
-	if onlyComments(src) {
-		diags.errorf(whole, via, "file is empty: it holds only comments")
-		return nil, false
-	}
-	if bytes.IndexByte(src, 0) >= 0 {
-		diags.errorf(whole, via, "file is binary, want YAML")
-		return nil, false
+	switch {
+	case len(bytes.TrimSpace(src)) == 0:
+		return fail(whole, "file is empty")
+	case onlyComments(src):
+		return fail(whole, "file is empty: it holds only comments")
+	case bytes.IndexByte(src, 0) >= 0:
+		return fail(whole, "file is binary, want YAML")
 	}
 	src = normalizeNewlines(src)
 	f, err := extractYAML(path, src)
 	if err != nil {
-		addCUEErrors(diags, path, err, templateHint(src))
-		return nil, false
+		return nil, cueErrors(path, err, templateHint(src))
 	}
 	fillPositions(f, src)
-	top := Pos{File: path, Line: 1, Col: 1}
 	switch {
 	case !isMapping(f) && bytes.Contains(src, []byte("\n---")):
-		diags.errorf(top, via, "the file holds several YAML documents; a spec is one document, so remove the --- lines")
-		return nil, false
+		return fail(top, "the file holds several YAML documents; a spec is one document, so remove the --- lines")
 	case !isMapping(f):
-		diags.errorf(top, via, "want a YAML mapping at the top of the file")
-		return nil, false
+		return fail(top, "want a YAML mapping at the top of the file")
 	}
-	if !checkTree(f, diags) {
-		return nil, false
+	if diags := checkTree(f); diags != nil {
+		return nil, diags
 	}
-	return f, true
+	return f, nil
 }
 
 // normalizeNewlines turns CRLF and lone CR line breaks, both line breaks
@@ -170,11 +169,11 @@ func unwrapPathError(err error) error {
 }
 
 // posOf converts a CUE position.
-func posOf(p token.Pos) Pos {
+func posOf(p token.Pos) diag.Pos {
 	if !p.IsValid() {
-		return Pos{}
+		return diag.Pos{}
 	}
-	return Pos{File: p.Filename(), Line: p.Line(), Col: p.Column()}
+	return diag.Pos{File: p.Filename(), Line: p.Line(), Col: p.Column()}
 }
 
 // hugeNumber matches what the YAML decoder says of an integer too large
@@ -184,12 +183,14 @@ var hugeNumber = regexp.MustCompile(`illegal number start "number & (\S+)"`)
 // yamlErrorLine matches the YAML parser's errors, which name a line only.
 var yamlErrorLine = regexp.MustCompile(`^(?:.*?:(\d+): |yaml: line (\d+): )(.*)$`)
 
-// addCUEErrors records parse errors, which carry a position but no field.
-// The YAML parser's own errors give a line and no column; those point at
-// the start of the line. hint is added to each message.
-func addCUEErrors(diags *Diagnostics, file string, err error, hint string) {
+// cueErrors turns parse errors, which carry a position but no field,
+// into diagnostics. The YAML parser's own errors give a line and no
+// column; those point at the start of the line. hint is added to each
+// message.
+func cueErrors(file string, err error, hint string) diag.Diagnostics {
+	var diags diag.Diagnostics
 	for _, e := range errors.Errors(err) {
-		pos := Pos{File: file, Line: 1, Col: 1}
+		pos := diag.Pos{File: file, Line: 1, Col: 1}
 		if p := posOf(e.Position()); p.File != "" {
 			pos = p
 		}
@@ -206,8 +207,9 @@ func addCUEErrors(diags *Diagnostics, file string, err error, hint string) {
 		if m := hugeNumber.FindStringSubmatch(msg); m != nil {
 			msg = m[1] + " is too large a number"
 		}
-		diags.errorf(pos, "", "YAML: %s%s", msg, hint)
+		diags = append(diags, diag.Errorf(diag.At(pos), "YAML: %s%s", msg, hint))
 	}
+	return diags
 }
 
 // namedFields calls fn for each field of a mapping whose key has a name.

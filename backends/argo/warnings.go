@@ -1,17 +1,18 @@
 package argo
 
 import (
-	"fmt"
-
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+	"github.com/mlcube-compile/mlcube-compile/diag"
 )
 
-// warnings explain what the Workflow does that the spec does not say.
-// rbac says whether the output grants the run's account what it needs.
-func warnings(p *ir.Pipeline, rbac bool) []string {
-	var out []string
+// warnings explain what the Workflow does that the spec does not say,
+// each at what it is about. rbac says whether the output grants the
+// run's account what it needs.
+func warnings(p *ir.Pipeline, rbac bool) diag.Diagnostics {
+	var out diag.Diagnostics
+	storage := p.Platform.Field("storage")
 	if p.Config != nil && !rbac {
-		out = append(out, "argo: the Workflow's first task applies its ConfigMap, so the run's service account needs create, get and patch on configmaps in its namespace; --emit-rbac grants them")
+		out = append(out, diag.Warnf(p.Spec.Field("configs"), "argo: the Workflow's first task applies its ConfigMap, so the run's service account needs create, get and patch on configmaps in its namespace; --emit-rbac grants them"))
 	}
 	for _, v := range p.Volumes {
 		if v.Create == nil {
@@ -21,9 +22,9 @@ func warnings(p *ir.Pipeline, rbac bool) []string {
 		// (volumeClaimGC defaults to OnWorkflowSuccess:
 		// pkg/apis/workflow/v1alpha1/workflow_types.go, GetVolumeClaimGC;
 		// workflow/controller/operator.go, deletePVCs).
-		out = append(out, fmt.Sprintf("argo: the claim %s is created for each run as {{workflow.name}}-%s and deleted when the run succeeds (volumeClaimGC: OnWorkflowSuccess), so results written there vanish with it; a failed run keeps it for debugging. To keep results, set storage.pvc to an existing claim, or copy them out in a last step", v.Name, v.Name))
+		out = append(out, diag.Warnf(storage, "argo: the claim %s is created for each run as {{workflow.name}}-%s and deleted when the run succeeds (volumeClaimGC: OnWorkflowSuccess), so results written there vanish with it; a failed run keeps it for debugging. To keep results, set storage.pvc to an existing claim, or copy them out in a last step", v.Name, v.Name))
 		if c := v.Concurrent; c != nil {
-			out = append(out, fmt.Sprintf("argo: steps %s and %s may run at the same time and both mount the %s claim %s, which attaches to one node: Argo does not keep them on one node, so one may wait for the other's volume (Multi-Attach); use ReadWriteMany, or order them with after:", c[0], c[1], v.Create.AccessModes[0], v.Name))
+			out = append(out, diag.Warnf(storage.Field("accessModes"), "argo: steps %s and %s may run at the same time and both mount the %s claim %s, which attaches to one node: Argo does not keep them on one node, so one may wait for the other's volume (Multi-Attach); use ReadWriteMany, or order them with after:", c[0], c[1], v.Create.AccessModes[0], v.Name))
 		}
 	}
 	return out

@@ -11,6 +11,7 @@ import (
 	"github.com/mlcube-compile/mlcube-compile/backends/kube"
 	"github.com/mlcube-compile/mlcube-compile/backends/manifest"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+	"github.com/mlcube-compile/mlcube-compile/diag"
 )
 
 // Options tune the Workflow; the zero value is what users get by default.
@@ -29,7 +30,7 @@ const entrypointName = "main"
 // checks it with Argo's validator. It returns warnings about what the run
 // does that the spec does not say. A rejection by the validator is a bug
 // in mlcube-compile and is reported as one.
-func Compile(p *ir.Pipeline, opts Options) (any, []string, error) {
+func Compile(p *ir.Pipeline, opts Options) (any, diag.Diagnostics, error) {
 	if err := checkText(p); err != nil {
 		return nil, nil, err
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/mlcube-compile/mlcube-compile/backends/kube"
 	"github.com/mlcube-compile/mlcube-compile/backends/manifest"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+	"github.com/mlcube-compile/mlcube-compile/diag"
 )
 
 // Options tune the Job; the zero value is what users get.
@@ -27,7 +28,7 @@ const (
 )
 
 // Compile builds the Job for the one step of p and checks it.
-func Compile(p *ir.Pipeline, _ Options) (*batchv1.Job, []string, error) {
+func Compile(p *ir.Pipeline, _ Options) (*batchv1.Job, diag.Diagnostics, error) {
 	if len(p.Steps) != 1 {
 		var names []string
 		for _, s := range p.Steps {
@@ -101,17 +102,18 @@ func Compile(p *ir.Pipeline, _ Options) (*batchv1.Job, []string, error) {
 	return job, warnings(p), nil
 }
 
-// warnings explain what the Job does differently from the engines.
-func warnings(p *ir.Pipeline) []string {
-	var out []string
+// warnings explain what the Job does differently from the engines, each
+// at what it is about.
+func warnings(p *ir.Pipeline) diag.Diagnostics {
+	var out diag.Diagnostics
 	for _, s := range p.Steps {
 		if s.Retry != nil && s.Retry.Backoff > 0 {
-			out = append(out, fmt.Sprintf("job: step %s: a Job waits between retries with its own growing backoff (10s, 20s, 40s, … up to 6m); the %v backoff is not applied", s.Name, s.Retry.Backoff))
+			out = append(out, diag.Warnf(s.Loc.Field("retries").Field("backoff"), "job: step %s: a Job waits between retries with its own growing backoff (10s, 20s, 40s, … up to 6m); the %v backoff is not applied", s.Name, s.Retry.Backoff))
 		}
 	}
 	for _, v := range p.Volumes {
 		if v.Create != nil {
-			out = append(out, "job: the platform's storage asks for a claim per run, which a Job makes as an ephemeral volume that is deleted with its pod; results do not outlive the Job, so set storage.pvc to keep them")
+			out = append(out, diag.Warnf(p.Platform.Field("storage"), "job: the platform's storage asks for a claim per run, which a Job makes as an ephemeral volume that is deleted with its pod; results do not outlive the Job, so set storage.pvc to keep them"))
 		}
 	}
 	return out

@@ -1,7 +1,6 @@
 package tekton
 
 import (
-	"fmt"
 	"sort"
 	"strings"
 
@@ -9,6 +8,7 @@ import (
 
 	"github.com/mlcube-compile/mlcube-compile/backends/kube"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+	"github.com/mlcube-compile/mlcube-compile/diag"
 )
 
 // Tekton's affinity assistant (feature flag coschedule: workspaces, the
@@ -60,9 +60,10 @@ func sameToleration(a, b ir.Toleration) bool {
 	return a.Key == b.Key && a.Operator == b.Operator && a.Value == b.Value && a.Effect == b.Effect
 }
 
-// warnings explain what the PipelineRun cannot do as the spec says.
-func warnings(p *ir.Pipeline) []string {
-	var out []string
+// warnings explain what the PipelineRun cannot do as the spec says, each
+// at what it is about.
+func warnings(p *ir.Pipeline) diag.Diagnostics {
+	var out diag.Diagnostics
 	bySelector := map[string][]string{}
 	for _, s := range p.Steps {
 		if len(s.Mounts) > 0 && s.Kind == ir.Container {
@@ -70,10 +71,10 @@ func warnings(p *ir.Pipeline) []string {
 			bySelector[key] = append(bySelector[key], s.Name)
 		}
 		if n := boundClaims(p, s); n > 1 {
-			out = append(out, fmt.Sprintf("tekton: step %s mounts %d claims; Tekton's affinity assistant refuses a TaskRun with more than one, so the cluster needs coschedule: pipelineruns or disabled in Tekton's feature-flags", s.Name, n))
+			out = append(out, diag.Warnf(s.Loc, "tekton: step %s mounts %d claims; Tekton's affinity assistant refuses a TaskRun with more than one, so the cluster needs coschedule: pipelineruns or disabled in Tekton's feature-flags", s.Name, n))
 		}
 		if s.Retry != nil && s.Retry.Backoff > 0 {
-			out = append(out, fmt.Sprintf("tekton: step %s: Tekton retries at once; the %v backoff is not applied", s.Name, s.Retry.Backoff))
+			out = append(out, diag.Warnf(s.Loc.Field("retries").Field("backoff"), "tekton: step %s: Tekton retries at once; the %v backoff is not applied", s.Name, s.Retry.Backoff))
 		}
 	}
 	if len(bySelector) > 1 {
@@ -82,7 +83,7 @@ func warnings(p *ir.Pipeline) []string {
 			groups = append(groups, strings.Join(names, ", ")+" on "+sel)
 		}
 		sort.Strings(groups)
-		out = append(out, "tekton: steps that share a claim ask for different nodes ("+strings.Join(groups, "; ")+"); Tekton's affinity assistant puts them on one node, so use a ReadWriteMany claim with coschedule: disabled in Tekton's feature-flags, or give them one node selector")
+		out = append(out, diag.Warnf(p.Spec.Field("steps"), "tekton: steps that share a claim ask for different nodes (%s); Tekton's affinity assistant puts them on one node, so use a ReadWriteMany claim with coschedule: disabled in Tekton's feature-flags, or give them one node selector", strings.Join(groups, "; ")))
 	}
 	var required []string
 	for _, param := range p.Params {
@@ -91,15 +92,15 @@ func warnings(p *ir.Pipeline) []string {
 		}
 	}
 	if len(required) > 0 {
-		out = append(out, "tekton: params "+strings.Join(required, ", ")+" have no default; give them values in the PipelineRun's spec.params before creating it")
+		out = append(out, diag.Warnf(p.Spec.Field("params"), "tekton: params %s have no default; give them values in the PipelineRun's spec.params before creating it", strings.Join(required, ", ")))
 	}
 	for _, v := range p.Volumes {
 		if v.Create != nil {
-			out = append(out, fmt.Sprintf("tekton: the claim %s is created for each run and owned by the PipelineRun, so it and the results written there are deleted with the run (by kubectl delete or Tekton's pruner); to keep results, set storage.pvc to an existing claim, or copy them out in a last step", v.Name))
+			out = append(out, diag.Warnf(p.Platform.Field("storage"), "tekton: the claim %s is created for each run and owned by the PipelineRun, so it and the results written there are deleted with the run (by kubectl delete or Tekton's pruner); to keep results, set storage.pvc to an existing claim, or copy them out in a last step", v.Name))
 		}
 	}
 	if p.TTLSecondsAfterFinished != nil {
-		out = append(out, "tekton: a PipelineRun has no ttlSecondsAfterFinished; set up Tekton's pruner to delete finished runs")
+		out = append(out, diag.Warnf(p.Platform.Field("ttlSecondsAfterFinished"), "tekton: a PipelineRun has no ttlSecondsAfterFinished; set up Tekton's pruner to delete finished runs"))
 	}
 	return out
 }

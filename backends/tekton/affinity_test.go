@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+	"github.com/mlcube-compile/mlcube-compile/diag"
 )
 
 var gpuToleration = ir.Toleration{Key: "nvidia.com/gpu", Operator: "Exists", Effect: "NoSchedule"}
@@ -30,6 +31,7 @@ func TestCommonSchedulingKeepsOnlyWhatEveryStepHas(t *testing.T) {
 func TestWarnings(t *testing.T) {
 	mount := []ir.Mount{{Volume: "workspace", MountPath: "/mnt/mlcube"}}
 	p := &ir.Pipeline{
+		Spec:   diag.At(diag.Pos{File: "pipeline.yaml"}),
 		Params: []ir.Param{{Name: "dataset"}},
 		Steps: []*ir.Step{
 			{Name: "prep", Mounts: mount, NodeSelector: map[string]string{"pool": "cpu"}},
@@ -37,12 +39,16 @@ func TestWarnings(t *testing.T) {
 			{Name: "legacy", Mounts: append(mount, ir.Mount{Volume: "out", MountPath: "/mnt/mlcube/out"}), NodeSelector: map[string]string{"pool": "cpu"}},
 		},
 	}
-	got := strings.Join(warnings(p), "\n")
+	var lines []string
+	for _, w := range warnings(p) {
+		lines = append(lines, w.String())
+	}
+	got := strings.Join(lines, "\n")
 	for _, want := range []string{
 		"step legacy mounts 2 claims",
 		"step train: Tekton retries at once; the 30s backoff is not applied",
-		"steps that share a claim ask for different nodes (prep, legacy on pool=cpu; train on pool=gpu)",
-		"params dataset have no default",
+		"pipeline.yaml: warning: steps: tekton: steps that share a claim ask for different nodes (prep, legacy on pool=cpu; train on pool=gpu)",
+		"pipeline.yaml: warning: params: tekton: params dataset have no default",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("warnings lack %q:\n%s", want, got)

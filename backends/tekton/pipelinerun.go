@@ -17,6 +17,7 @@ import (
 	"github.com/mlcube-compile/mlcube-compile/backends/kube"
 	"github.com/mlcube-compile/mlcube-compile/backends/manifest"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+	"github.com/mlcube-compile/mlcube-compile/diag"
 )
 
 // Options tune the PipelineRun; the zero value is what users get.
@@ -29,7 +30,7 @@ type Options struct {
 // Compile builds the PipelineRun for p and checks it with Tekton's own
 // defaulting and validation. It returns warnings about what Tekton cannot
 // express. A rejection by the validator is a bug in mlcube-compile.
-func Compile(p *ir.Pipeline, opts Options) (*v1.PipelineRun, []string, error) {
+func Compile(p *ir.Pipeline, opts Options) (*v1.PipelineRun, diag.Diagnostics, error) {
 	sa := p.ServiceAccountName
 	if opts.ServiceAccountName != "" {
 		sa = opts.ServiceAccountName

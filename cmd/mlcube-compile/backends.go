@@ -10,12 +10,13 @@ import (
 	"github.com/mlcube-compile/mlcube-compile/backends/manifest"
 	"github.com/mlcube-compile/mlcube-compile/backends/tekton"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+	"github.com/mlcube-compile/mlcube-compile/diag"
 )
 
 // backend turns a compiled pipeline into the objects one engine runs, each
 // already checked by the engine's own validator, and warnings about what
-// the engine cannot express.
-type backend func(p *ir.Pipeline, opts emitOptions) (objs []any, warnings []string, err error)
+// the engine cannot express, each at what it is about.
+type backend func(p *ir.Pipeline, opts emitOptions) (objs []any, warnings diag.Diagnostics, err error)
 
 // emitOptions are the flags every backend reads.
 type emitOptions struct {
@@ -48,7 +49,7 @@ func serviceAccount(p *ir.Pipeline) string {
 var backendNames = []string{"argo", "tekton", "job"}
 
 var backends = map[string]backend{
-	"argo": func(p *ir.Pipeline, opts emitOptions) ([]any, []string, error) {
+	"argo": func(p *ir.Pipeline, opts emitOptions) ([]any, diag.Diagnostics, error) {
 		var objs []any
 		o := argo.Options{Kind: opts.Kind}
 		if opts.RBAC {
@@ -64,7 +65,7 @@ var backends = map[string]backend{
 		}
 		return append(objs, wf), warnings, nil
 	},
-	"tekton": func(p *ir.Pipeline, opts emitOptions) ([]any, []string, error) {
+	"tekton": func(p *ir.Pipeline, opts emitOptions) ([]any, diag.Diagnostics, error) {
 		var objs []any
 		var o tekton.Options
 		if opts.RBAC {
@@ -80,13 +81,13 @@ var backends = map[string]backend{
 		}
 		return append(withConfigMap(p, objs), pr), warnings, nil
 	},
-	"job": func(p *ir.Pipeline, opts emitOptions) ([]any, []string, error) {
+	"job": func(p *ir.Pipeline, opts emitOptions) ([]any, diag.Diagnostics, error) {
 		j, warnings, err := job.Compile(p, job.Options{})
 		if err != nil {
 			return nil, nil, err
 		}
 		if opts.RBAC {
-			warnings = append(warnings, "job: a Job calls no Kubernetes API, so --emit-rbac adds nothing")
+			warnings = append(warnings, diag.Warnf(diag.At(diag.Pos{File: p.Source}), "job: a Job calls no Kubernetes API, so --emit-rbac adds nothing"))
 		}
 		return append(withConfigMap(p, nil), j), warnings, nil
 	},

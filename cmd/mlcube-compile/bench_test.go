@@ -18,6 +18,7 @@ import (
 	"github.com/mlcube-compile/mlcube-compile/backends/manifest"
 	"github.com/mlcube-compile/mlcube-compile/compiler"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+	"github.com/mlcube-compile/mlcube-compile/diag"
 	"github.com/mlcube-compile/mlcube-compile/internal/specgen"
 )
 
@@ -100,8 +101,11 @@ func compileCase(b *testing.B, c benchCase, backend string) *ir.Pipeline {
 		if _, err := kindOptions(ctx, &opts); err != nil {
 			return err
 		}
-		p, _, err = compiler.Compile(opts)
-		return err
+		var diags diag.Diagnostics
+		if p, diags = compiler.Compile(opts); diags.HasErrors() {
+			return diags
+		}
+		return nil
 	}
 	if err := app.Run(c.withBackend(backend)); err != nil {
 		b.Fatal(err)

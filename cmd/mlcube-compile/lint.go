@@ -16,6 +16,7 @@ import (
 	"github.com/mlcube-compile/mlcube-compile/backends/manifest"
 	"github.com/mlcube-compile/mlcube-compile/compiler"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+	"github.com/mlcube-compile/mlcube-compile/diag"
 	"github.com/mlcube-compile/mlcube-compile/schema"
 )
 
@@ -60,7 +61,7 @@ func lintCommand(stdout, stderr io.Writer) *cli.Command {
 			diags := lintUnits(set.units())
 			if c.Bool("strict") {
 				for i := range diags {
-					diags[i].Severity = compiler.Error
+					diags[i].Severity = diag.Error
 				}
 			}
 			if err := writeLintReport(stdout, format, len(set.files), diags); err != nil {
@@ -88,8 +89,8 @@ func globMatchErr(glob string) (bool, error) {
 // lintUnits runs the units on a worker per CPU, each with its own schema,
 // and returns every diagnostic, sorted and without duplicates: the same
 // file read by two units is reported once.
-func lintUnits(units []lintUnit) compiler.Diagnostics {
-	results := make([]compiler.Diagnostics, len(units))
+func lintUnits(units []lintUnit) diag.Diagnostics {
+	results := make([]diag.Diagnostics, len(units))
 	next := make(chan int)
 	var wg sync.WaitGroup
 	workers := min(runtime.GOMAXPROCS(0), len(units))
@@ -100,7 +101,7 @@ func lintUnits(units []lintUnit) compiler.Diagnostics {
 			s, err := schema.New()
 			for i := range next {
 				if err != nil {
-					results[i] = compiler.Diagnostics{{Pos: compiler.Pos{File: units[i].name()}, Field: "schema", Message: err.Error()}}
+					results[i] = diag.Diagnostics{{Pos: diag.Pos{File: units[i].name()}, Field: "schema", Message: err.Error()}}
 					continue
 				}
 				results[i] = lintUnit1(units[i], s)
@@ -112,7 +113,7 @@ func lintUnits(units []lintUnit) compiler.Diagnostics {
 	}
 	close(next)
 	wg.Wait()
-	var all compiler.Diagnostics
+	var all diag.Diagnostics
 	for _, r := range results {
 		all = append(all, r...)
 	}
@@ -126,23 +127,19 @@ var argoValidatorMu sync.Mutex
 // lintUnit1 compiles one unit and emits it for every backend that
 // applies. A panic is reported against the unit as a bug of ours, as run
 // reports one for a single compile.
-func lintUnit1(u lintUnit, s *schema.Schema) (diags compiler.Diagnostics) {
+func lintUnit1(u lintUnit, s *schema.Schema) (diags diag.Diagnostics) {
 	defer func() {
 		if r := recover(); r != nil {
-			diags = compiler.Diagnostics{{Pos: compiler.Pos{File: u.name()}, Field: "lint", Message: internalError{input: describe(u.opts), err: fmt.Errorf("%v", r)}.Error()}}
+			diags = diag.Diagnostics{{Pos: diag.Pos{File: u.name()}, Field: "lint", Message: internalError{input: describe(u.opts), err: fmt.Errorf("%v", r)}.Error()}}
 		}
 	}()
 	if u.platformOnly != "" {
 		return compiler.CheckPlatform(u.platformOnly)
 	}
 	u.opts.Schema = s
-	p, diags, err := compiler.Compile(u.opts)
-	if err != nil {
-		var ds compiler.Diagnostics
-		if errors.As(err, &ds) {
-			return append(diags, ds...)
-		}
-		return append(diags, compiler.Diagnostic{Pos: compiler.Pos{File: describe(u.opts)}, Field: "compile", Message: err.Error()})
+	p, diags := compiler.Compile(u.opts)
+	if diags.HasErrors() {
+		return diags
 	}
 	return append(diags, emitAll(p)...)
 }
@@ -156,10 +153,11 @@ type lintTarget struct {
 // emitAll emits p for every backend, and as a CronWorkflow when it has a
 // schedule, each checked by its engine's validator. The job backend
 // applies only to one task with every param set; where it refuses, it
-// does not apply.
-func emitAll(p *ir.Pipeline) compiler.Diagnostics {
-	var out compiler.Diagnostics
-	at := compiler.Pos{File: p.Source}
+// does not apply. The backends' warnings are kept as they are, each at
+// what it is about.
+func emitAll(p *ir.Pipeline) diag.Diagnostics {
+	var out diag.Diagnostics
+	at := diag.Pos{File: p.Source}
 	targets := []lintTarget{{"argo", emitOptions{}}, {"tekton", emitOptions{}}, {"job", emitOptions{}}}
 	if p.Schedule != nil && allParamsSet(p) {
 		targets = append(targets, lintTarget{"argo", emitOptions{Kind: argo.KindCronWorkflow}})
@@ -178,15 +176,13 @@ func emitAll(p *ir.Pipeline) compiler.Diagnostics {
 		case t.backend == "job" && errors.As(err, &spec):
 			continue
 		case errors.As(err, &spec):
-			out = append(out, compiler.Diagnostic{Pos: at, Field: spec.Field, Message: t.backend + ": " + spec.Message})
+			out = append(out, diag.Diagnostic{Pos: at, Field: spec.Field, Message: t.backend + ": " + spec.Message})
 		case errors.As(err, &tooLarge):
-			out = append(out, compiler.Diagnostic{Pos: at, Field: "steps", Message: t.backend + ": " + err.Error()})
+			out = append(out, diag.Diagnostic{Pos: at, Field: "steps", Message: t.backend + ": " + err.Error()})
 		case err != nil:
-			out = append(out, compiler.Diagnostic{Pos: at, Field: t.backend, Message: internalError{input: p.Source, err: err}.Error()})
+			out = append(out, diag.Diagnostic{Pos: at, Field: t.backend, Message: internalError{input: p.Source, err: err}.Error()})
 		}
-		for _, w := range warnings {
-			out = append(out, compiler.Diagnostic{Pos: at, Field: t.backend, Message: strings.TrimPrefix(w, t.backend+": "), Severity: compiler.Warning})
-		}
+		out = append(out, warnings...)
 	}
 	return out
 }

@@ -6,7 +6,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/mlcube-compile/mlcube-compile/compiler"
+	"github.com/mlcube-compile/mlcube-compile/diag"
 )
 
 // lintProblem is one entry of lint's JSON report. The field names and
@@ -20,15 +20,15 @@ type lintProblem struct {
 	Message  string `json:"message"`
 }
 
-func severityName(s compiler.Severity) string {
-	if s == compiler.Warning {
+func severityName(s diag.Severity) string {
+	if s == diag.Warning {
 		return "warning"
 	}
 	return "error"
 }
 
 // writeLintReport prints the diagnostics, already sorted, in format.
-func writeLintReport(w io.Writer, format string, files int, diags compiler.Diagnostics) error {
+func writeLintReport(w io.Writer, format string, files int, diags diag.Diagnostics) error {
 	var b strings.Builder
 	switch format {
 	case "json":
@@ -58,7 +58,7 @@ func writeLintReport(w io.Writer, format string, files int, diags compiler.Diagn
 }
 
 // fieldMessage is "field.path: message", or the message alone.
-func fieldMessage(d compiler.Diagnostic) string {
+func fieldMessage(d diag.Diagnostic) string {
 	if d.Field == "" {
 		return d.Message
 	}
@@ -66,10 +66,10 @@ func fieldMessage(d compiler.Diagnostic) string {
 }
 
 // lintSummary is "3 files, 2 errors, 1 warning".
-func lintSummary(files int, diags compiler.Diagnostics) string {
+func lintSummary(files int, diags diag.Diagnostics) string {
 	errs, warns := 0, 0
 	for _, d := range diags {
-		if d.Severity == compiler.Warning {
+		if d.Severity == diag.Warning {
 			warns++
 		} else {
 			errs++
@@ -87,7 +87,7 @@ func plural(n int, word string) string {
 
 // githubProperties are a workflow command's file, line and col, and a
 // title naming the field.
-func githubProperties(d compiler.Diagnostic) string {
+func githubProperties(d diag.Diagnostic) string {
 	props := []string{"file=" + githubProperty(d.Pos.File)}
 	if d.Pos.Line > 0 {
 		props = append(props, fmt.Sprintf("line=%d", d.Pos.Line), fmt.Sprintf("col=%d", d.Pos.Col))

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+	"github.com/mlcube-compile/mlcube-compile/diag"
 )
 
 // mapHeavyPipeline has many steps, each with many env vars and node
@@ -85,10 +86,10 @@ func TestWriteErrorsExitOne(t *testing.T) {
 
 func TestInternalErrorsAskForAReport(t *testing.T) {
 	dir := writeFiles(t, map[string]string{"mlcube.yaml": goodCube})
-	backends["broken"] = func(*ir.Pipeline, emitOptions) ([]any, []string, error) {
+	backends["broken"] = func(*ir.Pipeline, emitOptions) ([]any, diag.Diagnostics, error) {
 		return nil, nil, errors.New("the validator says no")
 	}
-	backends["panicking"] = func(*ir.Pipeline, emitOptions) ([]any, []string, error) { panic("index out of range") }
+	backends["panicking"] = func(*ir.Pipeline, emitOptions) ([]any, diag.Diagnostics, error) { panic("index out of range") }
 	defer delete(backends, "broken")
 	defer delete(backends, "panicking")
 	for _, b := range []string{"broken", "panicking"} {

@@ -15,6 +15,7 @@ import (
 	"github.com/mlcube-compile/mlcube-compile/backends/manifest"
 	"github.com/mlcube-compile/mlcube-compile/compiler"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+	"github.com/mlcube-compile/mlcube-compile/diag"
 )
 
 // Exit codes.
@@ -55,7 +56,7 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	app := newApp(stdout, stderr)
 	err := app.Run(args)
 	var ue usageError
-	var diags compiler.Diagnostics
+	var diags diag.Diagnostics
 	switch {
 	case err == nil:
 		return exitOK
@@ -128,15 +129,15 @@ func compile(c *cli.Context, stdout, stderr io.Writer) error {
 	}
 	objs, warnings, err := emit(p, emitOptions{RBAC: c.Bool("emit-rbac"), Kind: kind})
 	for _, w := range warnings {
-		fmt.Fprintf(stderr, "%s: warning: %s\n", p.Source, w)
+		fmt.Fprintln(stderr, w.String())
 	}
 	var tooLarge *manifest.TooLargeError
 	var unsupported *manifest.SpecError
 	switch {
 	case errors.As(err, &tooLarge):
-		return compiler.Diagnostics{{Pos: compiler.Pos{File: p.Source}, Field: "steps", Message: err.Error()}}
+		return diag.Diagnostics{{Pos: diag.Pos{File: p.Source}, Field: "steps", Message: err.Error()}}
 	case errors.As(err, &unsupported):
-		return compiler.Diagnostics{{Pos: compiler.Pos{File: p.Source}, Field: unsupported.Field, Message: unsupported.Message}}
+		return diag.Diagnostics{{Pos: diag.Pos{File: p.Source}, Field: unsupported.Field, Message: unsupported.Message}}
 	case err != nil:
 		return internalError{input: describe(opts), err: err}
 	}
@@ -147,13 +148,17 @@ func compile(c *cli.Context, stdout, stderr io.Writer) error {
 	return writeOutput(c.String("output"), out, stdout)
 }
 
-// compileSpecs compiles the specs, printing warnings to stderr.
+// compileSpecs compiles the specs, printing warnings to stderr; errors
+// are returned, for run to print.
 func compileSpecs(opts compiler.Options, stderr io.Writer) (*ir.Pipeline, error) {
-	p, diags, err := compiler.Compile(opts)
+	p, diags := compiler.Compile(opts)
 	for _, w := range diags.Warnings() {
 		fmt.Fprintln(stderr, w.String())
 	}
-	return p, err
+	if diags.HasErrors() {
+		return nil, diags.Errors()
+	}
+	return p, nil
 }
 
 // writeOutput writes out to path atomically, or to stdout without one.

@@ -64,8 +64,8 @@ func TestReadWriteOnceClaims(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want an error at accessModes", code, stderr)
 	}
 	_, stderr = compileDir(t, "argo", storagePipeline(t, parallelSteps, "  accessModes: [ReadWriteOnce]\n"))
-	if !strings.Contains(stderr, "warning: argo: steps a and b may run at the same time and both mount the ReadWriteOnce claim workspace") {
-		t.Errorf("no warning about parallel steps on a ReadWriteOnce claim: %q", stderr)
+	if !strings.Contains(stderr, "platform.yaml:2:3: warning: storage.accessModes: argo: steps a and b may run at the same time and both mount the ReadWriteOnce claim workspace") {
+		t.Errorf("no warning at accessModes about parallel steps on a ReadWriteOnce claim: %q", stderr)
 	}
 	_, stderr = compileDir(t, "argo", storagePipeline(t, chainedSteps, "  accessModes: [ReadWriteOnce]\n"))
 	if strings.Contains(stderr, "may run at the same time") {

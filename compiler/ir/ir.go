@@ -3,6 +3,8 @@ package ir
 import (
 	"strings"
 	"time"
+
+	"github.com/mlcube-compile/mlcube-compile/diag"
 )
 
 // SplitHint says what to do about a pipeline too large for one object.
@@ -12,6 +14,9 @@ const SplitHint = "split it into several pipelines that share the workspace clai
 type Pipeline struct {
 	// Source is the spec file the pipeline was read from, for messages.
 	Source string
+	// Spec is that file, and Platform the platform file (nowhere without
+	// one): what a backend's warnings are about is below one of them.
+	Spec, Platform diag.Loc
 	// Name is the pipeline's name, valid as a Kubernetes name prefix.
 	Name string
 	// Namespace is empty when the manifest should not set one.
@@ -110,6 +115,8 @@ const (
 type Step struct {
 	// Name is unique in the pipeline and valid for every engine.
 	Name string
+	// Loc is where the step is written, for warnings about it.
+	Loc  diag.Loc
 	Kind Kind
 	// MPI is set for Kind MPI, Dask for Kind Dask.
 	MPI  *MPIJob

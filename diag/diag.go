@@ -1,4 +1,4 @@
-package compiler
+package diag
 
 import (
 	"fmt"
@@ -37,6 +37,18 @@ type Diagnostic struct {
 	Severity Severity
 }
 
+// Errorf is an error about the value at.
+func Errorf(at Loc, format string, args ...any) Diagnostic {
+	return Diagnostic{Pos: at.Pos(), Field: at.Path(), Message: fmt.Sprintf(format, args...)}
+}
+
+// Warnf is a warning about the value at.
+func Warnf(at Loc, format string, args ...any) Diagnostic {
+	d := Errorf(at, format, args...)
+	d.Severity = Warning
+	return d
+}
+
 // String prints the diagnostic as file:line:col: [warning: ]field.path: message.
 func (d Diagnostic) String() string {
 	var b strings.Builder
@@ -53,22 +65,10 @@ func (d Diagnostic) String() string {
 	return b.String()
 }
 
-// Diagnostics is every problem found in one compilation. As an error it
-// reports only its errors; warnings travel with it.
+// Diagnostics is every problem found in one compilation. Functions that
+// check something return theirs; callers append them to their own. As an
+// error it reports only its errors.
 type Diagnostics []Diagnostic
-
-// add records a problem.
-func (ds *Diagnostics) add(sev Severity, pos Pos, field, format string, args ...any) {
-	*ds = append(*ds, Diagnostic{Pos: pos, Field: field, Message: fmt.Sprintf(format, args...), Severity: sev})
-}
-
-func (ds *Diagnostics) errorf(pos Pos, field, format string, args ...any) {
-	ds.add(Error, pos, field, format, args...)
-}
-
-func (ds *Diagnostics) warnf(pos Pos, field, format string, args ...any) {
-	ds.add(Warning, pos, field, format, args...)
-}
 
 // HasErrors reports whether any diagnostic is an error.
 func (ds Diagnostics) HasErrors() bool {
@@ -109,24 +109,28 @@ func (ds Diagnostics) Sorted() Diagnostics {
 	return uniq
 }
 
-// Error prints every error, one a line.
-func (ds Diagnostics) Error() string {
-	var lines []string
-	for _, d := range ds.Sorted() {
-		if d.Severity == Error {
-			lines = append(lines, d.String())
-		}
-	}
-	return strings.Join(lines, "\n")
-}
+// Errors returns only the errors, sorted.
+func (ds Diagnostics) Errors() Diagnostics { return ds.only(Error) }
 
-// Warnings returns only the warnings.
-func (ds Diagnostics) Warnings() Diagnostics {
+// Warnings returns only the warnings, sorted.
+func (ds Diagnostics) Warnings() Diagnostics { return ds.only(Warning) }
+
+func (ds Diagnostics) only(sev Severity) Diagnostics {
 	var out Diagnostics
 	for _, d := range ds.Sorted() {
-		if d.Severity == Warning {
+		if d.Severity == sev {
 			out = append(out, d)
 		}
 	}
 	return out
+}
+
+// Error prints every error, sorted, one a line: Diagnostics with errors
+// travel to where they are printed as an error.
+func (ds Diagnostics) Error() string {
+	var lines []string
+	for _, d := range ds.Errors() {
+		lines = append(lines, d.String())
+	}
+	return strings.Join(lines, "\n")
 }

@@ -1,0 +1,108 @@
+package diag
+
+import (
+	"regexp"
+	"strconv"
+)
+
+// Loc is where a value of a spec is: its field path, built with Field
+// and Index while a checker walks the spec, and its position, found by
+// the file's Finder or given outright.
+type Loc struct {
+	find  Finder // nil: every path is at pos
+	pos   Pos
+	elems []Elem
+	path  string
+}
+
+// Elem is one step of a path: a field's name, or a list item's index.
+type Elem struct {
+	Name  string
+	Index int
+	Item  bool
+}
+
+// Finder finds where the value at path is written in a file: the value
+// itself, else the nearest enclosing value that is written, else the
+// file. written says whether the value itself is.
+type Finder interface {
+	Find(path []Elem) (pos Pos, written bool)
+}
+
+// In is the top of a file whose positions f finds.
+func In(f Finder) Loc { return Loc{find: f} }
+
+// At is a place given outright, such as a flag or a line of an env file;
+// the fields below it are at the same place.
+func At(pos Pos) Loc { return Loc{pos: pos} }
+
+// Field is the value of the field name below l.
+func (l Loc) Field(name string) Loc {
+	l.path = joinPath(l.path, name)
+	if l.find != nil {
+		l.elems = with(l.elems, Elem{Name: name})
+	}
+	return l
+}
+
+// Index is the i-th item of the list at l.
+func (l Loc) Index(i int) Loc {
+	l.path += "[" + strconv.Itoa(i) + "]"
+	if l.find != nil {
+		l.elems = with(l.elems, Elem{Index: i, Item: true})
+	}
+	return l
+}
+
+// At is l's field path at pos, and the fields below it too.
+func (l Loc) At(pos Pos) Loc {
+	return Loc{pos: pos, path: l.path}
+}
+
+// Pos is where l is written, or the nearest enclosing value that is.
+func (l Loc) Pos() Pos {
+	if l.find == nil {
+		return l.pos
+	}
+	pos, _ := l.find.Find(l.elems)
+	return pos
+}
+
+// Written reports whether the file writes the value at l itself.
+func (l Loc) Written() bool {
+	if l.find == nil {
+		return false
+	}
+	_, ok := l.find.Find(l.elems)
+	return ok
+}
+
+// Path is l's field path as diagnostics print it: names joined with
+// dots, a name quoted unless it is plain, [i] for a list item.
+func (l Loc) Path() string { return l.path }
+
+// String prints l as a diagnostic begins: file:line:col: field.path.
+func (l Loc) String() string { return l.Pos().String() + ": " + l.path }
+
+// with is elems and e, in a new array: Locs share no storage.
+func with(elems []Elem, e Elem) []Elem {
+	out := make([]Elem, len(elems)+1)
+	copy(out, elems)
+	out[len(elems)] = e
+	return out
+}
+
+// plainKey is a key that a field path can show without quotes.
+var plainKey = regexp.MustCompile(`^[A-Za-z0-9_./-]+$`)
+
+// joinPath appends a key to a field path, quoting a key with spaces or
+// other characters that would make the path hard to read.
+func joinPath(prefix, name string) string {
+	if !plainKey.MatchString(name) {
+		name = strconv.Quote(name)
+	}
+	if prefix == "" {
+		return name
+	}
+	return prefix + "." + name
+}

@@ -1,0 +1,86 @@
+package diag
+
+import "testing"
+
+// written is a Finder over a fixed set of paths, as a file writes them.
+type written map[string]Pos
+
+func (w written) Find(path []Elem) (Pos, bool) {
+	for i := len(path); i > 0; i-- {
+		if p, ok := w[Loc{elems: path[:i]}.key()]; ok {
+			return p, i == len(path)
+		}
+	}
+	return Pos{File: "f.yaml", Line: 1, Col: 1}, false
+}
+
+// key spells a path for the test's map, as Path would with no quoting.
+func (l Loc) key() string {
+	s := ""
+	for _, e := range l.elems {
+		if e.Item {
+			s += "[]"
+		}
+		s += "/" + e.Name
+	}
+	return s
+}
+
+func TestLocPathsAndPositions(t *testing.T) {
+	steps := Pos{File: "f.yaml", Line: 2, Col: 1}
+	train := Pos{File: "f.yaml", Line: 3, Col: 3}
+	top := In(written{"/steps": steps, "/steps/train": train})
+	for _, c := range []struct {
+		loc     Loc
+		path    string
+		pos     Pos
+		written bool
+	}{
+		{top, "", Pos{File: "f.yaml", Line: 1, Col: 1}, false},
+		{top.Field("steps").Field("train"), "steps.train", train, true},
+		{top.Field("steps").Field("train").Field("args").Index(2), "steps.train.args[2]", train, false},
+		{top.Field("steps").Field("my step"), `steps."my step"`, steps, false},
+		{top.Field("configs").Field("X").Index(0).Index(1), "configs.X[0][1]", Pos{File: "f.yaml", Line: 1, Col: 1}, false},
+		{top.Field("steps").Field("train").Field("env").At(steps).Field("A"), "steps.train.env.A", steps, false},
+		{At(Pos{File: "--set"}).Field("epochs"), "epochs", Pos{File: "--set"}, false},
+		{Loc{}.Index(2).Field("0"), "[2].0", Pos{}, false},
+	} {
+		if got := c.loc.Path(); got != c.path {
+			t.Errorf("path %q, want %q", got, c.path)
+		}
+		if got := c.loc.Pos(); got != c.pos {
+			t.Errorf("%s: position %v, want %v", c.path, got, c.pos)
+		}
+		if got := c.loc.Written(); got != c.written {
+			t.Errorf("%s: written %v, want %v", c.path, got, c.written)
+		}
+	}
+}
+
+func TestLocsShareNoStorage(t *testing.T) {
+	base := In(written{}).Field("a")
+	b, c := base.Field("b"), base.Field("c")
+	if b.Path() != "a.b" || c.Path() != "a.c" || b.elems[1].Name != "b" {
+		t.Errorf("children overwrote each other: %q %q %v", b.Path(), c.Path(), b.elems)
+	}
+}
+
+func TestDiagnosticsSortedAndPrinted(t *testing.T) {
+	at := At(Pos{File: "p.yaml", Line: 3, Col: 5}).Field("steps")
+	ds := Diagnostics{
+		Warnf(at.Field("b"), "w"),
+		Errorf(at.Field("a"), "e"),
+		Errorf(at.Field("a"), "e"),
+		Errorf(At(Pos{File: "p.yaml"}).Field("--task"), "whole file"),
+	}
+	want := "p.yaml: --task: whole file\np.yaml:3:5: steps.a: e"
+	if got := ds.Error(); got != want {
+		t.Errorf("errors %q, want %q", got, want)
+	}
+	if w := ds.Warnings(); len(w) != 1 || w[0].String() != "p.yaml:3:5: warning: steps.b: w" {
+		t.Errorf("warnings %v", w)
+	}
+	if !ds.HasErrors() || ds[:1].HasErrors() {
+		t.Error("HasErrors counts warnings or misses errors")
+	}
+}
