@@ -63,9 +63,6 @@ func Compile(opts Options) (*ir.Pipeline, diag.Diagnostics) {
 		p, more = lower(spec, plat, opts.NeedValues)
 		diags = append(diags, more...)
 	}
-	if diags.HasErrors() {
-		return nil, diags.Sorted()
-	}
 	return p, diags.Sorted()
 }
 
@@ -103,11 +100,11 @@ func (l *loader) platform(file string) (*platformSpec, string) {
 	case f == nil:
 	case topLevelString(f, "schema_type") == "mlcube_platform":
 		image, diags := decodeLegacyPlatform(l.s, f)
-		l.diags = append(l.diags, diags...)
+		l.add(diags)
 		return plat, image
 	default:
 		p, diags := decodePlatform(l.s, f)
-		l.diags = append(l.diags, diags...)
+		l.add(diags)
 		if p != nil {
 			plat = p
 		}

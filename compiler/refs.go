@@ -20,16 +20,21 @@ const maxRefDepth = 32
 // refResolver replaces ${a.b} references in the string values of a YAML
 // document with the scalar they name, the way MLCube's OmegaConf does.
 type refResolver struct {
-	fields map[string]*ast.Field // dotted path -> field
-	locs   map[string]diag.Loc   // dotted path -> its location
-	done   map[string]bool       // paths already resolved
+	fields map[string]refField // dotted path -> field
+	done   map[string]bool     // paths already resolved
 	diags  diag.Diagnostics
+}
+
+// refField is a field a reference may name, and where it is.
+type refField struct {
+	*ast.Field
+	loc diag.Loc
 }
 
 // resolveRefs rewrites f in place. A string that is exactly one reference
 // to a number or boolean takes that value's type.
 func resolveRefs(f *ast.File) diag.Diagnostics {
-	r := &refResolver{fields: map[string]*ast.Field{}, locs: map[string]diag.Loc{}, done: map[string]bool{}}
+	r := &refResolver{fields: map[string]refField{}, done: map[string]bool{}}
 	r.index(diag.Loc{}, f.Decls)
 	for _, path := range sortedKeys(r.fields) {
 		r.resolve(path, nil)
@@ -42,8 +47,7 @@ func resolveRefs(f *ast.File) diag.Diagnostics {
 func (r *refResolver) index(loc diag.Loc, decls []ast.Decl) {
 	namedFields(decls, func(name string, field *ast.Field) {
 		at := loc.Field(name)
-		r.fields[at.Path()] = field
-		r.locs[at.Path()] = at
+		r.fields[at.Path()] = refField{field, at}
 		if s, ok := field.Value.(*ast.StructLit); ok {
 			r.index(at, s.Elts)
 		}
@@ -76,7 +80,7 @@ func (r *refResolver) resolve(path string, stack []string) ast.Expr {
 
 // substitute expands every reference in s, the value at path.
 func (r *refResolver) substitute(path, s string, lit *ast.BasicLit, stack []string) ast.Expr {
-	at := r.locs[path].At(posOf(lit.Pos()))
+	at := r.fields[path].loc.At(posOf(lit.Pos()))
 	if m := refPattern.FindStringSubmatchIndex(s); m != nil && m[0] == 0 && m[1] == len(s) && !escaped(s, 0) {
 		target := r.target(at, strings.TrimSpace(s[m[2]:m[3]]), stack)
 		if target == nil {

@@ -29,20 +29,9 @@ const (
 
 // Compile builds the Job for the one step of p and checks it.
 func Compile(p *ir.Pipeline, _ Options) (*batchv1.Job, diag.Diagnostics, error) {
-	if len(p.Steps) != 1 {
-		var names []string
-		for _, s := range p.Steps {
-			names = append(names, s.Name)
-		}
-		return nil, nil, &manifest.SpecError{Field: "--backend", Message: fmt.Sprintf(
-			"a Job runs one task, and this pipeline has %d steps (%s); name one task of the cube with --task NAME (in place of a pipeline file), or use --backend argo or --backend tekton, which run them all",
-			len(p.Steps), strings.Join(names, ", "))}
-	}
-	s := p.Steps[0]
-	if s.Kind != ir.Container {
-		kind := map[ir.Kind]string{ir.MPI: "an MPIJob (mpi:)", ir.Dask: "a DaskJob (dask:)"}[s.Kind]
-		return nil, nil, &manifest.SpecError{Field: "--backend", Message: fmt.Sprintf(
-			"a Job runs one task in one container, and step %s runs as %s, which an engine must create and wait for; use --backend argo or --backend tekton", s.Name, kind)}
+	s, err := oneStep(p)
+	if err != nil {
+		return nil, nil, err
 	}
 	defaults, err := paramDefaults(p.Params, s)
 	if err != nil {
@@ -53,18 +42,7 @@ func Compile(p *ir.Pipeline, _ Options) (*batchv1.Job, diag.Diagnostics, error) 
 	if s.Retry != nil {
 		backoff = int32(s.Retry.Limit)
 	}
-	c := corev1.Container{
-		Name:            containerName,
-		Image:           s.Image,
-		ImagePullPolicy: corev1.PullPolicy(s.ImagePullPolicy),
-		Command:         kube.Command(s.Command),
-		Env:             kube.Env(s.Env, ref),
-		VolumeMounts:    kube.VolumeMounts(s),
-		Resources:       kube.Resources(s.Resources),
-	}
-	for _, a := range s.Args {
-		c.Args = append(c.Args, kube.Arg(a, ref))
-	}
+	c := container(s, ref)
 	meta := kube.RunMeta(p, s.Labels)
 	job := &batchv1.Job{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
@@ -100,6 +78,43 @@ func Compile(p *ir.Pipeline, _ Options) (*batchv1.Job, diag.Diagnostics, error) 
 		return nil, nil, fmt.Errorf("the Job fails validation: %w", err)
 	}
 	return job, warnings(p), nil
+}
+
+// container runs s, its parameters' references replaced by ref.
+func container(s *ir.Step, ref func(param string) string) corev1.Container {
+	c := corev1.Container{
+		Name:            containerName,
+		Image:           s.Image,
+		ImagePullPolicy: corev1.PullPolicy(s.ImagePullPolicy),
+		Command:         kube.Command(s.Command),
+		Env:             kube.Env(s.Env, ref),
+		VolumeMounts:    kube.VolumeMounts(s),
+		Resources:       kube.Resources(s.Resources),
+	}
+	for _, a := range s.Args {
+		c.Args = append(c.Args, kube.Arg(a, ref))
+	}
+	return c
+}
+
+// oneStep is the step a Job runs: the only one of p, in one container.
+func oneStep(p *ir.Pipeline) (*ir.Step, error) {
+	if len(p.Steps) != 1 {
+		var names []string
+		for _, s := range p.Steps {
+			names = append(names, s.Name)
+		}
+		return nil, &manifest.SpecError{Field: "--backend", Message: fmt.Sprintf(
+			"a Job runs one task, and this pipeline has %d steps (%s); name one task of the cube with --task NAME (in place of a pipeline file), or use --backend argo or --backend tekton, which run them all",
+			len(p.Steps), strings.Join(names, ", "))}
+	}
+	s := p.Steps[0]
+	if s.Kind != ir.Container {
+		kind := map[ir.Kind]string{ir.MPI: "an MPIJob (mpi:)", ir.Dask: "a DaskJob (dask:)"}[s.Kind]
+		return nil, &manifest.SpecError{Field: "--backend", Message: fmt.Sprintf(
+			"a Job runs one task in one container, and step %s runs as %s, which an engine must create and wait for; use --backend argo or --backend tekton", s.Name, kind)}
+	}
+	return s, nil
 }
 
 // warnings explain what the Job does differently from the engines, each

@@ -125,7 +125,7 @@ func compile(c *cli.Context, stdout, stderr io.Writer) error {
 		return err
 	}
 	if p.Schedule != nil && kind != argo.KindCronWorkflow {
-		fmt.Fprintf(stderr, "%s: warning: schedule: is used only with --backend argo --kind cronworkflow\n", p.Source)
+		fmt.Fprintln(stderr, diag.Warnf(p.Spec.Field("schedule"), "is used only with --backend argo --kind cronworkflow"))
 	}
 	objs, warnings, err := emit(p, emitOptions{RBAC: c.Bool("emit-rbac"), Kind: kind})
 	for _, w := range warnings {
