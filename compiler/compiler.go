@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"cmp"
 	"os"
 	"strings"
 
@@ -46,7 +47,7 @@ func Compile(opts Options) (*ir.Pipeline, diag.Diagnostics) {
 		s, err = schema.Load()
 	}
 	if err != nil {
-		at := diag.At(diag.Pos{File: cubeFile(opts.MLCube)}).Field("schema")
+		at := diag.At(diag.Pos{File: cubeFile(cmp.Or(opts.MLCube, "."))}).Field("schema")
 		return nil, diag.Diagnostics{diag.Errorf(at, "loading the embedded schemas: %v", err)}
 	}
 	s.Lock()
