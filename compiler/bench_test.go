@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/mlcube-compile/mlcube-compile/compiler/source"
 	"github.com/mlcube-compile/mlcube-compile/internal/specgen"
 	"github.com/mlcube-compile/mlcube-compile/schema"
 )
@@ -83,8 +84,8 @@ func BenchmarkLoadCube(b *testing.B) {
 			defer s.Unlock()
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
-				l := newLoader(s)
-				if c := l.cube(filepath.Join("..", "examples", example), flag("--mlcube")); c == nil || l.diags.HasErrors() {
+				l := newLoader(s, source.New(nil))
+				if c := l.cube(filepath.Join("..", "examples", example), source.Flag("--mlcube")); c == nil || l.diags.HasErrors() {
 					b.Fatalf("loading the cube: %v", l.diags)
 				}
 			}

@@ -6,6 +6,7 @@ import (
 
 	"cuelang.org/go/cue/ast"
 
+	"github.com/mlcube-compile/mlcube-compile/compiler/source"
 	"github.com/mlcube-compile/mlcube-compile/diag"
 	"github.com/mlcube-compile/mlcube-compile/schema"
 )
@@ -42,7 +43,7 @@ func Classify(path string) FileKind {
 	case "pipeline":
 		return TaskFile
 	}
-	f, _ := readYAML(path, flag("lint"))
+	f, _ := source.New(nil).ReadYAML(path, source.Flag("lint"))
 	if f == nil {
 		return NotASpec
 	}
@@ -51,7 +52,7 @@ func Classify(path string) FileKind {
 
 // classifyTree tells a spec by its top-level keys.
 func classifyTree(f *ast.File) FileKind {
-	switch topLevelString(f, "schema_type") {
+	switch source.TopLevelString(f, "schema_type") {
 	case "mlcube_root":
 		return CubeFile
 	case "mlcube_platform":
@@ -60,26 +61,14 @@ func classifyTree(f *ast.File) FileKind {
 		return TaskFile
 	}
 	switch {
-	case topLevelMapping(f, "steps"):
+	case source.TopLevelMapping(f, "steps"):
 		return TaskFile
-	case topLevelMapping(f, "tasks") && (hasTopLevel(f, "docker") || hasTopLevel(f, "name")):
+	case source.TopLevelMapping(f, "tasks") && (source.HasTopLevel(f, "docker") || source.HasTopLevel(f, "name")):
 		return CubeFile
 	case len(f.Decls) > 0 && isPlatform(f):
 		return PlatformFile
 	}
 	return NotASpec
-}
-
-// topLevelMapping reports whether key is a top-level key whose value is a
-// mapping, as steps: and tasks: are; other tools' files (a CI system's
-// steps: list) are not ours.
-func topLevelMapping(f *ast.File, key string) bool {
-	found := false
-	namedFields(f.Decls, func(name string, field *ast.Field) {
-		_, isMap := field.Value.(*ast.StructLit)
-		found = found || (name == key && isMap)
-	})
-	return found
 }
 
 // isPlatform reports whether a file, named for nothing, is a platform
@@ -107,7 +96,7 @@ func CheckPlatform(path string) diag.Diagnostics {
 	}
 	s.Lock()
 	defer s.Unlock()
-	l := newLoader(s)
+	l := newLoader(s, source.New(nil))
 	l.platform(path)
 	return l.diags.Sorted()
 }

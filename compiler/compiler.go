@@ -2,12 +2,13 @@ package compiler
 
 import (
 	"cmp"
-	"os"
+	"io/fs"
 	"strings"
 
 	"cuelang.org/go/cue/ast"
 
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+	"github.com/mlcube-compile/mlcube-compile/compiler/source"
 	"github.com/mlcube-compile/mlcube-compile/diag"
 	"github.com/mlcube-compile/mlcube-compile/schema"
 )
@@ -33,6 +34,9 @@ type Options struct {
 	NeedValues string
 	// Schedule overrides the pipeline file's schedule: key, field by field.
 	Schedule ScheduleOptions
+	// FS, when set, is where files are read from, by the paths above;
+	// the machine's own files otherwise.
+	FS fs.FS
 	// Schema, when set, replaces the shared schema: a CUE context serves
 	// one goroutine at a time, so lint gives each worker its own.
 	Schema *schema.Schema
@@ -47,13 +51,13 @@ func Compile(opts Options) (*ir.Pipeline, diag.Diagnostics) {
 		s, err = schema.Load()
 	}
 	if err != nil {
-		at := diag.At(diag.Pos{File: cubeFile(cmp.Or(opts.MLCube, "."))}).Field("schema")
+		at := diag.At(diag.Pos{File: source.New(opts.FS).CubeFile(cmp.Or(opts.MLCube, "."))}).Field("schema")
 		return nil, diag.Diagnostics{diag.Errorf(at, "loading the embedded schemas: %v", err)}
 	}
 	s.Lock()
 	defer s.Unlock()
 	spec, plat, diags := readSpecs(s, opts)
-	values, more := readValues(s, opts.Values, opts.Set)
+	values, more := readValues(s, source.New(opts.FS), opts.Values, opts.Set)
 	diags = append(diags, more...)
 	if spec != nil {
 		diags = append(diags, applyValues(spec, values)...)
@@ -72,12 +76,12 @@ func readSpecs(s *schema.Schema, opts Options) (*pipelineSpec, *platformSpec, di
 	if opts.MLCube == "" {
 		opts.MLCube = "."
 	}
-	l := newLoader(s)
+	l := newLoader(s, source.New(opts.FS))
 	plat, legacyImage := l.platform(opts.Platform)
 	loadCube := func(invoke *ast.File) *cube {
-		c := l.cube(opts.MLCube, flag("--mlcube"))
+		c := l.cube(opts.MLCube, source.Flag("--mlcube"))
 		if c != nil && c.Legacy && invoke != nil {
-			root := l.readYAML(c.File, flag("--mlcube"))
+			root := l.readYAML(c.File, source.Flag("--mlcube"))
 			c = l.legacyRoot(root, c.Image, invoke)
 		}
 		if c != nil && legacyImage != "" {
@@ -96,10 +100,10 @@ func (l *loader) platform(file string) (*platformSpec, string) {
 	if file == "" {
 		return plat, ""
 	}
-	f := l.readYAML(file, flag("--platform"))
+	f := l.readYAML(file, source.Flag("--platform"))
 	switch {
 	case f == nil:
-	case topLevelString(f, "schema_type") == "mlcube_platform":
+	case source.TopLevelString(f, "schema_type") == "mlcube_platform":
 		image, diags := decodeLegacyPlatform(l.s, f)
 		l.add(diags)
 		return plat, image
@@ -119,23 +123,23 @@ func (l *loader) pipeline(task string, loadCube func(invoke *ast.File) *cube) *p
 	if task == "" {
 		return cubePipeline(loadCube(nil))
 	}
-	if isTaskName(task) {
+	if isTaskName(l.files, task) {
 		return l.oneTask(loadCube(nil), task)
 	}
-	f := l.readYAML(task, flag("--task"))
+	f := l.readYAML(task, source.Flag("--task"))
 	if f == nil {
 		return nil
 	}
 	top := diag.At(diag.Pos{File: task, Line: 1, Col: 1})
 	switch {
-	case topLevelString(f, "schema_type") == "mlcube_invoke":
+	case source.TopLevelString(f, "schema_type") == "mlcube_invoke":
 		c := loadCube(f)
 		if c != nil && !c.Legacy {
 			l.errorf(top.Field("schema_type"), "a legacy invoke file needs a legacy cube (schema_type: mlcube_root); %s is an MLCube 2.0 file", c.File)
 			return nil
 		}
 		return cubePipeline(c)
-	case hasTopLevel(f, "steps"):
+	case source.HasTopLevel(f, "steps"):
 		return l.decodePipeline(f, func() *cube { return loadCube(nil) })
 	}
 	l.errorf(top.Field("--task"), "neither a pipeline file (with steps:) nor an MLCube invoke file (with schema_type: mlcube_invoke)")
@@ -144,8 +148,8 @@ func (l *loader) pipeline(task string, loadCube func(invoke *ast.File) *cube) *p
 
 // isTaskName tells a task name given to --task from a file: it is not a
 // file, has no folder and no YAML extension.
-func isTaskName(s string) bool {
-	if _, err := os.Stat(s); err == nil {
+func isTaskName(files *source.Files, s string) bool {
+	if _, err := files.Stat(s); err == nil {
 		return false
 	}
 	return !strings.ContainsAny(s, `/\`) && !strings.HasSuffix(s, ".yaml") && !strings.HasSuffix(s, ".yml")

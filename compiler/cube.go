@@ -2,50 +2,23 @@ package compiler
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/ast"
 
+	"github.com/mlcube-compile/mlcube-compile/compiler/source"
 	"github.com/mlcube-compile/mlcube-compile/diag"
 	"github.com/mlcube-compile/mlcube-compile/schema"
 )
 
-// cubeFile turns a --mlcube argument, a folder or a file, into the file.
-func cubeFile(path string) string {
-	if info, err := os.Stat(path); err == nil && info.IsDir() {
-		return filepath.Join(path, "mlcube.yaml")
-	}
-	return path
-}
-
-// topLevelString returns the string value of a top-level key of a parsed
-// file, which is how spec kinds are told apart by content.
-func topLevelString(f *ast.File, key string) string {
-	value := ""
-	namedFields(f.Decls, func(name string, field *ast.Field) {
-		if lit, ok := field.Value.(*ast.BasicLit); ok && name == key {
-			value = strings.Trim(lit.Value, `"'`)
-		}
-	})
-	return value
-}
-
-func hasTopLevel(f *ast.File, key string) bool {
-	found := false
-	namedFields(f.Decls, func(name string, _ *ast.Field) { found = found || name == key })
-	return found
-}
-
 // decodeCube reads an MLCube 2.0 mlcube.yaml that has been parsed.
 func decodeCube(s *schema.Schema, f *ast.File) (*cube, diag.Diagnostics) {
-	diags := resolveRefs(f)
+	diags := source.ResolveRefs(f)
 	// A reference can join pieces into engine syntax, such as "{" and
 	// "{workflow.name}}"; the resolved text is checked again.
-	if more := checkTree(f); more != nil {
+	if more := source.CheckTree(f); more != nil {
 		return nil, append(diags, more...)
 	}
 	doc, more := checkDocument(s, f, schema.MLCube)

@@ -8,6 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	"github.com/mlcube-compile/mlcube-compile/compiler/graph"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
 	"github.com/mlcube-compile/mlcube-compile/diag"
 )
@@ -147,7 +148,7 @@ func forwardEnv(implementation string, env []ir.EnvVar) []string {
 }
 
 // lowerDaskStep lowers a step that runs a function on a Dask cluster.
-func (lw *lowering) lowerDaskStep(st *stepSpec, name string) (*ir.Step, stepIO) {
+func (lw *lowering) lowerDaskStep(st *stepSpec, name string) (*ir.Step, graph.IO) {
 	d, at := st.Dask, st.Loc.Field("dask")
 	s := &ir.Step{
 		Name: name, Loc: st.Loc, Kind: ir.Dask, Image: d.Image,
@@ -167,7 +168,7 @@ func (lw *lowering) lowerDaskStep(st *stepSpec, name string) (*ir.Step, stepIO) 
 	}
 	job.WorkerNodeSelector, job.WorkerTolerations = lw.placement(st, job.Worker.GPU > 0)
 	lw.checkDaskPackages(st, d)
-	var io stepIO
+	var io graph.IO
 	out := cleanKeepParams(d.Output.Path)
 	switch {
 	case d.Output.Bucket != "":
@@ -180,7 +181,7 @@ func (lw *lowering) lowerDaskStep(st *stepSpec, name string) (*ir.Step, stepIO) 
 	default:
 		job.Output = path.Join(lw.mountPath, out)
 		s.Mounts = []ir.Mount{{Volume: lw.workspace(), MountPath: lw.mountPath}}
-		io.writes = append(io.writes, qualify(workspaceVolume, out))
+		io.Writes = append(io.Writes, graph.Qualify(workspaceVolume, out))
 	}
 	lw.noParams = "a DaskJob"
 	s.Env = lw.env(st, dockerEffects{})

@@ -3,14 +3,15 @@ package compiler
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/ast"
 	"cuelang.org/go/cue/errors"
 	"cuelang.org/go/cue/literal"
-	"strconv"
 
+	"github.com/mlcube-compile/mlcube-compile/compiler/source"
 	"github.com/mlcube-compile/mlcube-compile/diag"
 	"github.com/mlcube-compile/mlcube-compile/schema"
 )
@@ -26,7 +27,7 @@ type document struct {
 	data  cue.Value
 	value cue.Value
 	// written is where each field of the whole file is written.
-	written *positions
+	written *source.Positions
 }
 
 // checkDocument unifies a parsed file with the definition of its kind and
@@ -38,7 +39,7 @@ func checkDocument(s *schema.Schema, f *ast.File, kind schema.Kind) (*document, 
 
 // newDocument is the file f, to be checked against kind, whole or in parts.
 func newDocument(f *ast.File, kind schema.Kind) *document {
-	return &document{file: f.Filename, kind: kind, written: newPositions(f)}
+	return &document{file: f.Filename, kind: kind, written: source.NewPositions(f)}
 }
 
 // part is a document for part of the file of d, such as some of its
@@ -51,10 +52,10 @@ func (d *document) part() *document {
 // returns every schema violation.
 func (d *document) check(s *schema.Schema, data cue.Value) diag.Diagnostics {
 	if err := data.Err(); err != nil {
-		return cueErrors(d.file, err, "")
+		return source.CueErrors(d.file, err, "")
 	}
-	if d.written.root.File == "" {
-		d.written.root = posOf(data.Pos())
+	if d.written.Root.File == "" {
+		d.written.Root = source.PosOf(data.Pos())
 	}
 	d.data, d.value = data, data.Unify(s.Def(d.kind))
 	err := d.value.Validate(cue.Concrete(true))
@@ -117,7 +118,7 @@ func (d *document) schemaErrors(err error) diag.Diagnostics {
 		at := d.locOf(path)
 		field := at.Path()
 		for _, p := range e.InputPositions() {
-			if q := posOf(p); q.File == d.file {
+			if q := source.PosOf(p); q.File == d.file {
 				at = at.At(q)
 				break
 			}

@@ -6,6 +6,7 @@ import (
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/ast"
 
+	"github.com/mlcube-compile/mlcube-compile/compiler/source"
 	"github.com/mlcube-compile/mlcube-compile/diag"
 	"github.com/mlcube-compile/mlcube-compile/schema"
 )
@@ -18,7 +19,7 @@ const legacyPlatformFile = "platforms/docker.yaml"
 
 // decodeLegacyRoot reads the root file and, unless invoke is set, every
 // invoke file it lists. image comes from the legacy docker platform file.
-func decodeLegacyRoot(s *schema.Schema, f *ast.File, image string, invoke *ast.File) (*cube, diag.Diagnostics) {
+func decodeLegacyRoot(s *schema.Schema, files *source.Files, f *ast.File, image string, invoke *ast.File) (*cube, diag.Diagnostics) {
 	doc, diags := checkDocument(s, f, schema.LegacyRoot)
 	if diags.HasErrors() {
 		return nil, diags
@@ -35,7 +36,7 @@ func decodeLegacyRoot(s *schema.Schema, f *ast.File, image string, invoke *ast.F
 	list, _ := doc.data.LookupPath(pathOf("tasks")).List()
 	for i := 0; list.Next(); i++ {
 		rel, _ := list.Value().String()
-		tf, more := readYAML(filepath.Join(dir, rel), diag.Loc{}.Field("tasks").Index(i))
+		tf, more := files.ReadYAML(filepath.Join(dir, rel), diag.Loc{}.Field("tasks").Index(i))
 		diags = append(diags, more...)
 		if tf == nil {
 			continue

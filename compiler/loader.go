@@ -1,11 +1,11 @@
 package compiler
 
 import (
-	"os"
 	"path/filepath"
 
 	"cuelang.org/go/cue/ast"
 
+	"github.com/mlcube-compile/mlcube-compile/compiler/source"
 	"github.com/mlcube-compile/mlcube-compile/diag"
 	"github.com/mlcube-compile/mlcube-compile/schema"
 )
@@ -13,12 +13,13 @@ import (
 // loader reads spec files once each and keeps their problems.
 type loader struct {
 	s     *schema.Schema
+	files *source.Files
 	diags diag.Diagnostics
 	cubes map[string]*cube
 }
 
-func newLoader(s *schema.Schema) *loader {
-	return &loader{s: s, cubes: map[string]*cube{}}
+func newLoader(s *schema.Schema, files *source.Files) *loader {
+	return &loader{s: s, files: files, cubes: map[string]*cube{}}
 }
 
 func (l *loader) errorf(at diag.Loc, format string, args ...any) {
@@ -33,7 +34,7 @@ func (l *loader) add(diags diag.Diagnostics) bool {
 
 // readYAML reads and parses a spec file named by via; nil after a problem.
 func (l *loader) readYAML(path string, via diag.Loc) *ast.File {
-	f, diags := readYAML(path, via)
+	f, diags := l.files.ReadYAML(path, via)
 	l.add(diags)
 	return f
 }
@@ -42,7 +43,7 @@ func (l *loader) readYAML(path string, via diag.Loc) *ast.File {
 // flag or key via. A legacy root takes its image from
 // platforms/docker.yaml beside it.
 func (l *loader) cube(path string, via diag.Loc) *cube {
-	file := filepath.Clean(cubeFile(path))
+	file := filepath.Clean(l.files.CubeFile(path))
 	if c, ok := l.cubes[file]; ok {
 		return c
 	}
@@ -52,7 +53,7 @@ func (l *loader) cube(path string, via diag.Loc) *cube {
 		return nil
 	}
 	var c *cube
-	if topLevelString(f, "schema_type") == "mlcube_root" {
+	if source.TopLevelString(f, "schema_type") == "mlcube_root" {
 		image := l.legacyImage(filepath.Join(filepath.Dir(file), legacyPlatformFile))
 		c = l.legacyRoot(f, image, nil)
 	} else {
@@ -70,17 +71,17 @@ func (l *loader) legacyRoot(f *ast.File, image string, invoke *ast.File) *cube {
 	if f == nil {
 		return nil
 	}
-	c, diags := decodeLegacyRoot(l.s, f, image, invoke)
+	c, diags := decodeLegacyRoot(l.s, l.files, f, image, invoke)
 	l.add(diags)
 	return c
 }
 
 // legacyImage reads the image of a legacy docker platform file, if there is one.
 func (l *loader) legacyImage(file string) string {
-	if _, err := os.Stat(file); err != nil {
+	if _, err := l.files.Stat(file); err != nil {
 		return ""
 	}
-	f := l.readYAML(file, flag("--mlcube"))
+	f := l.readYAML(file, source.Flag("--mlcube"))
 	if f == nil {
 		return ""
 	}

@@ -10,6 +10,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	"github.com/mlcube-compile/mlcube-compile/compiler/graph"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
 	"github.com/mlcube-compile/mlcube-compile/diag"
 )
@@ -26,10 +27,10 @@ var (
 )
 
 // lowerSteps lowers every step and returns what each reads and writes.
-func (lw *lowering) lowerSteps() ([]*ir.Step, []stepIO) {
+func (lw *lowering) lowerSteps() ([]*ir.Step, []graph.IO) {
 	names := newNameSet()
 	var steps []*ir.Step
-	var io []stepIO
+	var io []graph.IO
 	for _, st := range lw.spec.Steps {
 		name, ok := names.take(st.Name, st.Name)
 		if !ok {
@@ -37,7 +38,7 @@ func (lw *lowering) lowerSteps() ([]*ir.Step, []stepIO) {
 			continue
 		}
 		var s *ir.Step
-		var sio stepIO
+		var sio graph.IO
 		if st.Dask != nil {
 			s, sio = lw.lowerDaskStep(st, name)
 		} else {
@@ -49,7 +50,7 @@ func (lw *lowering) lowerSteps() ([]*ir.Step, []stepIO) {
 	return steps, io
 }
 
-func (lw *lowering) lowerStep(st *stepSpec, name string) (*ir.Step, stepIO) {
+func (lw *lowering) lowerStep(st *stepSpec, name string) (*ir.Step, graph.IO) {
 	c, t := st.Cube, st.Task
 	s := &ir.Step{
 		Name: name, Loc: st.Loc, Cube: c.Name, Task: t.Name,
@@ -79,7 +80,7 @@ func (lw *lowering) lowerStep(st *stepSpec, name string) (*ir.Step, stepIO) {
 	}
 	s.ShmSize = fx.shmSize
 	s.Resources = lw.resources(st, gpus, fx)
-	var sio stepIO
+	var sio graph.IO
 	s.Command, s.Args, s.Mounts, sio = lw.containerArgs(st)
 	s.Env = lw.env(st, fx)
 	lw.scheduling(st, s, gpus > 0)
@@ -119,7 +120,7 @@ func (lw *lowering) image(c *cube) string {
 // containerArgs builds the command and arguments the MLCube runners use:
 // the task name first unless the task has an entrypoint, then one
 // --param=path per parameter, then the step's own args.
-func (lw *lowering) containerArgs(st *stepSpec) ([]string, []ir.Arg, []ir.Mount, stepIO) {
+func (lw *lowering) containerArgs(st *stepSpec) ([]string, []ir.Arg, []ir.Mount, graph.IO) {
 	var command []string
 	var args []ir.Arg
 	t := st.Task
@@ -134,14 +135,14 @@ func (lw *lowering) containerArgs(st *stepSpec) ([]string, []ir.Arg, []ir.Mount,
 		args = append(args, ir.Arg{Value: ir.Lit(t.Name)})
 	}
 	mounts := map[string]string{}
-	var io stepIO
+	var io graph.IO
 	for _, p := range t.Inputs {
 		arg, data := lw.paramArg(st, p, "inputs", st.Inputs[p.Name], mounts)
-		args, io.reads = append(args, arg), append(io.reads, data...)
+		args, io.Reads = append(args, arg), append(io.Reads, data...)
 	}
 	for _, p := range t.Outputs {
 		arg, data := lw.paramArg(st, p, "outputs", st.Outputs[p.Name], mounts)
-		args, io.writes = append(args, arg), append(io.writes, data...)
+		args, io.Writes = append(args, arg), append(io.Writes, data...)
 	}
 	for i, a := range st.Args {
 		at := st.Loc.Field("args").Index(i)
@@ -187,7 +188,7 @@ func (lw *lowering) paramArg(st *stepSpec, p *param, kind, override string, moun
 	if rel != "" {
 		arg.Value = mergeLiterals(append(ir.Lit(root+"/"), parse(rel)...))
 	}
-	return arg, []string{qualify(volume, rel)}
+	return arg, []string{graph.Qualify(volume, rel)}
 }
 
 // cleanKeepParams cleans a relative path the way path.Clean does.
@@ -467,8 +468,8 @@ func (lw *lowering) duration(s string, at diag.Loc) time.Duration {
 
 // order adds explicit and path-flow dependencies, rejects cycles, and puts
 // the steps in topological order.
-func (lw *lowering) order(steps []*ir.Step, io []stepIO) {
-	edges := inferEdges(io)
+func (lw *lowering) order(steps []*ir.Step, io []graph.IO) {
+	edges := graph.InferEdges(io)
 	index := map[string]int{}
 	for i, st := range lw.spec.Steps {
 		index[st.Name] = i
@@ -490,15 +491,15 @@ func (lw *lowering) order(steps []*ir.Step, io []stepIO) {
 	for i, s := range steps {
 		names[i] = s.Name
 	}
-	if cycle := findCycle(specNames(lw.spec.Steps), edges); cycle != nil {
+	if cycle := graph.FindCycle(specNames(lw.spec.Steps), edges); cycle != nil {
 		first := lw.spec.Steps[index[cycle[0]]]
 		lw.errorf(first.Loc, "dependency cycle: %s", strings.Join(cycle, " -> "))
 		return
 	}
-	order := topoOrder(names, edges)
-	edges = reduce(order, edges)
+	order := graph.TopoOrder(names, edges)
+	edges = graph.Reduce(order, edges)
 	for _, n := range order {
-		for _, d := range sortedInts(edges[n]) {
+		for _, d := range graph.SortedInts(edges[n]) {
 			steps[n].Dependencies = append(steps[n].Dependencies, steps[d].Name)
 		}
 		sort.Strings(steps[n].Dependencies)

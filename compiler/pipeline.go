@@ -1,7 +1,6 @@
 package compiler
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -9,6 +8,7 @@ import (
 	"cuelang.org/go/cue/ast"
 
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+	"github.com/mlcube-compile/mlcube-compile/compiler/source"
 	"github.com/mlcube-compile/mlcube-compile/diag"
 )
 
@@ -77,8 +77,7 @@ func (l *loader) pipelineCubes(doc *document, steps []stepValue, defaultCube fun
 			path = filepath.Join(filepath.Dir(doc.file), rel)
 		}
 		at := doc.at("cubes", name)
-		if _, err := os.Stat(path); err != nil {
-			l.errorf(at, "cannot read %s: %v", path, unwrapPathError(err))
+		if !l.add(l.files.Missing(path, at)) {
 			cubes[name] = nil
 			return
 		}
@@ -121,12 +120,12 @@ const maxSteps = 20000
 // any schema evaluates it.
 func checkStepCount(f *ast.File) diag.Diagnostics {
 	var diags diag.Diagnostics
-	namedFields(f.Decls, func(name string, field *ast.Field) {
+	source.NamedFields(f.Decls, func(name string, field *ast.Field) {
 		steps, isMap := field.Value.(*ast.StructLit)
 		if name != "steps" || !isMap || len(steps.Elts) <= maxSteps {
 			return
 		}
-		at := diag.At(posOf(field.Pos())).Field("steps")
+		at := diag.At(source.PosOf(field.Pos())).Field("steps")
 		diags = append(diags, diag.Errorf(at, "%d steps is more than the %d one pipeline may have (%s)", len(steps.Elts), maxSteps, ir.SplitHint))
 	})
 	return diags
@@ -166,7 +165,7 @@ func (l *loader) decodeStep(doc *document, name string, sv cue.Value, cubes map[
 		if !filepath.IsAbs(st.EnvFile) {
 			st.EnvFile = filepath.Join(filepath.Dir(doc.file), sf.EnvFile)
 		}
-		vars, diags := readEnvFile(st.EnvFile, at.Field("envFile"))
+		vars, diags := l.files.ReadEnvFile(st.EnvFile, at.Field("envFile"))
 		st.EnvFileVars = vars
 		l.add(diags)
 	}

@@ -4,6 +4,7 @@ import (
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/ast"
 
+	"github.com/mlcube-compile/mlcube-compile/compiler/source"
 	"github.com/mlcube-compile/mlcube-compile/schema"
 )
 
@@ -62,7 +63,7 @@ func (l *loader) checkPipelineWhole(f *ast.File) (*document, []stepValue, bool) 
 // keys all have names.
 func stepsOf(f *ast.File) (*ast.Field, []*ast.Field, bool) {
 	var steps *ast.Field
-	namedFields(f.Decls, func(name string, field *ast.Field) {
+	source.NamedFields(f.Decls, func(name string, field *ast.Field) {
 		if name == "steps" {
 			steps = field
 		}

@@ -9,6 +9,7 @@ import (
 
 	"cuelang.org/go/cue"
 
+	"github.com/mlcube-compile/mlcube-compile/compiler/source"
 	"github.com/mlcube-compile/mlcube-compile/diag"
 	"github.com/mlcube-compile/mlcube-compile/schema"
 )
@@ -44,13 +45,13 @@ func TestPipelineStepsInBatches(t *testing.T) {
 	s.Lock()
 	defer s.Unlock()
 	for _, file := range files {
-		f, _ := readYAML(file, flag("--task"))
+		f, _ := source.New(nil).ReadYAML(file, source.Flag("--task"))
 		if f == nil {
 			continue
 		}
 		doc, whole := checkDocument(s, f, schema.Pipeline)
 		wholeOK := !whole.HasErrors()
-		l := newLoader(s)
+		l := newLoader(s, source.New(nil))
 		_, steps, aloneOK := l.checkPipeline(f)
 		alone := l.diags
 		if len(whole)+len(alone) == 0 && !wholeOK {

@@ -2,6 +2,7 @@ package compiler
 
 import (
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+	"github.com/mlcube-compile/mlcube-compile/compiler/source"
 	"github.com/mlcube-compile/mlcube-compile/diag"
 )
 
@@ -70,10 +71,8 @@ type param struct {
 	Claim string
 }
 
-type envVar struct {
-	Name, Value string
-	Loc         diag.Loc
-}
+// envVar is a variable and where it is written, as env files give them.
+type envVar = source.EnvVar
 
 // platformSpec is the cluster profile; every field is optional.
 type platformSpec struct {

@@ -1,11 +1,11 @@
 package compiler
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
+	"testing/fstest"
 
+	"github.com/mlcube-compile/mlcube-compile/compiler/source"
 	"github.com/mlcube-compile/mlcube-compile/diag"
 	"github.com/mlcube-compile/mlcube-compile/schema"
 )
@@ -14,18 +14,15 @@ import (
 // diagnostics, for tests of the front end.
 func loadCubeText(t *testing.T, text string) (*cube, diag.Diagnostics) {
 	t.Helper()
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "mlcube.yaml"), []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	files := source.New(fstest.MapFS{"cube/mlcube.yaml": {Data: []byte(text)}})
 	s, err := schema.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
 	s.Lock()
 	defer s.Unlock()
-	l := newLoader(s)
-	c := l.cube(dir, flag("--mlcube"))
+	l := newLoader(s, files)
+	c := l.cube("cube", source.Flag("--mlcube"))
 	return c, l.diags
 }
 
@@ -112,7 +109,7 @@ func TestNameSet(t *testing.T) {
 }
 
 func TestDockerArgs(t *testing.T) {
-	at := flag("docker").Field("gpu_args")
+	at := source.Flag("docker").Field("gpu_args")
 	fx, diags := mapDockerArgs(dockerArgs{Text: `--gpus=2 --shm-size 1G --ipc=host -v /data:/data -e "A=b c" --cpus=4 --memory=8g`, Loc: at})
 	if fx.gpus == nil || *fx.gpus != 2 || fx.shmSize != "1Gi" || fx.cpu != "4" || fx.memory != "8Gi" {
 		t.Fatalf("effects %+v", fx)
@@ -127,15 +124,5 @@ func TestDockerArgs(t *testing.T) {
 	_, diags = mapDockerArgs(dockerArgs{Text: `--shm-size=lots --gpus=x "unclosed`, Loc: at})
 	if !diags.HasErrors() {
 		t.Fatal("bad flags were accepted")
-	}
-}
-
-func TestEnvFile(t *testing.T) {
-	vars, diags := parseEnvFile("mlops.env", []byte("# comment\n\nexport A=1\nB=\"two words\"\nC='x=y'\n9BAD=1\n"), flag("steps").Field("s").Field("envFile"))
-	if len(vars) != 3 || vars[1].Value != "two words" || vars[2].Value != "x=y" {
-		t.Fatalf("vars %+v", vars)
-	}
-	if got := diags.Error(); got != `mlops.env:6:1: steps.s.envFile: want KEY=VALUE, got "9BAD=1"` {
-		t.Fatalf("diagnostics %q", got)
 	}
 }

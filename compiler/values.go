@@ -6,6 +6,7 @@ import (
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/ast"
 
+	"github.com/mlcube-compile/mlcube-compile/compiler/source"
 	"github.com/mlcube-compile/mlcube-compile/diag"
 	"github.com/mlcube-compile/mlcube-compile/schema"
 )
@@ -24,11 +25,11 @@ type paramValue struct {
 
 // readValues reads the -f files in order, then the --set settings: the
 // values that fill params at compile time, later ones winning.
-func readValues(s *schema.Schema, files []string, sets []Setting) ([]paramValue, diag.Diagnostics) {
+func readValues(s *schema.Schema, src *source.Files, files []string, sets []Setting) ([]paramValue, diag.Diagnostics) {
 	var out []paramValue
 	var diags diag.Diagnostics
 	for _, file := range files {
-		f, more := readYAML(file, flag("-f"))
+		f, more := src.ReadYAML(file, source.Flag("-f"))
 		diags = append(diags, more...)
 		if f != nil {
 			values, more := decodeValues(s, f)
@@ -40,7 +41,7 @@ func readValues(s *schema.Schema, files []string, sets []Setting) ([]paramValue,
 		v := paramValue{Name: set.Name, Value: set.Value, Loc: diag.At(diag.Pos{File: "--set"}).Field(set.Name)}
 		// Files are checked for engine syntax as they are parsed; a
 		// flag's value is checked here.
-		if msg := templateSyntax(v.Value); msg != "" {
+		if msg := source.TemplateSyntax(v.Value); msg != "" {
 			diags = append(diags, diag.Errorf(v.Loc, "%s", msg))
 			continue
 		}

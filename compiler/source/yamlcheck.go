@@ -1,4 +1,4 @@
-package compiler
+package source
 
 import (
 	"fmt"
@@ -16,11 +16,11 @@ import (
 // the evaluator time and memory.
 const maxDepth = 64
 
-// checkTree walks a parsed spec before any schema sees it. It reports keys
+// CheckTree walks a parsed spec before any schema sees it. It reports keys
 // written twice in one mapping (YAML forbids them and CUE would merge
 // them), nesting deeper than maxDepth, and strings that an engine would
 // expand or that are unrendered templates.
-func checkTree(f *ast.File) diag.Diagnostics {
+func CheckTree(f *ast.File) diag.Diagnostics {
 	c := &treeCheck{}
 	c.mapping(f.Decls, diag.Loc{}, 1)
 	return c.diags
@@ -34,9 +34,9 @@ type treeCheck struct {
 
 func (c *treeCheck) mapping(decls []ast.Decl, loc diag.Loc, depth int) {
 	seen := map[string]token.Pos{}
-	namedFields(decls, func(name string, field *ast.Field) {
+	NamedFields(decls, func(name string, field *ast.Field) {
 		at := loc.Field(name)
-		key := at.At(posOf(field.Pos()))
+		key := at.At(PosOf(field.Pos()))
 		if first, dup := seen[name]; dup {
 			c.diags = append(c.diags, diag.Errorf(key, "duplicate key; first written at line %d", first.Line()))
 		}
@@ -49,7 +49,7 @@ func (c *treeCheck) mapping(decls []ast.Decl, loc diag.Loc, depth int) {
 func (c *treeCheck) value(e ast.Expr, loc diag.Loc, depth int) {
 	if depth > maxDepth {
 		if !c.tooDeep {
-			c.diags = append(c.diags, diag.Diagnostic{Pos: posOf(e.Pos()), Field: shortPath(loc.Path()), Message: fmt.Sprintf("nested more than %d levels deep; no spec needs that many", maxDepth)})
+			c.diags = append(c.diags, diag.Diagnostic{Pos: PosOf(e.Pos()), Field: shortPath(loc.Path()), Message: fmt.Sprintf("nested more than %d levels deep; no spec needs that many", maxDepth)})
 			c.tooDeep = true
 		}
 		return
@@ -66,24 +66,24 @@ func (c *treeCheck) value(e ast.Expr, loc diag.Loc, depth int) {
 			return
 		}
 		if s, err := literal.Unquote(v.Value); err == nil {
-			c.text(s, loc.At(posOf(v.Pos())))
+			c.text(s, loc.At(PosOf(v.Pos())))
 		}
 	}
 }
 
 // text refuses a key or value that holds template syntax.
 func (c *treeCheck) text(s string, at diag.Loc) {
-	if msg := templateSyntax(s); msg != "" {
+	if msg := TemplateSyntax(s); msg != "" {
 		c.diags = append(c.diags, diag.Errorf(at, "%s", msg))
 	}
 }
 
-// templateSyntax explains why s cannot be used as a spec value, or returns
+// TemplateSyntax explains why s cannot be used as a spec value, or returns
 // "". Engines expand {{…}} (Argo) and $(…) (Tekton, and Kubernetes in
 // container args and env), so user text holding them would run as
 // something other than what the spec says. Neither engine has an escape
 // that works everywhere a value lands, so such text is refused.
-func templateSyntax(s string) string {
+func TemplateSyntax(s string) string {
 	switch {
 	case strings.Contains(s, "{{cookiecutter."):
 		return fmt.Sprintf("%s is an unrendered cookiecutter template; run cookiecutter on the template and compile the cube it makes", quoteShort(s))

@@ -1,4 +1,4 @@
-package compiler
+package graph
 
 // reduce drops each dependency that another dependency already implies,
 // so that manifests list only the edges that matter. Steps are taken in
@@ -7,7 +7,7 @@ package compiler
 // alone waits for its one dependency takes over that step's set, so a
 // chain of n steps grows one set, and a fan of n steps holds n sets of a
 // word each.
-func reduce(order []int, edges []map[int]bool) []map[int]bool {
+func Reduce(order []int, edges []map[int]bool) []map[int]bool {
 	waiters := make([]int, len(edges))
 	for _, deps := range edges {
 		for d := range deps {

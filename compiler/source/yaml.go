@@ -1,10 +1,8 @@
-package compiler
+package source
 
 import (
 	"bytes"
 	"fmt"
-	"io"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -17,63 +15,13 @@ import (
 	"github.com/mlcube-compile/mlcube-compile/diag"
 )
 
-// maxSpecBytes bounds the size of one spec file. Real specs are a few
-// kilobytes; anything near this is a mistake, not a cube.
-const maxSpecBytes = 4 << 20
-
-// readYAML reads one YAML spec file and parses it keeping positions; the
-// file is nil after a problem. Problems are reported against the file;
-// via is the flag or key that named it, the field for problems with the
-// file as a whole.
-func readYAML(path string, via diag.Loc) (*ast.File, diag.Diagnostics) {
-	src, diags := readSpecFile(path, via, "a YAML file")
-	if diags != nil {
-		return nil, diags
-	}
-	return parseYAML(path, via, src)
-}
-
-// flag is the location of a command-line flag, or of what names a file
+// Flag is the location of a command-line flag, or of what names a file
 // when no spec does (lint).
-func flag(name string) diag.Loc { return diag.At(diag.Pos{}).Field(name) }
+func Flag(name string) diag.Loc { return diag.At(diag.Pos{}).Field(name) }
 
-// readSpecFile reads a regular file of at most maxSpecBytes. A folder, a
-// device or a pipe is refused before it is read, and the read itself is
-// bounded, so no file makes the compiler wait or grow without end.
-func readSpecFile(path string, via diag.Loc, want string) ([]byte, diag.Diagnostics) {
-	whole := via.At(diag.Pos{File: path})
-	fail := func(format string, args ...any) ([]byte, diag.Diagnostics) {
-		return nil, diag.Diagnostics{diag.Errorf(whole, format, args...)}
-	}
-	info, err := os.Stat(path)
-	switch {
-	case err != nil:
-		return fail("cannot read: %v", unwrapPathError(err))
-	case info.IsDir():
-		return fail("is a folder, want %s", want)
-	case !info.Mode().IsRegular():
-		return fail("is a device, pipe or socket, want %s", want)
-	case info.Size() > maxSpecBytes:
-		return fail("file is %d bytes, larger than the %d-byte limit for a spec", info.Size(), maxSpecBytes)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return fail("cannot read: %v", unwrapPathError(err))
-	}
-	defer f.Close()
-	src, err := io.ReadAll(io.LimitReader(f, maxSpecBytes+1))
-	switch {
-	case err != nil:
-		return fail("cannot read: %v", unwrapPathError(err))
-	case len(src) > maxSpecBytes:
-		return fail("file is larger than the %d-byte limit for a spec", maxSpecBytes)
-	}
-	return src, nil
-}
-
-// parseYAML parses the bytes of the spec file path and checks the tree:
+// ParseYAML parses the bytes of the spec file path and checks the tree:
 // one mapping, no duplicate keys, no engine template syntax.
-func parseYAML(path string, via diag.Loc, src []byte) (*ast.File, diag.Diagnostics) {
+func ParseYAML(path string, via diag.Loc, src []byte) (*ast.File, diag.Diagnostics) {
 	whole := via.At(diag.Pos{File: path})
 	top := via.At(diag.Pos{File: path, Line: 1, Col: 1})
 	fail := func(at diag.Loc, msg string) (*ast.File, diag.Diagnostics) {
@@ -90,7 +38,7 @@ func parseYAML(path string, via diag.Loc, src []byte) (*ast.File, diag.Diagnosti
 	src = normalizeNewlines(src)
 	f, err := extractYAML(path, src)
 	if err != nil {
-		return nil, cueErrors(path, err, templateHint(src))
+		return nil, CueErrors(path, err, templateHint(src))
 	}
 	fillPositions(f, src)
 	switch {
@@ -99,7 +47,7 @@ func parseYAML(path string, via diag.Loc, src []byte) (*ast.File, diag.Diagnosti
 	case !isMapping(f):
 		return fail(top, "want a YAML mapping at the top of the file")
 	}
-	if diags := checkTree(f); diags != nil {
+	if diags := CheckTree(f); diags != nil {
 		return nil, diags
 	}
 	return f, nil
@@ -161,15 +109,8 @@ func isMapping(f *ast.File) bool {
 	return true
 }
 
-func unwrapPathError(err error) error {
-	if pe, ok := err.(*os.PathError); ok {
-		return pe.Err
-	}
-	return err
-}
-
-// posOf converts a CUE position.
-func posOf(p token.Pos) diag.Pos {
+// PosOf converts a CUE position.
+func PosOf(p token.Pos) diag.Pos {
 	if !p.IsValid() {
 		return diag.Pos{}
 	}
@@ -183,15 +124,15 @@ var hugeNumber = regexp.MustCompile(`illegal number start "number & (\S+)"`)
 // yamlErrorLine matches the YAML parser's errors, which name a line only.
 var yamlErrorLine = regexp.MustCompile(`^(?:.*?:(\d+): |yaml: line (\d+): )(.*)$`)
 
-// cueErrors turns parse errors, which carry a position but no field,
+// CueErrors turns parse errors, which carry a position but no field,
 // into diagnostics. The YAML parser's own errors give a line and no
 // column; those point at the start of the line. hint is added to each
 // message.
-func cueErrors(file string, err error, hint string) diag.Diagnostics {
+func CueErrors(file string, err error, hint string) diag.Diagnostics {
 	var diags diag.Diagnostics
 	for _, e := range errors.Errors(err) {
 		pos := diag.Pos{File: file, Line: 1, Col: 1}
-		if p := posOf(e.Position()); p.File != "" {
+		if p := PosOf(e.Position()); p.File != "" {
 			pos = p
 		}
 		format, args := e.Msg()
@@ -212,8 +153,8 @@ func cueErrors(file string, err error, hint string) diag.Diagnostics {
 	return diags
 }
 
-// namedFields calls fn for each field of a mapping whose key has a name.
-func namedFields(decls []ast.Decl, fn func(name string, field *ast.Field)) {
+// NamedFields calls fn for each field of a mapping whose key has a name.
+func NamedFields(decls []ast.Decl, fn func(name string, field *ast.Field)) {
 	for _, d := range decls {
 		field, ok := d.(*ast.Field)
 		if !ok {

@@ -1,4 +1,4 @@
-package compiler
+package graph
 
 import (
 	"fmt"
@@ -8,10 +8,10 @@ import (
 	"testing"
 )
 
-func edgesOf(io []stepIO) [][]int {
+func edgesOf(io []IO) [][]int {
 	out := make([][]int, len(io))
-	for j, deps := range inferEdges(io) {
-		out[j] = sortedInts(deps)
+	for j, deps := range InferEdges(io) {
+		out[j] = SortedInts(deps)
 	}
 	return out
 }
@@ -19,20 +19,20 @@ func edgesOf(io []stepIO) [][]int {
 func TestInferEdges(t *testing.T) {
 	cases := []struct {
 		name string
-		io   []stepIO
+		io   []IO
 		want string // per step, the steps it waits for
 	}{
-		{"read after write", []stepIO{{writes: []string{"w:/data"}}, {reads: []string{"w:/data"}}}, "[] [0]"},
-		{"a reader declared first still waits for the writer", []stepIO{{reads: []string{"w:/data"}}, {writes: []string{"w:/data"}}}, "[1] []"},
-		{"two writers of one file run in declaration order (hello_world)", []stepIO{
-			{reads: []string{"w:/names/alice.txt"}, writes: []string{"w:/chats/chat.txt"}},
-			{reads: []string{"w:/names/alice.txt"}, writes: []string{"w:/chats/chat.txt"}},
+		{"read after write", []IO{{Writes: []string{"w:/data"}}, {Reads: []string{"w:/data"}}}, "[] [0]"},
+		{"a reader declared first still waits for the writer", []IO{{Reads: []string{"w:/data"}}, {Writes: []string{"w:/data"}}}, "[1] []"},
+		{"two writers of one file run in declaration order (hello_world)", []IO{
+			{Reads: []string{"w:/names/alice.txt"}, Writes: []string{"w:/chats/chat.txt"}},
+			{Reads: []string{"w:/names/alice.txt"}, Writes: []string{"w:/chats/chat.txt"}},
 		}, "[] [0]"},
-		{"a file inside a written folder", []stepIO{{writes: []string{"w:/data"}}, {reads: []string{"w:/data/raw.txt"}}}, "[] [0]"},
-		{"a sibling with a shared prefix is not inside", []stepIO{{writes: []string{"w:/data"}}, {reads: []string{"w:/data2"}}}, "[] []"},
-		{"other volumes do not touch", []stepIO{{writes: []string{"a:/data"}}, {reads: []string{"b:/data"}}}, "[] []"},
-		{"readers only run in parallel", []stepIO{{reads: []string{"w:/data"}}, {reads: []string{"w:/data"}}}, "[] []"},
-		{"the workspace root overlaps everything", []stepIO{{writes: []string{"w:/"}}, {reads: []string{"w:/x"}}}, "[] [0]"},
+		{"a file inside a written folder", []IO{{Writes: []string{"w:/data"}}, {Reads: []string{"w:/data/raw.txt"}}}, "[] [0]"},
+		{"a sibling with a shared prefix is not inside", []IO{{Writes: []string{"w:/data"}}, {Reads: []string{"w:/data2"}}}, "[] []"},
+		{"other volumes do not touch", []IO{{Writes: []string{"a:/data"}}, {Reads: []string{"b:/data"}}}, "[] []"},
+		{"readers only run in parallel", []IO{{Reads: []string{"w:/data"}}, {Reads: []string{"w:/data"}}}, "[] []"},
+		{"the workspace root overlaps everything", []IO{{Writes: []string{"w:/"}}, {Reads: []string{"w:/x"}}}, "[] [0]"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -50,19 +50,19 @@ func TestInferEdges(t *testing.T) {
 func TestCycleAndOrder(t *testing.T) {
 	names := []string{"c", "a", "b"}
 	edges := []map[int]bool{{}, {0: true}, {0: true, 1: true}}
-	if cyc := findCycle(names, edges); cyc != nil {
+	if cyc := FindCycle(names, edges); cyc != nil {
 		t.Fatalf("unexpected cycle %v", cyc)
 	}
-	order := topoOrder(names, edges)
+	order := TopoOrder(names, edges)
 	if got := []string{names[order[0]], names[order[1]], names[order[2]]}; strings.Join(got, ",") != "c,a,b" {
 		t.Fatalf("order %v", got)
 	}
-	reduced := reduce(order, edges)
+	reduced := Reduce(order, edges)
 	if len(reduced[2]) != 1 || !reduced[2][1] {
 		t.Fatalf("b should keep only its edge to a, got %v", reduced[2])
 	}
 	// c waits for b, a for c, b for a.
-	cyc := findCycle(names, []map[int]bool{{2: true}, {0: true}, {1: true}})
+	cyc := FindCycle(names, []map[int]bool{{2: true}, {0: true}, {1: true}})
 	if strings.Join(cyc, " -> ") != "c -> a -> b -> c" {
 		t.Fatalf("cycle %v", cyc)
 	}
@@ -70,13 +70,13 @@ func TestCycleAndOrder(t *testing.T) {
 
 func TestTopoOrderBreaksTiesByName(t *testing.T) {
 	names := []string{"zeta", "alpha", "mid"}
-	order := topoOrder(names, []map[int]bool{{}, {}, {}})
+	order := TopoOrder(names, []map[int]bool{{}, {}, {}})
 	if got := names[order[0]] + "," + names[order[1]] + "," + names[order[2]]; got != "alpha,mid,zeta" {
 		t.Fatalf("order %s", got)
 	}
 }
 
-// TestGraphAgainstPairs compares inferEdges, topoOrder and reduce with
+// TestGraphAgainstPairs compares InferEdges, TopoOrder and reduce with
 // the plain definitions, which compare every pair of steps, on random
 // pipelines: nested and sibling folders, shared writes and the root.
 func TestGraphAgainstPairs(t *testing.T) {
@@ -94,31 +94,31 @@ func TestGraphAgainstPairs(t *testing.T) {
 		if round%20 == 0 {
 			n = 150 // sets that span several words
 		}
-		io := make([]stepIO, n)
+		io := make([]IO, n)
 		names := make([]string, len(io))
 		for i := range io {
-			io[i] = stepIO{reads: pick(), writes: pick()}
+			io[i] = IO{Reads: pick(), Writes: pick()}
 			names[i] = fmt.Sprintf("s%02d", rng.IntN(100)*100+i)
 		}
-		got, want := inferEdges(io), pairEdges(io)
+		got, want := InferEdges(io), pairEdges(io)
 		if fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Fatalf("%+v: edges %v, want %v", io, got, want)
 		}
-		if findCycle(names, got) != nil {
+		if FindCycle(names, got) != nil {
 			continue
 		}
-		order := topoOrder(names, got)
+		order := TopoOrder(names, got)
 		if fmt.Sprint(order) != fmt.Sprint(pairOrder(names, got)) {
 			t.Fatalf("%+v: order %v, want %v", io, order, pairOrder(names, got))
 		}
-		if r, w := reduce(order, got), pairReduce(order, got); fmt.Sprint(r) != fmt.Sprint(w) {
+		if r, w := Reduce(order, got), pairReduce(order, got); fmt.Sprint(r) != fmt.Sprint(w) {
 			t.Fatalf("%+v: reduced %v, want %v", io, r, w)
 		}
 	}
 }
 
 // pairEdges is path flow by its definition, over every pair of steps.
-func pairEdges(io []stepIO) []map[int]bool {
+func pairEdges(io []IO) []map[int]bool {
 	overlaps := func(a, b string) bool {
 		if len(a) > len(b) {
 			a, b = b, a
@@ -141,11 +141,11 @@ func pairEdges(io []stepIO) []map[int]bool {
 	}
 	for i := range io {
 		for j := i + 1; j < len(io); j++ {
-			ww := any(io[i].writes, io[j].writes)
-			if ww || any(io[i].writes, io[j].reads) {
+			ww := any(io[i].Writes, io[j].Writes)
+			if ww || any(io[i].Writes, io[j].Reads) {
 				edges[j][i] = true
 			}
-			if !ww && any(io[j].writes, io[i].reads) {
+			if !ww && any(io[j].Writes, io[i].Reads) {
 				edges[i][j] = true
 			}
 		}
@@ -153,7 +153,7 @@ func pairEdges(io []stepIO) []map[int]bool {
 	return edges
 }
 
-// pairOrder is topoOrder by sorting the ready steps at every turn.
+// pairOrder is TopoOrder by sorting the ready steps at every turn.
 func pairOrder(names []string, edges []map[int]bool) []int {
 	waiting := make([]int, len(names))
 	for j, deps := range edges {

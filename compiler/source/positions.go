@@ -1,4 +1,4 @@
-package compiler
+package source
 
 import (
 	"strconv"
@@ -9,40 +9,40 @@ import (
 	"github.com/mlcube-compile/mlcube-compile/diag"
 )
 
-// positions is where each field and list item of a spec file is written,
+// Positions is where each field and list item of a spec file is written,
 // by its path: a field at its key, a list item where it starts, as CUE
 // reports them. CUE finds a field by scanning its mapping, so asking CUE
 // for the position of every step of a large pipeline takes time that
 // grows with the square of the steps; here each is one map lookup.
-type positions struct {
+type Positions struct {
 	file    string
 	written map[string]diag.Pos
-	// root is where CUE places the file as a whole.
-	root diag.Pos
+	// Root is where CUE places the file as a whole, once it has.
+	Root diag.Pos
 }
 
-func newPositions(f *ast.File) *positions {
-	ps := &positions{file: f.Filename, written: map[string]diag.Pos{}}
+func NewPositions(f *ast.File) *Positions {
+	ps := &Positions{file: f.Filename, written: map[string]diag.Pos{}}
 	ps.fields(f.Decls, "")
 	return ps
 }
 
-func (ps *positions) fields(decls []ast.Decl, key string) {
-	namedFields(decls, func(name string, field *ast.Field) {
+func (ps *Positions) fields(decls []ast.Decl, key string) {
+	NamedFields(decls, func(name string, field *ast.Field) {
 		k := key + fieldKey(name)
-		ps.written[k] = posOf(field.Pos())
+		ps.written[k] = PosOf(field.Pos())
 		ps.value(field.Value, k)
 	})
 }
 
-func (ps *positions) value(e ast.Expr, key string) {
+func (ps *Positions) value(e ast.Expr, key string) {
 	switch v := e.(type) {
 	case *ast.StructLit:
 		ps.fields(v.Elts, key)
 	case *ast.ListLit:
 		for i, el := range v.Elts {
 			k := key + indexKey(i)
-			ps.written[k] = posOf(el.Pos())
+			ps.written[k] = PosOf(el.Pos())
 			ps.value(el, k)
 		}
 	}
@@ -51,7 +51,7 @@ func (ps *positions) value(e ast.Expr, key string) {
 // Find returns where the value at path is written, or the nearest
 // enclosing value that is written, or the file itself; written says
 // whether the value itself is.
-func (ps *positions) Find(path []diag.Elem) (pos diag.Pos, written bool) {
+func (ps *Positions) Find(path []diag.Elem) (pos diag.Pos, written bool) {
 	for i := len(path); i > 0; i-- {
 		p, ok := ps.written[pathKey(path[:i])]
 		if i == len(path) {
@@ -61,8 +61,8 @@ func (ps *positions) Find(path []diag.Elem) (pos diag.Pos, written bool) {
 			return p, written
 		}
 	}
-	if ps.root.File == ps.file {
-		return ps.root, written
+	if ps.Root.File == ps.file {
+		return ps.Root, written
 	}
 	return diag.Pos{File: ps.file, Line: 1, Col: 1}, written
 }

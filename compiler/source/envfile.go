@@ -1,35 +1,27 @@
-package compiler
+package source
 
 import (
 	"bufio"
 	"bytes"
-	"os"
 	"regexp"
 	"strings"
 
 	"github.com/mlcube-compile/mlcube-compile/diag"
 )
 
-var envKey = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-
-// readEnvFile reads KEY=VALUE lines (seed 002's mlops.env). Blank lines and
-// lines starting with # are skipped; a value may be quoted. A line that is
-// not KEY=VALUE is an error naming its line. at is the key naming the file.
-func readEnvFile(path string, at diag.Loc) ([]envVar, diag.Diagnostics) {
-	if _, err := os.Stat(path); err != nil {
-		return nil, diag.Diagnostics{diag.Errorf(at, "cannot read %s: %v", path, unwrapPathError(err))}
-	}
-	src, diags := readSpecFile(path, at, "an env file")
-	if diags != nil {
-		return nil, diags
-	}
-	return parseEnvFile(path, src, at)
+// EnvVar is one variable of an env file, or of a spec, and where it is
+// written.
+type EnvVar struct {
+	Name, Value string
+	Loc         diag.Loc
 }
 
-// parseEnvFile reports problems at the lines of path, as fields below at,
+var envKey = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// ParseEnvFile reports problems at the lines of path, as fields below at,
 // the spec key naming the file. Each variable is at its line.
-func parseEnvFile(path string, src []byte, at diag.Loc) ([]envVar, diag.Diagnostics) {
-	var out []envVar
+func ParseEnvFile(path string, src []byte, at diag.Loc) ([]EnvVar, diag.Diagnostics) {
+	var out []EnvVar
 	var diags diag.Diagnostics
 	sc := bufio.NewScanner(bytes.NewReader(src))
 	sc.Buffer(make([]byte, 0, 64*1024), maxSpecBytes)
@@ -46,11 +38,11 @@ func parseEnvFile(path string, src []byte, at diag.Loc) ([]envVar, diag.Diagnost
 			continue
 		}
 		value = unquoteEnv(strings.TrimSpace(value))
-		if msg := templateSyntax(value); msg != "" {
+		if msg := TemplateSyntax(value); msg != "" {
 			diags = append(diags, diag.Errorf(lineAt.Field(key), "%s", msg))
 			continue
 		}
-		out = append(out, envVar{Name: key, Value: value, Loc: lineAt.Field(key)})
+		out = append(out, EnvVar{Name: key, Value: value, Loc: lineAt.Field(key)})
 	}
 	if err := sc.Err(); err != nil {
 		diags = append(diags, diag.Errorf(at.At(diag.Pos{File: path}), "reading: %v", err))

@@ -1,4 +1,4 @@
-package compiler
+package graph_test
 
 import (
 	"fmt"
@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mlcube-compile/mlcube-compile/compiler"
+	"github.com/mlcube-compile/mlcube-compile/compiler/graph"
 	"github.com/mlcube-compile/mlcube-compile/internal/specgen"
 )
 
@@ -29,23 +31,23 @@ func TestRandomPipelinesReduceAsDefined(t *testing.T) {
 		text, steps := specgen.Random(seed, n)
 		file := filepath.Join(dir, fmt.Sprintf("p%d.yaml", seed))
 		os.WriteFile(file, []byte(text), 0o644)
-		p, diags := Compile(Options{MLCube: cube, Task: file})
+		p, diags := compiler.Compile(compiler.Options{MLCube: cube, Task: file})
 		if diags.HasErrors() {
 			t.Fatalf("seed %d: %v\n%s", seed, diags, text)
 		}
-		io := make([]stepIO, n)
+		io := make([]graph.IO, n)
 		names := make([]string, n)
 		for i, s := range steps {
-			io[i] = stepIO{reads: []string{"w:/" + strings.TrimSuffix(s.Read, "/")}, writes: []string{"w:/" + strings.TrimSuffix(s.Write, "/")}}
+			io[i] = graph.IO{Reads: []string{"w:/" + strings.TrimSuffix(s.Read, "/")}, Writes: []string{"w:/" + strings.TrimSuffix(s.Write, "/")}}
 			names[i] = s.Name
 		}
-		edges := pairEdges(io)
+		edges := graph.PairEdges(io)
 		for i, s := range steps {
 			for _, a := range s.After {
 				edges[i][a] = true
 			}
 		}
-		want := pairReduce(pairOrder(names, edges), edges)
+		want := graph.PairReduce(graph.PairOrder(names, edges), edges)
 		got := map[string][]string{}
 		for _, s := range p.Steps {
 			got[s.Name] = s.Dependencies

@@ -1,4 +1,4 @@
-package compiler
+package source
 
 import (
 	"unicode/utf8"

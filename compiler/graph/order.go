@@ -1,25 +1,13 @@
-package compiler
+package graph
 
 import (
 	"container/heap"
 	"sort"
 )
 
-// stepIO is what one step reads and writes, as volume-qualified paths.
-type stepIO struct {
-	reads, writes []string
-}
-
-// qualify names a cleaned relative path on a volume, for comparing paths;
-// "" is the volume's root. A path that climbs out with ".." stays apart
-// from the path it would shadow inside the volume.
-func qualify(volume, rel string) string {
-	return volume + ":/" + rel
-}
-
-// findCycle returns the steps of one dependency cycle, in order, with the
+// FindCycle returns the steps of one dependency cycle, in order, with the
 // first step repeated at the end; nil when there is none.
-func findCycle(names []string, edges []map[int]bool) []string {
+func FindCycle(names []string, edges []map[int]bool) []string {
 	const (
 		unseen = iota
 		active
@@ -32,7 +20,7 @@ func findCycle(names []string, edges []map[int]bool) []string {
 	visit = func(n int) bool {
 		state[n] = active
 		stack = append(stack, n)
-		for _, d := range sortedInts(edges[n]) {
+		for _, d := range SortedInts(edges[n]) {
 			switch state[d] {
 			case active:
 				for k := len(stack) - 1; k >= 0; k-- {
@@ -66,9 +54,9 @@ func findCycle(names []string, edges []map[int]bool) []string {
 	return nil
 }
 
-// topoOrder orders an acyclic graph so that every step follows the steps it
+// TopoOrder orders an acyclic graph so that every step follows the steps it
 // waits for, breaking ties by name.
-func topoOrder(names []string, edges []map[int]bool) []int {
+func TopoOrder(names []string, edges []map[int]bool) []int {
 	waiting := make([]int, len(names))
 	next := make([][]int, len(names))
 	for j, deps := range edges {
@@ -98,7 +86,7 @@ func topoOrder(names []string, edges []map[int]bool) []int {
 }
 
 // byName is a heap of steps, the first by name on top: the steps ready
-// to run, of which topoOrder takes the first each time.
+// to run, of which TopoOrder takes the first each time.
 type byName struct {
 	names []string
 	steps []int
@@ -114,7 +102,7 @@ func (h *byName) Pop() any {
 	return n
 }
 
-func sortedInts(m map[int]bool) []int {
+func SortedInts(m map[int]bool) []int {
 	out := make([]int, 0, len(m))
 	for k := range m {
 		out = append(out, k)

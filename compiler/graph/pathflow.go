@@ -1,8 +1,20 @@
-package compiler
+package graph
 
 import "strings"
 
-// inferEdges returns the edges that path flow implies between steps given
+// IO is what one step reads and writes, as volume-qualified paths.
+type IO struct {
+	Reads, Writes []string
+}
+
+// Qualify names a cleaned relative path on a volume, for comparing paths;
+// "" is the volume's root. A path that climbs out with ".." stays apart
+// from the path it would shadow inside the volume.
+func Qualify(volume, rel string) string {
+	return volume + ":/" + rel
+}
+
+// InferEdges returns the edges that path flow implies between steps given
 // in declaration order: edges[j] holds the steps j must wait for.
 //   - A step that reads what another writes runs after it.
 //   - Two steps that write the same path run in declaration order, never
@@ -11,10 +23,10 @@ import "strings"
 // Two paths touch the same data when they are the same path or one is
 // inside the other. The written paths are indexed by folder, so each path
 // meets only the writes that touch it, not every other step.
-func inferEdges(io []stepIO) []map[int]bool {
+func InferEdges(io []IO) []map[int]bool {
 	written := &pathNode{}
 	for i, s := range io {
-		for _, w := range s.writes {
+		for _, w := range s.Writes {
 			written.add(w, i)
 		}
 	}
@@ -25,7 +37,7 @@ func inferEdges(io []stepIO) []map[int]bool {
 	// sameWrites[j] holds the steps that write what j writes.
 	sameWrites := make([]map[int]bool, len(io))
 	for j, s := range io {
-		for _, w := range s.writes {
+		for _, w := range s.Writes {
 			written.touching(w, func(k int) {
 				if k == j {
 					return
@@ -41,7 +53,7 @@ func inferEdges(io []stepIO) []map[int]bool {
 		}
 	}
 	for j, s := range io {
-		for _, r := range s.reads {
+		for _, r := range s.Reads {
 			// k writes what j reads: j waits, unless k comes later and
 			// they also write the same data, when k waits for j instead.
 			written.touching(r, func(k int) {

@@ -1,7 +1,9 @@
-package compiler
+package source
 
 import (
+	"maps"
 	"regexp"
+	"slices"
 	"strings"
 
 	"cuelang.org/go/cue/ast"
@@ -31,12 +33,12 @@ type refField struct {
 	loc diag.Loc
 }
 
-// resolveRefs rewrites f in place. A string that is exactly one reference
+// ResolveRefs rewrites f in place. A string that is exactly one reference
 // to a number or boolean takes that value's type.
-func resolveRefs(f *ast.File) diag.Diagnostics {
+func ResolveRefs(f *ast.File) diag.Diagnostics {
 	r := &refResolver{fields: map[string]refField{}, done: map[string]bool{}}
 	r.index(diag.Loc{}, f.Decls)
-	for _, path := range sortedKeys(r.fields) {
+	for _, path := range slices.Sorted(maps.Keys(r.fields)) {
 		r.resolve(path, nil)
 	}
 	return r.diags
@@ -45,7 +47,7 @@ func resolveRefs(f *ast.File) diag.Diagnostics {
 // index records every field below loc by its dotted path, which is how
 // a reference names it.
 func (r *refResolver) index(loc diag.Loc, decls []ast.Decl) {
-	namedFields(decls, func(name string, field *ast.Field) {
+	NamedFields(decls, func(name string, field *ast.Field) {
 		at := loc.Field(name)
 		r.fields[at.Path()] = refField{field, at}
 		if s, ok := field.Value.(*ast.StructLit); ok {
@@ -80,7 +82,7 @@ func (r *refResolver) resolve(path string, stack []string) ast.Expr {
 
 // substitute expands every reference in s, the value at path.
 func (r *refResolver) substitute(path, s string, lit *ast.BasicLit, stack []string) ast.Expr {
-	at := r.fields[path].loc.At(posOf(lit.Pos()))
+	at := r.fields[path].loc.At(PosOf(lit.Pos()))
 	if m := refPattern.FindStringSubmatchIndex(s); m != nil && m[0] == 0 && m[1] == len(s) && !escaped(s, 0) {
 		target := r.target(at, strings.TrimSpace(s[m[2]:m[3]]), stack)
 		if target == nil {

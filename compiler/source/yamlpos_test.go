@@ -1,4 +1,4 @@
-package compiler
+package source
 
 import (
 	"fmt"
@@ -15,7 +15,7 @@ func TestDuplicateKeysInFlowMappingsHavePositions(t *testing.T) {
 		"a:\n  - [x: 1, {y: 1,\n      y: 2}]\n  - {z, z}\n": {"3:7 a[0][1].y", "4:9 a[1].z"},
 		"a: {b: {c: [d: 1, {e: 1, e: 1}]}}\n":               {"1:26 a.b.c[1].e"},
 	} {
-		_, diags := parseYAML("spec.yaml", flag("spec"), []byte(src))
+		_, diags := ParseYAML("spec.yaml", Flag("spec"), []byte(src))
 		var got []string
 		for _, d := range diags {
 			got = append(got, fmt.Sprintf("%d:%d %s", d.Pos.Line, d.Pos.Col, d.Field))

@@ -1,0 +1,11 @@
+// Package source is the only code of the compiler that opens files. It
+
+// fstest.MapFS in tests), bounded and regular files only; parses YAML
+// keeping positions (filling in those CUE's decoder drops, yamlpos.go);
+// checks the tree before any schema sees it (duplicate keys, depth,
+// engine template syntax, yamlcheck.go); resolves ${a.b} references
+// (refs.go); indexes where each field is written (positions.go); and
+// parses env files (envfile.go).
+//
+// It knows no schema and no spec kind beyond a file's top-level keys.
+package source

@@ -1,0 +1,15 @@
+package source
+
+import (
+	"testing"
+)
+
+func TestEnvFile(t *testing.T) {
+	vars, diags := ParseEnvFile("mlops.env", []byte("# comment\n\nexport A=1\nB=\"two words\"\nC='x=y'\n9BAD=1\n"), Flag("steps").Field("s").Field("envFile"))
+	if len(vars) != 3 || vars[1].Value != "two words" || vars[2].Value != "x=y" {
+		t.Fatalf("vars %+v", vars)
+	}
+	if got := diags.Error(); got != `mlops.env:6:1: steps.s.envFile: want KEY=VALUE, got "9BAD=1"` {
+		t.Fatalf("diagnostics %q", got)
+	}
+}

@@ -1,0 +1,128 @@
+package source
+
+import (
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"cuelang.org/go/cue/ast"
+
+	"github.com/mlcube-compile/mlcube-compile/diag"
+)
+
+// maxSpecBytes bounds the size of one spec file. Real specs are a few
+// kilobytes; anything near this is a mistake, not a cube.
+const maxSpecBytes = 4 << 20
+
+// Files reads spec files from a file system. Paths are given as the user
+// wrote them, and messages quote them as written.
+type Files struct {
+	fsys fs.FS
+}
+
+// New reads from fsys; from the machine's own files (Disk) when fsys is
+// nil.
+func New(fsys fs.FS) *Files {
+	if fsys == nil {
+		fsys = Disk
+	}
+	return &Files{fsys: fsys}
+}
+
+// Disk is the machine's file system, taking paths as the operating
+// system does: relative to the working folder, or absolute. It is the
+// only place the compiler opens a file.
+var Disk fs.FS = disk{}
+
+type disk struct{}
+
+func (disk) Open(name string) (fs.File, error)     { return os.Open(name) }
+func (disk) Stat(name string) (fs.FileInfo, error) { return os.Stat(name) }
+
+// Stat describes the file at path.
+func (fl *Files) Stat(path string) (fs.FileInfo, error) { return fs.Stat(fl.fsys, path) }
+
+// Missing reports, at at, that path cannot be read; nil when it exists.
+func (fl *Files) Missing(path string, at diag.Loc) diag.Diagnostics {
+	if _, err := fl.Stat(path); err != nil {
+		return diag.Diagnostics{diag.Errorf(at, "cannot read %s: %v", path, unwrapPathError(err))}
+	}
+	return nil
+}
+
+// CubeFile turns a --mlcube argument, a folder or a file, into the file.
+func (fl *Files) CubeFile(path string) string {
+	if info, err := fl.Stat(path); err == nil && info.IsDir() {
+		return filepath.Join(path, "mlcube.yaml")
+	}
+	return path
+}
+
+// ReadYAML reads one YAML spec file and parses it keeping positions; the
+// file is nil after a problem. Problems are reported against the file;
+// via is the flag or key that named it, the field for problems with the
+// file as a whole.
+func (fl *Files) ReadYAML(path string, via diag.Loc) (*ast.File, diag.Diagnostics) {
+	src, diags := fl.readSpecFile(path, via, "a YAML file")
+	if diags != nil {
+		return nil, diags
+	}
+	return ParseYAML(path, via, src)
+}
+
+// ReadEnvFile reads KEY=VALUE lines (seed 002's mlops.env). Blank lines
+// and lines starting with # are skipped; a value may be quoted. A line
+// that is not KEY=VALUE is an error naming its line. at is the key
+// naming the file.
+func (fl *Files) ReadEnvFile(path string, at diag.Loc) ([]EnvVar, diag.Diagnostics) {
+	if diags := fl.Missing(path, at); diags != nil {
+		return nil, diags
+	}
+	src, diags := fl.readSpecFile(path, at, "an env file")
+	if diags != nil {
+		return nil, diags
+	}
+	return ParseEnvFile(path, src, at)
+}
+
+// readSpecFile reads a regular file of at most maxSpecBytes. A folder, a
+// device or a pipe is refused before it is read, and the read itself is
+// bounded, so no file makes the compiler wait or grow without end.
+func (fl *Files) readSpecFile(path string, via diag.Loc, want string) ([]byte, diag.Diagnostics) {
+	whole := via.At(diag.Pos{File: path})
+	fail := func(format string, args ...any) ([]byte, diag.Diagnostics) {
+		return nil, diag.Diagnostics{diag.Errorf(whole, format, args...)}
+	}
+	info, err := fl.Stat(path)
+	switch {
+	case err != nil:
+		return fail("cannot read: %v", unwrapPathError(err))
+	case info.IsDir():
+		return fail("is a folder, want %s", want)
+	case !info.Mode().IsRegular():
+		return fail("is a device, pipe or socket, want %s", want)
+	case info.Size() > maxSpecBytes:
+		return fail("file is %d bytes, larger than the %d-byte limit for a spec", info.Size(), maxSpecBytes)
+	}
+	f, err := fl.fsys.Open(path)
+	if err != nil {
+		return fail("cannot read: %v", unwrapPathError(err))
+	}
+	defer f.Close()
+	src, err := io.ReadAll(io.LimitReader(f, maxSpecBytes+1))
+	switch {
+	case err != nil:
+		return fail("cannot read: %v", unwrapPathError(err))
+	case len(src) > maxSpecBytes:
+		return fail("file is larger than the %d-byte limit for a spec", maxSpecBytes)
+	}
+	return src, nil
+}
+
+func unwrapPathError(err error) error {
+	if pe, ok := err.(*fs.PathError); ok {
+		return pe.Err
+	}
+	return err
+}
