@@ -1,5 +1,5 @@
 // Package source is the only code of the compiler that opens files. It
-
+// reads spec, values and env files through an fs.FS (Disk by default,
 // fstest.MapFS in tests), bounded and regular files only; parses YAML
 // keeping positions (filling in those CUE's decoder drops, yamlpos.go);
 // checks the tree before any schema sees it (duplicate keys, depth,
