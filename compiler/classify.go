@@ -7,8 +7,8 @@ import (
 	"cuelang.org/go/cue/ast"
 
 	"github.com/mlcube-compile/mlcube-compile/compiler/source"
+	"github.com/mlcube-compile/mlcube-compile/compiler/spec"
 	"github.com/mlcube-compile/mlcube-compile/diag"
-	"github.com/mlcube-compile/mlcube-compile/schema"
 )
 
 // FileKind is what a spec file is, as lint finds it.
@@ -65,38 +65,12 @@ func classifyTree(f *ast.File) FileKind {
 		return TaskFile
 	case source.TopLevelMapping(f, "tasks") && (source.HasTopLevel(f, "docker") || source.HasTopLevel(f, "name")):
 		return CubeFile
-	case len(f.Decls) > 0 && isPlatform(f):
+	case len(f.Decls) > 0 && spec.IsPlatform(f):
 		return PlatformFile
 	}
 	return NotASpec
 }
 
-// isPlatform reports whether a file, named for nothing, is a platform
-// file: one that passes the platform schema. Many tools' YAML has keys
-// such as image: or namespace:, so only a file that is wholly a platform
-// file is taken for one; name it platform.yaml, or use --platform, to have
-// its mistakes reported.
-func isPlatform(f *ast.File) bool {
-	s, err := schema.Load()
-	if err != nil {
-		return false
-	}
-	s.Lock()
-	defer s.Unlock()
-	_, diags := checkDocument(s, f, schema.Platform)
-	return !diags.HasErrors()
-}
-
 // CheckPlatform checks a platform file that no cube or pipeline beside it
 // is compiled with: its schema and what decoding it checks.
-func CheckPlatform(path string) diag.Diagnostics {
-	s, err := schema.Load()
-	if err != nil {
-		return diag.Diagnostics{diag.Errorf(diag.At(diag.Pos{File: path}).Field("schema"), "%v", err)}
-	}
-	s.Lock()
-	defer s.Unlock()
-	l := newLoader(s, source.New(nil))
-	l.platform(path)
-	return l.diags.Sorted()
-}
+func CheckPlatform(path string) diag.Diagnostics { return spec.CheckPlatform(path) }

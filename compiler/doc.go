@@ -1,8 +1,10 @@
-// Package compiler is mlcube-compile's front end. It reads MLCube, platform
-// and pipeline files keeping positions, checks them against the embedded
-// CUE schemas, resolves ${...} references, runs the semantic checks (names,
-// bindings, path flow, cycles) and lowers the result to package ir.
+// Package compiler is mlcube-compile's front end, and the thin driver of
+// its phases: package source reads files (the only code that opens one),
+// package spec checks them against the embedded CUE schemas and decodes
+// them, package lower checks the specs against each other and lowers
+// them to package ir, using package graph for the step graph.
 //
 // Every problem is collected as a Diagnostic printed as
-// file:line:col: field.path: message, so a user sees all of them at once.
+// file:line:col: field.path: message, so a user sees all of them at once;
+// Compile returns them sorted.
 package compiler

@@ -150,7 +150,7 @@ for round in 1 2 3 4 5; do
 done
 
 log "stages: go test -bench, -benchmem (lint is measured above)"
-go test ./schema ./compiler ./cmd/mlcube-compile -run '^$' -bench . -skip BenchmarkLint -benchmem \
+go test ./schema ./compiler/... ./cmd/mlcube-compile -run '^$' -bench . -skip BenchmarkLint -benchmem \
   -count 3 -benchtime "${BENCHTIME:-100ms}" >"$RES/stages.txt"
 
 versions() {

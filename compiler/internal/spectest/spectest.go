@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/mlcube-compile/mlcube-compile/diag"
+	"github.com/mlcube-compile/mlcube-compile/internal/specgen"
 )
 
 // AddSeeds seeds a fuzz target with every file ending in ext of the
@@ -52,6 +53,31 @@ func CheckDiagnostics(t *testing.T, diags diag.Diagnostics, via string) {
 		}
 		if (d.Pos.Line < 1 || d.Pos.Col < 1) && d.Field != via {
 			t.Fatalf("diagnostic about %s without a line and column: %#v", d.Field, d)
+		}
+	}
+}
+
+// BenchSizes are the pipeline sizes the stage benchmarks run.
+var BenchSizes = []int{100, 1000}
+
+// ForEachPipeline runs fn as a sub-benchmark for every shape and size,
+// on specgen's cube and a generated pipeline written to a folder.
+func ForEachPipeline(b *testing.B, fn func(b *testing.B, cube, pipeline string)) {
+	for _, shape := range specgen.Shapes {
+		for _, n := range BenchSizes {
+			b.Run(fmt.Sprintf("%s-%d", shape, n), func(b *testing.B) {
+				text, err := specgen.Pipeline(shape, n, specgen.Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				dir := b.TempDir()
+				for name, body := range map[string]string{"mlcube.yaml": specgen.Cube, "pipeline.yaml": text} {
+					if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+						b.Fatal(err)
+					}
+				}
+				fn(b, dir, filepath.Join(dir, "pipeline.yaml"))
+			})
 		}
 	}
 }

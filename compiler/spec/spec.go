@@ -1,4 +1,4 @@
-package compiler
+package spec
 
 import (
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
@@ -10,31 +10,31 @@ import (
 // locations that semantic checks report against.
 
 // cube is one MLCube, in either layout.
-type cube struct {
+type Cube struct {
 	Name  string
 	File  string // the mlcube.yaml it was read from
 	Image string
 	// AcceleratorCount is platform.accelerator_count.
 	AcceleratorCount int
-	GPUArgs, CPUArgs dockerArgs
-	Env              []envVar
-	K8s              k8sRunner
-	Tasks            []*cubeTask
+	GPUArgs, CPUArgs DockerArgs
+	Env              []EnvVar
+	K8s              K8sRunner
+	Tasks            []*Task
 	// Legacy marks the 1.0 layout, whose runner passes no task name.
 	Legacy bool
 }
 
-// dockerArgs is a docker run flag string and where it is written.
-type dockerArgs struct {
+// DockerArgs is a docker run flag string and where it is written.
+type DockerArgs struct {
 	Text string
 	Loc  diag.Loc
 }
 
-type k8sRunner struct {
+type K8sRunner struct {
 	PVC, Image, Namespace string
 }
 
-func (c *cube) task(name string) *cubeTask {
+func (c *Cube) Task(name string) *Task {
 	for _, t := range c.Tasks {
 		if t.Name == name {
 			return t
@@ -43,7 +43,7 @@ func (c *cube) task(name string) *cubeTask {
 	return nil
 }
 
-func (c *cube) taskNames() []string {
+func (c *Cube) TaskNames() []string {
 	names := make([]string, len(c.Tasks))
 	for i, t := range c.Tasks {
 		names[i] = t.Name
@@ -51,18 +51,18 @@ func (c *cube) taskNames() []string {
 	return names
 }
 
-type cubeTask struct {
+type Task struct {
 	Name string
 	// Loc is where the task is written: its key in the cube, or the
 	// task_name of a legacy invoke file.
 	Loc        diag.Loc
 	Entrypoint string
-	Inputs     []*param
-	Outputs    []*param
+	Inputs     []*Param
+	Outputs    []*Param
 }
 
 // param is one task parameter: a path relative to its volume.
-type param struct {
+type Param struct {
 	Name string
 	Path string
 	Dir  bool
@@ -71,25 +71,25 @@ type param struct {
 	Claim string
 }
 
-// envVar is a variable and where it is written, as env files give them.
-type envVar = source.EnvVar
+// EnvVar is a variable and where it is written, as env files give them.
+type EnvVar = source.EnvVar
 
-// platformSpec is the cluster profile; every field is optional.
-type platformSpec struct {
+// Platform is the cluster profile; every field is optional.
+type Platform struct {
 	File string `json:"-"`
-	// loc is the platform file, or nowhere without one.
-	loc                diag.Loc
-	Namespace          string               `json:"namespace"`
-	ServiceAccountName string               `json:"serviceAccountName"`
-	JobServiceAccount  string               `json:"jobServiceAccountName"`
-	LimitsEqual        bool                 `json:"limitsEqualRequests"`
-	Image              string               `json:"image"`
-	ImagePullPolicy    string               `json:"imagePullPolicy"`
-	ImagePullSecrets   []string             `json:"imagePullSecrets"`
-	GPU                gpuSpec              `json:"gpu"`
-	CPU                scheduling           `json:"cpu"`
-	Storage            storageSpec          `json:"storage"`
-	SecurityContext    *securityContextSpec `json:"securityContext"`
+	// Loc is the platform file, or nowhere without one.
+	Loc                diag.Loc         `json:"-"`
+	Namespace          string           `json:"namespace"`
+	ServiceAccountName string           `json:"serviceAccountName"`
+	JobServiceAccount  string           `json:"jobServiceAccountName"`
+	LimitsEqual        bool             `json:"limitsEqualRequests"`
+	Image              string           `json:"image"`
+	ImagePullPolicy    string           `json:"imagePullPolicy"`
+	ImagePullSecrets   []string         `json:"imagePullSecrets"`
+	GPU                GPU              `json:"gpu"`
+	CPU                Scheduling       `json:"cpu"`
+	Storage            Storage          `json:"storage"`
+	SecurityContext    *SecurityContext `json:"securityContext"`
 	MPI                struct {
 		APIVersion string `json:"apiVersion"`
 	} `json:"mpi"`
@@ -97,17 +97,17 @@ type platformSpec struct {
 	TTLSeconds   *int32 `json:"ttlSecondsAfterFinished"`
 }
 
-type gpuSpec struct {
+type GPU struct {
 	Resource string `json:"resource"`
-	scheduling
+	Scheduling
 }
 
-type scheduling struct {
+type Scheduling struct {
 	NodeSelector map[string]string `json:"nodeSelector"`
-	Tolerations  []tolerationSpec  `json:"tolerations"`
+	Tolerations  []Toleration      `json:"tolerations"`
 }
 
-type tolerationSpec struct {
+type Toleration struct {
 	Key               string `json:"key"`
 	Operator          string `json:"operator"`
 	Value             string `json:"value"`
@@ -115,7 +115,7 @@ type tolerationSpec struct {
 	TolerationSeconds *int64 `json:"tolerationSeconds"`
 }
 
-type storageSpec struct {
+type Storage struct {
 	PVC              string      `json:"pvc"`
 	Size             interface{} `json:"size"`
 	StorageClassName string      `json:"storageClassName"`
@@ -123,37 +123,37 @@ type storageSpec struct {
 	MountPath        string      `json:"mountPath"`
 }
 
-type securityContextSpec struct {
+type SecurityContext struct {
 	RunAsUser    *int64 `json:"runAsUser"`
 	RunAsGroup   *int64 `json:"runAsGroup"`
 	FSGroup      *int64 `json:"fsGroup"`
 	RunAsNonRoot *bool  `json:"runAsNonRoot"`
 }
 
-// pipelineSpec is a pipeline file, or the pipeline made of a cube's tasks.
-type pipelineSpec struct {
+// Pipeline is a pipeline file, or the pipeline made of a cube's tasks.
+type Pipeline struct {
 	File string
 	// Loc is the pipeline file, or the cube file for a cube's tasks.
 	Loc    diag.Loc
 	Name   string
-	Params []*pipelineParam
+	Params []*PipelineParam
 	// SecretEnv applies to every step; a step's own entries win.
-	SecretEnv []secretEnvVar
+	SecretEnv []SecretEnvVar
 	// Configs become one ConfigMap; each key is a variable of every step.
-	Configs  []configEntry
-	Schedule *scheduleSpec
-	Steps    []*stepSpec
+	Configs  []ConfigEntry
+	Schedule *Schedule
+	Steps    []*Step
 }
 
-// secretEnvVar sets a variable from a key of a Kubernetes Secret.
-type secretEnvVar struct {
+// SecretEnvVar sets a variable from a key of a Kubernetes Secret.
+type SecretEnvVar struct {
 	Name   string
 	Secret string `json:"secret"`
 	Key    string `json:"key"`
 	Loc    diag.Loc
 }
 
-type pipelineParam struct {
+type PipelineParam struct {
 	Name        string
 	Default     *string
 	Required    bool
@@ -161,56 +161,56 @@ type pipelineParam struct {
 	Enum        []string
 	Loc         diag.Loc
 	// Given is the -f or --set value that became Default, if one did.
-	Given *paramValue
+	Given *ParamValue
 }
 
-// stepSpec is one step: a task of a cube with the step's own settings.
-type stepSpec struct {
+// Step is one step: a task of a cube with the step's own settings.
+type Step struct {
 	Name string
 	// Loc is where the step is written, and its fields below it.
 	Loc   diag.Loc
-	Cube  *cube
-	Task  *cubeTask
+	Cube  *Cube
+	Task  *Task
 	After []string
 	// Inputs and Outputs override the paths of the task's parameters.
 	Inputs, Outputs map[string]string
 	Args            []string
-	Env             []envVar
+	Env             []EnvVar
 	EnvFile         string
-	EnvFileVars     []envVar
-	SecretEnv       []secretEnvVar
-	Resources       resourcesSpec
+	EnvFileVars     []EnvVar
+	SecretEnv       []SecretEnvVar
+	Resources       Resources
 	NodeSelector    map[string]string
-	Tolerations     []tolerationSpec
-	SecurityContext *securityContextSpec
-	Retries         *retriesSpec
+	Tolerations     []Toleration
+	SecurityContext *SecurityContext
+	Retries         *Retries
 	Timeout         string
 	// MPI and Dask are set for distributed steps; a Dask step has no
 	// Cube or Task.
-	MPI  *mpiSpec
-	Dask *daskSpec
+	MPI  *MPI
+	Dask *Dask
 }
 
-// mpiSpec is a step's mpi: section.
-type mpiSpec struct {
-	Workers          int            `json:"workers"`
-	SlotsPerWorker   *int           `json:"slotsPerWorker"`
-	Implementation   string         `json:"implementation"`
-	Entrypoint       string         `json:"entrypoint"`
-	WorkerCommand    []string       `json:"workerCommand"`
-	SSHAuthMountPath string         `json:"sshAuthMountPath"`
-	Launcher         *resourcesSpec `json:"launcher"`
+// MPI is a step's mpi: section.
+type MPI struct {
+	Workers          int        `json:"workers"`
+	SlotsPerWorker   *int       `json:"slotsPerWorker"`
+	Implementation   string     `json:"implementation"`
+	Entrypoint       string     `json:"entrypoint"`
+	WorkerCommand    []string   `json:"workerCommand"`
+	SSHAuthMountPath string     `json:"sshAuthMountPath"`
+	Launcher         *Resources `json:"launcher"`
 }
 
-// daskSpec is a step's dask: section.
-type daskSpec struct {
+// Dask is a step's dask: section.
+type Dask struct {
 	Function string `json:"function"`
 	// Args is the args mapping as JSON, in the order it is written.
-	Args      string         `json:"-"`
-	Workers   int            `json:"-"`
-	Autoscale *ir.Autoscale  `json:"-"`
-	Worker    *resourcesSpec `json:"worker"`
-	Image     string         `json:"image"`
+	Args      string        `json:"-"`
+	Workers   int           `json:"-"`
+	Autoscale *ir.Autoscale `json:"-"`
+	Worker    *Resources    `json:"worker"`
+	Image     string        `json:"image"`
 	Setup     struct {
 		Pip   []string `json:"pipPackages"`
 		Apt   []string `json:"aptPackages"`
@@ -223,13 +223,13 @@ type daskSpec struct {
 	} `json:"-"`
 }
 
-type resourcesSpec struct {
+type Resources struct {
 	CPU    interface{} `json:"cpu"`
 	Memory interface{} `json:"memory"`
 	GPU    *int        `json:"gpu"`
 }
 
-type retriesSpec struct {
+type Retries struct {
 	Limit   int    `json:"limit"`
 	Backoff string `json:"backoff"`
 }

@@ -1,4 +1,4 @@
-package compiler
+package spec
 
 import (
 	"fmt"
@@ -12,12 +12,12 @@ import (
 	"github.com/mlcube-compile/mlcube-compile/schema"
 )
 
-// fuzzSchema loads the shared schema for a fuzz target, whose inputs
-// each hold its lock.
-func fuzzSchema(f *testing.F) *schema.Schema {
+// testSchema loads the shared schema for a fuzz target or a benchmark,
+// whose runs each hold its lock.
+func testSchema(tb testing.TB) *schema.Schema {
 	s, err := schema.Load()
 	if err != nil {
-		f.Fatal(err)
+		tb.Fatal(err)
 	}
 	return s
 }
@@ -25,8 +25,8 @@ func fuzzSchema(f *testing.F) *schema.Schema {
 // FuzzSpec feeds bytes to the front end as every kind of spec: the YAML
 // parser, the tree checks, reference resolution and the CUE schemas.
 func FuzzSpec(f *testing.F) {
-	spectest.AddSeeds(f, "..", ".yaml")
-	s := fuzzSchema(f)
+	spectest.AddSeeds(f, "../..", ".yaml")
+	s := testSchema(f)
 	f.Fuzz(func(t *testing.T, src []byte) {
 		s.Lock()
 		defer s.Unlock()
@@ -36,7 +36,7 @@ func FuzzSpec(f *testing.F) {
 			func(f *ast.File) diag.Diagnostics { _, diags := decodeLegacyPlatform(s, f); return diags },
 			func(f *ast.File) diag.Diagnostics {
 				l := newLoader(s, source.New(nil))
-				l.decodePipeline(f, func() *cube { return nil })
+				l.decodePipeline(f, func() *Cube { return nil })
 				return l.diags
 			},
 		}
@@ -59,15 +59,15 @@ func FuzzSpec(f *testing.F) {
 // it accepts to a pipeline's params. Every accepted value is a scalar with
 // its position, and fills the param it names and no other.
 func FuzzValues(f *testing.F) {
-	spectest.AddSeeds(f, "..", "values.yaml")
+	spectest.AddSeeds(f, "../..", "values.yaml")
 	for _, seed := range []string{"epochs: 10\n", "size: large\nepochs: '3'\n", "epochs: {a: 1}\n", "nope: 1\n", "epochs: [1]\n", "epochs: null\n", "epochs: true\n", "\"ep ochs\": 1\n"} {
 		f.Add([]byte(seed))
 	}
-	s := fuzzSchema(f)
+	s := testSchema(f)
 	f.Fuzz(func(t *testing.T, src []byte) {
 		s.Lock()
 		defer s.Unlock()
-		read := func() (diag.Diagnostics, []paramValue) {
+		read := func() (diag.Diagnostics, []ParamValue) {
 			file, diags := source.ParseYAML("values.yaml", source.Flag("-f"), src)
 			if file == nil {
 				return diags, nil
@@ -83,8 +83,8 @@ func FuzzValues(f *testing.F) {
 			spectest.CheckDiagnostics(t, diags, "-f")
 			return
 		}
-		p := &pipelineSpec{File: "pipeline.yaml", Params: []*pipelineParam{{Name: "epochs"}, {Name: "size", Enum: []string{"small", "large"}}}}
-		diags = append(diags, applyValues(p, values)...)
+		p := &Pipeline{File: "pipeline.yaml", Params: []*PipelineParam{{Name: "epochs"}, {Name: "size", Enum: []string{"small", "large"}}}}
+		diags = append(diags, ApplyValues(p, values)...)
 		spectest.CheckDiagnostics(t, diags, "-f")
 		for _, v := range values {
 			if v.Loc.Pos().Line < 1 || v.Loc.Path() == "" {

@@ -1,4 +1,4 @@
-package compiler
+package spec
 
 import (
 	"regexp"
@@ -52,8 +52,8 @@ var notASecret = regexp.MustCompile(`^(|[./~].*|\d+|true|false|yes|no|on|off|Tru
 // tokenizerWords name tokenizer tokens, not credentials: --pad_token=<pad>.
 var tokenizerWords = map[string]bool{"pad": true, "eos": true, "bos": true, "unk": true, "sep": true, "cls": true, "mask": true, "special": true, "start": true, "end": true}
 
-// secretHint is how to pass a credential instead.
-const secretHint = "a spec is not the place for credentials, since manifests are stored and shown in plain text; put it in a Kubernetes Secret and refer to it from the pipeline file with secretEnv: {NAME: {secret: SECRET_NAME, key: KEY}}"
+// SecretHint is how to pass a credential instead.
+const SecretHint = "a spec is not the place for credentials, since manifests are stored and shown in plain text; put it in a Kubernetes Secret and refer to it from the pipeline file with secretEnv: {NAME: {secret: SECRET_NAME, key: KEY}}"
 
 // credentialKey reports whether a key names a credential.
 func credentialKey(key string) bool {
@@ -82,43 +82,43 @@ func credentialValue(value string) string {
 	return ""
 }
 
-// checkCredential refuses a key or value, written at, that looks like a
+// CheckCredential refuses a key or value, written at, that looks like a
 // credential; nil when it does not.
-func checkCredential(key, value string, at diag.Loc) diag.Diagnostics {
+func CheckCredential(key, value string, at diag.Loc) diag.Diagnostics {
 	if credentialKey(key) && !notASecret.MatchString(value) {
-		return diag.Diagnostics{diag.Errorf(at, "%q names a credential; %s", key, secretHint)}
+		return diag.Diagnostics{diag.Errorf(at, "%q names a credential; %s", key, SecretHint)}
 	}
 	if kind := credentialValue(value); kind != "" {
-		return diag.Diagnostics{diag.Errorf(at, "the value looks like %s; %s", kind, secretHint)}
+		return diag.Diagnostics{diag.Errorf(at, "the value looks like %s; %s", kind, SecretHint)}
 	}
 	return nil
 }
 
-// checkParamCredential refuses a parameter named for a credential whatever
+// CheckParamCredential refuses a parameter named for a credential whatever
 // its default: the value given at submit time is kept in the run's spec.
-func checkParamCredential(name, def string, at diag.Loc) diag.Diagnostics {
+func CheckParamCredential(name, def string, at diag.Loc) diag.Diagnostics {
 	if credentialKey(name) {
-		return diag.Diagnostics{diag.Errorf(at, "%q names a credential, and a parameter's value is kept in the run's spec; %s", name, secretHint)}
+		return diag.Diagnostics{diag.Errorf(at, "%q names a credential, and a parameter's value is kept in the run's spec; %s", name, SecretHint)}
 	}
-	return checkCredential("", def, at)
+	return CheckCredential("", def, at)
 }
 
-// checkArgCredential refuses an argument such as --password=hunter2, or
+// CheckArgCredential refuses an argument such as --password=hunter2, or
 // one whose value has a credential's shape. Flags are read more loosely
 // than env keys: --key=image and --pad_token=<pad> are not credentials.
-func checkArgCredential(arg string, at diag.Loc) diag.Diagnostics {
+func CheckArgCredential(arg string, at diag.Loc) diag.Diagnostics {
 	flag, value, hasValue := strings.Cut(arg, "=")
 	words := keyWords(flag)
 	n := len(words)
 	switch {
 	case !strings.HasPrefix(flag, "-") || !hasValue || n == 0:
-		return checkCredential("", arg, at)
+		return CheckCredential("", arg, at)
 	case n == 1 && words[0] == "key":
-		return checkCredential("", value, at)
+		return CheckCredential("", value, at)
 	case words[n-1] == "token" && n >= 2 && tokenizerWords[words[n-2]]:
-		return checkCredential("", value, at)
+		return CheckCredential("", value, at)
 	}
-	return checkCredential(strings.TrimLeft(flag, "-"), value, at)
+	return CheckCredential(strings.TrimLeft(flag, "-"), value, at)
 }
 
 // keyWords splits a key into lower-case words at punctuation and at case

@@ -1,24 +1,18 @@
-package compiler
+package spec
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"fmt"
-	"strings"
-
 	"cuelang.org/go/cue"
 	"k8s.io/apimachinery/pkg/util/validation"
 
-	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
 	"github.com/mlcube-compile/mlcube-compile/diag"
 )
 
 // maxConfigBytes is the API server's limit on a ConfigMap's data.
 const maxConfigBytes = 1 << 20
 
-// configEntry is one key of configs: and its value as the ConfigMap
+// ConfigEntry is one key of configs: and its value as the ConfigMap
 // stores it.
-type configEntry struct {
+type ConfigEntry struct {
 	Key, Value string
 	Loc        diag.Loc
 }
@@ -27,13 +21,13 @@ type configEntry struct {
 // stored as JSON, a scalar as its text. Keys become environment variable
 // names, and values that name or look like credentials are refused, at
 // any depth.
-func decodeConfigs(loc diag.Loc, v cue.Value) ([]configEntry, diag.Diagnostics) {
-	var out []configEntry
+func decodeConfigs(loc diag.Loc, v cue.Value) ([]ConfigEntry, diag.Diagnostics) {
+	var out []ConfigEntry
 	var diags diag.Diagnostics
 	size := 0
 	forFields(v, func(key string, cv cue.Value) {
-		e := configEntry{Key: key, Loc: loc.Field(key)}
-		if !envName.MatchString(key) || len(validation.IsConfigMapKey(key)) > 0 {
+		e := ConfigEntry{Key: key, Loc: loc.Field(key)}
+		if !EnvName.MatchString(key) || len(validation.IsConfigMapKey(key)) > 0 {
 			diags = append(diags, diag.Errorf(e.Loc, "%q is not a valid environment variable name and ConfigMap key (letters, digits, '_', '-' and '.', not starting with a digit)", key))
 			return
 		}
@@ -68,7 +62,7 @@ func decodeConfigs(loc diag.Loc, v cue.Value) ([]configEntry, diag.Diagnostics) 
 func checkConfigValue(loc diag.Loc, key string, v cue.Value) diag.Diagnostics {
 	kind := v.IncompleteKind()
 	if (kind == cue.StructKind || kind == cue.ListKind) && credentialKey(key) {
-		return diag.Diagnostics{diag.Errorf(loc, "%q names a credential; %s", key, secretHint)}
+		return diag.Diagnostics{diag.Errorf(loc, "%q names a credential; %s", key, SecretHint)}
 	}
 	var diags diag.Diagnostics
 	switch kind {
@@ -88,52 +82,11 @@ func checkConfigValue(loc diag.Loc, key string, v cue.Value) diag.Diagnostics {
 		return diags
 	}
 	s := scalarString(v)
-	if diags := checkCredential(key, s, loc); diags != nil {
+	if diags := CheckCredential(key, s, loc); diags != nil {
 		return diags
 	}
-	if m := anyRef.FindStringSubmatch(s); m != nil {
+	if m := AnyRef.FindStringSubmatch(s); m != nil {
 		return diag.Diagnostics{diag.Errorf(loc, "${%s}: configs become a ConfigMap that exists before the run, so no engine fills in references there; pass the value through a step's env: instead", m[1])}
 	}
 	return nil
-}
-
-// lowerConfigs makes the ConfigMap, named after the pipeline and its
-// content, as kustomize's configMapGenerator names them: a run with
-// edited configs gets a new ConfigMap and never reads the old one.
-func (lw *lowering) lowerConfigs() {
-	if len(lw.spec.Configs) == 0 {
-		return
-	}
-	data := map[string]string{}
-	for _, e := range lw.spec.Configs {
-		data[e.Key] = e.Value
-	}
-	lw.p.Config = &ir.ConfigMap{Name: lw.p.Name + "-" + contentHash(data), Data: data}
-}
-
-// contentHash is ten characters of the SHA-256 of data, keys sorted,
-// spelt as kustomize spells its suffixes: hex with 0, 1, 3, a and e
-// replaced by g, h, k, m and t, so that no suffix reads as a word or a
-// number.
-func contentHash(data map[string]string) string {
-	h := sha256.New()
-	for _, k := range sortedKeys(data) {
-		// Each key and value with its length, so that no two maps collide.
-		fmt.Fprintf(h, "%d:%s%d:%s", len(k), k, len(data[k]), data[k])
-	}
-	sum := hex.EncodeToString(h.Sum(nil))[:10]
-	return strings.NewReplacer("0", "g", "1", "h", "3", "k", "a", "m", "e", "t").Replace(sum)
-}
-
-// configEnv is one variable per key of the pipeline's ConfigMap.
-func (lw *lowering) configEnv() []ir.EnvVar {
-	cm := lw.p.Config
-	if cm == nil {
-		return nil
-	}
-	var out []ir.EnvVar
-	for _, k := range sortedKeys(cm.Data) {
-		out = append(out, ir.EnvVar{Name: k, Config: &ir.ConfigKey{ConfigMap: cm.Name, Key: k}})
-	}
-	return out
 }

@@ -1,4 +1,4 @@
-package compiler
+package spec
 
 import (
 	"cuelang.org/go/cue/ast"
@@ -8,15 +8,15 @@ import (
 )
 
 // decodePlatform reads a platform file; nil after a problem.
-func decodePlatform(s *schema.Schema, f *ast.File) (*platformSpec, diag.Diagnostics) {
+func decodePlatform(s *schema.Schema, f *ast.File) (*Platform, diag.Diagnostics) {
 	doc, diags := checkDocument(s, f, schema.Platform)
 	if diags.HasErrors() {
 		return nil, diags
 	}
-	p := &platformSpec{}
+	p := &Platform{}
 	if err := doc.data.Decode(p); err != nil {
 		return nil, diag.Diagnostics{diag.Errorf(diag.At(diag.Pos{File: doc.file}), "decoding: %v", err)}
 	}
-	p.File, p.loc = doc.file, doc.top()
+	p.File, p.Loc = doc.file, doc.top()
 	return p, nil
 }

@@ -1,4 +1,4 @@
-package compiler
+package spec
 
 import (
 	"testing"
@@ -27,7 +27,7 @@ func TestCredentials(t *testing.T) {
 	}
 	for kv, want := range env {
 		k, v := splitKV(kv)
-		if got := refused(checkCredential(k, v, at.Field("env"))); got != want {
+		if got := refused(CheckCredential(k, v, at.Field("env"))); got != want {
 			t.Errorf("env %s: refused %v, want %v", kv, got, want)
 		}
 	}
@@ -45,11 +45,11 @@ func TestCredentials(t *testing.T) {
 		"--primary-key-id=7":                         false,
 	}
 	for a, want := range args {
-		if got := refused(checkArgCredential(a, at.Field("args"))); got != want {
+		if got := refused(CheckArgCredential(a, at.Field("args"))); got != want {
 			t.Errorf("arg %s: refused %v, want %v", a, got, want)
 		}
 	}
-	if !refused(checkParamCredential("hf_token", "", at.Field("params"))) {
+	if !refused(CheckParamCredential("hf_token", "", at.Field("params"))) {
 		t.Error("a parameter named hf_token with no default is accepted")
 	}
 }

@@ -1,4 +1,4 @@
-package compiler
+package spec
 
 import (
 	"sort"
@@ -16,12 +16,12 @@ var credentialOutputKeys = map[string]bool{"key": true, "secret_key": true, "acc
 
 // decodeMPI reads the mpi: section of the step sv written at step, if it
 // has one.
-func (l *loader) decodeMPI(step diag.Loc, sv cue.Value) *mpiSpec {
+func (l *loader) decodeMPI(step diag.Loc, sv cue.Value) *MPI {
 	mv := sv.LookupPath(pathOf("mpi"))
 	if !mv.Exists() {
 		return nil
 	}
-	m := &mpiSpec{}
+	m := &MPI{}
 	if err := mv.Decode(m); err != nil {
 		l.errorf(step.Field("mpi"), "decoding: %v", err)
 		return nil
@@ -32,13 +32,13 @@ func (l *loader) decodeMPI(step diag.Loc, sv cue.Value) *mpiSpec {
 // decodeDask reads the dask: section of the step sv written at step, if
 // it has one. The function's args are kept as JSON, in the order they are
 // written.
-func (l *loader) decodeDask(step diag.Loc, sv cue.Value) *daskSpec {
+func (l *loader) decodeDask(step diag.Loc, sv cue.Value) *Dask {
 	dv := sv.LookupPath(pathOf("dask"))
 	if !dv.Exists() {
 		return nil
 	}
 	at := step.Field("dask")
-	d := &daskSpec{}
+	d := &Dask{}
 	if err := dv.Decode(d); err != nil {
 		l.errorf(at, "decoding: %v", err)
 		return nil
@@ -70,7 +70,7 @@ func (l *loader) decodeDask(step diag.Loc, sv cue.Value) *daskSpec {
 
 // decodeDaskOutput reads where the table goes, written at at. Credentials
 // written into the spec are refused: seed 004 shows that mistake.
-func (l *loader) decodeDaskOutput(at diag.Loc, ov cue.Value, d *daskSpec) {
+func (l *loader) decodeDaskOutput(at diag.Loc, ov cue.Value, d *Dask) {
 	var keys []string
 	forFields(ov, func(k string, v cue.Value) { keys = append(keys, k) })
 	sort.Strings(keys)

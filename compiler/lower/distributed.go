@@ -1,4 +1,4 @@
-package compiler
+package lower
 
 import (
 	"path"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/mlcube-compile/mlcube-compile/compiler/graph"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+	"github.com/mlcube-compile/mlcube-compile/compiler/spec"
 	"github.com/mlcube-compile/mlcube-compile/diag"
 )
 
@@ -33,7 +34,7 @@ var defaultWorkerCommand = []string{"/usr/sbin/sshd", "-De"}
 
 // lowerMPI makes s an MPI step: the launcher runs mpirun over every slot
 // with the task's entrypoint, and each worker gets the step's resources.
-func (lw *lowering) lowerMPI(st *stepSpec, s *ir.Step) {
+func (lw *lowering) lowerMPI(st *spec.Step, s *ir.Step) {
 	m, at := st.MPI, st.Loc.Field("mpi")
 	job := &ir.MPIJob{
 		APIVersion:              lw.plat.MPI.APIVersion,
@@ -97,7 +98,7 @@ func (lw *lowering) lowerMPI(st *stepSpec, s *ir.Step) {
 // slots is how many ranks each worker runs: slotsPerWorker, else one per
 // GPU of the worker (mpirun -np is workers × slots, so a worker with 8
 // GPUs and one slot would leave 7 idle), else one.
-func (lw *lowering) slots(st *stepSpec, s *ir.Step, job *ir.MPIJob) {
+func (lw *lowering) slots(st *spec.Step, s *ir.Step, job *ir.MPIJob) {
 	gpus := s.Resources.GPU
 	switch m := st.MPI; {
 	case m.SlotsPerWorker == nil && gpus > 1:
@@ -117,12 +118,12 @@ func (lw *lowering) slots(st *stepSpec, s *ir.Step, job *ir.MPIJob) {
 // to it, and ssh then refuses the key as too open
 // (kubeflow/mpi-operator#429). Keys elsewhere are owned by root, which
 // ssh accepts for another user.
-func (lw *lowering) checkSSHKeys(st *stepSpec, s *ir.Step, job *ir.MPIJob) {
+func (lw *lowering) checkSSHKeys(st *spec.Step, s *ir.Step, job *ir.MPIJob) {
 	sc := s.SecurityContext
 	if job.APIVersion == mpiV1 || sc == nil || sc.FSGroup == nil || job.SSHAuthMountPath != defaultSSHAuthMountPath {
 		return
 	}
-	owner := lw.plat.loc
+	owner := lw.plat.Loc
 	if st.SecurityContext != nil && st.SecurityContext.FSGroup != nil {
 		owner = st.Loc
 	}
@@ -148,7 +149,7 @@ func forwardEnv(implementation string, env []ir.EnvVar) []string {
 }
 
 // lowerDaskStep lowers a step that runs a function on a Dask cluster.
-func (lw *lowering) lowerDaskStep(st *stepSpec, name string) (*ir.Step, graph.IO) {
+func (lw *lowering) lowerDaskStep(st *spec.Step, name string) (*ir.Step, graph.IO) {
 	d, at := st.Dask, st.Loc.Field("dask")
 	s := &ir.Step{
 		Name: name, Loc: st.Loc, Kind: ir.Dask, Image: d.Image,
@@ -202,8 +203,8 @@ func (lw *lowering) daskTemplateName(step string) string {
 }
 
 // resourceOverride reads a resources mapping written at st's sels.
-func (lw *lowering) resourceOverride(r resourcesSpec, st *stepSpec, sels ...string) ir.Resources {
-	sub := &stepSpec{Resources: r, Loc: st.Loc}
+func (lw *lowering) resourceOverride(r spec.Resources, st *spec.Step, sels ...string) ir.Resources {
+	sub := &spec.Step{Resources: r, Loc: st.Loc}
 	for _, s := range sels {
 		sub.Loc = sub.Loc.Field(s)
 	}
@@ -216,7 +217,7 @@ func (lw *lowering) resourceOverride(r resourcesSpec, st *stepSpec, sels ...stri
 
 // checkHostname checks that the names the operator derives from a job's
 // generated name, the longest ending in suffix, are valid DNS-1035 labels.
-func (lw *lowering) checkHostname(st *stepSpec, at diag.Loc, generateName, suffix, what string) {
+func (lw *lowering) checkHostname(st *spec.Step, at diag.Loc, generateName, suffix, what string) {
 	longest := generateName + strings.Repeat("x", ir.GeneratedSuffixLen) + suffix
 	if len(validation.IsDNS1035Label(longest)) > 0 {
 		// Said at the step, whose name is part of the job's.
@@ -226,7 +227,7 @@ func (lw *lowering) checkHostname(st *stepSpec, at diag.Loc, generateName, suffi
 
 // checkDaskPackages refuses package names that the image's start script
 // would split or read as options.
-func (lw *lowering) checkDaskPackages(st *stepSpec, d *daskSpec) {
+func (lw *lowering) checkDaskPackages(st *spec.Step, d *spec.Dask) {
 	for _, list := range []struct {
 		key  string
 		pkgs []string
@@ -244,7 +245,7 @@ func (lw *lowering) checkDaskPackages(st *stepSpec, d *daskSpec) {
 // checkRootForSetup warns when the image's prepare.sh, which installs the
 // setup packages with apt-get, conda and pip into the image's own
 // folders, would run as a user that may not write there.
-func (lw *lowering) checkRootForSetup(st *stepSpec, s *ir.Step, d *daskSpec) {
+func (lw *lowering) checkRootForSetup(st *spec.Step, s *ir.Step, d *spec.Dask) {
 	if len(d.Setup.Apt)+len(d.Setup.Pip)+len(d.Setup.Conda) == 0 || !runsAsNonRoot(s.SecurityContext) {
 		return
 	}

@@ -1,4 +1,4 @@
-package compiler
+package spec
 
 import (
 	"fmt"
@@ -14,7 +14,7 @@ import (
 )
 
 // decodeCube reads an MLCube 2.0 mlcube.yaml that has been parsed.
-func decodeCube(s *schema.Schema, f *ast.File) (*cube, diag.Diagnostics) {
+func decodeCube(s *schema.Schema, f *ast.File) (*Cube, diag.Diagnostics) {
 	diags := source.ResolveRefs(f)
 	// A reference can join pieces into engine syntax, such as "{" and
 	// "{workflow.name}}"; the resolved text is checked again.
@@ -27,13 +27,13 @@ func decodeCube(s *schema.Schema, f *ast.File) (*cube, diag.Diagnostics) {
 		return nil, diags
 	}
 	v := doc.data
-	c := &cube{
+	c := &Cube{
 		Name:    str(v, "name"),
 		File:    doc.file,
 		Image:   str(v, "docker", "image"),
-		GPUArgs: dockerArgs{Text: str(v, "docker", "gpu_args"), Loc: doc.at("docker", "gpu_args")},
-		CPUArgs: dockerArgs{Text: str(v, "docker", "cpu_args"), Loc: doc.at("docker", "cpu_args")},
-		K8s: k8sRunner{
+		GPUArgs: DockerArgs{Text: str(v, "docker", "gpu_args"), Loc: doc.at("docker", "gpu_args")},
+		CPUArgs: DockerArgs{Text: str(v, "docker", "cpu_args"), Loc: doc.at("docker", "cpu_args")},
+		K8s: K8sRunner{
 			PVC:       str(v, "k8s", "pvc"),
 			Image:     str(v, "k8s", "image"),
 			Namespace: str(v, "k8s", "namespace"),
@@ -43,10 +43,10 @@ func decodeCube(s *schema.Schema, f *ast.File) (*cube, diag.Diagnostics) {
 		c.AcceleratorCount = int(n)
 	}
 	forFields(v.LookupPath(pathOf("docker", "env_args")), func(name string, ev cue.Value) {
-		c.Env = append(c.Env, envVar{Name: name, Value: scalarString(ev), Loc: doc.at("docker", "env_args", name)})
+		c.Env = append(c.Env, EnvVar{Name: name, Value: scalarString(ev), Loc: doc.at("docker", "env_args", name)})
 	})
 	forFields(v.LookupPath(pathOf("tasks")), func(name string, tv cue.Value) {
-		t := &cubeTask{Name: name, Loc: doc.at("tasks", name), Entrypoint: str(tv, "entrypoint")}
+		t := &Task{Name: name, Loc: doc.at("tasks", name), Entrypoint: str(tv, "entrypoint")}
 		t.Inputs = decodeParams(doc, tv, name, "inputs")
 		t.Outputs = decodeParams(doc, tv, name, "outputs")
 		diags = append(diags, checkParamNames(t, t.Loc.Field("parameters"))...)
@@ -59,10 +59,10 @@ func decodeCube(s *schema.Schema, f *ast.File) (*cube, diag.Diagnostics) {
 }
 
 // decodeParams reads a task's inputs or outputs in the order they are written.
-func decodeParams(doc *document, task cue.Value, taskName, kind string) []*param {
-	var out []*param
+func decodeParams(doc *document, task cue.Value, taskName, kind string) []*Param {
+	var out []*Param
 	forFields(task.LookupPath(pathOf("parameters", kind)), func(name string, pv cue.Value) {
-		p := &param{Name: name, Loc: doc.at("tasks", taskName, "parameters", kind, name)}
+		p := &Param{Name: name, Loc: doc.at("tasks", taskName, "parameters", kind, name)}
 		if pv.Kind() == cue.StringKind {
 			p.Path = str(pv)
 		} else {
@@ -87,10 +87,10 @@ var cubeParamName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 // checkParamNames reports parameter names that cannot become a flag, and a
 // name used for both an input and an output, each at the parameter, as
 // the field name below params.
-func checkParamNames(t *cubeTask, params diag.Loc) diag.Diagnostics {
+func checkParamNames(t *Task, params diag.Loc) diag.Diagnostics {
 	var diags diag.Diagnostics
 	seen := map[string]bool{}
-	for _, p := range append(append([]*param{}, t.Inputs...), t.Outputs...) {
+	for _, p := range append(append([]*Param{}, t.Inputs...), t.Outputs...) {
 		at := params.Field(p.Name).At(p.Loc.Pos())
 		switch {
 		case !cubeParamName.MatchString(p.Name):
@@ -105,7 +105,7 @@ func checkParamNames(t *cubeTask, params diag.Loc) diag.Diagnostics {
 
 // at is where a step that runs the task as it is reports: at the task's
 // position, as tasks.NAME.
-func (t *cubeTask) at() diag.Loc {
+func (t *Task) At() diag.Loc {
 	return diag.At(t.Loc.Pos()).Field("tasks").Field(t.Name)
 }
 

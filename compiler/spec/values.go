@@ -1,6 +1,7 @@
-package compiler
+package spec
 
 import (
+	"slices"
 	"strings"
 
 	"cuelang.org/go/cue"
@@ -16,17 +17,17 @@ type Setting struct {
 	Name, Value string
 }
 
-// paramValue is a value given to a param at compile time, and where:
+// ParamValue is a value given to a param at compile time, and where:
 // the key in a values file, or --set NAME.
-type paramValue struct {
+type ParamValue struct {
 	Name, Value string
 	Loc         diag.Loc
 }
 
-// readValues reads the -f files in order, then the --set settings: the
+// ReadValues reads the -f files in order, then the --set settings: the
 // values that fill params at compile time, later ones winning.
-func readValues(s *schema.Schema, src *source.Files, files []string, sets []Setting) ([]paramValue, diag.Diagnostics) {
-	var out []paramValue
+func ReadValues(s *schema.Schema, src *source.Files, files []string, sets []Setting) ([]ParamValue, diag.Diagnostics) {
+	var out []ParamValue
 	var diags diag.Diagnostics
 	for _, file := range files {
 		f, more := src.ReadYAML(file, source.Flag("-f"))
@@ -38,7 +39,7 @@ func readValues(s *schema.Schema, src *source.Files, files []string, sets []Sett
 		}
 	}
 	for _, set := range sets {
-		v := paramValue{Name: set.Name, Value: set.Value, Loc: diag.At(diag.Pos{File: "--set"}).Field(set.Name)}
+		v := ParamValue{Name: set.Name, Value: set.Value, Loc: diag.At(diag.Pos{File: "--set"}).Field(set.Name)}
 		// Files are checked for engine syntax as they are parsed; a
 		// flag's value is checked here.
 		if msg := source.TemplateSyntax(v.Value); msg != "" {
@@ -52,22 +53,22 @@ func readValues(s *schema.Schema, src *source.Files, files []string, sets []Sett
 
 // decodeValues reads one values file: a mapping of param names to
 // strings, numbers or booleans.
-func decodeValues(s *schema.Schema, f *ast.File) ([]paramValue, diag.Diagnostics) {
+func decodeValues(s *schema.Schema, f *ast.File) ([]ParamValue, diag.Diagnostics) {
 	doc, diags := checkDocument(s, f, schema.Values)
 	if diags.HasErrors() {
 		return nil, diags
 	}
-	var out []paramValue
+	var out []ParamValue
 	forFields(doc.data, func(name string, v cue.Value) {
-		out = append(out, paramValue{Name: name, Value: scalarString(v), Loc: doc.at(name)})
+		out = append(out, ParamValue{Name: name, Value: scalarString(v), Loc: doc.at(name)})
 	})
 	return out, nil
 }
 
-// applyValues gives each param named by a value that value as its
+// ApplyValues gives each param named by a value that value as its
 // default. A value for a param the pipeline does not have is an error.
-func applyValues(p *pipelineSpec, values []paramValue) diag.Diagnostics {
-	byName := map[string]*pipelineParam{}
+func ApplyValues(p *Pipeline, values []ParamValue) diag.Diagnostics {
+	byName := map[string]*PipelineParam{}
 	var names []string
 	for _, pp := range p.Params {
 		byName[pp.Name] = pp
@@ -84,7 +85,7 @@ func applyValues(p *pipelineSpec, values []paramValue) diag.Diagnostics {
 		case len(names) == 0:
 			diags = append(diags, diag.Errorf(v.Loc, "%s has no params: to fill", p.File))
 		default:
-			diags = append(diags, diag.Errorf(v.Loc, "no parameter %q in %s (params: %s)", v.Name, p.File, strings.Join(sortedCopy(names), ", ")))
+			diags = append(diags, diag.Errorf(v.Loc, "no parameter %q in %s (params: %s)", v.Name, p.File, strings.Join(slices.Sorted(slices.Values(names)), ", ")))
 		}
 	}
 	return diags

@@ -1,4 +1,4 @@
-package compiler
+package lower
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/resource"
 
+	"github.com/mlcube-compile/mlcube-compile/compiler/spec"
 	"github.com/mlcube-compile/mlcube-compile/diag"
 )
 
@@ -16,7 +17,7 @@ type dockerEffects struct {
 	shmSize string
 	cpu     string
 	memory  string
-	env     []envVar
+	env     []spec.EnvVar
 }
 
 // flagsWithValue are the docker run flags that take a value.
@@ -30,7 +31,7 @@ var flagsWithValue = map[string]bool{
 
 // mapDockerArgs maps the flags of a docker run flag string that have a
 // Kubernetes meaning, and warns about each one that has none.
-func mapDockerArgs(a dockerArgs) (dockerEffects, diag.Diagnostics) {
+func mapDockerArgs(a spec.DockerArgs) (dockerEffects, diag.Diagnostics) {
 	var fx dockerEffects
 	tokens, err := splitWords(a.Text)
 	if err != nil {
@@ -60,7 +61,7 @@ func mapDockerArgs(a dockerArgs) (dockerEffects, diag.Diagnostics) {
 
 // mapDockerFlag applies one flag of a and reports whether it had a
 // meaning, and what is wrong with its value.
-func mapDockerFlag(fx *dockerEffects, flag, value string, a dockerArgs) (known bool, problem string) {
+func mapDockerFlag(fx *dockerEffects, flag, value string, a spec.DockerArgs) (known bool, problem string) {
 	switch flag {
 	case "--gpus":
 		if value == "all" || strings.HasPrefix(value, "device=") || strings.HasPrefix(value, `"device=`) {
@@ -90,7 +91,7 @@ func mapDockerFlag(fx *dockerEffects, flag, value string, a dockerArgs) (known b
 		fx.memory = q
 	case "-e", "--env":
 		k, v, _ := strings.Cut(value, "=")
-		fx.env = append(fx.env, envVar{Name: k, Value: v, Loc: a.Loc.Field(k)})
+		fx.env = append(fx.env, spec.EnvVar{Name: k, Value: v, Loc: a.Loc.Field(k)})
 	default:
 		return false, ""
 	}

@@ -1,9 +1,13 @@
-package compiler
+package lower
 
 import (
+	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+	"github.com/mlcube-compile/mlcube-compile/compiler/spec"
 	"github.com/mlcube-compile/mlcube-compile/diag"
 )
 
@@ -22,8 +26,8 @@ var reservedPaths = []string{"/dev", "/proc", "/sys", "/tekton", "/var/run/secre
 
 // lowering holds what the whole pipeline shares while its steps are lowered.
 type lowering struct {
-	spec      *pipelineSpec
-	plat      *platformSpec
+	spec      *spec.Pipeline
+	plat      *spec.Platform
 	diags     diag.Diagnostics
 	params    map[string]bool
 	mountPath string
@@ -42,19 +46,19 @@ type lowering struct {
 	noParams string
 }
 
-// lower checks the specs against each other and builds the IR; nil
+// Lower checks the specs against each other and builds the IR; nil
 // when there are errors.
-func lower(spec *pipelineSpec, plat *platformSpec, needValues string) (*ir.Pipeline, diag.Diagnostics) {
-	lw := newLowering(spec, plat, needValues)
+func Lower(ps *spec.Pipeline, plat *spec.Platform, needValues string) (*ir.Pipeline, diag.Diagnostics) {
+	lw := newLowering(ps, plat, needValues)
 	steps, io := lw.lowerSteps()
-	if len(steps) == len(spec.Steps) {
+	if len(steps) == len(ps.Steps) {
 		lw.order(steps, io)
 		lw.claimAccess()
 	}
 	if lw.diags.HasErrors() {
 		return nil, lw.diags
 	}
-	for _, name := range sortedKeys(lw.volumes) {
+	for _, name := range slices.Sorted(maps.Keys(lw.volumes)) {
 		lw.p.Volumes = append(lw.p.Volumes, lw.volumes[name])
 	}
 	lw.scheduledConcurrency()
@@ -71,9 +75,9 @@ func (lw *lowering) warnf(at diag.Loc, format string, args ...any) {
 
 // newLowering lowers what the whole pipeline shares, before its steps:
 // the mount path, name, workspace, params, configs and schedule.
-func newLowering(spec *pipelineSpec, plat *platformSpec, needValues string) *lowering {
+func newLowering(ps *spec.Pipeline, plat *spec.Platform, needValues string) *lowering {
 	lw := &lowering{
-		spec: spec, plat: plat, needValues: needValues,
+		spec: ps, plat: plat, needValues: needValues,
 		params: map[string]bool{}, volumes: map[string]ir.Volume{},
 		templates: newNameSet(), tmplNames: map[string]string{},
 		claimVolumes: map[string]string{}, volumeNames: newNameSet(workspaceVolume),
@@ -84,13 +88,13 @@ func newLowering(spec *pipelineSpec, plat *platformSpec, needValues string) *low
 	}
 	for _, r := range reservedPaths {
 		if lw.mountPath == r || strings.HasPrefix(lw.mountPath, r+"/") {
-			lw.errorf(plat.loc.Field("storage").Field("mountPath"), "%s is inside %s, which the container runtime or an engine mounts itself; use a path such as /mnt/mlcube", lw.mountPath, r)
+			lw.errorf(plat.Loc.Field("storage").Field("mountPath"), "%s is inside %s, which the container runtime or an engine mounts itself; use a path such as /mnt/mlcube", lw.mountPath, r)
 		}
 	}
 	lw.p = &ir.Pipeline{
-		Source:                  spec.File,
-		Spec:                    spec.Loc,
-		Platform:                plat.loc,
+		Source:                  ps.File,
+		Spec:                    ps.Loc,
+		Platform:                plat.Loc,
 		ServiceAccountName:      plat.ServiceAccountName,
 		JobServiceAccountName:   plat.JobServiceAccount,
 		LimitsEqualRequests:     plat.LimitsEqual,
@@ -110,9 +114,9 @@ func newLowering(spec *pipelineSpec, plat *platformSpec, needValues string) *low
 }
 
 // cubes returns the distinct cubes the steps use, in step order.
-func (lw *lowering) cubes() []*cube {
-	var out []*cube
-	seen := map[*cube]bool{}
+func (lw *lowering) cubes() []*spec.Cube {
+	var out []*spec.Cube
+	seen := map[*spec.Cube]bool{}
 	for _, st := range lw.spec.Steps {
 		if st.Cube != nil && !seen[st.Cube] {
 			seen[st.Cube] = true
@@ -164,13 +168,13 @@ func (lw *lowering) lowerParams() {
 		case pp.Default == nil && lw.needValues != "":
 			lw.errorf(pp.Loc, "has no value, and %s; give it one with --set %s=VALUE or -f VALUES.yaml", lw.needValues, pp.Name)
 		}
-		if pp.Default != nil && len(pp.Enum) > 0 && !contains(pp.Enum, *pp.Default) {
+		if pp.Default != nil && len(pp.Enum) > 0 && !slices.Contains(pp.Enum, *pp.Default) {
 			lw.errorf(value, "%q is not one of the enum values of params.%s (%s)", *pp.Default, pp.Name, strings.Join(pp.Enum, ", "))
 		}
-		if more := checkParamCredential(pp.Name, "", pp.Loc); more != nil {
+		if more := spec.CheckParamCredential(pp.Name, "", pp.Loc); more != nil {
 			lw.diags = append(lw.diags, more...)
 		} else {
-			lw.diags = append(lw.diags, checkCredential("", deref(pp.Default), value)...)
+			lw.diags = append(lw.diags, spec.CheckCredential("", deref(pp.Default), value)...)
 		}
 		if strings.Contains(deref(pp.Default), "$$") {
 			lw.errorf(value, "holds \"$$\", which Kubernetes turns into \"$\" once the engine puts the value into a container's args or env")
@@ -195,11 +199,11 @@ func (lw *lowering) workspaceSpec() ir.Volume {
 	v := ir.Volume{Name: workspaceVolume}
 	switch {
 	case create && st.PVC != "":
-		lw.errorf(lw.plat.loc.Field("storage").Field("pvc"), "pvc names an existing claim, while size, storageClassName and accessModes describe one to create; give one or the other")
+		lw.errorf(lw.plat.Loc.Field("storage").Field("pvc"), "pvc names an existing claim, while size, storageClassName and accessModes describe one to create; give one or the other")
 	case create:
 		size := defaultClaimSize
 		if st.Size != nil {
-			size = lw.quantity(scalarText2(st.Size), lw.plat.loc.Field("storage").Field("size"))
+			size = lw.quantity(fmt.Sprint(st.Size), lw.plat.Loc.Field("storage").Field("size"))
 		}
 		// The access modes are decided once the steps are ordered.
 		v.Create = &ir.ClaimTemplate{Size: size, StorageClassName: st.StorageClassName, AccessModes: st.AccessModes}

@@ -1,4 +1,4 @@
-package compiler
+package lower
 
 import (
 	"slices"
@@ -38,12 +38,12 @@ func (lw *lowering) claimAccess() {
 				why = "steps \"" + pair[0] + "\" and \"" + pair[1] + "\" may run at the same time on different nodes"
 			}
 			// Said at storage:, which may not write accessModes.
-			storage := lw.plat.loc.Field("storage")
+			storage := lw.plat.Loc.Field("storage")
 			lw.warnf(storage.Field("accessModes").At(storage.Pos()), "the claim made for each run is ReadWriteMany, since %s and all mount it; its storage class must offer ReadWriteMany (NFS, EFS, Filestore, Azure Files, CephFS; not EBS, Persistent Disk or local-path, where the claim would stay Pending): set storageClassName, or accessModes: [ReadWriteOnce] for steps that may wait for each other's volume", why)
 		case len(written) == 0:
 			v.Create.AccessModes = []string{readWriteOnce}
 		case oneNode(written) && distributed != "":
-			lw.errorf(lw.plat.loc.Field("storage").Field("accessModes"), "%s: step %q runs pods on several nodes, which all mount the workspace, and a %s claim attaches to one node; %s", written[0], distributed, written[0], oneNodeAccessHint)
+			lw.errorf(lw.plat.Loc.Field("storage").Field("accessModes"), "%s: step %q runs pods on several nodes, which all mount the workspace, and a %s claim attaches to one node; %s", written[0], distributed, written[0], oneNodeAccessHint)
 		case oneNode(written) && pair != nil:
 			v.Concurrent = pair
 		}

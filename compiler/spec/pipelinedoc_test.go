@@ -1,4 +1,4 @@
-package compiler
+package spec
 
 import (
 	"fmt"
@@ -21,8 +21,8 @@ import (
 // by batch may find more: a required field left out of one step, which
 // the whole file's walk does not reach when another step has an error.
 func TestPipelineStepsInBatches(t *testing.T) {
-	files, _ := filepath.Glob("../examples/*/pipeline.yaml")
-	bad, _ := filepath.Glob("../testdata/bad/*/pipeline.yaml")
+	files, _ := filepath.Glob("../../examples/*/pipeline.yaml")
+	bad, _ := filepath.Glob("../../testdata/bad/*/pipeline.yaml")
 	files = append(files, bad...)
 	dir := t.TempDir()
 	for name, text := range map[string]string{

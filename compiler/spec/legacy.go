@@ -1,4 +1,4 @@
-package compiler
+package spec
 
 import (
 	"path/filepath"
@@ -19,12 +19,12 @@ const legacyPlatformFile = "platforms/docker.yaml"
 
 // decodeLegacyRoot reads the root file and, unless invoke is set, every
 // invoke file it lists. image comes from the legacy docker platform file.
-func decodeLegacyRoot(s *schema.Schema, files *source.Files, f *ast.File, image string, invoke *ast.File) (*cube, diag.Diagnostics) {
+func decodeLegacyRoot(s *schema.Schema, files *source.Files, f *ast.File, image string, invoke *ast.File) (*Cube, diag.Diagnostics) {
 	doc, diags := checkDocument(s, f, schema.LegacyRoot)
 	if diags.HasErrors() {
 		return nil, diags
 	}
-	c := &cube{Name: str(doc.data, "name"), File: doc.file, Image: image, Legacy: true}
+	c := &Cube{Name: str(doc.data, "name"), File: doc.file, Image: image, Legacy: true}
 	if invoke != nil {
 		t, diags := decodeInvoke(s, invoke)
 		if t != nil {
@@ -60,16 +60,16 @@ func decodeLegacyPlatform(s *schema.Schema, f *ast.File) (string, diag.Diagnosti
 }
 
 // decodeInvoke reads one invoke file as a task.
-func decodeInvoke(s *schema.Schema, f *ast.File) (*cubeTask, diag.Diagnostics) {
+func decodeInvoke(s *schema.Schema, f *ast.File) (*Task, diag.Diagnostics) {
 	doc, diags := checkDocument(s, f, schema.LegacyInvoke)
 	if diags.HasErrors() {
 		return nil, diags
 	}
-	t := &cubeTask{Name: str(doc.data, "task_name"), Loc: doc.at("task_name")}
-	bindings := func(kind string) []*param {
-		var out []*param
+	t := &Task{Name: str(doc.data, "task_name"), Loc: doc.at("task_name")}
+	bindings := func(kind string) []*Param {
+		var out []*Param
 		forFields(doc.data.LookupPath(pathOf(kind)), func(name string, v cue.Value) {
-			out = append(out, &param{
+			out = append(out, &Param{
 				Name:  name,
 				Path:  str(v, "path"),
 				Claim: str(v, "k8s", "pvc"),

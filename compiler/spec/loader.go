@@ -1,4 +1,4 @@
-package compiler
+package spec
 
 import (
 	"path/filepath"
@@ -15,11 +15,11 @@ type loader struct {
 	s     *schema.Schema
 	files *source.Files
 	diags diag.Diagnostics
-	cubes map[string]*cube
+	cubes map[string]*Cube
 }
 
 func newLoader(s *schema.Schema, files *source.Files) *loader {
-	return &loader{s: s, files: files, cubes: map[string]*cube{}}
+	return &loader{s: s, files: files, cubes: map[string]*Cube{}}
 }
 
 func (l *loader) errorf(at diag.Loc, format string, args ...any) {
@@ -42,7 +42,7 @@ func (l *loader) readYAML(path string, via diag.Loc) *ast.File {
 // cube loads the cube in a folder or file, in either layout, named by the
 // flag or key via. A legacy root takes its image from
 // platforms/docker.yaml beside it.
-func (l *loader) cube(path string, via diag.Loc) *cube {
+func (l *loader) cube(path string, via diag.Loc) *Cube {
 	file := filepath.Clean(l.files.CubeFile(path))
 	if c, ok := l.cubes[file]; ok {
 		return c
@@ -52,7 +52,7 @@ func (l *loader) cube(path string, via diag.Loc) *cube {
 	if f == nil {
 		return nil
 	}
-	var c *cube
+	var c *Cube
 	if source.TopLevelString(f, "schema_type") == "mlcube_root" {
 		image := l.legacyImage(filepath.Join(filepath.Dir(file), legacyPlatformFile))
 		c = l.legacyRoot(f, image, nil)
@@ -67,7 +67,7 @@ func (l *loader) cube(path string, via diag.Loc) *cube {
 
 // legacyRoot reads a legacy root file with the image given, and its
 // invoke files or invoke alone.
-func (l *loader) legacyRoot(f *ast.File, image string, invoke *ast.File) *cube {
+func (l *loader) legacyRoot(f *ast.File, image string, invoke *ast.File) *Cube {
 	if f == nil {
 		return nil
 	}

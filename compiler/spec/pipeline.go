@@ -1,7 +1,11 @@
-package compiler
+package spec
 
 import (
+	"fmt"
+	"maps"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 
 	"cuelang.org/go/cue"
@@ -14,24 +18,24 @@ import (
 
 // stepFields is what a step of a pipeline file says, decoded as it is.
 type stepFields struct {
-	Cube            string               `json:"cube"`
-	Task            string               `json:"task"`
-	After           []string             `json:"after"`
-	Inputs          map[string]string    `json:"inputs"`
-	Outputs         map[string]string    `json:"outputs"`
-	Args            []string             `json:"args"`
-	EnvFile         string               `json:"envFile"`
-	Resources       resourcesSpec        `json:"resources"`
-	NodeSelector    map[string]string    `json:"nodeSelector"`
-	Tolerations     []tolerationSpec     `json:"tolerations"`
-	SecurityContext *securityContextSpec `json:"securityContext"`
-	Retries         *retriesSpec         `json:"retries"`
-	Timeout         string               `json:"timeout"`
+	Cube            string            `json:"cube"`
+	Task            string            `json:"task"`
+	After           []string          `json:"after"`
+	Inputs          map[string]string `json:"inputs"`
+	Outputs         map[string]string `json:"outputs"`
+	Args            []string          `json:"args"`
+	EnvFile         string            `json:"envFile"`
+	Resources       Resources         `json:"resources"`
+	NodeSelector    map[string]string `json:"nodeSelector"`
+	Tolerations     []Toleration      `json:"tolerations"`
+	SecurityContext *SecurityContext  `json:"securityContext"`
+	Retries         *Retries          `json:"retries"`
+	Timeout         string            `json:"timeout"`
 }
 
 // decodePipeline reads a pipeline file. defaultCube is the --mlcube cube,
 // loaded only when the file has no cubes: of its own.
-func (l *loader) decodePipeline(f *ast.File, defaultCube func() *cube) *pipelineSpec {
+func (l *loader) decodePipeline(f *ast.File, defaultCube func() *Cube) *Pipeline {
 	if !l.add(checkStepCount(f)) {
 		return nil
 	}
@@ -40,7 +44,7 @@ func (l *loader) decodePipeline(f *ast.File, defaultCube func() *cube) *pipeline
 		return nil
 	}
 	v := doc.data
-	p := &pipelineSpec{File: doc.file, Loc: doc.top(), Name: str(v, "name")}
+	p := &Pipeline{File: doc.file, Loc: doc.top(), Name: str(v, "name")}
 	configs, diags := decodeConfigs(doc.at("configs"), v.LookupPath(pathOf("configs")))
 	l.add(diags)
 	p.Configs = configs
@@ -66,8 +70,8 @@ func (l *loader) decodePipeline(f *ast.File, defaultCube func() *cube) *pipeline
 // pipelineCubes loads the cubes: of a pipeline file, by name, and the
 // names in file order; the --mlcube cube, named "", when there are none
 // and a step needs one.
-func (l *loader) pipelineCubes(doc *document, steps []stepValue, defaultCube func() *cube) (map[string]*cube, []string) {
-	cubes := map[string]*cube{}
+func (l *loader) pipelineCubes(doc *document, steps []stepValue, defaultCube func() *Cube) (map[string]*Cube, []string) {
+	cubes := map[string]*Cube{}
 	var cubeNames []string
 	forFields(doc.data.LookupPath(pathOf("cubes")), func(name string, cv cue.Value) {
 		rel, _ := cv.String()
@@ -94,10 +98,10 @@ func (l *loader) pipelineCubes(doc *document, steps []stepValue, defaultCube fun
 	return cubes, cubeNames
 }
 
-func decodeParamsSection(doc *document, v cue.Value) []*pipelineParam {
-	var out []*pipelineParam
+func decodeParamsSection(doc *document, v cue.Value) []*PipelineParam {
+	var out []*PipelineParam
 	forFields(v.LookupPath(pathOf("params")), func(name string, pv cue.Value) {
-		pp := &pipelineParam{Name: name, Description: str(pv, "description"), Loc: doc.at("params", name)}
+		pp := &PipelineParam{Name: name, Description: str(pv, "description"), Loc: doc.at("params", name)}
 		if d := pv.LookupPath(pathOf("default")); d.Exists() {
 			s := scalarString(d)
 			pp.Default = &s
@@ -132,10 +136,10 @@ func checkStepCount(f *ast.File) diag.Diagnostics {
 }
 
 // decodeSecretEnv reads the secretEnv mapping v, written at loc.
-func decodeSecretEnv(loc diag.Loc, v cue.Value) []secretEnvVar {
-	var out []secretEnvVar
+func decodeSecretEnv(loc diag.Loc, v cue.Value) []SecretEnvVar {
+	var out []SecretEnvVar
 	forFields(v, func(name string, sv cue.Value) {
-		e := secretEnvVar{Name: name, Loc: loc.Field(name)}
+		e := SecretEnvVar{Name: name, Loc: loc.Field(name)}
 		e.Secret, e.Key = str(sv, "secret"), str(sv, "key")
 		out = append(out, e)
 	})
@@ -143,21 +147,21 @@ func decodeSecretEnv(loc diag.Loc, v cue.Value) []secretEnvVar {
 }
 
 // decodeStep reads one step and finds its cube and task.
-func (l *loader) decodeStep(doc *document, name string, sv cue.Value, cubes map[string]*cube, cubeNames []string, params map[string]bool) *stepSpec {
+func (l *loader) decodeStep(doc *document, name string, sv cue.Value, cubes map[string]*Cube, cubeNames []string, params map[string]bool) *Step {
 	at := doc.at("steps", name)
 	var sf stepFields
 	if err := sv.Decode(&sf); err != nil {
 		l.errorf(at, "decoding: %v", err)
 		return nil
 	}
-	st := &stepSpec{
+	st := &Step{
 		Name: name, Loc: at, After: sf.After,
 		Inputs: sf.Inputs, Outputs: sf.Outputs, Args: sf.Args,
 		Resources: sf.Resources, NodeSelector: sf.NodeSelector, Tolerations: sf.Tolerations,
 		SecurityContext: sf.SecurityContext, Retries: sf.Retries, Timeout: sf.Timeout,
 	}
 	forFields(sv.LookupPath(pathOf("env")), func(k string, ev cue.Value) {
-		st.Env = append(st.Env, envVar{Name: k, Value: scalarString(ev), Loc: at.Field("env").Field(k)})
+		st.Env = append(st.Env, EnvVar{Name: k, Value: scalarString(ev), Loc: at.Field("env").Field(k)})
 	})
 	st.SecretEnv = decodeSecretEnv(at.Field("secretEnv"), sv.LookupPath(pathOf("secretEnv")))
 	if sf.EnvFile != "" {
@@ -180,7 +184,7 @@ func (l *loader) decodeStep(doc *document, name string, sv cue.Value, cubes map[
 
 // cubeStep finds the cube and task a step runs and checks its path
 // overrides against the task's parameters.
-func (l *loader) cubeStep(st *stepSpec, sf stepFields, cubes map[string]*cube, cubeNames []string) *stepSpec {
+func (l *loader) cubeStep(st *Step, sf stepFields, cubes map[string]*Cube, cubeNames []string) *Step {
 	st.Cube = l.stepCube(st, sf.Cube, cubes, cubeNames)
 	if st.Cube == nil {
 		return nil
@@ -189,9 +193,9 @@ func (l *loader) cubeStep(st *stepSpec, sf stepFields, cubes map[string]*cube, c
 	if taskName == "" {
 		taskName = st.Name
 	}
-	st.Task = st.Cube.task(taskName)
+	st.Task = st.Cube.Task(taskName)
 	if st.Task == nil {
-		l.errorf(st.Loc.Field("task"), "no task %q in cube %q (tasks: %s)", taskName, st.Cube.Name, strings.Join(sortedCopy(st.Cube.taskNames()), ", "))
+		l.errorf(st.Loc.Field("task"), "no task %q in cube %q (tasks: %s)", taskName, st.Cube.Name, strings.Join(slices.Sorted(slices.Values(st.Cube.TaskNames())), ", "))
 		return nil
 	}
 	l.checkOverrides(st, "inputs", st.Inputs, st.Task.Inputs)
@@ -201,7 +205,7 @@ func (l *loader) cubeStep(st *stepSpec, sf stepFields, cubes map[string]*cube, c
 
 // daskStep checks a Dask step, which runs dask.function rather than a
 // cube task.
-func (l *loader) daskStep(st *stepSpec, sf stepFields) *stepSpec {
+func (l *loader) daskStep(st *Step, sf stepFields) *Step {
 	ok := true
 	for _, f := range []struct {
 		key string
@@ -219,25 +223,25 @@ func (l *loader) daskStep(st *stepSpec, sf stepFields) *stepSpec {
 }
 
 // stepCube finds the cube a step names, or the only cube there is.
-func (l *loader) stepCube(st *stepSpec, name string, cubes map[string]*cube, names []string) *cube {
+func (l *loader) stepCube(st *Step, name string, cubes map[string]*Cube, names []string) *Cube {
 	if name == "" {
 		if len(names) == 1 {
 			return cubes[names[0]]
 		}
-		l.errorf(st.Loc, "the pipeline has several cubes; say which with cube: (cubes: %s)", strings.Join(sortedCopy(names), ", "))
+		l.errorf(st.Loc, "the pipeline has several cubes; say which with cube: (cubes: %s)", strings.Join(slices.Sorted(slices.Values(names)), ", "))
 		return nil
 	}
 	c, ok := cubes[name]
 	if !ok || names[0] == "" {
-		l.errorf(st.Loc.Field("cube"), "no cube %q (cubes: %s)", name, strings.Join(sortedCopy(names), ", "))
+		l.errorf(st.Loc.Field("cube"), "no cube %q (cubes: %s)", name, strings.Join(slices.Sorted(slices.Values(names)), ", "))
 		return nil
 	}
 	return c
 }
 
 // checkOverrides reports path overrides for parameters the task does not have.
-func (l *loader) checkOverrides(st *stepSpec, kind string, overrides map[string]string, params []*param) {
-	for _, k := range sortedKeys(overrides) {
+func (l *loader) checkOverrides(st *Step, kind string, overrides map[string]string, params []*Param) {
+	for _, k := range slices.Sorted(maps.Keys(overrides)) {
 		found := false
 		var names []string
 		for _, p := range params {
@@ -245,7 +249,7 @@ func (l *loader) checkOverrides(st *stepSpec, kind string, overrides map[string]
 			found = found || p.Name == k
 		}
 		if !found {
-			l.errorf(st.Loc.Field(kind).Field(k), "task %q has no %s parameter %q (%s: %s)", st.Task.Name, strings.TrimSuffix(kind, "s"), k, kind, strings.Join(sortedCopy(names), ", "))
+			l.errorf(st.Loc.Field(kind).Field(k), "task %q has no %s parameter %q (%s: %s)", st.Task.Name, strings.TrimSuffix(kind, "s"), k, kind, strings.Join(slices.Sorted(slices.Values(names)), ", "))
 		}
 	}
 }
@@ -253,11 +257,11 @@ func (l *loader) checkOverrides(st *stepSpec, kind string, overrides map[string]
 // checkParamRefs reports every ${...} in the step's own strings that names
 // no param, before the step's cube and task are looked up, so that one run
 // reports these along with an unknown cube or task.
-func checkParamRefs(st *stepSpec, params map[string]bool) diag.Diagnostics {
+func checkParamRefs(st *Step, params map[string]bool) diag.Diagnostics {
 	var diags diag.Diagnostics
 	check := func(s string, at diag.Loc) {
-		for _, m := range anyRef.FindAllStringSubmatch(s, -1) {
-			if _, problem := paramOf(strings.TrimSpace(m[1]), params); problem != "" {
+		for _, m := range AnyRef.FindAllStringSubmatch(s, -1) {
+			if _, problem := ParamOf(strings.TrimSpace(m[1]), params); problem != "" {
 				diags = append(diags, diag.Errorf(at, "%s", problem))
 			}
 		}
@@ -276,9 +280,32 @@ func checkParamRefs(st *stepSpec, params map[string]bool) diag.Diagnostics {
 		if kind == "outputs" {
 			overrides = st.Outputs
 		}
-		for _, k := range sortedKeys(overrides) {
+		for _, k := range slices.Sorted(maps.Keys(overrides)) {
 			check(overrides[k], st.Loc.Field(kind).Field(k))
 		}
 	}
 	return diags
 }
+
+// ParamOf returns the param a ${...} reference names, or why it names
+// none.
+func ParamOf(ref string, params map[string]bool) (string, string) {
+	pm := paramRef.FindStringSubmatch(ref)
+	switch {
+	case pm == nil:
+		return "", fmt.Sprintf("${%s}: only ${params.NAME} references are allowed here", ref)
+	case len(params) == 0:
+		return "", fmt.Sprintf("${%s}: the pipeline has no params:", ref)
+	case !params[pm[1]]:
+		return "", fmt.Sprintf("${%s}: no parameter %q in params (params: %s)", ref, pm[1], strings.Join(slices.Sorted(maps.Keys(params)), ", "))
+	}
+	return pm[1], ""
+}
+
+var (
+	// EnvName is what an environment variable may be called.
+	EnvName = regexp.MustCompile(`^[-._a-zA-Z][-._a-zA-Z0-9]*$`)
+	// AnyRef matches a ${...} reference in a pipeline file's string.
+	AnyRef   = regexp.MustCompile(`\$\{([^{}]*)\}`)
+	paramRef = regexp.MustCompile(`^params\.([A-Za-z][A-Za-z0-9_-]*)$`)
+)

@@ -1,0 +1,142 @@
+package lower
+
+import (
+	"maps"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/mlcube-compile/mlcube-compile/compiler/graph"
+	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+	"github.com/mlcube-compile/mlcube-compile/compiler/spec"
+	"github.com/mlcube-compile/mlcube-compile/diag"
+)
+
+// containerArgs builds the command and arguments the MLCube runners use:
+// the task name first unless the task has an entrypoint, then one
+// --param=path per parameter, then the step's own args.
+func (lw *lowering) containerArgs(st *spec.Step) ([]string, []ir.Arg, []ir.Mount, graph.IO) {
+	var command []string
+	var args []ir.Arg
+	t := st.Task
+	switch {
+	case t.Entrypoint != "":
+		words, err := splitWords(t.Entrypoint)
+		if err != nil {
+			lw.errorf(t.At().Field("entrypoint"), "%v", err)
+		}
+		command = words
+	case !st.Cube.Legacy:
+		args = append(args, ir.Arg{Value: ir.Lit(t.Name)})
+	}
+	mounts := map[string]string{}
+	var io graph.IO
+	for _, p := range t.Inputs {
+		arg, data := lw.paramArg(st, p, "inputs", st.Inputs[p.Name], mounts)
+		args, io.Reads = append(args, arg), append(io.Reads, data...)
+	}
+	for _, p := range t.Outputs {
+		arg, data := lw.paramArg(st, p, "outputs", st.Outputs[p.Name], mounts)
+		args, io.Writes = append(args, arg), append(io.Writes, data...)
+	}
+	for i, a := range st.Args {
+		at := st.Loc.Field("args").Index(i)
+		lw.diags = append(lw.diags, spec.CheckArgCredential(a, at)...)
+		args = append(args, ir.Arg{Value: lw.text(a, at)})
+	}
+	var ms []ir.Mount
+	for _, v := range slices.Sorted(maps.Keys(mounts)) {
+		ms = append(ms, ir.Mount{Volume: v, MountPath: mounts[v]})
+	}
+	return command, args, ms, io
+}
+
+// paramArg is the --param=path argument of a task's parameter of kind
+// (inputs or outputs), with the step's override if it has one, and the
+// workspace data it names, if any; mounts gains the volume it is on.
+func (lw *lowering) paramArg(st *spec.Step, p *spec.Param, kind, override string, mounts map[string]string) (ir.Arg, []string) {
+	// A legacy binding too is named as a cube's parameter.
+	raw, at := p.Path, diag.At(p.Loc.Pos()).Field("tasks").Field(st.Task.Name).Field("parameters").Field(kind).Field(p.Name)
+	parse := ir.Lit // a cube's own paths hold no pipeline references
+	if override != "" {
+		raw, at = override, st.Loc.Field(kind).Field(p.Name)
+		parse = func(s string) ir.Text { return lw.text(s, at) }
+	}
+	arg := ir.Arg{Param: p.Name, Prefix: "--" + p.Name + "="}
+	if strings.HasPrefix(raw, "/") {
+		lw.warnf(at, "absolute path %q is in the container, not on the workspace volume; steps cannot pass data through it", raw)
+		arg.Value = parse(raw)
+		return arg, nil
+	}
+	var volume, root string
+	if p.Claim != "" {
+		volume, root = lw.claimVolume(p.Claim, diag.At(p.Loc.Pos()).Field("k8s").Field("pvc"))
+	} else {
+		volume, root = lw.workspace(), lw.mountPath
+	}
+	mounts[volume] = root
+	rel := cleanKeepParams(raw)
+	if rel == ".." || strings.HasPrefix(rel, "../") {
+		lw.warnf(at, "path %q leaves the workspace; in the container it is %s, outside the volume", raw, path.Join(root, rel))
+	}
+	arg.Value = ir.Lit(root)
+	if rel != "" {
+		arg.Value = mergeLiterals(append(ir.Lit(root+"/"), parse(rel)...))
+	}
+	return arg, []string{graph.Qualify(volume, rel)}
+}
+
+// cleanKeepParams cleans a relative path the way path.Clean does.
+func cleanKeepParams(p string) string {
+	c := path.Clean(p)
+	if c == "." {
+		return ""
+	}
+	return c
+}
+
+// mergeLiterals joins neighbouring literal pieces.
+func mergeLiterals(t ir.Text) ir.Text {
+	var out ir.Text
+	for _, p := range t {
+		if n := len(out); n > 0 && p.Param == "" && out[n-1].Param == "" {
+			out[n-1].Literal += p.Literal
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// text parses a pipeline-file string whose ${params.X} references become
+// the engine's own references.
+func (lw *lowering) text(s string, at diag.Loc) ir.Text {
+	var out ir.Text
+	last := 0
+	for _, m := range spec.AnyRef.FindAllStringSubmatchIndex(s, -1) {
+		ref := strings.TrimSpace(s[m[2]:m[3]])
+		param, problem := spec.ParamOf(ref, lw.params)
+		switch {
+		case problem != "":
+			lw.errorf(at, "%s", problem)
+			continue
+		case lw.noParams != "":
+			lw.errorf(at, "${%s}: this step runs as %s, whose manifest the engine fills in without escaping, so a parameter's value could rewrite it; write the value itself", ref, lw.noParams)
+			continue
+		}
+		if before := s[last:m[0]]; strings.HasSuffix(before, "$") || strings.HasSuffix(before, "{") {
+			lw.errorf(at, "%q right before ${%s} would join with its value into engine syntax such as $(…) or {{…}}; put something else between them", before[len(before)-1:], ref)
+			continue
+		}
+		out = append(out, ir.Piece{Literal: s[last:m[0]]}, ir.Piece{Param: param})
+		last = m[1]
+	}
+	out = append(out, ir.Piece{Literal: s[last:]})
+	var trimmed ir.Text
+	for _, p := range out {
+		if p.Param != "" || p.Literal != "" {
+			trimmed = append(trimmed, p)
+		}
+	}
+	return mergeLiterals(trimmed)
+}

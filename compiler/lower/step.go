@@ -1,0 +1,192 @@
+package lower
+
+import (
+	"maps"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/mlcube-compile/mlcube-compile/compiler/graph"
+	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+	"github.com/mlcube-compile/mlcube-compile/compiler/spec"
+	"github.com/mlcube-compile/mlcube-compile/diag"
+)
+
+var (
+	paramName    = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
+	dnsSubdomain = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
+	cubeLabel    = "mlcube-compile/cube"
+	taskLabel    = "mlcube-compile/task"
+	maxRetries   = 100
+)
+
+// lowerSteps lowers every step and returns what each reads and writes.
+func (lw *lowering) lowerSteps() ([]*ir.Step, []graph.IO) {
+	names := newNameSet()
+	var steps []*ir.Step
+	var io []graph.IO
+	for _, st := range lw.spec.Steps {
+		name, ok := names.take(st.Name, st.Name)
+		if !ok {
+			lw.errorf(st.Loc, "step name %q has no letters or digits to make an engine name from", st.Name)
+			continue
+		}
+		var s *ir.Step
+		var sio graph.IO
+		if st.Dask != nil {
+			s, sio = lw.lowerDaskStep(st, name)
+		} else {
+			s, sio = lw.lowerStep(st, name)
+		}
+		steps = append(steps, s)
+		io = append(io, sio)
+	}
+	return steps, io
+}
+
+func (lw *lowering) lowerStep(st *spec.Step, name string) (*ir.Step, graph.IO) {
+	c, t := st.Cube, st.Task
+	s := &ir.Step{
+		Name: name, Loc: st.Loc, Cube: c.Name, Task: t.Name,
+		Template:        lw.templateName(c, t),
+		Image:           lw.image(c),
+		ImagePullPolicy: lw.plat.ImagePullPolicy,
+		Labels: map[string]string{
+			cubeLabel: labelValue(c.Name), taskLabel: labelValue(t.Name),
+		},
+	}
+	if st.MPI != nil {
+		lw.noParams = "an MPIJob"
+		defer func() { lw.noParams = "" }()
+	}
+	gpus := c.AcceleratorCount
+	if st.Resources.GPU != nil {
+		gpus = *st.Resources.GPU
+	}
+	args := c.CPUArgs
+	if gpus > 0 {
+		args = c.GPUArgs
+	}
+	fx, diags := mapDockerArgs(args)
+	lw.diags = append(lw.diags, diags...)
+	if fx.gpus != nil && *fx.gpus != gpus && gpus > 0 && st.Resources.GPU == nil {
+		lw.warnf(args.Loc, "--gpus=%d differs from platform.accelerator_count %d; the step asks for %d", *fx.gpus, gpus, gpus)
+	}
+	s.ShmSize = fx.shmSize
+	s.Resources = lw.resources(st, gpus, fx)
+	var sio graph.IO
+	s.Command, s.Args, s.Mounts, sio = lw.containerArgs(st)
+	s.Env = lw.env(st, fx)
+	lw.scheduling(st, s, gpus > 0)
+	lw.retryAndTimeout(st, s)
+	if st.MPI != nil {
+		lw.lowerMPI(st, s)
+	}
+	return s, sio
+}
+
+// templateName names the definition shared by steps that run one cube task.
+func (lw *lowering) templateName(c *spec.Cube, t *spec.Task) string {
+	key := c.File + "\x00" + t.Name
+	if n, ok := lw.tmplNames[key]; ok {
+		return n
+	}
+	n, ok := lw.templates.take(key, t.Name, c.Name+"-"+t.Name, "task")
+	if !ok {
+		n, _ = lw.templates.take(key, "task")
+	}
+	lw.tmplNames[key] = n
+	return n
+}
+
+// image picks the image: the platform's, the cube's k8s runner section's,
+// then the cube's docker image.
+func (lw *lowering) image(c *spec.Cube) string {
+	for _, img := range []string{lw.plat.Image, c.K8s.Image, c.Image} {
+		if img != "" {
+			return img
+		}
+	}
+	lw.errorf(diag.At(diag.Pos{File: c.File, Line: 1, Col: 1}).Field("docker").Field("image"), "no image: set docker.image in the cube or image in the platform file")
+	return ""
+}
+
+// retryAndTimeout checks and sets the step's retries and timeout.
+func (lw *lowering) retryAndTimeout(st *spec.Step, s *ir.Step) {
+	if r := st.Retries; r != nil {
+		if r.Limit > maxRetries {
+			lw.errorf(st.Loc.Field("retries").Field("limit"), "%d retries is more than the %d allowed", r.Limit, maxRetries)
+		}
+		s.Retry = &ir.Retry{Limit: r.Limit}
+		if r.Backoff != "" {
+			s.Retry.Backoff = lw.duration(r.Backoff, st.Loc.Field("retries").Field("backoff"))
+		}
+	}
+	if st.Timeout != "" {
+		s.Timeout = lw.duration(st.Timeout, st.Loc.Field("timeout"))
+	}
+}
+
+// duration parses a positive duration such as 30s, 15m or 4h.
+func (lw *lowering) duration(s string, at diag.Loc) time.Duration {
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		lw.errorf(at, "%q is not a positive duration (such as 30s, 15m or 4h)", s)
+		return 0
+	}
+	if d%time.Second != 0 {
+		lw.errorf(at, "%q: engines count in whole seconds", s)
+	}
+	return d
+}
+
+// order adds explicit and path-flow dependencies, rejects cycles, and puts
+// the steps in topological order.
+func (lw *lowering) order(steps []*ir.Step, io []graph.IO) {
+	edges := graph.InferEdges(io)
+	index := map[string]int{}
+	for i, st := range lw.spec.Steps {
+		index[st.Name] = i
+	}
+	for j, st := range lw.spec.Steps {
+		for k, a := range st.After {
+			i, ok := index[a]
+			switch {
+			case !ok:
+				lw.errorf(st.Loc.Field("after").Index(k), "no step %q (steps: %s)", a, strings.Join(slices.Sorted(maps.Keys(index)), ", "))
+			case i == j:
+				lw.errorf(st.Loc.Field("after").Index(k), "a step cannot run after itself")
+			default:
+				edges[j][i] = true
+			}
+		}
+	}
+	names := make([]string, len(steps))
+	for i, s := range steps {
+		names[i] = s.Name
+	}
+	if cycle := graph.FindCycle(specNames(lw.spec.Steps), edges); cycle != nil {
+		first := lw.spec.Steps[index[cycle[0]]]
+		lw.errorf(first.Loc, "dependency cycle: %s", strings.Join(cycle, " -> "))
+		return
+	}
+	order := graph.TopoOrder(names, edges)
+	edges = graph.Reduce(order, edges)
+	for _, n := range order {
+		for _, d := range graph.SortedInts(edges[n]) {
+			steps[n].Dependencies = append(steps[n].Dependencies, steps[d].Name)
+		}
+		sort.Strings(steps[n].Dependencies)
+		lw.p.Steps = append(lw.p.Steps, steps[n])
+	}
+}
+
+func specNames(steps []*spec.Step) []string {
+	out := make([]string, len(steps))
+	for i, st := range steps {
+		out[i] = st.Name
+	}
+	return out
+}

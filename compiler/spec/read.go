@@ -1,0 +1,127 @@
+package spec
+
+import (
+	"slices"
+	"strings"
+
+	"cuelang.org/go/cue/ast"
+
+	"github.com/mlcube-compile/mlcube-compile/compiler/source"
+	"github.com/mlcube-compile/mlcube-compile/diag"
+	"github.com/mlcube-compile/mlcube-compile/schema"
+)
+
+// Read reads the platform, task and cube files into specs: mlcube is a
+// cube folder or file ("." when empty), platform and task are as
+// compiler.Options has them. The caller holds the schema's lock.
+func Read(s *schema.Schema, files *source.Files, mlcube, platform, task string) (*Pipeline, *Platform, diag.Diagnostics) {
+	if mlcube == "" {
+		mlcube = "."
+	}
+	l := newLoader(s, files)
+	plat, legacyImage := l.platform(platform)
+	loadCube := func(invoke *ast.File) *Cube {
+		c := l.cube(mlcube, source.Flag("--mlcube"))
+		if c != nil && c.Legacy && invoke != nil {
+			root := l.readYAML(c.File, source.Flag("--mlcube"))
+			c = l.legacyRoot(root, c.Image, invoke)
+		}
+		if c != nil && legacyImage != "" {
+			c.Image = legacyImage
+		}
+		return c
+	}
+	p := l.pipeline(task, loadCube)
+	return p, plat, l.diags
+}
+
+// platform reads the --platform file, ours or a legacy docker one, whose
+// image is returned instead.
+func (l *loader) platform(file string) (*Platform, string) {
+	plat := &Platform{}
+	if file == "" {
+		return plat, ""
+	}
+	f := l.readYAML(file, source.Flag("--platform"))
+	switch {
+	case f == nil:
+	case source.TopLevelString(f, "schema_type") == "mlcube_platform":
+		image, diags := decodeLegacyPlatform(l.s, f)
+		l.add(diags)
+		return plat, image
+	default:
+		p, diags := decodePlatform(l.s, f)
+		l.add(diags)
+		if p != nil {
+			plat = p
+		}
+	}
+	return plat, ""
+}
+
+// pipeline reads what --task names: nothing (every task of the cube), a
+// task of the cube, a legacy invoke file or a pipeline file.
+func (l *loader) pipeline(task string, loadCube func(invoke *ast.File) *Cube) *Pipeline {
+	if task == "" {
+		return cubePipeline(loadCube(nil))
+	}
+	if isTaskName(l.files, task) {
+		return l.oneTask(loadCube(nil), task)
+	}
+	f := l.readYAML(task, source.Flag("--task"))
+	if f == nil {
+		return nil
+	}
+	top := diag.At(diag.Pos{File: task, Line: 1, Col: 1})
+	switch {
+	case source.TopLevelString(f, "schema_type") == "mlcube_invoke":
+		c := loadCube(f)
+		if c != nil && !c.Legacy {
+			l.errorf(top.Field("schema_type"), "a legacy invoke file needs a legacy cube (schema_type: mlcube_root); %s is an MLCube 2.0 file", c.File)
+			return nil
+		}
+		return cubePipeline(c)
+	case source.HasTopLevel(f, "steps"):
+		return l.decodePipeline(f, func() *Cube { return loadCube(nil) })
+	}
+	l.errorf(top.Field("--task"), "neither a pipeline file (with steps:) nor an MLCube invoke file (with schema_type: mlcube_invoke)")
+	return nil
+}
+
+// isTaskName tells a task name given to --task from a file: it is not a
+// file, has no folder and no YAML extension.
+func isTaskName(files *source.Files, s string) bool {
+	if _, err := files.Stat(s); err == nil {
+		return false
+	}
+	return !strings.ContainsAny(s, `/\`) && !strings.HasSuffix(s, ".yaml") && !strings.HasSuffix(s, ".yml")
+}
+
+// oneTask makes the pipeline that runs one task of a cube.
+func (l *loader) oneTask(c *Cube, name string) *Pipeline {
+	p := cubePipeline(c)
+	if p == nil {
+		return nil
+	}
+	for _, st := range p.Steps {
+		if st.Name == name {
+			p.Steps = []*Step{st}
+			return p
+		}
+	}
+	l.errorf(diag.At(diag.Pos{File: c.File, Line: 1, Col: 1}).Field("--task"), "%q is neither a file nor a task of cube %q (tasks: %s)", name, c.Name, strings.Join(slices.Sorted(slices.Values(c.TaskNames())), ", "))
+	return nil
+}
+
+// cubePipeline makes the pipeline that runs every task of a cube. Each
+// step is its task, at the task's position.
+func cubePipeline(c *Cube) *Pipeline {
+	if c == nil {
+		return nil
+	}
+	p := &Pipeline{File: c.File, Loc: diag.At(diag.Pos{File: c.File}), Name: c.Name}
+	for _, t := range c.Tasks {
+		p.Steps = append(p.Steps, &Step{Name: t.Name, Loc: t.At(), Cube: c, Task: t})
+	}
+	return p
+}
