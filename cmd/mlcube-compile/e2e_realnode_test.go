@@ -136,7 +136,7 @@ func nodeContainerd(t *testing.T, args ...string) {
 }
 
 // withoutImages decodes a manifest, dropping every image, pull policy and
-// pull secret, and the kubectl image inside embedded manifests.
+// pull secret, also inside the manifests a step creates.
 func withoutImages(t *testing.T, doc string) any {
 	t.Helper()
 	var v any
@@ -158,7 +158,9 @@ func withoutImages(t *testing.T, doc string) any {
 				v[i] = strip(x)
 			}
 		case string:
-			if strings.Contains(v, "\nkind: ") {
+			// A manifest a step creates: YAML in Argo's resource
+			// template, JSON in the MANIFEST of Tekton's kubectl step.
+			if strings.Contains(v, "\nkind: ") || strings.HasPrefix(v, `{"apiVersion":`) {
 				var inner any
 				if yaml.Unmarshal([]byte(v), &inner) == nil {
 					return strip(inner)
