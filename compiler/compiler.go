@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"io/fs"
 
+	"github.com/mlcube-compile/mlcube-compile/compiler/check"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
 	"github.com/mlcube-compile/mlcube-compile/compiler/lower"
 	"github.com/mlcube-compile/mlcube-compile/compiler/source"
@@ -65,8 +66,15 @@ func Compile(opts Options) (*ir.Pipeline, diag.Diagnostics) {
 	}
 	var p *ir.Pipeline
 	if !diags.HasErrors() && ps != nil {
-		p, more = lower.Lower(ps, plat, opts.NeedValues)
+		// Lowering runs even when check finds errors, as it still holds
+		// the checks that read lowered values (see compiler/lower/doc.go);
+		// it tolerates the values check refuses.
+		diags = append(diags, check.Check(ps, plat, opts.NeedValues)...)
+		p, more = lower.Lower(ps, plat)
 		diags = append(diags, more...)
+	}
+	if diags.HasErrors() {
+		p = nil
 	}
 	return p, diags.Sorted()
 }

@@ -21,11 +21,7 @@ func (lw *lowering) containerArgs(st *spec.Step) ([]string, []ir.Arg, []ir.Mount
 	t := st.Task
 	switch {
 	case t.Entrypoint != "":
-		words, err := splitWords(t.Entrypoint)
-		if err != nil {
-			lw.errorf(t.At().Field("entrypoint"), "%v", err)
-		}
-		command = words
+		command, _ = spec.SplitWords(t.Entrypoint) // check reports an error
 	case !st.Cube.Legacy:
 		args = append(args, ir.Arg{Value: ir.Lit(t.Name)})
 	}
@@ -39,10 +35,8 @@ func (lw *lowering) containerArgs(st *spec.Step) ([]string, []ir.Arg, []ir.Mount
 		arg, data := lw.paramArg(st, p, "outputs", st.Outputs[p.Name], mounts)
 		args, io.Writes = append(args, arg), append(io.Writes, data...)
 	}
-	for i, a := range st.Args {
-		at := st.Loc.Field("args").Index(i)
-		lw.diags = append(lw.diags, spec.CheckArgCredential(a, at)...)
-		args = append(args, ir.Arg{Value: lw.text(a, at)})
+	for _, a := range st.Args {
+		args = append(args, ir.Arg{Value: lw.text(a)})
 	}
 	var ms []ir.Mount
 	for _, v := range slices.Sorted(maps.Keys(mounts)) {
@@ -60,7 +54,7 @@ func (lw *lowering) paramArg(st *spec.Step, p *spec.Param, kind, override string
 	parse := ir.Lit // a cube's own paths hold no pipeline references
 	if override != "" {
 		raw, at = override, st.Loc.Field(kind).Field(p.Name)
-		parse = func(s string) ir.Text { return lw.text(s, at) }
+		parse = lw.text
 	}
 	arg := ir.Arg{Param: p.Name, Prefix: "--" + p.Name + "="}
 	if strings.HasPrefix(raw, "/") {
@@ -70,7 +64,7 @@ func (lw *lowering) paramArg(st *spec.Step, p *spec.Param, kind, override string
 	}
 	var volume, root string
 	if p.Claim != "" {
-		volume, root = lw.claimVolume(p.Claim, diag.At(p.Loc.Pos()).Field("k8s").Field("pvc"))
+		volume, root = lw.claimVolume(p.Claim)
 	} else {
 		volume, root = lw.workspace(), lw.mountPath
 	}
@@ -109,23 +103,14 @@ func mergeLiterals(t ir.Text) ir.Text {
 }
 
 // text parses a pipeline-file string whose ${params.X} references become
-// the engine's own references.
-func (lw *lowering) text(s string, at diag.Loc) ir.Text {
+// the engine's own references; package check has checked them, and a
+// reference it refuses stays as written.
+func (lw *lowering) text(s string) ir.Text {
 	var out ir.Text
 	last := 0
 	for _, m := range spec.AnyRef.FindAllStringSubmatchIndex(s, -1) {
-		ref := strings.TrimSpace(s[m[2]:m[3]])
-		param, problem := spec.ParamOf(ref, lw.params)
-		switch {
-		case problem != "":
-			lw.errorf(at, "%s", problem)
-			continue
-		case lw.noParams != "":
-			lw.errorf(at, "${%s}: this step runs as %s, whose manifest the engine fills in without escaping, so a parameter's value could rewrite it; write the value itself", ref, lw.noParams)
-			continue
-		}
-		if before := s[last:m[0]]; strings.HasSuffix(before, "$") || strings.HasSuffix(before, "{") {
-			lw.errorf(at, "%q right before ${%s} would join with its value into engine syntax such as $(…) or {{…}}; put something else between them", before[len(before)-1:], ref)
+		param, problem := spec.ParamOf(strings.TrimSpace(s[m[2]:m[3]]), lw.params)
+		if problem != "" {
 			continue
 		}
 		out = append(out, ir.Piece{Literal: s[last:m[0]]}, ir.Piece{Param: param})

@@ -17,7 +17,7 @@ import (
 const (
 	defaultMPIAPIVersion    = "kubeflow.org/v2beta1"
 	defaultSSHAuthMountPath = "/root/.ssh"
-	mpiV1                   = "kubeflow.org/v1"
+	mpiV1                   = "kubeflow.org/v1" // check refuses what it lacks
 	// defaultKubectlImage runs the kubectl steps of distributed jobs on
 	// Tekton: alpine-docker's kubectl image, kubectl on Alpine, whose
 	// busybox gives the wait script sh, date, sleep and printf. Bitnami
@@ -64,22 +64,9 @@ func (lw *lowering) lowerMPI(st *spec.Step, s *ir.Step) {
 	if len(job.WorkerCommand) == 0 && job.APIVersion != mpiV1 {
 		job.WorkerCommand = defaultWorkerCommand
 	}
-	if job.APIVersion == mpiV1 && m.SSHAuthMountPath != "" {
-		lw.errorf(at.Field("sshAuthMountPath"), "kubeflow.org/v1 MPIJobs (the training operator's) start ranks through kubectl exec, not SSH, and have no sshAuthMountPath; drop it, or use mpi-operator's kubeflow.org/v2beta1")
-	}
-	if job.APIVersion == mpiV1 && job.Implementation == "MPICH" {
-		lw.errorf(at.Field("implementation"), "kubeflow.org/v1 MPIJobs (the training operator's) take OpenMPI or Intel; MPICH needs mpi-operator's kubeflow.org/v2beta1, the default when the platform's mpi.apiVersion is unset")
-	}
 	entry := s.Command
 	if len(entry) == 0 && m.Entrypoint != "" {
-		words, err := splitWords(m.Entrypoint)
-		if err != nil {
-			lw.errorf(at.Field("entrypoint"), "%v", err)
-		}
-		entry = words
-	}
-	if len(entry) == 0 {
-		lw.errorf(at, "mpirun needs a program to start on every slot, and task %q of cube %q has no entrypoint; give one with mpi.entrypoint (the command the image's ENTRYPOINT runs)", st.Task.Name, st.Cube.Name)
+		entry, _ = spec.SplitWords(m.Entrypoint) // check reports an error, or no program
 	}
 	launcher := []string{"mpirun"}
 	if job.Implementation == "OpenMPI" && !runsAsNonRoot(s.SecurityContext) {
@@ -168,7 +155,6 @@ func (lw *lowering) lowerDaskStep(st *spec.Step, name string) (*ir.Step, graph.I
 		job.Worker = lw.resourceOverride(*d.Worker, st, "dask", "worker")
 	}
 	job.WorkerNodeSelector, job.WorkerTolerations = lw.placement(st, job.Worker.GPU > 0)
-	lw.checkDaskPackages(st, d)
 	var io graph.IO
 	out := cleanKeepParams(d.Output.Path)
 	switch {
@@ -177,20 +163,18 @@ func (lw *lowering) lowerDaskStep(st *spec.Step, name string) (*ir.Step, graph.I
 		if !slices.Contains(job.PipPackages, "s3fs") {
 			job.PipPackages = append(append([]string{}, job.PipPackages...), "s3fs")
 		}
-	case strings.HasPrefix(d.Output.Path, "/") || out == "" || out == ".." || strings.HasPrefix(out, "../"):
-		lw.errorf(at.Field("output").Field("path"), "%q: give a file path inside the workspace, such as results/benchmark.csv, or a bucket", d.Output.Path)
+	case !spec.InWorkspace(d.Output.Path):
+		// No output: check has reported it.
 	default:
 		job.Output = path.Join(lw.mountPath, out)
 		s.Mounts = []ir.Mount{{Volume: lw.workspace(), MountPath: lw.mountPath}}
 		io.Writes = append(io.Writes, graph.Qualify(workspaceVolume, out))
 	}
-	lw.noParams = "a DaskJob"
-	s.Env = lw.env(st, dockerEffects{})
-	lw.noParams = ""
-	s.Resources = lw.resources(st, 0, dockerEffects{})
+	s.Env = lw.env(st, spec.DockerEffects{})
+	s.Resources = lw.resources(st, 0, spec.DockerEffects{})
 	lw.scheduling(st, s, false)
 	lw.checkRootForSetup(st, s, d)
-	lw.retryAndTimeout(st, s)
+	retryAndTimeout(st, s)
 	lw.checkHostname(st, at, job.GenerateName, "-scheduler", "scheduler Service")
 	s.Dask = job
 	return s, io
@@ -212,7 +196,7 @@ func (lw *lowering) resourceOverride(r spec.Resources, st *spec.Step, sels ...st
 	if r.GPU != nil {
 		gpus = *r.GPU
 	}
-	return lw.resources(sub, gpus, dockerEffects{})
+	return lw.resources(sub, gpus, spec.DockerEffects{})
 }
 
 // checkHostname checks that the names the operator derives from a job's
@@ -222,23 +206,6 @@ func (lw *lowering) checkHostname(st *spec.Step, at diag.Loc, generateName, suff
 	if len(validation.IsDNS1035Label(longest)) > 0 {
 		// Said at the step, whose name is part of the job's.
 		lw.errorf(at.At(st.Loc.Pos()), "the operator would name a %s %q (%d characters), which must be a DNS label: at most %d lower case letters, digits and '-', starting with a letter; shorten or rename the pipeline %q or the step %q", what, longest, len(longest), maxHostname, lw.p.Name, st.Name)
-	}
-}
-
-// checkDaskPackages refuses package names that the image's start script
-// would split or read as options.
-func (lw *lowering) checkDaskPackages(st *spec.Step, d *spec.Dask) {
-	for _, list := range []struct {
-		key  string
-		pkgs []string
-	}{{"pipPackages", d.Setup.Pip}, {"aptPackages", d.Setup.Apt}, {"condaPackages", d.Setup.Conda}} {
-		for i, p := range list.pkgs {
-			if strings.ContainsAny(p, " \t\n\"'`$\\;&|<>") || strings.HasPrefix(p, "-") {
-				// Said at the list, as the package's position.
-				at := st.Loc.Field("dask").Field("setup").Field(list.key)
-				lw.errorf(at.Index(i).At(at.Pos()), "%q is not one package: the image installs $EXTRA_*_PACKAGES split on spaces, so give each package as its own entry, without options", p)
-			}
-		}
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
 	"github.com/mlcube-compile/mlcube-compile/compiler/spec"
@@ -19,10 +18,6 @@ const (
 	workspaceVolume    = "workspace"
 	legacyMountRoot    = "/mnt/mlcube"
 )
-
-// reservedPaths are mounted by the kubelet, the runtime or an engine; the
-// workspace cannot go there.
-var reservedPaths = []string{"/dev", "/proc", "/sys", "/tekton", "/var/run/secrets"}
 
 // lowering holds what the whole pipeline shares while its steps are lowered.
 type lowering struct {
@@ -39,17 +34,14 @@ type lowering struct {
 	volumeNames  *nameSet
 	templates    *nameSet
 	tmplNames    map[string]string // cube file + task -> template name
-	// needValues, when set, says why every param needs a value now.
-	needValues string
-	// noParams, when set, names the kind of job whose manifest the step
-	// becomes: parameter references are refused there.
-	noParams string
 }
 
-// Lower checks the specs against each other and builds the IR; nil
-// when there are errors.
-func Lower(ps *spec.Pipeline, plat *spec.Platform, needValues string) (*ir.Pipeline, diag.Diagnostics) {
-	lw := newLowering(ps, plat, needValues)
+// Lower builds the IR from specs package check has checked, making the
+// checks that read lowered values; nil when there are errors. It
+// tolerates the values check refuses, so that its own checks run and
+// report as before when check has found errors.
+func Lower(ps *spec.Pipeline, plat *spec.Platform) (*ir.Pipeline, diag.Diagnostics) {
+	lw := newLowering(ps, plat)
 	steps, io := lw.lowerSteps()
 	if len(steps) == len(ps.Steps) {
 		lw.order(steps, io)
@@ -75,9 +67,9 @@ func (lw *lowering) warnf(at diag.Loc, format string, args ...any) {
 
 // newLowering lowers what the whole pipeline shares, before its steps:
 // the mount path, name, workspace, params, configs and schedule.
-func newLowering(ps *spec.Pipeline, plat *spec.Platform, needValues string) *lowering {
+func newLowering(ps *spec.Pipeline, plat *spec.Platform) *lowering {
 	lw := &lowering{
-		spec: ps, plat: plat, needValues: needValues,
+		spec: ps, plat: plat,
 		params: map[string]bool{}, volumes: map[string]ir.Volume{},
 		templates: newNameSet(), tmplNames: map[string]string{},
 		claimVolumes: map[string]string{}, volumeNames: newNameSet(workspaceVolume),
@@ -85,11 +77,6 @@ func newLowering(ps *spec.Pipeline, plat *spec.Platform, needValues string) *low
 	}
 	if lw.mountPath == "" {
 		lw.mountPath = defaultMountPath
-	}
-	for _, r := range reservedPaths {
-		if lw.mountPath == r || strings.HasPrefix(lw.mountPath, r+"/") {
-			lw.errorf(plat.Loc.Field("storage").Field("mountPath"), "%s is inside %s, which the container runtime or an engine mounts itself; use a path such as /mnt/mlcube", lw.mountPath, r)
-		}
 	}
 	lw.p = &ir.Pipeline{
 		Source:                  ps.File,
@@ -150,35 +137,10 @@ func (lw *lowering) pipelineMeta() {
 	}
 }
 
-// lowerParams turns pipeline params into IR params.
+// lowerParams turns pipeline params into IR params; package check has
+// checked them.
 func (lw *lowering) lowerParams() {
 	for _, pp := range lw.spec.Params {
-		if !paramName.MatchString(pp.Name) {
-			lw.errorf(pp.Loc, "a parameter name is letters, digits, '_' and '-', starting with a letter")
-			continue
-		}
-		// The default is reported at the param, where it may be missing.
-		value := pp.Loc.Field("default").At(pp.Loc.Pos())
-		if pp.Given != nil {
-			value = pp.Given.Loc
-		}
-		switch {
-		case pp.Required && pp.Default != nil && pp.Given == nil:
-			lw.errorf(pp.Loc, "a required parameter has no default; drop one of required and default")
-		case pp.Default == nil && lw.needValues != "":
-			lw.errorf(pp.Loc, "has no value, and %s; give it one with --set %s=VALUE or -f VALUES.yaml", lw.needValues, pp.Name)
-		}
-		if pp.Default != nil && len(pp.Enum) > 0 && !slices.Contains(pp.Enum, *pp.Default) {
-			lw.errorf(value, "%q is not one of the enum values of params.%s (%s)", *pp.Default, pp.Name, strings.Join(pp.Enum, ", "))
-		}
-		if more := spec.CheckParamCredential(pp.Name, "", pp.Loc); more != nil {
-			lw.diags = append(lw.diags, more...)
-		} else {
-			lw.diags = append(lw.diags, spec.CheckCredential("", deref(pp.Default), value)...)
-		}
-		if strings.Contains(deref(pp.Default), "$$") {
-			lw.errorf(value, "holds \"$$\", which Kubernetes turns into \"$\" once the engine puts the value into a container's args or env")
-		}
 		lw.params[pp.Name] = true
 		lw.p.Params = append(lw.p.Params, ir.Param{Name: pp.Name, Description: pp.Description, Default: pp.Default, Enum: pp.Enum})
 	}
@@ -192,18 +154,18 @@ func (lw *lowering) workspace() string {
 
 // workspaceSpec decides the workspace claim: an existing one (the
 // platform's storage.pvc, else the cube's k8s.pvc, else the pipeline's
-// name) or one created per run. It is checked even when no step mounts it.
+// name) or one created per run; package check refuses both at once.
 func (lw *lowering) workspaceSpec() ir.Volume {
 	st := lw.plat.Storage
 	create := st.Size != nil || st.StorageClassName != "" || len(st.AccessModes) > 0
 	v := ir.Volume{Name: workspaceVolume}
 	switch {
 	case create && st.PVC != "":
-		lw.errorf(lw.plat.Loc.Field("storage").Field("pvc"), "pvc names an existing claim, while size, storageClassName and accessModes describe one to create; give one or the other")
+		// Neither: check has reported it.
 	case create:
 		size := defaultClaimSize
 		if st.Size != nil {
-			size = lw.quantity(fmt.Sprint(st.Size), lw.plat.Loc.Field("storage").Field("size"))
+			size = quantity(fmt.Sprint(st.Size))
 		}
 		// The access modes are decided once the steps are ordered.
 		v.Create = &ir.ClaimTemplate{Size: size, StorageClassName: st.StorageClassName, AccessModes: st.AccessModes}
@@ -221,13 +183,10 @@ func (lw *lowering) workspaceSpec() ir.Volume {
 
 // claimVolume returns the volume for a claim a legacy binding names; the
 // MLCube runner mounts each at /mnt/mlcube/<pvc>.
-func (lw *lowering) claimVolume(claim string, at diag.Loc) (string, string) {
+func (lw *lowering) claimVolume(claim string) (string, string) {
 	root := legacyMountRoot + "/" + claim
 	if name, ok := lw.claimVolumes[claim]; ok {
 		return name, root
-	}
-	if !dnsSubdomain.MatchString(claim) {
-		lw.errorf(at, "%q is not a valid PersistentVolumeClaim name (lower case letters, digits, '-' and '.')", claim)
 	}
 	name, _ := lw.volumeNames.take(claim, claim, "pvc-"+claim)
 	lw.claimVolumes[claim] = name
@@ -235,10 +194,10 @@ func (lw *lowering) claimVolume(claim string, at diag.Loc) (string, string) {
 	return name, root
 }
 
-// quantity checks a Kubernetes quantity and returns it as written.
-func (lw *lowering) quantity(s string, at diag.Loc) string {
-	if !nonNegativeQuantity(s) {
-		lw.errorf(at, "%q is not a non-negative Kubernetes quantity (such as 500m, 4, 512Mi or 10Gi)", s)
+// quantity returns a Kubernetes quantity as written, or "" for one
+// check refuses.
+func quantity(s string) string {
+	if !spec.NonNegativeQuantity(s) {
 		return ""
 	}
 	return s

@@ -3,21 +3,18 @@ package lower
 import (
 	"fmt"
 
-	"k8s.io/apimachinery/pkg/util/validation"
-
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
 	"github.com/mlcube-compile/mlcube-compile/compiler/spec"
-	"github.com/mlcube-compile/mlcube-compile/diag"
 )
 
 // resources merges the step's requests over what the cube's docker flags say.
-func (lw *lowering) resources(st *spec.Step, gpus int, fx dockerEffects) ir.Resources {
-	r := ir.Resources{GPU: gpus, CPU: fx.cpu, Memory: fx.memory, LimitsEqualRequests: lw.plat.LimitsEqual}
+func (lw *lowering) resources(st *spec.Step, gpus int, fx spec.DockerEffects) ir.Resources {
+	r := ir.Resources{GPU: gpus, CPU: fx.CPU, Memory: fx.Memory, LimitsEqualRequests: lw.plat.LimitsEqual}
 	if st.Resources.CPU != nil {
-		r.CPU = lw.quantity(fmt.Sprint(st.Resources.CPU), st.Loc.Field("resources").Field("cpu"))
+		r.CPU = quantity(fmt.Sprint(st.Resources.CPU))
 	}
 	if st.Resources.Memory != nil {
-		r.Memory = lw.quantity(fmt.Sprint(st.Resources.Memory), st.Loc.Field("resources").Field("memory"))
+		r.Memory = quantity(fmt.Sprint(st.Resources.Memory))
 	}
 	if r.LimitsEqualRequests && (r.CPU == "" || r.Memory == "") {
 		// Said at the step, which may not write resources.
@@ -40,26 +37,22 @@ func (lw *lowering) scheduling(st *spec.Step, s *ir.Step, gpu bool) {
 }
 
 // placement merges the platform's GPU or CPU node selector and
-// tolerations with the step's.
+// tolerations with the step's; package check has checked them.
 func (lw *lowering) placement(st *spec.Step, gpu bool) (map[string]string, []ir.Toleration) {
-	base, section := lw.plat.CPU, lw.plat.Loc.Field("cpu")
+	base := lw.plat.CPU
 	if gpu {
-		base, section = lw.plat.GPU.Scheduling, lw.plat.Loc.Field("gpu")
+		base = lw.plat.GPU.Scheduling
 	}
 	sel := map[string]string{}
 	for k, v := range base.NodeSelector {
-		lw.labelKey(k, section.Field("nodeSelector").Field(k))
 		sel[k] = v
 	}
 	for k, v := range st.NodeSelector {
-		lw.labelKey(k, st.Loc.Field("nodeSelector").Field(k))
 		sel[k] = v
 	}
 	if len(sel) == 0 {
 		sel = nil
 	}
-	lw.tolerations(base.Tolerations, section.Field("tolerations"))
-	lw.tolerations(st.Tolerations, st.Loc.Field("tolerations"))
 	var tols []ir.Toleration
 	seen := map[spec.Toleration]bool{}
 	for _, t := range append(append([]spec.Toleration{}, base.Tolerations...), st.Tolerations...) {
@@ -72,37 +65,6 @@ func (lw *lowering) placement(st *spec.Step, gpu bool) (map[string]string, []ir.
 		tols = append(tols, ir.Toleration{Key: t.Key, Operator: t.Operator, Value: t.Value, Effect: t.Effect, TolerationSeconds: t.TolerationSeconds})
 	}
 	return sel, tols
-}
-
-// labelKey checks a node selector key, which is a Kubernetes label key.
-func (lw *lowering) labelKey(k string, at diag.Loc) {
-	if len(validation.IsQualifiedName(k)) > 0 {
-		lw.errorf(at, "%q is not a valid label key: an optional DNS prefix and '/', then at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit", k)
-	}
-}
-
-// tolerations checks each toleration of the list at, reported at the
-// list.
-func (lw *lowering) tolerations(tols []spec.Toleration, at diag.Loc) {
-	for i, t := range tols {
-		lw.toleration(t, at.Index(i).At(at.Pos()))
-	}
-}
-
-// toleration checks what the API server checks of a toleration.
-func (lw *lowering) toleration(t spec.Toleration, at diag.Loc) {
-	switch {
-	case t.Key != "" && len(validation.IsQualifiedName(t.Key)) > 0:
-		lw.errorf(at.Field("key"), "%q is not a valid taint key (an optional DNS prefix and '/', then letters, digits, '-', '_' or '.')", t.Key)
-	case t.Key == "" && t.Operator != "Exists":
-		lw.errorf(at.Field("key"), "a toleration without a key must have operator: Exists")
-	case t.Operator == "Exists" && t.Value != "":
-		lw.errorf(at.Field("value"), "a toleration with operator: Exists has no value")
-	case t.Value != "" && len(validation.IsValidLabelValue(t.Value)) > 0:
-		lw.errorf(at.Field("value"), "%q is not a valid taint value (at most 63 letters, digits, '-', '_' or '.')", t.Value)
-	case t.TolerationSeconds != nil && t.Effect != "NoExecute":
-		lw.errorf(at.Field("tolerationSeconds"), "tolerationSeconds needs effect: NoExecute")
-	}
 }
 
 // mergeSecurity lays the step's security settings over the platform's.

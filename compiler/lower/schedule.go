@@ -1,17 +1,10 @@
 package lower
 
 import (
-	"time"
-	_ "time/tzdata" // timezones are checked the same on every machine
-
-	"github.com/robfig/cron/v3"
-
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
-	"github.com/mlcube-compile/mlcube-compile/diag"
 )
 
-// lowerSchedule checks each cron expression with the parser Argo's
-// controller uses, and the timezone against the timezone database.
+// lowerSchedule copies the schedule, which package check has checked.
 func (lw *lowering) lowerSchedule() {
 	sc := lw.spec.Schedule
 	if sc == nil {
@@ -19,22 +12,9 @@ func (lw *lowering) lowerSchedule() {
 	}
 	out := &ir.Schedule{ConcurrencyPolicy: sc.ConcurrencyPolicy, StartingDeadlineSeconds: sc.StartingDeadlineSeconds, Suspend: sc.Suspend}
 	for _, c := range sc.Cron {
-		if _, err := cron.ParseStandard(c.Value); err != nil {
-			lw.errorf(c.Loc, "%q is not a cron schedule (minute hour day-of-month month day-of-week, such as \"0 2 * * *\", or @daily): %v", c.Value, err)
-		}
 		out.Cron = append(out.Cron, c.Value)
 	}
-	if tz := sc.Timezone; tz.Value != "" {
-		if _, err := time.LoadLocation(tz.Value); err != nil || tz.Value == "Local" {
-			lw.errorf(tz.Loc, "%q is not a timezone of the IANA database, such as UTC or Europe/Berlin", tz.Value)
-		}
-		out.Timezone = tz.Value
-	}
-	switch sc.ConcurrencyPolicy {
-	case "", "Allow", "Forbid", "Replace":
-	default:
-		lw.errorf(diag.At(diag.Pos{File: "--concurrency-policy"}).Field("concurrencyPolicy"), "%q is not Allow, Forbid or Replace", sc.ConcurrencyPolicy)
-	}
+	out.Timezone = sc.Timezone.Value
 	lw.p.Schedule = out
 }
 

@@ -2,7 +2,6 @@ package lower
 
 import (
 	"maps"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -15,11 +14,8 @@ import (
 )
 
 var (
-	paramName    = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
-	dnsSubdomain = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
-	cubeLabel    = "mlcube-compile/cube"
-	taskLabel    = "mlcube-compile/task"
-	maxRetries   = 100
+	cubeLabel = "mlcube-compile/cube"
+	taskLabel = "mlcube-compile/task"
 )
 
 // lowerSteps lowers every step and returns what each reads and writes.
@@ -57,30 +53,18 @@ func (lw *lowering) lowerStep(st *spec.Step, name string) (*ir.Step, graph.IO) {
 			cubeLabel: labelValue(c.Name), taskLabel: labelValue(t.Name),
 		},
 	}
-	if st.MPI != nil {
-		lw.noParams = "an MPIJob"
-		defer func() { lw.noParams = "" }()
+	gpus, args := st.GPUs()
+	fx, _ := spec.MapDockerArgs(args) // check reports what is wrong
+	if fx.GPUs != nil && *fx.GPUs != gpus && gpus > 0 && st.Resources.GPU == nil {
+		lw.warnf(args.Loc, "--gpus=%d differs from platform.accelerator_count %d; the step asks for %d", *fx.GPUs, gpus, gpus)
 	}
-	gpus := c.AcceleratorCount
-	if st.Resources.GPU != nil {
-		gpus = *st.Resources.GPU
-	}
-	args := c.CPUArgs
-	if gpus > 0 {
-		args = c.GPUArgs
-	}
-	fx, diags := mapDockerArgs(args)
-	lw.diags = append(lw.diags, diags...)
-	if fx.gpus != nil && *fx.gpus != gpus && gpus > 0 && st.Resources.GPU == nil {
-		lw.warnf(args.Loc, "--gpus=%d differs from platform.accelerator_count %d; the step asks for %d", *fx.gpus, gpus, gpus)
-	}
-	s.ShmSize = fx.shmSize
+	s.ShmSize = fx.ShmSize
 	s.Resources = lw.resources(st, gpus, fx)
 	var sio graph.IO
 	s.Command, s.Args, s.Mounts, sio = lw.containerArgs(st)
 	s.Env = lw.env(st, fx)
 	lw.scheduling(st, s, gpus > 0)
-	lw.retryAndTimeout(st, s)
+	retryAndTimeout(st, s)
 	if st.MPI != nil {
 		lw.lowerMPI(st, s)
 	}
@@ -113,31 +97,25 @@ func (lw *lowering) image(c *spec.Cube) string {
 	return ""
 }
 
-// retryAndTimeout checks and sets the step's retries and timeout.
-func (lw *lowering) retryAndTimeout(st *spec.Step, s *ir.Step) {
+// retryAndTimeout sets the step's retries and timeout.
+func retryAndTimeout(st *spec.Step, s *ir.Step) {
 	if r := st.Retries; r != nil {
-		if r.Limit > maxRetries {
-			lw.errorf(st.Loc.Field("retries").Field("limit"), "%d retries is more than the %d allowed", r.Limit, maxRetries)
-		}
 		s.Retry = &ir.Retry{Limit: r.Limit}
 		if r.Backoff != "" {
-			s.Retry.Backoff = lw.duration(r.Backoff, st.Loc.Field("retries").Field("backoff"))
+			s.Retry.Backoff = duration(r.Backoff)
 		}
 	}
 	if st.Timeout != "" {
-		s.Timeout = lw.duration(st.Timeout, st.Loc.Field("timeout"))
+		s.Timeout = duration(st.Timeout)
 	}
 }
 
-// duration parses a positive duration such as 30s, 15m or 4h.
-func (lw *lowering) duration(s string, at diag.Loc) time.Duration {
+// duration parses a duration such as 30s, 15m or 4h; 0 for one check
+// refuses.
+func duration(s string) time.Duration {
 	d, err := time.ParseDuration(s)
 	if err != nil || d <= 0 {
-		lw.errorf(at, "%q is not a positive duration (such as 30s, 15m or 4h)", s)
 		return 0
-	}
-	if d%time.Second != 0 {
-		lw.errorf(at, "%q: engines count in whole seconds", s)
 	}
 	return d
 }

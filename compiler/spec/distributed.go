@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"path"
 	"sort"
 	"strings"
 
@@ -90,4 +91,11 @@ func (l *loader) decodeDaskOutput(at diag.Loc, ov cue.Value, d *Dask) {
 	if strings.Contains(d.Output.Bucket, "/") || strings.Contains(d.Output.Bucket, ":") {
 		l.errorf(at.Field("bucket"), "%q: give the bucket's name alone, such as my-results; the path goes in path", d.Output.Bucket)
 	}
+}
+
+// InWorkspace says whether a Dask output path is a file path inside the
+// workspace: relative, and not leaving it once cleaned.
+func InWorkspace(p string) bool {
+	out := path.Clean(p)
+	return !strings.HasPrefix(p, "/") && out != "." && out != ".." && !strings.HasPrefix(out, "../")
 }

@@ -4,12 +4,14 @@
 // steps at a time, pipelinedoc.go), and decoding of cubes in either
 // layout (cube.go, legacy.go), platform files, pipeline files and their
 // steps (pipeline.go, distributed.go), schedules, configs, values files
-// and --set (values.go). loader.go reads each cube once; read.go is what
-// --mlcube, --platform and --task name. Checks that need the file's CUE
+// and --set (values.go); docker run flags and what they mean on
+// Kubernetes (dockerargs.go). loader.go reads each cube once; read.go is
+// what --mlcube, --platform and --task name. Checks that need the file's CUE
 // values (configs at any depth, a Dask step's output keys) or that
 // decide whether a step exists at all (its cube and task, its path
 // overrides, unknown ${params.X}) are made here; credentials
-// (secrets.go) are refused here and in lowering.
+// (secrets.go) are refused here and in package check, which holds the
+// other checks of decoded specs.
 //
 // Files are read only through package source.
 package spec

@@ -1,4 +1,4 @@
-package lower
+package spec
 
 import (
 	"fmt"
@@ -7,17 +7,16 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/resource"
 
-	"github.com/mlcube-compile/mlcube-compile/compiler/spec"
 	"github.com/mlcube-compile/mlcube-compile/diag"
 )
 
-// dockerEffects is what docker run flags mean on Kubernetes.
-type dockerEffects struct {
-	gpus    *int // from --gpus=N; nil for "all" or when absent
-	shmSize string
-	cpu     string
-	memory  string
-	env     []spec.EnvVar
+// DockerEffects is what docker run flags mean on Kubernetes.
+type DockerEffects struct {
+	GPUs    *int // from --gpus=N; nil for "all" or when absent
+	ShmSize string
+	CPU     string
+	Memory  string
+	Env     []EnvVar
 }
 
 // flagsWithValue are the docker run flags that take a value.
@@ -29,11 +28,12 @@ var flagsWithValue = map[string]bool{
 	"--cap-add": true, "--security-opt": true, "--env-file": true, "--pid": true,
 }
 
-// mapDockerArgs maps the flags of a docker run flag string that have a
-// Kubernetes meaning, and warns about each one that has none.
-func mapDockerArgs(a spec.DockerArgs) (dockerEffects, diag.Diagnostics) {
-	var fx dockerEffects
-	tokens, err := splitWords(a.Text)
+// MapDockerArgs maps the flags of a docker run flag string that have a
+// Kubernetes meaning, and warns about each one that has none. Package
+// check reports the diagnostics; package lower uses the effects.
+func MapDockerArgs(a DockerArgs) (DockerEffects, diag.Diagnostics) {
+	var fx DockerEffects
+	tokens, err := SplitWords(a.Text)
 	if err != nil {
 		return fx, diag.Diagnostics{diag.Errorf(a.Loc, "%v", err)}
 	}
@@ -61,7 +61,7 @@ func mapDockerArgs(a spec.DockerArgs) (dockerEffects, diag.Diagnostics) {
 
 // mapDockerFlag applies one flag of a and reports whether it had a
 // meaning, and what is wrong with its value.
-func mapDockerFlag(fx *dockerEffects, flag, value string, a spec.DockerArgs) (known bool, problem string) {
+func mapDockerFlag(fx *DockerEffects, flag, value string, a DockerArgs) (known bool, problem string) {
 	switch flag {
 	case "--gpus":
 		if value == "all" || strings.HasPrefix(value, "device=") || strings.HasPrefix(value, `"device=`) {
@@ -71,27 +71,27 @@ func mapDockerFlag(fx *dockerEffects, flag, value string, a spec.DockerArgs) (kn
 		if err != nil || n < 0 {
 			return true, fmt.Sprintf("--gpus=%s: want all or a number of GPUs", value)
 		}
-		fx.gpus = &n
+		fx.GPUs = &n
 	case "--shm-size":
 		q, err := dockerSize(value)
 		if err != nil {
 			return true, fmt.Sprintf("--shm-size=%s: %v", value, err)
 		}
-		fx.shmSize = q
+		fx.ShmSize = q
 	case "--cpus":
-		if !nonNegativeQuantity(value) {
+		if !NonNegativeQuantity(value) {
 			return true, fmt.Sprintf("--cpus=%s: want a number of CPUs such as 2 or 0.5", value)
 		}
-		fx.cpu = value
+		fx.CPU = value
 	case "-m", "--memory":
 		q, err := dockerSize(value)
 		if err != nil {
 			return true, fmt.Sprintf("%s=%s: %v", flag, value, err)
 		}
-		fx.memory = q
+		fx.Memory = q
 	case "-e", "--env":
 		k, v, _ := strings.Cut(value, "=")
-		fx.env = append(fx.env, spec.EnvVar{Name: k, Value: v, Loc: a.Loc.Field(k)})
+		fx.Env = append(fx.Env, EnvVar{Name: k, Value: v, Loc: a.Loc.Field(k)})
 	default:
 		return false, ""
 	}
@@ -115,15 +115,15 @@ func dockerSize(s string) (string, error) {
 	return num + unit, nil
 }
 
-// nonNegativeQuantity reports whether s is a Kubernetes quantity >= 0.
-func nonNegativeQuantity(s string) bool {
+// NonNegativeQuantity reports whether s is a Kubernetes quantity >= 0.
+func NonNegativeQuantity(s string) bool {
 	q, err := resource.ParseQuantity(s)
 	return err == nil && q.Sign() >= 0
 }
 
-// splitWords splits a command line into words the way a POSIX shell would
+// SplitWords splits a command line into words the way a POSIX shell would
 // for quoting, without expanding anything. Nothing here runs a shell.
-func splitWords(s string) ([]string, error) {
+func SplitWords(s string) ([]string, error) {
 	var words []string
 	var cur strings.Builder
 	inWord, quote := false, rune(0)
@@ -155,4 +155,18 @@ func splitWords(s string) ([]string, error) {
 		words = append(words, cur.String())
 	}
 	return words, nil
+}
+
+// GPUs returns how many GPUs a container step asks for (its own
+// resources.gpu, else its cube's accelerator_count) and the cube's docker
+// flags for them: gpu_args with GPUs, cpu_args without.
+func (st *Step) GPUs() (int, DockerArgs) {
+	gpus := st.Cube.AcceleratorCount
+	if st.Resources.GPU != nil {
+		gpus = *st.Resources.GPU
+	}
+	if gpus > 0 {
+		return gpus, st.Cube.GPUArgs
+	}
+	return gpus, st.Cube.CPUArgs
 }

@@ -1,9 +1,0 @@
-package lower
-
-// deref returns *s, or "" for nil.
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
-}
