@@ -1,5 +1,3 @@
-// Package graph draws a pipeline's DAG as Mermaid or Graphviz DOT: each
-// step with its cube and task, and an edge from each dependency.
 package graph
 
 import (
