@@ -5,8 +5,8 @@ import (
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 
-	"github.com/mlcube-compile/mlcube-compile/backends/kube"
-	"github.com/mlcube-compile/mlcube-compile/backends/manifest"
+	"github.com/mlcube-compile/mlcube-compile/backends/emit"
+	"github.com/mlcube-compile/mlcube-compile/backends/internal/kube"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
 )
 
@@ -31,7 +31,7 @@ func configsTemplate(p *ir.Pipeline, taken []wfv1.Template) (*wfv1.Template, err
 	cm.OwnerReferences = []metav1.OwnerReference{{
 		APIVersion: wfv1.SchemeGroupVersion.String(), Kind: "Workflow", Name: workflowName, UID: "{{workflow.uid}}",
 	}}
-	doc, err := manifest.YAML(cm)
+	doc, err := emit.YAML(cm)
 	if err != nil {
 		return nil, err
 	}

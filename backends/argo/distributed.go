@@ -5,9 +5,9 @@ import (
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 
-	"github.com/mlcube-compile/mlcube-compile/backends/distributed"
-	"github.com/mlcube-compile/mlcube-compile/backends/kube"
-	"github.com/mlcube-compile/mlcube-compile/backends/manifest"
+	"github.com/mlcube-compile/mlcube-compile/backends/emit"
+	"github.com/mlcube-compile/mlcube-compile/backends/internal/distributed"
+	"github.com/mlcube-compile/mlcube-compile/backends/internal/kube"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
 )
 
@@ -80,11 +80,11 @@ func distributedTemplates(p *ir.Pipeline, s *ir.Step, name string, taken []wfv1.
 	create.Resource.SuccessCondition, create.Resource.FailureCondition = "", ""
 	create.Outputs.Parameters = []wfv1.Parameter{{Name: jobParam, ValueFrom: &wfv1.ValueFrom{JSONPath: "{.metadata.name}"}}}
 	input := "{{inputs.parameters." + jobParam + "}}"
-	scaler, err := manifest.YAML(job.Autoscaler.Object(input))
+	scaler, err := emit.YAML(job.Autoscaler.Object(input))
 	if err != nil {
 		return nil, err
 	}
-	wanted, err := manifest.YAML(map[string]any{
+	wanted, err := emit.YAML(map[string]any{
 		"apiVersion": "kubernetes.dask.org/v1", "kind": "DaskJob",
 		"metadata": namespaced(input, p.Namespace),
 	})

@@ -10,7 +10,7 @@ import (
 	apiv1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
-	"github.com/mlcube-compile/mlcube-compile/backends/kube"
+	"github.com/mlcube-compile/mlcube-compile/backends/internal/kube"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
 )
 

@@ -8,8 +8,8 @@ import (
 	apiv1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/mlcube-compile/mlcube-compile/backends/kube"
-	"github.com/mlcube-compile/mlcube-compile/backends/manifest"
+	"github.com/mlcube-compile/mlcube-compile/backends/emit"
+	"github.com/mlcube-compile/mlcube-compile/backends/internal/kube"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
 	"github.com/mlcube-compile/mlcube-compile/diag"
 )
@@ -26,11 +26,11 @@ type Options struct {
 // entrypointName is the DAG template's name unless a task template has it.
 const entrypointName = "main"
 
-// Compile builds the Workflow, WorkflowTemplate or CronWorkflow for p and
+// compile builds the Workflow, WorkflowTemplate or CronWorkflow for p and
 // checks it with Argo's validator. It returns warnings about what the run
 // does that the spec does not say. A rejection by the validator is a bug
 // in mlcube-compile and is reported as one.
-func Compile(p *ir.Pipeline, opts Options) (any, diag.Diagnostics, error) {
+func compile(p *ir.Pipeline, opts Options) (any, diag.Diagnostics, error) {
 	if err := checkText(p); err != nil {
 		return nil, nil, err
 	}
@@ -104,7 +104,7 @@ func workflow(p *ir.Pipeline, spec wfv1.WorkflowSpec) (*wfv1.Workflow, error) {
 // Argo's validator for its kind. The size comes first: the validator is
 // slow on huge DAGs.
 func checkObject(obj any, kind, limit string, validateKind func() error) error {
-	if err := manifest.CheckSize(obj, "the "+kind, manifest.ArgoWorkflowLimit, limit); err != nil {
+	if err := emit.CheckSize(obj, "the "+kind, emit.ArgoWorkflowLimit, limit); err != nil {
 		return err
 	}
 	if err := validateKind(); err != nil {

@@ -8,14 +8,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/mlcube-compile/mlcube-compile/backends/kube"
-	"github.com/mlcube-compile/mlcube-compile/backends/manifest"
+	"github.com/mlcube-compile/mlcube-compile/backends/emit"
+	"github.com/mlcube-compile/mlcube-compile/backends/internal/kube"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
 	"github.com/mlcube-compile/mlcube-compile/diag"
 )
-
-// Options tune the Job; the zero value is what users get.
-type Options struct{}
 
 const (
 	// containerName is what the MLCube runner calls its container.
@@ -24,8 +21,8 @@ const (
 	defaultBackoffLimit = 4
 )
 
-// Compile builds the Job for the one step of p and checks it.
-func Compile(p *ir.Pipeline, _ Options) (*batchv1.Job, diag.Diagnostics, error) {
+// compile builds the Job for the one step of p and checks it.
+func compile(p *ir.Pipeline) (*batchv1.Job, diag.Diagnostics, error) {
 	s, err := oneStep(p)
 	if err != nil {
 		return nil, nil, err
@@ -68,7 +65,7 @@ func Compile(p *ir.Pipeline, _ Options) (*batchv1.Job, diag.Diagnostics, error) 
 		secs := int64(s.Timeout.Seconds())
 		job.Spec.Template.Spec.ActiveDeadlineSeconds = &secs
 	}
-	if err := manifest.CheckSize(job, "the Job", manifest.ObjectLimit, "etcd's limit on an object"); err != nil {
+	if err := emit.CheckSize(job, "the Job", emit.ObjectLimit, "etcd's limit on an object"); err != nil {
 		return nil, nil, err
 	}
 	if err := Validate(job); err != nil {
@@ -101,14 +98,14 @@ func oneStep(p *ir.Pipeline) (*ir.Step, error) {
 		for _, s := range p.Steps {
 			names = append(names, s.Name)
 		}
-		return nil, &manifest.SpecError{Field: "--backend", Message: fmt.Sprintf(
+		return nil, &emit.SpecError{Field: "--backend", Message: fmt.Sprintf(
 			"a Job runs one task, and this pipeline has %d steps (%s); name one task of the cube with --task NAME (in place of a pipeline file), or use --backend argo or --backend tekton, which run them all",
 			len(p.Steps), strings.Join(names, ", "))}
 	}
 	s := p.Steps[0]
 	if s.Kind != ir.Container {
 		kind := map[ir.Kind]string{ir.MPI: "an MPIJob (mpi:)", ir.Dask: "a DaskJob (dask:)"}[s.Kind]
-		return nil, &manifest.SpecError{Field: "--backend", Message: fmt.Sprintf(
+		return nil, &emit.SpecError{Field: "--backend", Message: fmt.Sprintf(
 			"a Job runs one task in one container, and step %s runs as %s, which an engine must create and wait for; use --backend argo or --backend tekton", s.Name, kind)}
 	}
 	return s, nil
@@ -143,7 +140,7 @@ func paramDefaults(params []ir.Param, s *ir.Step) (map[string]string, error) {
 	for _, t := range stepTexts(s) {
 		for _, piece := range t {
 			if _, ok := out[piece.Param]; piece.Param != "" && !ok {
-				return nil, &manifest.SpecError{Field: "params." + piece.Param, Message: "a Job has no run-time parameters, so the job backend needs a default for every parameter a step uses; give it one, or use --backend argo or tekton"}
+				return nil, &emit.SpecError{Field: "params." + piece.Param, Message: "a Job has no run-time parameters, so the job backend needs a default for every parameter a step uses; give it one, or use --backend argo or tekton"}
 			}
 		}
 	}

@@ -7,8 +7,8 @@ import (
 	v1 "github.com/tektoncd/pipeline/pkg/apis/pipeline/v1"
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/mlcube-compile/mlcube-compile/backends/distributed"
-	"github.com/mlcube-compile/mlcube-compile/backends/kube"
+	"github.com/mlcube-compile/mlcube-compile/backends/internal/distributed"
+	"github.com/mlcube-compile/mlcube-compile/backends/internal/kube"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
 )
 

@@ -11,8 +11,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"knative.dev/pkg/apis"
 
-	"github.com/mlcube-compile/mlcube-compile/backends/kube"
-	"github.com/mlcube-compile/mlcube-compile/backends/manifest"
+	"github.com/mlcube-compile/mlcube-compile/backends/emit"
+	"github.com/mlcube-compile/mlcube-compile/backends/internal/kube"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
 	"github.com/mlcube-compile/mlcube-compile/diag"
 )
@@ -24,10 +24,10 @@ type Options struct {
 	ServiceAccountName string
 }
 
-// Compile builds the PipelineRun for p and checks it with Tekton's own
+// compile builds the PipelineRun for p and checks it with Tekton's own
 // defaulting and validation. It returns warnings about what Tekton cannot
 // express. A rejection by the validator is a bug in mlcube-compile.
-func Compile(p *ir.Pipeline, opts Options) (*v1.PipelineRun, diag.Diagnostics, error) {
+func compile(p *ir.Pipeline, opts Options) (*v1.PipelineRun, diag.Diagnostics, error) {
 	sa := p.ServiceAccountName
 	if opts.ServiceAccountName != "" {
 		sa = opts.ServiceAccountName
@@ -59,7 +59,7 @@ func Compile(p *ir.Pipeline, opts Options) (*v1.PipelineRun, diag.Diagnostics, e
 			pr.Spec.TaskRunSpecs = append(pr.Spec.TaskRunSpecs, *spec)
 		}
 	}
-	if err := manifest.CheckSize(pr, "the PipelineRun", manifest.ObjectLimit, "etcd's limit on an object"); err != nil {
+	if err := emit.CheckSize(pr, "the PipelineRun", emit.ObjectLimit, "etcd's limit on an object"); err != nil {
 		return nil, nil, err
 	}
 	if err := validate(pr); err != nil {

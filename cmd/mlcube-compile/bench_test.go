@@ -14,11 +14,10 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	"knative.dev/pkg/apis"
 
+	"github.com/mlcube-compile/mlcube-compile/backends/emit"
 	"github.com/mlcube-compile/mlcube-compile/backends/job"
-	"github.com/mlcube-compile/mlcube-compile/backends/manifest"
-	"github.com/mlcube-compile/mlcube-compile/compiler"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
-	"github.com/mlcube-compile/mlcube-compile/diag"
+	"github.com/mlcube-compile/mlcube-compile/driver"
 	"github.com/mlcube-compile/mlcube-compile/internal/specgen"
 )
 
@@ -94,18 +93,12 @@ func compileCase(b *testing.B, c benchCase, backend string) *ir.Pipeline {
 	app := newApp(io.Discard, io.Discard)
 	var p *ir.Pipeline
 	app.Action = func(ctx *cli.Context) error {
-		opts, err := compilerOptions(ctx)
+		req, err := request(ctx)
 		if err != nil {
 			return err
 		}
-		if _, err := kindOptions(ctx, &opts); err != nil {
-			return err
-		}
-		var diags diag.Diagnostics
-		if p, diags = compiler.Compile(opts); diags.HasErrors() {
-			return diags
-		}
-		return nil
+		p, _, err = driver.IR(req)
+		return err
 	}
 	if err := app.Run(c.withBackend(backend)); err != nil {
 		b.Fatal(err)
@@ -121,7 +114,7 @@ func BenchmarkEmit(b *testing.B) {
 		b.ReportAllocs()
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
-			if _, _, err := backends[backend](p, emitOptions{}); err != nil {
+			if _, err := driver.Emit(p, driver.Request{Backend: backend}); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -144,11 +137,11 @@ func forEachBackend(b *testing.B, cases []benchCase, fn func(b *testing.B, c ben
 // grows with the square of its tasks; the backend gives it windows.)
 func BenchmarkValidate(b *testing.B) {
 	forEachBackend(b, exampleCases(), func(b *testing.B, c benchCase, backend string) {
-		objs, _, err := backends[backend](compileCase(b, c, backend), emitOptions{})
+		res, err := driver.Emit(compileCase(b, c, backend), driver.Request{Backend: backend})
 		if err != nil {
 			b.Fatal(err)
 		}
-		check := upstreamValidator(b, objs[len(objs)-1])
+		check := upstreamValidator(b, res.Run)
 		b.ReportAllocs()
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
@@ -187,14 +180,15 @@ func upstreamValidator(b *testing.B, obj any) func() error {
 func BenchmarkEncode(b *testing.B) {
 	for _, c := range benchCases(b, 1000) {
 		b.Run(c.name, func(b *testing.B) {
-			objs, _, err := backends[c.backend](compileCase(b, c, c.backend), emitOptions{})
+			res, err := driver.Emit(compileCase(b, c, c.backend), driver.Request{Backend: c.backend})
+			objs := res.Objects()
 			if err != nil {
 				b.Fatal(err)
 			}
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				if _, err := manifest.Encode(objs...); err != nil {
+				if _, err := emit.Encode(objs...); err != nil {
 					b.Fatal(err)
 				}
 			}

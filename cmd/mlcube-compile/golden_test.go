@@ -10,7 +10,12 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/mlcube-compile/mlcube-compile/driver"
 )
+
+// backendNames are the --backend values, in the order help lists them.
+var backendNames = driver.Backends()
 
 var update = flag.Bool("update", false, "rewrite the golden files")
 

@@ -8,7 +8,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/mlcube-compile/mlcube-compile/backends/graph"
+	"github.com/mlcube-compile/mlcube-compile/backends/render"
+	"github.com/mlcube-compile/mlcube-compile/driver"
 )
 
 // graphCommand prints the pipeline's DAG, to see before submitting it.
@@ -18,7 +19,7 @@ func graphCommand(stdout, stderr io.Writer) *cli.Command {
 		Usage:     "print the pipeline's DAG as Mermaid or Graphviz DOT",
 		UsageText: "mlcube-compile graph [--format mermaid|dot] [--mlcube PATH] [--platform FILE] [--task FILE] [-f VALUES] [--set K=V]",
 		Flags: append(specFlags(),
-			&cli.StringFlag{Name: "format", Value: graph.Formats[0], Usage: "mermaid (for Markdown) or dot (for Graphviz)"},
+			&cli.StringFlag{Name: "format", Value: render.Formats[0], Usage: "mermaid (for Markdown) or dot (for Graphviz)"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` atomically instead of stdout"},
 		),
 		Action: func(c *cli.Context) error {
@@ -26,22 +27,19 @@ func graphCommand(stdout, stderr io.Writer) *cli.Command {
 				return usageError{fmt.Errorf("unexpected argument %q", c.Args().First())}
 			}
 			format := c.String("format")
-			if !slices.Contains(graph.Formats, format) {
-				return usageError{fmt.Errorf("unknown --format %q (formats: %s)", format, strings.Join(graph.Formats, ", "))}
+			if !slices.Contains(render.Formats, format) {
+				return usageError{fmt.Errorf("unknown --format %q (formats: %s)", format, strings.Join(render.Formats, ", "))}
 			}
 			opts, err := compilerOptions(c)
 			if err != nil {
 				return err
 			}
-			p, err := compileSpecs(opts, stderr)
+			out, err := driver.Graph(opts, format)
+			printWarnings(stderr, out.Warnings)
 			if err != nil {
 				return err
 			}
-			out, err := graph.Render(p, format)
-			if err != nil {
-				return internalError{input: describe(opts), err: err}
-			}
-			return writeOutput(c.String("output"), []byte(out), stdout)
+			return writeOutput(c.String("output"), out.Bytes, stdout)
 		},
 	}
 }

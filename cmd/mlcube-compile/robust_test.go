@@ -12,8 +12,8 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
-	"github.com/mlcube-compile/mlcube-compile/diag"
+	"github.com/mlcube-compile/mlcube-compile/compiler"
+	"github.com/mlcube-compile/mlcube-compile/driver"
 )
 
 // mapHeavyPipeline has many steps, each with many env vars and node
@@ -84,26 +84,26 @@ func TestWriteErrorsExitOne(t *testing.T) {
 	}
 }
 
+// An internal error, or a panic anywhere below run, is reported as a bug
+// of ours, with the inputs and without a stack, and exits 1.
 func TestInternalErrorsAskForAReport(t *testing.T) {
-	dir := writeFiles(t, map[string]string{"mlcube.yaml": goodCube})
-	backends["broken"] = func(*ir.Pipeline, emitOptions) ([]any, diag.Diagnostics, error) {
-		return nil, nil, errors.New("the validator says no")
-	}
-	backends["panicking"] = func(*ir.Pipeline, emitOptions) ([]any, diag.Diagnostics, error) { panic("index out of range") }
-	defer delete(backends, "broken")
-	defer delete(backends, "panicking")
-	for _, b := range []string{"broken", "panicking"} {
-		stdout, stderr, code := compileArgs(t, "mlcube-compile", "--backend", b, "-m", dir)
-		if code != exitBadSpec || stdout != "" {
-			t.Errorf("%s: exit %d, %d bytes on stdout", b, code, len(stdout))
+	args := []string{"mlcube-compile", "-m", "cube-dir"}
+	for name, err := range map[string]error{
+		"broken":    driver.InternalError{Input: driver.Describe(compiler.Options{MLCube: "cube-dir"}), Err: errors.New("the validator says no")},
+		"panicking": recovered("index out of range", args),
+	} {
+		var stderr bytes.Buffer
+		code := report(err, &stderr)
+		if code != exitBadSpec {
+			t.Errorf("%s: exit %d", name, code)
 		}
-		for _, want := range []string{"mlcube-compile: internal error compiling ", dir, "please report"} {
-			if !strings.Contains(stderr, want) {
-				t.Errorf("%s: stderr lacks %q:\n%s", b, want, stderr)
+		for _, want := range []string{"mlcube-compile: internal error compiling ", "cube-dir", "please report"} {
+			if !strings.Contains(stderr.String(), want) {
+				t.Errorf("%s: stderr lacks %q:\n%s", name, want, stderr.String())
 			}
 		}
-		if strings.Contains(stderr, "goroutine ") || strings.Contains(stderr, ".go:") {
-			t.Errorf("%s: stderr shows a stack:\n%s", b, stderr)
+		if strings.Contains(stderr.String(), "goroutine ") || strings.Contains(stderr.String(), ".go:") {
+			t.Errorf("%s: stderr shows a stack:\n%s", name, stderr.String())
 		}
 	}
 }

@@ -11,11 +11,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/mlcube-compile/mlcube-compile/backends/argo"
-	"github.com/mlcube-compile/mlcube-compile/backends/manifest"
-	"github.com/mlcube-compile/mlcube-compile/compiler"
-	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
 	"github.com/mlcube-compile/mlcube-compile/diag"
+	"github.com/mlcube-compile/mlcube-compile/driver"
 )
 
 // Exit codes.
@@ -31,31 +28,26 @@ var version = ""
 // usageError marks errors in how the command was called.
 type usageError struct{ error }
 
-// internalError is a failure of mlcube-compile itself on input it had
-// accepted, such as an upstream validator rejecting the output.
-type internalError struct {
-	input string
-	err   error
-}
-
-func (e internalError) Error() string {
-	return fmt.Sprintf("internal error compiling %s: %v\nThis is a bug in mlcube-compile; please report it with the input at %s", e.input, e.err, issueURL)
-}
-
-// issueURL is where bugs are reported.
-const issueURL = "https://github.com/mlcube-compile/mlcube-compile/issues"
-
 // run is the whole command; errors are printed here and nowhere else.
 func run(args []string, stdout, stderr io.Writer) (code int) {
 	defer func() {
 		if r := recover(); r != nil {
-			fmt.Fprintf(stderr, "mlcube-compile: %v\n", internalError{input: strings.Join(args[1:], " "), err: fmt.Errorf("%v", r)})
-			code = exitBadSpec
+			code = report(recovered(r, args), stderr)
 		}
 	}()
-	app := newApp(stdout, stderr)
-	err := app.Run(args)
+	return report(newApp(stdout, stderr).Run(args), stderr)
+}
+
+// recovered is a panic as the bug of ours it is, with the command's
+// arguments for the report.
+func recovered(r any, args []string) error {
+	return driver.InternalError{Input: strings.Join(args[1:], " "), Err: fmt.Errorf("%v", r)}
+}
+
+// report prints err and says what the command exits with.
+func report(err error, stderr io.Writer) int {
 	var ue usageError
+	var due driver.UsageError
 	var diags diag.Diagnostics
 	switch {
 	case err == nil:
@@ -65,10 +57,7 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	case errors.As(err, &diags):
 		fmt.Fprintln(stderr, diags.Error())
 		return exitBadSpec
-	case errors.As(err, &ue):
-		fmt.Fprintf(stderr, "mlcube-compile: %v\nRun 'mlcube-compile --help' for usage.\n", ue.error)
-		return exitUsage
-	case isFlagError(err):
+	case errors.As(err, &ue), errors.As(err, &due), isFlagError(err):
 		fmt.Fprintf(stderr, "mlcube-compile: %v\nRun 'mlcube-compile --help' for usage.\n", err)
 		return exitUsage
 	default:
@@ -108,57 +97,23 @@ func compile(c *cli.Context, stdout, stderr io.Writer) error {
 	if c.NArg() > 0 {
 		return usageError{fmt.Errorf("unexpected argument %q", c.Args().First())}
 	}
-	emit, ok := backends[c.String("backend")]
-	if !ok {
-		return usageError{fmt.Errorf("unknown backend %q (backends: %s)", c.String("backend"), backendList())}
-	}
-	opts, err := compilerOptions(c)
+	req, err := request(c)
 	if err != nil {
 		return err
 	}
-	kind, err := kindOptions(c, &opts)
+	out, err := driver.Compile(req)
+	printWarnings(stderr, out.Warnings)
 	if err != nil {
 		return err
 	}
-	p, err := compileSpecs(opts, stderr)
-	if err != nil {
-		return err
-	}
-	if p.Schedule != nil && kind != argo.KindCronWorkflow {
-		fmt.Fprintln(stderr, diag.Warnf(p.Spec.Field("schedule"), "is used only with --backend argo --kind cronworkflow"))
-	}
-	objs, warnings, err := emit(p, emitOptions{RBAC: c.Bool("emit-rbac"), Kind: kind})
+	return writeOutput(c.String("output"), out.Bytes, stdout)
+}
+
+// printWarnings prints warnings, one a line.
+func printWarnings(stderr io.Writer, warnings diag.Diagnostics) {
 	for _, w := range warnings {
 		fmt.Fprintln(stderr, w.String())
 	}
-	var tooLarge *manifest.TooLargeError
-	var unsupported *manifest.SpecError
-	switch {
-	case errors.As(err, &tooLarge):
-		return diag.Diagnostics{{Pos: diag.Pos{File: p.Source}, Field: "steps", Message: err.Error()}}
-	case errors.As(err, &unsupported):
-		return diag.Diagnostics{{Pos: diag.Pos{File: p.Source}, Field: unsupported.Field, Message: unsupported.Message}}
-	case err != nil:
-		return internalError{input: describe(opts), err: err}
-	}
-	out, err := manifest.Encode(objs...)
-	if err != nil {
-		return internalError{input: describe(opts), err: err}
-	}
-	return writeOutput(c.String("output"), out, stdout)
-}
-
-// compileSpecs compiles the specs, printing warnings to stderr; errors
-// are returned, for run to print.
-func compileSpecs(opts compiler.Options, stderr io.Writer) (*ir.Pipeline, error) {
-	p, diags := compiler.Compile(opts)
-	for _, w := range diags.Warnings() {
-		fmt.Fprintln(stderr, w.String())
-	}
-	if diags.HasErrors() {
-		return nil, diags.Errors()
-	}
-	return p, nil
 }
 
 // writeOutput writes out to path atomically, or to stdout without one.
@@ -173,18 +128,6 @@ func writeOutput(path string, out []byte, stdout io.Writer) error {
 		return fmt.Errorf("writing the output: %w", err)
 	}
 	return nil
-}
-
-// describe names the inputs of a compilation, for error reports.
-func describe(o compiler.Options) string {
-	parts := []string{"--mlcube " + o.MLCube}
-	if o.Platform != "" {
-		parts = append(parts, "--platform "+o.Platform)
-	}
-	if o.Task != "" {
-		parts = append(parts, "--task "+o.Task)
-	}
-	return strings.Join(parts, " ")
 }
 
 // writeAtomic replaces path with data, or leaves the old file whole.

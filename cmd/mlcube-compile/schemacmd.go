@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/mlcube-compile/mlcube-compile/driver"
 	"github.com/mlcube-compile/mlcube-compile/schema"
 )
 
@@ -43,20 +44,20 @@ func schemaCommand(stdout io.Writer) *cli.Command {
 			case "cue":
 				src, err := schema.CUESource()
 				if err != nil {
-					return internalError{input: "schema", err: err}
+					return driver.InternalError{Input: "schema", Err: err}
 				}
 				out = []byte(src)
 			case "jsonschema":
 				s, err := schema.Load()
 				if err != nil {
-					return internalError{input: "schema", err: err}
+					return driver.InternalError{Input: "schema", Err: err}
 				}
 				e := schema.Export[kind]
 				s.Lock()
 				out, err = s.JSONSchema(e.Kind, e.Title)
 				s.Unlock()
 				if err != nil {
-					return internalError{input: "schema --kind " + e.Name, err: err}
+					return driver.InternalError{Input: "schema --kind " + e.Name, Err: err}
 				}
 			default:
 				return usageError{fmt.Errorf("unknown --format %q (formats: cue, jsonschema)", c.String("format"))}

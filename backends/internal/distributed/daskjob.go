@@ -8,7 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
-	"github.com/mlcube-compile/mlcube-compile/backends/kube"
+	"github.com/mlcube-compile/mlcube-compile/backends/internal/kube"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
 )
 

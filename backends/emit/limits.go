@@ -1,4 +1,4 @@
-package manifest
+package emit
 
 import (
 	"encoding/json"

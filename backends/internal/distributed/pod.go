@@ -5,7 +5,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
-	"github.com/mlcube-compile/mlcube-compile/backends/kube"
+	"github.com/mlcube-compile/mlcube-compile/backends/internal/kube"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
 )
 

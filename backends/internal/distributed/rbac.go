@@ -9,6 +9,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/mlcube-compile/mlcube-compile/backends/emit"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
 )
 
@@ -99,4 +100,17 @@ func Rules(p *ir.Pipeline, verbs []string) []Rule {
 		}
 	}
 	return out
+}
+
+// RunnerAccount is the service account --emit-rbac makes the run's RBAC
+// for: the platform's, or one named after the pipeline. It refuses a run
+// without a namespace, which a RoleBinding must name.
+func RunnerAccount(p *ir.Pipeline) (string, error) {
+	if p.Namespace == "" {
+		return "", &emit.SpecError{Field: "namespace", Message: "--emit-rbac needs the run's namespace, which a RoleBinding must name; set namespace in the platform file"}
+	}
+	if p.ServiceAccountName != "" {
+		return p.ServiceAccountName, nil
+	}
+	return DefaultServiceAccount(p), nil
 }

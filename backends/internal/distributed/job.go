@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mlcube-compile/mlcube-compile/backends/manifest"
+	"github.com/mlcube-compile/mlcube-compile/backends/emit"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
 )
 
@@ -28,10 +28,10 @@ type Job struct {
 }
 
 // YAML is the job's manifest as YAML.
-func (j *Job) YAML() (string, error) { return manifest.YAML(j.Object) }
+func (j *Job) YAML() (string, error) { return emit.YAML(j.Object) }
 
 // JSON is the job's manifest as one line of JSON.
-func (j *Job) JSON() (string, error) { return manifest.JSON(j.Object) }
+func (j *Job) JSON() (string, error) { return emit.JSON(j.Object) }
 
 // JSONOwnedBy is the job's manifest as one line of JSON, owned by the
 // object that owner describes, so that Kubernetes deletes the job with
@@ -47,7 +47,7 @@ func (j *Job) JSONOwnedBy(owner map[string]string) (string, error) {
 	}
 	meta, _ := m["metadata"].(map[string]any)
 	meta["ownerReferences"] = []any{owner}
-	return manifest.JSON(m)
+	return emit.JSON(m)
 }
 
 // Selector selects the jobs of one step of one run.

@@ -1,0 +1,53 @@
+package argo
+
+import (
+	"sync"
+
+	"github.com/mlcube-compile/mlcube-compile/backends/emit"
+	"github.com/mlcube-compile/mlcube-compile/backends/internal/distributed"
+	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+)
+
+// Engine emits Argo Workflows, WorkflowTemplates and CronWorkflows.
+type Engine struct{}
+
+// Name is the --backend value.
+func (Engine) Name() string { return "argo" }
+
+// Kinds are the --kind values, the default first.
+func (Engine) Kinds() []string {
+	out := make([]string, len(Kinds))
+	for i, k := range Kinds {
+		out[i] = string(k)
+	}
+	return out
+}
+
+// validatorMu serialises Argo's validator: it counts placeholders in a
+// package variable without a lock (workflow/common/placeholder.go in
+// argo-workflows v3.7), and lint emits on several goroutines.
+var validatorMu sync.Mutex
+
+// Emit builds the run object of opts.Kind, and its RBAC when asked. An
+// Argo Workflow creates its own ConfigMap as its first task, so the
+// result has none to apply before it.
+func (Engine) Emit(p *ir.Pipeline, opts emit.Options) (emit.Result, error) {
+	var res emit.Result
+	o := Options{Kind: Kind(opts.Kind)}
+	if opts.RBAC {
+		sa, err := distributed.RunnerAccount(p)
+		if err != nil {
+			return res, err
+		}
+		o.ServiceAccountName = sa
+		res.RBAC = RBAC(p, sa)
+	}
+	validatorMu.Lock()
+	defer validatorMu.Unlock()
+	run, warnings, err := compile(p, o)
+	if err != nil {
+		return emit.Result{}, err
+	}
+	res.Run, res.Warnings = run, warnings
+	return res, nil
+}

@@ -1,3 +1,0 @@
-// Package graph draws a pipeline's DAG as Mermaid or Graphviz DOT: each
-// step with its cube and task, and an edge from each dependency.
-package graph

@@ -1,0 +1,34 @@
+package job
+
+import (
+	"github.com/mlcube-compile/mlcube-compile/backends/emit"
+	"github.com/mlcube-compile/mlcube-compile/backends/internal/kube"
+	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+	"github.com/mlcube-compile/mlcube-compile/diag"
+)
+
+// Engine emits a batch/v1 Job, as the MLCube Kubernetes runner does.
+type Engine struct{}
+
+// Name is the --backend value.
+func (Engine) Name() string { return "job" }
+
+// Kinds are the kinds of run object the job engine emits.
+func (Engine) Kinds() []string { return []string{"job"} }
+
+// Emit builds the Job and the ConfigMap it reads. A Job calls no
+// Kubernetes API, so asking for RBAC adds nothing but a warning.
+func (Engine) Emit(p *ir.Pipeline, opts emit.Options) (emit.Result, error) {
+	run, warnings, err := compile(p)
+	if err != nil {
+		return emit.Result{}, err
+	}
+	if opts.RBAC {
+		warnings = append(warnings, diag.Warnf(diag.At(diag.Pos{File: p.Source}), "job: a Job calls no Kubernetes API, so --emit-rbac adds nothing"))
+	}
+	res := emit.Result{Run: run, Warnings: warnings}
+	if cm := kube.ConfigMap(p); cm != nil {
+		res.ConfigMap = cm
+	}
+	return res, nil
+}

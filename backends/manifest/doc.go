@@ -1,3 +1,0 @@
-// Package manifest writes Kubernetes objects as one multi-document YAML
-// stream, the same bytes for the same objects.
-package manifest

@@ -1,0 +1,87 @@
+package driver
+
+import (
+	"github.com/mlcube-compile/mlcube-compile/backends/emit"
+	"github.com/mlcube-compile/mlcube-compile/backends/render"
+	"github.com/mlcube-compile/mlcube-compile/compiler"
+	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+	"github.com/mlcube-compile/mlcube-compile/diag"
+)
+
+// Output is what a compilation prints: the bytes, and the warnings found
+// on the way, each at what it is about.
+type Output struct {
+	Bytes    []byte
+	Warnings diag.Diagnostics
+}
+
+// Pipeline compiles the specs to the IR. The warnings come back even when
+// the error, the diag.Diagnostics of every error found, does.
+func Pipeline(opts compiler.Options) (*ir.Pipeline, diag.Diagnostics, error) {
+	p, diags := compiler.Compile(opts)
+	if diags.HasErrors() {
+		return nil, diags.Warnings(), diags.Errors()
+	}
+	return p, diags.Warnings(), nil
+}
+
+// IR checks the request and compiles its specs to the IR, as its backend
+// needs them. The warnings come back even when the error does.
+func IR(req Request) (*ir.Pipeline, diag.Diagnostics, error) {
+	if _, err := req.prepare(); err != nil {
+		return nil, nil, err
+	}
+	return Pipeline(req.Compiler)
+}
+
+// Emit builds p's objects with the request's backend. A spec the backend
+// cannot emit is the diag.Diagnostics error of its fault; anything else
+// the backend refuses is an InternalError.
+func Emit(p *ir.Pipeline, req Request) (emit.Result, error) {
+	e, err := req.prepare()
+	if err != nil {
+		return emit.Result{}, err
+	}
+	res, err := e.Emit(p, req.Emit)
+	if err != nil {
+		return res, refusal(p, Describe(req.Compiler), err)
+	}
+	return res, nil
+}
+
+// Compile turns the request's specs into the YAML stream of every object
+// its backend emits, in the order they are applied. Its error is a
+// UsageError, the diag.Diagnostics of the spec's errors, or an
+// InternalError; the warnings come back with any of them.
+func Compile(req Request) (Output, error) {
+	p, warnings, err := IR(req)
+	if err != nil {
+		return Output{Warnings: warnings}, err
+	}
+	if p.Schedule != nil && !req.scheduled() {
+		warnings = append(warnings, diag.Warnf(p.Spec.Field("schedule"), "is used only with --backend argo --kind cronworkflow"))
+	}
+	res, err := Emit(p, req)
+	warnings = append(warnings, res.Warnings...)
+	if err != nil {
+		return Output{Warnings: warnings}, err
+	}
+	out, err := emit.Encode(res.Objects()...)
+	if err != nil {
+		return Output{Warnings: warnings}, InternalError{Input: Describe(req.Compiler), Err: err}
+	}
+	return Output{Bytes: out, Warnings: warnings}, nil
+}
+
+// Graph draws the pipeline's DAG in format, one of render.Formats.
+func Graph(opts compiler.Options, format string) (Output, error) {
+	p, warnings, err := Pipeline(opts)
+	if err != nil {
+		return Output{Warnings: warnings}, err
+	}
+	out, err := render.Render(p, format)
+	if err != nil {
+		return Output{Warnings: warnings}, InternalError{Input: Describe(opts), Err: err}
+	}
+	return Output{Bytes: []byte(out), Warnings: warnings}, nil
+}

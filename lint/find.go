@@ -1,0 +1,82 @@
+package lint
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/mlcube-compile/mlcube-compile/compiler"
+)
+
+// skippedDirs are never walked into: tools' and dependencies' folders, and
+// testdata, which Go tools skip too. A path given on the command line is
+// linted wherever it is.
+var skippedDirs = map[string]bool{"node_modules": true, "vendor": true, "testdata": true}
+
+// fileSet is every spec file lint found, by kind and by folder.
+type fileSet struct {
+	files map[string]compiler.FileKind
+}
+
+// find walks the paths and classifies every YAML file: by name, by
+// the --platform and --task globs, then by content. Hidden files and
+// folders are skipped; symbolic links to files are followed.
+func find(paths []string, platformGlob, taskGlob string) (*fileSet, error) {
+	set := &fileSet{files: map[string]compiler.FileKind{}}
+	classify := func(path string) {
+		kind := compiler.Classify(path)
+		switch {
+		case globMatch(taskGlob, path):
+			kind = compiler.TaskFile
+		case globMatch(platformGlob, path):
+			kind = compiler.PlatformFile
+		}
+		if kind != compiler.NotASpec {
+			set.files[path] = kind
+		}
+	}
+	for _, root := range paths {
+		info, err := os.Stat(root)
+		if err != nil {
+			return nil, err
+		}
+		if !info.IsDir() {
+			classify(root)
+			continue
+		}
+		err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			hidden := path != root && d.Name()[0] == '.'
+			switch {
+			case err != nil:
+				return err
+			case d.IsDir() && path != root && (skippedDirs[d.Name()] || hidden):
+				return filepath.SkipDir
+			case hidden || d.IsDir():
+				return nil
+			case d.Type()&fs.ModeSymlink != 0:
+				if info, err := os.Stat(path); err == nil && info.Mode().IsRegular() {
+					classify(path)
+				}
+			case d.Type().IsRegular():
+				classify(path)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return set, nil
+}
+
+// globMatch matches a glob against a file's path or its name.
+func globMatch(glob, path string) bool {
+	if glob == "" {
+		return false
+	}
+	if ok, _ := filepath.Match(glob, path); ok {
+		return true
+	}
+	ok, _ := filepath.Match(glob, filepath.Base(path))
+	return ok
+}

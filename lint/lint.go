@@ -1,0 +1,126 @@
+package lint
+
+import (
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+
+	"github.com/mlcube-compile/mlcube-compile/compiler"
+	"github.com/mlcube-compile/mlcube-compile/diag"
+	"github.com/mlcube-compile/mlcube-compile/driver"
+	"github.com/mlcube-compile/mlcube-compile/schema"
+)
+
+// Options are lint's flags.
+type Options struct {
+	// PlatformGlob and TaskGlob, when set, make the files they match
+	// platform files and pipeline or invoke files, whatever their content.
+	PlatformGlob, TaskGlob string
+	// Strict counts warnings as errors.
+	Strict bool
+}
+
+// Report is what lint found.
+type Report struct {
+	// Files counts the spec files found.
+	Files int
+	// Diagnostics are every problem, sorted, each file's once.
+	Diagnostics diag.Diagnostics
+}
+
+// Run lints the spec files under paths ("." when none). Its error is about
+// how it was called: a bad glob, a path that is not there, no spec file
+// found.
+func Run(paths []string, opts Options) (Report, error) {
+	for _, g := range []string{opts.PlatformGlob, opts.TaskGlob} {
+		if err := checkGlob(g); err != nil {
+			return Report{}, err
+		}
+	}
+	if len(paths) == 0 {
+		paths = []string{"."}
+	}
+	set, err := find(paths, opts.PlatformGlob, opts.TaskGlob)
+	if err != nil {
+		return Report{}, err
+	}
+	if len(set.files) == 0 {
+		return Report{}, fmt.Errorf("found no mlcube.yaml, platform or pipeline file under %s", strings.Join(paths, ", "))
+	}
+	diags := runUnits(set.units())
+	if opts.Strict {
+		for i := range diags {
+			diags[i].Severity = diag.Error
+		}
+	}
+	return Report{Files: len(set.files), Diagnostics: diags}, nil
+}
+
+// checkGlob checks a glob's syntax.
+func checkGlob(glob string) error {
+	if glob == "" {
+		return nil
+	}
+	if _, err := filepath.Match(glob, ""); err != nil {
+		return fmt.Errorf("bad glob %q: %v", glob, err)
+	}
+	return nil
+}
+
+// runUnits runs the units on a worker per CPU, each with its own schema
+// (a CUE context serves one goroutine at a time), and returns every
+// diagnostic, sorted and without duplicates: the same file read by two
+// units is reported once. Results are kept by index, so the report never
+// depends on which worker finished first.
+func runUnits(units []unit) diag.Diagnostics {
+	results := make([]diag.Diagnostics, len(units))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	workers := min(runtime.GOMAXPROCS(0), len(units))
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s, err := schema.New()
+			for i := range next {
+				if err != nil {
+					results[i] = diag.Diagnostics{{Pos: diag.Pos{File: units[i].name()}, Field: "schema", Message: err.Error()}}
+					continue
+				}
+				results[i] = check(units[i], s)
+			}
+		}()
+	}
+	for i := range units {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	var all diag.Diagnostics
+	for _, r := range results {
+		all = append(all, r...)
+	}
+	return all.Sorted()
+}
+
+// check compiles one unit and emits it for every backend that applies. A
+// panic is reported against the unit as a bug of ours, as a single
+// compile reports one.
+func check(u unit, s *schema.Schema) (diags diag.Diagnostics) {
+	defer func() {
+		if r := recover(); r != nil {
+			diags = diag.Diagnostics{{Pos: diag.Pos{File: u.name()}, Field: "lint", Message: driver.InternalError{Input: driver.Describe(u.opts), Err: fmt.Errorf("%v", r)}.Error()}}
+		}
+	}()
+	if u.platformOnly != "" {
+		return compiler.CheckPlatform(u.platformOnly)
+	}
+	u.opts.Schema = s
+	p, diags := compiler.Compile(u.opts)
+	if diags.HasErrors() {
+		return diags
+	}
+	return append(diags, driver.Check(p)...)
+}
