@@ -90,7 +90,7 @@ func BenchmarkCompile(b *testing.B) {
 // compileCase compiles a case's specs to the IR once, as for backend, for
 // the benchmarks of what comes after.
 func compileCase(b *testing.B, c benchCase, backend string) *ir.Pipeline {
-	app := newApp(io.Discard, io.Discard)
+	app := newApp(&session{stdout: io.Discard}, io.Discard)
 	var p *ir.Pipeline
 	app.Action = func(ctx *cli.Context) error {
 		req, err := request(ctx)

@@ -28,6 +28,7 @@ func runFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "backend", Aliases: []string{"b"}, Value: "argo", Usage: "what to emit: " + strings.Join(driver.Backends(), ", ")},
 		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` atomically instead of stdout"},
+		errorFormatFlag(),
 		&cli.BoolFlag{Name: "emit-rbac", Usage: "also emit the ServiceAccount, Role and RoleBinding the run needs (argo, tekton)"},
 		&cli.StringFlag{Name: "kind", Usage: "with --backend argo, what to emit: " + driver.Kinds() + " (default workflow)"},
 		&cli.StringSliceFlag{Name: "schedule", Usage: "with --kind cronworkflow, a cron `SCHEDULE` such as '0 2 * * *'; repeatable; replaces the pipeline's schedule.cron"},
@@ -64,4 +65,9 @@ func request(c *cli.Context) (driver.Request, error) {
 		Backend:  c.String("backend"),
 		Emit:     emit.Options{RBAC: c.Bool("emit-rbac"), Kind: c.String("kind")},
 	}, nil
+}
+
+// errorFormatFlag is how errors and warnings are printed on stderr.
+func errorFormatFlag() cli.Flag {
+	return &cli.StringFlag{Name: "error-format", Value: diagnosticFormats[0], Usage: "how errors and warnings are printed: text, json, or github (GitHub Actions annotations)"}
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 
@@ -13,7 +12,7 @@ import (
 )
 
 // graphCommand prints the pipeline's DAG, to see before submitting it.
-func graphCommand(stdout, stderr io.Writer) *cli.Command {
+func graphCommand(s *session) *cli.Command {
 	return &cli.Command{
 		Name:      "graph",
 		Usage:     "print the pipeline's DAG as Mermaid or Graphviz DOT",
@@ -21,8 +20,12 @@ func graphCommand(stdout, stderr io.Writer) *cli.Command {
 		Flags: append(specFlags(),
 			&cli.StringFlag{Name: "format", Value: render.Formats[0], Usage: "mermaid (for Markdown) or dot (for Graphviz)"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` atomically instead of stdout"},
+			errorFormatFlag(),
 		),
 		Action: func(c *cli.Context) error {
+			if err := s.readFormat(c); err != nil {
+				return err
+			}
 			if c.NArg() > 0 {
 				return usageError{fmt.Errorf("unexpected argument %q", c.Args().First())}
 			}
@@ -35,11 +38,11 @@ func graphCommand(stdout, stderr io.Writer) *cli.Command {
 				return err
 			}
 			out, err := driver.Graph(opts, format)
-			printWarnings(stderr, out.Warnings)
+			s.warnings = append(s.warnings, out.Warnings...)
 			if err != nil {
 				return err
 			}
-			return writeOutput(c.String("output"), out.Bytes, stdout)
+			return writeOutput(c.String("output"), out.Bytes, s.stdout)
 		},
 	}
 }

@@ -2,42 +2,36 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"io"
-	"slices"
-	"strings"
 
 	"github.com/mlcube-compile/mlcube-compile/lint"
 	"github.com/urfave/cli/v2"
 )
 
-// lintFormats are the --format values of lint, the default first.
-var lintFormats = []string{"text", "json", "github"}
-
 // errLintFound makes lint exit 1 after it has printed its report.
 var errLintFound = errors.New("lint found errors")
 
-func lintCommand(stdout, stderr io.Writer) *cli.Command {
+func lintCommand(stdout io.Writer) *cli.Command {
 	return &cli.Command{
 		Name:      "lint",
 		Usage:     "check every cube, platform and pipeline file under the paths, on every backend",
 		UsageText: "mlcube-compile lint [--format text|json|github] [--strict] [--platform GLOB] [--task GLOB] [PATH...]\n(flags come before the paths)",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "format", Value: lintFormats[0], Usage: "text, json, or github (GitHub Actions annotations)"},
+			&cli.StringFlag{Name: "format", Value: diagnosticFormats[0], Usage: "text, json, or github (GitHub Actions annotations)"},
 			&cli.BoolFlag{Name: "strict", Usage: "count warnings as errors"},
 			&cli.StringFlag{Name: "platform", Usage: "treat files matching `GLOB` as platform files, whatever their content"},
 			&cli.StringFlag{Name: "task", Usage: "treat files matching `GLOB` as pipeline or invoke files, whatever their content"},
 		},
 		Action: func(c *cli.Context) error {
 			format := c.String("format")
-			if !slices.Contains(lintFormats, format) {
-				return usageError{fmt.Errorf("unknown --format %q (formats: %s)", format, strings.Join(lintFormats, ", "))}
+			if err := checkFormat("format", format); err != nil {
+				return err
 			}
 			report, err := lint.Run(c.Args().Slice(), lint.Options{PlatformGlob: c.String("platform"), TaskGlob: c.String("task"), Strict: c.Bool("strict")})
 			if err != nil {
 				return usageError{err}
 			}
-			if err := writeLintReport(stdout, format, report.Files, report.Diagnostics); err != nil {
+			if err := writeDiagnostics(stdout, format, report.Diagnostics, lintSummary(report.Files, report.Diagnostics)); err != nil {
 				return err
 			}
 			if report.Diagnostics.HasErrors() {

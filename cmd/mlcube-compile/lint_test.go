@@ -41,7 +41,7 @@ func TestLintBadCorpus(t *testing.T) {
 		t.Errorf("summaries differ: %q", last)
 	}
 	js, _, _ := compileArgs(t, "mlcube-compile", "lint", "--format", "json", root)
-	var problems []lintProblem
+	var problems []problem
 	if err := json.Unmarshal([]byte(js), &problems); err != nil {
 		t.Fatal(err)
 	}

@@ -93,7 +93,7 @@ func TestInternalErrorsAskForAReport(t *testing.T) {
 		"panicking": recovered("index out of range", args),
 	} {
 		var stderr bytes.Buffer
-		code := report(err, &stderr)
+		code := (&session{format: "text"}).report(err, &stderr)
 		if code != exitBadSpec {
 			t.Errorf("%s: exit %d", name, code)
 		}

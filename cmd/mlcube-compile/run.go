@@ -28,14 +28,24 @@ var version = ""
 // usageError marks errors in how the command was called.
 type usageError struct{ error }
 
-// run is the whole command; errors are printed here and nowhere else.
+// session is what one command line leaves for run to print: the
+// warnings found on the way, and the form diagnostics are printed in.
+type session struct {
+	stdout   io.Writer
+	warnings diag.Diagnostics
+	// format is --error-format: text, json or github.
+	format string
+}
+
+// run is the whole command; stderr is written here and nowhere else.
 func run(args []string, stdout, stderr io.Writer) (code int) {
+	s := &session{stdout: stdout, format: diagnosticFormats[0]}
 	defer func() {
 		if r := recover(); r != nil {
-			code = report(recovered(r, args), stderr)
+			code = s.report(recovered(r, args), stderr)
 		}
 	}()
-	return report(newApp(stdout, stderr).Run(args), stderr)
+	return s.report(newApp(s, stderr).Run(args), stderr)
 }
 
 // recovered is a panic as the bug of ours it is, with the command's
@@ -44,18 +54,22 @@ func recovered(r any, args []string) error {
 	return driver.InternalError{Input: strings.Join(args[1:], " "), Err: fmt.Errorf("%v", r)}
 }
 
-// report prints err and says what the command exits with.
-func report(err error, stderr io.Writer) int {
+// report prints the session's warnings, then err, and says what the
+// command exits with.
+func (s *session) report(err error, stderr io.Writer) int {
+	var diags diag.Diagnostics
+	errors.As(err, &diags)
+	if found := append(s.warnings, diags.Errors()...); len(found) > 0 {
+		if werr := writeDiagnostics(stderr, s.format, found, ""); werr != nil && err == nil {
+			err = werr
+		}
+	}
 	var ue usageError
 	var due driver.UsageError
-	var diags diag.Diagnostics
 	switch {
 	case err == nil:
 		return exitOK
-	case errors.Is(err, errLintFound):
-		return exitBadSpec
-	case errors.As(err, &diags):
-		fmt.Fprintln(stderr, diags.Error())
+	case errors.Is(err, errLintFound), len(diags) > 0:
 		return exitBadSpec
 	case errors.As(err, &ue), errors.As(err, &due), isFlagError(err):
 		fmt.Fprintf(stderr, "mlcube-compile: %v\nRun 'mlcube-compile --help' for usage.\n", err)
@@ -72,13 +86,13 @@ func isFlagError(err error) bool {
 	return strings.Contains(msg, "flag provided but not defined") || strings.Contains(msg, "flag needs an argument") || strings.Contains(msg, "invalid value")
 }
 
-func newApp(stdout, stderr io.Writer) *cli.App {
+func newApp(s *session, stderr io.Writer) *cli.App {
 	return &cli.App{
 		Name:            "mlcube-compile",
 		Usage:           "compile MLCubes into Argo Workflows, Tekton PipelineRuns or Kubernetes Jobs",
 		UsageText:       "mlcube-compile [--backend argo|tekton|job] [--mlcube PATH] [--platform FILE] [--task FILE|NAME] [-f VALUES] [--set K=V] [-o FILE]\nmlcube-compile graph [--format mermaid|dot] [--mlcube PATH] [--task FILE] [-f VALUES] [--set K=V]",
 		Version:         buildVersion(),
-		Writer:          stdout,
+		Writer:          s.stdout,
 		ErrWriter:       stderr,
 		HideHelpCommand: true,
 		// Cron schedules and values hold commas; each flag is one value.
@@ -88,12 +102,15 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			return usageError{err}
 		},
 		Flags:    append(specFlags(), runFlags()...),
-		Action:   func(c *cli.Context) error { return compile(c, stdout, stderr) },
-		Commands: []*cli.Command{graphCommand(stdout, stderr), schemaCommand(stdout), lintCommand(stdout, stderr)},
+		Action:   func(c *cli.Context) error { return compile(c, s) },
+		Commands: []*cli.Command{graphCommand(s), schemaCommand(s.stdout), lintCommand(s.stdout)},
 	}
 }
 
-func compile(c *cli.Context, stdout, stderr io.Writer) error {
+func compile(c *cli.Context, s *session) error {
+	if err := s.readFormat(c); err != nil {
+		return err
+	}
 	if c.NArg() > 0 {
 		return usageError{fmt.Errorf("unexpected argument %q", c.Args().First())}
 	}
@@ -102,18 +119,20 @@ func compile(c *cli.Context, stdout, stderr io.Writer) error {
 		return err
 	}
 	out, err := driver.Compile(req)
-	printWarnings(stderr, out.Warnings)
+	s.warnings = append(s.warnings, out.Warnings...)
 	if err != nil {
 		return err
 	}
-	return writeOutput(c.String("output"), out.Bytes, stdout)
+	return writeOutput(c.String("output"), out.Bytes, s.stdout)
 }
 
-// printWarnings prints warnings, one a line.
-func printWarnings(stderr io.Writer, warnings diag.Diagnostics) {
-	for _, w := range warnings {
-		fmt.Fprintln(stderr, w.String())
+// readFormat takes --error-format.
+func (s *session) readFormat(c *cli.Context) error {
+	if err := checkFormat("error-format", c.String("error-format")); err != nil {
+		return err
 	}
+	s.format = c.String("error-format")
+	return nil
 }
 
 // writeOutput writes out to path atomically, or to stdout without one.

@@ -4,14 +4,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/mlcube-compile/mlcube-compile/diag"
 )
 
-// lintProblem is one entry of lint's JSON report. The field names and
+// problem is one entry of a JSON report. The field names and
 // their meaning are part of the interface, documented in the README.
-type lintProblem struct {
+type problem struct {
 	File     string `json:"file"`
 	Line     int    `json:"line"`
 	Column   int    `json:"column"`
@@ -27,14 +28,30 @@ func severityName(s diag.Severity) string {
 	return "error"
 }
 
-// writeLintReport prints the diagnostics, already sorted, in format.
-func writeLintReport(w io.Writer, format string, files int, diags diag.Diagnostics) error {
+// diagnosticFormats are the values of lint's --format and of compile's
+// and graph's --error-format, the default first.
+var diagnosticFormats = []string{"text", "json", "github"}
+
+// checkFormat refuses a format writeDiagnostics does not know; flag names
+// the flag it came from.
+func checkFormat(flag, format string) error {
+	if !slices.Contains(diagnosticFormats, format) {
+		return usageError{fmt.Errorf("unknown --%s %q (formats: %s)", flag, format, strings.Join(diagnosticFormats, ", "))}
+	}
+	return nil
+}
+
+// writeDiagnostics prints diagnostics in format, in the order given: text
+// as file:line:col: [warning: ]field: message lines, json as one array of
+// problems, github as workflow commands that annotate the files. summary,
+// when set, ends the text and github forms.
+func writeDiagnostics(w io.Writer, format string, diags diag.Diagnostics, summary string) error {
 	var b strings.Builder
 	switch format {
 	case "json":
-		problems := []lintProblem{}
+		problems := []problem{}
 		for _, d := range diags {
-			problems = append(problems, lintProblem{d.Pos.File, d.Pos.Line, d.Pos.Col, severityName(d.Severity), d.Field, d.Message})
+			problems = append(problems, problem{d.Pos.File, d.Pos.Line, d.Pos.Col, severityName(d.Severity), d.Field, d.Message})
 		}
 		out, err := json.MarshalIndent(problems, "", "  ")
 		if err != nil {
@@ -42,16 +59,18 @@ func writeLintReport(w io.Writer, format string, files int, diags diag.Diagnosti
 		}
 		b.Write(out)
 		b.WriteByte('\n')
+		summary = ""
 	case "github":
 		for _, d := range diags {
 			fmt.Fprintf(&b, "::%s %s::%s\n", severityName(d.Severity), githubProperties(d), githubData(fieldMessage(d)))
 		}
-		b.WriteString(lintSummary(files, diags) + "\n")
 	default:
 		for _, d := range diags {
-			fmt.Fprintf(&b, "%s: %s: %s\n", d.Pos, severityName(d.Severity), fieldMessage(d))
+			b.WriteString(d.String() + "\n")
 		}
-		b.WriteString(lintSummary(files, diags) + "\n")
+	}
+	if summary != "" {
+		b.WriteString(summary + "\n")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
