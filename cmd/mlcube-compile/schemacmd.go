@@ -52,9 +52,7 @@ func schemaCommand(stdout io.Writer) *cli.Command {
 					return internalError{input: "schema", err: err}
 				}
 				e := schema.Export[kind]
-				s.Lock()
 				out, err = s.JSONSchema(e.Kind, e.Title)
-				s.Unlock()
 				if err != nil {
 					return internalError{input: "schema --kind " + e.Name, err: err}
 				}

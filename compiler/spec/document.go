@@ -31,10 +31,10 @@ type document struct {
 }
 
 // checkDocument unifies a parsed file with the definition of its kind and
-// returns every schema violation. The caller holds the schema's lock.
-func checkDocument(s *schema.Schema, f *ast.File, kind schema.Kind) (*document, diag.Diagnostics) {
+// returns every schema violation.
+func checkDocument(sc *schema.Context, f *ast.File, kind schema.Kind) (*document, diag.Diagnostics) {
 	doc := newDocument(f, kind)
-	return doc, doc.check(s, s.Context.BuildFile(f))
+	return doc, doc.check(sc, sc.CUE().BuildFile(f))
 }
 
 // newDocument is the file f, to be checked against kind, whole or in parts.
@@ -50,14 +50,14 @@ func (d *document) part() *document {
 
 // check unifies data, the document's own values, with its definition and
 // returns every schema violation.
-func (d *document) check(s *schema.Schema, data cue.Value) diag.Diagnostics {
+func (d *document) check(sc *schema.Context, data cue.Value) diag.Diagnostics {
 	if err := data.Err(); err != nil {
 		return source.CueErrors(d.file, err, "")
 	}
 	if d.written.Root.File == "" {
 		d.written.Root = source.PosOf(data.Pos())
 	}
-	d.data, d.value = data, data.Unify(s.Def(d.kind))
+	d.data, d.value = data, data.Unify(sc.Def(d.kind))
 	err := d.value.Validate(cue.Concrete(true))
 	if err == nil {
 		// A valid value lacks no required field: CUE would have said so.
