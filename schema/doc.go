@@ -2,5 +2,6 @@
 // embedded in the binary and compiled once. A Schema is used through Do,
 // which runs one function at a time with the schema's Context: the CUE
 // context specs are built in, and the definitions they are checked
-// against.
+// against. The words that explain a pattern come from the @help attribute
+// beside it in the .cue files, read when the schema is compiled.
 package schema

@@ -4,6 +4,7 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
+	"regexp"
 	"sort"
 	"sync"
 
@@ -48,18 +49,27 @@ type Context struct {
 	// defs holds each definition once it is looked up: a large pipeline
 	// is checked a batch of steps at a time, each against #Pipeline.
 	defs map[Kind]cue.Value
+	// help explains the schema's patterns, from their @help attributes.
+	help []patternHelp
 }
 
 var (
 	once     sync.Once
 	compiled *Schema
 	errLoad  error
+	// dnsSubdomain is #DNSSubdomain's pattern, read by Load.
+	dnsSubdomain *regexp.Regexp
 )
 
 // Load compiles the embedded schemas the first time it is called and
 // returns the same Schema on every later call.
 func Load() (*Schema, error) {
-	once.Do(func() { compiled, errLoad = compile() })
+	once.Do(func() {
+		compiled, errLoad = compile()
+		if errLoad == nil {
+			dnsSubdomain, errLoad = onePattern(compiled.ctx.value.LookupPath(cue.ParsePath("#DNSSubdomain")))
+		}
+	})
 	return compiled, errLoad
 }
 
@@ -82,6 +92,7 @@ func compile() (*Schema, error) {
 		return nil, err
 	}
 	sort.Strings(names)
+	var helps []cue.Path
 	for _, name := range names {
 		src, err := files.ReadFile(name)
 		if err != nil {
@@ -94,13 +105,22 @@ func compile() (*Schema, error) {
 		if err := inst.AddSyntax(f); err != nil {
 			return nil, err
 		}
+		paths, err := helpPaths(f)
+		if err != nil {
+			return nil, err
+		}
+		helps = append(helps, paths...)
 	}
 	ctx := cuecontext.New()
 	v := ctx.BuildInstance(inst)
 	if err := v.Err(); err != nil {
 		return nil, fmt.Errorf("compiling embedded schema: %w", err)
 	}
-	return &Schema{ctx: Context{cue: ctx, value: v, defs: map[Kind]cue.Value{}}}, nil
+	help, err := readHelp(v, helps)
+	if err != nil {
+		return nil, fmt.Errorf("reading the embedded schema's @help: %w", err)
+	}
+	return &Schema{ctx: Context{cue: ctx, value: v, defs: map[Kind]cue.Value{}, help: help}}, nil
 }
 
 // CUE is the CUE context every spec is built in.
@@ -114,6 +134,13 @@ func (c *Context) Def(k Kind) cue.Value {
 		c.defs[k] = v
 	}
 	return v
+}
+
+// IsDNSSubdomain reports whether name matches #DNSSubdomain's pattern, for
+// a name the compiler checks itself; its length is not checked.
+func IsDNSSubdomain(name string) bool {
+	_, err := Load()
+	return err == nil && dnsSubdomain.MatchString(name)
 }
 
 // Sources returns the embedded schema files by name, for printing.
