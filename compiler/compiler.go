@@ -54,11 +54,18 @@ func Compile(opts Options) (*ir.Pipeline, diag.Diagnostics) {
 		at := diag.At(diag.Pos{File: source.New(opts.FS).CubeFile(cmp.Or(opts.MLCube, "."))}).Field("schema")
 		return nil, diag.Diagnostics{diag.Errorf(at, "loading the embedded schemas: %v", err)}
 	}
-	s.Lock()
-	defer s.Unlock()
+	var p *ir.Pipeline
+	var diags diag.Diagnostics
+	s.Do(func(sc *schema.Context) { p, diags = compile(sc, opts) })
+	return p, diags
+}
+
+// compile is Compile in the schema's Context sc, which it holds until
+// the pipeline is lowered.
+func compile(sc *schema.Context, opts Options) (*ir.Pipeline, diag.Diagnostics) {
 	files := source.New(opts.FS)
-	ps, plat, diags := spec.Read(s, files, opts.MLCube, opts.Platform, opts.Task)
-	values, more := spec.ReadValues(s, files, opts.Values, opts.Set)
+	ps, plat, diags := spec.Read(sc, files, opts.MLCube, opts.Platform, opts.Task)
+	values, more := spec.ReadValues(sc, files, opts.Values, opts.Set)
 	diags = append(diags, more...)
 	if ps != nil {
 		diags = append(diags, spec.ApplyValues(ps, values)...)

@@ -69,14 +69,18 @@ func sortedKeys(m map[string]bool) []string {
 }
 
 // JSONSchema generates a JSON Schema (draft 2020-12) for specs of kind k
-// from the CUE definitions, so the two cannot drift apart. The caller
-// holds the schema's lock.
-func (s *Schema) JSONSchema(k Kind, title string) ([]byte, error) {
-	expr, err := jsonschema.Generate(s.Def(k), nil)
+// from the CUE definitions, so the two cannot drift apart.
+func (s *Schema) JSONSchema(k Kind, title string) (out []byte, err error) {
+	s.Do(func(c *Context) { out, err = c.jsonSchema(k, title) })
+	return out, err
+}
+
+func (c *Context) jsonSchema(k Kind, title string) ([]byte, error) {
+	expr, err := jsonschema.Generate(c.Def(k), nil)
 	if err != nil {
 		return nil, fmt.Errorf("generating the JSON Schema of %s: %w", k, err)
 	}
-	v := s.Context.BuildExpr(expr)
+	v := c.cue.BuildExpr(expr)
 	if err := v.Err(); err != nil {
 		return nil, fmt.Errorf("building the JSON Schema of %s: %w", k, err)
 	}

@@ -53,9 +53,7 @@ func schemaCommand(stdout io.Writer) *cli.Command {
 					return driver.InternalError{Input: "schema", Err: err}
 				}
 				e := schema.Export[kind]
-				s.Lock()
 				out, err = s.JSONSchema(e.Kind, e.Title)
-				s.Unlock()
 				if err != nil {
 					return driver.InternalError{Input: "schema --kind " + e.Name, Err: err}
 				}

@@ -124,3 +124,22 @@ func TestMPIStep(t *testing.T) {
 	st.MPI = nil
 	wants(t, messages(ps, plat, ""), `"$" right before ${params.n}`)
 }
+
+// TestLegacyClaimNames checks the names of the claims legacy bindings
+// name against #DNSSubdomain's pattern, without its length limit.
+func TestLegacyClaimNames(t *testing.T) {
+	long := strings.Repeat("a", 254)
+	task := &spec.Task{Name: "train", Loc: at, Inputs: []*spec.Param{
+		{Name: "a", Path: "x", Claim: "Bad_Claim", Loc: at},
+		{Name: "b", Path: "y", Claim: long, Loc: at},
+		{Name: "c", Path: "z", Claim: "data.team-1", Loc: at},
+		{Name: "d", Path: "w", Claim: "-data", Loc: at},
+	}}
+	ps := &spec.Pipeline{Loc: at, Steps: []*spec.Step{{Name: "train", Loc: at.Field("steps").Field("train"), Cube: &spec.Cube{}, Task: task}}}
+	got := messages(ps, &spec.Platform{Loc: at}, "")
+	want := `k8s.pvc: "-data" is not a valid PersistentVolumeClaim name (lower case letters, digits, '-' and '.')` + "\n" +
+		`k8s.pvc: "Bad_Claim" is not a valid PersistentVolumeClaim name (lower case letters, digits, '-' and '.')`
+	if got != want {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+}

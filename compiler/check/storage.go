@@ -2,13 +2,11 @@ package check
 
 import (
 	"fmt"
-	"regexp"
 
 	"github.com/mlcube-compile/mlcube-compile/compiler/spec"
 	"github.com/mlcube-compile/mlcube-compile/diag"
+	"github.com/mlcube-compile/mlcube-compile/schema"
 )
-
-var dnsSubdomain = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
 
 // workspace checks the platform's storage: an existing claim (pvc) or
 // one to create (size, storageClassName, accessModes), not both. It is
@@ -25,13 +23,13 @@ func (c *checker) workspace() {
 }
 
 // claim checks the name of a claim a legacy binding names, once, where
-// it is first used.
+// it is first used, against #DNSSubdomain's pattern.
 func (c *checker) claim(p *spec.Param) {
 	if c.claims[p.Claim] {
 		return
 	}
 	c.claims[p.Claim] = true
-	if !dnsSubdomain.MatchString(p.Claim) {
+	if !schema.IsDNSSubdomain(p.Claim) {
 		at := diag.At(p.Loc.Pos()).Field("k8s").Field("pvc")
 		c.errorf(at, "%q is not a valid PersistentVolumeClaim name (lower case letters, digits, '-' and '.')", p.Claim)
 	}

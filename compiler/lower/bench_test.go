@@ -6,6 +6,7 @@ import (
 	"github.com/mlcube-compile/mlcube-compile/compiler/internal/spectest"
 	"github.com/mlcube-compile/mlcube-compile/compiler/source"
 	"github.com/mlcube-compile/mlcube-compile/compiler/spec"
+	"github.com/mlcube-compile/mlcube-compile/diag"
 	"github.com/mlcube-compile/mlcube-compile/schema"
 )
 
@@ -20,9 +21,10 @@ func forEachReadPipeline(b *testing.B, fn func(b *testing.B, ps *spec.Pipeline, 
 		if err != nil {
 			b.Fatal(err)
 		}
-		s.Lock()
-		ps, plat, diags := spec.Read(s, source.New(nil), cube, "", pipeline)
-		s.Unlock()
+		var ps *spec.Pipeline
+		var plat *spec.Platform
+		var diags diag.Diagnostics
+		s.Do(func(sc *schema.Context) { ps, plat, diags = spec.Read(sc, source.New(nil), cube, "", pipeline) })
 		if diags.HasErrors() || ps == nil {
 			b.Fatalf("reading the specs: %v", diags)
 		}

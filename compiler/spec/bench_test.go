@@ -14,8 +14,8 @@ import (
 
 // readBench reads and checks the specs of a cube and pipeline once, as
 // Compile does before lowering.
-func readBench(b *testing.B, s *schema.Schema, cube, pipeline string) (*Pipeline, *Platform) {
-	ps, plat, diags := Read(s, source.New(nil), cube, "", pipeline)
+func readBench(b *testing.B, sc *schema.Context, cube, pipeline string) (*Pipeline, *Platform) {
+	ps, plat, diags := Read(sc, source.New(nil), cube, "", pipeline)
 	if diags.HasErrors() || ps == nil {
 		b.Fatalf("reading the specs: %v", diags)
 	}
@@ -27,16 +27,15 @@ func readBench(b *testing.B, s *schema.Schema, cube, pipeline string) (*Pipeline
 func BenchmarkLoadCube(b *testing.B) {
 	for _, example := range []string{"mnist", "resnet50-multinode", "single-gpu-task"} {
 		b.Run(example, func(b *testing.B) {
-			s := testSchema(b)
-			s.Lock()
-			defer s.Unlock()
 			b.ReportAllocs()
-			for i := 0; i < b.N; i++ {
-				l := newLoader(s, source.New(nil))
-				if c := l.cube(filepath.Join("..", "..", "examples", example), source.Flag("--mlcube")); c == nil || l.diags.HasErrors() {
-					b.Fatalf("loading the cube: %v", l.diags)
+			testSchema(b).Do(func(sc *schema.Context) {
+				for i := 0; i < b.N; i++ {
+					l := newLoader(sc, source.New(nil))
+					if c := l.cube(filepath.Join("..", "..", "examples", example), source.Flag("--mlcube")); c == nil || l.diags.HasErrors() {
+						b.Fatalf("loading the cube: %v", l.diags)
+					}
 				}
-			}
+			})
 		})
 	}
 }
@@ -47,12 +46,12 @@ func BenchmarkLoadCube(b *testing.B) {
 func BenchmarkReadPipeline(b *testing.B) {
 	spectest.ForEachPipeline(b, func(b *testing.B, cube, pipeline string) {
 		s := testSchema(b)
-		s.Lock()
-		defer s.Unlock()
 		b.ReportAllocs()
 		b.ResetTimer()
-		for i := 0; i < b.N; i++ {
-			readBench(b, s, cube, pipeline)
-		}
+		s.Do(func(sc *schema.Context) {
+			for i := 0; i < b.N; i++ {
+				readBench(b, sc, cube, pipeline)
+			}
+		})
 	})
 }

@@ -18,9 +18,8 @@ func IsPlatform(f *ast.File) bool {
 	if err != nil {
 		return false
 	}
-	s.Lock()
-	defer s.Unlock()
-	_, diags := checkDocument(s, f, schema.Platform)
+	var diags diag.Diagnostics
+	s.Do(func(sc *schema.Context) { _, diags = checkDocument(sc, f, schema.Platform) })
 	return !diags.HasErrors()
 }
 
@@ -31,9 +30,11 @@ func CheckPlatform(path string) diag.Diagnostics {
 	if err != nil {
 		return diag.Diagnostics{diag.Errorf(diag.At(diag.Pos{File: path}).Field("schema"), "%v", err)}
 	}
-	s.Lock()
-	defer s.Unlock()
-	l := newLoader(s, source.New(nil))
-	l.platform(path)
-	return l.diags.Sorted()
+	var diags diag.Diagnostics
+	s.Do(func(sc *schema.Context) {
+		l := newLoader(sc, source.New(nil))
+		l.platform(path)
+		diags = l.diags
+	})
+	return diags.Sorted()
 }

@@ -14,14 +14,14 @@ import (
 )
 
 // decodeCube reads an MLCube 2.0 mlcube.yaml that has been parsed.
-func decodeCube(s *schema.Schema, f *ast.File) (*Cube, diag.Diagnostics) {
+func decodeCube(sc *schema.Context, f *ast.File) (*Cube, diag.Diagnostics) {
 	diags := source.ResolveRefs(f)
 	// A reference can join pieces into engine syntax, such as "{" and
 	// "{workflow.name}}"; the resolved text is checked again.
 	if more := source.CheckTree(f); more != nil {
 		return nil, append(diags, more...)
 	}
-	doc, more := checkDocument(s, f, schema.MLCube)
+	doc, more := checkDocument(sc, f, schema.MLCube)
 	diags = append(diags, more...)
 	if more.HasErrors() {
 		return nil, diags

@@ -31,10 +31,10 @@ type document struct {
 }
 
 // checkDocument unifies a parsed file with the definition of its kind and
-// returns every schema violation. The caller holds the schema's lock.
-func checkDocument(s *schema.Schema, f *ast.File, kind schema.Kind) (*document, diag.Diagnostics) {
+// returns every schema violation.
+func checkDocument(sc *schema.Context, f *ast.File, kind schema.Kind) (*document, diag.Diagnostics) {
 	doc := newDocument(f, kind)
-	return doc, doc.check(s, s.Context.BuildFile(f))
+	return doc, doc.check(sc, sc.CUE().BuildFile(f))
 }
 
 // newDocument is the file f, to be checked against kind, whole or in parts.
@@ -50,20 +50,20 @@ func (d *document) part() *document {
 
 // check unifies data, the document's own values, with its definition and
 // returns every schema violation.
-func (d *document) check(s *schema.Schema, data cue.Value) diag.Diagnostics {
+func (d *document) check(sc *schema.Context, data cue.Value) diag.Diagnostics {
 	if err := data.Err(); err != nil {
 		return source.CueErrors(d.file, err, "")
 	}
 	if d.written.Root.File == "" {
 		d.written.Root = source.PosOf(data.Pos())
 	}
-	d.data, d.value = data, data.Unify(s.Def(d.kind))
+	d.data, d.value = data, data.Unify(sc.Def(d.kind))
 	err := d.value.Validate(cue.Concrete(true))
 	if err == nil {
 		// A valid value lacks no required field: CUE would have said so.
 		return nil
 	}
-	diags := d.schemaErrors(err)
+	diags := d.schemaErrors(sc, err)
 	return append(diags, d.checkRequired(d.value, d.top())...)
 }
 
@@ -106,7 +106,7 @@ func pathOf(sels ...string) cue.Path {
 // schemaErrors turns CUE's errors into diagnostics. An empty disjunction
 // is reported once, at the deepest field that went wrong, naming the forms
 // that would have been accepted.
-func (d *document) schemaErrors(err error) diag.Diagnostics {
+func (d *document) schemaErrors(sc *schema.Context, err error) diag.Diagnostics {
 	byField := map[string]*schemaIssue{}
 	var order []string
 	for _, e := range errors.Errors(err) {
@@ -135,7 +135,7 @@ func (d *document) schemaErrors(err error) diag.Diagnostics {
 			en.msgs = append(en.msgs, fmt.Sprintf("got %s, want %s", shown(d.data.LookupPath(path)), want))
 			continue
 		}
-		en.msgs = append(en.msgs, friendly(format, args))
+		en.msgs = append(en.msgs, friendly(sc, format, args))
 	}
 	var diags diag.Diagnostics
 	for _, field := range order {
@@ -226,26 +226,15 @@ func shown(v cue.Value) string {
 	return "a mapping"
 }
 
-// patternHelp explains the schema's patterns in words.
-var patternHelp = []struct{ pattern, help string }{
-	{`(\\.[a-z0-9]`, "want a Kubernetes name: lower case letters, digits, '-' and '.'"},
-	{`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`, "want a Kubernetes label: lower case letters, digits and '-'"},
-	{`^(/[A-Za-z0-9._-]+)+$`, "want a clean absolute path such as /mnt/mlcube"},
-	{`/\\.\\.?(/|$)`, "want a clean absolute path such as /mnt/mlcube, without . or .."},
-}
-
-// friendly rewrites CUE's messages for people who write YAML.
-func friendly(format string, args []any) string {
+// friendly rewrites CUE's messages for people who write YAML: a value
+// out of a pattern is explained in the words of the pattern's @help.
+func friendly(sc *schema.Context, format string, args []any) string {
 	if format == "field not allowed" {
 		return "unknown field"
 	}
 	msg := fmt.Sprintf(format, args...)
-	if (strings.Contains(msg, "out of bound =~") || strings.Contains(msg, "out of bound !~")) && len(args) > 0 {
-		for _, ph := range patternHelp {
-			if strings.Contains(msg, ph.pattern) {
-				return fmt.Sprintf("got %v, %s", args[0], ph.help)
-			}
-		}
+	if help, ok := sc.Help(msg); ok && len(args) > 0 {
+		return fmt.Sprintf("got %v, %s", args[0], help)
 	}
 	if m := outOfBound.FindStringSubmatch(msg); m != nil {
 		return fmt.Sprintf("got %s, want %s %s", m[1], boundWords[m[2]], m[3])

@@ -19,14 +19,14 @@ const legacyPlatformFile = "platforms/docker.yaml"
 
 // decodeLegacyRoot reads the root file and, unless invoke is set, every
 // invoke file it lists. image comes from the legacy docker platform file.
-func decodeLegacyRoot(s *schema.Schema, files *source.Files, f *ast.File, image string, invoke *ast.File) (*Cube, diag.Diagnostics) {
-	doc, diags := checkDocument(s, f, schema.LegacyRoot)
+func decodeLegacyRoot(sc *schema.Context, files *source.Files, f *ast.File, image string, invoke *ast.File) (*Cube, diag.Diagnostics) {
+	doc, diags := checkDocument(sc, f, schema.LegacyRoot)
 	if diags.HasErrors() {
 		return nil, diags
 	}
 	c := &Cube{Name: str(doc.data, "name"), File: doc.file, Image: image, Legacy: true}
 	if invoke != nil {
-		t, diags := decodeInvoke(s, invoke)
+		t, diags := decodeInvoke(sc, invoke)
 		if t != nil {
 			c.Tasks = append(c.Tasks, t)
 		}
@@ -41,7 +41,7 @@ func decodeLegacyRoot(s *schema.Schema, files *source.Files, f *ast.File, image 
 		if tf == nil {
 			continue
 		}
-		t, more := decodeInvoke(s, tf)
+		t, more := decodeInvoke(sc, tf)
 		diags = append(diags, more...)
 		if t != nil {
 			c.Tasks = append(c.Tasks, t)
@@ -51,8 +51,8 @@ func decodeLegacyRoot(s *schema.Schema, files *source.Files, f *ast.File, image 
 }
 
 // decodeLegacyPlatform returns the image of a legacy docker platform file.
-func decodeLegacyPlatform(s *schema.Schema, f *ast.File) (string, diag.Diagnostics) {
-	doc, diags := checkDocument(s, f, schema.LegacyPlatform)
+func decodeLegacyPlatform(sc *schema.Context, f *ast.File) (string, diag.Diagnostics) {
+	doc, diags := checkDocument(sc, f, schema.LegacyPlatform)
 	if diags.HasErrors() {
 		return "", diags
 	}
@@ -60,8 +60,8 @@ func decodeLegacyPlatform(s *schema.Schema, f *ast.File) (string, diag.Diagnosti
 }
 
 // decodeInvoke reads one invoke file as a task.
-func decodeInvoke(s *schema.Schema, f *ast.File) (*Task, diag.Diagnostics) {
-	doc, diags := checkDocument(s, f, schema.LegacyInvoke)
+func decodeInvoke(sc *schema.Context, f *ast.File) (*Task, diag.Diagnostics) {
+	doc, diags := checkDocument(sc, f, schema.LegacyInvoke)
 	if diags.HasErrors() {
 		return nil, diags
 	}

@@ -12,14 +12,14 @@ import (
 
 // loader reads spec files once each and keeps their problems.
 type loader struct {
-	s     *schema.Schema
+	sc    *schema.Context
 	files *source.Files
 	diags diag.Diagnostics
 	cubes map[string]*Cube
 }
 
-func newLoader(s *schema.Schema, files *source.Files) *loader {
-	return &loader{s: s, files: files, cubes: map[string]*Cube{}}
+func newLoader(sc *schema.Context, files *source.Files) *loader {
+	return &loader{sc: sc, files: files, cubes: map[string]*Cube{}}
 }
 
 func (l *loader) errorf(at diag.Loc, format string, args ...any) {
@@ -58,7 +58,7 @@ func (l *loader) cube(path string, via diag.Loc) *Cube {
 		c = l.legacyRoot(f, image, nil)
 	} else {
 		var diags diag.Diagnostics
-		c, diags = decodeCube(l.s, f)
+		c, diags = decodeCube(l.sc, f)
 		l.add(diags)
 	}
 	l.cubes[file] = c
@@ -71,7 +71,7 @@ func (l *loader) legacyRoot(f *ast.File, image string, invoke *ast.File) *Cube {
 	if f == nil {
 		return nil
 	}
-	c, diags := decodeLegacyRoot(l.s, l.files, f, image, invoke)
+	c, diags := decodeLegacyRoot(l.sc, l.files, f, image, invoke)
 	l.add(diags)
 	return c
 }
@@ -85,7 +85,7 @@ func (l *loader) legacyImage(file string) string {
 	if f == nil {
 		return ""
 	}
-	image, diags := decodeLegacyPlatform(l.s, f)
+	image, diags := decodeLegacyPlatform(l.sc, f)
 	l.add(diags)
 	return image
 }

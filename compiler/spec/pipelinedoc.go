@@ -31,12 +31,12 @@ func (l *loader) checkPipeline(f *ast.File) (*document, []stepValue, bool) {
 		return l.checkPipelineWhole(f)
 	}
 	doc := newDocument(f, schema.Pipeline)
-	valid := l.add(doc.check(l.s, l.s.Context.BuildFile(withSteps(f, stepsField, nil))))
+	valid := l.add(doc.check(l.sc, l.sc.CUE().BuildFile(withSteps(f, stepsField, nil))))
 	var steps []stepValue
 	for start := 0; start < len(fields); start += stepBatch {
 		batch := fields[start:min(start+stepBatch, len(fields))]
 		part := doc.part()
-		valid = l.add(part.check(l.s, l.s.Context.BuildFile(onlySteps(f, stepsField, batch)))) && valid
+		valid = l.add(part.check(l.sc, l.sc.CUE().BuildFile(onlySteps(f, stepsField, batch)))) && valid
 		forFields(part.data.LookupPath(pathOf("steps")), func(name string, v cue.Value) {
 			steps = append(steps, stepValue{name, v})
 		})
@@ -47,7 +47,7 @@ func (l *loader) checkPipeline(f *ast.File) (*document, []stepValue, bool) {
 // checkPipelineWhole checks a pipeline file whose steps: is not a mapping
 // of named steps, which its schema refuses, as one value.
 func (l *loader) checkPipelineWhole(f *ast.File) (*document, []stepValue, bool) {
-	doc, diags := checkDocument(l.s, f, schema.Pipeline)
+	doc, diags := checkDocument(l.sc, f, schema.Pipeline)
 	ok := l.add(diags)
 	var steps []stepValue
 	if ok {

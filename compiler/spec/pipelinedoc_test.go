@@ -42,41 +42,47 @@ func TestPipelineStepsInBatches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.Lock()
-	defer s.Unlock()
-	for _, file := range files {
-		f, _ := source.New(nil).ReadYAML(file, source.Flag("--task"))
-		if f == nil {
-			continue
+	s.Do(func(sc *schema.Context) {
+		for _, file := range files {
+			compareBatches(t, sc, file)
 		}
-		doc, whole := checkDocument(s, f, schema.Pipeline)
-		wholeOK := !whole.HasErrors()
-		l := newLoader(s, source.New(nil))
-		_, steps, aloneOK := l.checkPipeline(f)
-		alone := l.diags
-		if len(whole)+len(alone) == 0 && !wholeOK {
-			t.Errorf("%s: invalid with no diagnostics", file)
-		}
-		if wholeOK != aloneOK {
-			t.Errorf("%s: valid as a whole %v, in batches %v", file, wholeOK, aloneOK)
-		}
-		if missing, extra := compareDiagnostics(whole, alone); len(missing) > 0 || len(extra) > 0 {
-			t.Errorf("%s: in batches, missing:\n%s\nextra:\n%s", file, missing.Error(), extra.Error())
-		}
-		if !wholeOK {
-			continue
-		}
-		var names []string
-		forFields(doc.data.LookupPath(pathOf("steps")), func(name string, v cue.Value) {
-			names = append(names, name+" "+fmt.Sprint(v))
-		})
-		var got []string
-		for _, st := range steps {
-			got = append(got, st.name+" "+fmt.Sprint(st.data))
-		}
-		if fmt.Sprint(names) != fmt.Sprint(got) {
-			t.Errorf("%s: steps as a whole:\n%v\nin batches:\n%v", file, names, got)
-		}
+	})
+}
+
+// compareBatches checks one pipeline file as a whole and in batches, and
+// compares the two.
+func compareBatches(t *testing.T, sc *schema.Context, file string) {
+	f, _ := source.New(nil).ReadYAML(file, source.Flag("--task"))
+	if f == nil {
+		return
+	}
+	doc, whole := checkDocument(sc, f, schema.Pipeline)
+	wholeOK := !whole.HasErrors()
+	l := newLoader(sc, source.New(nil))
+	_, steps, aloneOK := l.checkPipeline(f)
+	alone := l.diags
+	if len(whole)+len(alone) == 0 && !wholeOK {
+		t.Errorf("%s: invalid with no diagnostics", file)
+	}
+	if wholeOK != aloneOK {
+		t.Errorf("%s: valid as a whole %v, in batches %v", file, wholeOK, aloneOK)
+	}
+	if missing, extra := compareDiagnostics(whole, alone); len(missing) > 0 || len(extra) > 0 {
+		t.Errorf("%s: in batches, missing:\n%s\nextra:\n%s", file, missing.Error(), extra.Error())
+	}
+	if !wholeOK {
+		return
+	}
+	var names []string
+	forFields(doc.data.LookupPath(pathOf("steps")), func(name string, v cue.Value) {
+		names = append(names, name+" "+fmt.Sprint(v))
+	})
+	var got []string
+	for _, st := range steps {
+		got = append(got, st.name+" "+fmt.Sprint(st.data))
+	}
+	if fmt.Sprint(names) != fmt.Sprint(got) {
+		t.Errorf("%s: steps as a whole:\n%v\nin batches:\n%v", file, names, got)
 	}
 }
 

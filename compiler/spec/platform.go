@@ -8,8 +8,8 @@ import (
 )
 
 // decodePlatform reads a platform file; nil after a problem.
-func decodePlatform(s *schema.Schema, f *ast.File) (*Platform, diag.Diagnostics) {
-	doc, diags := checkDocument(s, f, schema.Platform)
+func decodePlatform(sc *schema.Context, f *ast.File) (*Platform, diag.Diagnostics) {
+	doc, diags := checkDocument(sc, f, schema.Platform)
 	if diags.HasErrors() {
 		return nil, diags
 	}

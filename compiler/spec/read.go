@@ -13,12 +13,12 @@ import (
 
 // Read reads the platform, task and cube files into specs: mlcube is a
 // cube folder or file ("." when empty), platform and task are as
-// compiler.Options has them. The caller holds the schema's lock.
-func Read(s *schema.Schema, files *source.Files, mlcube, platform, task string) (*Pipeline, *Platform, diag.Diagnostics) {
+// compiler.Options has them, in the schema's Context sc.
+func Read(sc *schema.Context, files *source.Files, mlcube, platform, task string) (*Pipeline, *Platform, diag.Diagnostics) {
 	if mlcube == "" {
 		mlcube = "."
 	}
-	l := newLoader(s, files)
+	l := newLoader(sc, files)
 	plat, legacyImage := l.platform(platform)
 	loadCube := func(invoke *ast.File) *Cube {
 		c := l.cube(mlcube, source.Flag("--mlcube"))
@@ -46,11 +46,11 @@ func (l *loader) platform(file string) (*Platform, string) {
 	switch {
 	case f == nil:
 	case source.TopLevelString(f, "schema_type") == "mlcube_platform":
-		image, diags := decodeLegacyPlatform(l.s, f)
+		image, diags := decodeLegacyPlatform(l.sc, f)
 		l.add(diags)
 		return plat, image
 	default:
-		p, diags := decodePlatform(l.s, f)
+		p, diags := decodePlatform(l.sc, f)
 		l.add(diags)
 		if p != nil {
 			plat = p

@@ -19,11 +19,14 @@ func loadCubeText(t *testing.T, text string) (*Cube, diag.Diagnostics) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.Lock()
-	defer s.Unlock()
-	l := newLoader(s, files)
-	c := l.cube("cube", source.Flag("--mlcube"))
-	return c, l.diags
+	var c *Cube
+	var diags diag.Diagnostics
+	s.Do(func(sc *schema.Context) {
+		l := newLoader(sc, files)
+		c = l.cube("cube", source.Flag("--mlcube"))
+		diags = l.diags
+	})
+	return c, diags
 }
 
 func TestReferences(t *testing.T) {

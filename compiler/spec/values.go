@@ -26,14 +26,14 @@ type ParamValue struct {
 
 // ReadValues reads the -f files in order, then the --set settings: the
 // values that fill params at compile time, later ones winning.
-func ReadValues(s *schema.Schema, src *source.Files, files []string, sets []Setting) ([]ParamValue, diag.Diagnostics) {
+func ReadValues(sc *schema.Context, src *source.Files, files []string, sets []Setting) ([]ParamValue, diag.Diagnostics) {
 	var out []ParamValue
 	var diags diag.Diagnostics
 	for _, file := range files {
 		f, more := src.ReadYAML(file, source.Flag("-f"))
 		diags = append(diags, more...)
 		if f != nil {
-			values, more := decodeValues(s, f)
+			values, more := decodeValues(sc, f)
 			out = append(out, values...)
 			diags = append(diags, more...)
 		}
@@ -53,8 +53,8 @@ func ReadValues(s *schema.Schema, src *source.Files, files []string, sets []Sett
 
 // decodeValues reads one values file: a mapping of param names to
 // strings, numbers or booleans.
-func decodeValues(s *schema.Schema, f *ast.File) ([]ParamValue, diag.Diagnostics) {
-	doc, diags := checkDocument(s, f, schema.Values)
+func decodeValues(sc *schema.Context, f *ast.File) ([]ParamValue, diag.Diagnostics) {
+	doc, diags := checkDocument(sc, f, schema.Values)
 	if diags.HasErrors() {
 		return nil, diags
 	}

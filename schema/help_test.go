@@ -1,0 +1,83 @@
+package schema
+
+import (
+	"strings"
+	"testing"
+
+	"cuelang.org/go/cue/cuecontext"
+	"cuelang.org/go/cue/parser"
+)
+
+// TestHelpIsReadFromTheSchema checks the words of every @help of the
+// embedded schema, each paired with its pattern.
+func TestHelpIsReadFromTheSchema(t *testing.T) {
+	s, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []patternHelp{
+		{`=~"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"`, "want a Kubernetes label: lower case letters, digits and '-'"},
+		{`=~"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"`, "want a Kubernetes name: lower case letters, digits, '-' and '.'"},
+		{`=~"^(/[A-Za-z0-9._-]+)+$"`, "want a clean absolute path such as /mnt/mlcube"},
+		{`!~"/\\.\\.?(/|$)"`, "want a clean absolute path such as /mnt/mlcube, without . or .."},
+	}
+	s.Do(func(c *Context) {
+		if len(c.help) != len(want) {
+			t.Fatalf("got %d @help patterns, want %d: %q", len(c.help), len(want), c.help)
+		}
+		for _, w := range want {
+			msg := `invalid value "X" (out of bound ` + w.bound + ")"
+			if got, ok := c.Help(msg); !ok || got != w.help {
+				t.Errorf("%s: got %q, want %q", msg, got, w.help)
+			}
+		}
+		if help, ok := c.Help(`invalid value "a b" (out of bound =~"^([a-z0-9.-]+/)?[A-Za-z0-9._-]+$")`); ok {
+			t.Errorf("a pattern without @help is explained: %q", help)
+		}
+	})
+	srcs, err := Sources()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, src := range srcs {
+		if n := strings.Count(string(src), "[a-z0-9]([-a-z0-9]*[a-z0-9])?"); n > 1 || (n == 1) != (name == "platform.cue") {
+			t.Errorf("%s holds the pattern of a DNS label %d times; want it once, in platform.cue", name, n)
+		}
+	}
+}
+
+func TestIsDNSSubdomain(t *testing.T) {
+	for name, want := range map[string]bool{
+		"data": true, "data.team-1": true, "0": true, strings.Repeat("a", 254): true,
+		"": false, "Data": false, "-data": false, "data-": false, "a..b": false, "a_b": false, "a.b.": false,
+	} {
+		if got := IsDNSSubdomain(name); got != want {
+			t.Errorf("IsDNSSubdomain(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
+
+// TestHelpMistakes checks that a @help the schema cannot read is an
+// error when the schema is compiled, rather than words never said.
+func TestHelpMistakes(t *testing.T) {
+	for src, want := range map[string]string{
+		`#A: {b?: =~"x" & !~"y" @help("one")}`:         `#A.b?: @help("one") has 1 strings for 2 patterns`,
+		`#A: string @help("none")`:                     `#A: @help("none") has 1 strings for 0 patterns`,
+		`#A: =~"x" @help(a=b)`:                         `#A: @help(a=b): want a string of words, one a pattern`,
+		`#A: {[string]: {b: =~"x" @help("words")}}`:    `@help is read from definitions and regular fields`,
+		`_a: =~"x" @help("words")`:                     `@help is read from definitions and regular fields`,
+		`#A: {b!: {c: =~"x" & =~"y" @help("x", "y")}}`: ``,
+	} {
+		f, err := parser.ParseFile("help.cue", src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		paths, err := helpPaths(f)
+		if err == nil {
+			_, err = readHelp(cuecontext.New().BuildFile(f), paths)
+		}
+		if (err == nil) != (want == "") || (err != nil && !strings.Contains(err.Error(), want)) {
+			t.Errorf("%s: got error %v, want %q", src, err, want)
+		}
+	}
+}
