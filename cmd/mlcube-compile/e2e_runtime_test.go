@@ -5,13 +5,13 @@ package main
 import (
 	"encoding/json"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
+	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 )
@@ -64,8 +64,8 @@ func TestE2EArgoCreatesItsConfigMap(t *testing.T) {
 	if err := json.Unmarshal([]byte(c.must(t, "", "-n", "e2e-configmap", "get", "configmap", want.Name, "-o", "json")), &got); err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(got.Data, want.Data) {
-		t.Errorf("ConfigMap %s: data %v, want %v", want.Name, got.Data, want.Data)
+	if diff := cmp.Diff(want.Data, got.Data); diff != "" {
+		t.Errorf("ConfigMap %s: data (-want +got):\n%s", want.Name, diff)
 	}
 	if o := got.OwnerReferences; len(o) != 1 || o[0].Kind != "Workflow" || o[0].Name != done.Name || o[0].UID != done.UID {
 		t.Errorf("ConfigMap %s is owned by %+v, want the Workflow %s", want.Name, o, done.Name)

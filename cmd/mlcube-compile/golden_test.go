@@ -3,12 +3,12 @@ package main
 import (
 	"bytes"
 	"flag"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/mlcube-compile/mlcube-compile/driver"
@@ -249,31 +249,29 @@ func TestSeed000Job(t *testing.T) {
 		t.Fatalf("%d containers, want 1", len(spec.Containers))
 	}
 	c := spec.Containers[0]
-	got := map[string]any{
-		"generateName":  j.GenerateName,
-		"container":     c.Name,
-		"image":         c.Image,
-		"args":          strings.Join(c.Args, " "),
-		"mounts":        fmt.Sprint(c.VolumeMounts),
-		"volumes":       fmt.Sprint(spec.Volumes),
-		"restartPolicy": spec.RestartPolicy,
-		"backoffLimit":  *j.Spec.BackoffLimit,
+	type jobFacts struct {
+		GenerateName, Container, Image string
+		Args                           []string
+		Mounts                         []corev1.VolumeMount
+		Volumes                        []corev1.Volume
+		RestartPolicy                  corev1.RestartPolicy
+		BackoffLimit                   int32
 	}
-	input := corev1.PersistentVolumeClaimVolumeSource{ClaimName: "mlcube-input"}
-	output := corev1.PersistentVolumeClaimVolumeSource{ClaimName: "mlcube-output"}
-	want := map[string]any{
-		"generateName":  "mlcube-test-cube-",
-		"container":     "mlcube-container",
-		"image":         "test/test:v1.0",
-		"args":          "--test_data=/mnt/mlcube/mlcube-input/workspace/data --test_model=/mnt/mlcube/mlcube-output/workspace/model",
-		"mounts":        fmt.Sprint([]corev1.VolumeMount{{Name: "mlcube-input", MountPath: "/mnt/mlcube/mlcube-input"}, {Name: "mlcube-output", MountPath: "/mnt/mlcube/mlcube-output"}}),
-		"volumes":       fmt.Sprint([]corev1.Volume{{Name: "mlcube-input", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &input}}, {Name: "mlcube-output", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &output}}}),
-		"restartPolicy": corev1.RestartPolicyNever,
-		"backoffLimit":  int32(4),
+	got := jobFacts{j.GenerateName, c.Name, c.Image, c.Args, c.VolumeMounts, spec.Volumes, spec.RestartPolicy, *j.Spec.BackoffLimit}
+	claim := func(name string) corev1.Volume {
+		return corev1.Volume{Name: name, VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: name}}}
 	}
-	for k, w := range want {
-		if fmt.Sprint(got[k]) != fmt.Sprint(w) {
-			t.Errorf("%s: got %v, want %v", k, got[k], w)
-		}
+	want := jobFacts{
+		GenerateName:  "mlcube-test-cube-",
+		Container:     "mlcube-container",
+		Image:         "test/test:v1.0",
+		Args:          []string{"--test_data=/mnt/mlcube/mlcube-input/workspace/data", "--test_model=/mnt/mlcube/mlcube-output/workspace/model"},
+		Mounts:        []corev1.VolumeMount{{Name: "mlcube-input", MountPath: "/mnt/mlcube/mlcube-input"}, {Name: "mlcube-output", MountPath: "/mnt/mlcube/mlcube-output"}},
+		Volumes:       []corev1.Volume{claim("mlcube-input"), claim("mlcube-output")},
+		RestartPolicy: corev1.RestartPolicyNever,
+		BackoffLimit:  4,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("the Job differs from seed 000's (-want +got):\n%s", diff)
 	}
 }

@@ -1,20 +1,15 @@
 package main
 
 import (
-	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"reflect"
-	"regexp"
-	"slices"
 	"sort"
 	"strings"
 	"testing"
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
-	corev1 "k8s.io/api/core/v1"
+	"github.com/google/go-cmp/cmp"
 	"sigs.k8s.io/yaml"
 )
 
@@ -59,8 +54,8 @@ func TestMedperfStyleEdges(t *testing.T) {
 	for _, backend := range []string{"argo", "tekton"} {
 		t.Run(backend, func(t *testing.T) {
 			got := dagEdges(t, backend, compileExample(t, backend, "medperf-style"))
-			if !reflect.DeepEqual(got, medperfEdges) {
-				t.Fatalf("edges %v, want %v", got, medperfEdges)
+			if diff := cmp.Diff(medperfEdges, got); diff != "" {
+				t.Fatalf("edges (-want +got):\n%s", diff)
 			}
 		})
 	}
@@ -108,8 +103,8 @@ flowchart TD
 			got[name] = append([]string{}, got[name]...)
 		}
 	}
-	if !reflect.DeepEqual(got, medperfEdges) {
-		t.Errorf("Mermaid edges %v, want the DAG's %v", got, medperfEdges)
+	if diff := cmp.Diff(medperfEdges, got); diff != "" {
+		t.Errorf("Mermaid edges (-the DAG's +got):\n%s", diff)
 	}
 
 	dot, stderr, code := compileArgs(t, append(args, "--format", "dot")...)
@@ -156,15 +151,15 @@ func TestValuesAndSetChangeDefaults(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
-			if got, want := paramDefaults(t, backend, out), map[string]string{"epochs": "10"}; !reflect.DeepEqual(got, want) {
-				t.Errorf("without values: %v, want %v (dataset left for submit time)", got, want)
+			if diff := cmp.Diff(map[string]string{"epochs": "10"}, paramDefaults(t, backend, out)); diff != "" {
+				t.Errorf("without values (dataset left for submit time), defaults (-want +got):\n%s", diff)
 			}
 			out, stderr, code = compileArgs(t, append(base, "-f", filepath.Join(values, "a.yaml"), "-f", filepath.Join(values, "b.yaml"), "--set", "epochs=90")...)
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
-			if got, want := paramDefaults(t, backend, out), map[string]string{"epochs": "90", "dataset": "raw/b"}; !reflect.DeepEqual(got, want) {
-				t.Errorf("with -f a -f b --set epochs=90: %v, want %v", got, want)
+			if diff := cmp.Diff(map[string]string{"epochs": "90", "dataset": "raw/b"}, paramDefaults(t, backend, out)); diff != "" {
+				t.Errorf("with -f a -f b --set epochs=90, defaults (-want +got):\n%s", diff)
 			}
 		})
 	}
@@ -192,149 +187,6 @@ func TestValuesAndSetChangeDefaults(t *testing.T) {
 			t.Errorf("exit %d, want %d: %s", code, exitUsage, stderr)
 		}
 	})
-}
-
-// configEnv maps each env var set from a ConfigMap to "name/key".
-func configEnv(env []corev1.EnvVar) map[string]string {
-	out := map[string]string{}
-	for _, e := range env {
-		if e.ValueFrom != nil && e.ValueFrom.ConfigMapKeyRef != nil {
-			out[e.Name] = e.ValueFrom.ConfigMapKeyRef.Name + "/" + e.ValueFrom.ConfigMapKeyRef.Key
-		}
-	}
-	return out
-}
-
-// runConfigMap finds the ConfigMap a run reads: the document before the
-// run, or, on Argo, the one the Workflow's first task applies.
-func runConfigMap(t *testing.T, backend, out string) corev1.ConfigMap {
-	t.Helper()
-	doc := strings.Split(out, "\n---\n")[0]
-	if backend == "argo" {
-		wf := validateWorkflow(t, backend, out)
-		dag := wf.Spec.Templates[0].DAG
-		first := dag.Tasks[0]
-		for _, task := range dag.Tasks[1:] {
-			if len(task.Dependencies) == 0 {
-				t.Errorf("task %s does not wait for %s, which creates the ConfigMap it reads", task.Name, first.Name)
-			}
-		}
-		tmpl := wf.GetTemplateByName(first.Template)
-		if tmpl == nil || tmpl.Resource == nil || tmpl.Resource.Action != "apply" || !slices.Contains(tmpl.Resource.Flags, "--server-side") {
-			t.Fatalf("the first task %s does not apply the ConfigMap server-side: %+v", first.Name, tmpl)
-		}
-		doc = tmpl.Resource.Manifest
-		// Each run that applies it is an owner, none the controller: the
-		// API server allows one controller, and runs share the ConfigMap.
-		var owned struct {
-			Metadata struct{ OwnerReferences []map[string]any } `json:"metadata"`
-		}
-		yaml.Unmarshal([]byte(doc), &owned)
-		if o := owned.Metadata.OwnerReferences; len(o) != 1 || o[0]["name"] != "{{workflow.name}}" || o[0]["uid"] != "{{workflow.uid}}" || o[0]["controller"] != nil {
-			t.Errorf("the ConfigMap's owner references %v, want the run, not as controller", o)
-		}
-	}
-	var cm corev1.ConfigMap
-	if err := yaml.UnmarshalStrict([]byte(doc), &cm); err != nil || cm.Kind != "ConfigMap" {
-		t.Fatalf("no ConfigMap: %v\n%s", err, doc)
-	}
-	return cm
-}
-
-func TestSingleGPUTaskConfigs(t *testing.T) {
-	for _, backend := range backendNames {
-		t.Run(backend, func(t *testing.T) {
-			out := compileExample(t, backend, "single-gpu-task")
-			cm := runConfigMap(t, backend, out)
-			if !regexp.MustCompile(`^mnist-softmax-gpu-[a-z0-9]{10}$`).MatchString(cm.Name) || cm.Namespace != "ml-team" || len(cm.Data) != 3 {
-				t.Errorf("ConfigMap %s/%s with %d keys, want ml-team/mnist-softmax-gpu-HASH with 3", cm.Namespace, cm.Name, len(cm.Data))
-			}
-			wantEnv := map[string]string{
-				"GLOBALCFG":  cm.Name + "/GLOBALCFG",
-				"DATASETCFG": cm.Name + "/DATASETCFG",
-				"PROCESSCFG": cm.Name + "/PROCESSCFG",
-			}
-			var process map[string]map[string]int
-			if err := json.Unmarshal([]byte(cm.Data["PROCESSCFG"]), &process); err != nil || process["eval"]["batchSize"] != 100 || process["export"]["modelVersion"] != 1 {
-				t.Errorf("PROCESSCFG %q, want the mapping as JSON (%v)", cm.Data["PROCESSCFG"], err)
-			}
-			var env []corev1.EnvVar
-			switch backend {
-			case "argo":
-				wf := validateWorkflow(t, backend, out)
-				env = wf.GetTemplateByName("train").Container.Env
-			case "tekton":
-				env = validatePipelineRun(t, backend, out).Spec.PipelineSpec.Tasks[0].TaskSpec.Steps[0].Env
-			case "job":
-				env = validateJob(t, backend, out).Spec.Template.Spec.Containers[0].Env
-			}
-			if got := configEnv(env); !reflect.DeepEqual(got, wantEnv) {
-				t.Errorf("env from the ConfigMap %v, want %v", got, wantEnv)
-			}
-		})
-	}
-}
-
-// A ConfigMap's name follows its content: a run with edited configs reads
-// a new ConfigMap, never the one an earlier run left.
-func TestConfigMapNameFollowsContent(t *testing.T) {
-	names := map[string]string{}
-	for _, configs := range []string{"{MODE: fast, LEVEL: 3}", "{LEVEL: 3, MODE: fast}", "{MODE: slow, LEVEL: 3}", "{MODE: fast, LEVEL: 3, X: y}"} {
-		specs := writeFiles(t, map[string]string{
-			"mlcube.yaml":   goodCube,
-			"pipeline.yaml": "configs: " + configs + "\nsteps:\n  prepare: {task: prepare}\n",
-		})
-		for _, backend := range backendNames {
-			out, stderr, code := compileArgs(t, "mlcube-compile", "--backend", backend, "--mlcube", specs, "--task", filepath.Join(specs, "pipeline.yaml"))
-			if code != 0 {
-				t.Fatalf("exit %d: %s", code, stderr)
-			}
-			name := runConfigMap(t, backend, out).Name
-			if prev, ok := names[configs]; ok && prev != name {
-				t.Errorf("%s: %s named %s, and %s on another backend", configs, backend, name, prev)
-			}
-			names[configs] = name
-		}
-	}
-	if names["{MODE: fast, LEVEL: 3}"] != names["{LEVEL: 3, MODE: fast}"] {
-		t.Errorf("the same configs in another order got another name: %v", names)
-	}
-	if len(map[string]bool{names["{MODE: fast, LEVEL: 3}"]: true, names["{MODE: slow, LEVEL: 3}"]: true, names["{MODE: fast, LEVEL: 3, X: y}"]: true}) != 3 {
-		t.Errorf("edited configs kept their ConfigMap's name: %v", names)
-	}
-}
-
-func TestStepEnvWinsOverConfigs(t *testing.T) {
-	specs := writeFiles(t, map[string]string{
-		"mlcube.yaml": goodCube,
-		"pipeline.yaml": `configs: {MODE: fast, LEVEL: 3}
-steps:
-  prepare: {task: prepare}
-  train: {task: train, env: {MODE: slow}}
-`,
-	})
-	out, stderr, code := compileArgs(t, "mlcube-compile", "--mlcube", specs, "--task", filepath.Join(specs, "pipeline.yaml"))
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	cm := runConfigMap(t, "argo", out).Name
-	wf := validateWorkflow(t, "configs", out)
-	for _, tmpl := range wf.Spec.Templates[1:] {
-		if tmpl.Container == nil {
-			continue
-		}
-		got := configEnv(tmpl.Container.Env)
-		want := map[string]string{"LEVEL": cm + "/LEVEL", "MODE": cm + "/MODE"}
-		if tmpl.Name == "train" {
-			want = map[string]string{"LEVEL": cm + "/LEVEL"}
-			if e := tmpl.Container.Env; len(e) != 2 || e[1].Name != "MODE" || e[1].Value != "slow" {
-				t.Errorf("train env %v, want MODE=slow from the step", e)
-			}
-		}
-		if !reflect.DeepEqual(got, want) {
-			t.Errorf("%s: env from the ConfigMap %v, want %v", tmpl.Name, got, want)
-		}
-	}
 }
 
 // countdownContainer finds the countdown container in any backend's output.
@@ -422,37 +274,19 @@ func TestArgoKinds(t *testing.T) {
 	if err := yaml.Unmarshal([]byte(out), &cron); err != nil {
 		t.Fatal(err)
 	}
-	got := fmt.Sprint(cron.Kind, cron.Name, cron.Spec.Schedules, cron.Spec.Timezone, cron.Spec.ConcurrencyPolicy)
-	if want := fmt.Sprint("CronWorkflow", "medperf-chestxray", []string{"0 2 * * 1-5", "30 6 1,15 * *"}, "Europe/Berlin", "Forbid"); got != want {
-		t.Errorf("got %s, want %s", got, want)
+	type cronFacts struct {
+		Kind, Name        string
+		Schedules         []string
+		Timezone          string
+		ConcurrencyPolicy wfv1.ConcurrencyPolicy
+	}
+	got := cronFacts{cron.Kind, cron.Name, cron.Spec.Schedules, cron.Spec.Timezone, cron.Spec.ConcurrencyPolicy}
+	want := cronFacts{"CronWorkflow", "medperf-chestxray", []string{"0 2 * * 1-5", "30 6 1,15 * *"}, "Europe/Berlin", wfv1.ForbidConcurrent}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("CronWorkflow (-want +got):\n%s", diff)
 	}
 
-	t.Run("schedule from the pipeline file, long name", func(t *testing.T) {
-		long := strings.Repeat("nightly-", 8) + "training"
-		specs := writeFiles(t, map[string]string{
-			"mlcube.yaml":   goodCube,
-			"pipeline.yaml": "name: " + long + "\nschedule: {cron: '@daily', timezone: UTC, concurrencyPolicy: Replace, startingDeadlineSeconds: 600}\nsteps:\n  train: {task: train}\n",
-		})
-		out, stderr, code := compileArgs(t, "mlcube-compile", "--kind", "cronworkflow", "--mlcube", specs, "--task", filepath.Join(specs, "pipeline.yaml"))
-		if code != 0 {
-			t.Fatalf("exit %d: %s", code, stderr)
-		}
-		validators["argo"](t, "cron", out)
-		var cron wfv1.CronWorkflow
-		if err := yaml.Unmarshal([]byte(out), &cron); err != nil {
-			t.Fatal(err)
-		}
-		if len(cron.Name) > 52 || !strings.HasPrefix(long, cron.Name) || *cron.Spec.StartingDeadlineSeconds != 600 || cron.Spec.Schedules[0] != "@daily" {
-			t.Errorf("name %q (%d characters, at most 52), spec %+v", cron.Name, len(cron.Name), cron.Spec)
-		}
-		if !strings.Contains(stderr, "pipeline.yaml:1:1: warning: name: ") || !strings.Contains(stderr, "is cut to") {
-			t.Errorf("a shortened name should be a warning, stderr: %q", stderr)
-		}
-		out, stderr, _ = compileArgs(t, "mlcube-compile", "--mlcube", specs, "--task", filepath.Join(specs, "pipeline.yaml"))
-		if !strings.Contains(out, "kind: Workflow\n") || !strings.Contains(stderr, "schedule: is used only with --backend argo --kind cronworkflow") {
-			t.Errorf("without --kind: want a Workflow and a warning, stderr: %s", stderr)
-		}
-	})
+	t.Run("schedule from the pipeline file, long name", cronFromPipelineFile)
 
 	for _, bad := range [][]string{
 		{"--backend", "tekton", "--kind", "workflowtemplate"},
@@ -463,5 +297,35 @@ func TestArgoKinds(t *testing.T) {
 		if out, stderr, code := compileArgs(t, append(base, bad...)...); code != exitUsage || out != "" {
 			t.Errorf("%q: exit %d, want %d: %s", bad, code, exitUsage, stderr)
 		}
+	}
+}
+
+// cronFromPipelineFile compiles a pipeline whose schedule: and long name
+// are in the file: a CronWorkflow with --kind cronworkflow, its name cut
+// with a warning; a Workflow and a warning without.
+func cronFromPipelineFile(t *testing.T) {
+	long := strings.Repeat("nightly-", 8) + "training"
+	specs := writeFiles(t, map[string]string{
+		"mlcube.yaml":   goodCube,
+		"pipeline.yaml": "name: " + long + "\nschedule: {cron: '@daily', timezone: UTC, concurrencyPolicy: Replace, startingDeadlineSeconds: 600}\nsteps:\n  train: {task: train}\n",
+	})
+	out, stderr, code := compileArgs(t, "mlcube-compile", "--kind", "cronworkflow", "--mlcube", specs, "--task", filepath.Join(specs, "pipeline.yaml"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	validators["argo"](t, "cron", out)
+	var cron wfv1.CronWorkflow
+	if err := yaml.Unmarshal([]byte(out), &cron); err != nil {
+		t.Fatal(err)
+	}
+	if len(cron.Name) > 52 || !strings.HasPrefix(long, cron.Name) || *cron.Spec.StartingDeadlineSeconds != 600 || cron.Spec.Schedules[0] != "@daily" {
+		t.Errorf("name %q (%d characters, at most 52), spec %+v", cron.Name, len(cron.Name), cron.Spec)
+	}
+	if !strings.Contains(stderr, "pipeline.yaml:1:1: warning: name: ") || !strings.Contains(stderr, "is cut to") {
+		t.Errorf("a shortened name should be a warning, stderr: %q", stderr)
+	}
+	out, stderr, _ = compileArgs(t, "mlcube-compile", "--mlcube", specs, "--task", filepath.Join(specs, "pipeline.yaml"))
+	if !strings.Contains(out, "kind: Workflow\n") || !strings.Contains(stderr, "schedule: is used only with --backend argo --kind cronworkflow") {
+		t.Errorf("without --kind: want a Workflow and a warning, stderr: %s", stderr)
 	}
 }

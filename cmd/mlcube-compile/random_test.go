@@ -14,6 +14,9 @@ import (
 // output through the engine's own validator (Argo's, Tekton's, the Job
 // checks, mpi-operator's for each MPIJob), twice, to the same bytes.
 func TestRandomPipelinesPassValidators(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipped with -short: a stress test, it compiles 150 random pipelines twice on every backend and runs each engine's validator")
+	}
 	const pipelines = 150
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "mlcube.yaml"), []byte(specgen.Cube), 0o644)

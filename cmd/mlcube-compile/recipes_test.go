@@ -58,7 +58,7 @@ func shell(t *testing.T, path, dir, line string) (string, int) {
 
 func TestCIRecipes(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds the binary")
+		t.Skip("skipped with -short: it builds the binary with go build, to run the README's recipes as a user would")
 	}
 	path := buildBinary(t)
 	bad := writeFiles(t, map[string]string{"cube/mlcube.yaml": "name: bad\ndocker: {image: 42}\ntasks: {train: {}}\n"})

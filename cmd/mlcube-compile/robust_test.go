@@ -44,6 +44,9 @@ func mapHeavyPipeline(steps int) string {
 }
 
 func TestDeterministicUnderStress(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipped with -short: a stress test, it compiles a 40-step pipeline 101 times on each backend")
+	}
 	dir := writeFiles(t, map[string]string{"mlcube.yaml": goodCube, "p.yaml": mapHeavyPipeline(40), "one.yaml": mapHeavyPipeline(1)})
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	for _, b := range backendNames {
@@ -110,7 +113,7 @@ func TestInternalErrorsAskForAReport(t *testing.T) {
 
 func TestClosedStdoutPipe(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds the binary")
+		t.Skip("skipped with -short: it builds the binary with go build, to run it as a process")
 	}
 	bin := filepath.Join(t.TempDir(), "mlcube-compile")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {

@@ -22,7 +22,7 @@ func largePipeline(t testing.TB, shape specgen.Shape, n int, env string) string 
 
 func TestLargePipelines(t *testing.T) {
 	if testing.Short() {
-		t.Skip("compiles thousands of steps")
+		t.Skip("skipped with -short: a scale test, it compiles and validates pipelines of 2,000 to 20,001 steps (the slowest test here)")
 	}
 	cases := []struct {
 		steps int
@@ -65,6 +65,9 @@ func TestLargePipelines(t *testing.T) {
 // validator sees a window at a time, and checks that the validator
 // accepts each Workflow whole too.
 func TestValidatedInWindows(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipped with -short: a scale test, it runs Argo's validator over 300-step Workflows of every shape and kind, in windows and whole")
+	}
 	for _, kind := range argo.Kinds {
 		for _, shape := range specgen.Shapes {
 			t.Run(string(kind)+"/"+string(shape), func(t *testing.T) {

@@ -6,6 +6,9 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 func edgesOf(io []IO) [][]int {
@@ -20,28 +23,24 @@ func TestInferEdges(t *testing.T) {
 	cases := []struct {
 		name string
 		io   []IO
-		want string // per step, the steps it waits for
+		want [][]int // per step, the steps it waits for
 	}{
-		{"read after write", []IO{{Writes: []string{"w:/data"}}, {Reads: []string{"w:/data"}}}, "[] [0]"},
-		{"a reader declared first still waits for the writer", []IO{{Reads: []string{"w:/data"}}, {Writes: []string{"w:/data"}}}, "[1] []"},
+		{"read after write", []IO{{Writes: []string{"w:/data"}}, {Reads: []string{"w:/data"}}}, [][]int{{}, {0}}},
+		{"a reader declared first still waits for the writer", []IO{{Reads: []string{"w:/data"}}, {Writes: []string{"w:/data"}}}, [][]int{{1}, {}}},
 		{"two writers of one file run in declaration order (hello_world)", []IO{
 			{Reads: []string{"w:/names/alice.txt"}, Writes: []string{"w:/chats/chat.txt"}},
 			{Reads: []string{"w:/names/alice.txt"}, Writes: []string{"w:/chats/chat.txt"}},
-		}, "[] [0]"},
-		{"a file inside a written folder", []IO{{Writes: []string{"w:/data"}}, {Reads: []string{"w:/data/raw.txt"}}}, "[] [0]"},
-		{"a sibling with a shared prefix is not inside", []IO{{Writes: []string{"w:/data"}}, {Reads: []string{"w:/data2"}}}, "[] []"},
-		{"other volumes do not touch", []IO{{Writes: []string{"a:/data"}}, {Reads: []string{"b:/data"}}}, "[] []"},
-		{"readers only run in parallel", []IO{{Reads: []string{"w:/data"}}, {Reads: []string{"w:/data"}}}, "[] []"},
-		{"the workspace root overlaps everything", []IO{{Writes: []string{"w:/"}}, {Reads: []string{"w:/x"}}}, "[] [0]"},
+		}, [][]int{{}, {0}}},
+		{"a file inside a written folder", []IO{{Writes: []string{"w:/data"}}, {Reads: []string{"w:/data/raw.txt"}}}, [][]int{{}, {0}}},
+		{"a sibling with a shared prefix is not inside", []IO{{Writes: []string{"w:/data"}}, {Reads: []string{"w:/data2"}}}, [][]int{{}, {}}},
+		{"other volumes do not touch", []IO{{Writes: []string{"a:/data"}}, {Reads: []string{"b:/data"}}}, [][]int{{}, {}}},
+		{"readers only run in parallel", []IO{{Reads: []string{"w:/data"}}, {Reads: []string{"w:/data"}}}, [][]int{{}, {}}},
+		{"the workspace root overlaps everything", []IO{{Writes: []string{"w:/"}}, {Reads: []string{"w:/x"}}}, [][]int{{}, {0}}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			var got []string
-			for _, e := range edgesOf(tc.io) {
-				got = append(got, fmt.Sprint(e))
-			}
-			if g := strings.Join(got, " "); g != tc.want {
-				t.Errorf("got %s, want %s", g, tc.want)
+			if diff := cmp.Diff(tc.want, edgesOf(tc.io)); diff != "" {
+				t.Errorf("edges (-want +got):\n%s", diff)
 			}
 		})
 	}
@@ -101,18 +100,18 @@ func TestGraphAgainstPairs(t *testing.T) {
 			names[i] = fmt.Sprintf("s%02d", rng.IntN(100)*100+i)
 		}
 		got, want := InferEdges(io), pairEdges(io)
-		if fmt.Sprint(got) != fmt.Sprint(want) {
-			t.Fatalf("%+v: edges %v, want %v", io, got, want)
+		if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
+			t.Fatalf("%+v: edges (-want +got):\n%s", io, diff)
 		}
 		if FindCycle(names, got) != nil {
 			continue
 		}
 		order := TopoOrder(names, got)
-		if fmt.Sprint(order) != fmt.Sprint(pairOrder(names, got)) {
-			t.Fatalf("%+v: order %v, want %v", io, order, pairOrder(names, got))
+		if diff := cmp.Diff(pairOrder(names, got), order); diff != "" {
+			t.Fatalf("%+v: order (-want +got):\n%s", io, diff)
 		}
-		if r, w := Reduce(order, got), pairReduce(order, got); fmt.Sprint(r) != fmt.Sprint(w) {
-			t.Fatalf("%+v: reduced %v, want %v", io, r, w)
+		if diff := cmp.Diff(pairReduce(order, got), Reduce(order, got), cmpopts.EquateEmpty()); diff != "" {
+			t.Fatalf("%+v: reduced (-want +got):\n%s", io, diff)
 		}
 	}
 }

@@ -8,6 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
 	"github.com/mlcube-compile/mlcube-compile/compiler"
 	"github.com/mlcube-compile/mlcube-compile/compiler/graph"
 	"github.com/mlcube-compile/mlcube-compile/internal/specgen"
@@ -59,8 +62,8 @@ func TestRandomPipelinesReduceAsDefined(t *testing.T) {
 				deps = append(deps, names[d])
 			}
 			slices.Sort(deps)
-			if fmt.Sprint(deps) != fmt.Sprint(got[name]) {
-				t.Fatalf("seed %d: step %s waits for %v, want %v\n%s", seed, name, got[name], deps, text)
+			if diff := cmp.Diff(deps, got[name], cmpopts.EquateEmpty()); diff != "" {
+				t.Fatalf("seed %d: step %s's dependencies (-want +got):\n%s\n%s", seed, name, diff, text)
 			}
 		}
 	}

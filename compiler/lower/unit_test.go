@@ -3,6 +3,8 @@ package lower
 import (
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 func TestNameSet(t *testing.T) {
@@ -15,8 +17,8 @@ func TestNameSet(t *testing.T) {
 		}
 		got = append(got, c)
 	}
-	if strings.Join(got, ",") != "download-data,download-data-2,download-data-3,train" {
-		t.Fatalf("got %v", got)
+	if diff := cmp.Diff([]string{"download-data", "download-data-2", "download-data-3", "train"}, got); diff != "" {
+		t.Fatalf("names (-want +got):\n%s", diff)
 	}
 	if _, ok := ns.take("__", "__"); ok {
 		t.Fatal("a name with no letters or digits was accepted")

@@ -3,6 +3,8 @@ package source
 import (
 	"fmt"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // Keys of flow mappings get their own positions at any depth, also after
@@ -23,8 +25,8 @@ func TestDuplicateKeysInFlowMappingsHavePositions(t *testing.T) {
 				t.Errorf("%q: diagnostic without its file: %#v", src, d)
 			}
 		}
-		if fmt.Sprint(got) != fmt.Sprint(want) {
-			t.Errorf("%q: duplicate keys at %v, want %v", src, got, want)
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%q: duplicate keys (-want +got):\n%s", src, diff)
 		}
 	}
 }

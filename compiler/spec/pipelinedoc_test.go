@@ -9,6 +9,7 @@ import (
 
 	"cuelang.org/go/cue"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/mlcube-compile/mlcube-compile/compiler/source"
 	"github.com/mlcube-compile/mlcube-compile/diag"
 	"github.com/mlcube-compile/mlcube-compile/schema"
@@ -81,8 +82,8 @@ func compareBatches(t *testing.T, sc *schema.Context, file string) {
 	for _, st := range steps {
 		got = append(got, st.name+" "+fmt.Sprint(st.data))
 	}
-	if fmt.Sprint(names) != fmt.Sprint(got) {
-		t.Errorf("%s: steps as a whole:\n%v\nin batches:\n%v", file, names, got)
+	if diff := cmp.Diff(names, got); diff != "" {
+		t.Errorf("%s: steps (-as a whole +in batches):\n%s", file, diff)
 	}
 }
 
