@@ -1,6 +1,7 @@
 package diag
 
 import (
+	"encoding/json"
 	"regexp"
 	"strconv"
 )
@@ -105,4 +106,30 @@ func joinPath(prefix, name string) string {
 		return name
 	}
 	return prefix + "." + name
+}
+
+// locJSON is a Loc as JSON writes it: where it is written, and its field
+// path. The compiler's IR golden files hold Locs this way.
+type locJSON struct {
+	File string `json:"file"`
+	Line int    `json:"line,omitempty"`
+	Col  int    `json:"col,omitempty"`
+	Path string `json:"path,omitempty"`
+}
+
+// MarshalJSON writes l's position and field path.
+func (l Loc) MarshalJSON() ([]byte, error) {
+	p := l.Pos()
+	return json.Marshal(locJSON{File: p.File, Line: p.Line, Col: p.Col, Path: l.path})
+}
+
+// UnmarshalJSON reads a Loc that MarshalJSON wrote. The file's finder is
+// not written, so the fields below the Loc read back are at its position.
+func (l *Loc) UnmarshalJSON(b []byte) error {
+	var j locJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*l = Loc{pos: Pos{File: j.File, Line: j.Line, Col: j.Col}, path: j.Path}
+	return nil
 }

@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/mlcube-compile/mlcube-compile/driver"
+	"github.com/mlcube-compile/mlcube-compile/internal/examples"
 )
 
 // backendNames are the --backend values, in the order help lists them.
@@ -22,33 +23,9 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 // repoRoot is where examples/ and testdata/ live, two levels up.
 const repoRoot = "../.."
 
-// exampleArgs gives the flags an example is compiled with, by convention:
-// a pipeline.yaml goes to --task, a platform.yaml to --platform, a
-// values.yaml to -f, and a
-// legacy cube is given its docker platform and invoke file explicitly.
-func exampleArgs(dir string) []string {
-	var args []string
-	exists := func(name string) bool {
-		_, err := os.Stat(filepath.Join(dir, name))
-		return err == nil
-	}
-	if exists("mlcube.yaml") {
-		args = append(args, "--mlcube", dir)
-	}
-	if exists("pipeline.yaml") {
-		args = append(args, "--task", filepath.Join(dir, "pipeline.yaml"))
-	}
-	if exists("platform.yaml") {
-		args = append(args, "--platform", filepath.Join(dir, "platform.yaml"))
-	}
-	if exists("values.yaml") {
-		args = append(args, "-f", filepath.Join(dir, "values.yaml"))
-	}
-	if exists("platforms/docker.yaml") && exists("run/kubernetes.yaml") {
-		args = append(args, "--platform", filepath.Join(dir, "platforms/docker.yaml"), "--task", filepath.Join(dir, "run/kubernetes.yaml"))
-	}
-	return args
-}
+// exampleArgs gives the flags an example is compiled with, by the
+// convention of internal/examples.
+func exampleArgs(dir string) []string { return examples.At(dir).Args() }
 
 // compileArgs runs the command and returns stdout, stderr and the exit code.
 func compileArgs(t *testing.T, args ...string) (string, string, int) {

@@ -1,6 +1,8 @@
 package ir
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -110,6 +112,27 @@ const (
 	// Step's image, env and mounts are the job runner's.
 	Dask
 )
+
+// kindNames are the kinds as the IR's JSON writes them.
+var kindNames = []string{Container: "container", MPI: "mpi", Dask: "dask"}
+
+// MarshalText writes the kind's name.
+func (k Kind) MarshalText() ([]byte, error) {
+	if int(k) < 0 || int(k) >= len(kindNames) {
+		return nil, fmt.Errorf("unknown step kind %d", int(k))
+	}
+	return []byte(kindNames[k]), nil
+}
+
+// UnmarshalText reads a kind's name.
+func (k *Kind) UnmarshalText(b []byte) error {
+	i := slices.Index(kindNames, string(b))
+	if i < 0 {
+		return fmt.Errorf("unknown step kind %q", b)
+	}
+	*k = Kind(i)
+	return nil
+}
 
 // Step runs one cube task in one container, or one distributed job.
 type Step struct {

@@ -1,0 +1,14 @@
+package argo
+
+import (
+	"flag"
+	"testing"
+
+	"github.com/mlcube-compile/mlcube-compile/backends/internal/enginetest"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// Every example's IR, from the compiler's golden files, emits what
+// testdata/golden holds, and the same bytes as the command's golden file.
+func TestGolden(t *testing.T) { enginetest.Golden(t, Engine{}, *update) }
