@@ -1,14 +1,13 @@
 package compiler
 
 import (
-	"bytes"
 	"encoding/json"
 	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/mlcube-compile/mlcube-compile/internal/examples"
+	"github.com/mlcube-compile/mlcube-compile/internal/golden"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -36,19 +35,7 @@ func TestGoldenIR(t *testing.T) {
 				t.Fatal(err)
 			}
 			got = append(got, '\n')
-			golden := filepath.Join("testdata", "golden", "ir", ex.Name+".json")
-			if *update {
-				if err := os.WriteFile(golden, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test ./compiler -update)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("the IR differs from %s; read the diff of go test ./compiler -update before committing it", golden)
-			}
+			golden.Compare(t, got, filepath.Join("testdata", "golden", "ir", ex.Name+".json"), *update)
 		})
 	}
 }

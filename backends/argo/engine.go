@@ -32,22 +32,15 @@ var validatorMu sync.Mutex
 // Argo Workflow creates its own ConfigMap as its first task, so the
 // result has none to apply before it.
 func (Engine) Emit(p *ir.Pipeline, opts emit.Options) (emit.Result, error) {
-	var res emit.Result
-	o := Options{Kind: Kind(opts.Kind)}
-	if opts.RBAC {
-		sa, err := distributed.RunnerAccount(p)
-		if err != nil {
-			return res, err
-		}
-		o.ServiceAccountName = sa
-		res.RBAC = RBAC(p, sa)
-	}
-	validatorMu.Lock()
-	defer validatorMu.Unlock()
-	run, warnings, err := compile(p, o)
+	sa, rbac, err := distributed.RunnerRBAC(p, opts.RBAC, RBAC)
 	if err != nil {
 		return emit.Result{}, err
 	}
-	res.Run, res.Warnings = run, warnings
-	return res, nil
+	validatorMu.Lock()
+	defer validatorMu.Unlock()
+	run, warnings, err := compile(p, Options{Kind: Kind(opts.Kind), ServiceAccountName: sa})
+	if err != nil {
+		return emit.Result{}, err
+	}
+	return emit.Result{RBAC: rbac, Run: run, Warnings: warnings}, nil
 }

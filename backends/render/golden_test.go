@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mlcube-compile/mlcube-compile/backends/internal/enginetest"
+	"github.com/mlcube-compile/mlcube-compile/internal/golden"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -21,7 +22,7 @@ func TestGolden(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				enginetest.Compare(t, []byte(got), filepath.Join("testdata", "golden", name+ext[format]), *update)
+				golden.Compare(t, []byte(got), filepath.Join("testdata", "golden", name+ext[format]), *update)
 			})
 		}
 	}

@@ -19,21 +19,15 @@ func (Engine) Kinds() []string { return []string{"pipelinerun"} }
 // Emit builds the PipelineRun, the ConfigMap its tasks read, and its RBAC
 // when asked.
 func (Engine) Emit(p *ir.Pipeline, opts emit.Options) (emit.Result, error) {
-	var res emit.Result
-	var o Options
-	if opts.RBAC {
-		sa, err := distributed.RunnerAccount(p)
-		if err != nil {
-			return res, err
-		}
-		o.ServiceAccountName = sa
-		res.RBAC = RBAC(p, sa)
-	}
-	run, warnings, err := compile(p, o)
+	sa, rbac, err := distributed.RunnerRBAC(p, opts.RBAC, RBAC)
 	if err != nil {
 		return emit.Result{}, err
 	}
-	res.Run, res.Warnings = run, warnings
+	run, warnings, err := compile(p, Options{ServiceAccountName: sa})
+	if err != nil {
+		return emit.Result{}, err
+	}
+	res := emit.Result{RBAC: rbac, Run: run, Warnings: warnings}
 	if cm := kube.ConfigMap(p); cm != nil {
 		res.ConfigMap = cm
 	}

@@ -102,10 +102,23 @@ func Rules(p *ir.Pipeline, verbs []string) []Rule {
 	return out
 }
 
-// RunnerAccount is the service account --emit-rbac makes the run's RBAC
+// RunnerRBAC is what --emit-rbac adds when want is set: the service
+// account the run uses, and the objects that grant it what the engine's
+// run needs, as objects(p, sa) makes them. Nothing when want is unset.
+func RunnerRBAC(p *ir.Pipeline, want bool, objects func(p *ir.Pipeline, sa string) []any) (sa string, objs []any, err error) {
+	if !want {
+		return "", nil, nil
+	}
+	if sa, err = runnerAccount(p); err != nil {
+		return "", nil, err
+	}
+	return sa, objects(p, sa), nil
+}
+
+// runnerAccount is the service account --emit-rbac makes the run's RBAC
 // for: the platform's, or one named after the pipeline. It refuses a run
 // without a namespace, which a RoleBinding must name.
-func RunnerAccount(p *ir.Pipeline) (string, error) {
+func runnerAccount(p *ir.Pipeline) (string, error) {
 	if p.Namespace == "" {
 		return "", &emit.SpecError{Field: "namespace", Message: "--emit-rbac needs the run's namespace, which a RoleBinding must name; set namespace in the platform file"}
 	}

@@ -1,7 +1,6 @@
 package enginetest
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"os"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/mlcube-compile/mlcube-compile/backends/emit"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+	"github.com/mlcube-compile/mlcube-compile/internal/golden"
 )
 
 // repoRoot is the repository, from an engine's package folder.
@@ -47,12 +47,12 @@ func Pipelines(t *testing.T) map[string]*ir.Pipeline {
 func Golden(t *testing.T, e emit.Engine, update bool) {
 	for name, p := range Pipelines(t) {
 		t.Run(name, func(t *testing.T) {
-			golden := filepath.Join("testdata", "golden", name+".yaml")
+			file := filepath.Join("testdata", "golden", name+".yaml")
 			command := filepath.Join(repoRoot, "testdata", "golden", e.Name(), name+".yaml")
 			res, err := e.Emit(p, emit.Options{})
 			var spec *emit.SpecError
 			if errors.As(err, &spec) {
-				for _, f := range []string{golden, command} {
+				for _, f := range []string{file, command} {
 					if _, err := os.Stat(f); err == nil {
 						t.Errorf("%s refuses %s (%v), but %s exists", e.Name(), name, spec, f)
 					}
@@ -66,29 +66,8 @@ func Golden(t *testing.T, e emit.Engine, update bool) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			Compare(t, got, golden, update)
-			Compare(t, got, command, false)
+			golden.Compare(t, got, file, update)
+			golden.Compare(t, got, command, false)
 		})
-	}
-}
-
-// Compare checks got against the golden file, after writing it when
-// update is set.
-func Compare(t *testing.T, got []byte, golden string, update bool) {
-	t.Helper()
-	if update {
-		if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(golden, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test -update in the engine's package)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("output differs from %s; read the diff of go test -update before committing it", golden)
 	}
 }
