@@ -19,8 +19,12 @@ CUBES ?= examples $(wildcard ../shared/cubes)
 help: ## List the targets.
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
 
-build: ## Build the binary into bin/.
-	$(GO) build -o $(BIN) ./cmd/mlcube-compile
+# VERSION and COMMIT are stamped into the binary; --version prints them.
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
+COMMIT  ?= $(shell git rev-parse HEAD 2>/dev/null)
+
+build: ## Build the binary into bin/, stamped with VERSION and COMMIT.
+	$(GO) build -ldflags "-X main.version=$(VERSION) -X main.commit=$(COMMIT)" -o $(BIN) ./cmd/mlcube-compile
 
 test: ## Run every test.
 	$(GO) test ./...

@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -21,9 +20,6 @@ const (
 	exitBadSpec = 1
 	exitUsage   = 2
 )
-
-// version is set at link time; otherwise it comes from the build info.
-var version = ""
 
 // usageError marks errors in how the command was called.
 type usageError struct{ error }
@@ -95,6 +91,8 @@ func newApp(s *session, stderr io.Writer) *cli.App {
 		Writer:          s.stdout,
 		ErrWriter:       stderr,
 		HideHelpCommand: true,
+		// --generate-bash-completion, which the completion scripts call.
+		EnableBashCompletion: true,
 		// Cron schedules and values hold commas; each flag is one value.
 		DisableSliceFlagSeparator: true,
 		ExitErrHandler:            func(*cli.Context, error) {},
@@ -103,7 +101,7 @@ func newApp(s *session, stderr io.Writer) *cli.App {
 		},
 		Flags:    append(specFlags(), runFlags()...),
 		Action:   func(c *cli.Context) error { return compile(c, s) },
-		Commands: []*cli.Command{graphCommand(s), schemaCommand(s.stdout), lintCommand(s.stdout)},
+		Commands: []*cli.Command{graphCommand(s), schemaCommand(s.stdout), lintCommand(s.stdout), completionCommand(s.stdout)},
 	}
 }
 
@@ -167,14 +165,4 @@ func writeAtomic(path string, data []byte) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
-}
-
-func buildVersion() string {
-	if version != "" {
-		return version
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		return bi.Main.Version
-	}
-	return "devel"
 }
