@@ -5,7 +5,6 @@ import (
 
 	"github.com/mlcube-compile/mlcube-compile/compiler/spec"
 	"github.com/mlcube-compile/mlcube-compile/diag"
-	"github.com/mlcube-compile/mlcube-compile/schema"
 )
 
 // workspace checks the platform's storage: an existing claim (pvc) or
@@ -29,7 +28,7 @@ func (c *checker) claim(p *spec.Param) {
 		return
 	}
 	c.claims[p.Claim] = true
-	if !schema.IsDNSSubdomain(p.Claim) {
+	if !spec.IsClaimName(p.Claim) {
 		at := diag.At(p.Loc.Pos()).Field("k8s").Field("pvc")
 		c.errorf(at, "%q is not a valid PersistentVolumeClaim name (lower case letters, digits, '-' and '.')", p.Claim)
 	}

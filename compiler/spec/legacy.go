@@ -82,3 +82,8 @@ func decodeInvoke(sc *schema.Context, f *ast.File) (*Task, diag.Diagnostics) {
 	t.Outputs = bindings("output_binding")
 	return t, checkParamNames(t, diag.Loc{}.Field("bindings"))
 }
+
+// IsClaimName reports whether a legacy binding's claim (k8s.pvc) is a
+// valid PersistentVolumeClaim name: #DNSSubdomain's pattern, held once in
+// schema; compiler/check asks here, as it imports only spec and diag.
+func IsClaimName(name string) bool { return schema.IsDNSSubdomain(name) }
