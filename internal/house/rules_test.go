@@ -32,7 +32,8 @@ var flow = map[string][]string{
 		"compiler/lower", "compiler/graph", "compiler/ir"},
 	"compiler/internal/spectest":    {"diag", "internal/specgen"},
 	"internal/examples":             {},
-	"backends/internal/enginetest":  {"diag", "compiler/ir", "backends/emit"},
+	"internal/golden":               {},
+	"backends/internal/enginetest":  {"diag", "compiler/ir", "backends/emit", "internal/golden"},
 	"backends/emit":                 {"diag", "compiler/ir"},
 	"backends/render":               {"diag", "compiler/ir"},
 	"backends/internal/kube":        {"diag", "compiler/ir", "backends/emit"},
@@ -83,7 +84,7 @@ var never = []struct {
 
 // testOnly are the packages that serve tests only: no entry of flow but
 // another of them may import one.
-var testOnly = []string{"compiler/internal/spectest", "internal/examples", "backends/internal/enginetest"}
+var testOnly = []string{"compiler/internal/spectest", "internal/examples", "internal/golden", "backends/internal/enginetest"}
 
 // noCUE are the packages that may not import CUE (cuelang.org/go):
 // engines never do; lower reaches it only through spec and check reads
