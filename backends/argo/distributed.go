@@ -73,9 +73,15 @@ func distributedTemplates(p *ir.Pipeline, s *ir.Step, name string, taken []wfv1.
 		outer.Steps = append(outer.Steps, wfv1.ParallelSteps{Steps: []wfv1.WorkflowStep{{Name: "run", Template: create.Name}}})
 		return []wfv1.Template{outer, clean, create}, nil
 	}
-	// An adaptive Dask step: create the job, then its autoscaler, and
-	// wait for the job, each knowing the name the API server gave it.
-	n := names("create", "autoscale", "wait")
+	return adaptiveDaskTemplates(p, s, job, meta, [3]wfv1.Template{outer, clean, create}, names("create", "autoscale", "wait"))
+}
+
+// adaptiveDaskTemplates completes the templates of an adaptive Dask step,
+// given its outer, clean and create templates and the names of the ones
+// it adds: create the job, then its autoscaler, and wait for the job,
+// each knowing the name the API server gave it.
+func adaptiveDaskTemplates(p *ir.Pipeline, s *ir.Step, job *distributed.Job, meta wfv1.Metadata, made [3]wfv1.Template, n []string) ([]wfv1.Template, error) {
+	outer, clean, create := made[0], made[1], made[2]
 	create.Name = n[0]
 	create.Resource.SuccessCondition, create.Resource.FailureCondition = "", ""
 	create.Outputs.Parameters = []wfv1.Parameter{{Name: jobParam, ValueFrom: &wfv1.ValueFrom{JSONPath: "{.metadata.name}"}}}

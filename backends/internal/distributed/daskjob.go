@@ -101,12 +101,11 @@ type daskWorker struct {
 	daskPod
 }
 
-// daskJob builds the DaskJob: the job runner that calls the function, a
-// scheduler and its Service, and the workers.
-func daskJob(p *ir.Pipeline, s *ir.Step, claim ClaimName, runName string) *Job {
-	d := s.Dask
-	setup := packagesEnv(d)
-	runnerEnv := append(setup,
+// daskRunnerEnv is the job runner's environment: the setup packages,
+// the function to call and where its output goes, with the credentials of
+// an output secret.
+func daskRunnerEnv(d *ir.DaskJob, setup []corev1.EnvVar) []corev1.EnvVar {
+	env := append(setup,
 		corev1.EnvVar{Name: "MLCUBE_DASK_FUNCTION", Value: d.Function},
 		corev1.EnvVar{Name: "MLCUBE_DASK_ARGS", Value: d.Args},
 		corev1.EnvVar{Name: "MLCUBE_DASK_OUTPUT", Value: d.Output},
@@ -114,11 +113,38 @@ func daskJob(p *ir.Pipeline, s *ir.Step, claim ClaimName, runName string) *Job {
 	)
 	if d.OutputSecret != "" {
 		for _, key := range []string{"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"} {
-			runnerEnv = append(runnerEnv, corev1.EnvVar{Name: key, ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
+			env = append(env, corev1.EnvVar{Name: key, ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
 				LocalObjectReference: corev1.LocalObjectReference{Name: d.OutputSecret}, Key: key,
 			}}})
 		}
 	}
+	return env
+}
+
+// schedulerContainer is the scheduler's container, with its ports and probes.
+func schedulerContainer(p *ir.Pipeline, bare *ir.Step, setup []corev1.EnvVar) corev1.Container {
+	scheduler := daskContainer(bare, "scheduler", []string{"dask-scheduler"}, schedulerResources(p), setup)
+	scheduler.Ports = []corev1.ContainerPort{
+		{Name: "tcp-comm", ContainerPort: schedulerPort, Protocol: corev1.ProtocolTCP},
+		{Name: "http-dashboard", ContainerPort: dashboardPort, Protocol: corev1.ProtocolTCP},
+	}
+	probe := &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/health", Port: intstr.FromString("http-dashboard")}}, InitialDelaySeconds: 5, PeriodSeconds: 10}
+	scheduler.ReadinessProbe, scheduler.LivenessProbe = probe, probe.DeepCopy()
+	scheduler.LivenessProbe.InitialDelaySeconds = 15
+	// The image's prepare.sh installs the setup packages before the
+	// scheduler starts; liveness waits until the startup probe passes.
+	scheduler.StartupProbe = probe.DeepCopy()
+	scheduler.StartupProbe.InitialDelaySeconds = 0
+	scheduler.StartupProbe.FailureThreshold = startupSeconds / probePeriod
+	return scheduler
+}
+
+// daskJob builds the DaskJob: the job runner that calls the function, a
+// scheduler and its Service, and the workers.
+func daskJob(p *ir.Pipeline, s *ir.Step, claim ClaimName, runName string) *Job {
+	d := s.Dask
+	setup := packagesEnv(d)
+	runnerEnv := daskRunnerEnv(d, setup)
 	labels := objectMeta(p, s).Labels
 	selector := map[string]string{RunLabel: runName, StepLabel: s.Name, "dask.org/component": "scheduler"}
 	job := &daskJobObject{
@@ -133,19 +159,7 @@ func daskJob(p *ir.Pipeline, s *ir.Step, claim ClaimName, runName string) *Job {
 	}
 	bare := *s
 	bare.Mounts = nil
-	scheduler := daskContainer(&bare, "scheduler", []string{"dask-scheduler"}, schedulerResources(p), setup)
-	scheduler.Ports = []corev1.ContainerPort{
-		{Name: "tcp-comm", ContainerPort: schedulerPort, Protocol: corev1.ProtocolTCP},
-		{Name: "http-dashboard", ContainerPort: dashboardPort, Protocol: corev1.ProtocolTCP},
-	}
-	probe := &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/health", Port: intstr.FromString("http-dashboard")}}, InitialDelaySeconds: 5, PeriodSeconds: 10}
-	scheduler.ReadinessProbe, scheduler.LivenessProbe = probe, probe.DeepCopy()
-	scheduler.LivenessProbe.InitialDelaySeconds = 15
-	// The image's prepare.sh installs the setup packages before the
-	// scheduler starts; liveness waits until the startup probe passes.
-	scheduler.StartupProbe = probe.DeepCopy()
-	scheduler.StartupProbe.InitialDelaySeconds = 0
-	scheduler.StartupProbe.FailureThreshold = startupSeconds / probePeriod
+	scheduler := schedulerContainer(p, &bare, setup)
 	cs := &job.Spec.Cluster.Spec
 	cs.Scheduler.daskPod = daskPod{Metadata: daskMeta{Labels: withRun(labels, runName, s.Name)}, Spec: podSpec(p, &bare, claim, s.NodeSelector, s.Tolerations, scheduler)}
 	cs.Scheduler.Service = corev1.ServiceSpec{

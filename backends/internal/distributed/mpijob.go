@@ -59,24 +59,7 @@ func mpiJob(p *ir.Pipeline, s *ir.Step, claim ClaimName, runName string) (*Job, 
 				BackoffLimit:            ptr.To(int32(0)),
 				TTLSecondsAfterFinished: m.TTLSecondsAfterFinished,
 			},
-			MPIReplicaSpecs: map[kubeflow.MPIReplicaType]*kubeflow.ReplicaSpec{
-				kubeflow.MPIReplicaTypeLauncher: {
-					Replicas:      ptr.To(int32(1)),
-					RestartPolicy: kubeflow.RestartPolicyNever,
-					Template: corev1.PodTemplateSpec{
-						ObjectMeta: meta,
-						Spec:       podSpec(p, s, claim, m.LauncherNodeSelector, m.LauncherTolerations, launcher),
-					},
-				},
-				kubeflow.MPIReplicaTypeWorker: {
-					Replicas:      ptr.To(int32(m.Workers)),
-					RestartPolicy: kubeflow.RestartPolicyNever,
-					Template: corev1.PodTemplateSpec{
-						ObjectMeta: meta,
-						Spec:       podSpec(p, s, claim, s.NodeSelector, s.Tolerations, worker),
-					},
-				},
-			},
+			MPIReplicaSpecs: mpiReplicas(p, s, claim, meta, launcher, worker),
 		},
 	}
 	if s.Timeout > 0 {
@@ -99,6 +82,30 @@ func mpiJob(p *ir.Pipeline, s *ir.Step, claim ClaimName, runName string) (*Job, 
 		out.Object = v1
 	}
 	return out, nil
+}
+
+// mpiReplicas are the launcher, running mpirun, and the workers, each
+// pod run once: the MPIJob's attempt fails or succeeds whole.
+func mpiReplicas(p *ir.Pipeline, s *ir.Step, claim ClaimName, meta metav1.ObjectMeta, launcher, worker corev1.Container) map[kubeflow.MPIReplicaType]*kubeflow.ReplicaSpec {
+	m := s.MPI
+	return map[kubeflow.MPIReplicaType]*kubeflow.ReplicaSpec{
+		kubeflow.MPIReplicaTypeLauncher: {
+			Replicas:      ptr.To(int32(1)),
+			RestartPolicy: kubeflow.RestartPolicyNever,
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: meta,
+				Spec:       podSpec(p, s, claim, m.LauncherNodeSelector, m.LauncherTolerations, launcher),
+			},
+		},
+		kubeflow.MPIReplicaTypeWorker: {
+			Replicas:      ptr.To(int32(m.Workers)),
+			RestartPolicy: kubeflow.RestartPolicyNever,
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: meta,
+				Spec:       podSpec(p, s, claim, s.NodeSelector, s.Tolerations, worker),
+			},
+		},
+	}
 }
 
 // validateMPIJob runs mpi-operator's defaulting and validation on a copy
