@@ -32,6 +32,8 @@ type Options struct {
 	// NeedValues, when set, says why every param needs a value at compile
 	// time, such as "a Job has no run-time parameters".
 	NeedValues string
+	// Namespace, when set, replaces the platform's namespace (--namespace).
+	Namespace string
 	// Schedule overrides the pipeline file's schedule: key, field by field.
 	Schedule ScheduleOptions
 	// FS, when set, is where files are read from, by the paths above;
@@ -67,6 +69,10 @@ func compile(sc *schema.Context, opts Options) (*ir.Pipeline, diag.Diagnostics) 
 	ps, plat, diags := spec.Read(sc, files, opts.MLCube, opts.Platform, opts.Task)
 	values, more := spec.ReadValues(sc, files, opts.Values, opts.Set)
 	diags = append(diags, more...)
+	if opts.Namespace != "" && plat != nil {
+		diags = append(diags, check.NamespaceFlag(opts.Namespace)...)
+		plat.Namespace = opts.Namespace
+	}
 	if ps != nil {
 		diags = append(diags, spec.ApplyValues(ps, values)...)
 		ps.Schedule = spec.OverrideSchedule(ps.Schedule, opts.Schedule)

@@ -26,9 +26,10 @@ func specFlags() []cli.Flag {
 // runFlags shape the emitted objects.
 func runFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "backend", Aliases: []string{"b"}, Value: "argo", Usage: "what to emit: " + strings.Join(driver.Backends(), ", ")},
+		&cli.StringFlag{Name: "backend", Aliases: []string{"b"}, Value: "argo", Usage: "what to emit: " + strings.Join(driver.Backends(), ", ") + ", or all (one file each, with -o DIR/)"},
 		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` atomically instead of stdout"},
 		errorFormatFlag(),
+		&cli.StringFlag{Name: "namespace", Aliases: []string{"n"}, Usage: "the `NAMESPACE` to run in, in place of the platform's"},
 		&cli.BoolFlag{Name: "emit-rbac", Usage: "also emit the ServiceAccount, Role and RoleBinding the run needs (argo, tekton)"},
 		&cli.StringFlag{Name: "kind", Usage: "with --backend argo, what to emit: " + driver.Kinds() + " (default workflow)"},
 		&cli.StringSliceFlag{Name: "schedule", Usage: "with --kind cronworkflow, a cron `SCHEDULE` such as '0 2 * * *'; repeatable; replaces the pipeline's schedule.cron"},
@@ -59,6 +60,7 @@ func request(c *cli.Context) (driver.Request, error) {
 	if err != nil {
 		return driver.Request{}, err
 	}
+	opts.Namespace = c.String("namespace")
 	opts.Schedule = compiler.ScheduleOptions{Cron: c.StringSlice("schedule"), Timezone: c.String("timezone"), ConcurrencyPolicy: c.String("concurrency-policy")}
 	return driver.Request{
 		Compiler: opts,

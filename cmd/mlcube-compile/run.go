@@ -116,6 +116,9 @@ func compile(c *cli.Context, s *session) error {
 	if err != nil {
 		return err
 	}
+	if req.Backend == driver.AllBackends {
+		return compileEach(c, s, req)
+	}
 	out, err := driver.Compile(req)
 	s.warnings = append(s.warnings, out.Warnings...)
 	if err != nil {

@@ -1,0 +1,40 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/mlcube-compile/mlcube-compile/driver"
+)
+
+// compileEach is --backend all: one file per backend, BACKEND.yaml, in the
+// folder -o names.
+func compileEach(c *cli.Context, s *session, req driver.Request) error {
+	dir := c.String("output")
+	if dir == "" {
+		return usageError{fmt.Errorf("--backend %s writes one file per backend: name their folder with -o DIR/", driver.AllBackends)}
+	}
+	if info, err := os.Stat(dir); err == nil && !info.IsDir() {
+		return usageError{fmt.Errorf("--backend %s writes one file per backend into a folder, and -o %s is a file", driver.AllBackends, dir)}
+	} else if err != nil && !strings.HasSuffix(dir, "/") {
+		return usageError{fmt.Errorf("--backend %s writes one file per backend: -o %s does not exist; end it with / to create the folder", driver.AllBackends, dir)}
+	}
+	outs, warnings, err := driver.Each(req)
+	s.warnings = append(s.warnings, warnings...)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("creating %s: %w", dir, err)
+	}
+	for _, o := range outs {
+		if err := writeOutput(filepath.Join(dir, o.Backend+".yaml"), o.Bytes, s.stdout); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,19 @@
+package check
+
+import (
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/mlcube-compile/mlcube-compile/diag"
+)
+
+// NamespaceFlag checks --namespace, which replaces the platform's: a
+// namespace is a DNS label, as the API server's ValidateNamespaceName
+// requires (k8s.io/apimachinery/pkg/api/validation, NameIsDNSLabel).
+func NamespaceFlag(ns string) diag.Diagnostics {
+	if problems := validation.IsDNS1123Label(ns); len(problems) > 0 {
+		return diag.Diagnostics{diag.Errorf(diag.At(diag.Pos{File: "--namespace"}), "%q is not a Kubernetes namespace: %s", ns, strings.Join(problems, "; "))}
+	}
+	return nil
+}
