@@ -98,3 +98,10 @@ type Setting = spec.Setting
 // ScheduleOptions are the --schedule, --timezone and --concurrency-policy
 // flags; each one set replaces the pipeline file's.
 type ScheduleOptions = spec.ScheduleOptions
+
+// StdinName names a spec read from standard input in paths and messages.
+const StdinName = source.StdinName
+
+// WithStdin is fsys (the machine's files when nil) with data, a spec read
+// from standard input, as the file StdinName.
+func WithStdin(fsys fs.FS, data []byte) fs.FS { return source.WithStdin(fsys, data) }

@@ -16,8 +16,8 @@ import (
 func specFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "mlcube", Aliases: []string{"m"}, Value: ".", Usage: "cube folder or its mlcube.yaml"},
-		&cli.StringFlag{Name: "platform", Aliases: []string{"p"}, Usage: "platform file (or a legacy platforms/docker.yaml)"},
-		&cli.StringFlag{Name: "task", Aliases: []string{"t"}, Usage: "pipeline file, legacy invoke file, or one task name; default: every task of the cube"},
+		&cli.StringFlag{Name: "platform", Aliases: []string{"p"}, Usage: "platform file (or a legacy platforms/docker.yaml); - reads it from standard input"},
+		&cli.StringFlag{Name: "task", Aliases: []string{"t"}, Usage: "pipeline file, legacy invoke file, or one task name; default: every task of the cube; - reads a pipeline file from standard input"},
 		&cli.StringSliceFlag{Name: "values", Aliases: []string{"f"}, Usage: "values `FILE` of param: value lines; repeatable, later files win"},
 		&cli.StringSliceFlag{Name: "set", Usage: "give param `NAME=VALUE` a value; repeatable, wins over -f"},
 	}
@@ -51,7 +51,7 @@ func compilerOptions(c *cli.Context) (compiler.Options, error) {
 		}
 		opts.Set = append(opts.Set, compiler.Setting{Name: strings.TrimSpace(name), Value: value})
 	}
-	return opts, nil
+	return opts, readStdin(&opts, c.App.Reader)
 }
 
 // request reads every flag of a compilation.
