@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"slices"
 	"sort"
 	"strings"
 
@@ -92,8 +93,96 @@ func (c *Context) jsonSchema(k Kind, title string) ([]byte, error) {
 	if err := json.Unmarshal(b, &out); err != nil {
 		return nil, err
 	}
+	unwrap(out)
+	if tag, ok := tags[k]; ok {
+		if err := discriminate(out, tag); err != nil {
+			return nil, fmt.Errorf("the JSON Schema of %s: %w", k, err)
+		}
+	}
 	out["$schema"] = "https://json-schema.org/draft/2020-12/schema"
 	out["title"] = title
 	b, err = json.MarshalIndent(out, "", "  ")
 	return append(b, '\n'), err
+}
+
+// unwrap joins the lines of each paragraph of every description in
+// schema s, wrapped as comments are, so that an editor wraps them itself.
+func unwrap(s any) {
+	switch s := s.(type) {
+	case map[string]any:
+		for k, v := range s {
+			if d, ok := v.(string); ok && k == "description" {
+				paras := strings.Split(d, "\n\n")
+				for i, p := range paras {
+					paras[i] = strings.Join(strings.Fields(p), " ")
+				}
+				s[k] = strings.Join(paras, "\n\n")
+				continue
+			}
+			unwrap(v)
+		}
+	case []any:
+		for _, v := range s {
+			unwrap(v)
+		}
+	}
+}
+
+// tags names, for a kind that is one of two layouts, the key only one of
+// them has. CUE's generator writes the choice as an anyOf at the root, and
+// validators then report a mistake in a cube as "not valid under any of
+// the given schemas" at the root, or as the other layout's complaints; the
+// key written as if/then/else checks a file against its own layout alone.
+var tags = map[Kind]string{MLCubeFile: "schema_type"}
+
+// discriminate replaces a schema's root anyOf of two definitions with
+// if/then/else on whether tag is present: then the definition that
+// requires tag, else the other one. It accepts exactly the documents the
+// anyOf accepted as long as the other definition refuses every document
+// with tag and every value that is not an object, which it checks.
+func discriminate(schema map[string]any, tag string) error {
+	alts, _ := schema["anyOf"].([]any)
+	defs, _ := schema["$defs"].(map[string]any)
+	if len(alts) != 2 {
+		return fmt.Errorf("want an anyOf of two definitions at the root to tell apart by %q", tag)
+	}
+	var refs [2]string
+	var ds [2]map[string]any
+	for i, alt := range alts {
+		a, _ := alt.(map[string]any)
+		refs[i], _ = a["$ref"].(string)
+		ds[i], _ = defs[strings.TrimPrefix(refs[i], "#/$defs/")].(map[string]any)
+		if len(a) != 1 || ds[i] == nil {
+			return fmt.Errorf("want each alternative at the root a definition, got %v", alt)
+		}
+	}
+	for i := range 2 {
+		with, without := ds[i], ds[1-i]
+		if requires(with, tag) && refuses(without, tag) {
+			delete(schema, "anyOf")
+			schema["if"] = map[string]any{"required": []any{tag}}
+			schema["then"] = map[string]any{"$ref": refs[i]}
+			schema["else"] = map[string]any{"$ref": refs[1-i]}
+			return nil
+		}
+	}
+	return fmt.Errorf("%q is not required by one of %s and %s and refused by the other", tag, refs[0], refs[1])
+}
+
+// requires reports whether schema s requires property p.
+func requires(s map[string]any, p string) bool {
+	req, _ := s["required"].([]any)
+	return slices.Contains(req, any(p))
+}
+
+// refuses reports whether schema s refuses every value that is not an
+// object, and every object with property p: an object whose
+// additionalProperties are false, with no property named p and no
+// patternProperties that might match it. Every other keyword only adds
+// constraints.
+func refuses(s map[string]any, p string) bool {
+	props, _ := s["properties"].(map[string]any)
+	_, named := props[p]
+	_, patterns := s["patternProperties"]
+	return s["type"] == "object" && s["additionalProperties"] == false && !named && !patterns
 }

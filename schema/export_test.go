@@ -3,14 +3,18 @@ package schema
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
+	"slices"
+	"sort"
 	"strings"
 	"testing"
 
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/cuecontext"
 	cueyaml "cuelang.org/go/encoding/yaml"
+	"github.com/google/go-cmp/cmp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"sigs.k8s.io/yaml"
 )
@@ -82,44 +86,104 @@ func validateYAML(t *testing.T, sch *jsonschema.Schema, path string) error {
 	return sch.Validate(inst)
 }
 
-func TestJSONSchemaAcceptsEveryCubeAndExample(t *testing.T) {
-	for _, c := range []struct {
-		kind, file string
-		roots      []string
-		min        int
-	}{
-		{"mlcube", "mlcube.yaml", []string{"../../shared/cubes", "../examples"}, 12},
-		{"platform", "platform.yaml", []string{"../examples"}, 4},
-		{"pipeline", "pipeline.yaml", []string{"../examples"}, 6},
-		{"values", "values.yaml", []string{"../examples"}, 1},
-	} {
-		sch := compileJSONSchema(t, c.kind)
+// goodSpecs are the spec files every schema must accept: each kind's
+// files by name under the roots, at least min of them.
+var goodSpecs = []struct {
+	kind, file string
+	roots      []string
+	min        int
+}{
+	{"mlcube", "mlcube.yaml", []string{"../../shared/cubes", "../examples"}, 12},
+	{"platform", "platform.yaml", []string{"../examples"}, 4},
+	{"pipeline", "pipeline.yaml", []string{"../examples"}, 6},
+	{"values", "values.yaml", []string{"../examples"}, 1},
+}
+
+// goodFiles returns the files of goodSpecs for a kind.
+func goodFiles(t *testing.T, kind string) []string {
+	t.Helper()
+	for _, c := range goodSpecs {
+		if c.kind != kind {
+			continue
+		}
 		files := specFiles(t, c.file, c.roots...)
 		if len(files) < c.min {
 			t.Fatalf("%d %s files, want at least %d (is ../shared beside the repository?)", len(files), c.file, c.min)
 		}
-		for _, f := range files {
+		return files
+	}
+	t.Fatalf("no kind %s", kind)
+	return nil
+}
+
+func TestJSONSchemaAcceptsEveryCubeAndExample(t *testing.T) {
+	for _, e := range Export {
+		sch := compileJSONSchema(t, e.Name)
+		for _, f := range goodFiles(t, e.Name) {
 			if err := validateYAML(t, sch, f); err != nil {
-				t.Errorf("%s: rejected by the %s JSON Schema: %v", f, c.kind, err)
+				t.Errorf("%s: rejected by the %s JSON Schema: %v", f, e.Name, err)
 			}
 		}
 	}
 }
 
+// badSpecs are bad specs of testdata/bad that the JSON Schema rejects,
+// each with where a validator must find the mistake: the fields its
+// stderr.golden names (the parent of an unknown key, whose
+// additionalProperties refuse it), as JSON pointers.
+var badSpecs = []struct {
+	kind, file string
+	at         []string
+}{
+	{"mlcube", "wrong-type-cube/mlcube.yaml", []string{"/platform/accelerator_count"}},
+	{"mlcube", "unknown-key-cube/mlcube.yaml", []string{"/docker"}},
+	{"mlcube", "missing-name-cube/mlcube.yaml", []string{""}},
+	{"mlcube", "wrong-type-legacy-root/mlcube.yaml", []string{"/tasks"}},
+	{"platform", "unknown-key-platform/platform.yaml", []string{""}},
+	{"platform", "wrong-type-platform/platform.yaml", []string{"/imagePullSecrets", "/ttlSecondsAfterFinished"}},
+	{"pipeline", "unknown-key-pipeline/pipeline.yaml", []string{""}},
+	{"pipeline", "wrong-type-pipeline/pipeline.yaml", []string{"/steps/train/after", "/steps/train/args"}},
+	{"pipeline", "unknown-key-step/pipeline.yaml", []string{"/steps/train"}},
+	{"values", "values-wrong-type/values.yaml", []string{"/epochs", "/size"}},
+}
+
+// TestJSONSchemaRejectsBadSpecs checks that each bad spec is rejected for
+// its real mistake: every error the validator gives is at the field, not
+// at the root for failing every branch of an anyOf.
 func TestJSONSchemaRejectsBadSpecs(t *testing.T) {
-	for kind, files := range map[string][]string{
-		"mlcube":   {"wrong-type-cube/mlcube.yaml", "unknown-key-cube/mlcube.yaml", "missing-name-cube/mlcube.yaml"},
-		"platform": {"unknown-key-platform/platform.yaml", "wrong-type-platform/platform.yaml"},
-		"pipeline": {"unknown-key-pipeline/pipeline.yaml", "wrong-type-pipeline/pipeline.yaml", "unknown-key-step/pipeline.yaml"},
-		"values":   {"values-wrong-type/values.yaml"},
-	} {
-		sch := compileJSONSchema(t, kind)
-		for _, f := range files {
-			if err := validateYAML(t, sch, filepath.Join("../testdata/bad", f)); err == nil {
-				t.Errorf("%s: accepted by the %s JSON Schema", f, kind)
-			}
+	for _, c := range badSpecs {
+		sch := compileJSONSchema(t, c.kind)
+		err := validateYAML(t, sch, filepath.Join("../testdata/bad", c.file))
+		if err == nil {
+			t.Errorf("%s: accepted by the %s JSON Schema", c.file, c.kind)
+			continue
+		}
+		var verr *jsonschema.ValidationError
+		if !errors.As(err, &verr) {
+			t.Fatalf("%s: %v", c.file, err)
+		}
+		if diff := cmp.Diff(c.at, errorLeaves(verr)); diff != "" {
+			t.Errorf("%s: where the errors are (-want +got):\n%s\n%v", c.file, diff, err)
 		}
 	}
+}
+
+// errorLeaves returns where each innermost error of e is, as sorted JSON
+// pointers without repeats.
+func errorLeaves(e *jsonschema.ValidationError) []string {
+	if len(e.Causes) == 0 {
+		var b strings.Builder
+		for _, tok := range e.InstanceLocation {
+			b.WriteString("/" + strings.ReplaceAll(strings.ReplaceAll(tok, "~", "~0"), "/", "~1"))
+		}
+		return []string{b.String()}
+	}
+	var out []string
+	for _, c := range e.Causes {
+		out = append(out, errorLeaves(c)...)
+	}
+	sort.Strings(out)
+	return slices.Compact(out)
 }
 
 // TestCUESourceChecksLikeTheSchema compiles the printed CUE on its own and
