@@ -72,7 +72,9 @@ func TestRequestsThatCannotBeMade(t *testing.T) {
 		want string
 	}{
 		{Request{Backend: "nomad"}, `unknown backend "nomad" (backends: argo, tekton, job)`},
-		{Request{Backend: "tekton", Emit: emit.Options{Kind: "workflow"}}, "--kind is for --backend argo; tekton emits one kind"},
+		{Request{Backend: "job", Emit: emit.Options{Kind: "workflow"}}, "--kind is for --backend argo or --backend tekton; job emits one kind"},
+		{Request{Backend: "tekton", Emit: emit.Options{Kind: "workflow"}}, `unknown --kind "workflow" (kinds: pipelinerun, pipeline); workflow is for --backend argo`},
+		{Request{Backend: "argo", Emit: emit.Options{Kind: "pipeline"}}, `unknown --kind "pipeline" (kinds: workflow, workflowtemplate, cronworkflow); pipeline is for --backend tekton`},
 		{Request{Backend: "argo", Emit: emit.Options{Kind: "cron"}}, `unknown --kind "cron" (kinds: workflow, workflowtemplate, cronworkflow)`},
 	} {
 		_, err := c.req.prepare()

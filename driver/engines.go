@@ -35,12 +35,12 @@ func engine(name string) (emit.Engine, bool) {
 }
 
 // Kinds are the --kind values of the backends that emit more than one
-// kind, as "backend: kind, kind".
+// kind, the default first, as "backend: kind, kind; backend: kind, kind".
 func Kinds() string {
 	var out []string
 	for _, e := range engines {
 		if len(e.Kinds()) > 1 {
-			out = append(out, strings.Join(e.Kinds(), ", "))
+			out = append(out, e.Name()+": "+strings.Join(e.Kinds(), ", "))
 		}
 	}
 	return strings.Join(out, "; ")
@@ -67,7 +67,7 @@ func (r *Request) prepare() (emit.Engine, error) {
 	case r.Emit.Kind != "" && len(kinds) == 1:
 		return nil, UsageError{fmt.Errorf("--kind is for %s; %s emits one kind", multiKindBackends(), r.Backend)}
 	case r.Emit.Kind != "" && !slices.Contains(kinds, r.Emit.Kind):
-		return nil, UsageError{fmt.Errorf("unknown --kind %q (kinds: %s)", r.Emit.Kind, strings.Join(kinds, ", "))}
+		return nil, UsageError{fmt.Errorf("unknown --kind %q (kinds: %s)%s", r.Emit.Kind, strings.Join(kinds, ", "), kindOwner(r.Emit.Kind))}
 	}
 	s := r.Compiler.Schedule
 	if !r.scheduled() && (len(s.Cron) > 0 || s.Timezone != "" || s.ConcurrencyPolicy != "") {
@@ -92,6 +92,16 @@ func multiKindBackends() string {
 		}
 	}
 	return strings.Join(out, " or ")
+}
+
+// kindOwner says which other backend emits kind, if one does.
+func kindOwner(kind string) string {
+	for _, e := range engines {
+		if len(e.Kinds()) > 1 && slices.Contains(e.Kinds(), kind) {
+			return fmt.Sprintf("; %s is for --backend %s", kind, e.Name())
+		}
+	}
+	return ""
 }
 
 // needValues says why every param needs a value at compile time for what

@@ -60,9 +60,10 @@ func sameToleration(a, b ir.Toleration) bool {
 	return a.Key == b.Key && a.Operator == b.Operator && a.Value == b.Value && a.Effect == b.Effect
 }
 
-// warnings explain what the PipelineRun cannot do as the spec says, each
-// at what it is about.
-func warnings(p *ir.Pipeline) diag.Diagnostics {
+// warnings explain what a run of kind cannot do as the spec says, each at
+// what it is about. A Pipeline's required params are given at start, as
+// its start settings say.
+func warnings(p *ir.Pipeline, kind string) diag.Diagnostics {
 	var out diag.Diagnostics
 	bySelector := map[string][]string{}
 	for _, s := range p.Steps {
@@ -91,7 +92,7 @@ func warnings(p *ir.Pipeline) diag.Diagnostics {
 			required = append(required, param.Name)
 		}
 	}
-	if len(required) > 0 {
+	if len(required) > 0 && kind != KindPipeline {
 		out = append(out, diag.Warnf(p.Spec.Field("params"), "tekton: params %s have no default; give them values in the PipelineRun's spec.params before creating it", strings.Join(required, ", ")))
 	}
 	for _, v := range p.Volumes {

@@ -40,7 +40,7 @@ func TestWarnings(t *testing.T) {
 		},
 	}
 	var lines []string
-	for _, w := range warnings(p) {
+	for _, w := range warnings(p, KindPipelineRun) {
 		lines = append(lines, w.String())
 	}
 	got := strings.Join(lines, "\n")
@@ -56,7 +56,7 @@ func TestWarnings(t *testing.T) {
 	}
 	p.Steps = p.Steps[:1]
 	p.Params = nil
-	if w := warnings(p); len(w) != 0 {
+	if w := warnings(p, KindPipelineRun); len(w) != 0 {
 		t.Errorf("one step on one claim: warnings %q", w)
 	}
 }

@@ -1,33 +1,58 @@
 package tekton
 
 import (
+	"fmt"
+
 	"github.com/mlcube-compile/mlcube-compile/backends/emit"
 	"github.com/mlcube-compile/mlcube-compile/backends/internal/distributed"
 	"github.com/mlcube-compile/mlcube-compile/backends/internal/kube"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
 )
 
-// Engine emits Tekton PipelineRuns.
+// The kinds --kind takes.
+const (
+	// KindPipelineRun is one run that embeds its pipeline, created with
+	// kubectl create -f.
+	KindPipelineRun = "pipelinerun"
+	// KindPipeline is a named Pipeline that tkn pipeline start NAME runs,
+	// given at start what a Pipeline cannot carry.
+	KindPipeline = "pipeline"
+)
+
+// Engine emits Tekton PipelineRuns and Pipelines.
 type Engine struct{}
 
 // Name is the --backend value.
 func (Engine) Name() string { return "tekton" }
 
-// Kinds are the kinds of run object Tekton's engine emits.
-func (Engine) Kinds() []string { return []string{"pipelinerun"} }
+// Kinds are the --kind values, the default first.
+func (Engine) Kinds() []string { return []string{KindPipelineRun, KindPipeline} }
 
-// Emit builds the PipelineRun, the ConfigMap its tasks read, and its RBAC
-// when asked.
+// Emit builds the PipelineRun, or the Pipeline of opts.Kind, the ConfigMap
+// its tasks read, and its RBAC when asked.
 func (Engine) Emit(p *ir.Pipeline, opts emit.Options) (emit.Result, error) {
+	if opts.Kind != "" && opts.Kind != KindPipelineRun && opts.Kind != KindPipeline {
+		return emit.Result{}, fmt.Errorf("tekton emits no kind %q", opts.Kind)
+	}
 	sa, rbac, err := distributed.RunnerRBAC(p, opts.RBAC, RBAC)
 	if err != nil {
 		return emit.Result{}, err
 	}
-	run, warnings, err := compile(p, Options{ServiceAccountName: sa})
+	run, err := compile(p, Options{ServiceAccountName: sa})
 	if err != nil {
 		return emit.Result{}, err
 	}
-	res := emit.Result{RBAC: rbac, Run: run, Warnings: warnings}
+	res := emit.Result{RBAC: rbac, Run: run, Warnings: warnings(p, opts.Kind)}
+	if opts.Kind == KindPipeline {
+		pl, _, settings, err := asPipeline(p, run)
+		if err != nil {
+			return emit.Result{}, err
+		}
+		res.Run = pl
+		for _, s := range settings {
+			res.Warnings = append(res.Warnings, s.warning())
+		}
+	}
 	if cm := kube.ConfigMap(p); cm != nil {
 		res.ConfigMap = cm
 	}

@@ -14,7 +14,6 @@ import (
 	"github.com/mlcube-compile/mlcube-compile/backends/emit"
 	"github.com/mlcube-compile/mlcube-compile/backends/internal/kube"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
-	"github.com/mlcube-compile/mlcube-compile/diag"
 )
 
 // Options tune the PipelineRun; the zero value is what users get.
@@ -25,9 +24,9 @@ type Options struct {
 }
 
 // compile builds the PipelineRun for p and checks it with Tekton's own
-// defaulting and validation. It returns warnings about what Tekton cannot
-// express. A rejection by the validator is a bug in mlcube-compile.
-func compile(p *ir.Pipeline, opts Options) (*v1.PipelineRun, diag.Diagnostics, error) {
+// defaulting and validation. A rejection by the validator is a bug in
+// mlcube-compile.
+func compile(p *ir.Pipeline, opts Options) (*v1.PipelineRun, error) {
 	sa := p.ServiceAccountName
 	if opts.ServiceAccountName != "" {
 		sa = opts.ServiceAccountName
@@ -49,7 +48,7 @@ func compile(p *ir.Pipeline, opts Options) (*v1.PipelineRun, diag.Diagnostics, e
 		if s.Kind != ir.Container {
 			t, err := distributedTask(p, s)
 			if err != nil {
-				return nil, nil, err
+				return nil, err
 			}
 			pr.Spec.PipelineSpec.Tasks = append(pr.Spec.PipelineSpec.Tasks, t)
 			continue
@@ -60,12 +59,12 @@ func compile(p *ir.Pipeline, opts Options) (*v1.PipelineRun, diag.Diagnostics, e
 		}
 	}
 	if err := emit.CheckSize(pr, "the PipelineRun", emit.ObjectLimit, "etcd's limit on an object"); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if err := validate(pr); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return pr, warnings(p), nil
+	return pr, nil
 }
 
 // validate runs what Tekton's webhooks run when the PipelineRun is created:

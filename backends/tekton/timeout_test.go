@@ -36,7 +36,7 @@ func TestUntimedStepsRunWithoutLimit(t *testing.T) {
 		{Name: "prepare", Image: "busybox:1.36"},
 		{Name: "train", Image: "busybox:1.36", Timeout: 90 * time.Minute, Dependencies: []string{"prepare"}},
 	}}
-	pr, _, err := compile(p, Options{})
+	pr, err := compile(p, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

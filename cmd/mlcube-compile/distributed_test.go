@@ -33,22 +33,9 @@ func embeddedJobs(t *testing.T, backend, out string) []map[string]any {
 			jobs = append(jobs, m)
 		}
 	case "tekton":
-		pr := validatePipelineRun(t, "output", out)
-		for _, task := range pr.Spec.PipelineSpec.Tasks {
-			for _, step := range task.TaskSpec.Steps {
-				for _, e := range step.Env {
-					if e.Name != "MANIFEST" {
-						continue
-					}
-					var m map[string]any
-					// The kubelet turns $$ back into $.
-					if err := json.Unmarshal([]byte(strings.ReplaceAll(e.Value, "$$", "$")), &m); err != nil {
-						t.Fatalf("task %s: %v", task.Name, err)
-					}
-					jobs = append(jobs, m)
-				}
-			}
-		}
+		jobs = taskJobs(t, validatePipelineRun(t, "output", out).Spec.PipelineSpec.Tasks)
+	case "tekton-pipeline":
+		jobs = taskJobs(t, validateTektonPipeline(t, "output", out).Spec.Tasks)
 	}
 	return jobs
 }

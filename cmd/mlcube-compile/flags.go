@@ -31,7 +31,7 @@ func runFlags() []cli.Flag {
 		errorFormatFlag(),
 		&cli.StringFlag{Name: "namespace", Aliases: []string{"n"}, Usage: "the `NAMESPACE` to run in, in place of the platform's"},
 		&cli.BoolFlag{Name: "emit-rbac", Usage: "also emit the ServiceAccount, Role and RoleBinding the run needs (argo, tekton)"},
-		&cli.StringFlag{Name: "kind", Usage: "with --backend argo, what to emit: " + driver.Kinds() + " (default workflow)"},
+		&cli.StringFlag{Name: "kind", Usage: "what the backend emits, its first kind by default: " + driver.Kinds()},
 		&cli.StringSliceFlag{Name: "schedule", Usage: "with --kind cronworkflow, a cron `SCHEDULE` such as '0 2 * * *'; repeatable; replaces the pipeline's schedule.cron"},
 		&cli.StringFlag{Name: "timezone", Usage: "with --kind cronworkflow, the schedule's IANA timezone, such as Europe/Berlin"},
 		&cli.StringFlag{Name: "concurrency-policy", Usage: "with --kind cronworkflow, what to do when a run is due while one runs: Allow, Forbid or Replace"},

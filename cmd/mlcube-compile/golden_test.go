@@ -35,21 +35,38 @@ func compileArgs(t *testing.T, args ...string) (string, string, int) {
 	return stdout.String(), stderr.String(), code
 }
 
+// goldenTarget is a --backend, and a --kind other than its default, whose
+// output for every example is in testdata/golden/<dir>.
+type goldenTarget struct{ backend, kind, dir string }
+
+// goldenTargets are every backend's default kind, then Tekton's Pipeline.
+func goldenTargets() []goldenTarget {
+	var out []goldenTarget
+	for _, b := range backendNames {
+		out = append(out, goldenTarget{backend: b, dir: b})
+	}
+	return append(out, goldenTarget{backend: "tekton", kind: "pipeline", dir: "tekton-pipeline"})
+}
+
 func TestGolden(t *testing.T) {
 	dirs, err := filepath.Glob(filepath.Join(repoRoot, "examples", "*"))
 	if err != nil || len(dirs) == 0 {
 		t.Fatalf("no examples: %v", err)
 	}
-	for _, backend := range backendNames {
+	for _, target := range goldenTargets() {
 		for _, dir := range dirs {
 			name := filepath.Base(dir)
-			t.Run(backend+"/"+name, func(t *testing.T) {
-				args := append([]string{"mlcube-compile", "--backend", backend}, exampleArgs(dir)...)
-				golden := filepath.Join(repoRoot, "testdata", "golden", backend, name+".yaml")
+			t.Run(target.dir+"/"+name, func(t *testing.T) {
+				args := []string{"mlcube-compile", "--backend", target.backend}
+				if target.kind != "" {
+					args = append(args, "--kind", target.kind)
+				}
+				args = append(args, exampleArgs(dir)...)
+				golden := filepath.Join(repoRoot, "testdata", "golden", target.dir, name+".yaml")
 				first, stderr, code := compileArgs(t, args...)
 				if code != 0 && notForBackend(stderr) {
 					if _, err := os.Stat(golden); err == nil {
-						t.Errorf("%s does not apply to %s, but %s exists", name, backend, golden)
+						t.Errorf("%s does not apply to %s, but %s exists", name, target.dir, golden)
 					}
 					t.Skipf("not for this backend: %s", stderr)
 				}
@@ -61,7 +78,10 @@ func TestGolden(t *testing.T) {
 					t.Fatalf("two compiles of the same inputs differ")
 				}
 				compareGolden(t, golden, first)
-				validators[backend](t, golden, first)
+				validators[target.dir](t, golden, first)
+				if target.dir == "tekton-pipeline" {
+					validateTknStart(t, golden, first, stderr)
+				}
 			})
 		}
 	}

@@ -31,6 +31,10 @@ var validators = map[string]func(t *testing.T, name, manifest string){
 		validatePipelineRun(t, name, manifest)
 		validateEmbeddedJobs(t, "tekton", manifest)
 	},
+	"tekton-pipeline": func(t *testing.T, name, manifest string) {
+		validateTektonPipeline(t, name, manifest)
+		validateEmbeddedJobs(t, "tekton-pipeline", manifest)
+	},
 	"job": func(t *testing.T, name, manifest string) {
 		validateJob(t, name, manifest)
 	},

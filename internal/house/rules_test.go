@@ -33,6 +33,7 @@ var flow = map[string][]string{
 	"compiler/internal/spectest":    {"diag", "internal/specgen"},
 	"internal/examples":             {},
 	"internal/golden":               {},
+	"backends/tekton/tkntest":       {},
 	"backends/internal/enginetest":  {"diag", "compiler/ir", "backends/emit", "internal/golden"},
 	"backends/emit":                 {"diag", "compiler/ir"},
 	"backends/render":               {"diag", "compiler/ir"},
@@ -84,7 +85,7 @@ var never = []struct {
 
 // testOnly are the packages that serve tests only: no entry of flow but
 // another of them may import one.
-var testOnly = []string{"compiler/internal/spectest", "internal/examples", "internal/golden", "backends/internal/enginetest"}
+var testOnly = []string{"compiler/internal/spectest", "internal/examples", "internal/golden", "backends/internal/enginetest", "backends/tekton/tkntest"}
 
 // noCUE are the packages that may not import CUE (cuelang.org/go):
 // engines never do; lower reaches it only through spec and check reads

@@ -45,14 +45,27 @@ func Pipelines(t *testing.T) map[string]*ir.Pipeline {
 // file for the same engine, byte for byte. An example e refuses (a
 // SpecError: the job engine runs one task) has no golden file.
 func Golden(t *testing.T, e emit.Engine, update bool) {
+	compareAll(t, e, emit.Options{}, filepath.Join("testdata", "golden"), filepath.Join(repoRoot, "testdata", "golden", e.Name()), update)
+}
+
+// GoldenKind is Golden for one of e's other kinds: the engine's golden
+// files are in testdata/golden/<kind>, the command's in
+// testdata/golden/<engine>-<kind>.
+func GoldenKind(t *testing.T, e emit.Engine, kind string, update bool) {
+	compareAll(t, e, emit.Options{Kind: kind}, filepath.Join("testdata", "golden", kind), filepath.Join(repoRoot, "testdata", "golden", e.Name()+"-"+kind), update)
+}
+
+// compareAll emits every example's IR with e and opts and compares the YAML
+// with <dir>/<example>.yaml, and with <command>/<example>.yaml.
+func compareAll(t *testing.T, e emit.Engine, opts emit.Options, dir, commandDir string, update bool) {
 	for name, p := range Pipelines(t) {
 		t.Run(name, func(t *testing.T) {
-			file := filepath.Join("testdata", "golden", name+".yaml")
-			command := filepath.Join(repoRoot, "testdata", "golden", e.Name(), name+".yaml")
-			res, err := e.Emit(p, emit.Options{})
+			own := filepath.Join(dir, name+".yaml")
+			command := filepath.Join(commandDir, name+".yaml")
+			res, err := e.Emit(p, opts)
 			var spec *emit.SpecError
 			if errors.As(err, &spec) {
-				for _, f := range []string{file, command} {
+				for _, f := range []string{own, command} {
 					if _, err := os.Stat(f); err == nil {
 						t.Errorf("%s refuses %s (%v), but %s exists", e.Name(), name, spec, f)
 					}
@@ -66,7 +79,7 @@ func Golden(t *testing.T, e emit.Engine, update bool) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden.Compare(t, got, file, update)
+			golden.Compare(t, got, own, update)
 			golden.Compare(t, got, command, false)
 		})
 	}

@@ -1,0 +1,56 @@
+//go:build e2e
+
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/yaml"
+)
+
+// TestE2ETektonPipelineStart compiles every example with --backend tekton
+// --kind pipeline, creates the documents before the Pipeline (its
+// ConfigMap) and the Pipeline itself in namespace e2e-tkn-NAME, through
+// Tekton's real webhook, then dry-runs on the API server the PipelineRun
+// that `tkn pipeline start NAME -n e2e-tkn-NAME --use-param-defaults`
+// makes with the flags the compile's warnings give (tkntest's model of
+// tektoncd/cli's start.go, with the warnings' taskRunSpecs added). The
+// webhook defaults and validates both; the dry run does not resolve the
+// reference, so the Pipeline is checked on its own creation.
+func TestE2ETektonPipelineStart(t *testing.T) {
+	c := e2eCluster(t)
+	dirs, err := filepath.Glob(filepath.Join(repoRoot, "examples", "*"))
+	if err != nil || len(dirs) == 0 {
+		t.Fatalf("no examples: %v", err)
+	}
+	for _, dir := range dirs {
+		name := filepath.Base(dir)
+		t.Run(name, func(t *testing.T) {
+			args := append([]string{"mlcube-compile", "--backend", "tekton", "--kind", "pipeline"}, exampleArgs(dir)...)
+			out, stderr, code := compileArgs(t, args...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			ns := "e2e-tkn-" + name
+			c.namespace(t, ns)
+			docs := strings.Split(out, "\n---\n")
+			for _, doc := range docs[:len(docs)-1] {
+				c.ensure(t, inNamespace(t, doc, ns))
+			}
+			pipeline := inNamespace(t, docs[len(docs)-1], ns)
+			pl := validateTektonPipeline(t, name, pipeline)
+			c.must(t, "", "-n", ns, "delete", "pipeline", pl.Name, "--ignore-not-found")
+			c.must(t, pipeline, "create", "-f", "-")
+			_, pr := tknStart(t, name, pipeline, stderr)
+			manifest, err := yaml.Marshal(pr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.dryRun(t, string(manifest))
+			t.Logf("Pipeline %s/%s created; tkn pipeline start %s's run accepted by dry run: %d workspaces, %d params, %d taskRunSpecs",
+				ns, pl.Name, pl.Name, len(pr.Spec.Workspaces), len(pr.Spec.Params), len(pr.Spec.TaskRunSpecs))
+		})
+	}
+}
