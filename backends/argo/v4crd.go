@@ -54,7 +54,7 @@ func v4CRDWarnings(p *ir.Pipeline, spec wfv1.WorkflowSpec, kind Kind) diag.Diagn
 	if kind == KindCronWorkflow && p.Schedule != nil {
 		for _, c := range p.Schedule.Cron {
 			if !v4Schedule.MatchString(c) {
-				out = append(out, diag.Warnf(p.Spec.Field("schedule"), "argo: Argo v4's CRDs (installed by its release manifests) refuse the schedule %q, while Argo v3.7 takes it: v4's take five fields of digits and * , / ? - (no names such as MON or JAN: MON-FRI is 1-5), or @daily-style descriptors, without a TZ= prefix (use timezone:). To run on both, write it so", c))
+				out = append(out, diag.Warnf(p.Spec.Field("schedule"), "argo: Argo v4's CRDs (installed by its release manifests) refuse the schedule %q, which Argo v3.7 takes: they take five fields of digits and * , / ? -, or an @daily-style descriptor. To run on both, write names as numbers (MON-FRI is 1-5, JAN is 1) and a TZ= prefix as timezone:", c))
 			}
 		}
 	}
