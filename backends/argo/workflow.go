@@ -52,7 +52,7 @@ func compile(p *ir.Pipeline, opts Options) (any, diag.Diagnostics, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return obj, warnings(p, opts.ServiceAccountName != ""), nil
+	return obj, append(warnings(p, opts.ServiceAccountName != ""), v4CRDWarnings(p, spec, opts.Kind)...), nil
 }
 
 // workflowSpec is what every kind runs: the DAG, its templates, the

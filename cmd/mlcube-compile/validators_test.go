@@ -17,6 +17,7 @@ import (
 	"knative.dev/pkg/apis"
 	"sigs.k8s.io/yaml"
 
+	"github.com/mlcube-compile/mlcube-compile/backends/argo/argotest"
 	"github.com/mlcube-compile/mlcube-compile/backends/job"
 )
 
@@ -107,10 +108,13 @@ func configMapKeys(t *testing.T, name, doc string, keys map[string]bool) {
 }
 
 // validateArgo checks whichever kind of Argo object the run is, and
-// returns the spec of the workflows it runs.
+// returns the spec of the workflows it runs. Besides v3.7's validator,
+// which the compiler also runs, the run must pass v4's strict decoding
+// and validator.
 func validateArgo(t *testing.T, name, manifest string) wfv1.WorkflowSpec {
 	t.Helper()
 	run := runDocument(t, name, manifest)
+	validateArgoV4(t, name, run)
 	var meta metav1.TypeMeta
 	if err := yaml.Unmarshal([]byte(run), &meta); err != nil {
 		t.Fatalf("%s: %v", name, err)
@@ -141,17 +145,30 @@ func validateArgo(t *testing.T, name, manifest string) wfv1.WorkflowSpec {
 	return wfv1.WorkflowSpec{}
 }
 
-// validateWorkflow parses a manifest back and runs Argo's own validator.
+// validateWorkflow parses a manifest back and runs Argo's own validator,
+// v3.7's and v4's.
 func validateWorkflow(t *testing.T, name, manifest string) *wfv1.Workflow {
 	t.Helper()
+	run := runDocument(t, name, manifest)
 	var wf wfv1.Workflow
-	if err := yaml.UnmarshalStrict([]byte(runDocument(t, name, manifest)), &wf); err != nil {
+	if err := yaml.UnmarshalStrict([]byte(run), &wf); err != nil {
 		t.Fatalf("%s: not a Workflow: %v", name, err)
 	}
+	validateArgoV4(t, name, run)
 	if err := validate.ValidateWorkflow(nil, nil, &wf, nil, validate.ValidateOpts{Lint: true}); err != nil {
 		t.Fatalf("%s: Argo's validator rejects it: %v", name, err)
 	}
 	return &wf
+}
+
+// validateArgoV4 decodes an Argo run strictly into Argo v4's types and
+// runs v4's validator on it: every Argo output must run on both v3.7 and
+// v4 controllers.
+func validateArgoV4(t *testing.T, name, run string) {
+	t.Helper()
+	if err := argotest.CheckVersion(argotest.V4, run); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
 }
 
 // validatePipelineRun runs Tekton's defaulting and validation on a copy

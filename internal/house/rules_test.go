@@ -34,6 +34,7 @@ var flow = map[string][]string{
 	"internal/examples":             {},
 	"internal/golden":               {},
 	"backends/tekton/tkntest":       {},
+	"backends/argo/argotest":        {"backends/argo"},
 	"backends/internal/enginetest":  {"diag", "compiler/ir", "backends/emit", "internal/golden"},
 	"backends/emit":                 {"diag", "compiler/ir"},
 	"backends/render":               {"diag", "compiler/ir"},
@@ -85,7 +86,7 @@ var never = []struct {
 
 // testOnly are the packages that serve tests only: no entry of flow but
 // another of them may import one.
-var testOnly = []string{"compiler/internal/spectest", "internal/examples", "internal/golden", "backends/internal/enginetest", "backends/tekton/tkntest"}
+var testOnly = []string{"compiler/internal/spectest", "internal/examples", "internal/golden", "backends/internal/enginetest", "backends/tekton/tkntest", "backends/argo/argotest"}
 
 // noCUE are the packages that may not import CUE (cuelang.org/go):
 // engines never do; lower reaches it only through spec and check reads
