@@ -31,7 +31,7 @@ func lintCommand(stdout io.Writer) *cli.Command {
 			if err != nil {
 				return usageError{err}
 			}
-			if err := writeDiagnostics(stdout, format, report.Diagnostics, lintSummary(report.Files, report.Diagnostics)); err != nil {
+			if err := writeDiagnostics(stdout, format, nil, report.Diagnostics, lintSummary(report.Files, report.Diagnostics)); err != nil {
 				return err
 			}
 			if report.Diagnostics.HasErrors() {
