@@ -13,7 +13,8 @@ import (
 	"github.com/mlcube-compile/mlcube-compile/schema"
 )
 
-// Options are the files one compilation reads.
+// Options are the files one compilation reads. Compile reads exactly
+// these; Pair fills in those the command line leaves out.
 type Options struct {
 	// MLCube is a cube folder or its mlcube.yaml; "." when empty.
 	MLCube string

@@ -2,6 +2,9 @@ package driver
 
 import (
 	"errors"
+	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/mlcube-compile/mlcube-compile/backends/argo"
 	"github.com/mlcube-compile/mlcube-compile/backends/emit"
@@ -15,19 +18,22 @@ type target struct {
 	opts   emit.Options
 }
 
-// Check emits p for every backend, and as a CronWorkflow when it has a
-// schedule and every param a value, each checked by its engine's
-// validator, and returns what they found: their warnings, each at what
-// it is about, and their refusals, each prefixed with the backend's name.
-// The job backend applies only to one task with every param set; where
-// it refuses the spec, it does not apply.
-func Check(p *ir.Pipeline) diag.Diagnostics {
+// Check emits p for each of backends, every backend when there are none
+// (CheckBackends says whether each is one), and for argo also as a
+// CronWorkflow when p has a schedule and every param a value, each
+// checked by its engine's validator. It returns what they found: their
+// warnings, each at what it is about, and their refusals, each prefixed
+// with the backend's name. The job backend applies only to one task with
+// every param set; where it refuses the spec, it does not apply.
+func Check(p *ir.Pipeline, backends []string) diag.Diagnostics {
 	var targets []target
 	for _, e := range engines {
-		targets = append(targets, target{engine: e})
+		if len(backends) == 0 || slices.Contains(backends, e.Name()) {
+			targets = append(targets, target{engine: e})
+		}
 	}
-	if p.Schedule != nil && allParamsSet(p) {
-		targets = append(targets, target{argo.Engine{}, emit.Options{Kind: string(argo.KindCronWorkflow)}})
+	if cron := (argo.Engine{}); p.Schedule != nil && allParamsSet(p) && (len(backends) == 0 || slices.Contains(backends, cron.Name())) {
+		targets = append(targets, target{cron, emit.Options{Kind: string(argo.KindCronWorkflow)}})
 	}
 	var out diag.Diagnostics
 	for _, t := range targets {
@@ -45,8 +51,20 @@ func Check(p *ir.Pipeline) diag.Diagnostics {
 	return out
 }
 
+// CheckBackends refuses, as a UsageError that lists the backends, a name
+// that is not one: the names lint's --backend gives Check.
+func CheckBackends(names []string) error {
+	for _, name := range names {
+		if _, ok := engine(name); !ok {
+			return UsageError{fmt.Errorf("unknown backend %q (backends: %s)", name, strings.Join(Backends(), ", "))}
+		}
+	}
+	return nil
+}
+
 // checkRefusal is an engine's error as lint reports it: the backend's
-// name before a spec's fault, and a bug of ours at the backend's name.
+// name before a spec's fault, and before a bug of ours, which is at the
+// pipeline file's --backend.
 func checkRefusal(p *ir.Pipeline, backend string, err error) diag.Diagnostics {
 	var found diag.Diagnostics
 	if errors.As(refusal(p, p.Source, err), &found) {
@@ -55,7 +73,7 @@ func checkRefusal(p *ir.Pipeline, backend string, err error) diag.Diagnostics {
 		}
 		return found
 	}
-	return diag.Diagnostics{{Pos: diag.Pos{File: p.Source}, Field: backend, Message: InternalError{Input: p.Source, Err: err}.Error()}}
+	return diag.Diagnostics{{Pos: diag.Pos{File: p.Source}, Field: "--backend", Message: backend + ": " + InternalError{Input: p.Source, Err: err}.Error()}}
 }
 
 // allParamsSet reports whether every param has a value.

@@ -20,6 +20,8 @@ type Options struct {
 	PlatformGlob, TaskGlob string
 	// Strict counts warnings as errors.
 	Strict bool
+	// Backends are the backends to check for; every backend when empty.
+	Backends []string
 }
 
 // Report is what lint found.
@@ -31,9 +33,12 @@ type Report struct {
 }
 
 // Run lints the spec files under paths ("." when none). Its error is about
-// how it was called: a bad glob, a path that is not there, no spec file
-// found.
+// how it was called: a bad glob, an unknown backend, a path that is not
+// there, no spec file found.
 func Run(paths []string, opts Options) (Report, error) {
+	if err := driver.CheckBackends(opts.Backends); err != nil {
+		return Report{}, err
+	}
 	for _, g := range []string{opts.PlatformGlob, opts.TaskGlob} {
 		if err := checkGlob(g); err != nil {
 			return Report{}, err
@@ -49,7 +54,7 @@ func Run(paths []string, opts Options) (Report, error) {
 	if len(set.files) == 0 {
 		return Report{}, fmt.Errorf("found no mlcube.yaml, platform or pipeline file under %s", strings.Join(paths, ", "))
 	}
-	diags := runUnits(set.units())
+	diags := runUnits(set.units(), opts.Backends)
 	if opts.Strict {
 		for i := range diags {
 			diags[i].Severity = diag.Error
@@ -74,7 +79,7 @@ func checkGlob(glob string) error {
 // diagnostic, sorted and without duplicates: the same file read by two
 // units is reported once. Results are kept by index, so the report never
 // depends on which worker finished first.
-func runUnits(units []unit) diag.Diagnostics {
+func runUnits(units []unit, backends []string) diag.Diagnostics {
 	results := make([]diag.Diagnostics, len(units))
 	next := make(chan int)
 	var wg sync.WaitGroup
@@ -89,7 +94,7 @@ func runUnits(units []unit) diag.Diagnostics {
 					results[i] = diag.Diagnostics{{Pos: diag.Pos{File: units[i].name()}, Field: "schema", Message: err.Error()}}
 					continue
 				}
-				results[i] = check(units[i], s)
+				results[i] = check(units[i], s, backends)
 			}
 		}()
 	}
@@ -105,10 +110,10 @@ func runUnits(units []unit) diag.Diagnostics {
 	return all.Sorted()
 }
 
-// check compiles one unit and emits it for every backend that applies. A
-// panic is reported against the unit as a bug of ours, as a single
-// compile reports one.
-func check(u unit, s *schema.Schema) (diags diag.Diagnostics) {
+// check compiles one unit and emits it for each of backends (every
+// backend when there are none) that applies. A panic is reported against
+// the unit as a bug of ours, as a single compile reports one.
+func check(u unit, s *schema.Schema, backends []string) (diags diag.Diagnostics) {
 	defer func() {
 		if r := recover(); r != nil {
 			diags = diag.Diagnostics{{Pos: diag.Pos{File: u.name()}, Field: "lint", Message: driver.InternalError{Input: driver.Describe(u.opts), Err: fmt.Errorf("%v", r)}.Error()}}
@@ -122,5 +127,5 @@ func check(u unit, s *schema.Schema) (diags diag.Diagnostics) {
 	if diags.HasErrors() {
 		return diags
 	}
-	return append(diags, driver.Check(p)...)
+	return append(diags, driver.Check(p, backends)...)
 }

@@ -2,6 +2,7 @@ package lint
 
 import (
 	"path/filepath"
+	"slices"
 	"sort"
 
 	"github.com/mlcube-compile/mlcube-compile/compiler"
@@ -49,43 +50,37 @@ func (u unit) name() string {
 	return u.opts.MLCube
 }
 
-// units pairs the files into compilations. Each cube compiles on its own
-// with the first platform file beside it. Each pipeline or invoke file
-// compiles with the cube of its folder (a legacy invoke file with the root
-// above run/) and with each platform file beside it. A platform file no
-// compilation reads is checked on its own.
+// units pairs the files into compilations. Each cube and each pipeline
+// or invoke file compiles as the command compiles it when given only that
+// file (compiler.Pair: the cube of the pipeline's folder, a legacy invoke
+// file's cube above run/, the platform.yaml beside it), and with each
+// other platform file beside it, so that every platform file is checked
+// with what sits beside it. A platform file no compilation reads is
+// checked on its own.
 func (s *fileSet) units() []unit {
 	var out []unit
 	used := map[string]bool{}
-	withPlatforms := func(opts compiler.Options, platforms []string) {
+	pair := func(opts compiler.Options, dir string) {
+		paired := compiler.Pair(opts).Options
+		platforms := s.inDir(compiler.PlatformFile, dir)
+		if paired.Platform != "" && !slices.Contains(platforms, paired.Platform) {
+			platforms = append([]string{paired.Platform}, platforms...)
+		}
 		if len(platforms) == 0 {
-			out = append(out, unit{opts: opts})
+			out = append(out, unit{opts: paired})
 		}
 		for _, p := range platforms {
-			o := opts
+			o := paired
 			o.Platform = p
 			used[p] = true
 			out = append(out, unit{opts: o})
 		}
 	}
 	for _, cube := range s.ofKind(compiler.CubeFile) {
-		platforms := s.inDir(compiler.PlatformFile, filepath.Dir(cube))
-		if len(platforms) > 1 {
-			platforms = platforms[:1]
-		}
-		withPlatforms(compiler.Options{MLCube: cube}, platforms)
+		pair(compiler.Options{MLCube: cube}, filepath.Dir(cube))
 	}
 	for _, task := range s.ofKind(compiler.TaskFile) {
-		dir := filepath.Dir(task)
-		root := dir
-		if filepath.Base(dir) == "run" && len(s.inDir(compiler.CubeFile, filepath.Dir(dir))) > 0 {
-			root = filepath.Dir(dir)
-		}
-		platforms := s.inDir(compiler.PlatformFile, dir)
-		if legacy := filepath.Join(root, "platforms", "docker.yaml"); root != dir && s.files[legacy] == compiler.PlatformFile {
-			platforms = []string{legacy}
-		}
-		withPlatforms(compiler.Options{MLCube: root, Task: task}, platforms)
+		pair(compiler.Options{Task: task}, filepath.Dir(task))
 	}
 	for _, p := range s.ofKind(compiler.PlatformFile) {
 		if !used[p] && !s.readByLegacyCube(p) {

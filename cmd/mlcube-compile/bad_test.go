@@ -23,8 +23,8 @@ import (
 // go test -update rewrites the golden files.
 
 // diagnosticLine is how each stderr line of a bad spec must look:
-// file[:line:col]: [warning: ]field: message, or a whole-file message.
-var diagnosticLine = regexp.MustCompile(`^[^:\s]+(:\d+:\d+)?: (warning: )?([^\s"]|"([^"\\]|\\.)*")+: .+$`)
+// file[:line:col]: [warning: |note: ]field: message, or a whole-file message.
+var diagnosticLine = regexp.MustCompile(`^[^:\s]+(:\d+:\d+)?: (warning: |note: )?([^\s"]|"([^"\\]|\\.)*")+: .+$`)
 
 func TestBadInputCorpus(t *testing.T) {
 	root := filepath.Join(repoRoot, "testdata", "bad")

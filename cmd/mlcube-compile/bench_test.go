@@ -90,10 +90,11 @@ func BenchmarkCompile(b *testing.B) {
 // compileCase compiles a case's specs to the IR once, as for backend, for
 // the benchmarks of what comes after.
 func compileCase(b *testing.B, c benchCase, backend string) *ir.Pipeline {
-	app := newApp(&session{stdout: io.Discard}, io.Discard)
+	s := &session{stdout: io.Discard}
+	app := newApp(s, io.Discard)
 	var p *ir.Pipeline
 	app.Action = func(ctx *cli.Context) error {
-		req, err := request(ctx)
+		req, err := request(ctx, s)
 		if err != nil {
 			return err
 		}

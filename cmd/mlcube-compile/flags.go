@@ -15,8 +15,8 @@ import (
 // its params; the main command and graph take them alike.
 func specFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "mlcube", Aliases: []string{"m"}, Value: ".", Usage: "cube folder or its mlcube.yaml"},
-		&cli.StringFlag{Name: "platform", Aliases: []string{"p"}, Usage: "platform file (or a legacy platforms/docker.yaml); - reads it from standard input"},
+		&cli.StringFlag{Name: "mlcube", Aliases: []string{"m"}, Usage: "cube folder or its mlcube.yaml; default: the pipeline file's folder, else the current folder"},
+		&cli.StringFlag{Name: "platform", Aliases: []string{"p"}, Usage: "platform file (or a legacy platforms/docker.yaml); default: platform.yaml beside the pipeline file, else beside the cube; - reads it from standard input"},
 		&cli.StringFlag{Name: "task", Aliases: []string{"t"}, Usage: "pipeline file, legacy invoke file, or one task name; default: every task of the cube; - reads a pipeline file from standard input"},
 		&cli.StringSliceFlag{Name: "values", Aliases: []string{"f"}, Usage: "values `FILE` of param: value lines; repeatable, later files win"},
 		&cli.StringSliceFlag{Name: "set", Usage: "give param `NAME=VALUE` a value; repeatable, wins over -f"},
@@ -38,8 +38,10 @@ func runFlags() []cli.Flag {
 	}
 }
 
-// compilerOptions reads the spec flags.
-func compilerOptions(c *cli.Context) (compiler.Options, error) {
+// compilerOptions reads the spec flags, and fills in the files they leave
+// out by compiler.Pair, noting in the session which platform file that
+// chose.
+func compilerOptions(c *cli.Context, s *session) (compiler.Options, error) {
 	opts := compiler.Options{
 		MLCube: c.String("mlcube"), Platform: c.String("platform"), Task: c.String("task"),
 		Values: c.StringSlice("values"),
@@ -51,12 +53,19 @@ func compilerOptions(c *cli.Context) (compiler.Options, error) {
 		}
 		opts.Set = append(opts.Set, compiler.Setting{Name: strings.TrimSpace(name), Value: value})
 	}
-	return opts, readStdin(&opts, c.App.Reader)
+	if err := readStdin(&opts, c.App.Reader); err != nil {
+		return opts, err
+	}
+	paired := compiler.Pair(opts)
+	if paired.Platform != "" {
+		s.notes = append(s.notes, note{File: paired.Platform, Field: "--platform", Message: "read because it is " + paired.Beside + "; -p FILE reads another"})
+	}
+	return paired.Options, nil
 }
 
 // request reads every flag of a compilation.
-func request(c *cli.Context) (driver.Request, error) {
-	opts, err := compilerOptions(c)
+func request(c *cli.Context, s *session) (driver.Request, error) {
+	opts, err := compilerOptions(c, s)
 	if err != nil {
 		return driver.Request{}, err
 	}

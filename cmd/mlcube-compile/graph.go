@@ -33,7 +33,7 @@ func graphCommand(s *session) *cli.Command {
 			if !slices.Contains(render.Formats, format) {
 				return usageError{fmt.Errorf("unknown --format %q (formats: %s)", format, strings.Join(render.Formats, ", "))}
 			}
-			opts, err := compilerOptions(c)
+			opts, err := compilerOptions(c, s)
 			if err != nil {
 				return err
 			}

@@ -3,9 +3,12 @@ package main
 import (
 	"errors"
 	"io"
+	"strings"
 
-	"github.com/mlcube-compile/mlcube-compile/lint"
 	"github.com/urfave/cli/v2"
+
+	"github.com/mlcube-compile/mlcube-compile/driver"
+	"github.com/mlcube-compile/mlcube-compile/lint"
 )
 
 // errLintFound makes lint exit 1 after it has printed its report.
@@ -14,9 +17,10 @@ var errLintFound = errors.New("lint found errors")
 func lintCommand(stdout io.Writer) *cli.Command {
 	return &cli.Command{
 		Name:      "lint",
-		Usage:     "check every cube, platform and pipeline file under the paths, on every backend",
-		UsageText: "mlcube-compile lint [--format text|json|github] [--strict] [--platform GLOB] [--task GLOB] [PATH...]\n(flags come before the paths)",
+		Usage:     "check every cube, platform and pipeline file under the paths, on every backend or those --backend names",
+		UsageText: "mlcube-compile lint [--backend argo|tekton|job]... [--format text|json|github] [--strict] [--platform GLOB] [--task GLOB] [PATH...]\n(flags come before the paths)",
 		Flags: []cli.Flag{
+			&cli.StringSliceFlag{Name: "backend", Aliases: []string{"b"}, Usage: "check for backend `NAME` only (" + strings.Join(driver.Backends(), ", ") + "); repeatable; default: every backend"},
 			&cli.StringFlag{Name: "format", Value: diagnosticFormats[0], Usage: "text, json, or github (GitHub Actions annotations)"},
 			&cli.BoolFlag{Name: "strict", Usage: "count warnings as errors"},
 			&cli.StringFlag{Name: "platform", Usage: "treat files matching `GLOB` as platform files, whatever their content"},
@@ -27,11 +31,11 @@ func lintCommand(stdout io.Writer) *cli.Command {
 			if err := checkFormat("format", format); err != nil {
 				return err
 			}
-			report, err := lint.Run(c.Args().Slice(), lint.Options{PlatformGlob: c.String("platform"), TaskGlob: c.String("task"), Strict: c.Bool("strict")})
+			report, err := lint.Run(c.Args().Slice(), lint.Options{PlatformGlob: c.String("platform"), TaskGlob: c.String("task"), Strict: c.Bool("strict"), Backends: c.StringSlice("backend")})
 			if err != nil {
 				return usageError{err}
 			}
-			if err := writeDiagnostics(stdout, format, report.Diagnostics, lintSummary(report.Files, report.Diagnostics)); err != nil {
+			if err := writeDiagnostics(stdout, format, nil, report.Diagnostics, lintSummary(report.Files, report.Diagnostics)); err != nil {
 				return err
 			}
 			if report.Diagnostics.HasErrors() {

@@ -21,6 +21,13 @@ type problem struct {
 	Message  string `json:"message"`
 }
 
+// note is a choice the command made for the user, such as the platform
+// file it read because of where it is: printed before the diagnostics,
+// in their form, with the severity "note".
+type note struct {
+	File, Field, Message string
+}
+
 func severityName(s diag.Severity) string {
 	if s == diag.Warning {
 		return "warning"
@@ -41,15 +48,19 @@ func checkFormat(flag, format string) error {
 	return nil
 }
 
-// writeDiagnostics prints diagnostics in format, in the order given: text
-// as file:line:col: [warning: ]field: message lines, json as one array of
-// problems, github as workflow commands that annotate the files. summary,
-// when set, ends the text and github forms.
-func writeDiagnostics(w io.Writer, format string, diags diag.Diagnostics, summary string) error {
+// writeDiagnostics prints notes, then diagnostics, in format, in the
+// order given: text as file:line:col: [warning: ]field: message lines (a
+// note as file: note: field: message), json as one array of problems,
+// github as workflow commands that annotate the files. summary, when
+// set, ends the text and github forms.
+func writeDiagnostics(w io.Writer, format string, notes []note, diags diag.Diagnostics, summary string) error {
 	var b strings.Builder
 	switch format {
 	case "json":
 		problems := []problem{}
+		for _, n := range notes {
+			problems = append(problems, problem{File: n.File, Severity: "note", Field: n.Field, Message: n.Message})
+		}
 		for _, d := range diags {
 			problems = append(problems, problem{d.Pos.File, d.Pos.Line, d.Pos.Col, severityName(d.Severity), d.Field, d.Message})
 		}
@@ -61,10 +72,16 @@ func writeDiagnostics(w io.Writer, format string, diags diag.Diagnostics, summar
 		b.WriteByte('\n')
 		summary = ""
 	case "github":
+		for _, n := range notes {
+			fmt.Fprintf(&b, "::notice file=%s,title=%s::%s\n", githubProperty(n.File), githubProperty(n.Field), githubData(n.Field+": "+n.Message))
+		}
 		for _, d := range diags {
 			fmt.Fprintf(&b, "::%s %s::%s\n", severityName(d.Severity), githubProperties(d), githubData(fieldMessage(d)))
 		}
 	default:
+		for _, n := range notes {
+			fmt.Fprintf(&b, "%s: note: %s: %s\n", n.File, n.Field, n.Message)
+		}
 		for _, d := range diags {
 			b.WriteString(d.String() + "\n")
 		}

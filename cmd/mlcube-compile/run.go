@@ -24,10 +24,12 @@ const (
 // usageError marks errors in how the command was called.
 type usageError struct{ error }
 
-// session is what one command line leaves for run to print: the
-// warnings found on the way, and the form diagnostics are printed in.
+// session is what one command line leaves for run to print: the notes
+// on what it chose, the warnings found on the way, and the form
+// diagnostics are printed in.
 type session struct {
 	stdout   io.Writer
+	notes    []note
 	warnings diag.Diagnostics
 	// format is --error-format: text, json or github.
 	format string
@@ -50,13 +52,13 @@ func recovered(r any, args []string) error {
 	return driver.InternalError{Input: strings.Join(args[1:], " "), Err: fmt.Errorf("%v", r)}
 }
 
-// report prints the session's warnings, then err, and says what the
-// command exits with.
+// report prints the session's notes and warnings, then err, and says
+// what the command exits with.
 func (s *session) report(err error, stderr io.Writer) int {
 	var diags diag.Diagnostics
 	errors.As(err, &diags)
-	if found := append(s.warnings, diags.Errors()...); len(found) > 0 {
-		if werr := writeDiagnostics(stderr, s.format, found, ""); werr != nil && err == nil {
+	if found := append(s.warnings, diags.Errors()...); len(found) > 0 || len(s.notes) > 0 {
+		if werr := writeDiagnostics(stderr, s.format, s.notes, found, ""); werr != nil && err == nil {
 			err = werr
 		}
 	}
@@ -112,7 +114,7 @@ func compile(c *cli.Context, s *session) error {
 	if c.NArg() > 0 {
 		return usageError{fmt.Errorf("unexpected argument %q", c.Args().First())}
 	}
-	req, err := request(c)
+	req, err := request(c, s)
 	if err != nil {
 		return err
 	}

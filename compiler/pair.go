@@ -1,0 +1,110 @@
+package compiler
+
+import (
+	"cmp"
+	"path/filepath"
+	"strings"
+
+	"github.com/mlcube-compile/mlcube-compile/compiler/source"
+)
+
+// Pairing is what Pair decided: the options with the files the flags left
+// out filled in, and the platform file it chose, if it chose one.
+type Pairing struct {
+	Options Options
+	// Platform is the platform file Pair chose because of where it is;
+	// empty when the options named one, or none is there.
+	Platform string
+	// Beside says where Platform is: "beside the pipeline", "beside the
+	// cube", or "the legacy cube's platforms/docker.yaml".
+	Beside string
+}
+
+// The places Pair looks for a platform file, in order.
+var platformNames = []string{"platform.yaml", "platform.yml"}
+
+// Pair is the one rule for the files a compilation reads when the
+// command line leaves them out; compile, graph and lint all follow it, so
+// that lint checks what a user compiles.
+//
+//   - A pipeline's cube is in the pipeline's own folder: with --task
+//     x/pipeline.yaml and no --mlcube, the cube is x/mlcube.yaml (its
+//     cubes:, if it has them, name their own folders). A legacy invoke
+//     file in a run/ folder belongs to the cube in the folder above. A
+//     --mlcube given, "." included, is used as given.
+//   - The platform file is platform.yaml (or platform.yml) beside the
+//     pipeline, or beside the cube when there is no pipeline file; for a
+//     legacy invoke file, the cube's platforms/docker.yaml. A --platform
+//     given is used as given.
+//
+// A --task that names a task of the cube, not a file, pairs as no pipeline
+// file does. Pair reads nothing but whether files exist, through opts.FS.
+func Pair(opts Options) Pairing {
+	files := source.New(opts.FS)
+	out := Pairing{Options: opts}
+	if out.Options.MLCube == "" {
+		out.Options.MLCube = "."
+	}
+	dir, beside := filepath.Dir(files.CubeFile(out.Options.MLCube)), "beside the cube"
+	var candidates []candidate
+	if isTaskFile(files, opts.Task) {
+		dir, beside = filepath.Dir(opts.Task), "beside the pipeline"
+		root := legacyRoot(files, dir)
+		if opts.MLCube != "" {
+			root = ""
+		} else {
+			out.Options.MLCube = cmp.Or(root, dir)
+		}
+		if root != "" {
+			candidates = append(candidates, candidate{filepath.Join(root, "platforms", "docker.yaml"), "the legacy cube's platforms/docker.yaml"})
+		}
+	}
+	for _, name := range platformNames {
+		candidates = append(candidates, candidate{filepath.Join(dir, name), beside})
+	}
+	if opts.Platform != "" {
+		return out
+	}
+	for _, c := range candidates {
+		if isFile(files, c.path) {
+			out.Options.Platform, out.Platform, out.Beside = c.path, c.path, c.beside
+			break
+		}
+	}
+	return out
+}
+
+// candidate is a platform file Pair may choose, and where it is.
+type candidate struct{ path, beside string }
+
+// isTaskFile tells a --task that names a file from one that names a task
+// of the cube: a file that is there, or a path or YAML name that is not
+// (whose reading then says so).
+func isTaskFile(files *source.Files, task string) bool {
+	switch {
+	case task == "":
+		return false
+	case isFile(files, task):
+		return true
+	}
+	return strings.ContainsAny(task, `/\`) || strings.HasSuffix(task, ".yaml") || strings.HasSuffix(task, ".yml")
+}
+
+// legacyRoot is the folder above dir when dir is the run/ folder of a
+// legacy cube, which holds its invoke files; "" otherwise.
+func legacyRoot(files *source.Files, dir string) string {
+	if filepath.Base(dir) != "run" {
+		return ""
+	}
+	root := filepath.Dir(dir)
+	if !isFile(files, filepath.Join(root, "mlcube.yaml")) {
+		return ""
+	}
+	return root
+}
+
+// isFile reports whether path is there and is not a folder.
+func isFile(files *source.Files, path string) bool {
+	info, err := files.Stat(path)
+	return err == nil && !info.IsDir()
+}
