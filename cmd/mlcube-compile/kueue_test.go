@@ -167,7 +167,9 @@ func TestKueueJob(t *testing.T) {
 func TestKueueDaskOutsideQueue(t *testing.T) {
 	dir := t.TempDir()
 	files := map[string]string{
-		"platform.yaml": "queue: team-a-gpu\npriorityClassName: batch-low\n",
+		// A platform's WorkloadPriorityClass is no mistake when its steps
+		// all leave its queue.
+		"platform.yaml": "queue: team-a-gpu\nworkloadPriorityClass: team-a-normal\npriorityClassName: batch-low\n",
 		"pipeline.yaml": `name: bench
 steps:
   benchmark:

@@ -42,7 +42,8 @@ func (c *checker) kueue() {
 		}
 		c.queuedStep(st, queue)
 	}
-	if !queued && c.plat.WorkloadPriorityClass != "" && len(c.spec.Steps) > 0 {
+	// A platform with a queue may serve pipelines whose steps all leave it.
+	if !queued && c.plat.Queue == "" && c.plat.WorkloadPriorityClass != "" && len(c.spec.Steps) > 0 {
 		c.errorf(c.plat.Loc.Field("workloadPriorityClass"), "Kueue reads a WorkloadPriorityClass only from a queued workload, and no step runs in a queue; set queue in the platform file, or drop workloadPriorityClass")
 	}
 }
