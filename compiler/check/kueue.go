@@ -54,22 +54,24 @@ func (c *checker) kueue() {
 // since Kueue's MPIJob integration (pkg/controller/jobs/mpijob) watches
 // mpi-operator's kubeflow.org/v2beta1 only.
 func (c *checker) queuedStep(st *spec.Step, queue string) {
-	at, from := st.Loc.Field("queue"), "its queue"
-	if st.Queue == nil {
-		at, from = st.Loc, "the platform's queue"
-	}
+	var field, why string
 	switch {
 	case st.Dask != nil:
-		if st.Queue == nil {
-			at = st.Loc.Field("dask")
-		}
-		c.errorf(at, "step %q runs a DaskJob, which Kueue cannot admit (it has no DaskJob integration), so it cannot run in %s %q: its pods would start without admission or wait forever; run it outside any queue with queue: \"\" on the step, or as a container or MPI step", st.Name, from, queue)
+		field, why = "dask", "runs a DaskJob, which Kueue cannot admit (it has no DaskJob integration)"
 	case st.MPI != nil && c.plat.MPI.APIVersion == mpiV1:
-		if st.Queue == nil {
-			at = st.Loc.Field("mpi")
-		}
-		c.errorf(at, "step %q runs a kubeflow.org/v1 MPIJob (the training operator's), which Kueue cannot admit (its MPIJob integration is for mpi-operator's kubeflow.org/v2beta1), so it cannot run in %s %q; use mpi.apiVersion kubeflow.org/v2beta1 in the platform file (mpi-operator v0.8.0 or later), or run the step outside any queue with queue: \"\"", st.Name, from, queue)
+		field, why = "mpi", "runs a kubeflow.org/v1 MPIJob (the training operator's), which Kueue cannot admit (its MPIJob integration is for mpi-operator's kubeflow.org/v2beta1)"
+	default:
+		return
 	}
+	at, from := st.Loc.Field(field), "the platform's queue"
+	if st.Queue != nil {
+		at, from = st.Loc.Field("queue"), "its queue"
+	}
+	fix := "use mpi.apiVersion kubeflow.org/v2beta1 in the platform file (mpi-operator v0.8.0 or later)"
+	if field == "dask" {
+		fix = "run the work as a container or MPI step"
+	}
+	c.errorf(at, "step %q %s, so it cannot run in %s %q; run it outside any queue with queue: \"\" on the step, or %s", st.Name, why, from, queue, fix)
 }
 
 // The labels of a queued workload, as Kueue names them.
