@@ -137,16 +137,21 @@ func argOf(s *ir.Step, param string) ir.Arg {
 }
 
 // template builds the container template for s. Args bound to a varying
-// parameter read the template's input of that name.
+// parameter read the template's input of that name. Argo copies the
+// template's labels and priorityClassName to the step's pod
+// (workflow/controller/workflowpod.go, createWorkflowPod, v3.7.15 and
+// v4.0.2), so a queued step's pod carries Kueue's queue label, and
+// Kueue's pod integration gates it until its workload is admitted.
 func template(p *ir.Pipeline, s *ir.Step, name string, varying map[string]bool) wfv1.Template {
 	t := wfv1.Template{
-		Name:            name,
-		Metadata:        wfv1.Metadata{Labels: kube.Labels(p.Labels, s.Labels)},
-		NodeSelector:    s.NodeSelector,
-		Container:       container(s, varying),
-		Tolerations:     kube.Tolerations(s.Tolerations),
-		SecurityContext: kube.PodSecurityContext(s.SecurityContext),
-		Volumes:         kube.ShmVolumes(s),
+		Name:              name,
+		Metadata:          wfv1.Metadata{Labels: kube.Labels(p.Labels, s.Labels, kube.QueueLabels(s))},
+		PriorityClassName: s.PriorityClassName,
+		NodeSelector:      s.NodeSelector,
+		Container:         container(s, varying),
+		Tolerations:       kube.Tolerations(s.Tolerations),
+		SecurityContext:   kube.PodSecurityContext(s.SecurityContext),
+		Volumes:           kube.ShmVolumes(s),
 	}
 	for _, a := range s.Args {
 		if a.Param != "" && varying[a.Param] {

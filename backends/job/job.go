@@ -7,6 +7,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/mlcube-compile/mlcube-compile/backends/emit"
 	"github.com/mlcube-compile/mlcube-compile/backends/internal/kube"
@@ -40,13 +41,15 @@ func compile(p *ir.Pipeline) (*batchv1.Job, diag.Diagnostics, error) {
 	meta := kube.RunMeta(p, s.Labels)
 	job := &batchv1.Job{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
-		ObjectMeta: meta,
+		ObjectMeta: kube.RunMeta(p, s.Labels, kube.QueueLabels(s)),
 		Spec: batchv1.JobSpec{
 			BackoffLimit:            &backoff,
 			TTLSecondsAfterFinished: p.TTLSecondsAfterFinished,
+			Suspend:                 suspend(s),
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: metav1.ObjectMeta{Labels: meta.Labels},
 				Spec: corev1.PodSpec{
+					PriorityClassName:  s.PriorityClassName,
 					RestartPolicy:      corev1.RestartPolicyNever,
 					ServiceAccountName: p.ServiceAccountName,
 					ImagePullSecrets:   kube.ImagePullSecrets(p.ImagePullSecrets),
@@ -72,6 +75,18 @@ func compile(p *ir.Pipeline) (*batchv1.Job, diag.Diagnostics, error) {
 		return nil, nil, fmt.Errorf("the Job fails validation: %w", err)
 	}
 	return job, warnings(p), nil
+}
+
+// suspend creates a queued step's Job suspended: Kueue admits the Job as
+// one workload and starts it by setting spec.suspend to false
+// (pkg/controller/jobs/job/job_controller.go, IsSuspended and
+// RunWithPodSetsInfo, sigs.k8s.io/kueue v0.19.2). The queue label is on
+// the Job alone: its pods are admitted with it.
+func suspend(s *ir.Step) *bool {
+	if s.Queue == "" {
+		return nil
+	}
+	return ptr.To(true)
 }
 
 // container runs s, its parameters' references replaced by ref.

@@ -137,13 +137,13 @@ func containerSteps(p *ir.Pipeline) []*ir.Step {
 	return out
 }
 
-// taskRunSpec carries one step's scheduling and security; nil when it has
-// none.
+// taskRunSpec carries one step's scheduling, security and priority
+// class; nil when it has none.
 func taskRunSpec(s *ir.Step) *v1.PipelineTaskRunSpec {
-	if len(s.NodeSelector) == 0 && len(s.Tolerations) == 0 && s.SecurityContext == nil {
+	if len(s.NodeSelector) == 0 && len(s.Tolerations) == 0 && s.SecurityContext == nil && s.PriorityClassName == "" {
 		return nil
 	}
-	return &v1.PipelineTaskRunSpec{
+	spec := &v1.PipelineTaskRunSpec{
 		PipelineTaskName: s.Name,
 		PodTemplate: &pod.PodTemplate{
 			NodeSelector:    s.NodeSelector,
@@ -151,6 +151,10 @@ func taskRunSpec(s *ir.Step) *v1.PipelineTaskRunSpec {
 			SecurityContext: kube.PodSecurityContext(s.SecurityContext),
 		},
 	}
+	if s.PriorityClassName != "" {
+		spec.PodTemplate.PriorityClassName = &s.PriorityClassName
+	}
+	return spec
 }
 
 // noTimeouts lets the run and every task without a timeout of its own

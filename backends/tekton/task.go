@@ -17,6 +17,7 @@ const stepName = "main"
 // the same name, so the taskSpec stands on its own.
 func pipelineTask(p *ir.Pipeline, s *ir.Step) v1.PipelineTask {
 	t := embeddedTask(p, s, v1.TaskSpec{Steps: []v1.Step{step(s)}, Volumes: kube.ShmVolumes(s)})
+	queueTask(&t, s)
 	for _, name := range usedParams(s) {
 		t.Params = append(t.Params, v1.Param{Name: name, Value: *v1.NewStructuredValues(paramRef(name))})
 		t.TaskSpec.Params = append(t.TaskSpec.Params, v1.ParamSpec{Name: name, Type: v1.ParamTypeString})
@@ -84,4 +85,18 @@ func usedParams(s *ir.Step) []string {
 		add(e.Value)
 	}
 	return out
+}
+
+// queueTask labels a queued step's task with its Kueue queue. Tekton
+// copies an embedded task's metadata labels to its TaskRun
+// (pkg/reconciler/pipelinerun/pipelinerun.go, createTaskRun and
+// combineTaskRunAndTaskSpecLabels) and a TaskRun's labels to its pod
+// (pkg/pod/pod.go, makeLabels), v1.13.0 and v1.15.0 alike, so the pod
+// carries the label and Kueue's pod integration gates it until its
+// workload is admitted. A distributed step's task runs kubectl, which is
+// not queued: its job is.
+func queueTask(t *v1.PipelineTask, s *ir.Step) {
+	if labels := kube.QueueLabels(s); labels != nil {
+		t.TaskSpec.Metadata.Labels = kube.Labels(t.TaskSpec.Metadata.Labels, labels)
+	}
 }

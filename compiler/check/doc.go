@@ -5,7 +5,8 @@
 // size and legacy claim names (storage.go); the schedule (schedule.go);
 // resources, node selectors and tolerations (placement.go); a step's
 // command and arguments with their ${params.X} references (args.go);
-// its environment (env.go); MPI and Dask settings (distributed.go).
+// its environment (env.go); MPI and Dask settings (distributed.go);
+// Kueue queues and priorities (kueue.go).
 // Docker flags are parsed by spec.MapDockerArgs and reported here.
 //
 // A step is checked as lowering reads it: a step whose name has no

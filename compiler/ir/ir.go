@@ -170,6 +170,16 @@ type Step struct {
 	// Dependencies name the steps that must succeed first, sorted.
 	Dependencies []string
 	Labels       map[string]string
+	// Queue is the Kueue LocalQueue that admits the step's workload (its
+	// pod, Job or MPIJob); empty for none. Only what Kueue admits as one
+	// workload carries it, never the pods of an engine's helpers.
+	Queue string `json:",omitempty"`
+	// WorkloadPriorityClass is the Kueue WorkloadPriorityClass of the
+	// queued workload; empty for none, and always when Queue is.
+	WorkloadPriorityClass string `json:",omitempty"`
+	// PriorityClassName is the PriorityClass of the step's pods (its
+	// container's, or every pod of its job); empty for the default.
+	PriorityClassName string `json:",omitempty"`
 }
 
 // Arg is one container argument. Param names the cube parameter it binds,

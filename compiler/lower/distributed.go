@@ -175,6 +175,7 @@ func (lw *lowering) lowerDaskStep(st *spec.Step, name string) (*ir.Step, graph.I
 	lw.scheduling(st, s, false)
 	lw.checkRootForSetup(st, s, d)
 	retryAndTimeout(st, s)
+	lw.queue(st, s)
 	lw.checkHostname(st, at, job.GenerateName, "-scheduler", "scheduler Service")
 	s.Dask = job
 	return s, io

@@ -65,6 +65,7 @@ func (lw *lowering) lowerStep(st *spec.Step, name string) (*ir.Step, graph.IO) {
 	s.Env = lw.env(st, fx)
 	lw.scheduling(st, s, gpus > 0)
 	retryAndTimeout(st, s)
+	lw.queue(st, s)
 	if st.MPI != nil {
 		lw.lowerMPI(st, s)
 	}
@@ -107,6 +108,21 @@ func retryAndTimeout(st *spec.Step, s *ir.Step) {
 	}
 	if st.Timeout != "" {
 		s.Timeout = duration(st.Timeout)
+	}
+}
+
+// queue sets the step's Kueue queue and priorities; check has refused a
+// queue for what Kueue cannot admit, and a WorkloadPriorityClass without
+// a queue.
+func (lw *lowering) queue(st *spec.Step, s *ir.Step) {
+	pr := lw.plat.PrioritiesOf(st)
+	s.PriorityClassName = pr.PriorityClassName
+	if st.Dask != nil {
+		return
+	}
+	s.Queue = lw.plat.QueueOf(st)
+	if s.Queue != "" {
+		s.WorkloadPriorityClass = pr.WorkloadPriorityClass
 	}
 }
 

@@ -95,6 +95,16 @@ type Platform struct {
 	} `json:"mpi"`
 	KubectlImage string `json:"kubectlImage"`
 	TTLSeconds   *int32 `json:"ttlSecondsAfterFinished"`
+	Priorities
+	// Queue is the Kueue LocalQueue of every step; empty for none.
+	Queue string `json:"queue"`
+}
+
+// Priorities are the Kueue WorkloadPriorityClass of a queued workload and
+// the PriorityClass of pods, as the platform or a step says them.
+type Priorities struct {
+	WorkloadPriorityClass string `json:"workloadPriorityClass"`
+	PriorityClassName     string `json:"priorityClassName"`
 }
 
 type GPU struct {
@@ -189,6 +199,10 @@ type Step struct {
 	// Cube or Task.
 	MPI  *MPI
 	Dask *Dask
+	// Queue is the step's Kueue LocalQueue: nil for the platform's, ""
+	// for none.
+	Queue *string
+	Priorities
 }
 
 // MPI is a step's mpi: section.

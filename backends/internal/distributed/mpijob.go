@@ -43,7 +43,8 @@ func mpiJob(p *ir.Pipeline, s *ir.Step, claim ClaimName, runName string) (*Job, 
 	job := &kubeflow.MPIJob{
 		TypeMeta: metav1.TypeMeta{APIVersion: kubeflow.SchemeGroupVersion.String(), Kind: kubeflow.Kind},
 		ObjectMeta: metav1.ObjectMeta{
-			GenerateName: m.GenerateName, Namespace: p.Namespace, Labels: withRun(meta.Labels, runName, s.Name),
+			GenerateName: m.GenerateName, Namespace: p.Namespace,
+			Labels: kube.Labels(withRun(meta.Labels, runName, s.Name), kube.QueueLabels(s)),
 		},
 		Spec: kubeflow.MPIJobSpec{
 			SlotsPerWorker:    ptr.To(int32(m.SlotsPerWorker)),
@@ -54,16 +55,9 @@ func mpiJob(p *ir.Pipeline, s *ir.Step, claim ClaimName, runName string) (*Job, 
 			// default, AtStartup, it races workers still pulling a large
 			// image, and its one attempt (backoffLimit 0) fails.
 			LauncherCreationPolicy: kubeflow.LauncherCreationPolicyWaitForWorkersReady,
-			RunPolicy: kubeflow.RunPolicy{
-				CleanPodPolicy:          ptr.To(kubeflow.CleanPodPolicyRunning),
-				BackoffLimit:            ptr.To(int32(0)),
-				TTLSecondsAfterFinished: m.TTLSecondsAfterFinished,
-			},
-			MPIReplicaSpecs: mpiReplicas(p, s, claim, meta, launcher, worker),
+			RunPolicy:              runPolicy(s),
+			MPIReplicaSpecs:        mpiReplicas(p, s, claim, meta, launcher, worker),
 		},
-	}
-	if s.Timeout > 0 {
-		job.Spec.RunPolicy.ActiveDeadlineSeconds = ptr.To(int64(s.Timeout.Seconds()))
 	}
 	if err := validateMPIJob(job); err != nil {
 		return nil, err
@@ -82,6 +76,29 @@ func mpiJob(p *ir.Pipeline, s *ir.Step, claim ClaimName, runName string) (*Job, 
 		out.Object = v1
 	}
 	return out, nil
+}
+
+// runPolicy runs the MPIJob once, for at most the step's timeout. A
+// queued step's MPIJob is created suspended: Kueue admits it as one
+// workload of its launcher and workers, and starts it by setting suspend
+// to false once the queue has room for all of them
+// (pkg/controller/jobs/mpijob/mpijob_controller.go, IsSuspended and
+// RunWithPodSetsInfo, sigs.k8s.io/kueue v0.19.2), so a gang never holds
+// part of its GPUs; no pod starts before then, even without Kueue's
+// defaulting webhook.
+func runPolicy(s *ir.Step) kubeflow.RunPolicy {
+	rp := kubeflow.RunPolicy{
+		CleanPodPolicy:          ptr.To(kubeflow.CleanPodPolicyRunning),
+		BackoffLimit:            ptr.To(int32(0)),
+		TTLSecondsAfterFinished: s.MPI.TTLSecondsAfterFinished,
+	}
+	if s.Timeout > 0 {
+		rp.ActiveDeadlineSeconds = ptr.To(int64(s.Timeout.Seconds()))
+	}
+	if s.Queue != "" {
+		rp.Suspend = ptr.To(true)
+	}
+	return rp
 }
 
 // mpiReplicas are the launcher, running mpirun, and the workers, each

@@ -43,6 +43,7 @@ func podSpec(p *ir.Pipeline, s *ir.Step, claim ClaimName, sel map[string]string,
 		SecurityContext:    kube.PodSecurityContext(s.SecurityContext),
 		ImagePullSecrets:   kube.ImagePullSecrets(p.ImagePullSecrets),
 		Volumes:            kube.ShmVolumes(s),
+		PriorityClassName:  s.PriorityClassName,
 	}
 	// The pods of a job never run under the run's own account, which may
 	// create jobs: the platform's jobServiceAccountName, or the

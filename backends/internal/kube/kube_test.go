@@ -127,3 +127,22 @@ func TestTolerationsAndCommand(t *testing.T) {
 		t.Errorf("Command (-want +got):\n%s", diff)
 	}
 }
+
+func TestQueueLabels(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		in   ir.Step
+		want map[string]string
+	}{
+		{"no queue, no labels", ir.Step{}, nil},
+		{"a WorkloadPriorityClass is read only with a queue", ir.Step{WorkloadPriorityClass: "urgent"}, nil},
+		{"a queue", ir.Step{Queue: "team-a"}, map[string]string{"kueue.x-k8s.io/queue-name": "team-a"}},
+		{"a queue and its priority", ir.Step{Queue: "team-a", WorkloadPriorityClass: "urgent"}, map[string]string{
+			"kueue.x-k8s.io/queue-name": "team-a", "kueue.x-k8s.io/priority-class": "urgent",
+		}},
+	} {
+		if diff := cmp.Diff(c.want, QueueLabels(&c.in)); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", c.name, diff)
+		}
+	}
+}
