@@ -2,7 +2,6 @@ package diag
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 	"unicode/utf8"
 )
@@ -23,7 +22,7 @@ func Suggest(name string, candidates []string) string {
 // string alignment: an insertion, deletion, substitution or swap of two
 // neighbouring characters each count one, letter case ignored), or "" when
 // none is within maxDistance(name). Ties go to the candidate whose case
-// matches name more closely, then to the first in sorted order, so the
+// matches name more closely, then to the one that sorts first, so the
 // answer never depends on the order of candidates.
 func Nearest(name string, candidates []string) string {
 	limit := maxDistance(name)
@@ -31,10 +30,8 @@ func Nearest(name string, candidates []string) string {
 		return ""
 	}
 	lower := strings.ToLower(name)
-	sorted := append([]string(nil), candidates...)
-	sort.Strings(sorted)
 	best, bestDist, bestCase := "", limit+1, 0
-	for _, c := range sorted {
+	for _, c := range candidates {
 		if c == name || c == "" || absDiff(utf8.RuneCountInString(c), utf8.RuneCountInString(name)) > limit {
 			continue
 		}
@@ -43,7 +40,7 @@ func Nearest(name string, candidates []string) string {
 			continue
 		}
 		caseDist := distance(name, c, utf8.RuneCountInString(name)+limit)
-		if d < bestDist || caseDist < bestCase {
+		if d < bestDist || caseDist < bestCase || caseDist == bestCase && c < best {
 			best, bestDist, bestCase = c, d, caseDist
 		}
 	}

@@ -19,6 +19,7 @@ func TestNearest(t *testing.T) {
 		{"model", []string{"prep"}, ""},
 		{"x", []string{"y", "xx"}, ""},            // one character: every name is as near
 		{"ab", []string{"ac", "abc", "b"}, "abc"}, // ties go to the first in sorted order
+		{"ab", []string{"b", "ac", "abc"}, "abc"}, // in any order of the candidates
 		{"tekon", []string{"tekton"}, "tekton"},
 		{"tktn", []string{"tekton"}, ""}, // two edits in four characters is too many
 		{"resourcs", []string{"resources"}, "resources"},
