@@ -72,6 +72,7 @@ func TestRequestsThatCannotBeMade(t *testing.T) {
 		want string
 	}{
 		{Request{Backend: "nomad"}, `unknown backend "nomad" (backends: argo, tekton, job)`},
+		{Request{Backend: "argoo"}, `unknown backend "argoo" (backends: argo, tekton, job); did you mean "argo"?`},
 		{Request{Backend: "tekton", Emit: emit.Options{Kind: "workflow"}}, "--kind is for --backend argo; tekton emits one kind"},
 		{Request{Backend: "argo", Emit: emit.Options{Kind: "cron"}}, `unknown --kind "cron" (kinds: workflow, workflowtemplate, cronworkflow)`},
 	} {
