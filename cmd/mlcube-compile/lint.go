@@ -15,7 +15,7 @@ func lintCommand(stdout io.Writer) *cli.Command {
 	return &cli.Command{
 		Name:      "lint",
 		Usage:     "check every cube, platform and pipeline file under the paths, on every backend",
-		UsageText: "mlcube-compile lint [--format text|json|github] [--strict] [--platform GLOB] [--task GLOB] [PATH...]\n(flags come before the paths)",
+		UsageText: "mlcube-compile lint [--format text|json|github] [--strict] [--platform GLOB] [--task GLOB] [PATH...]",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Value: diagnosticFormats[0], Usage: "text, json, or github (GitHub Actions annotations)"},
 			&cli.BoolFlag{Name: "strict", Usage: "count warnings as errors"},
