@@ -143,7 +143,9 @@ func TestKueueJob(t *testing.T) {
 		want map[string]map[string]string
 	}{
 		"queued":   {[]string{"--platform", filepath.Join(dir, "platform.yaml")}, queued},
-		"unqueued": {nil, map[string]map[string]string{}},
+		// A platform of no queue, in place of the platform.yaml beside the
+		// cube that the compile would otherwise read.
+		"unqueued": {[]string{"--platform", writeFiles(t, map[string]string{"platform.yaml": "namespace: team-a\n"}) + "/platform.yaml"}, map[string]map[string]string{}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			args := append([]string{"mlcube-compile", "--backend", "job", "--mlcube", dir, "--task", "finetune"}, c.args...)
