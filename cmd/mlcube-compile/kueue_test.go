@@ -142,7 +142,7 @@ func TestKueueJob(t *testing.T) {
 		args []string
 		want map[string]map[string]string
 	}{
-		"queued":   {[]string{"--platform", filepath.Join(dir, "platform.yaml")}, queued},
+		"queued": {[]string{"--platform", filepath.Join(dir, "platform.yaml")}, queued},
 		// A platform of no queue, in place of the platform.yaml beside the
 		// cube that the compile would otherwise read.
 		"unqueued": {[]string{"--platform", writeFiles(t, map[string]string{"platform.yaml": "namespace: team-a\n"}) + "/platform.yaml"}, map[string]map[string]string{}},
