@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -239,6 +240,9 @@ func constraints(s map[string]any) string {
 		{"minItems", "at least %v items"}, {"maxItems", "at most %v items"}, {"pattern", "matching `%v`"},
 	} {
 		if v, ok := s[c.key]; ok {
+			if f, isNum := v.(float64); isNum {
+				v = strconv.FormatFloat(f, 'f', -1, 64)
+			}
 			cs = append(cs, fmt.Sprintf(c.say, v))
 		}
 	}
