@@ -9,7 +9,7 @@ FUZZTIME    ?= 30s
 # deadline exceeded" and no crasher.
 FUZZFLAGS   ?=
 # Each fuzz target, as package:name.
-FUZZ_TARGETS = ./compiler/spec:FuzzSpec ./compiler/source:FuzzEnvFile ./compiler/spec:FuzzValues ./cmd/mlcube-compile:FuzzCompile ./cmd/mlcube-compile:FuzzLint
+FUZZ_TARGETS = ./compiler/spec:FuzzSpec ./compiler/source:FuzzEnvFile ./compiler/source:FuzzYAMLSlip ./compiler/spec:FuzzValues ./cmd/mlcube-compile:FuzzCompile ./cmd/mlcube-compile:FuzzLint
 
 .PHONY: help build test golden lint lint-cubes fmt tidy fuzz fuzz-long bench e2e e2e-up e2e-down ci
 

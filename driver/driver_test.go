@@ -81,6 +81,7 @@ func TestRequestsThatCannotBeMade(t *testing.T) {
 		{Request{Backend: "job", Emit: emit.Options{Kind: "workflow"}}, "--kind is for --backend argo or --backend tekton; job emits one kind"},
 		{Request{Backend: "tekton", Emit: emit.Options{Kind: "workflow"}}, `unknown --kind "workflow" (kinds: pipelinerun, pipeline); workflow is for --backend argo`},
 		{Request{Backend: "argo", Emit: emit.Options{Kind: "pipeline"}}, `unknown --kind "pipeline" (kinds: workflow, workflowtemplate, cronworkflow); pipeline is for --backend tekton`},
+		{Request{Backend: "argoo"}, `unknown backend "argoo" (backends: argo, tekton, job); did you mean "argo"?`},
 		{Request{Backend: "argo", Emit: emit.Options{Kind: "cron"}}, `unknown --kind "cron" (kinds: workflow, workflowtemplate, cronworkflow)`},
 	} {
 		_, err := c.req.prepare()

@@ -10,6 +10,7 @@ import (
 	"github.com/mlcube-compile/mlcube-compile/backends/job"
 	"github.com/mlcube-compile/mlcube-compile/backends/tekton"
 	"github.com/mlcube-compile/mlcube-compile/compiler"
+	"github.com/mlcube-compile/mlcube-compile/diag"
 )
 
 // engines are the backends, in the order help lists them.
@@ -60,7 +61,7 @@ type Request struct {
 func (r *Request) prepare() (emit.Engine, error) {
 	e, ok := engine(r.Backend)
 	if !ok {
-		return nil, UsageError{fmt.Errorf("unknown backend %q (backends: %s)", r.Backend, strings.Join(Backends(), ", "))}
+		return nil, UsageError{fmt.Errorf("unknown backend %q (backends: %s)%s", r.Backend, strings.Join(Backends(), ", "), diag.Suggest(r.Backend, Backends()))}
 	}
 	kinds := e.Kinds()
 	switch {

@@ -43,7 +43,12 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 			code = s.report(recovered(r, args), stderr)
 		}
 	}()
-	return s.report(newApp(s, stderr).Run(args), stderr)
+	app := newApp(s, stderr)
+	args, err := normalizeArgs(app, args)
+	if err != nil {
+		return s.report(err, stderr)
+	}
+	return s.report(app.Run(args), stderr)
 }
 
 // recovered is a panic as the bug of ours it is, with the command's

@@ -149,7 +149,8 @@ func (lw *lowering) order(steps []*ir.Step, io []graph.IO) {
 			i, ok := index[a]
 			switch {
 			case !ok:
-				lw.errorf(st.Loc.Field("after").Index(k), "no step %q (steps: %s)", a, strings.Join(slices.Sorted(maps.Keys(index)), ", "))
+				names := slices.Sorted(maps.Keys(index))
+				lw.errorf(st.Loc.Field("after").Index(k), "no step %q (steps: %s)%s", a, strings.Join(names, ", "), diag.Suggest(a, names))
 			case i == j:
 				lw.errorf(st.Loc.Field("after").Index(k), "a step cannot run after itself")
 			default:

@@ -136,7 +136,7 @@ func (r *refResolver) target(at diag.Loc, ref string, stack []string) ast.Expr {
 		return nil
 	}
 	if _, ok := r.fields[ref]; !ok {
-		r.errorf(at, "${%s}: no such key in this file", ref)
+		r.errorf(at, "${%s}: no such key in this file%s", ref, r.suggest(ref))
 		return nil
 	}
 	target := r.resolve(ref, stack)
@@ -149,6 +149,25 @@ func (r *refResolver) target(at diag.Loc, ref string, stack []string) ast.Expr {
 		r.errorf(at, "${%s}: refers to a mapping or list; only scalars can be interpolated", ref)
 	}
 	return nil
+}
+
+// suggest names the key a reference to no key may have meant: the
+// nearest of the keys beside the one it names.
+func (r *refResolver) suggest(ref string) string {
+	parent, last := "", ref
+	if i := strings.LastIndexByte(ref, '.'); i >= 0 {
+		parent, last = ref[:i+1], ref[i+1:]
+	}
+	var siblings []string
+	for path := range r.fields {
+		if rest, ok := strings.CutPrefix(path, parent); ok && !strings.Contains(rest, ".") {
+			siblings = append(siblings, rest)
+		}
+	}
+	if near := diag.Nearest(last, siblings); near != "" {
+		return diag.Suggest(ref, []string{parent + near})
+	}
+	return ""
 }
 
 func (r *refResolver) errorf(at diag.Loc, format string, args ...any) {

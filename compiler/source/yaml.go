@@ -20,7 +20,8 @@ import (
 func Flag(name string) diag.Loc { return diag.At(diag.Pos{}).Field(name) }
 
 // ParseYAML parses the bytes of the spec file path and checks the tree:
-// one mapping, no duplicate keys, no engine template syntax.
+// one mapping, no duplicate keys, no engine template syntax. YAML the
+// decoder refuses is explained by findSlip where it can be.
 func ParseYAML(path string, via diag.Loc, src []byte) (*ast.File, diag.Diagnostics) {
 	whole := via.At(diag.Pos{File: path})
 	top := via.At(diag.Pos{File: path, Line: 1, Col: 1})
@@ -38,6 +39,9 @@ func ParseYAML(path string, via diag.Loc, src []byte) (*ast.File, diag.Diagnosti
 	src = normalizeNewlines(src)
 	f, err := extractYAML(path, src)
 	if err != nil {
+		if s, ok := findSlip(src); ok {
+			return nil, diag.Diagnostics{diag.Errorf(diag.At(diag.Pos{File: path, Line: s.line, Col: s.col}), "YAML: %s%s", s.msg, templateHint(src))}
+		}
 		return nil, CueErrors(path, err, templateHint(src))
 	}
 	fillPositions(f, src)

@@ -135,6 +135,10 @@ func (d *document) schemaErrors(sc *schema.Context, err error) diag.Diagnostics 
 			en.msgs = append(en.msgs, fmt.Sprintf("got %s, want %s", shown(d.data.LookupPath(path)), want))
 			continue
 		}
+		if format == "field not allowed" {
+			en.msgs = append(en.msgs, d.unknownField(sc, path))
+			continue
+		}
 		en.msgs = append(en.msgs, friendly(sc, format, args))
 	}
 	var diags diag.Diagnostics
@@ -229,9 +233,6 @@ func shown(v cue.Value) string {
 // friendly rewrites CUE's messages for people who write YAML: a value
 // out of a pattern is explained in the words of the pattern's @help.
 func friendly(sc *schema.Context, format string, args []any) string {
-	if format == "field not allowed" {
-		return "unknown field"
-	}
 	msg := fmt.Sprintf(format, args...)
 	if help, ok := sc.Help(msg); ok && len(args) > 0 {
 		return fmt.Sprintf("got %v, %s", args[0], help)

@@ -198,7 +198,8 @@ func (l *loader) cubeStep(st *Step, sf stepFields, cubes map[string]*Cube, cubeN
 	}
 	st.Task = st.Cube.Task(taskName)
 	if st.Task == nil {
-		l.errorf(st.Loc.Field("task"), "no task %q in cube %q (tasks: %s)", taskName, st.Cube.Name, strings.Join(slices.Sorted(slices.Values(st.Cube.TaskNames())), ", "))
+		tasks := st.Cube.TaskNames()
+		l.errorf(st.Loc.Field("task"), "no task %q in cube %q (tasks: %s)%s", taskName, st.Cube.Name, strings.Join(slices.Sorted(slices.Values(tasks)), ", "), diag.Suggest(taskName, tasks))
 		return nil
 	}
 	l.checkOverrides(st, "inputs", st.Inputs, st.Task.Inputs)
@@ -236,7 +237,7 @@ func (l *loader) stepCube(st *Step, name string, cubes map[string]*Cube, names [
 	}
 	c, ok := cubes[name]
 	if !ok || names[0] == "" {
-		l.errorf(st.Loc.Field("cube"), "no cube %q (cubes: %s)", name, strings.Join(slices.Sorted(slices.Values(names)), ", "))
+		l.errorf(st.Loc.Field("cube"), "no cube %q (cubes: %s)%s", name, strings.Join(slices.Sorted(slices.Values(names)), ", "), diag.Suggest(name, names))
 		return nil
 	}
 	return c
@@ -252,7 +253,7 @@ func (l *loader) checkOverrides(st *Step, kind string, overrides map[string]stri
 			found = found || p.Name == k
 		}
 		if !found {
-			l.errorf(st.Loc.Field(kind).Field(k), "task %q has no %s parameter %q (%s: %s)", st.Task.Name, strings.TrimSuffix(kind, "s"), k, kind, strings.Join(slices.Sorted(slices.Values(names)), ", "))
+			l.errorf(st.Loc.Field(kind).Field(k), "task %q has no %s parameter %q (%s: %s)%s", st.Task.Name, strings.TrimSuffix(kind, "s"), k, kind, strings.Join(slices.Sorted(slices.Values(names)), ", "), diag.Suggest(k, names))
 		}
 	}
 }
@@ -300,7 +301,8 @@ func ParamOf(ref string, params map[string]bool) (string, string) {
 	case len(params) == 0:
 		return "", fmt.Sprintf("${%s}: the pipeline has no params:", ref)
 	case !params[pm[1]]:
-		return "", fmt.Sprintf("${%s}: no parameter %q in params (params: %s)", ref, pm[1], strings.Join(slices.Sorted(maps.Keys(params)), ", "))
+		names := slices.Sorted(maps.Keys(params))
+		return "", fmt.Sprintf("${%s}: no parameter %q in params (params: %s)%s", ref, pm[1], strings.Join(names, ", "), diag.Suggest(pm[1], names))
 	}
 	return pm[1], ""
 }

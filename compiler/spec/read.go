@@ -109,7 +109,8 @@ func (l *loader) oneTask(c *Cube, name string) *Pipeline {
 			return p
 		}
 	}
-	l.errorf(diag.At(diag.Pos{File: c.File, Line: 1, Col: 1}).Field("--task"), "%q is neither a file nor a task of cube %q (tasks: %s)", name, c.Name, strings.Join(slices.Sorted(slices.Values(c.TaskNames())), ", "))
+	tasks := c.TaskNames()
+	l.errorf(diag.At(diag.Pos{File: c.File, Line: 1, Col: 1}).Field("--task"), "%q is neither a file nor a task of cube %q (tasks: %s)%s", name, c.Name, strings.Join(slices.Sorted(slices.Values(tasks)), ", "), diag.Suggest(name, tasks))
 	return nil
 }
 

@@ -85,7 +85,7 @@ func ApplyValues(p *Pipeline, values []ParamValue) diag.Diagnostics {
 		case len(names) == 0:
 			diags = append(diags, diag.Errorf(v.Loc, "%s has no params: to fill", p.File))
 		default:
-			diags = append(diags, diag.Errorf(v.Loc, "no parameter %q in %s (params: %s)", v.Name, p.File, strings.Join(slices.Sorted(slices.Values(names)), ", ")))
+			diags = append(diags, diag.Errorf(v.Loc, "no parameter %q in %s (params: %s)%s", v.Name, p.File, strings.Join(slices.Sorted(slices.Values(names)), ", "), diag.Suggest(v.Name, names)))
 		}
 	}
 	return diags

@@ -1,0 +1,85 @@
+package spec
+
+import (
+	"strconv"
+
+	"cuelang.org/go/cue"
+
+	"github.com/mlcube-compile/mlcube-compile/diag"
+	"github.com/mlcube-compile/mlcube-compile/schema"
+)
+
+// unknownField is the message for a field the schema's closed struct at
+// its parent does not allow, with the nearest field it does allow.
+func (d *document) unknownField(sc *schema.Context, path cue.Path) string {
+	sels := path.Selectors()
+	if len(sels) == 0 {
+		return "unknown field"
+	}
+	name := selectorName(sels[len(sels)-1])
+	return "unknown field" + diag.Suggest(name, schemaFields(sc, d.kind, sels[:len(sels)-1]))
+}
+
+// schemaFields returns the names of the fields the definition of kind
+// declares at path: a field of a mapping of named entries (steps, tasks)
+// is found through the mapping's pattern, an item of a list through the
+// list's element, and a disjunction (a string or a mapping) gives the
+// fields of its mappings.
+func schemaFields(sc *schema.Context, kind schema.Kind, path []cue.Selector) []string {
+	v := sc.Def(kind)
+	for _, s := range path {
+		if v = schemaChild(v, s); !v.Exists() {
+			return nil
+		}
+	}
+	return structFields(v.Unify(sc.CUE().CompileString("{}")))
+}
+
+// schemaChild is the value of the schema v at s, whether s is a field
+// written in v (required or optional) or matches one of v's patterns.
+func schemaChild(v cue.Value, s cue.Selector) cue.Value {
+	name := selectorName(s)
+	tries := []cue.Selector{cue.Str(name), cue.Str(name).Optional(), cue.Str(name).Required(), cue.AnyString}
+	if s.LabelType() == cue.IndexLabel {
+		// A key that reads as a number ("0":) comes as an index too.
+		tries = append([]cue.Selector{s, cue.AnyIndex}, tries...)
+	}
+	for _, t := range tries {
+		if w := v.LookupPath(cue.MakePath(t)); w.Exists() {
+			return w
+		}
+	}
+	return cue.Value{}
+}
+
+// selectorName is a selector as a key is written: a string label
+// unquoted, an index as its number.
+func selectorName(s cue.Selector) string {
+	if s.LabelType() == cue.IndexLabel {
+		return strconv.Itoa(s.Index())
+	}
+	if s.IsString() {
+		return s.Unquoted()
+	}
+	return s.String()
+}
+
+// structFields lists the fields of a struct, or of each struct a
+// disjunction that did not resolve can be.
+func structFields(v cue.Value) []string {
+	it, err := v.Fields(cue.Optional(true))
+	if err != nil {
+		var names []string
+		if op, args := v.Expr(); op == cue.OrOp {
+			for _, a := range args {
+				names = append(names, structFields(a)...)
+			}
+		}
+		return names
+	}
+	var names []string
+	for it.Next() {
+		names = append(names, it.Selector().Unquoted())
+	}
+	return names
+}
