@@ -11,7 +11,7 @@ import statistics
 import sys
 
 RES = sys.argv[1]
-SHAPES = ["chain", "fan", "diamond"]
+SHAPES = ["chain", "fan", "diamond", "shared-chain", "shared-writers", "shared-readers"]
 SIZES = [100, 500, 1000, 5000, 20000]
 
 

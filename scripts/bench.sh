@@ -25,7 +25,12 @@ IN=$OUT/inputs
 RES=$OUT/results
 PYTHON=/usr/bin/python3 # Debian's, which has python3-jinja2; not a pyenv one on PATH
 SIZES=(100 500 1000 5000 20000)
-SHAPES=(chain fan diamond)
+# The shapes of the scale table: each steps' own paths (chain, fan,
+# diamond), then steps that share paths (a sweep of one task with default
+# paths; a fan of writers of one path; a fan of readers of one path).
+SHAPES=(chain fan diamond shared-chain shared-writers shared-readers)
+# The generated pipelines whose compile is compared with the floor.
+FLOOR_SHAPES=(chain fan diamond)
 
 log() { printf '== %s\n' "$*" >&2; }
 
@@ -135,7 +140,7 @@ floor_inputs() { # NAME: the input files of a floor case
   *) echo "$IN/$1/mlcube.yaml $IN/$1/pipeline.yaml" ;;
   esac
 }
-for shape in "${SHAPES[@]}"; do
+for shape in "${FLOOR_SHAPES[@]}"; do
   floor_cases+=("$shape-1000")
   "$MC" --mlcube "$IN/$shape-1000" --task "$IN/$shape-1000/pipeline.yaml" >"$IN/$shape-1000.yaml"
 done

@@ -96,7 +96,11 @@ func windowSpec(spec wfv1.WorkflowSpec, entry int, byName map[string]wfv1.Templa
 		inWindow[t.Name] = true
 	}
 	dag := spec.Templates[entry]
-	dag.DAG = dag.DAG.DeepCopy()
+	// A copy of the DAG without its tasks: copying them all for each
+	// window would cost the square of the tasks.
+	rest := *dag.DAG
+	rest.Tasks = nil
+	dag.DAG = rest.DeepCopy()
 	dag.DAG.Tasks = make([]wfv1.DAGTask, len(tasks))
 	for i, t := range tasks {
 		t.Dependencies = nil

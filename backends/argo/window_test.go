@@ -83,3 +83,22 @@ func TestValidateDAGInWindows(t *testing.T) {
 		})
 	}
 }
+
+// TestWindowCostsItsTasks counts the allocations of one window: they
+// depend on the window's tasks, not on how many tasks the DAG has, so
+// that validating a DAG a window at a time stays linear in its tasks.
+func TestWindowCostsItsTasks(t *testing.T) {
+	allocs := func(n int) float64 {
+		spec := chainSpec(n)
+		byName := map[string]wfv1.Template{}
+		for _, tmpl := range spec.Templates {
+			byName[tmpl.Name] = tmpl
+		}
+		tasks := spec.Templates[0].DAG.Tasks
+		return testing.AllocsPerRun(10, func() { windowSpec(spec, 0, byName, tasks[n-dagWindow:]) })
+	}
+	small, large := allocs(2*dagWindow), allocs(100*dagWindow)
+	if large != small {
+		t.Errorf("a window of %d tasks makes %v allocations in a DAG of %d tasks and %v in one of %d", dagWindow, large, 100*dagWindow, small, 2*dagWindow)
+	}
+}

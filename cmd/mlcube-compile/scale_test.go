@@ -87,12 +87,17 @@ func TestValidatedInWindows(t *testing.T) {
 }
 
 // TestGeneratedShapes checks the DAG of each shape specgen writes, as the
-// graph command draws it: a chain, a fan out and in, diamonds in a row.
+// graph command draws it: a chain, a fan out and in, diamonds in a row,
+// and the shapes whose steps share paths.
 func TestGeneratedShapes(t *testing.T) {
 	want := map[specgen.Shape]string{
 		specgen.Chain:   "0>1 1>2 2>3 3>4 4>5 5>6",
 		specgen.Fan:     "0>1 0>2 0>3 0>4 0>5 1>6 2>6 3>6 4>6 5>6",
 		specgen.Diamond: "0>1 0>2 1>3 2>3 3>4 3>5 4>6 5>6",
+		// Writers of one path run in declaration order.
+		specgen.SharedChain:   "0>1 1>2 2>3 3>4 4>5 5>6",
+		specgen.SharedWriters: "0>1 1>2 2>3 3>4 4>5 5>6",
+		specgen.SharedReaders: "0>1 0>2 0>3 0>4 0>5 0>6",
 	}
 	for _, shape := range specgen.Shapes {
 		dir := largePipeline(t, shape, 7, "")

@@ -13,7 +13,7 @@ import (
 
 func edgesOf(io []IO) [][]int {
 	out := make([][]int, len(io))
-	for j, deps := range InferEdges(io) {
+	for j, deps := range AllEdges(io) {
 		out[j] = SortedInts(deps)
 	}
 	return out
@@ -41,6 +41,9 @@ func TestInferEdges(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			if diff := cmp.Diff(tc.want, edgesOf(tc.io)); diff != "" {
 				t.Errorf("edges (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(closure(pairEdges(tc.io)), closure(InferEdges(tc.io))); diff != "" {
+				t.Errorf("InferEdges's closure (-want +got):\n%s", diff)
 			}
 		})
 	}
@@ -75,9 +78,11 @@ func TestTopoOrderBreaksTiesByName(t *testing.T) {
 	}
 }
 
-// TestGraphAgainstPairs compares InferEdges, TopoOrder and reduce with
-// the plain definitions, which compare every pair of steps, on random
-// pipelines: nested and sibling folders, shared writes and the root.
+// TestGraphAgainstPairs compares AllEdges, InferEdges, TopoOrder and
+// reduce with the plain definitions, which compare every pair of steps,
+// on random pipelines: nested and sibling folders, shared writes and the
+// root. InferEdges leaves out implied edges: its edges are path flow's,
+// with path flow's transitive closure.
 func TestGraphAgainstPairs(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	paths := []string{"w:/", "w:/a", "w:/a/b", "w:/a/b/c", "w:/a/bc", "w:/ab", "w:/d", "w:/d/e", "v:/a", "v:/", "w:/../a"}
@@ -99,21 +104,63 @@ func TestGraphAgainstPairs(t *testing.T) {
 			io[i] = IO{Reads: pick(), Writes: pick()}
 			names[i] = fmt.Sprintf("s%02d", rng.IntN(100)*100+i)
 		}
-		got, want := InferEdges(io), pairEdges(io)
-		if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
+		all, want := AllEdges(io), pairEdges(io)
+		if diff := cmp.Diff(want, all, cmpopts.EquateEmpty()); diff != "" {
 			t.Fatalf("%+v: edges (-want +got):\n%s", io, diff)
 		}
-		if FindCycle(names, got) != nil {
-			continue
-		}
-		order := TopoOrder(names, got)
-		if diff := cmp.Diff(pairOrder(names, got), order); diff != "" {
-			t.Fatalf("%+v: order (-want +got):\n%s", io, diff)
-		}
-		if diff := cmp.Diff(pairReduce(order, got), Reduce(order, got), cmpopts.EquateEmpty()); diff != "" {
-			t.Fatalf("%+v: reduced (-want +got):\n%s", io, diff)
+		checkInferred(t, io, names, want)
+	}
+}
+
+// checkInferred checks InferEdges on io against want, every pair path
+// flow orders: a subset of want with want's closure, the same cycles,
+// order and reduction.
+func checkInferred(t *testing.T, io []IO, names []string, want []map[int]bool) {
+	t.Helper()
+	got := InferEdges(io)
+	for j := range got {
+		for d := range got[j] {
+			if !want[j][d] {
+				t.Fatalf("%+v: step %d waits for %d, which path flow does not order", io, j, d)
+			}
 		}
 	}
+	if diff := cmp.Diff(closure(want), closure(got)); diff != "" {
+		t.Fatalf("%+v: closure (-want +got):\n%s", io, diff)
+	}
+	if (FindCycle(names, got) == nil) != (FindCycle(names, want) == nil) {
+		t.Fatalf("%+v: a cycle in one and not the other", io)
+	}
+	if FindCycle(names, got) != nil {
+		return
+	}
+	order := TopoOrder(names, got)
+	if diff := cmp.Diff(pairOrder(names, want), order); diff != "" {
+		t.Fatalf("%+v: order (-want +got):\n%s", io, diff)
+	}
+	if diff := cmp.Diff(pairReduce(order, want), Reduce(order, got), cmpopts.EquateEmpty()); diff != "" {
+		t.Fatalf("%+v: reduced (-want +got):\n%s", io, diff)
+	}
+}
+
+// closure lists, for each step, every step it waits for directly or not.
+func closure(edges []map[int]bool) [][]int {
+	out := make([][]int, len(edges))
+	for n := range edges {
+		seen := map[int]bool{}
+		var visit func(int)
+		visit = func(m int) {
+			for d := range edges[m] {
+				if !seen[d] {
+					seen[d] = true
+					visit(d)
+				}
+			}
+		}
+		visit(n)
+		out[n] = SortedInts(seen)
+	}
+	return out
 }
 
 // pairEdges is path flow by its definition, over every pair of steps.

@@ -14,16 +14,44 @@ func Qualify(volume, rel string) string {
 	return volume + ":/" + rel
 }
 
-// InferEdges returns the edges that path flow implies between steps given
-// in declaration order: edges[j] holds the steps j must wait for.
+// InferEdges returns dependencies in path flow's order between steps
+// given in declaration order: edges[j] holds steps j must wait for.
 //   - A step that reads what another writes runs after it.
 //   - Two steps that write the same path run in declaration order, never
 //     at once; the later one also waits when it reads what the earlier wrote.
 //
 // Two paths touch the same data when they are the same path or one is
-// inside the other. The written paths are indexed by folder, so each path
-// meets only the writes that touch it, not every other step.
+// inside the other. InferEdges leaves out a dependency that others already
+// imply: when steps 0, 1 and 2 all write out/, 2 waits for 1 and 1 for 0,
+// and 2 does not name 0. Its edges have the transitive closure of every
+// pair path flow orders (AllEdges), so the same cycles, the same
+// topological order and the same transitive reduction, and they are as
+// many as the steps and paths, not their square, when many steps share a
+// path. Earlier writers are found by a sweep in declaration order
+// (earlier.go), later ones in an index of every written path (later.go).
 func InferEdges(io []IO) []map[int]bool {
+	edges := make([]map[int]bool, len(io))
+	for j := range edges {
+		edges[j] = map[int]bool{}
+	}
+	waitForEarlier(io, edges)
+	later := indexWrites(io)
+	for i, s := range io {
+		for _, r := range s.Reads {
+			later.waitForLater(i, r, edges[i])
+		}
+	}
+	return edges
+}
+
+// AllEdges returns every pair of steps path flow orders, as InferEdges
+// defines it: edges[j] holds every step j waits for. It costs the square
+// of the steps that share a path; it names a cycle the way it always has
+// been named, once InferEdges's edges have shown there is one.
+//
+// The written paths are indexed by folder, so each path meets only the
+// writes that touch it, not every other step.
+func AllEdges(io []IO) []map[int]bool {
 	written := &pathNode{}
 	for i, s := range io {
 		for _, w := range s.Writes {

@@ -140,30 +140,20 @@ func duration(s string) time.Duration {
 // the steps in topological order.
 func (lw *lowering) order(steps []*ir.Step, io []graph.IO) {
 	edges := graph.InferEdges(io)
-	index := map[string]int{}
-	for i, st := range lw.spec.Steps {
-		index[st.Name] = i
-	}
-	for j, st := range lw.spec.Steps {
-		for k, a := range st.After {
-			i, ok := index[a]
-			switch {
-			case !ok:
-				names := slices.Sorted(maps.Keys(index))
-				lw.errorf(st.Loc.Field("after").Index(k), "no step %q (steps: %s)%s", a, strings.Join(names, ", "), diag.Suggest(a, names))
-			case i == j:
-				lw.errorf(st.Loc.Field("after").Index(k), "a step cannot run after itself")
-			default:
-				edges[j][i] = true
-			}
-		}
-	}
+	after := lw.afterEdges()
+	addEdges(edges, after)
 	names := make([]string, len(steps))
 	for i, s := range steps {
 		names[i] = s.Name
 	}
-	if cycle := graph.FindCycle(specNames(lw.spec.Steps), edges); cycle != nil {
-		first := lw.spec.Steps[index[cycle[0]]]
+	specNames := specNames(lw.spec.Steps)
+	if graph.FindCycle(specNames, edges) != nil {
+		// InferEdges leaves out implied edges; the cycle is named from
+		// every edge, as it always was.
+		all := graph.AllEdges(io)
+		addEdges(all, after)
+		cycle := graph.FindCycle(specNames, all)
+		first := lw.spec.Steps[slices.Index(specNames, cycle[0])]
 		lw.errorf(first.Loc, "dependency cycle: %s", strings.Join(cycle, " -> "))
 		return
 	}
@@ -175,6 +165,40 @@ func (lw *lowering) order(steps []*ir.Step, io []graph.IO) {
 		}
 		sort.Strings(steps[n].Dependencies)
 		lw.p.Steps = append(lw.p.Steps, steps[n])
+	}
+}
+
+// afterEdges returns the steps each step names in after:, by index,
+// reporting a name that is no step and a step that names itself.
+func (lw *lowering) afterEdges() [][]int {
+	index := map[string]int{}
+	for i, st := range lw.spec.Steps {
+		index[st.Name] = i
+	}
+	after := make([][]int, len(lw.spec.Steps))
+	for j, st := range lw.spec.Steps {
+		for k, a := range st.After {
+			i, ok := index[a]
+			switch {
+			case !ok:
+				names := slices.Sorted(maps.Keys(index))
+				lw.errorf(st.Loc.Field("after").Index(k), "no step %q (steps: %s)%s", a, strings.Join(names, ", "), diag.Suggest(a, names))
+			case i == j:
+				lw.errorf(st.Loc.Field("after").Index(k), "a step cannot run after itself")
+			default:
+				after[j] = append(after[j], i)
+			}
+		}
+	}
+	return after
+}
+
+// addEdges adds to edges[j] each step in after[j].
+func addEdges(edges []map[int]bool, after [][]int) {
+	for j, deps := range after {
+		for _, i := range deps {
+			edges[j][i] = true
+		}
 	}
 }
 

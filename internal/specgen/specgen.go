@@ -29,10 +29,23 @@ const (
 	// Diamond: diamonds in a row; two steps read what one wrote, and one
 	// step reads what both wrote and starts the next diamond.
 	Diamond Shape = "diamond"
+	// SharedChain: every step runs the task with its default paths, so
+	// all read in/ and write out/, as a sweep of one task does: writers
+	// of one path run in declaration order, a chain.
+	SharedChain Shape = "shared-chain"
+	// SharedWriters: every step but the last reads a folder of its own
+	// and writes out/, which the last step reads: a fan of writers of one
+	// path, which run in declaration order, into one reader.
+	SharedWriters Shape = "shared-writers"
+	// SharedReaders: one step in ten writes shared/, and every other
+	// step reads it and writes a folder of its own: a fan of readers of
+	// one path, each of which waits for every writer, declared before it
+	// or after it.
+	SharedReaders Shape = "shared-readers"
 )
 
 // Shapes lists every shape.
-var Shapes = []Shape{Chain, Fan, Diamond}
+var Shapes = []Shape{Chain, Fan, Diamond, SharedChain, SharedWriters, SharedReaders}
 
 // Options vary the steps of a generated pipeline.
 type Options struct {
@@ -52,7 +65,13 @@ func Pipeline(shape Shape, n int, opts Options) (string, error) {
 	b.Grow(n * 80)
 	b.WriteString("steps:\n")
 	for i, p := range paths {
-		fmt.Fprintf(&b, "  s%05d: {task: stage, inputs: {src: %s}, outputs: {dst: %s}", i, p.src, p.dst)
+		fmt.Fprintf(&b, "  s%05d: {task: stage", i)
+		if p.src != "" {
+			fmt.Fprintf(&b, ", inputs: {src: %s}", p.src)
+		}
+		if p.dst != "" {
+			fmt.Fprintf(&b, ", outputs: {dst: %s}", p.dst)
+		}
 		if opts.Env != "" {
 			fmt.Fprintf(&b, ", env: {NOTE: %d-%s}", i, opts.Env)
 		}
@@ -61,7 +80,8 @@ func Pipeline(shape Shape, n int, opts Options) (string, error) {
 	return b.String(), nil
 }
 
-// stepIO is the folder one step reads and the folder it writes.
+// stepIO is the folder one step reads and the folder it writes; "" is
+// the task's default (in/, out/), left out of the step.
 type stepIO struct{ src, dst string }
 
 // stepPaths gives each of n steps its folders, which wire the shape.
@@ -96,11 +116,41 @@ func stepPaths(shape Shape, n int) ([]stepIO, error) {
 				stepIO{fmt.Sprintf("t%d/", k), fmt.Sprintf("j%d/r/", k)},
 				stepIO{fmt.Sprintf("j%d/", k), fmt.Sprintf("t%d/", k+1)})
 		}
+	case SharedChain, SharedWriters, SharedReaders:
+		out = sharedPaths(shape, n)
 	default:
-		return nil, fmt.Errorf("unknown shape %q (shapes: chain, fan, diamond)", shape)
+		return nil, fmt.Errorf("unknown shape %q (shapes: %s)", shape, shapeNames())
 	}
 	if n < len(out) {
 		out = out[:n]
 	}
 	return out, nil
+}
+
+// sharedPaths gives each of n steps its folders in a shape whose steps
+// share paths.
+func sharedPaths(shape Shape, n int) []stepIO {
+	out := make([]stepIO, n)
+	for i := range out {
+		switch {
+		case shape == SharedWriters && i == n-1 && n > 1:
+			out[i] = stepIO{"out/", "result/"}
+		case shape == SharedWriters:
+			out[i] = stepIO{fmt.Sprintf("in/w%d/", i), ""}
+		case shape == SharedReaders && i%10 == 0:
+			out[i] = stepIO{"", "shared/"}
+		case shape == SharedReaders:
+			out[i] = stepIO{"shared/", fmt.Sprintf("r/%d/", i)}
+		}
+	}
+	return out
+}
+
+// shapeNames lists the shapes' names for a message.
+func shapeNames() string {
+	names := make([]string, len(Shapes))
+	for i, s := range Shapes {
+		names[i] = string(s)
+	}
+	return strings.Join(names, ", ")
 }
