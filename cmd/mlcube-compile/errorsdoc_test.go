@@ -30,6 +30,24 @@ func TestErrorsDoc(t *testing.T) {
 	if err != nil || string(got) != want {
 		t.Errorf("docs/errors.md is stale or missing: run make golden (go test ./cmd/mlcube-compile -run TestErrorsDoc -update)")
 	}
+	// Every group has a row, saying what to do, in troubleshooting.md.
+	help, err := os.ReadFile(filepath.Join(repoRoot, "docs", "troubleshooting.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]bool{}
+	for _, line := range strings.Split(string(help), "\n") {
+		if first, _, ok := strings.Cut(strings.TrimPrefix(line, "| "), " | "); ok && strings.HasPrefix(line, "| `") {
+			for _, g := range strings.Split(first, ", ") {
+				rows[strings.Trim(g, "`")] = true
+			}
+		}
+	}
+	for _, line := range strings.Split(want, "\n") {
+		if g, ok := strings.CutPrefix(line, "## "); ok && !rows[g] {
+			t.Errorf("docs/troubleshooting.md has no row for the error class %q of docs/errors.md: say what to do about it", g)
+		}
+	}
 }
 
 // renderErrorsDoc lists each case of the corpus under its group, the
