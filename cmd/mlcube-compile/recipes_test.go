@@ -11,17 +11,17 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// readmeRecipe returns the code block that follows <!-- recipe: name -->
-// in the README.
-func readmeRecipe(t *testing.T, name string) string {
+// docRecipe returns the code block that follows <!-- recipe: name -->
+// in docs/recipes.md.
+func docRecipe(t *testing.T, name string) string {
 	t.Helper()
-	readme, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
+	readme, err := os.ReadFile(filepath.Join(repoRoot, "docs", "recipes.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, after, ok := strings.Cut(string(readme), "<!-- recipe: "+name+" -->\n```")
 	if !ok {
-		t.Fatalf("README has no recipe %q", name)
+		t.Fatalf("docs/recipes.md has no recipe %q", name)
 	}
 	_, body, _ := strings.Cut(after, "\n")
 	block, _, _ := strings.Cut(body, "\n```")
@@ -58,7 +58,7 @@ func shell(t *testing.T, path, dir, line string) (string, int) {
 
 func TestCIRecipes(t *testing.T) {
 	if testing.Short() {
-		t.Skip("skipped with -short: it builds the binary with go build, to run the README's recipes as a user would")
+		t.Skip("skipped with -short: it builds the binary with go build, to run the recipes of docs/recipes.md as a user would")
 	}
 	path := buildBinary(t)
 	bad := writeFiles(t, map[string]string{"cube/mlcube.yaml": "name: bad\ndocker: {image: 42}\ntasks: {train: {}}\n"})
@@ -73,7 +73,7 @@ func TestCIRecipes(t *testing.T) {
 				}
 			}
 		}
-		if err := yaml.Unmarshal([]byte(readmeRecipe(t, "github-actions")), &wf); err != nil {
+		if err := yaml.Unmarshal([]byte(docRecipe(t, "github-actions")), &wf); err != nil {
 			t.Fatal(err)
 		}
 		for name, job := range wf.Jobs {
@@ -109,7 +109,7 @@ func TestCIRecipes(t *testing.T) {
 				Hooks     []struct{ ID string }
 			}
 		}
-		if err := yaml.UnmarshalStrict([]byte(readmeRecipe(t, "pre-commit")), &config); err != nil {
+		if err := yaml.UnmarshalStrict([]byte(docRecipe(t, "pre-commit")), &config); err != nil {
 			t.Fatal(err)
 		}
 		raw, err := os.ReadFile(filepath.Join(repoRoot, ".pre-commit-hooks.yaml"))
@@ -145,19 +145,19 @@ func TestCIRecipes(t *testing.T) {
 			}
 			return
 		}
-		t.Fatalf("the README's hook %q is not in .pre-commit-hooks.yaml", want)
+		t.Fatalf("the hook %q of docs/recipes.md is not in .pre-commit-hooks.yaml", want)
 	})
 
 	t.Run("make", func(t *testing.T) {
 		makefile := filepath.Join(t.TempDir(), "Makefile")
-		if err := os.WriteFile(makefile, []byte(readmeRecipe(t, "make")+"\n"), 0o644); err != nil {
+		if err := os.WriteFile(makefile, []byte(docRecipe(t, "make")+"\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		if out, code := shell(t, path, repoRoot, "make -s -f "+makefile+" lint-cubes CUBES=examples"); code != 0 {
-			t.Errorf("README target: exit %d\n%s", code, out)
+			t.Errorf("docs/recipes.md's target: exit %d\n%s", code, out)
 		}
 		if out, code := shell(t, path, bad, "make -s -f "+makefile+" lint-cubes"); code == 0 {
-			t.Errorf("README target on a bad cube: exit 0\n%s", out)
+			t.Errorf("docs/recipes.md's target on a bad cube: exit 0\n%s", out)
 		}
 		if out, code := shell(t, path, repoRoot, "make -s lint-cubes"); code != 0 || !strings.Contains(out, " 0 errors") {
 			t.Errorf("make lint-cubes: exit %d\n%s", code, out)

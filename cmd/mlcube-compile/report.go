@@ -11,7 +11,7 @@ import (
 )
 
 // problem is one entry of a JSON report. The field names and
-// their meaning are part of the interface, documented in the README.
+// their meaning are part of the interface, documented in docs/lint.md.
 type problem struct {
 	File     string `json:"file"`
 	Line     int    `json:"line"`
