@@ -10,12 +10,13 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/mlcube-compile/mlcube-compile/internal/golden"
 )
 
 var update = flag.Bool("update", false, "rewrite docs/reference")
@@ -40,20 +41,7 @@ func TestReferenceDocs(t *testing.T) {
 		pages[e.Name+".md"] = renderReference(e.Name, root)
 	}
 	for name, want := range pages {
-		path := filepath.Join(referenceDir, name)
-		if *update {
-			if err := os.MkdirAll(referenceDir, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		got, err := os.ReadFile(path)
-		if err != nil || string(got) != want {
-			t.Errorf("docs/reference/%s is stale or missing: run make golden (go test ./schema -run TestReferenceDocs -update)", name)
-		}
+		golden.Compare(t, []byte(want), filepath.Join(referenceDir, name), *update)
 	}
 }
 

@@ -8,27 +8,17 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/mlcube-compile/mlcube-compile/internal/golden"
 	"github.com/urfave/cli/v2"
 )
 
 func TestCLIDoc(t *testing.T) {
 	want := renderCLIDoc()
-	path := filepath.Join(repoRoot, "docs", "cli.md")
-	if *update {
-		if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	got, err := os.ReadFile(path)
-	if err != nil || string(got) != want {
-		t.Errorf("docs/cli.md is stale or missing: run make golden (go test ./cmd/mlcube-compile -run TestCLIDoc -update)")
-	}
+	golden.Compare(t, []byte(want), filepath.Join(repoRoot, "docs", "cli.md"), *update)
 }
 
 func renderCLIDoc() string {

@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mlcube-compile/mlcube-compile/internal/golden"
 )
 
 func TestErrorsDoc(t *testing.T) {
@@ -19,17 +21,7 @@ func TestErrorsDoc(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(repoRoot, "docs", "errors.md")
-	if *update {
-		if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	got, err := os.ReadFile(path)
-	if err != nil || string(got) != want {
-		t.Errorf("docs/errors.md is stale or missing: run make golden (go test ./cmd/mlcube-compile -run TestErrorsDoc -update)")
-	}
+	golden.Compare(t, []byte(want), filepath.Join(repoRoot, "docs", "errors.md"), *update)
 	// Every group has a row, saying what to do, in troubleshooting.md.
 	help, err := os.ReadFile(filepath.Join(repoRoot, "docs", "troubleshooting.md"))
 	if err != nil {
