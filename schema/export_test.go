@@ -86,6 +86,9 @@ func validateYAML(t *testing.T, sch *jsonschema.Schema, path string) error {
 	return sch.Validate(inst)
 }
 
+// sharedCubes are MLCommons' and MedPerf's cubes, beside the repository.
+const sharedCubes = "../../shared/cubes"
+
 // goodSpecs are the spec files every schema must accept: each kind's
 // files by name under the roots, at least min of them.
 var goodSpecs = []struct {
@@ -93,7 +96,7 @@ var goodSpecs = []struct {
 	roots      []string
 	min        int
 }{
-	{"mlcube", "mlcube.yaml", []string{"../../shared/cubes", "../examples"}, 12},
+	{"mlcube", "mlcube.yaml", []string{sharedCubes, "../examples"}, 12},
 	{"platform", "platform.yaml", []string{"../examples"}, 4},
 	{"pipeline", "pipeline.yaml", []string{"../examples"}, 6},
 	{"values", "values.yaml", []string{"../examples"}, 1},
@@ -106,8 +109,15 @@ func goodFiles(t *testing.T, kind string) []string {
 		if c.kind != kind {
 			continue
 		}
-		files := specFiles(t, c.file, c.roots...)
-		if len(files) < c.min {
+		roots, min := c.roots, c.min
+		if _, err := os.Stat(sharedCubes); err != nil && os.Getenv("CI") == "" {
+			// A clone on its own, as a new user has it; CI always has
+			// ../shared beside it, and fails without it.
+			t.Logf("%s is not beside the repository: checking the examples only", sharedCubes)
+			roots, min = slices.DeleteFunc(slices.Clone(roots), func(r string) bool { return r == sharedCubes }), 1
+		}
+		files := specFiles(t, c.file, roots...)
+		if len(files) < min {
 			t.Fatalf("%d %s files, want at least %d (is ../shared beside the repository?)", len(files), c.file, c.min)
 		}
 		return files

@@ -61,18 +61,24 @@ func normalizeArgs(app *cli.App, args []string) ([]string, error) {
 			if !ok {
 				return nil, unknownFlag(a, scope, specs)
 			}
-			flags = append(flags, "--"+spec.name)
+			// One token a flag, --name=value, so that it can move.
 			switch {
 			case hasValue:
-				flags[len(flags)-1] += "=" + value
+				flags = append(flags, "--"+spec.name+"="+value)
 			case spec.value && i+1 < len(args):
-				flags = append(flags, args[i+1])
+				flags = append(flags, "--"+spec.name+"="+args[i+1])
 				i++
+			default:
+				flags = append(flags, "--"+spec.name)
 			}
 		case scope == "" && len(rest) == 0 && app.Command(a) != nil:
-			head = append(append(head, flags...), a)
-			flags, scope = nil, a
 			specs = flagSpecs(app.Command(a).Flags, false)
+			top, moved, err := beforeCommand(flags, a, specs)
+			if err != nil {
+				return nil, err
+			}
+			head = append(append(head, top...), a)
+			flags, scope = moved, a
 		default:
 			rest = append(rest, a)
 		}
@@ -84,6 +90,25 @@ func normalizeArgs(app *cli.App, args []string) ([]string, error) {
 		}
 	}
 	return append(out, rest...), nil
+}
+
+// beforeCommand sorts the flags written before command: help and
+// version stay the program's, a flag the command takes too moves after
+// it (-b argo lint . is lint --backend argo .), and any other is an error,
+// since the command would not read it.
+func beforeCommand(flags []string, command string, specs map[string]flagSpec) (top, moved []string, err error) {
+	for _, f := range flags {
+		name, _, _ := strings.Cut(strings.TrimPrefix(f, "--"), "=")
+		switch _, takes := specs[name]; {
+		case name == "help" || name == "version":
+			top = append(top, f)
+		case takes:
+			moved = append(moved, f)
+		default:
+			return nil, nil, usageError{fmt.Errorf("--%s is a flag of mlcube-compile itself, not of %s, which would not read it; give %s's flags after %q", name, command, command, command)}
+		}
+	}
+	return top, moved, nil
 }
 
 // unknownFlag says which flag is unknown, and the nearest one the command
