@@ -93,7 +93,7 @@ func warnings(p *ir.Pipeline, kind string) diag.Diagnostics {
 		}
 	}
 	if len(required) > 0 && kind != KindPipeline {
-		out = append(out, diag.Warnf(p.Spec.Field("params"), "tekton: params %s have no default; give them values in the PipelineRun's spec.params before creating it", strings.Join(required, ", ")))
+		out = append(out, diag.Warnf(p.Spec.Field("params"), "tekton: %s; give %s in the PipelineRun's spec.params before creating it", noDefault(required), pronoun(required)))
 	}
 	for _, v := range p.Volumes {
 		if v.Create != nil {
@@ -137,4 +137,21 @@ func selectorText(sel map[string]string) string {
 	}
 	sort.Strings(parts)
 	return strings.Join(parts, ",")
+}
+
+// noDefault says which params have no default: "param lr has no
+// default", "params a, b have no default".
+func noDefault(names []string) string {
+	if len(names) == 1 {
+		return "param " + names[0] + " has no default"
+	}
+	return "params " + strings.Join(names, ", ") + " have no default"
+}
+
+// pronoun is "it a value" for one param, "them values" for more.
+func pronoun(names []string) string {
+	if len(names) == 1 {
+		return "it a value"
+	}
+	return "them values"
 }

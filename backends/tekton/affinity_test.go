@@ -48,7 +48,7 @@ func TestWarnings(t *testing.T) {
 		"step legacy mounts 2 claims",
 		"step train: Tekton retries at once; the 30s backoff is not applied",
 		"pipeline.yaml: warning: steps: tekton: steps that share a claim ask for different nodes (prep, legacy on pool=cpu; train on pool=gpu)",
-		"pipeline.yaml: warning: params: tekton: params dataset have no default",
+		"pipeline.yaml: warning: params: tekton: param dataset has no default",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("warnings lack %q:\n%s", want, got)

@@ -119,7 +119,7 @@ func requiredParams(p *ir.Pipeline, run *v1.PipelineRun) ([]setting, error) {
 	field, err := json.Marshal(run.Spec.Params)
 	return []setting{{
 		at:    p.Spec.Field("params"),
-		why:   fmt.Sprintf("params %s have no default", strings.Join(names, ", ")),
+		why:   noDefault(names),
 		flags: "--use-param-defaults " + strings.Join(flags, " "),
 		field: "spec.params: " + string(field),
 	}}, err
