@@ -36,14 +36,19 @@ func TestE2ETektonPipelineStart(t *testing.T) {
 			ns := "e2e-tkn-" + name
 			c.namespace(t, ns)
 			docs := strings.Split(out, "\n---\n")
-			for _, doc := range docs[:len(docs)-1] {
-				c.ensure(t, inNamespace(t, doc, ns))
+			for i, doc := range docs {
+				docs[i] = inNamespace(t, doc, ns)
 			}
-			pipeline := inNamespace(t, docs[len(docs)-1], ns)
-			pl := validateTektonPipeline(t, name, pipeline)
+			for _, doc := range docs[:len(docs)-1] {
+				c.ensure(t, doc)
+			}
+			// The whole stream is checked, so that the Pipeline's
+			// configMapKeyRefs find the ConfigMap before it.
+			all, pipeline := strings.Join(docs, "\n---\n"), docs[len(docs)-1]
+			pl := validateTektonPipeline(t, name, all)
 			c.must(t, "", "-n", ns, "delete", "pipeline", pl.Name, "--ignore-not-found")
 			c.must(t, pipeline, "create", "-f", "-")
-			_, pr := tknStart(t, name, pipeline, stderr)
+			_, pr := tknStart(t, name, all, stderr)
 			manifest, err := yaml.Marshal(pr)
 			if err != nil {
 				t.Fatal(err)
