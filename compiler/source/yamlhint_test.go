@@ -79,6 +79,7 @@ func TestYAMLSlips(t *testing.T) {
 		{"apostrophe in single quotes in a list", "args: ['don't']\n",
 			slip{1, 12, `this ' ends the string that the ' at column 8 opens: inside '...', write a ' twice (''), or quote the string with " instead`}},
 		{"unknown escape", "path: \"data\\set\"\n", slip{1, 12, `\s is not an escape YAML knows inside "...": write \\ for a backslash, or quote the string with ' instead`}},
+		{"JSON's escaped slash, which the decoder does not know", "url: \"http:\\/\\/x\"\n", slip{1, 12, `\/ is not an escape YAML knows inside "...": write \\ for a backslash, or quote the string with ' instead`}},
 		{"short unicode escape", "path: [\"C:\\Users\"]\n", slip{1, 11, `\U is not an escape YAML knows inside "...": write \\ for a backslash, or quote the string with ' instead`}},
 		{"reserved character", "a: @x\n", slip{1, 4, `a plain value cannot start with @: put the value in quotes`}},
 	} {

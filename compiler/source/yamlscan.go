@@ -204,6 +204,9 @@ func (h *hinter) afterQuote(no int, text []byte, j, k int, q mark) {
 // stringEnd returns the index of the quote q that closes a string going
 // on from index from of line no, or -1 when the line ends first. It
 // reports a backslash escape that YAML does not know in a "string".
+// The escapes are those the decoder knows (go.yaml.in/yaml/v3
+// scannerc.go, yaml_parser_scan_flow_scalar): \' is one, and \/ of
+// YAML 1.2 is not.
 func (h *hinter) stringEnd(no int, text []byte, from int, q byte) int {
 	k := closeQuote(text, from, q)
 	if q != '"' {
@@ -217,7 +220,7 @@ func (h *hinter) stringEnd(no int, text []byte, from int, q byte) int {
 		if text[j] != '\\' {
 			continue
 		}
-		e := bytes.IndexByte([]byte("xuU0abt\tnvfre \"/\\N_LP"), text[j+1])
+		e := bytes.IndexByte([]byte("xuU0abt\tnvfre \"'\\N_LP"), text[j+1])
 		if e < 0 || e < 3 && !isHex(text[j+2:end], []int{2, 4, 8}[e]) {
 			h.report(no, j+1, "\\%c is not an escape YAML knows inside \"...\": write \\\\ for a backslash, or quote the string with ' instead", text[j+1])
 		}
