@@ -93,23 +93,24 @@ build_patched() {
   fi
   link "$n" "$v"
 }
-# build_argoexec: Argo's executor, which the e2e suite runs on the host for
-# the resource steps of a workflow (KWOK runs no containers). Module zips
-# drop symlinks, and upstream's signal_linux.go is a symlink to
+# build_argoexec NAME MODULE VERSION: Argo's executor, which the e2e
+# suite runs on the host for the resource steps of a workflow (KWOK runs
+# no containers) and the real node's image holds. Module zips drop
+# symlinks, and upstream's signal_linux.go is a symlink to
 # signal_darwin.go (which has no build tag), so the copy gets the file back.
 build_argoexec() {
-  local v=$ARGO_VERSION
-  if ! cached argoexec "$v"; then
-    log "building argoexec $v (about 7 minutes cold on 2 cores)"
-    local src=$E2E_CACHE/src/argoexec-$v
-    module_copy github.com/argoproj/argo-workflows/v3 "$v" "$src"
+  local n=$1 mod=$2 v=$3
+  if ! cached "$n" "$v"; then
+    log "building $n $v (about 7 minutes cold on 2 cores)"
+    local src=$E2E_CACHE/src/$n-$v
+    module_copy "$mod" "$v" "$src"
     local sig=$src/workflow/executor/osspecific
     [ -e "$sig/signal_linux.go" ] || cp "$sig/signal_darwin.go" "$sig/signal_linux.go"
-    mkdir -p "$E2E_CACHE/argoexec-$v"
-    (cd "$src" && go build -trimpath -o "$E2E_CACHE/argoexec-$v/argoexec" ./cmd/argoexec)
+    mkdir -p "$E2E_CACHE/$n-$v"
+    (cd "$src" && go build -trimpath -o "$E2E_CACHE/$n-$v/$n" ./cmd/argoexec)
     rm -rf "$src"
   fi
-  link argoexec "$v"
+  link "$n" "$v"
 }
 # build_tekton: Tekton's controller and webhook, and the binaries its pods
 # run (entrypoint, nop, workingdirinit, sidecarlogresults), each of which
@@ -173,10 +174,30 @@ build_coredns
 build_tekton
 build_registry
 build_kwok
-build_argoexec
+# The v3.7 controller and executor keep their names; the 4.x ones end in 4.
+build_argoexec argoexec github.com/argoproj/argo-workflows/v3 "$ARGO_VERSION"
+build_argoexec argoexec4 github.com/argoproj/argo-workflows/v4 "$ARGO4_VERSION"
 build_patched workflow-controller github.com/argoproj/argo-workflows/v3 "$ARGO_VERSION" ./cmd/workflow-controller \
+  cmd/workflow-controller/main.go 'http.ListenAndServe(":6060"' 'http.ListenAndServe("127.0.0.1:6060"'
+build_patched workflow-controller4 github.com/argoproj/argo-workflows/v4 "$ARGO4_VERSION" ./cmd/workflow-controller \
   cmd/workflow-controller/main.go 'http.ListenAndServe(":6060"' 'http.ListenAndServe("127.0.0.1:6060"'
 build_patched mpi-operator github.com/kubeflow/mpi-operator "$MPI_OPERATOR_VERSION" ./cmd/mpi-operator \
   cmd/mpi-operator/app/server.go 'fmt.Sprintf(":%d", healthCheckPort)' 'fmt.Sprintf("127.0.0.1:%d", healthCheckPort)'
+# build_kueue: Kueue's controller manager, which admits the queued steps
+# of the Kueue tests (scripts/e2e/kueue.sh starts it). Its addresses come
+# from its configuration file, so the copy needs no patch.
+build_kueue() {
+  local v=$KUEUE_VERSION
+  if ! cached kueue "$v"; then
+    log "building kueue $v"
+    local src=$E2E_CACHE/src/kueue-$v
+    module_copy sigs.k8s.io/kueue "$v" "$src"
+    mkdir -p "$E2E_CACHE/kueue-$v"
+    (cd "$src" && CGO_ENABLED=0 go build -trimpath -o "$E2E_CACHE/kueue-$v/kueue" ./cmd/kueue)
+    rm -rf "$src"
+  fi
+  link kueue "$v"
+}
+build_kueue
 log "ready in $E2E_BIN"
 bash "$(dirname "$0")/images.sh"

@@ -12,6 +12,10 @@
 #                       mpi4py, and sshd run by user mpiuser (uid 1000) on
 #                       port 2222 with the key mpi-operator mounts.
 #   mlcube-e2e/nop:1    the same files, with Tekton's nop as entrypoint.
+#   mlcube-e2e/argo4:1  the same files, with Argo 4's argoexec first on its
+#                       PATH: the executor image of the 4.x controller,
+#                       whose init and wait containers run `argoexec`
+#                       (workflow/controller/workflowpod.go).
 #   mlcube-e2e/pause:1  the pod sandbox: Kubernetes' own pause.c, static.
 # The Debian root filesystem is cached as a tar; the images are rebuilt
 # when what goes into them changes.
@@ -41,21 +45,23 @@ if [ ! -s "$rootfs" ]; then
   rm -rf "$tmp"
 fi
 
-# archive DIR OUT NAME:TAG ENTRYPOINT-JSON [NAME:TAG ENTRYPOINT-JSON...]: a
-# docker-archive of one-layer images of DIR, one per name, which share the
-# layer and differ in their entrypoint.
+std_path=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+
+# archive DIR OUT NAME:TAG ENTRYPOINT-JSON PATH [NAME:TAG ENTRYPOINT-JSON PATH...]:
+# a docker-archive of one-layer images of DIR, one per name, which share
+# the layer and differ in their entrypoint and PATH.
 archive() {
-  local dir=$1 out=$2 work diffid config ref entrypoint manifest=""
+  local dir=$1 out=$2 work diffid config ref entrypoint path manifest=""
   shift 2
   work=$(mktemp -d "$E2E_CACHE/src/image.XXXXXX")
   tar -C "$dir" --numeric-owner --sort=name --mtime=@0 -cf "$work/layer.tar" .
   diffid=$(sha256sum "$work/layer.tar" | cut -d' ' -f1)
   mkdir "$work/$diffid"; mv "$work/layer.tar" "$work/$diffid/layer.tar"
   while [ $# -gt 0 ]; do
-    ref=$1 entrypoint=$2
-    shift 2
-    printf '{"architecture":"amd64","os":"linux","created":"1970-01-01T00:00:00Z","config":{"Entrypoint":%s,"Env":["PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"],"WorkingDir":"/"},"rootfs":{"type":"layers","diff_ids":["sha256:%s"]}}' \
-      "$entrypoint" "$diffid" >"$work/config.json"
+    ref=$1 entrypoint=$2 path=$3
+    shift 3
+    printf '{"architecture":"amd64","os":"linux","created":"1970-01-01T00:00:00Z","config":{"Entrypoint":%s,"Env":["PATH=%s"],"WorkingDir":"/"},"rootfs":{"type":"layers","diff_ids":["sha256:%s"]}}' \
+      "$entrypoint" "$path" "$diffid" >"$work/config.json"
     config=$(sha256sum "$work/config.json" | cut -d' ' -f1)
     mv "$work/config.json" "$work/$config.json"
     manifest+="${manifest:+,}$(printf '{"Config":"%s.json","RepoTags":["%s"],"Layers":["%s/layer.tar"]}' "$config" "$ref" "$diffid")"
@@ -90,7 +96,7 @@ mpi_setup() {
 # rebuilds it.
 base_inputs() {
   sha256sum "$rootfs" "$here/image/record" "$here/images.sh" \
-    "$E2E_BIN/kubectl" "$E2E_BIN/argoexec" $(for n in $TEKTON_BINARIES; do echo "$E2E_BIN/tekton-$n"; done)
+    "$E2E_BIN/kubectl" "$E2E_BIN/argoexec" "$E2E_BIN/argoexec4" $(for n in $TEKTON_BINARIES; do echo "$E2E_BIN/tekton-$n"; done)
 }
 key=$(base_inputs | sha256sum | cut -c1-16)
 if [ ! -s "$images/base-$key.tar" ]; then
@@ -103,13 +109,16 @@ if [ ! -s "$images/base-$key.tar" ]; then
   ln -s mlcube-e2e-record "$dir/usr/local/bin/python"
   strip -o "$dir/usr/local/bin/kubectl" "$E2E_BIN/kubectl"
   strip -o "$dir/usr/local/bin/argoexec" "$E2E_BIN/argoexec"
+  mkdir -p "$dir/usr/local/argo4/bin"
+  strip -o "$dir/usr/local/argo4/bin/argoexec" "$E2E_BIN/argoexec4"
   mkdir -p "$dir/ko-app"
   for n in $TEKTON_BINARIES; do strip -o "$dir/ko-app/$n" "$E2E_BIN/tekton-$n"; done
   rm -f "$images"/base-*.tar
   # mlcube-e2e/nop:1 is Tekton's nop image (its affinity assistant runs
   # the image's entrypoint with an argument).
-  archive "$dir" "$images/base-$key.tar" mlcube-e2e/base:1 '["/usr/local/bin/mlcube-e2e-record"]' \
-    mlcube-e2e/nop:1 '["/ko-app/nop"]'
+  archive "$dir" "$images/base-$key.tar" mlcube-e2e/base:1 '["/usr/local/bin/mlcube-e2e-record"]' "$std_path" \
+    mlcube-e2e/nop:1 '["/ko-app/nop"]' "$std_path" \
+    mlcube-e2e/argo4:1 '["/usr/local/bin/mlcube-e2e-record"]' "/usr/local/argo4/bin:$std_path"
 
   rm -rf "$dir"
 fi
@@ -122,7 +131,7 @@ if [ ! -s "$images/pause.tar" ]; then
   rm -rf "$dir"; mkdir -p "$dir"
   gcc -Os -static -DVERSION="$KUBERNETES_VERSION" -o "$dir/pause" "$pause_src"
   strip "$dir/pause"
-  archive "$dir" "$images/pause.tar" mlcube-e2e/pause:1 '["/pause"]'
+  archive "$dir" "$images/pause.tar" mlcube-e2e/pause:1 '["/pause"]' "$std_path"
   rm -rf "$dir"
 fi
 log "ready in $images"

@@ -3,8 +3,8 @@
 # etcd, kube-apiserver, kube-controller-manager, kube-scheduler, KWOK (the
 # kubelet of the fake nodes the suite registers), Argo's workflow-controller
 # and mpi-operator's controller, the real node (node.sh) and its DNS
-# (dns.sh), Tekton's controller (tekton.sh), and installs the CRDs of Argo, Tekton,
-# mpi-operator and Dask. Every PID goes into .e2e/run/pids so that down.sh
+# (dns.sh), Tekton's controller (tekton.sh), Kueue's (kueue.sh), and installs
+# the CRDs of Argo, Tekton, mpi-operator, Dask and Kueue. Every PID goes into .e2e/run/pids so that down.sh
 # stops exactly these processes. On failure it stops them too.
 set -Eeuo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -15,7 +15,8 @@ SHARED=${SHARED:-$(cd "$here/../../.." && pwd)/shared}
 ETCD_PORT=${E2E_ETCD_PORT:-23790}
 API_PORT=${E2E_API_PORT:-16443}
 
-log() { printf 'e2e up: %s\n' "$*" >&2; }
+LOG_PREFIX="e2e up"
+source "$here/lib.sh"
 
 if [ -s "$E2E_RUN/pids" ]; then
   log "a cluster is already up (see $E2E_RUN/pids); run scripts/e2e/down.sh first"; exit 1
@@ -25,25 +26,6 @@ fi
 if [ -f "$E2E_RUN/node.changes" ]; then "$here/down.sh"; fi
 rm -rf "$E2E_RUN"; mkdir -p "$E2E_RUN/logs" "$E2E_RUN/pki"
 trap 'log "failed; stopping what was started (logs in $E2E_RUN/logs)"; "$here/down.sh"' ERR
-
-# start NAME CMD...: runs CMD in the background with its log under logs/.
-start() {
-  local name=$1; shift
-  "$@" >"$E2E_RUN/logs/$name.log" 2>&1 &
-  echo "$! $name" >>"$E2E_RUN/pids"
-}
-
-# wait_for WHAT SECONDS CMD...: retries CMD every half second.
-wait_for() {
-  local what=$1 secs=$2; shift 2
-  local deadline=$((SECONDS + secs))
-  until "$@" >/dev/null 2>&1; do
-    if [ $SECONDS -ge $deadline ]; then log "timed out waiting for $what"; return 1; fi
-    sleep 0.5
-  done
-}
-
-module_dir() { go mod download -json "$1@$2" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p'; }
 
 pki() {
   cd "$E2E_RUN/pki"
@@ -161,12 +143,12 @@ start kwok "$E2E_BIN/kwok" --kubeconfig="$KUBECONFIG" --config="$stages" \
   --server-address=127.0.0.1:0 --node-ip=127.0.0.1 --cidr=10.244.0.0/16 --enable-crds=
 
 log "CRDs: Argo, Tekton, mpi-operator (and the training operator's v1 MPIJob), Dask"
-argo_dir=$(module_dir github.com/argoproj/argo-workflows/v3 "$ARGO_VERSION")
 tekton_dir=$(module_dir github.com/tektoncd/pipeline "$TEKTON_VERSION")
 mpi_dir=$(module_dir github.com/kubeflow/mpi-operator "$MPI_OPERATOR_VERSION")
 # kubectl create, not apply: the workflows CRD is larger than the
 # last-applied annotation allows.
-for f in "$argo_dir"/manifests/base/crds/full/argoproj.io_*.yaml "$SHARED"/crds/dask/*.yaml; do
+for f in "$(module_dir github.com/argoproj/argo-workflows/v3 "$ARGO_VERSION")"/manifests/base/crds/full/argoproj.io_*.yaml \
+  "$SHARED"/crds/dask/*.yaml; do
   "$kubectl" create -f "$f" >/dev/null
 done
 # mpijobs.kubeflow.org: mpi-operator's CRD (v2beta1, stored), serving the
@@ -197,41 +179,19 @@ source "$here/tekton.sh"
 log "Tekton's controller and webhook on the real node, and the registry it reads images from"
 tekton_up
 
-log "Argo's workflow-controller"
+source "$here/argo.sh"
+log "Argo's workflow-controller $ARGO_VERSION"
 "$kubectl" create namespace argo >/dev/null
-# Argo's emissary executor runs a container that has args but no command
-# through the image's entrypoint, which the controller looks up in the
-# registry. This cluster reaches no registry, so, as on an air-gapped
-# cluster, the controller's image index (config.Image in Argo's
-# config/image.go: entrypoint and cmd as in an image's config) gives the
-# entrypoint of the real node's image and of every image the Argo golden
-# files name: on the real node they all run that image (the legacy cube's
-# image is that image under another name), whose entrypoint is the
-# recorder; on KWOK nothing runs.
-images=$(sed -n 's/^ *image: *//p' "$repo"/testdata/golden/argo/*.yaml | tr -d "\"'" | sort -u)
-{
-  cat <<CM
-apiVersion: v1
-kind: ConfigMap
-metadata: {name: workflow-controller-configmap, namespace: argo}
-data:
-  metricsConfig: |
-    enabled: false
-  telemetryConfig: |
-    enabled: false
-  images: |
-CM
-  for image in $images mlcube-e2e/base:1 docker.io/mlcube-e2e/base:1; do
-    printf '    "%s": {entrypoint: [/usr/local/bin/mlcube-e2e-record]}\n' "$image"
-  done
-} | "$kubectl" create -f - >/dev/null
-LEADER_ELECTION_DISABLE=true DEFAULT_REQUEUE_TIME=1s \
-  start workflow-controller "$E2E_BIN/workflow-controller" --kubeconfig="$KUBECONFIG" --namespace=argo \
-  --executor-image=mlcube-e2e/base:1 --executor-image-pull-policy=Never
+argo_config
+argo_controller workflow-controller mlcube-e2e/base:1
 
 log "mpi-operator's controller"
 "$kubectl" create namespace mpi-operator >/dev/null
 start mpi-operator "$E2E_BIN/mpi-operator" --kubeConfig="$KUBECONFIG" --lock-namespace=mpi-operator --monitoring-port=0
+
+source "$here/kueue.sh"
+log "Kueue's controller $KUEUE_VERSION, for the namespaces labelled $KUEUE_NAMESPACE_LABEL=true"
+kueue_up
 
 wait_for "the default service account" 60 "$kubectl" -n default get serviceaccount default
 # Every process started must still run (kube-proxy, say, exits on a bad

@@ -5,9 +5,14 @@ KUBERNETES_VERSION=v1.35.4
 KUBE_STAGING_VERSION=v0.35.4
 ETCD_VERSION=v3.6.5
 KWOK_VERSION=v0.8.0
-ARGO_VERSION=v3.7.15
-TEKTON_VERSION=v1.13.0
-MPI_OPERATOR_VERSION=v0.8.0
+# Argo: the suite runs against the v3.7 controller and again against the
+# 4.x one (run.sh), each with its own executor.
+ARGO_VERSION=v3.7.16
+ARGO4_VERSION=v4.0.2
+TEKTON_VERSION=v1.15.0
+MPI_OPERATOR_VERSION=v0.8.2
+# Kueue's controller: queues, quotas and admission of GPU steps.
+KUEUE_VERSION=v0.19.2
 # Only its kubeflow.org/v1 MPIJob CRD, served beside mpi-operator's v2beta1.
 TRAINING_OPERATOR_VERSION=v1.9.2
 

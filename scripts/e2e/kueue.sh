@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Sourced by up.sh: Kueue's controller manager on the host, with its CRDs
+# and its admission webhooks, for the Kueue tests (e2e_kueue_test.go).
+#
+# Kueue manages only the namespaces labelled $KUEUE_NAMESPACE_LABEL: its
+# managedJobsNamespaceSelector and every webhook's namespaceSelector
+# select them, so the rest of the suite runs as on a cluster without
+# Kueue. Its webhooks (config/components/webhook/manifests.yaml of the
+# module) call it at https://$NODE_IP:$KUEUE_WEBHOOK_PORT with the e2e
+# CA's certificate in place of the Service and the certificate Kueue's
+# internal cert manager would make; its metrics are off and its health
+# probes listen on loopback. The visibility API server (feature gate
+# VisibilityOnDemand) is off: it needs an APIService and delegated
+# authentication, and no test reads it.
+KUEUE_NAMESPACE_LABEL=e2e.mlcube-compile.io/kueue
+KUEUE_WEBHOOK_PORT=19443
+
+# kueue_webhooks CA-BUNDLE: Kueue's webhook configurations, calling the
+# host's Kueue by URL, for the labelled namespaces only.
+kueue_webhooks() {
+  awk -v url="https://$NODE_IP:$KUEUE_WEBHOOK_PORT" -v ca="$1" -v label="$KUEUE_NAMESPACE_LABEL" '
+    /^    service:$/ || /^      name: webhook-service$/ || /^      namespace: system$/ { next }
+    /^      path: / {
+      print "    url: " url $2
+      print "    caBundle: " ca
+      print "  namespaceSelector:"
+      print "    matchLabels: {\"" label "\": \"true\"}"
+      next
+    }
+    { print }' "$kueue_dir/config/components/webhook/manifests.yaml"
+}
+
+kueue_up() {
+  kueue_dir=$(module_dir sigs.k8s.io/kueue "$KUEUE_VERSION")
+  local dir=$E2E_RUN/kueue f
+  mkdir -p "$dir/certs"
+  for f in "$kueue_dir"/config/components/crd/bases/*.yaml; do
+    "$kubectl" create -f "$f" >/dev/null
+  done
+  "$kubectl" wait --for condition=established --timeout=60s crd --all >/dev/null
+  "$kubectl" create namespace kueue-system >/dev/null
+  (cd "$E2E_RUN/pki" && cert kueue /CN=kueue-webhook "subjectAltName=IP:$NODE_IP
+extendedKeyUsage=serverAuth")
+  cp "$E2E_RUN/pki/kueue.crt" "$dir/certs/tls.crt"
+  cp "$E2E_RUN/pki/kueue.key" "$dir/certs/tls.key"
+  cat >"$dir/config.yaml" <<CFG
+apiVersion: config.kueue.x-k8s.io/v1beta2
+kind: Configuration
+namespace: kueue-system
+health: {healthProbeBindAddress: "127.0.0.1:18081"}
+metrics: {bindAddress: "0"}
+webhook: {host: "$NODE_IP", port: $KUEUE_WEBHOOK_PORT, certDir: "$dir/certs"}
+leaderElection: {leaderElect: false}
+internalCertManagement: {enable: false}
+manageJobsWithoutQueueName: false
+managedJobsNamespaceSelector:
+  matchLabels: {"$KUEUE_NAMESPACE_LABEL": "true"}
+integrations:
+  frameworks: [batch/job, kubeflow.org/mpijob, pod]
+CFG
+  start kueue "$E2E_BIN/kueue" --config="$dir/config.yaml" --feature-gates=VisibilityOnDemand=false
+  wait_for "Kueue's webhook server" 120 curl -sk "https://$NODE_IP:$KUEUE_WEBHOOK_PORT/"
+  wait_for "Kueue's readiness" 120 curl -sf "http://127.0.0.1:18081/readyz"
+  kueue_webhooks "$(base64 -w0 <"$E2E_RUN/pki/ca.crt")" | "$kubectl" create -f - >/dev/null
+}
