@@ -175,5 +175,12 @@ func (tl timeline) String() string {
 	return b.String()
 }
 
-// exampleDir is where examples/shared-gpu-queue is.
-func sharedGPUQueue() string { return filepath.Join(repoRoot, "examples", "shared-gpu-queue") }
+// sharedGPUQueue is the absolute path of examples/shared-gpu-queue.
+func sharedGPUQueue(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.Abs(filepath.Join(repoRoot, "examples", "shared-gpu-queue"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}

@@ -39,10 +39,10 @@ func TestE2EKueueRunsArgoGPUStepsInTurn(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	pipeline := filepath.Join(dir, "pipeline.yaml")
-	if err := os.WriteFile(pipeline, fmt.Appendf(nil, kueueTwoGPUPipeline, sharedGPUQueue()), 0o644); err != nil {
+	if err := os.WriteFile(pipeline, fmt.Appendf(nil, kueueTwoGPUPipeline, sharedGPUQueue(t)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	plat := realNodePlatform(t, filepath.Join(sharedGPUQueue(), "platform.yaml"), realImage)
+	plat := realNodePlatform(t, filepath.Join(sharedGPUQueue(t), "platform.yaml"), realImage)
 	out, stderr, code := compileArgs(t, "mlcube-compile", "--backend", "argo", "--task", pipeline, "--platform", plat)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)

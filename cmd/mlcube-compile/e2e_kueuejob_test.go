@@ -39,7 +39,7 @@ func TestE2EKueueAdmitsOneAtATime(t *testing.T) {
 		heldPod: "training.kubeflow.org/job-name=%s,training.kubeflow.org/job-role=launcher", gpus: 2, queueName: "team-a-gpu-large"}
 	t.Run("job", func(t *testing.T) {
 		t.Parallel()
-		out, stderr, code := compileArgs(t, "mlcube-compile", "--backend", "job", "--mlcube", sharedGPUQueue(), "--task", "finetune")
+		out, stderr, code := compileArgs(t, "mlcube-compile", "--backend", "job", "--mlcube", sharedGPUQueue(t), "--task", "finetune")
 		if code != 0 {
 			t.Fatalf("exit %d: %s", code, stderr)
 		}
@@ -72,12 +72,14 @@ func (c *cluster) admitsOneAtATime(t *testing.T, k queuedKind, manifest string) 
 	ns := "e2e-kueue-" + strings.ToLower(k.kind)
 	c.kueueQueues(t, ns, k.gpus, k.queueName)
 	c.ensure(t, "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: team-a-runner, namespace: "+ns+"}\n")
-	c.fakeNode(t, "kwok-kueue", nil)
+	c.fakeNode(t, "kwok-kueue", map[string]string{})
 	first, second := "first", "second"
 	for _, name := range []string{first, second} {
 		c.must(t, "", "-n", ns, "delete", k.resource, name, "--ignore-not-found", "--wait")
-		c.must(t, queued(t, manifest, ns, name, name == first, k.podSpec...), "create", "-f", "-")
-		if got := c.jsonPath(t, ns, k.resource+"/"+name, k.suspend); got != "true" {
+		// What create prints is the object as stored, before Kueue can
+		// admit it.
+		got := c.must(t, queued(t, manifest, ns, name, name == first, k.podSpec...), "create", "-o", "jsonpath="+k.suspend, "-f", "-")
+		if got != "true" {
 			t.Fatalf("%s %s created with suspend %q, want true", k.kind, name, got)
 		}
 	}

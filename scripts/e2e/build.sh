@@ -183,21 +183,12 @@ build_patched workflow-controller4 github.com/argoproj/argo-workflows/v4 "$ARGO4
   cmd/workflow-controller/main.go 'http.ListenAndServe(":6060"' 'http.ListenAndServe("127.0.0.1:6060"'
 build_patched mpi-operator github.com/kubeflow/mpi-operator "$MPI_OPERATOR_VERSION" ./cmd/mpi-operator \
   cmd/mpi-operator/app/server.go 'fmt.Sprintf(":%d", healthCheckPort)' 'fmt.Sprintf("127.0.0.1:%d", healthCheckPort)'
-# build_kueue: Kueue's controller manager, which admits the queued steps
-# of the Kueue tests (scripts/e2e/kueue.sh starts it). Its addresses come
-# from its configuration file, so the copy needs no patch.
-build_kueue() {
-  local v=$KUEUE_VERSION
-  if ! cached kueue "$v"; then
-    log "building kueue $v"
-    local src=$E2E_CACHE/src/kueue-$v
-    module_copy sigs.k8s.io/kueue "$v" "$src"
-    mkdir -p "$E2E_CACHE/kueue-$v"
-    (cd "$src" && CGO_ENABLED=0 go build -trimpath -o "$E2E_CACHE/kueue-$v/kueue" ./cmd/kueue)
-    rm -rf "$src"
-  fi
-  link kueue "$v"
-}
-build_kueue
+# Kueue's controller manager, which admits the queued steps of the Kueue
+# tests (scripts/e2e/kueue.sh starts it). Without its internal cert
+# manager it reads its metrics server's certificate from a fixed
+# /etc/kueue/metrics/certs (cmd/kueue/main.go): the copy reads the folder
+# from KUEUE_METRICS_CERT_DIR, so that nothing is written under /etc.
+build_patched kueue sigs.k8s.io/kueue "$KUEUE_VERSION" ./cmd/kueue \
+  cmd/kueue/main.go 'metricsCertPath := "/etc/kueue/metrics/certs"' 'metricsCertPath := os.Getenv("KUEUE_METRICS_CERT_DIR")'
 log "ready in $E2E_BIN"
 bash "$(dirname "$0")/images.sh"

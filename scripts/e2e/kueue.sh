@@ -8,8 +8,8 @@
 # Kueue. Its webhooks (config/components/webhook/manifests.yaml of the
 # module) call it at https://$NODE_IP:$KUEUE_WEBHOOK_PORT with the e2e
 # CA's certificate in place of the Service and the certificate Kueue's
-# internal cert manager would make; its metrics are off and its health
-# probes listen on loopback. The visibility API server (feature gate
+# internal cert manager would make (the same certificate is its metrics
+# server's, which is off); its health probes listen on loopback. The visibility API server (feature gate
 # VisibilityOnDemand) is off: it needs an APIService and delegated
 # authentication, and no test reads it.
 KUEUE_NAMESPACE_LABEL=e2e.mlcube-compile.io/kueue
@@ -58,7 +58,7 @@ managedJobsNamespaceSelector:
 integrations:
   frameworks: [batch/job, kubeflow.org/mpijob, pod]
 CFG
-  start kueue "$E2E_BIN/kueue" --config="$dir/config.yaml" --feature-gates=VisibilityOnDemand=false
+  KUEUE_METRICS_CERT_DIR=$dir/certs start kueue "$E2E_BIN/kueue" --config="$dir/config.yaml" --feature-gates=VisibilityOnDemand=false
   wait_for "Kueue's webhook server" 120 curl -sk "https://$NODE_IP:$KUEUE_WEBHOOK_PORT/"
   wait_for "Kueue's readiness" 120 curl -sf "http://127.0.0.1:18081/readyz"
   kueue_webhooks "$(base64 -w0 <"$E2E_RUN/pki/ca.crt")" | "$kubectl" create -f - >/dev/null
