@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -40,6 +41,7 @@ type hostExecutor struct {
 	wg       sync.WaitGroup
 	mu       sync.Mutex
 	started  map[string]bool
+	running  map[string]*os.Process // by pod
 	ran      []string
 }
 
@@ -54,7 +56,7 @@ func startHostExecutor(t *testing.T, c *cluster, ns string) *hostExecutor {
 		t.Fatal(err)
 	}
 	h := &hostExecutor{
-		c: c, ns: ns, dir: dir, started: map[string]bool{},
+		c: c, ns: ns, dir: dir, started: map[string]bool{}, running: map[string]*os.Process{},
 		argoexec: envOr("E2E_ARGOEXEC", filepath.Join(repoRoot, ".e2e", "bin", "argoexec")),
 	}
 	if _, err := os.Stat(h.argoexec); err != nil {
@@ -170,7 +172,16 @@ func (h *hostExecutor) run(ctx context.Context, t *testing.T, kubeconfig string,
 	cmd.Env = env
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stderr, &stderr
-	err := cmd.Run()
+	err := cmd.Start()
+	if err == nil {
+		h.mu.Lock()
+		h.running[pod.Name] = cmd.Process
+		h.mu.Unlock()
+		err = cmd.Wait()
+		h.mu.Lock()
+		delete(h.running, pod.Name)
+		h.mu.Unlock()
+	}
 	if ctx.Err() != nil {
 		return
 	}
@@ -228,6 +239,20 @@ func seenFromRun(p string) string {
 		return "/mnt/" + rest
 	}
 	return p
+}
+
+// terminate sends SIGTERM to every step running here, as the kubelet does
+// when a workflow is stopped: Argo's controller then execs `argoexec kill
+// 15 1` in each running pod's main container (the pod cleanup action
+// terminateContainers, workflow/controller/pod/queue.go in v3.7 and
+// v4), which cannot reach a step the suite runs on the host. Argo 4 waits
+// for the pod to end before it ends the node; v3.7 ends the node at once.
+func (h *hostExecutor) terminate() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, p := range h.running {
+		p.Signal(syscall.SIGTERM)
+	}
 }
 
 // log lists what the executor ran.

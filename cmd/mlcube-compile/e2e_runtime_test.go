@@ -124,6 +124,7 @@ func TestE2EStopDeletesJobs(t *testing.T) {
 			jobs := c.must(t, "", "-n", ns, "get", "mpijobs", "-l", selector, "-o", "name")
 			t.Logf("%s: MPIJob %s running (launcher %s); stopping", name, strings.TrimSpace(jobs), launcher)
 			c.must(t, `{"spec":{"shutdown":"Stop"}}`, "-n", ns, "patch", created, "--type=merge", "--patch-file=/dev/stdin")
+			h.terminate()
 			done := c.wait(t, ns, created, 2*time.Minute)
 			left := waitFor(t, time.Minute, func() string {
 				out, _ := c.run("", "-n", ns, "get", "mpijobs", "-l", selector, "-o", "name")
