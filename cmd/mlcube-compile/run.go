@@ -58,23 +58,25 @@ func recovered(r any, args []string) error {
 }
 
 // report prints the session's notes and warnings, then err, and says
-// what the command exits with.
+// what the command exits with. A usage error is printed alone: the notes
+// and warnings are about a compilation it did not make.
 func (s *session) report(err error, stderr io.Writer) int {
 	var diags diag.Diagnostics
 	errors.As(err, &diags)
-	if found := append(s.warnings, diags.Errors()...); len(found) > 0 || len(s.notes) > 0 {
+	var ue usageError
+	var due driver.UsageError
+	usage := err != nil && len(diags) == 0 && (errors.As(err, &ue) || errors.As(err, &due) || isFlagError(err))
+	if found := append(s.warnings, diags.Errors()...); !usage && (len(found) > 0 || len(s.notes) > 0) {
 		if werr := writeDiagnostics(stderr, s.format, s.notes, found, ""); werr != nil && err == nil {
 			err = werr
 		}
 	}
-	var ue usageError
-	var due driver.UsageError
 	switch {
 	case err == nil:
 		return exitOK
 	case errors.Is(err, errLintFound), len(diags) > 0:
 		return exitBadSpec
-	case errors.As(err, &ue), errors.As(err, &due), isFlagError(err):
+	case usage:
 		fmt.Fprintf(stderr, "mlcube-compile: %v\nRun 'mlcube-compile --help' for usage.\n", err)
 		return exitUsage
 	default:
