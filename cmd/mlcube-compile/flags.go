@@ -83,5 +83,5 @@ func request(c *cli.Context, s *session) (driver.Request, error) {
 
 // errorFormatFlag is how errors and warnings are printed on stderr.
 func errorFormatFlag() cli.Flag {
-	return &cli.StringFlag{Name: "error-format", Value: diagnosticFormats[0], Usage: "how errors and warnings are printed: text, json, or github (GitHub Actions annotations)"}
+	return &cli.StringFlag{Name: "error-format", Value: diagnosticFormats[0], Usage: "how errors and warnings are printed: text, json (usage errors too), or github (GitHub Actions annotations)"}
 }

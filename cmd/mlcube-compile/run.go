@@ -44,6 +44,7 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		}
 	}()
 	app := newApp(s, stderr)
+	s.format = requestedFormat(app, args)
 	args, err := normalizeArgs(app, args)
 	if err != nil {
 		return s.report(err, stderr)
@@ -59,30 +60,50 @@ func recovered(r any, args []string) error {
 
 // report prints the session's notes and warnings, then err, and says
 // what the command exits with. A usage error is printed alone: the notes
-// and warnings are about a compilation it did not make.
+// and warnings are about a compilation it did not make. In the json
+// format, an error that is not a spec's is an entry of the one array
+// (field "usage" for a usage error), not a line of text.
 func (s *session) report(err error, stderr io.Writer) int {
 	var diags diag.Diagnostics
 	errors.As(err, &diags)
 	var ue usageError
 	var due driver.UsageError
 	usage := err != nil && len(diags) == 0 && (errors.As(err, &ue) || errors.As(err, &due) || isFlagError(err))
-	if found := append(s.warnings, diags.Errors()...); !usage && (len(found) > 0 || len(s.notes) > 0) {
-		if werr := writeDiagnostics(stderr, s.format, s.notes, found, ""); werr != nil && err == nil {
-			err = werr
-		}
-	}
+	code, notes, found := exitBadSpec, s.notes, append(s.warnings, diags.Errors()...)
+	var line string
 	switch {
 	case err == nil:
-		return exitOK
+		code = exitOK
 	case errors.Is(err, errLintFound), len(diags) > 0:
-		return exitBadSpec
 	case usage:
-		fmt.Fprintf(stderr, "mlcube-compile: %v\nRun 'mlcube-compile --help' for usage.\n", err)
-		return exitUsage
+		code, notes, found = exitUsage, nil, nil
+		line = fmt.Sprintf("mlcube-compile: %v\nRun 'mlcube-compile --help' for usage.", err)
 	default:
-		fmt.Fprintf(stderr, "mlcube-compile: %v\n", err)
-		return exitBadSpec
+		line = fmt.Sprintf("mlcube-compile: %v", err)
 	}
+	if line != "" && s.format == "json" {
+		found = append(found, commandError(err, usage))
+		line = ""
+	}
+	if len(found) > 0 || len(notes) > 0 {
+		if werr := writeDiagnostics(stderr, s.format, notes, found, ""); werr != nil && code == exitOK {
+			code, line = exitBadSpec, fmt.Sprintf("mlcube-compile: %v", werr)
+		}
+	}
+	if line != "" {
+		fmt.Fprintln(stderr, line)
+	}
+	return code
+}
+
+// commandError is an error that is not a spec's as a diagnostic, for
+// the json format: a usage error's field is "usage", and its message
+// ends with the usage hint.
+func commandError(err error, usage bool) diag.Diagnostic {
+	if usage {
+		return diag.Diagnostic{Field: "usage", Message: err.Error() + "; run 'mlcube-compile --help' for usage"}
+	}
+	return diag.Diagnostic{Message: err.Error()}
 }
 
 // isFlagError recognises urfave/cli's errors about flags and arguments.
