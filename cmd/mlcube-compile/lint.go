@@ -21,10 +21,10 @@ func lintCommand(stdout io.Writer) *cli.Command {
 			"docker: or name:, schema_type:, or only platform keys), so its mistake is reported at its line and column.\n" +
 			"Other YAML files (other tools', values files) are skipped; the summary counts them and --verbose names them.",
 		Usage:     "check every cube, platform and pipeline file under the paths, on every backend or those --backend names",
-		UsageText: "mlcube-compile lint [--backend argo|tekton|job]... [--format text|json|github] [--strict] [--verbose] [--platform GLOB] [--task GLOB] [PATH...]",
+		UsageText: "mlcube-compile lint [--backend argo|tekton|job]... [--format|--error-format text|json|github] [--strict] [--verbose] [--platform GLOB] [--task GLOB] [PATH...]",
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "backend", Aliases: []string{"b"}, Usage: "check for backend `NAME` only (" + strings.Join(driver.Backends(), ", ") + "); repeatable; default: every backend"},
-			&cli.StringFlag{Name: "format", Value: diagnosticFormats[0], Usage: "text, json, or github (GitHub Actions annotations)"},
+			&cli.StringFlag{Name: "format", Aliases: []string{"error-format"}, Value: diagnosticFormats[0], Usage: "text, json, or github (GitHub Actions annotations); --error-format, as compile and graph spell it, is the same flag"},
 			&cli.BoolFlag{Name: "strict", Usage: "count warnings as errors"},
 			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "also name each YAML file skipped as not a cube, platform or pipeline file"},
 			&cli.StringFlag{Name: "platform", Usage: "treat files matching `GLOB` as platform files, whatever their content"},
