@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -180,8 +181,29 @@ func writeOutput(path string, out []byte, stdout io.Writer) error {
 	return nil
 }
 
-// writeAtomic replaces path with data, or leaves the old file whole.
+// writeAtomic replaces path with data, or leaves the old file whole. Its
+// errors are about path, never the temporary file beside it, which the
+// user did not name.
 func writeAtomic(path string, data []byte) error {
+	if err := writeThroughTemp(path, data); err != nil {
+		var pathErr *fs.PathError
+		var linkErr *os.LinkError
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return fmt.Errorf("the folder %s does not exist; create it first", filepath.Dir(path))
+		case errors.As(err, &pathErr):
+			return pathErr.Err
+		case errors.As(err, &linkErr):
+			return linkErr.Err
+		}
+		return err
+	}
+	return nil
+}
+
+// writeThroughTemp writes data to a temporary file beside path, then
+// renames it to path.
+func writeThroughTemp(path string, data []byte) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
 		return err
