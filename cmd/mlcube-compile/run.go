@@ -114,10 +114,11 @@ func isFlagError(err error) bool {
 }
 
 func newApp(s *session, stderr io.Writer) *cli.App {
+	commands := []*cli.Command{graphCommand(s), schemaCommand(s.stdout), lintCommand(s.stdout), completionCommand(s.stdout)}
 	return &cli.App{
 		Name:            "mlcube-compile",
 		Usage:           "compile MLCubes into Argo Workflows, Tekton PipelineRuns or Kubernetes Jobs",
-		UsageText:       "mlcube-compile [--backend argo|tekton|job] [--mlcube PATH] [--platform FILE] [--task FILE|NAME] [-f VALUES] [--set K=V] [-o FILE]\nmlcube-compile graph [--format mermaid|dot] [--mlcube PATH] [--task FILE] [-f VALUES] [--set K=V]",
+		UsageText:       usageText(commands),
 		Version:         buildVersion(),
 		Writer:          s.stdout,
 		ErrWriter:       stderr,
@@ -132,8 +133,24 @@ func newApp(s *session, stderr io.Writer) *cli.App {
 		},
 		Flags:    append(specFlags(), runFlags()...),
 		Action:   func(c *cli.Context) error { return compile(c, s) },
-		Commands: []*cli.Command{graphCommand(s), schemaCommand(s.stdout), lintCommand(s.stdout), completionCommand(s.stdout)},
+		Commands: commands,
 	}
+}
+
+// compileUsage is the compile's usage, every flag of it.
+const compileUsage = `mlcube-compile [--backend argo|tekton|job|all] [--mlcube PATH] [--platform FILE|-] [--task FILE|NAME|-]
+    [-f VALUES]... [--set NAME=VALUE]... [--kind KIND] [--schedule CRON]... [--timezone TZ]
+    [--concurrency-policy Allow|Forbid|Replace] [--namespace NS] [--emit-rbac] [-o FILE|DIR/]
+    [--error-format text|json|github]`
+
+// usageText is the top-level help's usage: the compile's, the first
+// line of each command's, and --version.
+func usageText(commands []*cli.Command) string {
+	lines := []string{compileUsage}
+	for _, c := range commands {
+		lines = append(lines, strings.SplitN(c.UsageText, "\n", 2)[0])
+	}
+	return strings.Join(append(lines, "mlcube-compile --version"), "\n")
 }
 
 func compile(c *cli.Context, s *session) error {
