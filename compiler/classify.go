@@ -65,13 +65,8 @@ func classifyRaw(keys []source.RawKey) FileKind {
 	for _, k := range keys {
 		byName[k.Name] = k
 	}
-	switch byName["schema_type"].Value {
-	case "mlcube_root":
-		return CubeFile
-	case "mlcube_platform":
-		return PlatformFile
-	case "mlcube_invoke":
-		return TaskFile
+	if kind, ok := schemaTypes[byName["schema_type"].Value]; ok {
+		return kind
 	}
 	_, docker := byName["docker"]
 	_, name := byName["name"]
@@ -98,15 +93,13 @@ func allPlatformKeys(keys []source.RawKey) bool {
 	return true
 }
 
+// schemaTypes are the kinds of the 1.0 layout's files, by schema_type.
+var schemaTypes = map[string]FileKind{"mlcube_root": CubeFile, "mlcube_platform": PlatformFile, "mlcube_invoke": TaskFile}
+
 // classifyTree tells a spec by its top-level keys.
 func classifyTree(f *ast.File) FileKind {
-	switch source.TopLevelString(f, "schema_type") {
-	case "mlcube_root":
-		return CubeFile
-	case "mlcube_platform":
-		return PlatformFile
-	case "mlcube_invoke":
-		return TaskFile
+	if kind, ok := schemaTypes[source.TopLevelString(f, "schema_type")]; ok {
+		return kind
 	}
 	switch {
 	case source.TopLevelMapping(f, "steps"):
