@@ -2,6 +2,7 @@ package compiler
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"cuelang.org/go/cue/ast"
@@ -24,12 +25,17 @@ const (
 	PlatformFile
 	// TaskFile is a pipeline file or a legacy invoke file.
 	TaskFile
+	// OtherYAML is a YAML file that is none of the above: another tool's,
+	// or a values file; lint skips it and counts it.
+	OtherYAML
 )
 
 // Classify tells what a file is: by its name (mlcube.yaml,
 // platform.yaml, pipeline.yaml, and .yml), else by its top-level keys. A
-// file that cannot be read or parsed and has none of those names is not
-// a spec.
+// YAML file that does not parse is told by the keys its lines show, so
+// that a broken spec is compiled and its mistake reported; one whose
+// keys are not ours, like a YAML file that parses and is not ours, is
+// OtherYAML.
 func Classify(path string) FileKind {
 	base := strings.TrimSuffix(strings.TrimSuffix(filepath.Base(path), ".yaml"), ".yml")
 	if ext := filepath.Ext(path); ext != ".yaml" && ext != ".yml" {
@@ -43,22 +49,57 @@ func Classify(path string) FileKind {
 	case "pipeline":
 		return TaskFile
 	}
-	f, _ := source.New(nil).ReadYAML(path, source.Flag("lint"))
+	files := source.New(nil)
+	f, _ := files.ReadYAML(path, source.Flag("lint"))
 	if f == nil {
-		return NotASpec
+		return classifyRaw(files.RawTopLevel(path))
 	}
 	return classifyTree(f)
 }
 
+// classifyRaw tells a spec that does not parse by the top-level keys its
+// lines show, by the rules of classifyTree; a platform file is one whose
+// every key is a platform file's.
+func classifyRaw(keys []source.RawKey) FileKind {
+	byName := map[string]source.RawKey{}
+	for _, k := range keys {
+		byName[k.Name] = k
+	}
+	if kind, ok := schemaTypes[byName["schema_type"].Value]; ok {
+		return kind
+	}
+	_, docker := byName["docker"]
+	_, name := byName["name"]
+	switch {
+	case byName["steps"].Mapping:
+		return TaskFile
+	case byName["tasks"].Mapping && (docker || name):
+		return CubeFile
+	case len(keys) > 0 && allPlatformKeys(keys):
+		return PlatformFile
+	}
+	return OtherYAML
+}
+
+// allPlatformKeys reports whether every key is a field of the platform
+// schema.
+func allPlatformKeys(keys []source.RawKey) bool {
+	fields := spec.PlatformFields()
+	for _, k := range keys {
+		if !slices.Contains(fields, k.Name) {
+			return false
+		}
+	}
+	return true
+}
+
+// schemaTypes are the kinds of the 1.0 layout's files, by schema_type.
+var schemaTypes = map[string]FileKind{"mlcube_root": CubeFile, "mlcube_platform": PlatformFile, "mlcube_invoke": TaskFile}
+
 // classifyTree tells a spec by its top-level keys.
 func classifyTree(f *ast.File) FileKind {
-	switch source.TopLevelString(f, "schema_type") {
-	case "mlcube_root":
-		return CubeFile
-	case "mlcube_platform":
-		return PlatformFile
-	case "mlcube_invoke":
-		return TaskFile
+	if kind, ok := schemaTypes[source.TopLevelString(f, "schema_type")]; ok {
+		return kind
 	}
 	switch {
 	case source.TopLevelMapping(f, "steps"):
@@ -68,7 +109,7 @@ func classifyTree(f *ast.File) FileKind {
 	case len(f.Decls) > 0 && spec.IsPlatform(f):
 		return PlatformFile
 	}
-	return NotASpec
+	return OtherYAML
 }
 
 // CheckPlatform checks a platform file that no cube or pipeline beside it

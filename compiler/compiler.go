@@ -93,6 +93,10 @@ func compile(sc *schema.Context, opts Options) (*ir.Pipeline, diag.Diagnostics) 
 	return p, diags.Sorted()
 }
 
+// CheckNamespace says why ns, a --namespace value, is not a Kubernetes
+// namespace; nil when it is one.
+func CheckNamespace(ns string) error { return check.Namespace(ns) }
+
 // Setting is one --set NAME=VALUE.
 type Setting = spec.Setting
 

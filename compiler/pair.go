@@ -18,6 +18,9 @@ type Pairing struct {
 	// Beside says where Platform is: "beside the pipeline", "beside the
 	// cube", or "the legacy cube's platforms/docker.yaml".
 	Beside string
+	// Unplaced: the pipeline is read from standard input, which has no
+	// folder, so no platform file was looked for.
+	Unplaced bool
 }
 
 // The places Pair looks for a platform file, in order.
@@ -36,6 +39,9 @@ var platformNames = []string{"platform.yaml", "platform.yml"}
 //     pipeline, or beside the cube when there is no pipeline file; for a
 //     legacy invoke file, the cube's platforms/docker.yaml. A --platform
 //     given is used as given.
+//   - A pipeline on standard input (--task -) has no folder: its cube
+//     is the current folder's unless --mlcube says otherwise, and no
+//     platform file is read unless --platform names one.
 //
 // A --task that names a task of the cube, not a file, pairs as no pipeline
 // file does. Pair reads nothing but whether files exist, through opts.FS.
@@ -47,6 +53,10 @@ func Pair(opts Options) Pairing {
 	}
 	dir, beside := filepath.Dir(files.CubeFile(out.Options.MLCube)), "beside the cube"
 	var candidates []candidate
+	if opts.Task == StdinName {
+		out.Unplaced = opts.Platform == ""
+		return out
+	}
 	if isTaskFile(files, opts.Task) {
 		dir, beside = filepath.Dir(opts.Task), "beside the pipeline"
 		root := legacyRoot(files, dir)

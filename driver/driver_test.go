@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mlcube-compile/mlcube-compile/backends/emit"
+	"github.com/mlcube-compile/mlcube-compile/compiler"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
 	"github.com/mlcube-compile/mlcube-compile/diag"
 )
@@ -83,6 +84,7 @@ func TestRequestsThatCannotBeMade(t *testing.T) {
 		{Request{Backend: "argo", Emit: emit.Options{Kind: "pipeline"}}, `unknown --kind "pipeline" (kinds: workflow, workflowtemplate, cronworkflow); pipeline is for --backend tekton`},
 		{Request{Backend: "argoo"}, `unknown backend "argoo" (backends: argo, tekton, job); did you mean "argo"?`},
 		{Request{Backend: "argo", Emit: emit.Options{Kind: "cron"}}, `unknown --kind "cron" (kinds: workflow, workflowtemplate, cronworkflow)`},
+		{Request{Backend: "argo", Compiler: compiler.Options{Namespace: "Team_B"}}, `--namespace "Team_B" is not a Kubernetes namespace: a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`},
 	} {
 		_, err := c.req.prepare()
 		var usage UsageError

@@ -57,7 +57,8 @@ type Request struct {
 
 // prepare checks the backend, the kind and the schedule flags together,
 // and says in the compiler's options why params need values now, if they
-// do. Its errors are UsageErrors.
+// do; a --namespace that is no namespace is refused here, before the
+// specs are read. Its errors are UsageErrors.
 func (r *Request) prepare() (emit.Engine, error) {
 	e, ok := engine(r.Backend)
 	if !ok {
@@ -69,6 +70,11 @@ func (r *Request) prepare() (emit.Engine, error) {
 		return nil, UsageError{fmt.Errorf("--kind is for %s; %s emits one kind", multiKindBackends(), r.Backend)}
 	case r.Emit.Kind != "" && !slices.Contains(kinds, r.Emit.Kind):
 		return nil, UsageError{fmt.Errorf("unknown --kind %q (kinds: %s)%s", r.Emit.Kind, strings.Join(kinds, ", "), kindOwner(r.Emit.Kind))}
+	}
+	if ns := r.Compiler.Namespace; ns != "" {
+		if err := compiler.CheckNamespace(ns); err != nil {
+			return nil, UsageError{fmt.Errorf("--namespace %w", err)}
+		}
 	}
 	s := r.Compiler.Schedule
 	if !r.scheduled() && (len(s.Cron) > 0 || s.Timezone != "" || s.ConcurrencyPolicy != "") {

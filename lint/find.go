@@ -16,10 +16,14 @@ var skippedDirs = map[string]bool{"node_modules": true, "vendor": true, "testdat
 // fileSet is every spec file lint found, by kind and by folder.
 type fileSet struct {
 	files map[string]compiler.FileKind
+	// skipped are the YAML files that are none of ours.
+	skipped []string
 }
 
 // find walks the paths and classifies every YAML file: by name, by
-// the --platform and --task globs, then by content. Hidden files and
+// the --platform and --task globs, then by content (a file that does not
+// parse, by the keys its lines show); the YAML files that are none of
+// ours are kept as skipped. Hidden files and
 // folders are skipped; symbolic links to files are followed.
 func find(paths []string, platformGlob, taskGlob string) (*fileSet, error) {
 	set := &fileSet{files: map[string]compiler.FileKind{}}
@@ -31,7 +35,11 @@ func find(paths []string, platformGlob, taskGlob string) (*fileSet, error) {
 		case globMatch(platformGlob, path):
 			kind = compiler.PlatformFile
 		}
-		if kind != compiler.NotASpec {
+		switch kind {
+		case compiler.NotASpec:
+		case compiler.OtherYAML:
+			set.skipped = append(set.skipped, path)
+		default:
 			set.files[path] = kind
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"strings"
 	"sync"
 
@@ -30,6 +31,9 @@ type Report struct {
 	Files int
 	// Diagnostics are every problem, sorted, each file's once.
 	Diagnostics diag.Diagnostics
+	// Skipped are the YAML files found that are not cube, platform or
+	// pipeline files (other tools' YAML, values files), sorted.
+	Skipped []string
 }
 
 // Run lints the spec files under paths ("." when none). Its error is about
@@ -51,8 +55,9 @@ func Run(paths []string, opts Options) (Report, error) {
 	if err != nil {
 		return Report{}, err
 	}
+	sort.Strings(set.skipped)
 	if len(set.files) == 0 {
-		return Report{}, fmt.Errorf("found no mlcube.yaml, platform or pipeline file under %s", strings.Join(paths, ", "))
+		return Report{Skipped: set.skipped}, fmt.Errorf("found no mlcube.yaml, platform or pipeline file under %s%s", strings.Join(paths, ", "), skippedNote(set.skipped))
 	}
 	diags := runUnits(set.units(), opts.Backends)
 	if opts.Strict {
@@ -60,7 +65,19 @@ func Run(paths []string, opts Options) (Report, error) {
 			diags[i].Severity = diag.Error
 		}
 	}
-	return Report{Files: len(set.files), Diagnostics: diags}, nil
+	return Report{Files: len(set.files), Diagnostics: diags, Skipped: set.skipped}, nil
+}
+
+// skippedNote says how many YAML files were found and skipped, for the
+// error that no spec file was found.
+func skippedNote(skipped []string) string {
+	switch len(skipped) {
+	case 0:
+		return ""
+	case 1:
+		return " (1 other YAML file skipped; lint --verbose names it)"
+	}
+	return fmt.Sprintf(" (%d other YAML files skipped; lint --verbose names them)", len(skipped))
 }
 
 // checkGlob checks a glob's syntax.

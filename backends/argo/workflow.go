@@ -52,7 +52,7 @@ func compile(p *ir.Pipeline, opts Options) (any, diag.Diagnostics, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return obj, append(warnings(p, opts.ServiceAccountName != ""), v4CRDWarnings(p, spec, opts.Kind)...), nil
+	return obj, append(warnings(p, serviceAccount(p, opts)), v4CRDWarnings(p, spec, opts.Kind)...), nil
 }
 
 // workflowSpec is what every kind runs: the DAG, its templates, the

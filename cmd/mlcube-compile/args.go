@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/mlcube-compile/mlcube-compile/diag"
@@ -129,4 +130,38 @@ func unknownFlag(written, scope string, specs map[string]flagSpec) error {
 		msg += fmt.Sprintf("; did you mean --%s?", near)
 	}
 	return usageError{fmt.Errorf("%s", msg)}
+}
+
+// requestedFormat is the form of diagnostics a command line asks for,
+// read before the line is parsed, so that a usage error found in parsing
+// it is printed in that form too: --error-format, or lint's --format; the
+// default when neither is given or the value is not a form.
+func requestedFormat(app *cli.App, args []string) string {
+	specs, command, format, lintFormat := flagSpecs(app.Flags, true), "", "", ""
+	for i := 1; i < len(args) && args[i] != "--"; i++ {
+		a := args[i]
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			if command == "" && app.Command(a) != nil {
+				command, specs = a, flagSpecs(app.Command(a).Flags, false)
+			}
+			continue
+		}
+		written, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if spec := specs[written]; spec.value && !hasValue && i+1 < len(args) {
+			value, i = args[i+1], i+1
+		}
+		switch written {
+		case "error-format":
+			format = value
+		case "format":
+			lintFormat = value
+		}
+	}
+	if command == "lint" && lintFormat != "" {
+		format = lintFormat
+	}
+	if slices.Contains(diagnosticFormats, format) {
+		return format
+	}
+	return diagnosticFormats[0]
 }

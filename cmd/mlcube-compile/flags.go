@@ -17,7 +17,7 @@ func specFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "mlcube", Aliases: []string{"m"}, Usage: "cube folder or its mlcube.yaml; default: the pipeline file's folder, else the current folder"},
 		&cli.StringFlag{Name: "platform", Aliases: []string{"p"}, Usage: "platform file (or a legacy platforms/docker.yaml); default: platform.yaml beside the pipeline file, else beside the cube; - reads it from standard input"},
-		&cli.StringFlag{Name: "task", Aliases: []string{"t"}, Usage: "pipeline file, legacy invoke file, or one task name; default: every task of the cube; - reads a pipeline file from standard input"},
+		&cli.StringFlag{Name: "task", Aliases: []string{"t"}, Usage: "pipeline file, legacy invoke file, or one task name; default: every task of the cube; - reads a pipeline file from standard input (then no platform file is read without -p)"},
 		&cli.StringSliceFlag{Name: "values", Aliases: []string{"f"}, Usage: "values `FILE` of param: value lines; repeatable, later files win"},
 		&cli.StringSliceFlag{Name: "set", Usage: "give param `NAME=VALUE` a value; repeatable, wins over -f"},
 	}
@@ -57,8 +57,11 @@ func compilerOptions(c *cli.Context, s *session) (compiler.Options, error) {
 		return opts, err
 	}
 	paired := compiler.Pair(opts)
-	if paired.Platform != "" {
+	switch {
+	case paired.Platform != "":
 		s.notes = append(s.notes, note{File: paired.Platform, Field: "--platform", Message: "read because it is " + paired.Beside + "; -p FILE reads another"})
+	case paired.Unplaced:
+		s.notes = append(s.notes, note{File: compiler.StdinName, Field: "--platform", Message: "no platform file read: a pipeline on standard input has no folder to find platform.yaml beside; -p FILE reads one"})
 	}
 	return paired.Options, nil
 }
@@ -80,5 +83,5 @@ func request(c *cli.Context, s *session) (driver.Request, error) {
 
 // errorFormatFlag is how errors and warnings are printed on stderr.
 func errorFormatFlag() cli.Flag {
-	return &cli.StringFlag{Name: "error-format", Value: diagnosticFormats[0], Usage: "how errors and warnings are printed: text, json, or github (GitHub Actions annotations)"}
+	return &cli.StringFlag{Name: "error-format", Value: diagnosticFormats[0], Usage: "how errors and warnings are printed: text, json (usage errors too), or github (GitHub Actions annotations)"}
 }

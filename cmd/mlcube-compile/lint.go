@@ -16,13 +16,17 @@ var errLintFound = errors.New("lint found errors")
 
 func lintCommand(stdout io.Writer) *cli.Command {
 	return &cli.Command{
-		Name:      "lint",
+		Name: "lint",
+		Description: "A YAML file lint cannot parse is checked when its top-level keys are a spec's (steps:, tasks: with\n" +
+			"docker: or name:, schema_type:, or only platform keys), so its mistake is reported at its line and column.\n" +
+			"Other YAML files (other tools', values files) are skipped; the summary counts them and --verbose names them.",
 		Usage:     "check every cube, platform and pipeline file under the paths, on every backend or those --backend names",
-		UsageText: "mlcube-compile lint [--backend argo|tekton|job]... [--format text|json|github] [--strict] [--platform GLOB] [--task GLOB] [PATH...]",
+		UsageText: "mlcube-compile lint [--backend argo|tekton|job]... [--format|--error-format text|json|github] [--strict] [--verbose] [--platform GLOB] [--task GLOB] [PATH...]",
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "backend", Aliases: []string{"b"}, Usage: "check for backend `NAME` only (" + strings.Join(driver.Backends(), ", ") + "); repeatable; default: every backend"},
-			&cli.StringFlag{Name: "format", Value: diagnosticFormats[0], Usage: "text, json, or github (GitHub Actions annotations)"},
+			&cli.StringFlag{Name: "format", Aliases: []string{"error-format"}, Value: diagnosticFormats[0], Usage: "text, json, or github (GitHub Actions annotations); --error-format, as compile and graph spell it, is the same flag"},
 			&cli.BoolFlag{Name: "strict", Usage: "count warnings as errors"},
+			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "also name each YAML file skipped as not a cube, platform or pipeline file"},
 			&cli.StringFlag{Name: "platform", Usage: "treat files matching `GLOB` as platform files, whatever their content"},
 			&cli.StringFlag{Name: "task", Usage: "treat files matching `GLOB` as pipeline or invoke files, whatever their content"},
 		},
@@ -35,7 +39,11 @@ func lintCommand(stdout io.Writer) *cli.Command {
 			if err != nil {
 				return usageError{err}
 			}
-			if err := writeDiagnostics(stdout, format, nil, report.Diagnostics, lintSummary(report.Files, report.Diagnostics)); err != nil {
+			var notes []note
+			if c.Bool("verbose") {
+				notes = skippedNotes(report.Skipped)
+			}
+			if err := writeDiagnostics(stdout, format, notes, report.Diagnostics, lintSummary(report)); err != nil {
 				return err
 			}
 			if report.Diagnostics.HasErrors() {
@@ -44,4 +52,13 @@ func lintCommand(stdout io.Writer) *cli.Command {
 			return nil
 		},
 	}
+}
+
+// skippedNotes name the YAML files lint skipped, for --verbose.
+func skippedNotes(skipped []string) []note {
+	var notes []note
+	for _, path := range skipped {
+		notes = append(notes, note{File: path, Field: "lint", Message: "skipped: YAML that is not a cube, platform or pipeline file (a values file, or another tool's); if it is a spec, name it mlcube.yaml, platform.yaml or pipeline.yaml, or match it with --task GLOB or --platform GLOB"})
+	}
+	return notes
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mlcube-compile/mlcube-compile/diag"
+	"github.com/mlcube-compile/mlcube-compile/lint"
 )
 
 // problem is one entry of a JSON report. The field names and
@@ -101,17 +102,26 @@ func fieldMessage(d diag.Diagnostic) string {
 	return d.Field + ": " + d.Message
 }
 
-// lintSummary is "3 files, 2 errors, 1 warning".
-func lintSummary(files int, diags diag.Diagnostics) string {
+// lintSummary is "3 files, 2 errors, 1 warning", and how many other
+// YAML files were skipped: "; 2 other YAML files skipped (--verbose
+// names them)".
+func lintSummary(report lint.Report) string {
 	errs, warns := 0, 0
-	for _, d := range diags {
+	for _, d := range report.Diagnostics {
 		if d.Severity == diag.Warning {
 			warns++
 		} else {
 			errs++
 		}
 	}
-	return fmt.Sprintf("%s, %s, %s", plural(files, "file"), plural(errs, "error"), plural(warns, "warning"))
+	out := fmt.Sprintf("%s, %s, %s", plural(report.Files, "file"), plural(errs, "error"), plural(warns, "warning"))
+	switch n := len(report.Skipped); {
+	case n == 1:
+		out += "; 1 other YAML file skipped (--verbose names it)"
+	case n > 1:
+		out += fmt.Sprintf("; %d other YAML files skipped (--verbose names them)", n)
+	}
+	return out
 }
 
 func plural(n int, word string) string {

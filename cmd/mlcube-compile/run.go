@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -44,6 +45,7 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		}
 	}()
 	app := newApp(s, stderr)
+	s.format = requestedFormat(app, args)
 	args, err := normalizeArgs(app, args)
 	if err != nil {
 		return s.report(err, stderr)
@@ -58,29 +60,51 @@ func recovered(r any, args []string) error {
 }
 
 // report prints the session's notes and warnings, then err, and says
-// what the command exits with.
+// what the command exits with. A usage error is printed alone: the notes
+// and warnings are about a compilation it did not make. In the json
+// format, an error that is not a spec's is an entry of the one array
+// (field "usage" for a usage error), not a line of text.
 func (s *session) report(err error, stderr io.Writer) int {
 	var diags diag.Diagnostics
 	errors.As(err, &diags)
-	if found := append(s.warnings, diags.Errors()...); len(found) > 0 || len(s.notes) > 0 {
-		if werr := writeDiagnostics(stderr, s.format, s.notes, found, ""); werr != nil && err == nil {
-			err = werr
-		}
-	}
 	var ue usageError
 	var due driver.UsageError
+	usage := err != nil && len(diags) == 0 && (errors.As(err, &ue) || errors.As(err, &due) || isFlagError(err))
+	code, notes, found := exitBadSpec, s.notes, append(s.warnings, diags.Errors()...)
+	var line string
 	switch {
 	case err == nil:
-		return exitOK
+		code = exitOK
 	case errors.Is(err, errLintFound), len(diags) > 0:
-		return exitBadSpec
-	case errors.As(err, &ue), errors.As(err, &due), isFlagError(err):
-		fmt.Fprintf(stderr, "mlcube-compile: %v\nRun 'mlcube-compile --help' for usage.\n", err)
-		return exitUsage
+	case usage:
+		code, notes, found = exitUsage, nil, nil
+		line = fmt.Sprintf("mlcube-compile: %v\nRun 'mlcube-compile --help' for usage.", err)
 	default:
-		fmt.Fprintf(stderr, "mlcube-compile: %v\n", err)
-		return exitBadSpec
+		line = fmt.Sprintf("mlcube-compile: %v", err)
 	}
+	if line != "" && s.format == "json" {
+		found = append(found, commandError(err, usage))
+		line = ""
+	}
+	if len(found) > 0 || len(notes) > 0 {
+		if werr := writeDiagnostics(stderr, s.format, notes, found, ""); werr != nil && code == exitOK {
+			code, line = exitBadSpec, fmt.Sprintf("mlcube-compile: %v", werr)
+		}
+	}
+	if line != "" {
+		fmt.Fprintln(stderr, line)
+	}
+	return code
+}
+
+// commandError is an error that is not a spec's as a diagnostic, for
+// the json format: a usage error's field is "usage", and its message
+// ends with the usage hint.
+func commandError(err error, usage bool) diag.Diagnostic {
+	if usage {
+		return diag.Diagnostic{Field: "usage", Message: err.Error() + "; run 'mlcube-compile --help' for usage"}
+	}
+	return diag.Diagnostic{Message: err.Error()}
 }
 
 // isFlagError recognises urfave/cli's errors about flags and arguments.
@@ -90,10 +114,11 @@ func isFlagError(err error) bool {
 }
 
 func newApp(s *session, stderr io.Writer) *cli.App {
+	commands := []*cli.Command{graphCommand(s), schemaCommand(s.stdout), lintCommand(s.stdout), completionCommand(s.stdout)}
 	return &cli.App{
 		Name:            "mlcube-compile",
 		Usage:           "compile MLCubes into Argo Workflows, Tekton PipelineRuns or Kubernetes Jobs",
-		UsageText:       "mlcube-compile [--backend argo|tekton|job] [--mlcube PATH] [--platform FILE] [--task FILE|NAME] [-f VALUES] [--set K=V] [-o FILE]\nmlcube-compile graph [--format mermaid|dot] [--mlcube PATH] [--task FILE] [-f VALUES] [--set K=V]",
+		UsageText:       usageText(commands),
 		Version:         buildVersion(),
 		Writer:          s.stdout,
 		ErrWriter:       stderr,
@@ -108,8 +133,24 @@ func newApp(s *session, stderr io.Writer) *cli.App {
 		},
 		Flags:    append(specFlags(), runFlags()...),
 		Action:   func(c *cli.Context) error { return compile(c, s) },
-		Commands: []*cli.Command{graphCommand(s), schemaCommand(s.stdout), lintCommand(s.stdout), completionCommand(s.stdout)},
+		Commands: commands,
 	}
+}
+
+// compileUsage is the compile's usage, every flag of it.
+const compileUsage = `mlcube-compile [--backend argo|tekton|job|all] [--mlcube PATH] [--platform FILE|-] [--task FILE|NAME|-]
+    [-f VALUES]... [--set NAME=VALUE]... [--kind KIND] [--schedule CRON]... [--timezone TZ]
+    [--concurrency-policy Allow|Forbid|Replace] [--namespace NS] [--emit-rbac] [-o FILE|DIR/]
+    [--error-format text|json|github]`
+
+// usageText is the top-level help's usage: the compile's, the first
+// line of each command's, and --version.
+func usageText(commands []*cli.Command) string {
+	lines := []string{compileUsage}
+	for _, c := range commands {
+		lines = append(lines, strings.SplitN(c.UsageText, "\n", 2)[0])
+	}
+	return strings.Join(append(lines, "mlcube-compile --version"), "\n")
 }
 
 func compile(c *cli.Context, s *session) error {
@@ -157,8 +198,29 @@ func writeOutput(path string, out []byte, stdout io.Writer) error {
 	return nil
 }
 
-// writeAtomic replaces path with data, or leaves the old file whole.
+// writeAtomic replaces path with data, or leaves the old file whole. Its
+// errors are about path, never the temporary file beside it, which the
+// user did not name.
 func writeAtomic(path string, data []byte) error {
+	if err := writeThroughTemp(path, data); err != nil {
+		var pathErr *fs.PathError
+		var linkErr *os.LinkError
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return fmt.Errorf("the folder %s does not exist; create it first", filepath.Dir(path))
+		case errors.As(err, &pathErr):
+			return pathErr.Err
+		case errors.As(err, &linkErr):
+			return linkErr.Err
+		}
+		return err
+	}
+	return nil
+}
+
+// writeThroughTemp writes data to a temporary file beside path, then
+// renames it to path.
+func writeThroughTemp(path string, data []byte) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
 		return err

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"fmt"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -12,8 +13,16 @@ import (
 // namespace is a DNS label, as the API server's ValidateNamespaceName
 // requires (k8s.io/apimachinery/pkg/api/validation, NameIsDNSLabel).
 func NamespaceFlag(ns string) diag.Diagnostics {
+	if err := Namespace(ns); err != nil {
+		return diag.Diagnostics{diag.Errorf(diag.At(diag.Pos{File: "--namespace"}), "%v", err)}
+	}
+	return nil
+}
+
+// Namespace says why ns is not a Kubernetes namespace; nil when it is one.
+func Namespace(ns string) error {
 	if problems := validation.IsDNS1123Label(ns); len(problems) > 0 {
-		return diag.Diagnostics{diag.Errorf(diag.At(diag.Pos{File: "--namespace"}), "%q is not a Kubernetes namespace: %s", ns, strings.Join(problems, "; "))}
+		return fmt.Errorf("%q is not a Kubernetes namespace: %s", ns, strings.Join(problems, "; "))
 	}
 	return nil
 }

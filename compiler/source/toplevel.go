@@ -1,6 +1,7 @@
 package source
 
 import (
+	"regexp"
 	"strings"
 
 	"cuelang.org/go/cue/ast"
@@ -35,4 +36,65 @@ func TopLevelMapping(f *ast.File, key string) bool {
 		found = found || (name == key && isMap)
 	})
 	return found
+}
+
+// RawKey is a top-level key of a file the YAML decoder refuses, as its
+// lines show it: enough to tell whether the file is meant as a spec.
+type RawKey struct {
+	Name string
+	// Value is the plain value written on the key's line, unquoted.
+	Value string
+	// Mapping: a flow mapping ({...}) follows the key, or indented keys
+	// (not list items) on the lines below.
+	Mapping bool
+}
+
+// rawKeyLine is a key at the start of a line, with what follows it.
+var rawKeyLine = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_.-]*)[ \t]*:(?:[ \t]+(.*))?$`)
+
+// RawTopLevel reads the top-level keys of src line by line, without
+// parsing it: for a file that does not parse, so that lint can tell a
+// broken spec (reported) from other tools' YAML (skipped).
+func RawTopLevel(src []byte) []RawKey {
+	lines := strings.Split(string(normalizeNewlines(src)), "\n")
+	var keys []RawKey
+	for i, line := range lines {
+		m := rawKeyLine.FindStringSubmatch(strings.TrimRight(line, " \t"))
+		if m == nil {
+			continue
+		}
+		value := m[2]
+		if cut := strings.Index(value, " #"); cut >= 0 || strings.HasPrefix(value, "#") {
+			value = value[:max(cut, 0)]
+		}
+		value = strings.TrimSpace(value)
+		keys = append(keys, RawKey{
+			Name: m[1], Value: strings.Trim(value, `"'`),
+			Mapping: strings.HasPrefix(value, "{") || value == "" && indentedKeyNext(lines[i+1:]),
+		})
+	}
+	return keys
+}
+
+// indentedKeyNext reports whether the first line of content in lines is
+// indented and not a list item.
+func indentedKeyNext(lines []string) bool {
+	for _, line := range lines {
+		trimmed := strings.TrimSpace(line)
+		if trimmed == "" || strings.HasPrefix(trimmed, "#") {
+			continue
+		}
+		return (line[0] == ' ' || line[0] == '\t') && !strings.HasPrefix(trimmed, "-")
+	}
+	return false
+}
+
+// RawTopLevel reads path and returns its top-level keys as RawTopLevel
+// finds them; none when it cannot be read.
+func (fl *Files) RawTopLevel(path string) []RawKey {
+	src, diags := fl.readSpecFile(path, Flag("lint"), "a YAML file")
+	if diags != nil {
+		return nil
+	}
+	return RawTopLevel(src)
 }

@@ -23,6 +23,17 @@ func IsPlatform(f *ast.File) bool {
 	return !diags.HasErrors()
 }
 
+// PlatformFields are the top-level keys of a platform file.
+func PlatformFields() []string {
+	s, err := schema.Load()
+	if err != nil {
+		return nil
+	}
+	var fields []string
+	s.Do(func(sc *schema.Context) { fields = schemaFields(sc, schema.Platform, nil) })
+	return fields
+}
+
 // CheckPlatform checks a platform file that no cube or pipeline beside it
 // is compiled with: its schema and what decoding it checks.
 func CheckPlatform(path string) diag.Diagnostics {

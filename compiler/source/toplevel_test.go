@@ -1,0 +1,26 @@
+package source
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestRawTopLevel reads the top-level keys of YAML that does not parse:
+// a key's plain value, and whether a mapping follows it (a flow mapping,
+// or indented keys, not list items).
+func TestRawTopLevel(t *testing.T) {
+	for src, want := range map[string][]RawKey{
+		"steps:\n  train: {task: train\n":            {{Name: "steps", Mapping: true}},
+		"steps:\n  - run: make\n":                    {{Name: "steps"}},
+		"steps:\n\n  # a comment\n  a: {}\n":         {{Name: "steps", Mapping: true}},
+		"schema_type: 'mlcube_invoke' # 1.0\nx: [\n": {{Name: "schema_type", Value: "mlcube_invoke"}, {Name: "x", Value: "["}},
+		"tasks: {train: {}\nname: x\r\n":             {{Name: "tasks", Value: "{train: {}", Mapping: true}, {Name: "name", Value: "x"}},
+		"  indented: 1\n- item\n\"quoted\": 2\n":     nil,
+		"namespace: \"ml-team\nimage: busybox\n":     {{Name: "namespace", Value: "ml-team"}, {Name: "image", Value: "busybox"}},
+	} {
+		if diff := cmp.Diff(want, RawTopLevel([]byte(src))); diff != "" {
+			t.Errorf("%q (-want +got):\n%s", src, diff)
+		}
+	}
+}
