@@ -43,6 +43,9 @@ func Classify(path string) FileKind {
 	case "pipeline":
 		return TaskFile
 	}
+	if strings.HasPrefix(base, "container_config") {
+		return CubeFile
+	}
 	f, _ := source.New(nil).ReadYAML(path, source.Flag("lint"))
 	if f == nil {
 		return NotASpec
@@ -61,6 +64,8 @@ func classifyTree(f *ast.File) FileKind {
 		return TaskFile
 	}
 	switch {
+	case spec.IsContainerConfig(f):
+		return CubeFile
 	case source.TopLevelMapping(f, "steps"):
 		return TaskFile
 	case source.TopLevelMapping(f, "tasks") && (source.HasTopLevel(f, "docker") || source.HasTopLevel(f, "name")):

@@ -159,11 +159,19 @@ func SplitWords(s string) ([]string, error) {
 
 // GPUs returns how many GPUs a container step asks for (its own
 // resources.gpu, else its cube's accelerator_count) and the cube's docker
-// flags for them: gpu_args with GPUs, cpu_args without.
+// flags for them: gpu_args with GPUs, cpu_args without. A MedPerf task's
+// GPUs are its run_args.gpus, and its flags its run_args.shm_size.
 func (st *Step) GPUs() (int, DockerArgs) {
 	gpus := st.Cube.AcceleratorCount
+	run := st.Task != nil && st.Task.Run != nil
+	if run {
+		gpus = st.Task.Run.GPUs
+	}
 	if st.Resources.GPU != nil {
 		gpus = *st.Resources.GPU
+	}
+	if run {
+		return gpus, st.Task.Run.Docker
 	}
 	if gpus > 0 {
 		return gpus, st.Cube.GPUArgs

@@ -22,6 +22,9 @@ type Cube struct {
 	Tasks            []*Task
 	// Legacy marks the 1.0 layout, whose runner passes no task name.
 	Legacy bool
+	// Container marks a MedPerf container_config.yaml, whose tasks mount
+	// each volume at its mount path and take no --name=path arguments.
+	Container bool
 }
 
 // DockerArgs is a docker run flag string and where it is written.
@@ -59,6 +62,10 @@ type Task struct {
 	Entrypoint string
 	Inputs     []*Param
 	Outputs    []*Param
+	// Run is a MedPerf task's run_args, and Env their environment; Run
+	// is nil for an MLCube's task.
+	Run *RunArgs
+	Env []EnvVar
 }
 
 // param is one task parameter: a path relative to its volume.
@@ -69,6 +76,9 @@ type Param struct {
 	Loc  diag.Loc
 	// Claim is the PVC a legacy binding names; empty means the workspace.
 	Claim string
+	// MountPath is where a MedPerf volume is mounted in the container;
+	// empty for an MLCube's parameter.
+	MountPath string
 }
 
 // EnvVar is a variable and where it is written, as env files give them.
