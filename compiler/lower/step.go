@@ -139,6 +139,11 @@ func duration(s string) time.Duration {
 // order adds explicit and path-flow dependencies, rejects cycles, and puts
 // the steps in topological order.
 func (lw *lowering) order(steps []*ir.Step, io []graph.IO) {
+	if lw.spec.Tasks == spec.InOrder {
+		// A --task list runs as listed, as mlcube run does: its after:
+		// chain alone orders the steps.
+		io = make([]graph.IO, len(io))
+	}
 	edges := graph.InferEdges(io)
 	after := lw.afterEdges()
 	addEdges(edges, after)

@@ -163,7 +163,24 @@ type Pipeline struct {
 	Configs  []ConfigEntry
 	Schedule *Schedule
 	Steps    []*Step
+	// Tasks says how a cube's tasks became the steps: EveryTask when no
+	// --task named any, so that path flow alone orders them; InOrder
+	// for a --task list, run one after another as listed.
+	Tasks TaskOrder
 }
+
+// TaskOrder says how the steps of a cube's tasks are ordered.
+type TaskOrder int
+
+const (
+	// PipelineSteps are a pipeline file's steps, or one task of a cube.
+	PipelineSteps TaskOrder = iota
+	// EveryTask is every task of a cube, ordered by path flow.
+	EveryTask
+	// InOrder is a --task list, run in the order given, as mlcube run
+	// --task a,b,c runs it.
+	InOrder
+)
 
 // SecretEnvVar sets a variable from a key of a Kubernetes Secret.
 type SecretEnvVar struct {
