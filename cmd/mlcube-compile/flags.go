@@ -53,6 +53,13 @@ func compilerOptions(c *cli.Context, s *session) (compiler.Options, error) {
 		}
 		opts.Set = append(opts.Set, compiler.Setting{Name: strings.TrimSpace(name), Value: value})
 	}
+	for _, a := range c.Args().Slice() {
+		name, value, ok := strings.Cut(a, "=")
+		if !ok || strings.TrimSpace(name) == "" || strings.HasPrefix(name, "-") {
+			return opts, usageError{fmt.Errorf("unexpected argument %q; a cube parameter's path is given as NAME=PATH, as mlcube run takes it", a)}
+		}
+		opts.Paths = append(opts.Paths, compiler.Setting{Name: strings.TrimSpace(name), Value: value})
+	}
 	if err := readStdin(&opts, c.App.Reader); err != nil {
 		return opts, err
 	}

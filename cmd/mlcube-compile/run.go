@@ -93,7 +93,7 @@ func newApp(s *session, stderr io.Writer) *cli.App {
 	return &cli.App{
 		Name:            "mlcube-compile",
 		Usage:           "compile MLCubes into Argo Workflows, Tekton PipelineRuns or Kubernetes Jobs",
-		UsageText:       "mlcube-compile [--backend argo|tekton|job] [--mlcube PATH] [--platform FILE] [--task FILE|NAME] [-f VALUES] [--set K=V] [-o FILE]\nmlcube-compile graph [--format mermaid|dot] [--mlcube PATH] [--task FILE] [-f VALUES] [--set K=V]",
+		UsageText:       "mlcube-compile [--backend argo|tekton|job] [--mlcube PATH] [--platform FILE] [--task FILE|NAME] [-f VALUES] [--set K=V] [-o FILE] [NAME=PATH...]\nmlcube-compile graph [--format mermaid|dot] [--mlcube PATH] [--task FILE] [-f VALUES] [--set K=V] [NAME=PATH...]",
 		Version:         buildVersion(),
 		Writer:          s.stdout,
 		ErrWriter:       stderr,
@@ -115,9 +115,6 @@ func newApp(s *session, stderr io.Writer) *cli.App {
 func compile(c *cli.Context, s *session) error {
 	if err := s.readFormat(c); err != nil {
 		return err
-	}
-	if c.NArg() > 0 {
-		return usageError{fmt.Errorf("unexpected argument %q", c.Args().First())}
 	}
 	req, err := request(c, s)
 	if err != nil {

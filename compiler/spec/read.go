@@ -149,7 +149,7 @@ func cubePipeline(c *Cube) *Pipeline {
 	if c == nil {
 		return nil
 	}
-	p := &Pipeline{File: c.File, Loc: diag.At(diag.Pos{File: c.File}), Name: c.Name}
+	p := &Pipeline{File: c.File, Loc: diag.At(diag.Pos{File: c.File}), Name: c.Name, FromCube: true}
 	for _, t := range c.Tasks {
 		p.Steps = append(p.Steps, &Step{Name: t.Name, Loc: t.At(), Cube: c, Task: t})
 	}

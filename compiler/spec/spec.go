@@ -167,6 +167,9 @@ type Pipeline struct {
 	// --task named any, so that path flow alone orders them; InOrder
 	// for a --task list, run one after another as listed.
 	Tasks TaskOrder
+	// FromCube marks the pipeline made of a cube's tasks, with no
+	// pipeline file.
+	FromCube bool
 }
 
 // TaskOrder says how the steps of a cube's tasks are ordered.
