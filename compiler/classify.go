@@ -49,6 +49,9 @@ func Classify(path string) FileKind {
 	case "pipeline":
 		return TaskFile
 	}
+	if strings.HasPrefix(base, "container_config") {
+		return CubeFile
+	}
 	files := source.New(nil)
 	f, _ := files.ReadYAML(path, source.Flag("lint"))
 	if f == nil {
@@ -102,6 +105,8 @@ func classifyTree(f *ast.File) FileKind {
 		return kind
 	}
 	switch {
+	case spec.IsContainerConfig(f):
+		return CubeFile
 	case source.TopLevelMapping(f, "steps"):
 		return TaskFile
 	case source.TopLevelMapping(f, "tasks") && (source.HasTopLevel(f, "docker") || source.HasTopLevel(f, "name")):

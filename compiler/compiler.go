@@ -30,6 +30,10 @@ type Options struct {
 	// becomes its param's default.
 	Values []string
 	Set    []Setting
+	// Paths (NAME=PATH arguments, as mlcube run takes them) give the
+	// parameter NAME of every task of a cube the path PATH, with no
+	// pipeline file.
+	Paths []Setting
 	// NeedValues, when set, says why every param needs a value at compile
 	// time, such as "a Job has no run-time parameters".
 	NeedValues string
@@ -68,6 +72,7 @@ func Compile(opts Options) (*ir.Pipeline, diag.Diagnostics) {
 func compile(sc *schema.Context, opts Options) (*ir.Pipeline, diag.Diagnostics) {
 	files := source.New(opts.FS)
 	ps, plat, diags := spec.Read(sc, files, opts.MLCube, opts.Platform, opts.Task)
+	diags = append(diags, spec.SetPaths(ps, opts.Paths)...)
 	values, more := spec.ReadValues(sc, files, opts.Values, opts.Set)
 	diags = append(diags, more...)
 	if opts.Namespace != "" && plat != nil {

@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/mlcube-compile/mlcube-compile/compiler"
 )
@@ -23,16 +24,19 @@ type fileSet struct {
 // find walks the paths and classifies every YAML file: by name, by
 // the --platform and --task globs, then by content (a file that does not
 // parse, by the keys its lines show); the YAML files that are none of
-// ours are kept as skipped. Hidden files and
-// folders are skipped; symbolic links to files are followed.
-func find(paths []string, platformGlob, taskGlob string) (*fileSet, error) {
+// ours are kept as skipped. Hidden files and folders, and those
+// --exclude matches, are skipped; symbolic links to files are followed.
+func find(paths []string, opts Options) (*fileSet, error) {
 	set := &fileSet{files: map[string]compiler.FileKind{}}
+	excluded := func(path string) bool {
+		return slices.ContainsFunc(opts.Exclude, func(g string) bool { return globMatch(g, path) })
+	}
 	classify := func(path string) {
 		kind := compiler.Classify(path)
 		switch {
-		case globMatch(taskGlob, path):
+		case globMatch(opts.TaskGlob, path):
 			kind = compiler.TaskFile
-		case globMatch(platformGlob, path):
+		case globMatch(opts.PlatformGlob, path):
 			kind = compiler.PlatformFile
 		}
 		switch kind {
@@ -53,13 +57,13 @@ func find(paths []string, platformGlob, taskGlob string) (*fileSet, error) {
 			continue
 		}
 		err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-			hidden := path != root && d.Name()[0] == '.'
+			skipped := path != root && (d.Name()[0] == '.' || excluded(path))
 			switch {
 			case err != nil:
 				return err
-			case d.IsDir() && path != root && (skippedDirs[d.Name()] || hidden):
+			case d.IsDir() && path != root && (skippedDirs[d.Name()] || skipped):
 				return filepath.SkipDir
-			case hidden || d.IsDir():
+			case skipped || d.IsDir():
 				return nil
 			case d.Type()&fs.ModeSymlink != 0:
 				if info, err := os.Stat(path); err == nil && info.Mode().IsRegular() {

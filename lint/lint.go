@@ -23,6 +23,10 @@ type Options struct {
 	Strict bool
 	// Backends are the backends to check for; every backend when empty.
 	Backends []string
+	// Exclude are globs of files and folders not to lint, matched as
+	// PlatformGlob is, against the path or the name: a folder that
+	// matches is not walked into, such as a cookiecutter template's.
+	Exclude []string
 }
 
 // Report is what lint found.
@@ -43,7 +47,7 @@ func Run(paths []string, opts Options) (Report, error) {
 	if err := driver.CheckBackends(opts.Backends); err != nil {
 		return Report{}, err
 	}
-	for _, g := range []string{opts.PlatformGlob, opts.TaskGlob} {
+	for _, g := range append([]string{opts.PlatformGlob, opts.TaskGlob}, opts.Exclude...) {
 		if err := checkGlob(g); err != nil {
 			return Report{}, err
 		}
@@ -51,7 +55,7 @@ func Run(paths []string, opts Options) (Report, error) {
 	if len(paths) == 0 {
 		paths = []string{"."}
 	}
-	set, err := find(paths, opts.PlatformGlob, opts.TaskGlob)
+	set, err := find(paths, opts)
 	if err != nil {
 		return Report{}, err
 	}

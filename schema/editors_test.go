@@ -125,6 +125,8 @@ func wantKind(t *testing.T, path string) string {
 	switch kind := compiler.Classify(path); {
 	case legacy:
 		return ""
+	case kind == compiler.CubeFile && top["container_type"] != nil:
+		return "container"
 	case kind == compiler.CubeFile:
 		return "mlcube"
 	case kind == compiler.PlatformFile:

@@ -22,6 +22,7 @@ var Export = []struct {
 	{"platform", Platform, "mlcube-compile platform file"},
 	{"pipeline", Pipeline, "mlcube-compile pipeline file"},
 	{"values", Values, "mlcube-compile values file (-f)"},
+	{"container", ContainerConfig, "MedPerf container (container_config.yaml)"},
 }
 
 // CUESource is every embedded schema file as one CUE file: one package

@@ -25,7 +25,7 @@ func specFiles(t *testing.T, name string, roots ...string) []string {
 	var out []string
 	for _, root := range roots {
 		_ = filepath.Walk(root, func(p string, info os.FileInfo, err error) error {
-			if err == nil && info.Name() == name {
+			if ok, _ := filepath.Match(name, info.Name()); err == nil && ok {
 				out = append(out, p)
 			}
 			return nil
@@ -90,7 +90,7 @@ func validateYAML(t *testing.T, sch *jsonschema.Schema, path string) error {
 const sharedCubes = "../../shared/cubes"
 
 // goodSpecs are the spec files every schema must accept: each kind's
-// files by name under the roots, at least min of them.
+// files by name (a glob) under the roots, at least min of them.
 var goodSpecs = []struct {
 	kind, file string
 	roots      []string
@@ -100,6 +100,7 @@ var goodSpecs = []struct {
 	{"platform", "platform.yaml", []string{"../examples"}, 4},
 	{"pipeline", "pipeline.yaml", []string{"../examples"}, 6},
 	{"values", "values.yaml", []string{"../examples"}, 1},
+	{"container", "container_config*.yaml", []string{sharedCubes, "../examples"}, 12},
 }
 
 // goodFiles returns the files of goodSpecs for a kind.

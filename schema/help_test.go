@@ -20,6 +20,7 @@ func TestHelpIsReadFromTheSchema(t *testing.T) {
 		{`=~"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"`, "want a Kubernetes name: lower case letters, digits, '-' and '.'"},
 		{`=~"^(/[A-Za-z0-9._-]+)+$"`, "want a clean absolute path such as /mnt/mlcube"},
 		{`!~"/\\.\\.?(/|$)"`, "want a clean absolute path such as /mnt/mlcube, without . or .."},
+		{`=~"^/"`, "want an absolute path in the container, starting with /"},
 		{`=~"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?$"`, `want "" (no queue) or a Kubernetes name: lower case letters, digits, '-' and '.'`},
 	}
 	s.Do(func(c *Context) {

@@ -30,6 +30,8 @@ const (
 	Platform       Kind = "#Platform"
 	Pipeline       Kind = "#Pipeline"
 	Values         Kind = "#Values"
+	// ContainerConfig is MedPerf's container_config.yaml.
+	ContainerConfig Kind = "#ContainerConfig"
 )
 
 // Schema is the compiled set of definitions, and the CUE context every

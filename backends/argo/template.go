@@ -185,7 +185,7 @@ func container(s *ir.Step, varying map[string]bool) *apiv1.Container {
 		ImagePullPolicy: apiv1.PullPolicy(s.ImagePullPolicy),
 		Command:         kube.Command(s.Command),
 		Env:             kube.Env(s.Env, parameterRef),
-		VolumeMounts:    kube.VolumeMounts(s),
+		VolumeMounts:    kube.VolumeMounts(s, parameterRef),
 		Resources:       kube.Resources(s.Resources),
 	}
 	for _, a := range s.Args {

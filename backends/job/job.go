@@ -97,7 +97,7 @@ func container(s *ir.Step, ref func(param string) string) corev1.Container {
 		ImagePullPolicy: corev1.PullPolicy(s.ImagePullPolicy),
 		Command:         kube.Command(s.Command),
 		Env:             kube.Env(s.Env, ref),
-		VolumeMounts:    kube.VolumeMounts(s),
+		VolumeMounts:    kube.VolumeMounts(s, ref),
 		Resources:       kube.Resources(s.Resources),
 	}
 	for _, a := range s.Args {

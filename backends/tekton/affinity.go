@@ -113,7 +113,11 @@ func warnings(p *ir.Pipeline, kind string) diag.Diagnostics {
 // of its own: it takes the run's pod template, where the assistant is.
 func boundClaims(p *ir.Pipeline, s *ir.Step) int {
 	if s.Kind == ir.Container {
-		return len(s.Mounts)
+		claims := map[string]bool{}
+		for _, m := range s.Mounts {
+			claims[m.Volume] = true
+		}
+		return len(claims)
 	}
 	n := 0
 	for _, m := range s.Mounts {

@@ -1,6 +1,8 @@
 package tekton
 
 import (
+	"cmp"
+
 	v1 "github.com/tektoncd/pipeline/pkg/apis/pipeline/v1"
 	corev1 "k8s.io/api/core/v1"
 
@@ -23,8 +25,9 @@ func pipelineTask(p *ir.Pipeline, s *ir.Step) v1.PipelineTask {
 		t.TaskSpec.Params = append(t.TaskSpec.Params, v1.ParamSpec{Name: name, Type: v1.ParamTypeString})
 	}
 	for _, m := range s.Mounts {
-		t.Workspaces = append(t.Workspaces, v1.WorkspacePipelineTaskBinding{Name: m.Volume, Workspace: m.Volume})
-		t.TaskSpec.Workspaces = append(t.TaskSpec.Workspaces, v1.WorkspaceDeclaration{Name: m.Volume, MountPath: m.MountPath})
+		name := cmp.Or(m.Name, m.Volume)
+		t.Workspaces = append(t.Workspaces, v1.WorkspacePipelineTaskBinding{Name: name, Workspace: m.Volume, SubPath: m.SubPath.Render(paramRef)})
+		t.TaskSpec.Workspaces = append(t.TaskSpec.Workspaces, v1.WorkspaceDeclaration{Name: name, MountPath: m.MountPath, ReadOnly: m.ReadOnly})
 	}
 	return t
 }

@@ -38,6 +38,9 @@ func TestE2EArgoOnRealNode(t *testing.T) {
 			if k := distributedKinds(want); len(k) > 0 {
 				t.Skipf("not run here: it creates %v (TestE2EMPIOnRealNode runs resnet50's MPIJob)", k)
 			}
+			if medPerfExample(name) {
+				t.Skip(medPerfNotRecorded)
+			}
 			docs := compileForRealNode(t, filepath.Join(repoRoot, "examples", name), "argo", realImage)
 			ran++
 			t.Parallel()
@@ -85,6 +88,18 @@ func TestE2EArgoOnRealNode(t *testing.T) {
 }
 
 // distributedKinds lists the MPI and Dask kinds a workflow creates.
+// medPerfNotRecorded says why a MedPerf example does not run on the real
+// node yet: scripts/e2e/image/record finds a step's paths in its
+// --name=path arguments, and a MedPerf container takes its volumes as
+// mounts at fixed paths, some read-only, with no such arguments.
+const medPerfNotRecorded = "not run here yet: a MedPerf container's volumes are mounts, not the --name=path arguments scripts/e2e/image/record reads (TestE2EDryRunGoldens creates its objects with --dry-run=server)"
+
+// medPerfExample says whether an example runs MedPerf containers.
+func medPerfExample(name string) bool {
+	found, _ := filepath.Glob(filepath.Join(repoRoot, "examples", name, "*", "container_config*.yaml"))
+	return len(found) > 0
+}
+
 func distributedKinds(wf *wfv1.Workflow) []string {
 	var kinds []string
 	for _, tmpl := range wf.Spec.Templates {

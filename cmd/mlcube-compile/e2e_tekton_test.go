@@ -46,6 +46,9 @@ func TestE2ETektonOnRealNode(t *testing.T) {
 			if strings.Contains(last, "MPIJob") || strings.Contains(last, "DaskJob") {
 				t.Skip("not run here: it creates MPI jobs (TestE2ETektonMPIOnRealNode runs resnet50's) or Dask jobs")
 			}
+			if medPerfExample(name) {
+				t.Skip(medPerfNotRecorded)
+			}
 			if name == "legacy-test-cube" {
 				t.Skip("not run here: a legacy cube's image is named by MLCube's docker platform, and Tekton reads a step's entrypoint from that image's registry")
 			}

@@ -15,9 +15,9 @@ import (
 // its params; the main command and graph take them alike.
 func specFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "mlcube", Aliases: []string{"m"}, Usage: "cube folder or its mlcube.yaml; default: the pipeline file's folder, else the current folder"},
+		&cli.StringFlag{Name: "mlcube", Aliases: []string{"m"}, Usage: "cube folder or its mlcube.yaml (or MedPerf's container_config.yaml); default: the pipeline file's folder, else the current folder"},
 		&cli.StringFlag{Name: "platform", Aliases: []string{"p"}, Usage: "platform file (or a legacy platforms/docker.yaml); default: platform.yaml beside the pipeline file, else beside the cube; - reads it from standard input"},
-		&cli.StringFlag{Name: "task", Aliases: []string{"t"}, Usage: "pipeline file, legacy invoke file, or one task name; default: every task of the cube; - reads a pipeline file from standard input (then no platform file is read without -p)"},
+		&cli.StringFlag{Name: "task", Aliases: []string{"t"}, Usage: "pipeline file, legacy invoke file, or task names a,b,c run in that order (as mlcube run --task a,b,c); default: every task of the cube, ordered by path flow; - reads a pipeline file from standard input (then no platform file is read without -p)"},
 		&cli.StringSliceFlag{Name: "values", Aliases: []string{"f"}, Usage: "values `FILE` of param: value lines; repeatable, later files win"},
 		&cli.StringSliceFlag{Name: "set", Usage: "give param `NAME=VALUE` a value; repeatable, wins over -f"},
 	}
@@ -52,6 +52,13 @@ func compilerOptions(c *cli.Context, s *session) (compiler.Options, error) {
 			return opts, usageError{fmt.Errorf("--set %q: want NAME=VALUE", s)}
 		}
 		opts.Set = append(opts.Set, compiler.Setting{Name: strings.TrimSpace(name), Value: value})
+	}
+	for _, a := range c.Args().Slice() {
+		name, value, ok := strings.Cut(a, "=")
+		if !ok || strings.TrimSpace(name) == "" || strings.HasPrefix(name, "-") {
+			return opts, usageError{fmt.Errorf("unexpected argument %q; a cube parameter's path is given as NAME=PATH, as mlcube run takes it", a)}
+		}
+		opts.Paths = append(opts.Paths, compiler.Setting{Name: strings.TrimSpace(name), Value: value})
 	}
 	if err := readStdin(&opts, c.App.Reader); err != nil {
 		return opts, err

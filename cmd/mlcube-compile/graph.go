@@ -16,7 +16,7 @@ func graphCommand(s *session) *cli.Command {
 	return &cli.Command{
 		Name:      "graph",
 		Usage:     "print the pipeline's DAG as Mermaid or Graphviz DOT",
-		UsageText: "mlcube-compile graph [--format mermaid|dot] [--mlcube PATH] [--platform FILE|-] [--task FILE|-] [-f VALUES]... [--set NAME=VALUE]... [-o FILE] [--error-format text|json|github]",
+		UsageText: "mlcube-compile graph [--format mermaid|dot] [--mlcube PATH] [--platform FILE|-] [--task FILE|-] [-f VALUES]... [--set NAME=VALUE]... [-o FILE] [--error-format text|json|github] [NAME=PATH]...",
 		Flags: append(specFlags(),
 			&cli.StringFlag{Name: "format", Value: render.Formats[0], Usage: "mermaid (for Markdown) or dot (for Graphviz)"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` atomically instead of stdout"},
@@ -25,9 +25,6 @@ func graphCommand(s *session) *cli.Command {
 		Action: func(c *cli.Context) error {
 			if err := s.readFormat(c); err != nil {
 				return err
-			}
-			if c.NArg() > 0 {
-				return usageError{fmt.Errorf("unexpected argument %q", c.Args().First())}
 			}
 			format := c.String("format")
 			if !slices.Contains(render.Formats, format) {

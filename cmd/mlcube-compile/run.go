@@ -141,7 +141,7 @@ func newApp(s *session, stderr io.Writer) *cli.App {
 const compileUsage = `mlcube-compile [--backend argo|tekton|job|all] [--mlcube PATH] [--platform FILE|-] [--task FILE|NAME|-]
     [-f VALUES]... [--set NAME=VALUE]... [--kind KIND] [--schedule CRON]... [--timezone TZ]
     [--concurrency-policy Allow|Forbid|Replace] [--namespace NS] [--emit-rbac] [-o FILE|DIR/]
-    [--error-format text|json|github]`
+    [--error-format text|json|github] [NAME=PATH]...`
 
 // usageText is the top-level help's usage: the compile's, the first
 // line of each command's, and --version.
@@ -156,9 +156,6 @@ func usageText(commands []*cli.Command) string {
 func compile(c *cli.Context, s *session) error {
 	if err := s.readFormat(c); err != nil {
 		return err
-	}
-	if c.NArg() > 0 {
-		return usageError{fmt.Errorf("unexpected argument %q", c.Args().First())}
 	}
 	req, err := request(c, s)
 	if err != nil {

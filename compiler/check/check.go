@@ -92,7 +92,7 @@ func (c *checker) step(st *spec.Step) {
 		defer func() { c.noParams = "" }()
 	}
 	gpus, args := st.GPUs()
-	fx, diags := spec.MapDockerArgs(args)
+	fx, diags := spec.MapDockerArgs(args, gpus)
 	c.diags = append(c.diags, diags...)
 	c.resources(st.Resources, st.Loc)
 	c.containerArgs(st)

@@ -24,9 +24,7 @@ func (c *checker) env(st *spec.Step, dockerEnv []spec.EnvVar) {
 			}
 		}
 	}
-	if st.Cube != nil {
-		check(st.Cube.Env, false)
-	}
+	check(st.CubeEnv(), false)
 	check(dockerEnv, false)
 	check(st.EnvFileVars, true)
 	check(st.Env, true)

@@ -149,3 +149,10 @@ func (n *pathNode) each(fn func(step int)) {
 		child.each(fn)
 	}
 }
+
+// Touch reports whether two volume-qualified paths touch the same data:
+// they are the same path, or one is inside the other.
+func Touch(a, b string) bool {
+	a, b = strings.TrimSuffix(a, "/"), strings.TrimSuffix(b, "/")
+	return a == b || strings.HasPrefix(b, a+"/") || strings.HasPrefix(a, b+"/")
+}

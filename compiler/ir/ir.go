@@ -258,10 +258,20 @@ type SecretKey struct {
 	Secret, Key string
 }
 
-// Mount puts a Volume at MountPath.
+// Mount puts a Volume, or its folder or file SubPath, at MountPath.
 type Mount struct {
 	Volume    string
 	MountPath string
+	// Name names a mount of part of a volume, unique in the step and a
+	// valid Kubernetes name: a MedPerf volume's name, for engines that
+	// name each mount (Tekton's task workspaces). Empty for a whole
+	// volume, which the volume's name names.
+	Name string `json:",omitempty"`
+	// SubPath is the folder or file of the volume mounted; empty for the
+	// whole volume. It may refer to pipeline parameters.
+	SubPath Text `json:",omitempty"`
+	// ReadOnly mounts it read-only.
+	ReadOnly bool `json:",omitempty"`
 }
 
 // Resources are the step's requests and GPU limit.

@@ -19,6 +19,9 @@ func (lw *lowering) containerArgs(st *spec.Step) ([]string, []ir.Arg, []ir.Mount
 	var command []string
 	var args []ir.Arg
 	t := st.Task
+	if st.Cube.Container {
+		return lw.containerVolumes(st)
+	}
 	switch {
 	case t.Entrypoint != "":
 		command, _ = spec.SplitWords(t.Entrypoint) // check reports an error

@@ -24,7 +24,7 @@ func (lw *lowering) env(st *spec.Step, fx spec.DockerEffects) []ir.EnvVar {
 			merged[e.Name] = ir.EnvVar{Name: e.Name, Value: value}
 		}
 	}
-	add(cubeEnv(st.Cube), false)
+	add(st.CubeEnv(), false)
 	add(fx.Env, false)
 	for _, e := range lw.configEnv() {
 		merged[e.Name] = e
@@ -39,11 +39,4 @@ func (lw *lowering) env(st *spec.Step, fx spec.DockerEffects) []ir.EnvVar {
 		out = append(out, merged[k])
 	}
 	return out
-}
-
-func cubeEnv(c *spec.Cube) []spec.EnvVar {
-	if c == nil {
-		return nil
-	}
-	return c.Env
 }

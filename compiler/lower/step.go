@@ -54,7 +54,7 @@ func (lw *lowering) lowerStep(st *spec.Step, name string) (*ir.Step, graph.IO) {
 		},
 	}
 	gpus, args := st.GPUs()
-	fx, _ := spec.MapDockerArgs(args) // check reports what is wrong
+	fx, _ := spec.MapDockerArgs(args, gpus) // check reports what is wrong
 	if fx.GPUs != nil && *fx.GPUs != gpus && gpus > 0 && st.Resources.GPU == nil {
 		lw.warnf(args.Loc, "--gpus=%d differs from platform.accelerator_count %d; the step asks for %d", *fx.GPUs, gpus, gpus)
 	}
@@ -139,6 +139,11 @@ func duration(s string) time.Duration {
 // order adds explicit and path-flow dependencies, rejects cycles, and puts
 // the steps in topological order.
 func (lw *lowering) order(steps []*ir.Step, io []graph.IO) {
+	if lw.spec.Tasks == spec.InOrder {
+		// A --task list runs as listed, as mlcube run does: its after:
+		// chain alone orders the steps.
+		io = make([]graph.IO, len(io))
+	}
 	edges := graph.InferEdges(io)
 	after := lw.afterEdges()
 	addEdges(edges, after)

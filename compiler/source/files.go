@@ -51,13 +51,24 @@ func (fl *Files) Missing(path string, at diag.Loc) diag.Diagnostics {
 	return nil
 }
 
-// CubeFile turns a --mlcube argument, a folder or a file, into the file.
+// CubeFile turns a --mlcube argument, a folder or a file, into the file:
+// a folder's mlcube.yaml, or its MedPerf container_config.yaml when it
+// has no mlcube.yaml.
 func (fl *Files) CubeFile(path string) string {
-	if info, err := fl.Stat(path); err == nil && info.IsDir() {
-		return filepath.Join(path, "mlcube.yaml")
+	if info, err := fl.Stat(path); err != nil || !info.IsDir() {
+		return path
 	}
-	return path
+	cube := filepath.Join(path, "mlcube.yaml")
+	if _, err := fl.Stat(cube); err != nil {
+		if _, err := fl.Stat(filepath.Join(path, ContainerConfigFile)); err == nil {
+			return filepath.Join(path, ContainerConfigFile)
+		}
+	}
+	return cube
 }
+
+// ContainerConfigFile is the name of MedPerf's container file.
+const ContainerConfigFile = "container_config.yaml"
 
 // ReadYAML reads one YAML spec file and parses it keeping positions; the
 // file is nil after a problem. Problems are reported against the file;

@@ -29,9 +29,11 @@ var flagsWithValue = map[string]bool{
 }
 
 // MapDockerArgs maps the flags of a docker run flag string that have a
-// Kubernetes meaning, and warns about each one that has none. Package
-// check reports the diagnostics; package lower uses the effects.
-func MapDockerArgs(a DockerArgs) (DockerEffects, diag.Diagnostics) {
+// Kubernetes meaning, and warns about each one that has none, for a step
+// that asks for gpus GPUs: --runtime=nvidia and --gpus say what such a
+// step's GPU limit says, and are warned about only when it asks for none.
+// Package check reports the diagnostics; package lower uses the effects.
+func MapDockerArgs(a DockerArgs, gpus int) (DockerEffects, diag.Diagnostics) {
 	var fx DockerEffects
 	tokens, err := SplitWords(a.Text)
 	if err != nil {
@@ -48,6 +50,10 @@ func MapDockerArgs(a DockerArgs) (DockerEffects, diag.Diagnostics) {
 		if hasValue {
 			whole += "=" + value
 		}
+		if isGPUFlag(flag, value) && gpus == 0 {
+			diags = append(diags, diag.Warnf(a.Loc, "docker flag %q asks for GPUs, but the step asks for none (platform.accelerator_count or the step's resources.gpu), so it is not applied", whole))
+			continue
+		}
 		known, problem := mapDockerFlag(&fx, flag, value, a)
 		switch {
 		case problem != "":
@@ -57,6 +63,12 @@ func MapDockerArgs(a DockerArgs) (DockerEffects, diag.Diagnostics) {
 		}
 	}
 	return fx, diags
+}
+
+// isGPUFlag tells the docker flags that ask for GPUs: --gpus, and the
+// NVIDIA runtime of nvidia-docker.
+func isGPUFlag(flag, value string) bool {
+	return flag == "--gpus" || flag == "--runtime" && value == "nvidia"
 }
 
 // mapDockerFlag applies one flag of a and reports whether it had a
@@ -89,6 +101,9 @@ func mapDockerFlag(fx *DockerEffects, flag, value string, a DockerArgs) (known b
 			return true, fmt.Sprintf("%s=%s: %v", flag, value, err)
 		}
 		fx.Memory = q
+	case "--runtime":
+		// Only nvidia, which the step's GPU limit expresses, reaches here.
+		return value == "nvidia", ""
 	case "-e", "--env":
 		k, v, _ := strings.Cut(value, "=")
 		fx.Env = append(fx.Env, EnvVar{Name: k, Value: v, Loc: a.Loc.Field(k)})
@@ -159,11 +174,19 @@ func SplitWords(s string) ([]string, error) {
 
 // GPUs returns how many GPUs a container step asks for (its own
 // resources.gpu, else its cube's accelerator_count) and the cube's docker
-// flags for them: gpu_args with GPUs, cpu_args without.
+// flags for them: gpu_args with GPUs, cpu_args without. A MedPerf task's
+// GPUs are its run_args.gpus, and its flags its run_args.shm_size.
 func (st *Step) GPUs() (int, DockerArgs) {
 	gpus := st.Cube.AcceleratorCount
+	run := st.Task != nil && st.Task.Run != nil
+	if run {
+		gpus = st.Task.Run.GPUs
+	}
 	if st.Resources.GPU != nil {
 		gpus = *st.Resources.GPU
+	}
+	if run {
+		return gpus, st.Task.Run.Docker
 	}
 	if gpus > 0 {
 		return gpus, st.Cube.GPUArgs

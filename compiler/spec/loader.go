@@ -53,7 +53,11 @@ func (l *loader) cube(path string, via diag.Loc) *Cube {
 		return nil
 	}
 	var c *Cube
-	if source.TopLevelString(f, "schema_type") == "mlcube_root" {
+	if IsContainerConfig(f) {
+		var diags diag.Diagnostics
+		c, diags = decodeContainerConfig(l.sc, f)
+		l.add(diags)
+	} else if source.TopLevelString(f, "schema_type") == "mlcube_root" {
 		image := l.legacyImage(filepath.Join(filepath.Dir(file), legacyPlatformFile))
 		c = l.legacyRoot(f, image, nil)
 	} else {

@@ -63,10 +63,14 @@ func (l *loader) platform(file string) (*Platform, string) {
 // task of the cube, a legacy invoke file or a pipeline file.
 func (l *loader) pipeline(task string, loadCube func(invoke *ast.File) *Cube) *Pipeline {
 	if task == "" {
-		return cubePipeline(loadCube(nil))
+		p := cubePipeline(loadCube(nil))
+		if p != nil {
+			p.Tasks = EveryTask
+		}
+		return p
 	}
 	if isTaskName(l.files, task) {
-		return l.oneTask(loadCube(nil), task)
+		return l.taskList(loadCube(nil), task)
 	}
 	f := l.readYAML(task, source.Flag("--task"))
 	if f == nil {
@@ -97,21 +101,46 @@ func isTaskName(files *source.Files, s string) bool {
 	return !strings.ContainsAny(s, `/\`) && !strings.HasSuffix(s, ".yaml") && !strings.HasSuffix(s, ".yml")
 }
 
-// oneTask makes the pipeline that runs one task of a cube.
-func (l *loader) oneTask(c *Cube, name string) *Pipeline {
+// taskList makes the pipeline that runs one task of a cube, or the tasks
+// of a comma-separated list one after another in the order given, as
+// mlcube run --task a,b,c does (mlcube/mlcube/__main__.py splits the
+// list and runs each task in turn).
+func (l *loader) taskList(c *Cube, list string) *Pipeline {
 	p := cubePipeline(c)
 	if p == nil {
 		return nil
 	}
+	at := diag.At(diag.Pos{File: c.File, Line: 1, Col: 1}).Field("--task")
+	byName := map[string]*Step{}
 	for _, st := range p.Steps {
-		if st.Name == name {
-			p.Steps = []*Step{st}
-			return p
+		byName[st.Name] = st
+	}
+	p.Steps = nil
+	for _, name := range strings.Split(list, ",") {
+		name = strings.TrimSpace(name)
+		st := byName[name]
+		switch {
+		case name == "":
+			l.errorf(at, "%q: an empty task name; list tasks as a,b,c", list)
+		case st == nil:
+			tasks := c.TaskNames()
+			l.errorf(at, "%q is neither a file nor a task of cube %q (tasks: %s)%s", name, c.Name, strings.Join(slices.Sorted(slices.Values(tasks)), ", "), diag.Suggest(name, tasks))
+		case slices.Contains(p.Steps, st):
+			l.errorf(at, "task %q is listed twice in %q; a task runs once", name, list)
+		default:
+			if n := len(p.Steps); n > 0 {
+				st.After = []string{p.Steps[n-1].Name}
+			}
+			p.Steps = append(p.Steps, st)
 		}
 	}
-	tasks := c.TaskNames()
-	l.errorf(diag.At(diag.Pos{File: c.File, Line: 1, Col: 1}).Field("--task"), "%q is neither a file nor a task of cube %q (tasks: %s)%s", name, c.Name, strings.Join(slices.Sorted(slices.Values(tasks)), ", "), diag.Suggest(name, tasks))
-	return nil
+	if len(p.Steps) != len(strings.Split(list, ",")) {
+		return nil
+	}
+	if len(p.Steps) > 1 {
+		p.Tasks = InOrder
+	}
+	return p
 }
 
 // cubePipeline makes the pipeline that runs every task of a cube. Each
@@ -120,7 +149,7 @@ func cubePipeline(c *Cube) *Pipeline {
 	if c == nil {
 		return nil
 	}
-	p := &Pipeline{File: c.File, Loc: diag.At(diag.Pos{File: c.File}), Name: c.Name}
+	p := &Pipeline{File: c.File, Loc: diag.At(diag.Pos{File: c.File}), Name: c.Name, FromCube: true}
 	for _, t := range c.Tasks {
 		p.Steps = append(p.Steps, &Step{Name: t.Name, Loc: t.At(), Cube: c, Task: t})
 	}

@@ -22,6 +22,9 @@ type Cube struct {
 	Tasks            []*Task
 	// Legacy marks the 1.0 layout, whose runner passes no task name.
 	Legacy bool
+	// Container marks a MedPerf container_config.yaml, whose tasks mount
+	// each volume at its mount path and take no --name=path arguments.
+	Container bool
 }
 
 // DockerArgs is a docker run flag string and where it is written.
@@ -59,6 +62,10 @@ type Task struct {
 	Entrypoint string
 	Inputs     []*Param
 	Outputs    []*Param
+	// Run is a MedPerf task's run_args, and Env their environment; Run
+	// is nil for an MLCube's task.
+	Run *RunArgs
+	Env []EnvVar
 }
 
 // param is one task parameter: a path relative to its volume.
@@ -69,6 +76,9 @@ type Param struct {
 	Loc  diag.Loc
 	// Claim is the PVC a legacy binding names; empty means the workspace.
 	Claim string
+	// MountPath is where a MedPerf volume is mounted in the container;
+	// empty for an MLCube's parameter.
+	MountPath string
 }
 
 // EnvVar is a variable and where it is written, as env files give them.
@@ -153,7 +163,27 @@ type Pipeline struct {
 	Configs  []ConfigEntry
 	Schedule *Schedule
 	Steps    []*Step
+	// Tasks says how a cube's tasks became the steps: EveryTask when no
+	// --task named any, so that path flow alone orders them; InOrder
+	// for a --task list, run one after another as listed.
+	Tasks TaskOrder
+	// FromCube marks the pipeline made of a cube's tasks, with no
+	// pipeline file.
+	FromCube bool
 }
+
+// TaskOrder says how the steps of a cube's tasks are ordered.
+type TaskOrder int
+
+const (
+	// PipelineSteps are a pipeline file's steps, or one task of a cube.
+	PipelineSteps TaskOrder = iota
+	// EveryTask is every task of a cube, ordered by path flow.
+	EveryTask
+	// InOrder is a --task list, run in the order given, as mlcube run
+	// --task a,b,c runs it.
+	InOrder
+)
 
 // SecretEnvVar sets a variable from a key of a Kubernetes Secret.
 type SecretEnvVar struct {

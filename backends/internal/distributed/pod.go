@@ -1,6 +1,8 @@
 package distributed
 
 import (
+	"slices"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -26,7 +28,7 @@ func container(s *ir.Step, name string, command, args []string, r ir.Resources) 
 		Command:         command,
 		Args:            args,
 		Env:             kube.Env(s.Env, noParams),
-		VolumeMounts:    kube.VolumeMounts(s),
+		VolumeMounts:    kube.VolumeMounts(s, noParams),
 		Resources:       kube.Resources(r),
 	}
 }
@@ -54,7 +56,7 @@ func podSpec(p *ir.Pipeline, s *ir.Step, claim ClaimName, sel map[string]string,
 	}
 	for _, m := range s.Mounts {
 		for _, v := range p.Volumes {
-			if v.Name == m.Volume {
+			if v.Name == m.Volume && !slices.ContainsFunc(spec.Volumes, func(have corev1.Volume) bool { return have.Name == v.Name }) {
 				spec.Volumes = append(spec.Volumes, corev1.Volume{Name: v.Name, VolumeSource: corev1.VolumeSource{
 					PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: claim(v)},
 				}})

@@ -112,11 +112,14 @@ func ConfigMap(p *ir.Pipeline) *corev1.ConfigMap {
 	}
 }
 
-// VolumeMounts mounts the step's volumes, and /dev/shm when it has one.
-func VolumeMounts(s *ir.Step) []corev1.VolumeMount {
+// VolumeMounts mounts the step's volumes, or their folders and files,
+// and /dev/shm when it has one; ref writes a pipeline parameter
+// reference in a subPath the engine's way. The kubelet expands no
+// variables in a subPath (only in subPathExpr), so it is not escaped.
+func VolumeMounts(s *ir.Step, ref func(param string) string) []corev1.VolumeMount {
 	var out []corev1.VolumeMount
 	for _, m := range s.Mounts {
-		out = append(out, corev1.VolumeMount{Name: m.Volume, MountPath: m.MountPath})
+		out = append(out, corev1.VolumeMount{Name: m.Volume, MountPath: m.MountPath, SubPath: m.SubPath.Render(ref), ReadOnly: m.ReadOnly})
 	}
 	return append(out, ShmMounts(s)...)
 }

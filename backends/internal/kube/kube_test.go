@@ -76,9 +76,17 @@ func TestPodSecurityContext(t *testing.T) {
 }
 
 func TestVolumesAndMounts(t *testing.T) {
-	s := &ir.Step{Mounts: []ir.Mount{{Volume: "workspace", MountPath: "/mnt/mlcube"}}, ShmSize: "1Gi"}
-	wantMounts := []corev1.VolumeMount{{Name: "workspace", MountPath: "/mnt/mlcube"}, {Name: ShmVolume, MountPath: "/dev/shm"}}
-	if diff := cmp.Diff(wantMounts, VolumeMounts(s)); diff != "" {
+	s := &ir.Step{Mounts: []ir.Mount{
+		{Volume: "workspace", MountPath: "/mnt/mlcube"},
+		{Volume: "workspace", MountPath: "/data", Name: "data", SubPath: ir.Text{{Literal: "raw/"}, {Param: "site"}}, ReadOnly: true},
+	}, ShmSize: "1Gi"}
+	wantMounts := []corev1.VolumeMount{
+		{Name: "workspace", MountPath: "/mnt/mlcube"},
+		{Name: "workspace", MountPath: "/data", SubPath: "raw/$(params.site)", ReadOnly: true},
+		{Name: ShmVolume, MountPath: "/dev/shm"},
+	}
+	ref := func(p string) string { return "$(params." + p + ")" }
+	if diff := cmp.Diff(wantMounts, VolumeMounts(s, ref)); diff != "" {
 		t.Errorf("VolumeMounts (-want +got):\n%s", diff)
 	}
 	size := resource.MustParse("1Gi")

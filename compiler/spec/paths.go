@@ -1,0 +1,81 @@
+package spec
+
+import (
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/mlcube-compile/mlcube-compile/diag"
+)
+
+// SetPaths gives the parameters of a cube's tasks the paths that NAME=PATH
+// arguments name, as mlcube run takes them: every task with an input or
+// output of that name gets the path (check_parameters in
+// mlcube/mlcube/config.py of mlcommons/mlcube reads task_cli_args by the
+// parameter's name), as a pipeline step's inputs: or outputs: would give
+// it; for a MedPerf container, a volume's location. Only a cube run
+// without a pipeline file takes them: a pipeline file says its paths in
+// its steps.
+func SetPaths(p *Pipeline, paths []Setting) diag.Diagnostics {
+	if p == nil || len(paths) == 0 {
+		return nil
+	}
+	top := diag.At(diag.Pos{File: p.File, Line: 1, Col: 1})
+	if !p.FromCube {
+		return diag.Diagnostics{diag.Errorf(top.Field(paths[0].Name), "%s=%s sets a cube parameter's path when no pipeline file is given; a pipeline file gives its steps' paths in inputs: and outputs:", paths[0].Name, paths[0].Value)}
+	}
+	var diags diag.Diagnostics
+	for _, s := range paths {
+		if strings.TrimSpace(s.Value) == "" {
+			diags = append(diags, diag.Errorf(top.Field(s.Name), "%s= gives no path; want NAME=PATH, such as %s=data/", s.Name, s.Name))
+			continue
+		}
+		if !setPath(p.Steps, s) {
+			names := paramNames(p.Steps)
+			diags = append(diags, diag.Errorf(top.Field(s.Name), "%q is no parameter of the tasks run (parameters: %s)%s", s.Name, strings.Join(names, ", "), diag.Suggest(s.Name, names)))
+		}
+	}
+	return diags
+}
+
+// setPath gives every step whose task has a parameter named s.Name the
+// path s.Value, and reports whether one had it.
+func setPath(steps []*Step, s Setting) bool {
+	found := false
+	for _, st := range steps {
+		if st.Task == nil {
+			continue
+		}
+		if slices.ContainsFunc(st.Task.Inputs, func(p *Param) bool { return p.Name == s.Name }) {
+			st.Inputs = withPath(st.Inputs, s)
+			found = true
+		}
+		if slices.ContainsFunc(st.Task.Outputs, func(p *Param) bool { return p.Name == s.Name }) {
+			st.Outputs = withPath(st.Outputs, s)
+			found = true
+		}
+	}
+	return found
+}
+
+func withPath(m map[string]string, s Setting) map[string]string {
+	if m == nil {
+		m = map[string]string{}
+	}
+	m[s.Name] = s.Value
+	return m
+}
+
+// paramNames lists the parameters of the steps' tasks, sorted.
+func paramNames(steps []*Step) []string {
+	seen := map[string]bool{}
+	for _, st := range steps {
+		if st.Task == nil {
+			continue
+		}
+		for _, p := range append(append([]*Param{}, st.Task.Inputs...), st.Task.Outputs...) {
+			seen[p.Name] = true
+		}
+	}
+	return slices.Sorted(maps.Keys(seen))
+}
