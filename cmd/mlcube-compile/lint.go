@@ -18,20 +18,25 @@ func lintCommand(stdout io.Writer) *cli.Command {
 	return &cli.Command{
 		Name:      "lint",
 		Usage:     "check every cube, platform and pipeline file under the paths, on every backend or those --backend names",
-		UsageText: "mlcube-compile lint [--backend argo|tekton|job]... [--format text|json|github] [--strict] [--platform GLOB] [--task GLOB] [PATH...]",
+		UsageText: "mlcube-compile lint [--backend argo|tekton|job]... [--format text|json|github] [--strict] [--platform GLOB] [--task GLOB] [--cache DIR] [PATH...]",
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "backend", Aliases: []string{"b"}, Usage: "check for backend `NAME` only (" + strings.Join(driver.Backends(), ", ") + "); repeatable; default: every backend"},
 			&cli.StringFlag{Name: "format", Value: diagnosticFormats[0], Usage: "text, json, or github (GitHub Actions annotations)"},
 			&cli.BoolFlag{Name: "strict", Usage: "count warnings as errors"},
 			&cli.StringFlag{Name: "platform", Usage: "treat files matching `GLOB` as platform files, whatever their content"},
 			&cli.StringFlag{Name: "task", Usage: "treat files matching `GLOB` as pipeline or invoke files, whatever their content"},
+			&cli.StringFlag{Name: "cache", Usage: "keep each compilation's result in folder `DIR`, and reuse it while the binary, the flags and every file it read are unchanged; default: no cache"},
 		},
 		Action: func(c *cli.Context) error {
 			format := c.String("format")
 			if err := checkFormat("format", format); err != nil {
 				return err
 			}
-			report, err := lint.Run(c.Args().Slice(), lint.Options{PlatformGlob: c.String("platform"), TaskGlob: c.String("task"), Strict: c.Bool("strict"), Backends: c.StringSlice("backend")})
+			opts := lint.Options{PlatformGlob: c.String("platform"), TaskGlob: c.String("task"), Strict: c.Bool("strict"), Backends: c.StringSlice("backend")}
+			if err := withCache(&opts, c.String("cache")); err != nil {
+				return usageError{err}
+			}
+			report, err := lint.Run(c.Args().Slice(), opts)
 			if err != nil {
 				return usageError{err}
 			}
@@ -44,4 +49,21 @@ func lintCommand(stdout io.Writer) *cli.Command {
 			return nil
 		},
 	}
+}
+
+// withCache sets lint's cache from --cache DIR, when it is given.
+func withCache(opts *lint.Options, dir string) error {
+	if dir == "" {
+		return nil
+	}
+	c, err := openCache(dir)
+	if err != nil {
+		return err
+	}
+	version, err := cacheVersion()
+	if err != nil {
+		return err
+	}
+	opts.Cache, opts.CacheVersion = c, version
+	return nil
 }
