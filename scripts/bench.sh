@@ -111,7 +111,12 @@ measure seed003 "$RUNS" "$MC ${gpu[*]}" \
 
 log "lint 1,000 cubes vs cue vet"
 cubes=$(cd "$IN" && ls cubes/*/mlcube.yaml | sed "s#^#$IN/#" | tr '\n' ' ')
-measure lint "$(((RUNS + 1) / 2))" "$MC lint $IN/cubes" "$BIN/cue vet -d '#MLCubeFile' $IN/schema.cue $cubes"
+# Then lint --cache: its second run on the unchanged cubes (the cache
+# filled first), and its first run, which fills an empty cache.
+rm -rf "$OUT/lint-cache" && "$MC" lint --cache "$OUT/lint-cache" "$IN/cubes" >/dev/null
+measure lint "$(((RUNS + 1) / 2))" "$MC lint $IN/cubes" "$BIN/cue vet -d '#MLCubeFile' $IN/schema.cue $cubes" \
+  "$MC lint --cache $OUT/lint-cache $IN/cubes"
+measure lint-fill "$(((RUNS + 3) / 4))" --prepare "rm -rf $OUT/lint-cache-fill" "$MC lint --cache $OUT/lint-cache-fill $IN/cubes"
 
 log "scale: ${SHAPES[*]} at ${SIZES[*]} steps"
 for shape in "${SHAPES[@]}"; do
