@@ -187,6 +187,8 @@ func TestRecorderStates(t *testing.T) {
 		"read file's bytes":   func() { writeTree(t, dir, map[string]string{"a.yaml": "a: 2\n"}) },
 		"missing file exists": func() { writeTree(t, dir, map[string]string{"c.yaml": "c: 1\n"}) },
 		"stat'ed file gone":   func() { os.Remove(b) },
+		// The compiler refuses a file over its size limit from its stat.
+		"stat'ed file's size": func() { writeTree(t, dir, map[string]string{"b.yaml": "b: 22\n"}) },
 	} {
 		writeTree(t, dir, map[string]string{"a.yaml": "a: 1\n", "b.yaml": "b: 1\n"})
 		os.Remove(missing)

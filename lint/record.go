@@ -26,7 +26,10 @@ const (
 type input struct {
 	Path  string `json:"path"`
 	State string `json:"state"`
-	Sum   string `json:"sum,omitempty"`
+	// Size is a regular file's size: the compiler refuses a file over its
+	// limit from its stat alone, without reading it.
+	Size int64  `json:"size,omitempty"`
+	Sum  string `json:"sum,omitempty"`
 }
 
 // recorder is an fs.FS that notes every file the compiler stats or
@@ -48,9 +51,12 @@ func newRecorder(fsys fs.FS) *recorder {
 // note records what a stat or an open found, keeping a read's sum.
 func (r *recorder) note(name string, info fs.FileInfo, err error) {
 	in := input{Path: name, State: stateOf(info, err)}
+	if in.State == stateFile {
+		in.Size = info.Size()
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if old, ok := r.seen[name]; ok && old.Sum != "" && old.State == in.State {
+	if old, ok := r.seen[name]; ok && old.Sum != "" && old.State == in.State && old.Size == in.Size {
 		return
 	}
 	r.seen[name] = in
@@ -139,7 +145,7 @@ func (f *hashedFile) Close() error {
 func unchanged(fsys fs.FS, inputs []input) bool {
 	for _, in := range inputs {
 		info, err := fs.Stat(fsys, in.Path)
-		if stateOf(info, err) != in.State {
+		if stateOf(info, err) != in.State || in.State == stateFile && info.Size() != in.Size {
 			return false
 		}
 		if in.Sum == "" {

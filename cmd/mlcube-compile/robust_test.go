@@ -115,10 +115,7 @@ func TestClosedStdoutPipe(t *testing.T) {
 	if testing.Short() {
 		t.Skip("skipped with -short: it builds the binary with go build, to run it as a process")
 	}
-	bin := filepath.Join(t.TempDir(), "mlcube-compile")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := goBuild(t)
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
@@ -146,10 +143,7 @@ func TestGCTunedBeforeHeavyInits(t *testing.T) {
 	if testing.Short() {
 		t.Skip("skipped with -short: it builds the binary with go build, to run it as a process")
 	}
-	bin := filepath.Join(t.TempDir(), "mlcube-compile")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := goBuild(t)
 	cmd := exec.Command(bin, "--version")
 	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
 	out, err := cmd.CombinedOutput()
