@@ -164,7 +164,7 @@ go test ./schema ./compiler/... ./cmd/mlcube-compile -run '^$' -bench . -skip Be
   -count 3 -benchtime "${BENCHTIME:-100ms}" >"$RES/stages.txt"
 
 versions() {
-  echo "mlcube-compile $("$MC" --version | awk '{print $NF}') ($(go version | awk '{print $3}'))"
+  echo "mlcube-compile $("$MC" --version | sed 's/^mlcube-compile version //')" # version (commit, Go)
   echo "kustomize $("$BIN/kustomize" version)"
   if command -v kubectl >/dev/null; then echo "kubectl $(kubectl version --client 2>/dev/null | awk '/Client Version/ {print $3}')"; fi
   echo "jinja2 $($PYTHON -c 'import jinja2; print(jinja2.__version__)') (Debian python3-jinja2 $(dpkg-query -W -f '${Version}' python3-jinja2), Python $($PYTHON -c 'import platform; print(platform.python_version())'))"
