@@ -109,6 +109,11 @@ type Setting = spec.Setting
 // flags; each one set replaces the pipeline file's.
 type ScheduleOptions = spec.ScheduleOptions
 
+// Disk is the machine's own files, the file system Compile reads when
+// Options.FS is nil (source.Disk): lint reads through it, wrapped, to
+// note which files a compilation looked at.
+var Disk = source.Disk
+
 // StdinName names a spec read from standard input in paths and messages.
 const StdinName = source.StdinName
 

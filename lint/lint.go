@@ -27,6 +27,12 @@ type Options struct {
 	// PlatformGlob is, against the path or the name: a folder that
 	// matches is not walked into, such as a cookiecutter template's.
 	Exclude []string
+	// Cache, when set, keeps each compilation's result between runs
+	// (--cache): a compilation whose options, backends, tool and every
+	// file it looked at are unchanged is not run again. CacheVersion
+	// names the tool; a different one finds nothing.
+	Cache        Cache
+	CacheVersion string
 }
 
 // Report is what lint found.
@@ -63,7 +69,7 @@ func Run(paths []string, opts Options) (Report, error) {
 	if len(set.files) == 0 {
 		return Report{Skipped: set.skipped}, fmt.Errorf("found no mlcube.yaml, platform or pipeline file under %s%s", strings.Join(paths, ", "), skippedNote(set.skipped))
 	}
-	diags := runUnits(set.units(), opts.Backends)
+	diags := runUnits(set.units(), opts)
 	if opts.Strict {
 		for i := range diags {
 			diags[i].Severity = diag.Error
@@ -100,7 +106,7 @@ func checkGlob(glob string) error {
 // diagnostic, sorted and without duplicates: the same file read by two
 // units is reported once. Results are kept by index, so the report never
 // depends on which worker finished first.
-func runUnits(units []unit, backends []string) diag.Diagnostics {
+func runUnits(units []unit, opts Options) diag.Diagnostics {
 	results := make([]diag.Diagnostics, len(units))
 	next := make(chan int)
 	var wg sync.WaitGroup
@@ -115,7 +121,7 @@ func runUnits(units []unit, backends []string) diag.Diagnostics {
 					results[i] = diag.Diagnostics{{Pos: diag.Pos{File: units[i].name()}, Field: "schema", Message: err.Error()}}
 					continue
 				}
-				results[i] = check(units[i], s, backends)
+				results[i] = checkCached(units[i], s, opts)
 			}
 		}()
 	}
@@ -131,22 +137,53 @@ func runUnits(units []unit, backends []string) diag.Diagnostics {
 	return all.Sorted()
 }
 
+// checkCached is check through opts.Cache, when there is one: a unit
+// whose key and files are unchanged since a run kept its result is not
+// run again. A platform file checked on its own, and a unit that panics,
+// are not kept.
+func checkCached(u unit, s *schema.Schema, opts Options) diag.Diagnostics {
+	if opts.Cache == nil || u.platformOnly != "" {
+		return check(u, s, opts.Backends)
+	}
+	key, ok := unitKey(u, opts)
+	if !ok {
+		return check(u, s, opts.Backends)
+	}
+	if diags, hit := cached(opts.Cache, key, compiler.Disk); hit {
+		return diags
+	}
+	rec := newRecorder(compiler.Disk)
+	u.opts.FS = rec
+	diags, panicked := checkUnit(u, s, opts.Backends)
+	if !panicked {
+		keep(opts.Cache, key, rec, diags)
+	}
+	return diags
+}
+
 // check compiles one unit and emits it for each of backends (every
 // backend when there are none) that applies. A panic is reported against
 // the unit as a bug of ours, as a single compile reports one.
-func check(u unit, s *schema.Schema, backends []string) (diags diag.Diagnostics) {
+func check(u unit, s *schema.Schema, backends []string) diag.Diagnostics {
+	diags, _ := checkUnit(u, s, backends)
+	return diags
+}
+
+// checkUnit is check, saying whether it recovered from a panic.
+func checkUnit(u unit, s *schema.Schema, backends []string) (diags diag.Diagnostics, panicked bool) {
 	defer func() {
 		if r := recover(); r != nil {
 			diags = diag.Diagnostics{{Pos: diag.Pos{File: u.name()}, Field: "lint", Message: driver.InternalError{Input: driver.Describe(u.opts), Err: fmt.Errorf("%v", r)}.Error()}}
+			panicked = true
 		}
 	}()
 	if u.platformOnly != "" {
-		return compiler.CheckPlatform(u.platformOnly)
+		return compiler.CheckPlatform(u.platformOnly), false
 	}
 	u.opts.Schema = s
 	p, diags := compiler.Compile(u.opts)
 	if diags.HasErrors() {
-		return diags
+		return diags, false
 	}
-	return append(diags, driver.Check(p, backends)...)
+	return append(diags, driver.Check(p, backends)...), false
 }

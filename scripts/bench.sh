@@ -111,7 +111,12 @@ measure seed003 "$RUNS" "$MC ${gpu[*]}" \
 
 log "lint 1,000 cubes vs cue vet"
 cubes=$(cd "$IN" && ls cubes/*/mlcube.yaml | sed "s#^#$IN/#" | tr '\n' ' ')
-measure lint "$(((RUNS + 1) / 2))" "$MC lint $IN/cubes" "$BIN/cue vet -d '#MLCubeFile' $IN/schema.cue $cubes"
+# Then lint --cache: its second run on the unchanged cubes (the cache
+# filled first), and its first run, which fills an empty cache.
+rm -rf "$OUT/lint-cache" && "$MC" lint --cache "$OUT/lint-cache" "$IN/cubes" >/dev/null
+measure lint "$(((RUNS + 1) / 2))" "$MC lint $IN/cubes" "$BIN/cue vet -d '#MLCubeFile' $IN/schema.cue $cubes" \
+  "$MC lint --cache $OUT/lint-cache $IN/cubes"
+measure lint-fill "$(((RUNS + 3) / 4))" --prepare "rm -rf $OUT/lint-cache-fill" "$MC lint --cache $OUT/lint-cache-fill $IN/cubes"
 
 log "scale: ${SHAPES[*]} at ${SIZES[*]} steps"
 for shape in "${SHAPES[@]}"; do
@@ -159,7 +164,7 @@ go test ./schema ./compiler/... ./cmd/mlcube-compile -run '^$' -bench . -skip Be
   -count 3 -benchtime "${BENCHTIME:-100ms}" >"$RES/stages.txt"
 
 versions() {
-  echo "mlcube-compile $("$MC" --version | awk '{print $NF}') ($(go version | awk '{print $3}'))"
+  echo "mlcube-compile $("$MC" --version | sed 's/^mlcube-compile version //')" # version (commit, Go)
   echo "kustomize $("$BIN/kustomize" version)"
   if command -v kubectl >/dev/null; then echo "kubectl $(kubectl version --client 2>/dev/null | awk '/Client Version/ {print $3}')"; fi
   echo "jinja2 $($PYTHON -c 'import jinja2; print(jinja2.__version__)') (Debian python3-jinja2 $(dpkg-query -W -f '${Version}' python3-jinja2), Python $($PYTHON -c 'import platform; print(platform.python_version())'))"

@@ -21,7 +21,7 @@ func lintCommand(stdout io.Writer) *cli.Command {
 			"docker: or name:, schema_type:, or only platform keys), so its mistake is reported at its line and column.\n" +
 			"Other YAML files (other tools', values files) are skipped; the summary counts them and --verbose names them.",
 		Usage:     "check every cube, platform and pipeline file under the paths, on every backend or those --backend names",
-		UsageText: "mlcube-compile lint [--backend argo|tekton|job]... [--format|--error-format text|json|github] [--strict] [--verbose] [--platform GLOB] [--task GLOB] [--exclude GLOB]... [PATH...]",
+		UsageText: "mlcube-compile lint [--backend argo|tekton|job]... [--format|--error-format text|json|github] [--strict] [--verbose] [--platform GLOB] [--task GLOB] [--exclude GLOB]... [--cache DIR] [PATH...]",
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "backend", Aliases: []string{"b"}, Usage: "check for backend `NAME` only (" + strings.Join(driver.Backends(), ", ") + "); repeatable; default: every backend"},
 			&cli.StringFlag{Name: "format", Aliases: []string{"error-format"}, Value: diagnosticFormats[0], Usage: "text, json, or github (GitHub Actions annotations); --error-format, as compile and graph spell it, is the same flag"},
@@ -30,13 +30,18 @@ func lintCommand(stdout io.Writer) *cli.Command {
 			&cli.StringFlag{Name: "platform", Usage: "treat files matching `GLOB` as platform files, whatever their content"},
 			&cli.StringFlag{Name: "task", Usage: "treat files matching `GLOB` as pipeline or invoke files, whatever their content"},
 			&cli.StringSliceFlag{Name: "exclude", Usage: "skip files and folders matching `GLOB` (their path or name), such as templates; repeatable"},
+			&cli.StringFlag{Name: "cache", Usage: "keep each compilation's result in folder `DIR`, and reuse it while the binary, the flags and every file it read are unchanged; default: no cache"},
 		},
 		Action: func(c *cli.Context) error {
 			format := c.String("format")
 			if err := checkFormat("format", format); err != nil {
 				return err
 			}
-			report, err := lint.Run(c.Args().Slice(), lint.Options{PlatformGlob: c.String("platform"), TaskGlob: c.String("task"), Strict: c.Bool("strict"), Backends: c.StringSlice("backend"), Exclude: c.StringSlice("exclude")})
+			opts := lint.Options{PlatformGlob: c.String("platform"), TaskGlob: c.String("task"), Strict: c.Bool("strict"), Backends: c.StringSlice("backend"), Exclude: c.StringSlice("exclude")}
+			if err := withCache(&opts, c.String("cache")); err != nil {
+				return usageError{err}
+			}
+			report, err := lint.Run(c.Args().Slice(), opts)
 			if err != nil {
 				return usageError{err}
 			}
@@ -62,4 +67,21 @@ func skippedNotes(skipped []string) []note {
 		notes = append(notes, note{File: path, Field: "lint", Message: "skipped: YAML that is not a cube, platform or pipeline file (a values file, or another tool's); if it is a spec, name it mlcube.yaml, platform.yaml or pipeline.yaml, or match it with --task GLOB or --platform GLOB"})
 	}
 	return notes
+}
+
+// withCache sets lint's cache from --cache DIR, when it is given.
+func withCache(opts *lint.Options, dir string) error {
+	if dir == "" {
+		return nil
+	}
+	c, err := openCache(dir)
+	if err != nil {
+		return err
+	}
+	version, err := cacheVersion()
+	if err != nil {
+		return err
+	}
+	opts.Cache, opts.CacheVersion = c, version
+	return nil
 }

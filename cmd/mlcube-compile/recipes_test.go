@@ -32,12 +32,18 @@ func docRecipe(t *testing.T, name string) string {
 // PATH that finds it first.
 func buildBinary(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
-	cmd := exec.Command("go", "build", "-o", filepath.Join(dir, "mlcube-compile"), ".")
-	if out, err := cmd.CombinedOutput(); err != nil {
+	return filepath.Dir(goBuild(t)) + string(os.PathListSeparator) + os.Getenv("PATH")
+}
+
+// goBuild builds mlcube-compile into a temporary folder and returns the
+// binary's path.
+func goBuild(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "mlcube-compile")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	return dir + string(os.PathListSeparator) + os.Getenv("PATH")
+	return bin
 }
 
 // shell runs a command line with PATH in dir and returns its output and

@@ -115,10 +115,7 @@ func TestClosedStdoutPipe(t *testing.T) {
 	if testing.Short() {
 		t.Skip("skipped with -short: it builds the binary with go build, to run it as a process")
 	}
-	bin := filepath.Join(t.TempDir(), "mlcube-compile")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := goBuild(t)
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
@@ -135,5 +132,37 @@ func TestClosedStdoutPipe(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "mlcube-compile: writing the output: ") || !strings.Contains(stderr.String(), "broken pipe") {
 		t.Errorf("stderr: %q", stderr.String())
+	}
+}
+
+// TestGCTunedBeforeHeavyInits: the binary tunes its collector at init,
+// before the Kubernetes and Argo packages that Argo's validator brings,
+// whose init allocates the most (GODEBUG=inittrace=1 prints each
+// package's init in the order run).
+func TestGCTunedBeforeHeavyInits(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipped with -short: it builds the binary with go build, to run it as a process")
+	}
+	bin := goBuild(t)
+	cmd := exec.Command(bin, "--version")
+	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	order := map[string]int{}
+	for i, line := range strings.Split(string(out), "\n") {
+		if f := strings.Fields(line); len(f) > 1 && f[0] == "init" {
+			order[f[1]] = i + 1
+		}
+	}
+	tuned := order["github.com/mlcube-compile/mlcube-compile/cmd/mlcube-compile/internal/gctune"]
+	if tuned == 0 {
+		t.Fatal("no init of gctune in the trace")
+	}
+	for _, heavy := range []string{"k8s.io/client-go/kubernetes/scheme", "k8s.io/api/core/v1", "github.com/argoproj/argo-workflows/v3/pkg/client/clientset/versioned/scheme"} {
+		if order[heavy] != 0 && order[heavy] < tuned {
+			t.Errorf("%s's init ran before the collector was tuned", heavy)
+		}
 	}
 }

@@ -18,6 +18,9 @@ import (
 // walked beside f; where the two trees differ in shape (merge keys,
 // aliases), the walk stops and the enclosing position stands.
 func fillPositions(f *ast.File, src []byte) {
+	if !missingPositions(f) {
+		return // nothing to fill: no second parse (most files)
+	}
 	var doc yamlv3.Node
 	if err := yamlv3.Unmarshal(src, &doc); err != nil || doc.Kind != yamlv3.DocumentNode || len(doc.Content) != 1 {
 		return
@@ -91,6 +94,38 @@ func (pf *posFiller) value(e ast.Expr, n *yamlv3.Node) {
 			pf.value(el, n.Content[i])
 		}
 	}
+}
+
+// missingPositions reports whether some key or value that fillPositions
+// visits (fields' labels and values, list elements, at any depth) has no
+// position: only then is there anything for the second parse to fill.
+func missingPositions(f *ast.File) bool {
+	var missing func(e ast.Expr) bool
+	fields := func(decls []ast.Decl) bool {
+		for _, d := range decls {
+			if field, ok := d.(*ast.Field); ok && (!field.Label.Pos().IsValid() || missing(field.Value)) {
+				return true
+			}
+		}
+		return false
+	}
+	missing = func(e ast.Expr) bool {
+		if !e.Pos().IsValid() {
+			return true
+		}
+		switch v := e.(type) {
+		case *ast.StructLit:
+			return fields(v.Elts)
+		case *ast.ListLit:
+			for _, el := range v.Elts {
+				if missing(el) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	return fields(f.Decls)
 }
 
 // lineStarts is the offset at which each line of src starts.

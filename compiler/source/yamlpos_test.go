@@ -30,3 +30,26 @@ func TestDuplicateKeysInFlowMappingsHavePositions(t *testing.T) {
 		}
 	}
 }
+
+// TestSecondParseOnlyWhenPositionsAreMissing: the second parse of
+// fillPositions runs only for a file CUE's decoder left a key or value
+// without a position in; every example, written in block style with
+// flow mappings and lists, needs none (the cases of
+// TestDuplicateKeysInFlowMappingsHavePositions check what is filled).
+func TestSecondParseOnlyWhenPositionsAreMissing(t *testing.T) {
+	for src, want := range map[string]bool{
+		"a: 1\nb: [1, 2]\nc: {d: [x, {e: 1}]}\n":       false,
+		"steps:\n  s: {task: t, inputs: {src: d0/}}\n": false,
+		"0: [0: 0,0: 0,{0,0,0}]\n":                     true,
+		"a: [k: 1, k: 2, {b: [{c: 1, c: 2}]}]\n":       true,
+		"a: {b: {c: [d: 1, {e: 1, e: 1}]}}\n":          true,
+	} {
+		f, err := extractYAML("spec.yaml", []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := missingPositions(f); got != want {
+			t.Errorf("%q: missingPositions = %v, want %v", src, got, want)
+		}
+	}
+}
