@@ -80,34 +80,6 @@ func compileForRealNode(t *testing.T, dir, backend, image string) []string {
 	return got
 }
 
-// realNodePlatform writes the platform file from (none when "") in a
-// temporary folder with what a platform team running the suite's image
-// sets on top: image in place of every cube's, never pulled, and kubectl
-// steps in it too. It returns the new file's path.
-func realNodePlatform(t *testing.T, from, image string) string {
-	t.Helper()
-	plat := map[string]any{}
-	if from != "" {
-		data, err := os.ReadFile(from)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := yaml.Unmarshal(data, &plat); err != nil {
-			t.Fatal(err)
-		}
-	}
-	maps.Copy(plat, map[string]any{"image": image, "imagePullPolicy": "Never", "kubectlImage": image})
-	data, err := yaml.Marshal(plat)
-	if err != nil {
-		t.Fatal(err)
-	}
-	file := filepath.Join(t.TempDir(), "platform.yaml")
-	if err := os.WriteFile(file, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return file
-}
-
 // imagesOf lists the images the documents name.
 func imagesOf(t *testing.T, docs []string) []string {
 	t.Helper()

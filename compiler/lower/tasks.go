@@ -12,7 +12,8 @@ import (
 // taskOverlaps warns, for every task of a cube run without --task, where
 // path flow's order rests on nothing but the order the file lists the
 // tasks in: two tasks that write overlapping paths (the later waits for
-// the earlier), and a task that reads a path several tasks write (it
+// the earlier; unless it reads what the earlier writes, directly or
+// through tasks between them), and a task that reads a path several tasks write (it
 // waits for all of them, whatever they are for). Each warning names the
 // tasks and where they are, and how to pin the order.
 func (lw *lowering) taskOverlaps(io []graph.IO) {
@@ -28,7 +29,7 @@ func (lw *lowering) taskOverlaps(io []graph.IO) {
 	for j := range steps {
 		var earlier, paths []string
 		for i := 0; i < j; i++ {
-			if w, ok := firstTouch(io[j].Writes, io[i].Writes); ok {
+			if w, ok := firstTouch(io[j].Writes, io[i].Writes); ok && !readsFrom(io, i, j) {
 				earlier = append(earlier, names[i]+" ("+where(steps[i])+")")
 				if !slices.Contains(paths, shown(w)) {
 					paths = append(paths, shown(w))
@@ -53,6 +54,25 @@ func (lw *lowering) taskOverlaps(io []graph.IO) {
 			}
 		}
 	}
+}
+
+// readsFrom reports whether task j reads, directly or through a chain of
+// tasks each reading what the one before it writes, what task i writes:
+// then j runs after i for its data, whatever order the file lists them in.
+func readsFrom(io []graph.IO, i, j int) bool {
+	seen := map[int]bool{i: true}
+	for queue := []int{i}; len(queue) > 0; queue = queue[1:] {
+		for m := queue[0] + 1; m <= j; m++ {
+			if _, ok := firstTouch(io[m].Reads, io[queue[0]].Writes); ok && !seen[m] {
+				if m == j {
+					return true
+				}
+				seen[m] = true
+				queue = append(queue, m)
+			}
+		}
+	}
+	return false
 }
 
 // writeVerb and pronoun agree with one task or several.
