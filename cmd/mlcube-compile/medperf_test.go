@@ -126,10 +126,10 @@ func TestMedPerfChestXRayFlow(t *testing.T) {
 	}
 }
 
-// TestMedPerfJobGolden is the chestxray example's metrics container as a
+// TestGoldenMedPerfJob is the chestxray example's metrics container as a
 // Job, the one backend that runs one task: its golden file is
 // testdata/golden/job/medperf-chestxray-metrics.yaml.
-func TestMedPerfJobGolden(t *testing.T) {
+func TestGoldenMedPerfJob(t *testing.T) {
 	dir := filepath.Join(repoRoot, "examples", "medperf-chestxray")
 	args := []string{"mlcube-compile", "--backend", "job", "--mlcube", filepath.Join(dir, "metrics"), "--platform", filepath.Join(dir, "platform.yaml")}
 	out, stderr, code := compileArgs(t, args...)
