@@ -54,6 +54,10 @@ func TestE2EArgoCreatesItsConfigMap(t *testing.T) {
 			r.Manifest = inNamespace(t, r.Manifest, "e2e-configmap")
 		}
 	}
+	// What an earlier run of this test on the cluster made goes first (make
+	// e2e runs it against Argo v3.7, then 4): the ConfigMap must be this run's.
+	c.run("", "-n", "e2e-configmap", "delete", "workflows", "--all", "--wait")
+	c.run("", "-n", "e2e-configmap", "delete", "configmap", want.Name, "--ignore-not-found", "--wait")
 	runResourcesOnHost(wf)
 	h := startHostExecutor(t, c, "e2e-configmap")
 	done := c.submit(t, "configmap", docs, wf, 3*time.Minute)
@@ -113,6 +117,10 @@ func TestE2EStopDeletesJobs(t *testing.T) {
 				wf.Spec.OnExit = ""
 			}
 			runResourcesOnHost(wf)
+			// The MPIJob an earlier control run left running (make e2e runs
+			// this test against Argo v3.7, then 4) goes first, with its pods.
+			c.run("", "-n", ns, "delete", "workflows,mpijobs", "--all", "--wait")
+			c.run("", "-n", ns, "delete", "pods", "--all", "--wait")
 			h := startHostExecutor(t, c, ns)
 			ns, created := c.start(t, tc.name, docs, wf)
 			name := strings.TrimPrefix(created, "workflow.argoproj.io/")
