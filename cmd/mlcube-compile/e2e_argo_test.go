@@ -45,15 +45,7 @@ func TestE2EArgoOnRealNode(t *testing.T) {
 			ran++
 			t.Parallel()
 			r := c.newRealRun(t, name, docs, want)
-			manifest, err := yaml.Marshal(r.wf)
-			if err != nil {
-				t.Fatal(err)
-			}
-			created := strings.TrimSpace(c.must(t, string(manifest), "create", "-o", "name", "-f", "-"))
-			done := c.wait(t, r.ns, created, 5*time.Minute)
-			if done.Status.Phase != wfv1.WorkflowSucceeded {
-				t.Fatalf("phase %s: %s\n%s", done.Status.Phase, done.Status.Message, nodeSummary(done))
-			}
+			done := r.succeed(t, 5*time.Minute)
 			dag := entryDAG(t, want)
 			recs, pods := r.records(t), r.pods(t)
 			byTask := map[string]record{}

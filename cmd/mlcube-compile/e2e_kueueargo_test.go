@@ -10,9 +10,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
-	"sigs.k8s.io/yaml"
 )
 
 // kueueTwoGPUPipeline runs examples/shared-gpu-queue's prepare outside any
@@ -56,15 +53,7 @@ func TestE2EKueueRunsArgoGPUStepsInTurn(t *testing.T) {
 			delete(r.wf.Spec.Templates[i].Metadata.Labels, kueueQueueLabel)
 		}
 	}
-	manifest, err := yaml.Marshal(r.wf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	created := strings.TrimSpace(c.must(t, string(manifest), "create", "-o", "name", "-f", "-"))
-	done := c.wait(t, r.ns, created, 5*time.Minute)
-	if done.Status.Phase != wfv1.WorkflowSucceeded {
-		t.Fatalf("phase %s: %s\n%s", done.Status.Phase, done.Status.Message, nodeSummary(done))
-	}
+	done := r.succeed(t, 5*time.Minute)
 	steps := c.stepPods(t, r.ns, done.Name)
 	var tl timeline
 	workloads := c.workloads(t, r.ns)

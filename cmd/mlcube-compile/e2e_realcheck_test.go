@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
@@ -266,4 +267,20 @@ func transitive(deps map[string][]string, task string) map[string]bool {
 	}
 	visit(task)
 	return before
+}
+
+// succeed creates the run's workflow, waits for it to finish, and
+// fails the test unless it Succeeded.
+func (r *realRun) succeed(t *testing.T, timeout time.Duration) *wfv1.Workflow {
+	t.Helper()
+	manifest, err := yaml.Marshal(r.wf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	created := strings.TrimSpace(r.c.must(t, string(manifest), "create", "-o", "name", "-f", "-"))
+	done := r.c.wait(t, r.ns, created, timeout)
+	if done.Status.Phase != wfv1.WorkflowSucceeded {
+		t.Fatalf("phase %s: %s\n%s", done.Status.Phase, done.Status.Message, nodeSummary(done))
+	}
+	return done
 }
