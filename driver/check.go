@@ -8,6 +8,7 @@ import (
 
 	"github.com/mlcube-compile/mlcube-compile/backends/argo"
 	"github.com/mlcube-compile/mlcube-compile/backends/emit"
+	"github.com/mlcube-compile/mlcube-compile/compiler"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
 	"github.com/mlcube-compile/mlcube-compile/diag"
 )
@@ -49,6 +50,17 @@ func Check(p *ir.Pipeline, backends []string) diag.Diagnostics {
 		out = append(out, checkRefusal(p, t.engine.Name(), err)...)
 	}
 	return out
+}
+
+// Lint is what lint reports of one compilation: the compiler's
+// diagnostics, and when they hold no error, Check's of the IR for each of
+// backends.
+func Lint(opts compiler.Options, backends []string) diag.Diagnostics {
+	p, diags := compiler.Compile(opts)
+	if diags.HasErrors() {
+		return diags
+	}
+	return append(diags, Check(p, backends)...)
 }
 
 // CheckBackends refuses, as a UsageError that lists the backends, a name

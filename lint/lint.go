@@ -181,9 +181,5 @@ func checkUnit(u unit, s *schema.Schema, backends []string) (diags diag.Diagnost
 		return compiler.CheckPlatform(u.platformOnly), false
 	}
 	u.opts.Schema = s
-	p, diags := compiler.Compile(u.opts)
-	if diags.HasErrors() {
-		return diags, false
-	}
-	return append(diags, driver.Check(p, backends)...), false
+	return driver.Lint(u.opts, backends), false
 }
