@@ -55,6 +55,7 @@ func Check(ps *spec.Pipeline, plat *spec.Platform, needValues string) diag.Diagn
 			c.step(st)
 		}
 	}
+	c.mountPaths()
 	c.kueue()
 	return c.diags
 }

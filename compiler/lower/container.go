@@ -46,12 +46,13 @@ func (lw *lowering) containerVolumes(st *spec.Step) ([]string, []ir.Arg, []ir.Mo
 	return command, args, vm.mounts, io
 }
 
-// volumeMounts are a step's mounts so far: their names, and the index of
-// the mount at each mount path.
+// volumeMounts are a step's mounts so far: their names, the index of
+// the mount at each mount path, and each one's volume's own mount_path.
 type volumeMounts struct {
 	mounts []ir.Mount
 	names  *nameSet
 	at     map[string]int
+	of     []string
 }
 
 // volumeMount mounts a task's volume of kind (inputs or outputs) where
@@ -97,12 +98,22 @@ func (lw *lowering) volumeMount(st *spec.Step, p *spec.Param, kind string, vm *v
 }
 
 // add keeps m, unless a mount at its mount path is there already: the
-// same one is kept once, another is an error at at.
+// same one is kept once, another is an error at at. Two volumes written
+// at one mount_path are check's error (compiler/check/container.go);
+// here it is the folder an output file is mounted by that meets another.
 func (vm *volumeMounts) add(lw *lowering, m ir.Mount, p *spec.Param, at diag.Loc) {
 	if i, ok := vm.at[m.MountPath]; ok {
 		same := vm.mounts[i]
+		if vm.of[i] == path.Clean(p.MountPath) {
+			return
+		}
 		if render(same.SubPath) != render(m.SubPath) || same.ReadOnly != m.ReadOnly {
-			lw.errorf(at, "volume %s is mounted at %s, where volume %s is mounted", p.Name, m.MountPath, vm.names.taken[vm.mounts[i].Name])
+			other := vm.names.taken[vm.mounts[i].Name]
+			if m.MountPath != path.Clean(p.MountPath) {
+				lw.errorf(at, "an output file is mounted by its folder (the kubelet would make a file that is not there yet a folder), and volume %s is mounted at %s already; give %s a folder of its own", other, m.MountPath, path.Base(p.MountPath))
+				return
+			}
+			lw.errorf(at, "volume %s is mounted at %s, where volume %s is mounted", p.Name, m.MountPath, other)
 		}
 		return
 	}
@@ -113,6 +124,7 @@ func (vm *volumeMounts) add(lw *lowering, m ir.Mount, p *spec.Param, at diag.Loc
 	m.Name = name
 	vm.at[m.MountPath] = len(vm.mounts)
 	vm.mounts = append(vm.mounts, m)
+	vm.of = append(vm.of, path.Clean(p.MountPath))
 }
 
 // overrideOf is the step's location for a task's volume, if it gives one.

@@ -96,9 +96,7 @@ func containerName(file string) string {
 }
 
 // decodeVolumes reads a task's input or output volumes in the order they
-// are written. Where a volume lives in the workspace defaults to a path
-// named after it: a folder, or for a file the file name of its mount
-// path in a folder named after it.
+// are written, each at its default location (volumeLocation).
 func decodeVolumes(doc *document, task cue.Value, taskName, kind string) []*Param {
 	var out []*Param
 	forFields(task.LookupPath(pathOf(kind)), func(name string, pv cue.Value) {
@@ -108,13 +106,34 @@ func decodeVolumes(doc *document, task cue.Value, taskName, kind string) []*Para
 			Dir:       str(pv, "type") == "directory",
 			Loc:       doc.at("tasks", taskName, kind, name),
 		}
-		p.Path = name + "/"
-		if !p.Dir {
-			p.Path = name + "/" + path.Base(p.MountPath)
-		}
+		p.Path = volumeLocation(name, p.MountPath, p.Dir)
 		out = append(out, p)
 	})
 	return out
+}
+
+// volumeLocation is where a volume lives in the workspace when nothing
+// says: its mount path, relative (/mlcommons/volumes/data is
+// mlcommons/volumes/data/). MedPerf binds a volume to a host path only
+// when it runs a task, and binds the same one to the volumes that share a
+// mount path: its data preparation mounts one folder as prepare's
+// output_path and as sanity_check's and statistics' data_path
+// (cli/medperf/commands/dataset/prepare.py, run_prepare,
+// run_sanity_check, run_statistics), which the container file mounts at
+// /mlcommons/volumes/data each time, while prepare's data_path (the raw
+// data) is at /mlcommons/volumes/raw_data. So the same mount path is the
+// same data, and the volume's name, which MedPerf reuses across tasks
+// for different data, is not. A mount path with nothing but slashes
+// falls back to the name.
+func volumeLocation(name, mountPath string, dir bool) string {
+	loc := strings.TrimLeft(path.Clean("/"+mountPath), "/")
+	if loc == "" {
+		loc = name
+	}
+	if dir {
+		return loc + "/"
+	}
+	return loc
 }
 
 // decodeRunArgs reads a task's run_args, at at.
