@@ -35,29 +35,40 @@ const (
 // YAML file that does not parse is told by the keys its lines show, so
 // that a broken spec is compiled and its mistake reported; one whose
 // keys are not ours, like a YAML file that parses and is not ours, is
-// OtherYAML.
+// OtherYAML. A Kubernetes manifest (top-level apiVersion and kind, which
+// no spec has) is OtherYAML whatever its name: a compiled Tekton
+// Pipeline written to pipeline.yaml is output, not a spec.
 func Classify(path string) FileKind {
 	base := strings.TrimSuffix(strings.TrimSuffix(filepath.Base(path), ".yaml"), ".yml")
 	if ext := filepath.Ext(path); ext != ".yaml" && ext != ".yml" {
 		return NotASpec
 	}
-	switch base {
-	case "mlcube":
-		return CubeFile
-	case "platform":
-		return PlatformFile
-	case "pipeline":
-		return TaskFile
-	}
-	if strings.HasPrefix(base, "container_config") {
-		return CubeFile
-	}
 	files := source.New(nil)
+	if kind := classifyName(base); kind != NotASpec {
+		if _, _, manifest := source.Manifest(files.RawTopLevel(path)); manifest {
+			return OtherYAML
+		}
+		return kind
+	}
 	f, _ := files.ReadYAML(path, source.Flag("lint"))
 	if f == nil {
 		return classifyRaw(files.RawTopLevel(path))
 	}
 	return classifyTree(f)
+}
+
+// classifyName tells a spec by its file name without the extension;
+// NotASpec when the name does not tell.
+func classifyName(base string) FileKind {
+	switch {
+	case base == "mlcube", strings.HasPrefix(base, "container_config"):
+		return CubeFile
+	case base == "platform":
+		return PlatformFile
+	case base == "pipeline":
+		return TaskFile
+	}
+	return NotASpec
 }
 
 // classifyRaw tells a spec that does not parse by the top-level keys its
@@ -70,6 +81,9 @@ func classifyRaw(keys []source.RawKey) FileKind {
 	}
 	if kind, ok := schemaTypes[byName["schema_type"].Value]; ok {
 		return kind
+	}
+	if _, _, manifest := source.Manifest(keys); manifest {
+		return OtherYAML
 	}
 	_, docker := byName["docker"]
 	_, name := byName["name"]

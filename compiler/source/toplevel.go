@@ -47,6 +47,24 @@ type RawKey struct {
 	// Mapping: a flow mapping ({...}) follows the key, or indented keys
 	// (not list items) on the lines below.
 	Mapping bool
+	// Line is the key's line, from 1.
+	Line int
+}
+
+// Manifest finds the kind: key of a Kubernetes object among a file's
+// top-level keys: apiVersion and kind, which no spec has. A file of
+// several documents gives the keys of each.
+func Manifest(keys []RawKey) (kind RawKey, api string, ok bool) {
+	var hasAPI, hasKind bool
+	for _, k := range keys {
+		switch {
+		case k.Name == "apiVersion" && !hasAPI:
+			hasAPI, api = true, k.Value
+		case k.Name == "kind" && !hasKind:
+			hasKind, kind = true, k
+		}
+	}
+	return kind, api, hasAPI && hasKind
 }
 
 // rawKeyLine is a key at the start of a line, with what follows it.
@@ -71,6 +89,7 @@ func RawTopLevel(src []byte) []RawKey {
 		keys = append(keys, RawKey{
 			Name: m[1], Value: strings.Trim(value, `"'`),
 			Mapping: strings.HasPrefix(value, "{") || value == "" && indentedKeyNext(lines[i+1:]),
+			Line:    i + 1,
 		})
 	}
 	return keys

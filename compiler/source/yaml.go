@@ -37,6 +37,10 @@ func ParseYAML(path string, via diag.Loc, src []byte) (*ast.File, diag.Diagnosti
 		return fail(whole, "file is binary, want YAML")
 	}
 	src = normalizeNewlines(src)
+	if kind, api, ok := Manifest(RawTopLevel(src)); ok {
+		at := diag.At(diag.Pos{File: path, Line: kind.Line, Col: 1}).Field("kind")
+		return fail(at, fmt.Sprintf("%s %s is a Kubernetes object, such as mlcube-compile writes, not a spec: give the spec it is compiled from (an mlcube.yaml, a platform file, a pipeline file or a values file)", api, kind.Value))
+	}
 	f, err := extractYAML(path, src)
 	if err != nil {
 		if s, ok := findSlip(src); ok {
