@@ -21,6 +21,9 @@ func Read(sc *schema.Context, files *source.Files, mlcube, platform, task string
 	l := newLoader(sc, files)
 	plat, legacyImage := l.platform(platform)
 	loadCube := func(invoke *ast.File) *Cube {
+		if mlcube == "." && l.noCubeHere(task) {
+			return nil
+		}
 		c := l.cube(mlcube, source.Flag("--mlcube"))
 		if c != nil && c.Legacy && invoke != nil {
 			root := l.readYAML(c.File, source.Flag("--mlcube"))
@@ -33,6 +36,24 @@ func Read(sc *schema.Context, files *source.Files, mlcube, platform, task string
 	}
 	p := l.pipeline(task, loadCube)
 	return p, plat, l.diags
+}
+
+// noCubeHere reports, as an error, that the current folder, where a cube
+// is looked for when nothing names one, has none; false when it has.
+func (l *loader) noCubeHere(task string) bool {
+	file := l.files.CubeFile(".")
+	if _, err := l.files.Stat(file); err == nil {
+		return false
+	}
+	why := "name a cube folder with --mlcube DIR"
+	switch task {
+	case "":
+		why += ", or a pipeline file with --task FILE"
+	case source.StdinName:
+		why = "a pipeline on standard input has no folder of its own to find its cube in: name it with --mlcube DIR, or give the pipeline cubes:"
+	}
+	l.errorf(source.Flag("--mlcube").At(diag.Pos{File: file}), "no mlcube.yaml or %s in the current folder; %s", source.ContainerConfigFile, why)
+	return true
 }
 
 // platform reads the --platform file, ours or a legacy docker one, whose
