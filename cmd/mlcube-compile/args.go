@@ -72,6 +72,9 @@ func normalizeArgs(app *cli.App, args []string) ([]string, error) {
 			default:
 				flags = append(flags, "--"+spec.name)
 			}
+		case scope == "" && len(rest) == 0 && (a == "help" || a == "version"):
+			// help and version as commands, as go and kubectl take them.
+			flags = append(flags, "--"+a)
 		case scope == "" && len(rest) == 0 && app.Command(a) != nil:
 			specs = flagSpecs(app.Command(a).Flags, false)
 			top, moved, err := beforeCommand(flags, a, specs)

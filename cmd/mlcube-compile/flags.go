@@ -8,6 +8,7 @@ import (
 
 	"github.com/mlcube-compile/mlcube-compile/backends/emit"
 	"github.com/mlcube-compile/mlcube-compile/compiler"
+	"github.com/mlcube-compile/mlcube-compile/diag"
 	"github.com/mlcube-compile/mlcube-compile/driver"
 )
 
@@ -56,6 +57,9 @@ func compilerOptions(c *cli.Context, s *session) (compiler.Options, error) {
 	for _, a := range c.Args().Slice() {
 		name, value, ok := strings.Cut(a, "=")
 		if !ok || strings.TrimSpace(name) == "" || strings.HasPrefix(name, "-") {
+			if cmd := nearestCommand(c, a); cmd != "" {
+				return opts, usageError{fmt.Errorf("unexpected argument %q; did you mean the command %s?", a, cmd)}
+			}
 			return opts, usageError{fmt.Errorf("unexpected argument %q; a cube parameter's path is given as NAME=PATH, as mlcube run takes it", a)}
 		}
 		opts.Paths = append(opts.Paths, compiler.Setting{Name: strings.TrimSpace(name), Value: value})
@@ -91,4 +95,14 @@ func request(c *cli.Context, s *session) (driver.Request, error) {
 // errorFormatFlag is how errors and warnings are printed on stderr.
 func errorFormatFlag() cli.Flag {
 	return &cli.StringFlag{Name: "error-format", Value: diagnosticFormats[0], Usage: "how errors and warnings are printed: text, json (usage errors too), or github (GitHub Actions annotations)"}
+}
+
+// nearestCommand is the command whose name arg is near (help and
+// version included), else "".
+func nearestCommand(c *cli.Context, arg string) string {
+	names := []string{"help", "version"}
+	for _, cmd := range c.App.Commands {
+		names = append(names, cmd.Name)
+	}
+	return diag.Nearest(arg, names)
 }
