@@ -11,6 +11,21 @@ import (
 	"github.com/mlcube-compile/mlcube-compile/driver"
 )
 
+// outputFile is where -o puts one backend's output: the file it names,
+// or BACKEND.yaml in a folder, one that is there or one ending in / that
+// it creates, as --backend all writes each backend's.
+func outputFile(output, backend string) (string, error) {
+	info, err := os.Stat(output)
+	isDir := err == nil && info.IsDir()
+	if output == "" || !isDir && !strings.HasSuffix(output, "/") {
+		return output, nil
+	}
+	if err := os.MkdirAll(output, 0o755); err != nil {
+		return "", fmt.Errorf("creating %s: %w", output, err)
+	}
+	return filepath.Join(output, backend+".yaml"), nil
+}
+
 // compileEach is --backend all: one file per backend, BACKEND.yaml, in the
 // folder -o names.
 func compileEach(c *cli.Context, s *session, req driver.Request) error {

@@ -169,7 +169,11 @@ func compile(c *cli.Context, s *session) error {
 	if err != nil {
 		return err
 	}
-	return writeOutput(c.String("output"), out.Bytes, s.stdout)
+	path, err := outputFile(c.String("output"), req.Backend)
+	if err != nil {
+		return err
+	}
+	return writeOutput(path, out.Bytes, s.stdout)
 }
 
 // readFormat takes --error-format.
