@@ -75,7 +75,7 @@ func TestGraphMermaidMatchesDAG(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	want := `---
-title: medperf-chestxray
+title: medperf-style
 ---
 flowchart TD
   step_prepare["prepare<br/>chestxray-prep: prepare"]
@@ -258,10 +258,10 @@ func TestArgoKinds(t *testing.T) {
 	}
 	validators["argo"](t, "workflowtemplate", out)
 	var tmpl wfv1.WorkflowTemplate
-	if err := yaml.Unmarshal([]byte(out), &tmpl); err != nil || tmpl.Kind != "WorkflowTemplate" || tmpl.Name != "medperf-chestxray" || tmpl.Namespace != "medperf" {
-		t.Fatalf("want WorkflowTemplate medperf/medperf-chestxray, got %s %s/%s (%v)", tmpl.Kind, tmpl.Namespace, tmpl.Name, err)
+	if err := yaml.Unmarshal([]byte(out), &tmpl); err != nil || tmpl.Kind != "WorkflowTemplate" || tmpl.Name != "medperf-style" || tmpl.Namespace != "medperf" {
+		t.Fatalf("want WorkflowTemplate medperf/medperf-style, got %s %s/%s (%v)", tmpl.Kind, tmpl.Namespace, tmpl.Name, err)
 	}
-	if len(tmpl.Spec.Arguments.Parameters) != 1 || tmpl.Spec.WorkflowMetadata.Labels["app.kubernetes.io/name"] != "medperf-chestxray" {
+	if len(tmpl.Spec.Arguments.Parameters) != 1 || tmpl.Spec.WorkflowMetadata.Labels["app.kubernetes.io/name"] != "medperf-style" {
 		t.Errorf("the template should keep the params and label its runs: %+v", tmpl.Spec.Arguments)
 	}
 
@@ -281,7 +281,7 @@ func TestArgoKinds(t *testing.T) {
 		ConcurrencyPolicy wfv1.ConcurrencyPolicy
 	}
 	got := cronFacts{cron.Kind, cron.Name, cron.Spec.Schedules, cron.Spec.Timezone, cron.Spec.ConcurrencyPolicy}
-	want := cronFacts{"CronWorkflow", "medperf-chestxray", []string{"0 2 * * 1-5", "30 6 1,15 * *"}, "Europe/Berlin", wfv1.ForbidConcurrent}
+	want := cronFacts{"CronWorkflow", "medperf-style", []string{"0 2 * * 1-5", "30 6 1,15 * *"}, "Europe/Berlin", wfv1.ForbidConcurrent}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("CronWorkflow (-want +got):\n%s", diff)
 	}
