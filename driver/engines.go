@@ -1,6 +1,7 @@
 package driver
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -62,14 +63,15 @@ type Request struct {
 func (r *Request) prepare() (emit.Engine, error) {
 	e, ok := engine(r.Backend)
 	if !ok {
-		return nil, UsageError{fmt.Errorf("unknown backend %q (backends: %s)%s", r.Backend, strings.Join(Backends(), ", "), diag.Suggest(r.Backend, Backends()))}
+		names := append(Backends(), AllBackends)
+		return nil, UsageError{fmt.Errorf("unknown backend %q (backends: %s)%s", r.Backend, strings.Join(names, ", "), diag.Suggest(r.Backend, names))}
 	}
 	kinds := e.Kinds()
 	switch {
 	case r.Emit.Kind != "" && len(kinds) == 1:
 		return nil, UsageError{fmt.Errorf("--kind is for %s; %s emits one kind", multiKindBackends(), r.Backend)}
 	case r.Emit.Kind != "" && !slices.Contains(kinds, r.Emit.Kind):
-		return nil, UsageError{fmt.Errorf("unknown --kind %q (kinds: %s)%s", r.Emit.Kind, strings.Join(kinds, ", "), kindOwner(r.Emit.Kind))}
+		return nil, UsageError{fmt.Errorf("unknown --kind %q (kinds: %s)%s", r.Emit.Kind, strings.Join(kinds, ", "), cmp.Or(kindOwner(r.Emit.Kind), diag.Suggest(r.Emit.Kind, kinds)))}
 	}
 	if ns := r.Compiler.Namespace; ns != "" {
 		if err := compiler.CheckNamespace(ns); err != nil {

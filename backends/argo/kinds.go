@@ -63,7 +63,7 @@ func workflowTemplate(p *ir.Pipeline, spec wfv1.WorkflowSpec) (*wfv1.WorkflowTem
 func cronWorkflow(p *ir.Pipeline, spec wfv1.WorkflowSpec) (*wfv1.CronWorkflow, error) {
 	sc := p.Schedule
 	if sc == nil || len(sc.Cron) == 0 {
-		return nil, &emit.SpecError{Field: "schedule", Message: "--kind cronworkflow needs a schedule: give --schedule '0 2 * * *' or add schedule: to the pipeline file"}
+		return nil, &emit.SpecError{Field: "schedule", Message: "--kind cronworkflow needs a schedule: give --schedule '0 2 * * *', or schedule: in a pipeline file"}
 	}
 	c := &wfv1.CronWorkflow{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "argoproj.io/v1alpha1", Kind: "CronWorkflow"},

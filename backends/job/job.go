@@ -114,7 +114,7 @@ func oneStep(p *ir.Pipeline) (*ir.Step, error) {
 			names = append(names, s.Name)
 		}
 		return nil, &emit.SpecError{Field: "--backend", Message: fmt.Sprintf(
-			"a Job runs one task, and this pipeline has %d steps (%s); name one task of the cube with --task NAME (in place of a pipeline file), or use --backend argo or --backend tekton, which run them all",
+			"a Job runs one task, and %d would run here (%s); name one task of the cube with --task NAME (in place of a pipeline file), or use --backend argo or --backend tekton, which run them all",
 			len(p.Steps), strings.Join(names, ", "))}
 	}
 	s := p.Steps[0]

@@ -47,7 +47,7 @@ func TestUnknownBackendIsAUsageError(t *testing.T) {
 	if stdout != "" {
 		t.Errorf("stdout is not empty:\n%s", stdout)
 	}
-	want := "mlcube-compile: unknown backend \"airflow\" (backends: argo, tekton, job)\n" +
+	want := "mlcube-compile: unknown backend \"airflow\" (backends: argo, tekton, job, all)\n" +
 		"Run 'mlcube-compile --help' for usage.\n"
 	if stderr != want {
 		t.Errorf("stderr:\n%s\nwant:\n%s", stderr, want)

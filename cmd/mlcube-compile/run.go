@@ -34,6 +34,9 @@ type session struct {
 	warnings diag.Diagnostics
 	// format is --error-format: text, json or github.
 	format string
+	// command is the command run, "" for the compile: where a usage
+	// error's hint points.
+	command string
 }
 
 // run is the whole command; stderr is written here and nowhere else.
@@ -46,11 +49,32 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	}()
 	app := newApp(s, stderr)
 	s.format = requestedFormat(app, args)
+	s.command = commandOf(app, args)
 	args, err := normalizeArgs(app, args)
 	if err != nil {
 		return s.report(err, stderr)
 	}
 	return s.report(app.Run(args), stderr)
+}
+
+// helpCommand is the command line that prints the usage of the command
+// run.
+func (s *session) helpCommand() string {
+	if s.command == "" {
+		return "mlcube-compile --help"
+	}
+	return "mlcube-compile " + s.command + " --help"
+}
+
+// commandOf is the command args run: the first argument, after the
+// top-level flags, that names one; "" for the compile.
+func commandOf(app *cli.App, args []string) string {
+	for _, a := range args[1:] {
+		if !strings.HasPrefix(a, "-") && app.Command(a) != nil {
+			return a
+		}
+	}
+	return ""
 }
 
 // recovered is a panic as the bug of ours it is, with the command's
@@ -78,12 +102,12 @@ func (s *session) report(err error, stderr io.Writer) int {
 	case errors.Is(err, errLintFound), len(diags) > 0:
 	case usage:
 		code, notes, found = exitUsage, nil, nil
-		line = fmt.Sprintf("mlcube-compile: %v\nRun 'mlcube-compile --help' for usage.", err)
+		line = fmt.Sprintf("mlcube-compile: %v\nRun '%s' for usage.", err, s.helpCommand())
 	default:
 		line = fmt.Sprintf("mlcube-compile: %v", err)
 	}
 	if line != "" && s.format == "json" {
-		found = append(found, commandError(err, usage))
+		found = append(found, commandError(err, usage, s.helpCommand()))
 		line = ""
 	}
 	if len(found) > 0 || len(notes) > 0 {
@@ -100,9 +124,9 @@ func (s *session) report(err error, stderr io.Writer) int {
 // commandError is an error that is not a spec's as a diagnostic, for
 // the json format: a usage error's field is "usage", and its message
 // ends with the usage hint.
-func commandError(err error, usage bool) diag.Diagnostic {
+func commandError(err error, usage bool, help string) diag.Diagnostic {
 	if usage {
-		return diag.Diagnostic{Field: "usage", Message: err.Error() + "; run 'mlcube-compile --help' for usage"}
+		return diag.Diagnostic{Field: "usage", Message: err.Error() + "; run '" + help + "' for usage"}
 	}
 	return diag.Diagnostic{Message: err.Error()}
 }

@@ -120,7 +120,7 @@ func RunnerRBAC(p *ir.Pipeline, want bool, objects func(p *ir.Pipeline, sa strin
 // without a namespace, which a RoleBinding must name.
 func runnerAccount(p *ir.Pipeline) (string, error) {
 	if p.Namespace == "" {
-		return "", &emit.SpecError{Field: "namespace", Message: "--emit-rbac needs the run's namespace, which a RoleBinding must name; set namespace in the platform file"}
+		return "", &emit.SpecError{Field: "namespace", Message: "--emit-rbac needs the run's namespace, which a RoleBinding must name; give --namespace NS, or namespace: in the platform file"}
 	}
 	if p.ServiceAccountName != "" {
 		return p.ServiceAccountName, nil
