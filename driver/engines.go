@@ -48,6 +48,17 @@ func Kinds() string {
 	return strings.Join(out, "; ")
 }
 
+// KindNames are the --kind values of every backend, for completion.
+func KindNames() []string {
+	var out []string
+	for _, e := range engines {
+		if len(e.Kinds()) > 1 {
+			out = append(out, e.Kinds()...)
+		}
+	}
+	return out
+}
+
 // Request is one compilation: the specs, the backend, and what to ask of
 // it.
 type Request struct {

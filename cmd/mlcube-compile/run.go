@@ -48,6 +48,9 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		}
 	}()
 	app := newApp(s, stderr)
+	if completeValue(app, args, stdout) {
+		return exitOK
+	}
 	s.format = requestedFormat(app, args)
 	s.command = commandOf(app, args)
 	args, err := normalizeArgs(app, args)

@@ -14,14 +14,11 @@ import (
 // schemaCommand prints the embedded schemas, as CUE or as JSON Schema for
 // editors (yaml-language-server).
 func schemaCommand(stdout io.Writer) *cli.Command {
-	var kinds []string
-	for _, e := range schema.Export {
-		kinds = append(kinds, e.Name)
-	}
+	kinds := schemaKinds()
 	return &cli.Command{
 		Name:      "schema",
 		Usage:     "print the schemas spec files are checked with, as CUE or JSON Schema",
-		UsageText: "mlcube-compile schema [--format cue|jsonschema] [--kind " + strings.Join(kinds, "|") + "]",
+		UsageText: "mlcube-compile schema [--format " + strings.Join(schemaFormats, "|") + "] [--kind " + strings.Join(kinds, "|") + "]",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "format", Value: "cue", Usage: "cue (every definition, for cue vet) or jsonschema (one kind, for editors)"},
 			&cli.StringFlag{Name: "kind", Value: "mlcube", Usage: "with jsonschema, the kind of file: " + strings.Join(kinds, ", ")},
@@ -64,4 +61,17 @@ func schemaCommand(stdout io.Writer) *cli.Command {
 			return err
 		},
 	}
+}
+
+// schemaFormats are the values of schema's --format.
+var schemaFormats = []string{"cue", "jsonschema"}
+
+// schemaKinds are the values of schema's --kind: each exported schema's
+// name.
+func schemaKinds() []string {
+	var kinds []string
+	for _, e := range schema.Export {
+		kinds = append(kinds, e.Name)
+	}
+	return kinds
 }
