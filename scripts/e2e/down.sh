@@ -13,8 +13,10 @@ if [ ! -f "$pids" ]; then node_undo; exit 0; fi
 ours() { [ -r "/proc/$1/cmdline" ] && tr '\0' ' ' <"/proc/$1/cmdline" | grep -qF "$E2E_ROOT"; }
 
 # Stop in reverse order of starting, so etcd goes last.
-tac "$pids" | while read -r pid name; do
+stopped=()
+while read -r pid name; do
   ours "$pid" || continue
+  stopped+=("$name")
   # kubelet is stopped by now: stop the containers before containerd.
   [ "$name" = containerd ] && node_drain
   kill -TERM "$pid" 2>/dev/null
@@ -23,6 +25,8 @@ tac "$pids" | while read -r pid name; do
     printf 'e2e down: %s (%s) ignored SIGTERM; killing it\n' "$name" "$pid" >&2
     kill -KILL "$pid" 2>/dev/null
   fi
-done
+done < <(tac "$pids")
 rm -f "$pids"
 node_undo
+printf 'e2e down: stopped %d processes%s; what the real node changed on the host undone\n' \
+  "${#stopped[@]}" "$([ ${#stopped[@]} -gt 0 ] && printf ' (%s)' "$(IFS=,; echo "${stopped[*]}" | sed 's/,/, /g')")"
