@@ -37,7 +37,7 @@ func ParseYAML(path string, via diag.Loc, src []byte) (*ast.File, diag.Diagnosti
 		return fail(whole, "file is binary, want YAML")
 	}
 	src = normalizeNewlines(src)
-	if kind, api, ok := Manifest(RawTopLevel(src)); ok {
+	if kind, api, ok := manifest(src); ok {
 		at := diag.At(diag.Pos{File: path, Line: kind.Line, Col: 1}).Field("kind")
 		return fail(at, fmt.Sprintf("%s %s is a Kubernetes object, such as mlcube-compile writes, not a spec: give the spec it is compiled from (an mlcube.yaml, a platform file, a pipeline file or a values file)", api, kind.Value))
 	}
@@ -172,4 +172,13 @@ func NamedFields(decls []ast.Decl, fn func(name string, field *ast.Field)) {
 			fn(name, field)
 		}
 	}
+}
+
+// manifest is Manifest of src's top-level keys, read only when src holds
+// an apiVersion key at all: most specs do not, and are not scanned twice.
+func manifest(src []byte) (kind RawKey, api string, ok bool) {
+	if !bytes.Contains(src, []byte("apiVersion")) {
+		return RawKey{}, "", false
+	}
+	return Manifest(RawTopLevel(src))
 }
