@@ -48,9 +48,13 @@ func Kinds() string {
 	return strings.Join(out, "; ")
 }
 
-// KindNames are the --kind values of every backend, for completion.
-func KindNames() []string {
+// KindNames are the --kind values of backend, or of every backend when
+// it is "" or none, for completion.
+func KindNames(backend string) []string {
 	var out []string
+	if e, ok := engine(backend); ok {
+		return e.Kinds()
+	}
 	for _, e := range engines {
 		if len(e.Kinds()) > 1 {
 			out = append(out, e.Kinds()...)

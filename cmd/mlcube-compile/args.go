@@ -18,12 +18,9 @@ type flagSpec struct {
 }
 
 // flagSpecs are a command's flags by each name and alias, with the help
-// and completion flags urfave/cli adds.
+// flag urfave/cli adds (and --version at the top).
 func flagSpecs(flags []cli.Flag, top bool) map[string]flagSpec {
-	out := map[string]flagSpec{
-		"help": {name: "help"}, "h": {name: "help"},
-		"generate-bash-completion": {name: "generate-bash-completion"},
-	}
+	out := map[string]flagSpec{"help": {name: "help"}, "h": {name: "help"}}
 	if top {
 		out["version"], out["v"] = flagSpec{name: "version"}, flagSpec{name: "version"}
 	}
@@ -43,11 +40,6 @@ func flagSpecs(flags []cli.Flag, top bool) map[string]flagSpec {
 // with "-"). Every flag is written by its own name, so that -f and
 // --values mix. An unknown flag is a usage error naming the nearest one.
 func normalizeArgs(app *cli.App, args []string) ([]string, error) {
-	for _, a := range args {
-		if a == "--generate-bash-completion" {
-			return args, nil
-		}
-	}
 	specs, scope := flagSpecs(app.Flags, true), ""
 	head, flags, rest := []string{args[0]}, []string(nil), []string(nil)
 	for i := 1; i < len(args); i++ {
@@ -124,7 +116,7 @@ func unknownFlag(written, scope string, specs map[string]flagSpec) error {
 	}
 	var names []string
 	for n, s := range specs {
-		if n == s.name && n != "generate-bash-completion" {
+		if n == s.name {
 			names = append(names, n)
 		}
 	}

@@ -48,7 +48,10 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		}
 	}()
 	app := newApp(s, stderr)
-	if completeValue(app, args, stdout) {
+	if len(args) > 2 && args[1] == completeCommand {
+		if words := complete(app, args[2:]); len(words) > 0 {
+			fmt.Fprintln(stdout, strings.Join(words, "\n"))
+		}
 		return exitOK
 	}
 	s.format = requestedFormat(app, args)
@@ -150,8 +153,6 @@ func newApp(s *session, stderr io.Writer) *cli.App {
 		Writer:          s.stdout,
 		ErrWriter:       stderr,
 		HideHelpCommand: true,
-		// --generate-bash-completion, which the completion scripts call.
-		EnableBashCompletion: true,
 		// Cron schedules and values hold commas; each flag is one value.
 		DisableSliceFlagSeparator: true,
 		ExitErrHandler:            func(*cli.Context, error) {},
