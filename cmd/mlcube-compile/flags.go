@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -60,6 +61,9 @@ func compilerOptions(c *cli.Context, s *session) (compiler.Options, error) {
 			if cmd := nearestCommand(c, a); cmd != "" {
 				return opts, usageError{fmt.Errorf("unexpected argument %q; did you mean the command %s?", a, cmd)}
 			}
+			if flag := specFlag(a); flag != "" {
+				return opts, usageError{fmt.Errorf("unexpected argument %q; did you mean %s %s? (a spec file or folder is named by its flag)", a, flag, a)}
+			}
 			return opts, usageError{fmt.Errorf("unexpected argument %q; a cube parameter's path is given as NAME=PATH, as mlcube run takes it", a)}
 		}
 		opts.Paths = append(opts.Paths, compiler.Setting{Name: strings.TrimSpace(name), Value: value})
@@ -105,4 +109,23 @@ func nearestCommand(c *cli.Context, arg string) string {
 		names = append(names, cmd.Name)
 	}
 	return diag.Nearest(arg, names)
+}
+
+// specFlag is the flag that names arg, a spec file or folder given
+// without one, as lint takes paths: --mlcube for a folder or a cube,
+// --task for a pipeline, --platform for a platform file; "" when arg is
+// none of them.
+func specFlag(arg string) string {
+	if info, err := os.Stat(arg); err == nil && info.IsDir() {
+		return "--mlcube"
+	}
+	switch compiler.Classify(arg) {
+	case compiler.CubeFile:
+		return "--mlcube"
+	case compiler.TaskFile:
+		return "--task"
+	case compiler.PlatformFile:
+		return "--platform"
+	}
+	return ""
 }
