@@ -52,6 +52,10 @@ func (l *loader) cube(path string, via diag.Loc) *Cube {
 	if f == nil {
 		return nil
 	}
+	if source.TopLevelMapping(f, "steps") {
+		l.errorf(via.At(diag.Pos{File: file, Line: 1, Col: 1}), "%s is a pipeline file (it has steps:), not a cube: give it with --task", file)
+		return nil
+	}
 	var c *Cube
 	if IsContainerConfig(f) {
 		var diags diag.Diagnostics
@@ -92,4 +96,20 @@ func (l *loader) legacyImage(file string) string {
 	image, diags := decodeLegacyPlatform(l.sc, f)
 	l.add(diags)
 	return image
+}
+
+// pipelineBeside reports, as an error at via, a cube file that is not
+// there in a folder that holds a pipeline file, when no pipeline was
+// given: the folder was given as a cube, and the pipeline is what to
+// give.
+func (l *loader) pipelineBeside(file string, via diag.Loc) bool {
+	if _, err := l.files.Stat(file); err == nil {
+		return false
+	}
+	pipeline := filepath.Join(filepath.Dir(file), "pipeline.yaml")
+	if info, err := l.files.Stat(pipeline); err != nil || info.IsDir() {
+		return false
+	}
+	l.errorf(via.At(diag.Pos{File: file}), "cannot read: no such file; the folder holds %s, a pipeline: give it with --task %s", pipeline, pipeline)
+	return true
 }

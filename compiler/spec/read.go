@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -22,6 +23,9 @@ func Read(sc *schema.Context, files *source.Files, mlcube, platform, task string
 	plat, legacyImage := l.platform(platform)
 	loadCube := func(invoke *ast.File) *Cube {
 		if mlcube == "." && l.noCubeHere(task) {
+			return nil
+		}
+		if (task == "" || isTaskName(l.files, task)) && l.pipelineBeside(l.files.CubeFile(mlcube), source.Flag("--mlcube")) {
 			return nil
 		}
 		c := l.cube(mlcube, source.Flag("--mlcube"))
@@ -92,6 +96,17 @@ func (l *loader) pipeline(task string, loadCube func(invoke *ast.File) *Cube) *P
 	}
 	if isTaskName(l.files, task) {
 		return l.taskList(loadCube(nil), task)
+	}
+	if info, err := l.files.Stat(task); err == nil && info.IsDir() {
+		pipeline := filepath.Join(task, "pipeline.yaml")
+		hint := "name its pipeline file"
+		if _, err := l.files.Stat(pipeline); err == nil {
+			hint = "its pipeline file: --task " + pipeline
+		} else if _, err := l.files.Stat(l.files.CubeFile(task)); err == nil {
+			hint = "it holds a cube: give it with --mlcube " + task
+		}
+		l.errorf(source.Flag("--task").At(diag.Pos{File: task}), "is a folder, want a pipeline file or a task name; %s", hint)
+		return nil
 	}
 	f := l.readYAML(task, source.Flag("--task"))
 	if f == nil {
