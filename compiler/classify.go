@@ -28,6 +28,9 @@ const (
 	// OtherYAML is a YAML file that is none of the above: another tool's,
 	// or a values file; lint skips it and counts it.
 	OtherYAML
+	// KubernetesObject is YAML with a top-level apiVersion and kind, such
+	// as compiled output; lint skips it and counts it too.
+	KubernetesObject
 )
 
 // Classify tells what a file is: by its name (mlcube.yaml,
@@ -46,7 +49,7 @@ func Classify(path string) FileKind {
 	files := source.New(nil)
 	if kind := classifyName(base); kind != NotASpec {
 		if _, _, manifest := source.Manifest(files.RawTopLevel(path)); manifest {
-			return OtherYAML
+			return KubernetesObject
 		}
 		return kind
 	}
@@ -83,7 +86,7 @@ func classifyRaw(keys []source.RawKey) FileKind {
 		return kind
 	}
 	if _, _, manifest := source.Manifest(keys); manifest {
-		return OtherYAML
+		return KubernetesObject
 	}
 	_, docker := byName["docker"]
 	_, name := byName["name"]

@@ -41,7 +41,7 @@ func find(paths []string, opts Options) (*fileSet, error) {
 		}
 		switch kind {
 		case compiler.NotASpec:
-		case compiler.OtherYAML:
+		case compiler.OtherYAML, compiler.KubernetesObject:
 			set.skipped = append(set.skipped, path)
 		default:
 			set.files[path] = kind

@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/mlcube-compile/mlcube-compile/compiler"
 	"github.com/mlcube-compile/mlcube-compile/driver"
 	"github.com/mlcube-compile/mlcube-compile/lint"
 )
@@ -64,7 +65,11 @@ func lintCommand(stdout io.Writer) *cli.Command {
 func skippedNotes(skipped []string) []note {
 	var notes []note
 	for _, path := range skipped {
-		notes = append(notes, note{File: path, Field: "lint", Message: "skipped: YAML that is not a cube, platform or pipeline file (a values file, or another tool's); if it is a spec, name it mlcube.yaml, platform.yaml or pipeline.yaml, or match it with --task GLOB or --platform GLOB"})
+		msg := "skipped: YAML that is not a cube, platform or pipeline file (a values file, or another tool's); if it is a spec, name it mlcube.yaml, platform.yaml or pipeline.yaml, or match it with --task GLOB or --platform GLOB"
+		if compiler.Classify(path) == compiler.KubernetesObject {
+			msg = "skipped: a Kubernetes object (top-level apiVersion and kind), such as compiled output, not a spec"
+		}
+		notes = append(notes, note{File: path, Field: "lint", Message: msg})
 	}
 	return notes
 }
