@@ -40,6 +40,13 @@ func flagSpecs(flags []cli.Flag, top bool) map[string]flagSpec {
 // with "-"). Every flag is written by its own name, so that -f and
 // --values mix. An unknown flag is a usage error naming the nearest one.
 func normalizeArgs(app *cli.App, args []string) ([]string, error) {
+	if len(args) > 2 && args[1] == "help" && !strings.HasPrefix(args[2], "-") {
+		// help COMMAND, as go help build.
+		if app.Command(args[2]) == nil {
+			return nil, usageError{fmt.Errorf("no command %q to help with (commands: %s)%s", args[2], strings.Join(commandNames(app), ", "), diag.Suggest(args[2], commandNames(app)))}
+		}
+		return []string{args[0], args[2], "--help"}, nil
+	}
 	specs, scope := flagSpecs(app.Flags, true), ""
 	head, flags, rest := []string{args[0]}, []string(nil), []string(nil)
 	for i := 1; i < len(args); i++ {
@@ -159,4 +166,13 @@ func requestedFormat(app *cli.App, args []string) string {
 		return format
 	}
 	return diagnosticFormats[0]
+}
+
+// commandNames are the names of app's commands.
+func commandNames(app *cli.App) []string {
+	var names []string
+	for _, c := range app.Commands {
+		names = append(names, c.Name)
+	}
+	return names
 }

@@ -28,11 +28,7 @@ func complete(app *cli.App, words []string) []string {
 	case strings.HasPrefix(cur, "-"):
 		return flagNames(app, line.command)
 	case line.command == "" && len(line.args) == 0:
-		names := []string{"help", "version"}
-		for _, c := range app.Commands {
-			names = append(names, c.Name)
-		}
-		return names
+		return append([]string{"help", "version"}, commandNames(app)...)
 	case line.command == "completion":
 		return shells
 	}

@@ -104,11 +104,7 @@ func errorFormatFlag() cli.Flag {
 // nearestCommand is the command whose name arg is near (help and
 // version included), else "".
 func nearestCommand(c *cli.Context, arg string) string {
-	names := []string{"help", "version"}
-	for _, cmd := range c.App.Commands {
-		names = append(names, cmd.Name)
-	}
-	return diag.Nearest(arg, names)
+	return diag.Nearest(arg, append([]string{"help", "version"}, commandNames(c.App)...))
 }
 
 // specFlag is the flag that names arg, a spec file or folder given
