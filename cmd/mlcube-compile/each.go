@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/mlcube-compile/mlcube-compile/diag"
 	"github.com/mlcube-compile/mlcube-compile/driver"
 )
 
@@ -46,10 +47,27 @@ func compileEach(c *cli.Context, s *session, req driver.Request) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("creating %s: %w", dir, err)
 	}
+	written := map[string]bool{}
 	for _, o := range outs {
 		if err := writeOutput(filepath.Join(dir, o.Backend+".yaml"), o.Bytes, s.stdout); err != nil {
 			return err
 		}
+		written[o.Backend] = true
 	}
+	s.warnings = append(s.warnings, staleOutputs(dir, written)...)
 	return nil
+}
+
+// staleOutputs warns of each BACKEND.yaml in dir that this compile did
+// not write, a backend's output from an earlier one: kubectl create -f
+// DIR/ would apply it with the new ones.
+func staleOutputs(dir string, written map[string]bool) diag.Diagnostics {
+	var out diag.Diagnostics
+	for _, backend := range driver.Backends() {
+		path := filepath.Join(dir, backend+".yaml")
+		if _, err := os.Stat(path); err == nil && !written[backend] {
+			out = append(out, diag.Warnf(diag.At(diag.Pos{File: path}).Field("--output"), "not written by this compile, which emits nothing for %s: it is an earlier compile's; remove it before applying the folder", backend))
+		}
+	}
+	return out
 }
