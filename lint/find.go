@@ -1,6 +1,8 @@
 package lint
 
 import (
+	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -50,7 +52,7 @@ func find(paths []string, opts Options) (*fileSet, error) {
 	for _, root := range paths {
 		info, err := os.Stat(root)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("cannot lint %s: %w", root, unwrapPathError(err))
 		}
 		if !info.IsDir() {
 			classify(root)
@@ -91,4 +93,14 @@ func globMatch(glob, path string) bool {
 	}
 	ok, _ := filepath.Match(glob, filepath.Base(path))
 	return ok
+}
+
+// unwrapPathError is err without the operation and path a *fs.PathError
+// adds, which the message says in its own words.
+func unwrapPathError(err error) error {
+	var pathErr *fs.PathError
+	if errors.As(err, &pathErr) {
+		return pathErr.Err
+	}
+	return err
 }

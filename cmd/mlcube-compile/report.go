@@ -44,7 +44,7 @@ var diagnosticFormats = []string{"text", "json", "github"}
 // the flag it came from.
 func checkFormat(flag, format string) error {
 	if !slices.Contains(diagnosticFormats, format) {
-		return usageError{fmt.Errorf("unknown --%s %q (formats: %s)", flag, format, strings.Join(diagnosticFormats, ", "))}
+		return usageError{fmt.Errorf("unknown --%s %q (formats: %s)%s", flag, format, strings.Join(diagnosticFormats, ", "), diag.Suggest(format, diagnosticFormats))}
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/mlcube-compile/mlcube-compile/diag"
 	"github.com/mlcube-compile/mlcube-compile/driver"
 	"github.com/mlcube-compile/mlcube-compile/schema"
 )
@@ -34,7 +35,7 @@ func schemaCommand(stdout io.Writer) *cli.Command {
 				}
 			}
 			if kind < 0 {
-				return usageError{fmt.Errorf("unknown --kind %q (kinds: %s)", c.String("kind"), strings.Join(kinds, ", "))}
+				return usageError{fmt.Errorf("unknown --kind %q (kinds: %s)%s", c.String("kind"), strings.Join(kinds, ", "), diag.Suggest(c.String("kind"), kinds))}
 			}
 			var out []byte
 			switch c.String("format") {
