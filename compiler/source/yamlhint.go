@@ -136,8 +136,10 @@ func (h *hinter) blockLine(no int, text []byte) {
 		h.levels, h.after = nil, afterNothing
 		h.stop = len(bytes.TrimSpace(rest)) > 3 // content after ---
 		return
-	case n == 0 && rest[0] == '%' || bytes.IndexByte([]byte("?!&*"), rest[0]) >= 0:
-		h.stop = true // directives, explicit keys, a line that starts with a tag, anchor or alias
+	case n == 0 && rest[0] == '%' || bytes.IndexByte([]byte("?!&*|>"), rest[0]) >= 0:
+		// Directives, explicit keys, a line that starts with a tag,
+		// anchor or alias, or with a block scalar's | or >.
+		h.stop = true
 		return
 	}
 	if h.place(no, n, rest) {

@@ -119,8 +119,19 @@ func (h *hinter) flowScan(no int, text []byte, i int, last *mark) {
 			return
 		}
 		switch {
-		case c == '#' && (j == 0 || isSpace(text[j-1])):
+		case c == '#' && (j == 0 || isSpace(text[j-1]) || last != nil || bytes.IndexByte([]byte("[]{},"), text[j-1]) >= 0):
+			// A comment: the decoder looks for one before each token
+			// (yaml_parser_scan_to_next_token, go.yaml.in/yaml/v3
+			// scannerc.go), so after a flow indicator or a quoted
+			// string no space is needed; in a plain scalar it is.
 			start = true
+			return
+		case start && c == '?':
+			// An explicit key: in a flow collection the decoder takes ?
+			// for one whatever follows it (scannerc.go,
+			// yaml_parser_fetch_next_token), and its rules for it are
+			// not followed here, as in block YAML.
+			h.stop = true
 			return
 		case start && (c == '"' || c == '\''):
 			k := h.stringEnd(no, text, j+1, c)
