@@ -11,7 +11,7 @@ FUZZFLAGS   ?=
 # Each fuzz target, as package:name.
 FUZZ_TARGETS = ./compiler/spec:FuzzSpec ./compiler/source:FuzzEnvFile ./compiler/source:FuzzYAMLSlip ./compiler/spec:FuzzValues ./cmd/mlcube-compile:FuzzCompile ./cmd/mlcube-compile:FuzzLint
 
-.PHONY: help build test golden lint lint-cubes fmt tidy fuzz fuzz-long bench e2e e2e-up e2e-down ci
+.PHONY: help build test golden lint lint-cubes fmt tidy fuzz fuzz-long bench e2e e2e-up e2e-down e2e-clean-cache ci
 
 # CUBES are the folders lint-cubes checks, and LINT_EXCLUDE the globs it
 # leaves out: MedPerf's containers a cluster cannot run (archives,
@@ -59,11 +59,14 @@ bench: ## Time compile and lint against kustomize, Jinja2 and cue vet, and at sc
 e2e: ## Build (cached), start and stop a local cluster, and run the e2e suite on it.
 	bash scripts/e2e/run.sh
 
-e2e-up: ## Start the e2e cluster and leave it up (KUBECONFIG=.e2e/run/kubeconfig).
-	bash scripts/e2e/build.sh && bash scripts/e2e/up.sh
+e2e-up: ## Start the e2e cluster and leave it up (scripts/e2e/in.sh runs a command in its network namespace).
+	bash scripts/e2e/prereqs.sh && bash scripts/e2e/build.sh && bash scripts/e2e/up.sh
 
-e2e-down: ## Stop what e2e-up started.
+e2e-down: ## Stop what e2e-up started, and remove its network namespace.
 	bash scripts/e2e/down.sh
+
+e2e-clean-cache: ## Empty the e2e build cache (outside the checkout; scripts/e2e/versions.sh says where).
+	bash scripts/e2e/clean-cache.sh
 
 fmt: ## Format the Go sources.
 	gofmt -w $$(git ls-files '*.go')

@@ -14,7 +14,7 @@ import (
 // refuses, on create, what neither version's validator checks: the caps
 // below, which v4's types set "to limit CEL validation costs"
 // (+kubebuilder:validation markers in pkg/apis/workflow/v1alpha1 of
-// argo-workflows v4.0.2), and a cron schedule of another form than
+// argo-workflows v4.0.7), and a cron schedule of another form than
 // v4Schedule. Argo v3.7, and v4 installed with its minimal CRDs, take
 // them, so they are warnings.
 const (
@@ -27,12 +27,13 @@ const (
 )
 
 // v4Schedule is the form each of a CronWorkflow's spec.schedules takes
-// under v4's CRD (cron_workflow_types.go): five fields of digits and
-// * , / ? -, or a descriptor. The cron parser both versions' validators
-// use (robfig/cron's ParseStandard), which the compiler checks schedules
-// with, also takes month and day names (JAN, MON-FRI) and a TZ= or
-// CRON_TZ= prefix.
-var v4Schedule = regexp.MustCompile(`^(@(yearly|annually|monthly|weekly|daily|midnight|hourly)|@every\s+([0-9]+(ns|us|µs|ms|s|m|h))+|([0-9*,/?-]+\s+){4}[0-9*,/?-]+)$`)
+// under v4's CRD (cron_workflow_types.go of v4.0.7): five fields of
+// letters, digits and * , / ? -, or a descriptor. The cron parser both
+// versions' validators use (robfig/cron's ParseStandard), which the
+// compiler checks schedules with, also takes a TZ= or CRON_TZ= prefix.
+// (The CRDs of v4.0.2 to v4.0.5 took no month or day names either;
+// v4.0.6 allowed them.)
+var v4Schedule = regexp.MustCompile(`^(@(yearly|annually|monthly|weekly|daily|midnight|hourly)|@every\s+([0-9]+(ns|us|µs|ms|s|m|h))+|([A-Za-z0-9*,/?-]+\s+){4}[A-Za-z0-9*,/?-]+)$`)
 
 // v4CRDWarnings are what a cluster with Argo v4's full CRDs would refuse
 // in the object of kind that runs spec.
@@ -54,7 +55,7 @@ func v4CRDWarnings(p *ir.Pipeline, spec wfv1.WorkflowSpec, kind Kind) diag.Diagn
 	if kind == KindCronWorkflow && p.Schedule != nil {
 		for _, c := range p.Schedule.Cron {
 			if !v4Schedule.MatchString(c) {
-				out = append(out, diag.Warnf(p.Spec.Field("schedule"), "argo: Argo v4's CRDs (installed by its release manifests) refuse the schedule %q, which Argo v3.7 takes: they take five fields of digits and * , / ? -, or an @daily-style descriptor. To run on both, write names as numbers (MON-FRI is 1-5, JAN is 1) and a TZ= prefix as timezone:", c))
+				out = append(out, diag.Warnf(p.Spec.Field("schedule"), "argo: Argo v4's CRDs (installed by its release manifests) refuse the schedule %q, which Argo v3.7 takes: they take five fields of letters, digits and * , / ? -, or an @daily-style descriptor. To run on both, write a TZ= or CRON_TZ= prefix as timezone:", c))
 			}
 		}
 	}

@@ -170,7 +170,7 @@ func skipShort(t *testing.T) {
 }
 
 // The caps and the schedule form the compiler warns about are the ones
-// Argo v4.0.2's full CRDs set.
+// Argo v4.0.7's full CRDs set.
 func TestV4CRDLimitsAreTheCRDs(t *testing.T) {
 	skipShort(t)
 	wf := LoadV4CRD(t, "Workflow")
@@ -210,7 +210,7 @@ func v4Spec(n, tasks int) wfv1.WorkflowSpec {
 // schedule, and about nothing at their caps.
 func TestV4CRDWarnings(t *testing.T) {
 	at := diag.At(diag.Pos{File: "p.yaml", Line: 1, Col: 1})
-	p := &ir.Pipeline{Spec: at, Schedule: &ir.Schedule{Cron: []string{"0 2 * * 1-5", "@daily", "@every 1h30m", "*/5 * * * *", "0 2 * * MON-FRI", "TZ=UTC 0 2 * * *", "0 0 1 JAN *"}}}
+	p := &ir.Pipeline{Spec: at, Schedule: &ir.Schedule{Cron: []string{"0 2 * * 1-5", "@daily", "@every 1h30m", "*/5 * * * *", "0 2 * * MON-FRI", "TZ=UTC 0 2 * * *", "0 0 1 JAN *", "CRON_TZ=Europe/Paris 0 3 * * *"}}}
 	cases := []struct {
 		name string
 		spec wfv1.WorkflowSpec
@@ -221,9 +221,8 @@ func TestV4CRDWarnings(t *testing.T) {
 		{"templates", v4Spec(v4MaxTemplates+1, 1), KindWorkflowTemplate, []string{"steps: argo: the WorkflowTemplate has 201 templates; Argo v4's CRDs"}},
 		{"tasks", v4Spec(1, v4MaxDAGTasks+1), KindWorkflow, []string{"steps: argo: the Workflow's DAG main has 201 tasks; Argo v4's CRDs"}},
 		{"schedules", v4Spec(1, 1), KindCronWorkflow, []string{
-			`schedule: argo: Argo v4's CRDs (installed by its release manifests) refuse the schedule "0 2 * * MON-FRI"`,
 			`schedule: argo: Argo v4's CRDs (installed by its release manifests) refuse the schedule "TZ=UTC 0 2 * * *"`,
-			`schedule: argo: Argo v4's CRDs (installed by its release manifests) refuse the schedule "0 0 1 JAN *"`,
+			`schedule: argo: Argo v4's CRDs (installed by its release manifests) refuse the schedule "CRON_TZ=Europe/Paris 0 3 * * *"`,
 		}},
 	}
 	for _, c := range cases {

@@ -40,15 +40,21 @@ func TestFitsArgoV4CRDs(t *testing.T) {
 	})
 }
 
-// The CRD check refuses what v4's CRDs refuse: a schedule with a day's
-// name, and a DAG over the cap.
+// The CRD check refuses what v4's CRDs refuse: a schedule with a TZ=
+// prefix, and a DAG over the cap; since v4.0.6 it takes a day's name.
 func TestV4CRDCheckRefuses(t *testing.T) {
 	skipCRDShort(t)
 	cron := edit(t, emitted(t, argo.KindCronWorkflow), func(m map[string]any) {
-		m["spec"].(map[string]any)["schedules"] = []any{"0 2 * * MON-FRI"}
+		m["spec"].(map[string]any)["schedules"] = []any{"TZ=UTC 0 2 * * *"}
 	})
 	if err := argo.LoadV4CRD(t, "CronWorkflow").Validate(cron); err == nil {
-		t.Errorf("the CronWorkflow CRD takes a schedule with a day's name")
+		t.Errorf("the CronWorkflow CRD takes a schedule with a TZ= prefix")
+	}
+	names := edit(t, emitted(t, argo.KindCronWorkflow), func(m map[string]any) {
+		m["spec"].(map[string]any)["schedules"] = []any{"0 2 * * MON-FRI", "0 0 1 JAN *"}
+	})
+	if err := argo.LoadV4CRD(t, "CronWorkflow").Validate(names); err != nil {
+		t.Errorf("the CronWorkflow CRD refuses day and month names (v4.0.6 and later take them): %v", err)
 	}
 	wf := edit(t, emitted(t, argo.KindWorkflow), func(m map[string]any) {
 		dag := m["spec"].(map[string]any)["templates"].([]any)[0].(map[string]any)["dag"].(map[string]any)

@@ -15,7 +15,7 @@ LOG_PREFIX="e2e argo4"
 source "$here/lib.sh"
 source "$here/argo.sh"
 export KUBECONFIG=$E2E_RUN/kubeconfig
-kubectl=$E2E_BIN/kubectl
+kubectl=kubectl_e2e
 [ -s "$E2E_RUN/pids" ] || { log "no cluster is up: run scripts/e2e/up.sh first"; exit 1; }
 
 log "stopping the $ARGO_VERSION workflow-controller"

@@ -7,15 +7,59 @@
 # requests that client-go v0.35+ sends: its clients then see changes only
 # when they relist, and a 1-second pod takes a minute). The two controllers
 # serve health checks on every interface; their copies are patched to
-# listen on 127.0.0.1 only (no flag or env sets the address). Binaries are
-# cached under .e2e/cache/<name>-<version>/ and linked into .e2e/bin/; a
-# warm run only checks that they are there.
+# listen on 127.0.0.1 only (no flag or env sets the address).
+#
+# The cache: each binary is kept under $E2E_CACHE/bin/NAME-VERSION-RECIPE/
+# (versions.sh says where $E2E_CACHE is, outside the checkout), and linked
+# into .e2e/bin/. RECIPE hashes what makes the binary: the text of the
+# function that builds it (declare -f), the arguments it is given (the
+# patches among them), and the Go toolchain. So a clean clone on a machine
+# that built once finds everything, and a changed version, patch or build
+# step rebuilds exactly the binaries it makes; the log says which binary
+# came from the cache and which was built.
 set -euo pipefail
-source "$(dirname "$0")/versions.sh"
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/versions.sh"
 export GOTOOLCHAIN=local GOFLAGS=-mod=mod GOWORK=off
 
-mkdir -p "$E2E_CACHE" "$E2E_BIN"
+mkdir -p "$E2E_CACHE/bin" "$E2E_CACHE/tmp" "$E2E_BIN"
 log() { printf 'e2e build: %s\n' "$*" >&2; }
+work=$(mktemp -d "$E2E_CACHE/tmp/build.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+# Every link is stripped (-s -w) and path-free (-trimpath): smaller
+# binaries, a shorter link, and the same bytes from any checkout.
+LDFLAGS="-s -w"
+toolchain=$(go env GOVERSION GOOS GOARCH | tr '\n' ' ')
+
+# recipe TEXT...: the short hash of what makes a binary (its build
+# function's text and arguments) and of the Go toolchain that builds it.
+recipe() { printf '%s\n' "$toolchain" "$@" | sha256sum | cut -c1-12; }
+
+# entry NAME VERSION RECIPE: the cache folder of one binary.
+entry() { echo "$E2E_CACHE/bin/$1-$2-$3"; }
+
+# from_cache NAME VERSION RECIPE: links .e2e/bin/NAME to the cached binary
+# and says so, or fails if the cache has not got it.
+from_cache() {
+  local d
+  d=$(entry "$@")
+  [ -x "$d/$1" ] || return 1
+  ln -sfn "$d/$1" "$E2E_BIN/$1"
+  log "$1 $2: from the cache ($3)"
+}
+
+# store NAME VERSION RECIPE FILE: moves a binary just built into the
+# cache (whole, or not at all: another build may be reading it) and links it.
+store() {
+  local d
+  d=$(entry "$1" "$2" "$3")
+  mkdir -p "$d.part.$$"
+  mv "$4" "$d.part.$$/$1"
+  mv -T "$d.part.$$" "$d" 2>/dev/null || rm -rf "$d.part.$$"
+  ln -sfn "$d/$1" "$E2E_BIN/$1"
+  log "$1 $2: built ($3)"
+}
 
 # module_copy MODULE VERSION DEST: a writable copy of a module's source.
 module_copy() {
@@ -26,10 +70,12 @@ module_copy() {
   cp -r "$dir" "$3"; chmod -R u+w "$3"
 }
 
-# link NAME VERSION: point .e2e/bin/NAME at the cached binary.
-link() { ln -sf "$E2E_CACHE/$1-$2/$1" "$E2E_BIN/$1"; }
-
-cached() { [ -x "$E2E_CACHE/$1-$2/$1" ]; }
+# go_build SRC OUT PKG [go build flags...]: builds PKG of the copy SRC.
+go_build() {
+  local src=$1 out=$2 pkg=$3
+  shift 3
+  (cd "$src" && go build -trimpath "$@" -o "$out" "$pkg")
+}
 
 # pkg NAME: the package build_kubernetes builds NAME from.
 pkg() { if [ "$1" = etcd ]; then echo go.etcd.io/etcd/server/v3; else echo "./cmd/$1"; fi; }
@@ -37,61 +83,55 @@ pkg() { if [ "$1" = etcd ]; then echo go.etcd.io/etcd/server/v3; else echo "./cm
 # The real node runs kubelet and kube-proxy beside the control plane.
 KUBE_BINARIES="kube-apiserver kube-controller-manager kube-scheduler kubectl kubelet kube-proxy"
 build_kubernetes() {
-  local v=$KUBERNETES_VERSION n missing=()
-  for n in $KUBE_BINARIES; do cached "$n" "$v" || missing+=("$n"); done
-  cached etcd "$ETCD_VERSION" || missing+=(etcd)
-  if [ ${#missing[@]} -gt 0 ]; then
-    log "building ${missing[*]} from kubernetes $v (about 7 minutes cold on 2 cores)"
-    local src=$E2E_CACHE/src/kubernetes-$v
-    module_copy k8s.io/kubernetes "$v" "$src"
-    # The module zip has no staging/ tree: take each staging module from the proxy.
-    sed -i -E "s#^(\s*k8s\.io/[a-z0-9-]+) => \./staging/src/k8s\.io/[a-z0-9-]+#\1 => \1 $KUBE_STAGING_VERSION#" "$src/go.mod"
-    # etcd is built from the etcd server module that Kubernetes itself pins.
-    grep -q "go.etcd.io/etcd/server/v3 $ETCD_VERSION" "$src/go.mod" || { log "kubernetes $v does not pin etcd $ETCD_VERSION"; exit 1; }
-    # kubectl version and the API server's /version parse these.
-    local ldflags="" p minor
-    minor=$(echo "$v" | cut -d. -f2)
-    for p in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
-      ldflags+=" -X $p.gitVersion=$v -X $p.gitMajor=1 -X $p.gitMinor=$minor"
-      ldflags+=" -X $p.gitTreeState=clean -X $p.buildDate=1970-01-01T00:00:00Z"
-    done
-    local dir
-    for n in "${missing[@]}"; do
-      dir=$E2E_CACHE/$n-$v
-      [ "$n" = etcd ] && dir=$E2E_CACHE/etcd-$ETCD_VERSION
-      mkdir -p "$dir"
-      (cd "$src" && go build -trimpath -ldflags "$ldflags" -o "$dir/$n" "$(pkg "$n")")
-    done
-    rm -rf "$src"
-  fi
-  for n in $KUBE_BINARIES; do link "$n" "$v"; done
-  link etcd "$ETCD_VERSION"
+  local v=$KUBERNETES_VERSION n r missing=()
+  r=$(recipe "$(declare -f build_kubernetes module_copy go_build pkg)" "$v" "$KUBE_STAGING_VERSION" "$ETCD_VERSION" "$LDFLAGS")
+  for n in $KUBE_BINARIES; do from_cache "$n" "$v" "$r" || missing+=("$n"); done
+  from_cache etcd "$ETCD_VERSION" "$r" || missing+=(etcd)
+  [ ${#missing[@]} -gt 0 ] || return 0
+  log "building ${missing[*]} from kubernetes $v (about 7 minutes cold on 2 cores)"
+  local src=$work/kubernetes-$v
+  module_copy k8s.io/kubernetes "$v" "$src"
+  # The module zip has no staging/ tree: take each staging module from the proxy.
+  sed -i -E "s#^(\s*k8s\.io/[a-z0-9-]+) => \./staging/src/k8s\.io/[a-z0-9-]+#\1 => \1 $KUBE_STAGING_VERSION#" "$src/go.mod"
+  # etcd is built from the etcd server module that Kubernetes itself pins.
+  grep -q "go.etcd.io/etcd/server/v3 $ETCD_VERSION" "$src/go.mod" || { log "kubernetes $v does not pin etcd $ETCD_VERSION"; exit 1; }
+  # kubectl version and the API server's /version parse these.
+  local ldflags=$LDFLAGS p minor
+  minor=$(echo "$v" | cut -d. -f2)
+  for p in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+    ldflags+=" -X $p.gitVersion=$v -X $p.gitMajor=1 -X $p.gitMinor=$minor"
+    ldflags+=" -X $p.gitTreeState=clean -X $p.buildDate=1970-01-01T00:00:00Z"
+  done
+  for n in "${missing[@]}"; do
+    go_build "$src" "$work/$n" "$(pkg "$n")" -ldflags "$ldflags"
+    if [ "$n" = etcd ]; then store etcd "$ETCD_VERSION" "$r" "$work/$n"; else store "$n" "$v" "$r" "$work/$n"; fi
+  done
+  rm -rf "$src"
 }
 
 build_kwok() {
-  if ! cached kwok "$KWOK_VERSION"; then
-    log "building kwok $KWOK_VERSION"
-    mkdir -p "$E2E_CACHE/kwok-$KWOK_VERSION"
-    GOBIN="$E2E_CACHE/kwok-$KWOK_VERSION" go install "sigs.k8s.io/kwok/cmd/kwok@$KWOK_VERSION"
-  fi
-  link kwok "$KWOK_VERSION"
+  local v=$KWOK_VERSION r
+  r=$(recipe "$(declare -f build_kwok)" "$v" "$LDFLAGS")
+  from_cache kwok "$v" "$r" && return
+  log "building kwok $v"
+  GOBIN="$work" go install -trimpath -ldflags "$LDFLAGS" "sigs.k8s.io/kwok/cmd/kwok@$v"
+  store kwok "$v" "$r" "$work/kwok"
 }
 
 # build_patched NAME MODULE VERSION PKG FILE FROM TO: builds PKG of a module
 # copy after replacing FROM with TO in FILE, failing if FROM is not there.
 build_patched() {
-  local n=$1 mod=$2 v=$3 pkg=$4 file=$5 from=$6 to=$7
-  if ! cached "$n" "$v"; then
-    log "building $n $v"
-    local src=$E2E_CACHE/src/$n-$v
-    module_copy "$mod" "$v" "$src"
-    grep -qF "$from" "$src/$file" || { log "$file no longer has $from: update the patch"; exit 1; }
-    sed -i "s#$from#$to#" "$src/$file"
-    mkdir -p "$E2E_CACHE/$n-$v"
-    (cd "$src" && go build -trimpath -o "$E2E_CACHE/$n-$v/$n" "$pkg")
-    rm -rf "$src"
-  fi
-  link "$n" "$v"
+  local n=$1 mod=$2 v=$3 pkg=$4 file=$5 from=$6 to=$7 r
+  r=$(recipe "$(declare -f build_patched module_copy go_build)" "$@" "$LDFLAGS")
+  from_cache "$n" "$v" "$r" && return
+  log "building $n $v"
+  local src=$work/$n-$v
+  module_copy "$mod" "$v" "$src"
+  grep -qF "$from" "$src/$file" || { log "$file no longer has $from: update the patch"; exit 1; }
+  sed -i "s#$from#$to#" "$src/$file"
+  go_build "$src" "$work/$n" "$pkg" -ldflags "$LDFLAGS"
+  store "$n" "$v" "$r" "$work/$n"
+  rm -rf "$src"
 }
 # build_argoexec NAME MODULE VERSION: Argo's executor, which the e2e
 # suite runs on the host for the resource steps of a workflow (KWOK runs
@@ -99,55 +139,52 @@ build_patched() {
 # symlinks, and upstream's signal_linux.go is a symlink to
 # signal_darwin.go (which has no build tag), so the copy gets the file back.
 build_argoexec() {
-  local n=$1 mod=$2 v=$3
-  if ! cached "$n" "$v"; then
-    log "building $n $v (about 7 minutes cold on 2 cores)"
-    local src=$E2E_CACHE/src/$n-$v
-    module_copy "$mod" "$v" "$src"
-    local sig=$src/workflow/executor/osspecific
-    [ -e "$sig/signal_linux.go" ] || cp "$sig/signal_darwin.go" "$sig/signal_linux.go"
-    mkdir -p "$E2E_CACHE/$n-$v"
-    (cd "$src" && go build -trimpath -o "$E2E_CACHE/$n-$v/$n" ./cmd/argoexec)
-    rm -rf "$src"
-  fi
-  link "$n" "$v"
+  local n=$1 mod=$2 v=$3 r
+  r=$(recipe "$(declare -f build_argoexec module_copy go_build)" "$@" "$LDFLAGS")
+  from_cache "$n" "$v" "$r" && return
+  log "building $n $v (about 7 minutes cold on 2 cores)"
+  local src=$work/$n-$v
+  module_copy "$mod" "$v" "$src"
+  local sig=$src/workflow/executor/osspecific
+  [ -e "$sig/signal_linux.go" ] || cp "$sig/signal_darwin.go" "$sig/signal_linux.go"
+  go_build "$src" "$work/$n" ./cmd/argoexec -ldflags "$LDFLAGS"
+  store "$n" "$v" "$r" "$work/$n"
+  rm -rf "$src"
 }
 # build_tekton: Tekton's controller and webhook, and the binaries its pods
 # run (entrypoint, nop, workingdirinit, sidecarlogresults), each of which
-# up.sh puts in an image of its own.
+# the base image holds under /ko-app.
 build_tekton() {
-  local v=$TEKTON_VERSION n missing=() pkgs=()
-  for n in $TEKTON_BINARIES; do cached "tekton-$n" "$v" || missing+=("$n"); done
-  if [ ${#missing[@]} -gt 0 ]; then
-    log "building tekton ${missing[*]} $v"
-    local src=$E2E_CACHE/src/tekton-$v
-    module_copy github.com/tektoncd/pipeline "$v" "$src"
-    for n in "${missing[@]}"; do
-      mkdir -p "$E2E_CACHE/tekton-$n-$v"
-      (cd "$src" && CGO_ENABLED=0 go build -trimpath -o "$E2E_CACHE/tekton-$n-$v/tekton-$n" "./cmd/$n")
-    done
-    rm -rf "$src"
-  fi
-  for n in $TEKTON_BINARIES; do link "tekton-$n" "$v"; done
+  local v=$TEKTON_VERSION n r missing=()
+  r=$(recipe "$(declare -f build_tekton module_copy go_build)" "$v" "$LDFLAGS")
+  for n in $TEKTON_BINARIES; do from_cache "tekton-$n" "$v" "$r" || missing+=("$n"); done
+  [ ${#missing[@]} -gt 0 ] || return 0
+  log "building tekton ${missing[*]} $v"
+  local src=$work/tekton-$v
+  module_copy github.com/tektoncd/pipeline "$v" "$src"
+  for n in "${missing[@]}"; do
+    CGO_ENABLED=0 go_build "$src" "$work/tekton-$n" "./cmd/$n" -ldflags "$LDFLAGS"
+    store "tekton-$n" "$v" "$r" "$work/tekton-$n"
+  done
+  rm -rf "$src"
 }
 # build_registry: go-containerregistry's in-memory registry, from which
 # Tekton's controller reads the entrypoint of a step's image (Tekton has
 # no image index like Argo's). Upstream listens on localhost only; the
 # copy takes -host, so that pods reach it on the node's address.
 build_registry() {
-  local v=$GGCR_VERSION
-  if ! cached registry "$v"; then
-    log "building registry $v"
-    local src=$E2E_CACHE/src/registry-$v f
-    module_copy github.com/google/go-containerregistry "$v" "$src"
-    f=$src/cmd/registry/main.go
-    grep -qF 'fmt.Sprintf("localhost:%d", *port)' "$f" || { log "$f changed: update the patch"; exit 1; }
-    sed -i 's#fmt.Sprintf("localhost:%d", \*port)#fmt.Sprintf("%s:%d", *host, *port)#; s#^var port = #var host = flag.String("host", "localhost", "address to listen on")\nvar port = #' "$f"
-    mkdir -p "$E2E_CACHE/registry-$v"
-    (cd "$src" && go build -trimpath -o "$E2E_CACHE/registry-$v/registry" ./cmd/registry)
-    rm -rf "$src"
-  fi
-  link registry "$v"
+  local v=$GGCR_VERSION r
+  r=$(recipe "$(declare -f build_registry module_copy go_build)" "$v" "$LDFLAGS")
+  from_cache registry "$v" "$r" && return
+  log "building registry $v"
+  local src=$work/registry-$v f
+  module_copy github.com/google/go-containerregistry "$v" "$src"
+  f=$src/cmd/registry/main.go
+  grep -qF 'fmt.Sprintf("localhost:%d", *port)' "$f" || { log "$f changed: update the patch"; exit 1; }
+  sed -i 's#fmt.Sprintf("localhost:%d", \*port)#fmt.Sprintf("%s:%d", *host, *port)#; s#^var port = #var host = flag.String("host", "localhost", "address to listen on")\nvar port = #' "$f"
+  go_build "$src" "$work/registry" ./cmd/registry -ldflags "$LDFLAGS"
+  store registry "$v" "$r" "$work/registry"
+  rm -rf "$src"
 }
 # build_coredns: the cluster's DNS, which the ranks of an MPI step need to
 # find their workers by name (mpi-operator's hostfile names
@@ -155,19 +192,18 @@ build_registry() {
 # Corefile uses: core/plugin/zplugin.go is the generated list of every
 # plugin, and most of them bring cloud SDKs.
 build_coredns() {
-  local v=$COREDNS_VERSION
-  if ! cached coredns "$v"; then
-    log "building coredns $v"
-    local src=$E2E_CACHE/src/coredns-$v f
-    module_copy github.com/coredns/coredns "$v" "$src"
-    f=$src/core/plugin/zplugin.go
-    grep -qF '_ "github.com/coredns/coredns/plugin/kubernetes"' "$f" || { log "$f changed: update build_coredns"; exit 1; }
-    printf 'package plugin\n\nimport (\n%s)\n' "$(for p in $COREDNS_PLUGINS; do printf '\t_ "github.com/coredns/coredns/plugin/%s"\n' "$p"; done)" >"$f"
-    mkdir -p "$E2E_CACHE/coredns-$v"
-    (cd "$src" && CGO_ENABLED=0 go build -trimpath -o "$E2E_CACHE/coredns-$v/coredns" .)
-    rm -rf "$src"
-  fi
-  link coredns "$v"
+  local v=$COREDNS_VERSION r
+  r=$(recipe "$(declare -f build_coredns module_copy go_build)" "$v" "$COREDNS_PLUGINS" "$LDFLAGS")
+  from_cache coredns "$v" "$r" && return
+  log "building coredns $v"
+  local src=$work/coredns-$v f
+  module_copy github.com/coredns/coredns "$v" "$src"
+  f=$src/core/plugin/zplugin.go
+  grep -qF '_ "github.com/coredns/coredns/plugin/kubernetes"' "$f" || { log "$f changed: update build_coredns"; exit 1; }
+  printf 'package plugin\n\nimport (\n%s)\n' "$(for p in $COREDNS_PLUGINS; do printf '\t_ "github.com/coredns/coredns/plugin/%s"\n' "$p"; done)" >"$f"
+  CGO_ENABLED=0 go_build "$src" "$work/coredns" . -ldflags "$LDFLAGS"
+  store coredns "$v" "$r" "$work/coredns"
+  rm -rf "$src"
 }
 build_kubernetes
 build_coredns
@@ -190,5 +226,5 @@ build_patched mpi-operator github.com/kubeflow/mpi-operator "$MPI_OPERATOR_VERSI
 # from KUEUE_METRICS_CERT_DIR, so that nothing is written under /etc.
 build_patched kueue sigs.k8s.io/kueue "$KUEUE_VERSION" ./cmd/kueue \
   cmd/kueue/main.go 'metricsCertPath := "/etc/kueue/metrics/certs"' 'metricsCertPath := os.Getenv("KUEUE_METRICS_CERT_DIR")'
-log "ready in $E2E_BIN"
-bash "$(dirname "$0")/images.sh"
+log "ready in $E2E_BIN (the cache: $E2E_CACHE)"
+bash "$here/images.sh"

@@ -21,7 +21,7 @@ dns_up() {
 }
 CF
   start coredns "$E2E_BIN/coredns" -conf "$E2E_RUN/Corefile"
-  wait_for "CoreDNS on $NODE_IP:$COREDNS_PORT" 60 bash -c "exec 3<>/dev/tcp/$NODE_IP/$COREDNS_PORT"
+  wait_for "CoreDNS on $NODE_IP:$COREDNS_PORT" 60 in_netns bash -c "exec 3<>/dev/tcp/$NODE_IP/$COREDNS_PORT"
   "$kubectl" create -f - >/dev/null <<SVC
 apiVersion: v1
 kind: Service

@@ -28,5 +28,5 @@ while read -r pid name; do
 done < <(tac "$pids")
 rm -f "$pids"
 node_undo
-printf 'e2e down: stopped %d processes%s; what the real node changed on the host undone\n' \
-  "${#stopped[@]}" "$([ ${#stopped[@]} -gt 0 ] && printf ' (%s)' "$(IFS=,; echo "${stopped[*]}" | sed 's/,/, /g')")"
+printf 'e2e down: stopped %d processes%s; the network namespace %s deleted and what the real node changed on the host undone\n' \
+  "${#stopped[@]}" "$([ ${#stopped[@]} -gt 0 ] && printf ' (%s)' "$(IFS=,; echo "${stopped[*]}" | sed 's/,/, /g')")" "$E2E_NETNS"

@@ -17,8 +17,10 @@
 #                       whose init and wait containers run `argoexec`
 #                       (workflow/controller/workflowpod.go).
 #   mlcube-e2e/pause:1  the pod sandbox: Kubernetes' own pause.c, static.
-# The Debian root filesystem is cached as a tar; the images are rebuilt
-# when what goes into them changes.
+# The Debian root filesystem and the images are cached as tars in
+# $E2E_CACHE/images, each named by a hash of what goes into it, so an image
+# is rebuilt only when that changes; .e2e/images/ links to the ones this
+# checkout's node imports.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/versions.sh"
@@ -26,23 +28,27 @@ log() { printf 'e2e images: %s\n' "$*" >&2; }
 export GOTOOLCHAIN=local GOFLAGS=-mod=mod GOWORK=off
 
 images=$E2E_CACHE/images
-mkdir -p "$images"
+mkdir -p "$images" "$E2E_CACHE/tmp" "$E2E_IMAGES"
+work=$(mktemp -d "$E2E_CACHE/tmp/images.XXXXXX")
+trap 'rm -rf "$work"' EXIT
 
 # rootfs: debootstrap's minbase with these packages, without apt's caches.
 packages=python3,openmpi-bin,python3-mpi4py,openssh-server,openssh-client
 rootfs=$E2E_CACHE/rootfs-$DEBIAN_SUITE-$(echo "$packages" | sha256sum | cut -c1-8).tar
 if [ ! -s "$rootfs" ]; then
   log "debootstrap $DEBIAN_SUITE minbase with $packages (about two minutes)"
-  tmp=$E2E_CACHE/src/rootfs
-  rm -rf "$tmp"; mkdir -p "$tmp"
+  tmp=$work/rootfs
+  mkdir -p "$tmp"
   rm -f "$E2E_CACHE"/rootfs-*.tar
-  debootstrap --variant=minbase --include="$packages" "$DEBIAN_SUITE" "$tmp" "$DEBIAN_MIRROR" >"$E2E_CACHE/src/debootstrap.log" 2>&1 ||
-    { tail -20 "$E2E_CACHE/src/debootstrap.log" >&2; exit 1; }
+  debootstrap --variant=minbase --include="$packages" "$DEBIAN_SUITE" "$tmp" "$DEBIAN_MIRROR" >"$work/debootstrap.log" 2>&1 ||
+    { tail -20 "$work/debootstrap.log" >&2; exit 1; }
   rm -rf "$tmp"/var/cache/apt/archives/*.deb "$tmp"/var/lib/apt/lists/* "$tmp"/usr/share/doc "$tmp"/usr/share/man \
     "$tmp"/etc/ssh/ssh_host_*
-  tar -C "$tmp" --numeric-owner -cf "$rootfs.part" .
-  mv "$rootfs.part" "$rootfs"
+  tar -C "$tmp" --numeric-owner -cf "$rootfs.part.$$" .
+  mv "$rootfs.part.$$" "$rootfs"
   rm -rf "$tmp"
+else
+  log "the $DEBIAN_SUITE root filesystem: from the cache ($(basename "$rootfs"))"
 fi
 
 std_path=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
@@ -53,7 +59,7 @@ std_path=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 archive() {
   local dir=$1 out=$2 work diffid config ref entrypoint path manifest=""
   shift 2
-  work=$(mktemp -d "$E2E_CACHE/src/image.XXXXXX")
+  work=$(mktemp -d "$E2E_CACHE/tmp/image.XXXXXX")
   tar -C "$dir" --numeric-owner --sort=name --mtime=@0 -cf "$work/layer.tar" .
   diffid=$(sha256sum "$work/layer.tar" | cut -d' ' -f1)
   mkdir "$work/$diffid"; mv "$work/layer.tar" "$work/$diffid/layer.tar"
@@ -67,8 +73,8 @@ archive() {
     manifest+="${manifest:+,}$(printf '{"Config":"%s.json","RepoTags":["%s"],"Layers":["%s/layer.tar"]}' "$config" "$ref" "$diffid")"
   done
   printf '[%s]' "$manifest" >"$work/manifest.json"
-  (cd "$work" && tar -cf "$out.part" -- *)
-  mv "$out.part" "$out"
+  (cd "$work" && tar -cf "$out.part.$$" -- *)
+  mv "$out.part.$$" "$out"
   rm -rf "$work"
 }
 
@@ -100,9 +106,9 @@ base_inputs() {
 }
 key=$(base_inputs | sha256sum | cut -c1-16)
 if [ ! -s "$images/base-$key.tar" ]; then
-  log "mlcube-e2e/base:1"
-  dir=$E2E_CACHE/src/base
-  rm -rf "$dir"; mkdir -p "$dir"
+  log "mlcube-e2e/base:1: building ($key)"
+  dir=$work/base
+  mkdir -p "$dir"
   tar -C "$dir" -xf "$rootfs"
   mpi_setup "$dir"
   install -m 0755 "$here/image/record" "$dir/usr/local/bin/mlcube-e2e-record"
@@ -121,17 +127,23 @@ if [ ! -s "$images/base-$key.tar" ]; then
     mlcube-e2e/argo4:1 '["/usr/local/bin/mlcube-e2e-record"]' "/usr/local/argo4/bin:$std_path"
 
   rm -rf "$dir"
+else
+  log "mlcube-e2e/base:1: from the cache ($key)"
 fi
-ln -sf "base-$key.tar" "$images/base.tar"
+ln -sfn "$images/base-$key.tar" "$E2E_IMAGES/base.tar"
 
 pause_src=$(go mod download -json "k8s.io/kubernetes@$KUBERNETES_VERSION" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')/build/pause/linux/pause.c
-if [ ! -s "$images/pause.tar" ]; then
-  log "mlcube-e2e/pause:1 from $pause_src"
-  dir=$E2E_CACHE/src/pause
-  rm -rf "$dir"; mkdir -p "$dir"
+pause_key=$({ sha256sum "$pause_src" | cut -d' ' -f1; gcc --version | head -1; echo "$KUBERNETES_VERSION"; declare -f archive; } | sha256sum | cut -c1-16)
+if [ ! -s "$images/pause-$pause_key.tar" ]; then
+  log "mlcube-e2e/pause:1: building from $pause_src ($pause_key)"
+  dir=$work/pause
+  mkdir -p "$dir"
   gcc -Os -static -DVERSION="$KUBERNETES_VERSION" -o "$dir/pause" "$pause_src"
   strip "$dir/pause"
-  archive "$dir" "$images/pause.tar" mlcube-e2e/pause:1 '["/pause"]' "$std_path"
+  archive "$dir" "$images/pause-$pause_key.tar" mlcube-e2e/pause:1 '["/pause"]' "$std_path"
   rm -rf "$dir"
+else
+  log "mlcube-e2e/pause:1: from the cache ($pause_key)"
 fi
-log "ready in $images"
+ln -sfn "$images/pause-$pause_key.tar" "$E2E_IMAGES/pause.tar"
+log "ready in $E2E_IMAGES (the cache: $images)"

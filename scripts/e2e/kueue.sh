@@ -59,7 +59,7 @@ integrations:
   frameworks: [batch/job, kubeflow.org/mpijob, pod]
 CFG
   KUEUE_METRICS_CERT_DIR=$dir/certs start kueue "$E2E_BIN/kueue" --config="$dir/config.yaml" --feature-gates=VisibilityOnDemand=false
-  wait_for "Kueue's webhook server" 120 curl -sk "https://$NODE_IP:$KUEUE_WEBHOOK_PORT/"
-  wait_for "Kueue's readiness" 120 curl -sf "http://127.0.0.1:18081/readyz"
+  wait_for "Kueue's webhook server" 120 in_netns curl -sk "https://$NODE_IP:$KUEUE_WEBHOOK_PORT/"
+  wait_for "Kueue's readiness" 120 in_netns curl -sf "http://127.0.0.1:18081/readyz"
   kueue_webhooks "$(base64 -w0 <"$E2E_RUN/pki/ca.crt")" | "$kubectl" create -f - >/dev/null
 }

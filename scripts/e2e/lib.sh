@@ -1,15 +1,26 @@
 #!/usr/bin/env bash
 # Sourced by up.sh and argo4.sh: how the e2e scripts start a process of
-# the cluster, wait for it, and find a module's source. LOG_PREFIX names
+# the cluster in its network namespace, wait for it, and find a module's
+# source. LOG_PREFIX names
 # the script in what log prints.
 
 log() { printf '%s: %s\n' "${LOG_PREFIX:-e2e}" "$*" >&2; }
 
-# start NAME CMD...: runs CMD in the background with its log under logs/,
-# and records its PID, which down.sh (and stop) signal.
+# in_netns CMD...: runs CMD in the cluster's network namespace
+# (netns.sh), where every address of the cluster lives. Only the network
+# is the namespace's: the mounts stay the host's, which kubelet,
+# containerd and runc must share.
+in_netns() { nsenter --net="/run/netns/$E2E_NETNS" "$@"; }
+
+# kubectl_e2e ARGS...: the cluster's kubectl, in its namespace.
+kubectl_e2e() { in_netns "$E2E_BIN/kubectl" --kubeconfig="$E2E_RUN/kubeconfig" "$@"; }
+
+# start NAME CMD...: runs CMD in the background, in the cluster's network
+# namespace, with its log under logs/, and records its PID, which down.sh
+# (and stop) signal. nsenter execs CMD, so the PID is CMD's own.
 start() {
   local name=$1; shift
-  "$@" >"$E2E_RUN/logs/$name.log" 2>&1 &
+  nsenter --net="/run/netns/$E2E_NETNS" "$@" >"$E2E_RUN/logs/$name.log" 2>&1 &
   echo "$! $name" >>"$E2E_RUN/pids"
 }
 

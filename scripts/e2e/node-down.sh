@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Sourced by down.sh: undoes what node.sh changed on the host, from
-# $E2E_RUN/node.changes, after the processes are stopped. Each step is
+# $E2E_RUN/node.changes, after the processes are stopped. What the node
+# changed in the network (its address, bridge, routes, iptables and
+# nftables rules) is all in the cluster's network namespace, which goes
+# whole. Each step is
 # safe to repeat, so a second down.sh after a failed one finishes the job.
 
 node_dir=$E2E_RUN/node
@@ -34,24 +37,6 @@ node_undo() {
   [ -f "$changes" ] || return 0
   tac "$changes" | while read -r kind a b; do
     case $kind in
-      kube-proxy) "$E2E_BIN/kube-proxy" --config="$a" --cleanup >/dev/null 2>&1 ;;
-      cni)
-        # The bridge plugin's masquerade chains, left by a pod whose
-        # network was not torn down: rules commented with our network's name.
-        iptables -t nat -S POSTROUTING 2>/dev/null | grep -F "name: \\\"$a\\\"" | while read -r _ _ rule; do
-          chain=$(sed -n 's/.* -j \(CNI-[0-9a-f]*\).*/\1/p' <<<"$rule")
-          eval "iptables -t nat -D POSTROUTING $rule"
-          [ -n "$chain" ] && iptables -t nat -F "$chain" && iptables -t nat -X "$chain"
-        done ;;
-      nft-table) nft delete table "$a" "$b" 2>/dev/null ;;
-      kubelet-chain)
-        fam=${a%/*} t=${a#*/}
-        for hook in INPUT OUTPUT; do
-          nft -a list chain "$fam" "$t" "$hook" 2>/dev/null | sed -n "s/.*jump $b # handle \([0-9]*\)$/\1/p" |
-            while read -r h; do nft delete rule "$fam" "$t" "$hook" handle "$h"; done
-        done
-        nft flush chain "$fam" "$t" "$b" 2>/dev/null && nft delete chain "$fam" "$t" "$b" ;;
-      bridge) ip link show "$a" >/dev/null 2>&1 && ip link del "$a" ;;
       cgroup)
         # A container left running (containerd gone before it was
         # drained) is ours by its cgroup.
@@ -64,7 +49,9 @@ node_undo() {
         rmdir "$a" 2>/dev/null ;;
       module) modprobe -r "$a" 2>/dev/null ;;
       sysctl) sysctl -qw "$a=$b" ;;
-      addr) ip addr del "$a" dev lo 2>/dev/null ;;
+      # The namespace goes whole, with every address, route, bridge and
+      # netfilter rule of the cluster in it.
+      netns) ip netns delete "$a" 2>/dev/null ;;
     esac
   done
   rm -f "$changes"

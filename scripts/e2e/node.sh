@@ -2,18 +2,20 @@
 # Sourced by up.sh once the API server runs: starts the real node beside
 # the KWOK ones. containerd (Debian's) with runc and the CNI bridge,
 # kubelet and kube-proxy (built from Kubernetes), the e2e images imported.
-# Every change it makes outside .e2e/ (an address on lo, two sysctls,
-# /run/containerd, /var/log/containers, a cgroup, iptables chains, the
-# bridge) is written to $E2E_RUN/node.changes, which down.sh undoes.
+# It runs in the cluster's network namespace (node_netns below), which
+# holds its address, bridge, routes and netfilter rules. Every change it
+# makes outside .e2e/ (the namespace, a kernel module, kubelet's global
+# sysctls, /run/containerd, /var/log/containers, a cgroup) is written to
+# $E2E_RUN/node.changes, which down.sh undoes.
 #
 # Facts this rests on, learnt on a machine of this kind (2 cores, root,
 # cgroup v1, no CAP_SYS_RESOURCE):
 # - runc cannot set the pause container's oom_score_adj here, so the CRI
 #   plugin restricts it (restrict_oom_score_adj).
 # - kubelet 1.35 refuses cgroup v1 unless failCgroupV1 is false.
-# - The node's address lives on lo: pods reach it through the bridge's
-#   gateway, and the API server, which binds it, advertises it as the
-#   endpoint of the kubernetes Service that kube-proxy routes.
+# - The node's address lives on the namespace's lo: pods reach it through
+#   the bridge's gateway, and the API server, which binds it, advertises
+#   it as the endpoint of the kubernetes Service that kube-proxy routes.
 
 node_dir=$E2E_RUN/node
 changes=$E2E_RUN/node.changes
@@ -30,34 +32,32 @@ node_host_setup() {
     modprobe br_netfilter
     change module br_netfilter
   fi
-  # A netfilter table that is not there yet will hold only what kubelet,
-  # kube-proxy and the CNI plugins add: down.sh deletes it whole. In a
-  # table that is there, kubelet's chains are removed one by one.
-  local fam t c
-  for fam in ip ip6; do
-    for t in filter nat mangle; do
-      if ! nft list table "$fam" "$t" >/dev/null 2>&1; then
-        change nft-table "$fam" "$t"
-      else
-        for c in KUBE-FIREWALL KUBE-KUBELET-CANARY KUBE-IPTABLES-HINT; do
-          nft list chain "$fam" "$t" "$c" >/dev/null 2>&1 || change kubelet-chain "$fam/$t" "$c"
-        done
-      fi
-    done
-  done
-  if ! ip -o addr show dev lo | grep -qF " $NODE_IP/32 "; then
-    ip addr add "$NODE_IP/32" dev lo
-    change addr "$NODE_IP/32"
-  fi
-  local s v
-  for s in net.ipv4.ip_forward net.bridge.bridge-nf-call-iptables; do
-    v=$(sysctl -n "$s")
-    if [ "$v" != 1 ]; then change sysctl "$s" "$v"; sysctl -qw "$s=1"; fi
-  done
+  node_netns
+  # Both are the namespace's own (since Linux 5.3 for br_netfilter's):
+  # the host's stay as they are.
+  in_netns sysctl -qw net.ipv4.ip_forward=1 net.bridge.bridge-nf-call-iptables=1
   local d
   for d in /run/containerd /var/log/containers; do
     [ -d "$d" ] || change dir "$d"
   done
+}
+
+# node_netns: the cluster's network namespace, where the node's address,
+# the bridge, the pods' and Services' routes, and the netfilter rules of
+# kubelet, kube-proxy and the CNI plugins all live, so that the host's
+# namespace holds none of them; deleting it (down.sh) removes them all.
+# The default route goes to a dummy device: nothing leaves the
+# namespace, but a process in it (the API server calling Tekton's webhook
+# Service) has a route to a Service's address, which kube-proxy's OUTPUT
+# rules then rewrite to the pod's.
+node_netns() {
+  ip netns add "$E2E_NETNS"
+  change netns "$E2E_NETNS"
+  in_netns ip link set lo up
+  in_netns ip addr add "$NODE_IP/32" dev lo
+  in_netns ip link add e2e-default type dummy
+  in_netns ip link set e2e-default up
+  in_netns ip route add default dev e2e-default
 }
 
 node_containerd() {
@@ -93,14 +93,12 @@ TOML
    "ipam": {"type": "host-local", "ranges": [[{"subnet": "$NODE_POD_CIDR"}]], "routes": [{"dst": "0.0.0.0/0"}],
             "dataDir": "$node_dir/cni/ipam"}}]}
 CNI
-  change bridge "$NODE_BRIDGE"
-  change cni "mlcube-e2e"
   start containerd containerd --config "$node_dir/containerd/config.toml"
   wait_for containerd 30 ctr --address "$node_dir/containerd/containerd.sock" version
   local image
   for image in base pause; do
     ctr --address "$node_dir/containerd/containerd.sock" -n k8s.io images import --no-unpack=false \
-      "$E2E_CACHE/images/$image.tar" >/dev/null
+      "$E2E_IMAGES/$image.tar" >/dev/null
   done
 }
 
@@ -172,7 +170,6 @@ nodePortAddresses: [$NODE_IP/32]
 iptables: {localhostNodePorts: false}
 conntrack: {maxPerCore: 0, tcpEstablishedTimeout: 0s, tcpCloseWaitTimeout: 0s}
 KP
-  change kube-proxy "$node_dir/kube-proxy.yaml"
   start kube-proxy "$E2E_BIN/kube-proxy" --config="$node_dir/kube-proxy.yaml"
 }
 

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# make e2e: builds the cluster's binaries (cached), starts the cluster,
-# runs the e2e Go suite against it with Argo v3.7's controller, then the
-# Argo tests again with Argo 4's (argo4.sh), and always stops what it
-# started.
+# make e2e: checks the host (prereqs.sh), builds the cluster's binaries
+# (cached outside the checkout), starts the cluster in a network namespace
+# of its own and checks that the host's holds none of its addresses or
+# routes, runs the e2e Go suite against it with Argo v3.7's controller,
+# then the Argo tests again with Argo 4's (argo4.sh), and always stops
+# what it started, the namespace included.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/versions.sh"
@@ -10,16 +12,32 @@ cd "$here/../.."
 export GOTOOLCHAIN=local
 
 start=$SECONDS
+"$here/prereqs.sh"
 "$here/build.sh"
 built=$SECONDS
-trap '"$here/down.sh"' EXIT
+# host_clean: the host's namespace has none of the cluster's addresses
+# (the node's, its pods', its Services') nor a route to them.
+cluster_nets="${NODE_IP%.*.*}. ${CLUSTER_DNS_IP%.*.*}.0. $NODE_BRIDGE"
+host_clean() {
+  local seen
+  seen=$( (ip -4 addr; ip -4 route) | grep -F "$(printf '%s\n' $cluster_nets)" || true)
+  [ -z "$seen" ] || { printf 'e2e: the host namespace holds the cluster'"'"'s addresses or routes:\n%s\n' "$seen" >&2; return 1; }
+  echo "e2e: the host namespace holds no address or route of the cluster (its namespace: $E2E_NETNS)"
+}
+netns_gone() {
+  if ip netns list | grep -qw "$E2E_NETNS"; then echo "e2e: the network namespace $E2E_NETNS is still there" >&2; exit 1; fi
+}
+trap '"$here/down.sh"; netns_gone' EXIT
 "$here/up.sh"
 up=$SECONDS
+host_clean
 # suite NAME [go test flags...]: one pass of the e2e suite, its log in
-# $E2E_ROOT/NAME.log; prints the tests' results.
+# $E2E_ROOT/NAME.log; prints the tests' results. go builds the test binary
+# here and runs it in the cluster's network namespace (-exec), where the
+# cluster's addresses are: the suite's traffic never leaves it.
 suite() {
   local name=$1; shift
-  go test -tags e2e -count=1 -timeout 20m -v ./cmd/mlcube-compile "$@" ${E2E_TESTFLAGS:-} 2>&1 |
+  go test -tags e2e -count=1 -timeout 20m -v -exec "nsenter --net=/run/netns/$E2E_NETNS" ./cmd/mlcube-compile "$@" ${E2E_TESTFLAGS:-} 2>&1 |
     tee "$E2E_ROOT/$name.log" | grep -E '^(=== RUN|\s*--- |\s+\w+_test\.go:[0-9]+:|PASS|FAIL|ok )' | grep -v '^=== RUN'
   return "${PIPESTATUS[0]}"
 }

@@ -14,11 +14,11 @@ TEKTON_NOP_IMAGE=$NODE_IP:$REGISTRY_PORT/mlcube-e2e/nop:1
 
 tekton_registry() {
   start registry "$E2E_BIN/registry" -host "$NODE_IP" -port "$REGISTRY_PORT"
-  wait_for registry 30 bash -c "exec 3<>/dev/tcp/$NODE_IP/$REGISTRY_PORT"
+  wait_for registry 30 in_netns bash -c "exec 3<>/dev/tcp/$NODE_IP/$REGISTRY_PORT"
   local ctr_node=(ctr --address "$node_dir/containerd/containerd.sock" -n k8s.io) image digest
   for image in "$TEKTON_IMAGE" "$TEKTON_NOP_IMAGE"; do
     "${ctr_node[@]}" images tag "docker.io/${image#*/}" "$image" >/dev/null
-    "${ctr_node[@]}" images push --plain-http "$image" >/dev/null
+    in_netns "${ctr_node[@]}" images push --plain-http "$image" >/dev/null
     # Tekton runs the image by digest: the kubelet finds it under the
     # name containerd's CRI gives a pulled image (repository@digest).
     digest=$("${ctr_node[@]}" images ls "name==$image" | awk 'NR == 2 {print $3}')

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Starts a throwaway cluster on loopback from the binaries build.sh made:
+# Starts a throwaway cluster in a network namespace of its own ($E2E_NETNS,
+# made by node.sh and deleted by down.sh) from the binaries build.sh made:
 # etcd, kube-apiserver, kube-controller-manager, kube-scheduler, KWOK (the
 # kubelet of the fake nodes the suite registers), Argo's workflow-controller
 # and mpi-operator's controller, the real node (node.sh) and its DNS
@@ -66,14 +67,14 @@ KC
 }
 
 source "$here/node.sh"
-log "the node's address $NODE_IP on lo, and its sysctls"
+log "the network namespace $E2E_NETNS, the node's address $NODE_IP on its lo, and its sysctls"
 node_host_setup
 
 log "certificates and kubeconfig"
 pki
 kubeconfig
 export KUBECONFIG=$E2E_RUN/kubeconfig
-kubectl=$E2E_BIN/kubectl
+kubectl=kubectl_e2e
 
 log "etcd on 127.0.0.1:$ETCD_PORT"
 start etcd "$E2E_BIN/etcd" --name e2e --data-dir "$E2E_RUN/etcd" --unsafe-no-fsync \

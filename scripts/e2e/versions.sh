@@ -1,14 +1,15 @@
 # Pinned versions for the e2e cluster; sourced by build.sh, up.sh and down.sh.
-# Each binary is cached under $E2E_CACHE/<name>-<version>/, so changing a
-# version here rebuilds only that binary.
+# Each binary is cached under $E2E_CACHE/bin/<name>-<version>-<recipe>/,
+# where <recipe> hashes the build steps and patches that make it
+# (build.sh): changing a version or a patch here rebuilds only that binary.
 KUBERNETES_VERSION=v1.35.4
 KUBE_STAGING_VERSION=v0.35.4
 ETCD_VERSION=v3.6.5
 KWOK_VERSION=v0.8.0
 # Argo: the suite runs against the v3.7 controller and again against the
 # 4.x one (run.sh), each with its own executor.
-ARGO_VERSION=v3.7.16
-ARGO4_VERSION=v4.0.2
+ARGO_VERSION=v3.7.18
+ARGO4_VERSION=v4.0.7
 TEKTON_VERSION=v1.15.0
 MPI_OPERATOR_VERSION=v0.8.2
 # Kueue's controller: queues, quotas and admission of GPU steps.
@@ -17,9 +18,14 @@ KUEUE_VERSION=v0.19.2
 TRAINING_OPERATOR_VERSION=v1.9.2
 
 E2E_ROOT=${E2E_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/.e2e}
-E2E_CACHE=$E2E_ROOT/cache
+# The build cache lives outside the checkout, so that every clone on this
+# machine (CI's included) shares what one of them built; MLCUBE_E2E_CACHE
+# moves it, make e2e-clean-cache empties it.
+E2E_CACHE=${MLCUBE_E2E_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mlcube-compile/e2e}
 E2E_BIN=$E2E_ROOT/bin
 E2E_RUN=$E2E_ROOT/run
+# The images this checkout's node imports: links into the cache.
+E2E_IMAGES=$E2E_ROOT/images
 # The real node's images start from this Debian suite (scripts/e2e/images.sh).
 DEBIAN_SUITE=bookworm
 DEBIAN_MIRROR=http://deb.debian.org/debian
@@ -44,3 +50,6 @@ CLUSTER_DNS_IP=10.0.0.10
 COREDNS_VERSION=v1.13.1
 COREDNS_PLUGINS="bind errors kubernetes"
 COREDNS_PORT=10053
+# The cluster's own network namespace (scripts/e2e/netns.sh): every
+# address above exists only there.
+E2E_NETNS=${E2E_NETNS:-mlcube-e2e}
