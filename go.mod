@@ -6,6 +6,7 @@ require (
 	cuelang.org/go v0.17.1
 	github.com/argoproj/argo-workflows/v3 v3.7.18
 	github.com/argoproj/argo-workflows/v4 v4.0.7
+	github.com/docker/go-units v0.5.0
 	github.com/google/go-cmp v0.7.0
 	github.com/kubeflow/mpi-operator v0.8.2
 	github.com/robfig/cron/v3 v3.0.1

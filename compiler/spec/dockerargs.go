@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	units "github.com/docker/go-units"
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/mlcube-compile/mlcube-compile/diag"
@@ -113,21 +114,35 @@ func mapDockerFlag(fx *DockerEffects, flag, value string, a DockerArgs) (known b
 	return true, ""
 }
 
-// dockerSize converts a docker size (binary units b, k, m, g, case blind)
-// into a Kubernetes quantity.
+// dockerSize reads a size as docker reads --shm-size and --memory
+// (opts.MemBytes, which calls RAMInBytes of github.com/docker/go-units,
+// size.go: a decimal number, an optional space, an optional unit k, m, g,
+// t or p with an optional i and an optional b, in any case, in binary
+// multiples) and writes the same bytes as a Kubernetes quantity. 0 is
+// docker's default (64m for /dev/shm, no limit for --memory): "".
 func dockerSize(s string) (string, error) {
-	s = strings.TrimSpace(s)
-	units := map[string]string{"b": "", "k": "Ki", "m": "Mi", "g": "Gi", "t": "Ti"}
-	num, unit := s, ""
-	if n := len(s); n > 0 {
-		if u, ok := units[strings.ToLower(s[n-1:])]; ok {
-			num, unit = s[:n-1], u
+	n, err := units.RAMInBytes(s)
+	if err != nil {
+		return "", fmt.Errorf("want a size as docker reads it, such as 512m, 2gb or 1.5GiB (docker: %v)", err)
+	}
+	if n == 0 {
+		return "", nil
+	}
+	return quantityOfBytes(n), nil
+}
+
+// quantityOfBytes writes n bytes in the largest binary unit that divides
+// them (2Gi, 1536Mi), or as a plain number.
+func quantityOfBytes(n int64) string {
+	for _, u := range []struct {
+		suffix string
+		shift  uint
+	}{{"Pi", 50}, {"Ti", 40}, {"Gi", 30}, {"Mi", 20}, {"Ki", 10}} {
+		if n%(1<<u.shift) == 0 {
+			return strconv.FormatInt(n>>u.shift, 10) + u.suffix
 		}
 	}
-	if n, err := strconv.ParseUint(num, 10, 63); err != nil || n == 0 || n > 1<<40 {
-		return "", fmt.Errorf("want a size such as 512m or 1g")
-	}
-	return num + unit, nil
+	return strconv.FormatInt(n, 10)
 }
 
 // NonNegativeQuantity reports whether s is a Kubernetes quantity >= 0.
