@@ -109,9 +109,19 @@ func container(s *ir.Step, ref func(param string) string) corev1.Container {
 // oneStep is the step a Job runs: the only one of p, in one container.
 func oneStep(p *ir.Pipeline) (*ir.Step, error) {
 	if len(p.Steps) != 1 {
+		// The tasks as --task takes them (the cube's sanity_check, not
+		// the step sanity-check), each once.
 		var names []string
+		seen := map[string]bool{}
 		for _, s := range p.Steps {
-			names = append(names, s.Name)
+			name := s.Task
+			if name == "" {
+				name = s.Name
+			}
+			if !seen[name] {
+				seen[name] = true
+				names = append(names, name)
+			}
 		}
 		return nil, &emit.SpecError{Field: "--backend", Message: fmt.Sprintf(
 			"a Job runs one task, and %d would run here (%s); name one task of the cube with --task NAME (in place of a pipeline file), or use --backend argo or --backend tekton, which run them all",

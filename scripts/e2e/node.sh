@@ -46,17 +46,19 @@ node_host_setup() {
 # the bridge, the pods' and Services' routes, and the netfilter rules of
 # kubelet, kube-proxy and the CNI plugins all live, so that the host's
 # namespace holds none of them; deleting it (down.sh) removes them all.
-# The default route goes to a dummy device: nothing leaves the
-# namespace, but a process in it (the API server calling Tekton's webhook
-# Service) has a route to a Service's address, which kube-proxy's OUTPUT
-# rules then rewrite to the pod's.
+# The default route goes to one end of a veth pair whose other end is in
+# the namespace too (the kernel here has no dummy device): nothing leaves
+# the namespace, but a process in it (the API server calling Tekton's
+# webhook Service) has a route to a Service's address, which kube-proxy's
+# OUTPUT rules then rewrite to the pod's.
 node_netns() {
   ip netns add "$E2E_NETNS"
   change netns "$E2E_NETNS"
   in_netns ip link set lo up
   in_netns ip addr add "$NODE_IP/32" dev lo
-  in_netns ip link add e2e-default type dummy
+  in_netns ip link add e2e-default type veth peer name e2e-default1
   in_netns ip link set e2e-default up
+  in_netns ip link set e2e-default1 up
   in_netns ip route add default dev e2e-default
 }
 
