@@ -23,6 +23,9 @@ source "$here/versions.sh"
 export GOTOOLCHAIN=local GOFLAGS=-mod=mod GOWORK=off
 
 mkdir -p "$E2E_CACHE/bin" "$E2E_CACHE/tmp" "$E2E_BIN"
+touch "$E2E_CACHE/$E2E_CACHE_MARK"
+# built_from: when the binary being built was started, for the log.
+built_from=$SECONDS
 log() { printf 'e2e build: %s\n' "$*" >&2; }
 work=$(mktemp -d "$E2E_CACHE/tmp/build.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -47,6 +50,7 @@ from_cache() {
   [ -x "$d/$1" ] || return 1
   ln -sfn "$d/$1" "$E2E_BIN/$1"
   log "$1 $2: from the cache ($3)"
+  built_from=$SECONDS
 }
 
 # store NAME VERSION RECIPE FILE: moves a binary just built into the
@@ -57,8 +61,10 @@ store() {
   mkdir -p "$d.part.$$"
   mv "$4" "$d.part.$$/$1"
   mv -T "$d.part.$$" "$d" 2>/dev/null || rm -rf "$d.part.$$"
+  [ -x "$d/$1" ] || { log "$1 $2: could not be stored in $d"; exit 1; }
   ln -sfn "$d/$1" "$E2E_BIN/$1"
-  log "$1 $2: built ($3)"
+  log "$1 $2: built in $((SECONDS - built_from))s ($3)"
+  built_from=$SECONDS
 }
 
 # module_copy MODULE VERSION DEST: a writable copy of a module's source.

@@ -39,7 +39,6 @@ if [ ! -s "$rootfs" ]; then
   log "debootstrap $DEBIAN_SUITE minbase with $packages (about two minutes)"
   tmp=$work/rootfs
   mkdir -p "$tmp"
-  rm -f "$E2E_CACHE"/rootfs-*.tar
   debootstrap --variant=minbase --include="$packages" "$DEBIAN_SUITE" "$tmp" "$DEBIAN_MIRROR" >"$work/debootstrap.log" 2>&1 ||
     { tail -20 "$work/debootstrap.log" >&2; exit 1; }
   rm -rf "$tmp"/var/cache/apt/archives/*.deb "$tmp"/var/lib/apt/lists/* "$tmp"/usr/share/doc "$tmp"/usr/share/man \
@@ -98,11 +97,14 @@ mpi_setup() {
   printf 'pml = ob1\nbtl = self,tcp\nosc = ^ucx\n' >>"$dir/etc/openmpi/openmpi-mca-params.conf"
 }
 
-# The inputs of the base image, by content: a change to any of them
-# rebuilds it.
+# The inputs of the base image, by content alone (not by path, which
+# differs from clone to clone): a change to any of them rebuilds it.
 base_inputs() {
-  sha256sum "$rootfs" "$here/image/record" "$here/images.sh" \
-    "$E2E_BIN/kubectl" "$E2E_BIN/argoexec" "$E2E_BIN/argoexec4" $(for n in $TEKTON_BINARIES; do echo "$E2E_BIN/tekton-$n"; done)
+  local f
+  for f in "$rootfs" "$here/image/record" "$here/images.sh" \
+    "$E2E_BIN/kubectl" "$E2E_BIN/argoexec" "$E2E_BIN/argoexec4" $(for n in $TEKTON_BINARIES; do echo "$E2E_BIN/tekton-$n"; done); do
+    sha256sum <"$f"
+  done
 }
 key=$(base_inputs | sha256sum | cut -c1-16)
 if [ ! -s "$images/base-$key.tar" ]; then
@@ -119,7 +121,6 @@ if [ ! -s "$images/base-$key.tar" ]; then
   strip -o "$dir/usr/local/argo4/bin/argoexec" "$E2E_BIN/argoexec4"
   mkdir -p "$dir/ko-app"
   for n in $TEKTON_BINARIES; do strip -o "$dir/ko-app/$n" "$E2E_BIN/tekton-$n"; done
-  rm -f "$images"/base-*.tar
   # mlcube-e2e/nop:1 is Tekton's nop image (its affinity assistant runs
   # the image's entrypoint with an argument).
   archive "$dir" "$images/base-$key.tar" mlcube-e2e/base:1 '["/usr/local/bin/mlcube-e2e-record"]' "$std_path" \

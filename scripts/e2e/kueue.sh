@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Sourced by up.sh: Kueue's controller manager on the host, with its CRDs
+# Sourced by up.sh: Kueue's controller manager as a process of the cluster (in its network namespace), with its CRDs
 # and its admission webhooks, for the Kueue tests (e2e_kueue_test.go).
 #
 # Kueue manages only the namespaces labelled $KUEUE_NAMESPACE_LABEL: its

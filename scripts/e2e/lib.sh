@@ -7,7 +7,7 @@
 log() { printf '%s: %s\n' "${LOG_PREFIX:-e2e}" "$*" >&2; }
 
 # in_netns CMD...: runs CMD in the cluster's network namespace
-# (netns.sh), where every address of the cluster lives. Only the network
+# (node.sh's node_netns), where every address of the cluster lives. Only the network
 # is the namespace's: the mounts stay the host's, which kubelet,
 # containerd and runc must share.
 in_netns() { nsenter --net="/run/netns/$E2E_NETNS" "$@"; }

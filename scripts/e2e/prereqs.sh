@@ -35,6 +35,8 @@ PACKAGES=(
 
 install=false
 [ "${1:-}" = --install ] && install=true
+fail() { log "$*"; exit 1; }
+[ "$(id -u)" = 0 ] || fail "the real node needs root (containerd, kubelet, a network namespace): run make e2e as root"
 
 missing=()
 for p in "${PACKAGES[@]}"; do
@@ -54,19 +56,24 @@ if [ ${#missing[@]} -gt 0 ]; then
   fi
 fi
 
-fail() { log "$*"; exit 1; }
-[ "$(id -u)" = 0 ] || fail "the real node needs root (containerd, kubelet, a network namespace): run make e2e as root"
 [ "$(stat -fc %T /sys/fs/cgroup)" != cgroup2fs ] ||
   fail "cgroup v2: the real node's scripts know cgroup v1 only (its cgroup root, its teardown)"
 [ -e /proc/self/ns/net ] || fail "this kernel has no network namespaces"
+# br_netfilter's settings are a network namespace's own since Linux 5.3.
+IFS=. read -r major minor _ < /proc/sys/kernel/osrelease
+[ "$major" -gt 5 ] || { [ "$major" -eq 5 ] && [ "${minor%%[!0-9]*}" -ge 3 ]; } ||
+  fail "Linux $(cat /proc/sys/kernel/osrelease): the cluster's network namespace needs 5.3 or later"
 command -v go >/dev/null || fail "no go on PATH (go.mod says which version)"
 # The cluster listens only inside its own network namespace: no host port
 # is taken. One cluster at a time per checkout, and the namespace's name
 # must not be another's.
-if [ -e "/run/netns/$E2E_NETNS" ] && [ ! -s "$E2E_RUN/pids" ]; then
-  fail "a network namespace $E2E_NETNS is there that no cluster of this checkout started: another checkout's cluster is up (its make e2e-down removes it), or set E2E_NETNS"
+if [ -e "/run/netns/$E2E_NETNS" ] && ! grep -qx "netns $E2E_NETNS" "$E2E_RUN/node.changes" 2>/dev/null; then
+  fail "a network namespace $E2E_NETNS is there that this checkout did not make: another checkout's cluster is up (its make e2e-down removes it), or set E2E_NETNS"
 fi
+# A cold build needs room; a warm one only links what the cache holds.
 mkdir -p "$E2E_CACHE"
-free=$(df -Pk "$E2E_CACHE" | awk 'NR == 2 {print int($4 / 1048576)}')
-[ "$free" -ge 8 ] || fail "$free GiB free under $E2E_CACHE: a cold build needs about 8 (MLCUBE_E2E_CACHE moves the cache)"
+if [ -z "$(ls -A "$E2E_CACHE/bin" 2>/dev/null)" ]; then
+  free=$(df -Pk "$E2E_CACHE" | awk 'NR == 2 {print int($4 / 1048576)}')
+  [ "$free" -ge 8 ] || fail "$free GiB free under $E2E_CACHE: a cold build needs about 8 (MLCUBE_E2E_CACHE moves the cache)"
+fi
 log "ok (cache: $E2E_CACHE)"

@@ -16,13 +16,14 @@ start=$SECONDS
 "$here/build.sh"
 built=$SECONDS
 # host_clean: the host's namespace has none of the cluster's addresses
-# (the node's, its pods', its Services') nor a route to them.
-cluster_nets="${NODE_IP%.*.*}. ${CLUSTER_DNS_IP%.*.*}.0. $NODE_BRIDGE"
+# (the node's), none of its routes (to its pods and Services), and not its
+# bridge, each looked up exactly.
 host_clean() {
   local seen
-  seen=$( (ip -4 addr; ip -4 route) | grep -F "$(printf '%s\n' $cluster_nets)" || true)
-  [ -z "$seen" ] || { printf 'e2e: the host namespace holds the cluster'"'"'s addresses or routes:\n%s\n' "$seen" >&2; return 1; }
-  echo "e2e: the host namespace holds no address or route of the cluster (its namespace: $E2E_NETNS)"
+  seen=$(ip -4 -o addr show to "$NODE_IP/32"; ip -4 route show "$NODE_POD_CIDR"; ip -4 route show "$SERVICE_CIDR"
+    ip link show "$NODE_BRIDGE" 2>/dev/null || true)
+  [ -z "$seen" ] || { printf 'e2e: the host namespace holds the cluster'"'"'s address, routes or bridge:\n%s\n' "$seen" >&2; return 1; }
+  echo "e2e: the host namespace holds no address, route or bridge of the cluster (its namespace: $E2E_NETNS)"
 }
 netns_gone() {
   if ip netns list | grep -qw "$E2E_NETNS"; then echo "e2e: the network namespace $E2E_NETNS is still there" >&2; exit 1; fi

@@ -91,7 +91,7 @@ start kube-apiserver "$E2E_BIN/kube-apiserver" \
   --etcd-servers="http://127.0.0.1:$ETCD_PORT" \
   --client-ca-file="$p/ca.crt" --tls-cert-file="$p/apiserver.crt" --tls-private-key-file="$p/apiserver.key" \
   --service-account-issuer=https://kubernetes.default.svc --service-account-key-file="$p/sa.pub" \
-  --service-account-signing-key-file="$p/sa.key" --service-cluster-ip-range=10.0.0.0/24 \
+  --service-account-signing-key-file="$p/sa.key" --service-cluster-ip-range="$SERVICE_CIDR" \
   --kubelet-preferred-address-types=InternalIP,Hostname \
   --kubelet-client-certificate="$p/admin.crt" --kubelet-client-key="$p/admin.key" \
   --authorization-mode=AlwaysAllow --profiling=false

@@ -22,6 +22,9 @@ E2E_ROOT=${E2E_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/.e2e}
 # machine (CI's included) shares what one of them built; MLCUBE_E2E_CACHE
 # moves it, make e2e-clean-cache empties it.
 E2E_CACHE=${MLCUBE_E2E_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mlcube-compile/e2e}
+# build.sh marks the folder as the cache, so that clean-cache.sh removes
+# only a folder that is one.
+E2E_CACHE_MARK=.mlcube-compile-e2e-cache
 E2E_BIN=$E2E_ROOT/bin
 E2E_RUN=$E2E_ROOT/run
 # The images this checkout's node imports: links into the cache.
@@ -41,15 +44,17 @@ NODE_NAME=mlcube-e2e-node
 NODE_IP=10.213.0.1
 NODE_BRIDGE=mlcube-e2e0
 NODE_POD_CIDR=10.213.64.0/24
-NODE_CGROUP=mlcube-e2e
+NODE_CGROUP=${E2E_NETNS:-mlcube-e2e}
 NODE_TAINT=e2e.mlcube-compile.io/real-node
 NODE_GPUS=8
 # The cluster's DNS (scripts/e2e/dns.sh): CoreDNS with only the plugins
 # its Corefile uses, on the node's address, behind the kube-dns Service.
 CLUSTER_DNS_IP=10.0.0.10
+# The Services' addresses (up.sh gives it to the API server).
+SERVICE_CIDR=10.0.0.0/24
 COREDNS_VERSION=v1.13.1
 COREDNS_PLUGINS="bind errors kubernetes"
 COREDNS_PORT=10053
-# The cluster's own network namespace (scripts/e2e/netns.sh): every
-# address above exists only there.
+# The cluster's own network namespace (node.sh's node_netns): every
+# address above exists only there. Its name also names the node's cgroup.
 E2E_NETNS=${E2E_NETNS:-mlcube-e2e}
