@@ -65,6 +65,11 @@ func (lw *lowering) paramArg(st *spec.Step, p *spec.Param, kind, override string
 		arg.Value = parse(raw)
 		return arg, nil
 	}
+	if strings.HasPrefix(raw, "~") {
+		// MLCube joins it to the workspace as it is (Path(workspace) /
+		// value), and no shell expands it in an argument: a folder named ~.
+		lw.warnf(at, "path %q starts with ~, which is not expanded: MLCube and the compiler join it to the workspace as it is, a folder named ~; write the path relative to the workspace", raw)
+	}
 	var volume, root string
 	if p.Claim != "" {
 		volume, root = lw.claimVolume(p.Claim)
