@@ -63,13 +63,17 @@ func decodeParams(doc *document, task cue.Value, taskName, kind string) []*Param
 	var out []*Param
 	forFields(task.LookupPath(pathOf("parameters", kind)), func(name string, pv cue.Value) {
 		p := &Param{Name: name, Loc: doc.at("tasks", taskName, "parameters", kind, name)}
+		// No default means the parameter's name; a default of "" is the
+		// workspace itself, as MLCube makes it (Path(workspace) / "").
+		given := true
 		if pv.Kind() == cue.StringKind {
 			p.Path = str(pv)
 		} else {
+			given = pv.LookupPath(pathOf("default")).Exists()
 			p.Path = str(pv, "default")
 			p.Dir = str(pv, "type") == "directory"
 		}
-		if p.Path == "" {
+		if p.Path == "" && !given {
 			p.Path = name
 		}
 		if strings.HasSuffix(p.Path, "/") {
