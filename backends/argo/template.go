@@ -163,10 +163,18 @@ func template(p *ir.Pipeline, s *ir.Step, name string, varying map[string]bool) 
 }
 
 // retryAndTimeout sets the step's retry strategy and timeout on t.
+//
+// The policy is Always: Argo's default, OnFailure, retries a node that
+// Failed (its container exited non-zero, or its deadline passed) but not
+// one in Error, which is what a pod deleted under it gives (node loss, a
+// drain, a spot reclaim, Kueue's preemption): the switch on
+// RetryPolicyActual in processNodeRetries, workflow/controller/operator.go
+// (v3.7.18 and v4.0.7). Tekton retries a TaskRun whatever failed it, so
+// with Always a step's retries cover the same failures on both engines.
 func retryAndTimeout(t *wfv1.Template, s *ir.Step) {
 	if s.Retry != nil {
 		limit := intstr.FromInt(s.Retry.Limit)
-		t.RetryStrategy = &wfv1.RetryStrategy{Limit: &limit}
+		t.RetryStrategy = &wfv1.RetryStrategy{Limit: &limit, RetryPolicy: wfv1.RetryPolicyAlways}
 		if s.Retry.Backoff > 0 {
 			t.RetryStrategy.Backoff = &wfv1.Backoff{Duration: s.Retry.Backoff.String()}
 		}

@@ -29,6 +29,7 @@ const failAnnotation = "e2e.mlcube-compile.io/fail"
 // steps are left to the tests of those.
 func TestE2EArgoOnRealNode(t *testing.T) {
 	c := e2eCluster(t)
+	t.Parallel()
 	ran := 0
 	for _, path := range goldenFiles(t, "argo") {
 		name := strings.TrimSuffix(filepath.Base(path), ".yaml")

@@ -257,6 +257,7 @@ func tektonJobManifest(t *testing.T, pr *tektonv1.PipelineRun) *string {
 // control run, with neither, must leave the MPIJob behind.
 func TestE2ETektonMPIStopDeletesJob(t *testing.T) {
 	c := e2eCluster(t)
+	t.Parallel()
 	const example = "resnet50-multinode"
 	golden := goldenDocuments(t, filepath.Join(repoRoot, "testdata", "golden", "tekton", example+".yaml"))
 	docs := compileForRealNode(t, filepath.Join(repoRoot, "examples", example), "tekton", tektonImage)

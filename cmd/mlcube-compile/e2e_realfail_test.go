@@ -26,16 +26,53 @@ func (c *cluster) realRunOf(t *testing.T, example, name string) *realRun {
 	return c.newRealRun(t, name, docs, want)
 }
 
+// template is the submitted workflow's template NAME.
+func (r *realRun) template(t *testing.T, name string) *wfv1.Template {
+	t.Helper()
+	i := slices.IndexFunc(r.wf.Spec.Templates, func(tmpl wfv1.Template) bool { return tmpl.Name == name })
+	if i < 0 {
+		t.Fatalf("no template %s", name)
+	}
+	return &r.wf.Spec.Templates[i]
+}
+
 // setEnv gives a template's container one more variable (fault injection
 // for the image's recorder: MLCUBE_E2E_EXIT, MLCUBE_E2E_SLEEP).
 func (r *realRun) setEnv(t *testing.T, template, name, value string) {
 	t.Helper()
-	i := slices.IndexFunc(r.wf.Spec.Templates, func(tmpl wfv1.Template) bool { return tmpl.Name == template })
-	if i < 0 || r.wf.Spec.Templates[i].Container == nil {
-		t.Fatalf("no container template %s", template)
+	c := r.template(t, template).Container
+	if c == nil {
+		t.Fatalf("template %s has no container", template)
 	}
-	c := r.wf.Spec.Templates[i].Container
 	c.Env = append(c.Env, corev1.EnvVar{Name: name, Value: value})
+}
+
+// runningPod waits until the main container of one of task's pods runs,
+// and names that pod.
+func (r *realRun) runningPod(t *testing.T, task string, timeout time.Duration) string {
+	t.Helper()
+	for deadline := time.Now().Add(timeout); time.Now().Before(deadline); time.Sleep(time.Second) {
+		out, _ := r.c.run("", "-n", r.ns, "get", "pods", "-l", "workflows.argoproj.io/workflow="+r.wf.Name,
+			"-o", `jsonpath={range .items[*]}{.metadata.name} {.status.containerStatuses[?(@.name=="main")].state.running.startedAt}{"\n"}{end}`)
+		for _, line := range strings.Split(out, "\n") {
+			if f := strings.Fields(line); len(f) == 2 && strings.Contains(f[0], "-"+task+"-") {
+				return f[0]
+			}
+		}
+	}
+	t.Fatalf("no container of %s ran within %s", task, timeout)
+	return ""
+}
+
+// shortBackoff waits 2 seconds between a template's retries, not the
+// golden file's backoff: what the tests check is which attempts ran.
+func (r *realRun) shortBackoff(t *testing.T, template string) {
+	t.Helper()
+	s := r.template(t, template).RetryStrategy
+	if s == nil || s.Backoff == nil {
+		t.Fatalf("template %s has no retry backoff", template)
+	}
+	s.Backoff.Duration = "2s"
 }
 
 func (r *realRun) create(t *testing.T) string {
@@ -62,11 +99,8 @@ func TestE2ERealNodeRetriesThenFails(t *testing.T) {
 	}
 	limit := tmpl.RetryStrategy.Limit.IntValue()
 	r.setEnv(t, target, "MLCUBE_E2E_EXIT", "3")
-	backoff, err := time.ParseDuration(tmpl.RetryStrategy.Backoff.Duration)
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := r.c.wait(t, r.ns, r.create(t), time.Duration(limit)*4*backoff+5*time.Minute)
+	r.shortBackoff(t, target)
+	done := r.c.wait(t, r.ns, r.create(t), 5*time.Minute)
 	if done.Status.Phase != wfv1.WorkflowFailed {
 		t.Fatalf("phase %s, want Failed\n%s", done.Status.Phase, nodeSummary(done))
 	}
@@ -107,23 +141,7 @@ func TestE2ERealNodeStopKillsPods(t *testing.T) {
 	r := c.realRunOf(t, "mnist", "stop")
 	r.setEnv(t, "download", "MLCUBE_E2E_SLEEP", "600")
 	created := r.create(t)
-	running := func() string {
-		out, _ := r.c.run("", "-n", r.ns, "get", "pods", "-l", "workflows.argoproj.io/workflow="+r.wf.Name,
-			"-o", `jsonpath={range .items[*]}{.metadata.name} {.status.containerStatuses[?(@.name=="main")].state.running.startedAt}{"\n"}{end}`)
-		for _, line := range strings.Split(out, "\n") {
-			if f := strings.Fields(line); len(f) == 2 {
-				return f[0]
-			}
-		}
-		return ""
-	}
-	pod := ""
-	for deadline := time.Now().Add(3 * time.Minute); pod == "" && time.Now().Before(deadline); time.Sleep(time.Second) {
-		pod = running()
-	}
-	if pod == "" {
-		t.Fatal("download's container never ran")
-	}
+	pod := r.runningPod(t, "download", 3*time.Minute)
 	r.c.must(t, "", "-n", r.ns, "patch", created, "--type=merge", "-p", `{"spec":{"shutdown":"Terminate"}}`)
 	stopped := time.Now()
 	done := r.c.wait(t, r.ns, created, 2*time.Minute)

@@ -37,6 +37,7 @@ type tektonRun struct {
 // container received against the golden file, as the Argo test does.
 func TestE2ETektonOnRealNode(t *testing.T) {
 	c := e2eCluster(t)
+	t.Parallel()
 	ran := 0
 	for _, path := range goldenFiles(t, "tekton") {
 		name := strings.TrimSuffix(filepath.Base(path), ".yaml")

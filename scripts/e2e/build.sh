@@ -211,26 +211,57 @@ build_coredns() {
   store coredns "$v" "$r" "$work/coredns"
   rm -rf "$src"
 }
-build_kubernetes
-build_coredns
-build_tekton
-build_registry
-build_kwok
-# The v3.7 controller and executor keep their names; the 4.x ones end in 4.
-build_argoexec argoexec github.com/argoproj/argo-workflows/v3 "$ARGO_VERSION"
-build_argoexec argoexec4 github.com/argoproj/argo-workflows/v4 "$ARGO4_VERSION"
-build_patched workflow-controller github.com/argoproj/argo-workflows/v3 "$ARGO_VERSION" ./cmd/workflow-controller \
-  cmd/workflow-controller/main.go 'http.ListenAndServe(":6060"' 'http.ListenAndServe("127.0.0.1:6060"'
-build_patched workflow-controller4 github.com/argoproj/argo-workflows/v4 "$ARGO4_VERSION" ./cmd/workflow-controller \
-  cmd/workflow-controller/main.go 'http.ListenAndServe(":6060"' 'http.ListenAndServe("127.0.0.1:6060"'
-build_patched mpi-operator github.com/kubeflow/mpi-operator "$MPI_OPERATOR_VERSION" ./cmd/mpi-operator \
-  cmd/mpi-operator/app/server.go 'fmt.Sprintf(":%d", healthCheckPort)' 'fmt.Sprintf("127.0.0.1:%d", healthCheckPort)'
-# Kueue's controller manager, which admits the queued steps of the Kueue
-# tests (scripts/e2e/kueue.sh starts it). Without its internal cert
-# manager it reads its metrics server's certificate from a fixed
-# /etc/kueue/metrics/certs (cmd/kueue/main.go): the copy reads the folder
-# from KUEUE_METRICS_CERT_DIR, so that nothing is written under /etc.
-build_patched kueue sigs.k8s.io/kueue "$KUEUE_VERSION" ./cmd/kueue \
-  cmd/kueue/main.go 'metricsCertPath := "/etc/kueue/metrics/certs"' 'metricsCertPath := os.Getenv("KUEUE_METRICS_CERT_DIR")'
+# The two lanes of builds. One go build leaves a core idle while it links,
+# downloads modules or waits on one big package, so two lanes run at once
+# on a 2-core machine. Each lane keeps the binaries of one module together
+# (their packages compile once) and the lanes are about as long cold.
+lane_kubernetes() {
+  build_kubernetes
+  build_coredns
+  build_registry
+  build_patched mpi-operator github.com/kubeflow/mpi-operator "$MPI_OPERATOR_VERSION" ./cmd/mpi-operator \
+    cmd/mpi-operator/app/server.go 'fmt.Sprintf(":%d", healthCheckPort)' 'fmt.Sprintf("127.0.0.1:%d", healthCheckPort)'
+  # Kueue's controller manager, which admits the queued steps of the Kueue
+  # tests (scripts/e2e/kueue.sh starts it). Without its internal cert
+  # manager it reads its metrics server's certificate from a fixed
+  # /etc/kueue/metrics/certs (cmd/kueue/main.go): the copy reads the folder
+  # from KUEUE_METRICS_CERT_DIR, so that nothing is written under /etc.
+  build_patched kueue sigs.k8s.io/kueue "$KUEUE_VERSION" ./cmd/kueue \
+    cmd/kueue/main.go 'metricsCertPath := "/etc/kueue/metrics/certs"' 'metricsCertPath := os.Getenv("KUEUE_METRICS_CERT_DIR")'
+}
+lane_workflows() {
+  build_tekton
+  build_kwok
+  # The v3.7 controller and executor keep their names; the 4.x ones end in 4.
+  build_argoexec argoexec github.com/argoproj/argo-workflows/v3 "$ARGO_VERSION"
+  build_patched workflow-controller github.com/argoproj/argo-workflows/v3 "$ARGO_VERSION" ./cmd/workflow-controller \
+    cmd/workflow-controller/main.go 'http.ListenAndServe(":6060"' 'http.ListenAndServe("127.0.0.1:6060"'
+  build_argoexec argoexec4 github.com/argoproj/argo-workflows/v4 "$ARGO4_VERSION"
+  build_patched workflow-controller4 github.com/argoproj/argo-workflows/v4 "$ARGO4_VERSION" ./cmd/workflow-controller \
+    cmd/workflow-controller/main.go 'http.ListenAndServe(":6060"' 'http.ListenAndServe("127.0.0.1:6060"'
+}
+
+# The lanes, and the images' Debian root filesystem (mostly downloads),
+# run as jobs of their own process groups (set -m), so that the first
+# failure, an interrupt or the end of this script stops all of them,
+# children included.
+jobs_left=()
+stop_jobs() { local p; for p in "${jobs_left[@]}"; do kill -- "-$p" 2>/dev/null || true; done; }
+trap 'stop_jobs; rm -rf "$work"' EXIT
+trap 'exit 130' INT TERM
+set -m
+lane_kubernetes &
+jobs_left+=($!)
+lane_workflows &
+jobs_left+=($!)
+bash "$here/images.sh" rootfs &
+jobs_left+=($!)
+set +m
+while [ ${#jobs_left[@]} -gt 0 ]; do
+  wait -n -p finished "${jobs_left[@]}" || { log "a build failed (above): the others are stopped"; exit 1; }
+  left=()
+  for p in "${jobs_left[@]}"; do [ "$p" = "$finished" ] || left+=("$p"); done
+  jobs_left=(${left[@]+"${left[@]}"})
+done
 log "ready in $E2E_BIN (the cache: $E2E_CACHE)"
 bash "$here/images.sh"

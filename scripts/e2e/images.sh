@@ -35,7 +35,9 @@ trap 'rm -rf "$work"' EXIT
 # rootfs: debootstrap's minbase with these packages, without apt's caches.
 packages=python3,openmpi-bin,python3-mpi4py,openssh-server,openssh-client
 rootfs=$E2E_CACHE/rootfs-$DEBIAN_SUITE-$(echo "$packages" | sha256sum | cut -c1-8).tar
-if [ ! -s "$rootfs" ]; then
+# make_rootfs: the root filesystem's tar, from the cache or debootstrapped.
+make_rootfs() {
+  [ ! -s "$rootfs" ] || { log "the $DEBIAN_SUITE root filesystem: from the cache ($(basename "$rootfs"))"; return; }
   log "debootstrap $DEBIAN_SUITE minbase with $packages (about two minutes)"
   tmp=$work/rootfs
   mkdir -p "$tmp"
@@ -46,9 +48,11 @@ if [ ! -s "$rootfs" ]; then
   tar -C "$tmp" --numeric-owner -cf "$rootfs.part.$$" .
   mv "$rootfs.part.$$" "$rootfs"
   rm -rf "$tmp"
-else
-  log "the $DEBIAN_SUITE root filesystem: from the cache ($(basename "$rootfs"))"
-fi
+}
+# images.sh rootfs: only the root filesystem, which needs none of the
+# binaries (build.sh makes it while they build).
+if [ "${1:-}" = rootfs ]; then make_rootfs; exit; fi
+make_rootfs
 
 std_path=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 

@@ -46,7 +46,9 @@ NODE_BRIDGE=mlcube-e2e0
 NODE_POD_CIDR=10.213.64.0/24
 NODE_CGROUP=${E2E_NETNS:-mlcube-e2e}
 NODE_TAINT=e2e.mlcube-compile.io/real-node
-NODE_GPUS=8
+# 16: the suite's runs share them at once (-parallel in run.sh), up to
+# four MPI steps of 4 GPUs among them.
+NODE_GPUS=16
 # The cluster's DNS (scripts/e2e/dns.sh): CoreDNS with only the plugins
 # its Corefile uses, on the node's address, behind the kube-dns Service.
 CLUSTER_DNS_IP=10.0.0.10
