@@ -12,34 +12,46 @@ import (
 
 // TestE2ERealNodeRetriesADeletedPod deletes the running pod of train of
 // two-cube-pipeline, as a drain, a lost node or Kueue's preemption does:
-// Argo marks that attempt Error ("pod deleted"), which its default retry
-// policy (OnFailure) does not retry (processNodeRetries in
-// workflow/controller/operator.go), so the run failed. With the retry
-// policy the compiler emits (Always), train runs again and the run
-// succeeds.
+// Argo marks that attempt Error ("pod deleted"). Its default retry policy,
+// OnFailure, does not retry a node in Error (processNodeRetries in
+// workflow/controller/operator.go), so the control run, submitted with
+// that policy, fails. With the policy the compiler emits, Always, train
+// runs again and the run succeeds.
 func TestE2ERealNodeRetriesADeletedPod(t *testing.T) {
 	c := e2eCluster(t)
 	t.Parallel()
-	r := c.realRunOf(t, "two-cube-pipeline", "deleted")
 	const target = "train"
-	if s := r.golden.GetTemplateByName(target).RetryStrategy; s == nil || s.RetryPolicy != wfv1.RetryPolicyAlways {
-		t.Fatalf("%s's retry strategy in the golden file is %+v, want the policy Always", target, s)
+	for _, tc := range []struct {
+		name    string
+		control bool
+	}{{"deleted", false}, {"deleted-control", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := c.realRunOf(t, "two-cube-pipeline", tc.name)
+			if s := r.golden.GetTemplateByName(target).RetryStrategy; s == nil || s.RetryPolicy != wfv1.RetryPolicyAlways {
+				t.Fatalf("%s's retry strategy in the golden file is %+v, want the policy Always", target, s)
+			}
+			r.setEnv(t, target, "MLCUBE_E2E_SLEEP", "20")
+			r.shortBackoff(t, target)
+			if tc.control {
+				r.template(t, target).RetryStrategy.RetryPolicy = ""
+			}
+			created := r.create(t)
+			pod := r.runningPod(t, target, 5*time.Minute)
+			r.c.must(t, "", "-n", r.ns, "delete", "pod", pod, "--wait=false")
+			done := r.c.wait(t, r.ns, created, 5*time.Minute)
+			attempts := retryAttempts(done, target)
+			if len(attempts) == 0 || attempts[0].Phase != wfv1.NodeError || !strings.Contains(attempts[0].Message, "deleted") {
+				t.Fatalf("the first attempt of %s is not in Error, pod deleted\n%s", target, nodeSummary(done))
+			}
+			want, wantAttempts := wfv1.WorkflowSucceeded, 2
+			if tc.control {
+				want, wantAttempts = wfv1.WorkflowFailed, 1
+			}
+			if done.Status.Phase != want && !(tc.control && done.Status.Phase == wfv1.WorkflowError) || len(attempts) != wantAttempts {
+				t.Fatalf("phase %s with %d attempts of %s, want %s after %d\n%s", done.Status.Phase, len(attempts), target, want, wantAttempts, nodeSummary(done))
+			}
+			t.Logf("%s: %s; %s's pod %s deleted while it ran, its attempt %s (%q); %d attempts", done.Name, done.Status.Phase, target, pod, attempts[0].Phase, attempts[0].Message, len(attempts))
+		})
 	}
-	r.setEnv(t, target, "MLCUBE_E2E_SLEEP", "20")
-	r.shortBackoff(t, target)
-	created := r.create(t)
-	pod := r.runningPod(t, target, 5*time.Minute)
-	r.c.must(t, "", "-n", r.ns, "delete", "pod", pod, "--wait=false")
-	done := r.c.wait(t, r.ns, created, 5*time.Minute)
-	attempts := retryAttempts(done, target)
-	if done.Status.Phase != wfv1.WorkflowSucceeded || len(attempts) != 2 {
-		t.Fatalf("phase %s with %d attempts of %s, want Succeeded after 2\n%s", done.Status.Phase, len(attempts), target, nodeSummary(done))
-	}
-	if first := attempts[0]; first.Phase != wfv1.NodeError || !strings.Contains(first.Message, "deleted") {
-		t.Errorf("the first attempt: %s %q, want Error, pod deleted", first.Phase, first.Message)
-	}
-	if second := attempts[1]; second.Phase != wfv1.NodeSucceeded {
-		t.Errorf("the second attempt: %s %q, want Succeeded", second.Phase, second.Message)
-	}
-	t.Logf("%s: %s; %s's pod %s deleted while it ran, the attempt %s (%q), and train retried", done.Name, done.Status.Phase, target, pod, attempts[0].Phase, attempts[0].Message)
 }
