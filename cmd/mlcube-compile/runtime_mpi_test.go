@@ -193,16 +193,52 @@ func forEachPodSpec(v any, fn func(path string, spec map[string]any)) {
 }
 
 // Root with fsGroup and keys at /root/.ssh: ssh refuses the group-readable
-// key (kubeflow/mpi-operator#429), so the compiler warns with the fix, at the fsGroup.
-func TestMPIRootFSGroupWarns(t *testing.T) {
+// key (kubeflow/mpi-operator#429), a certain failure, so the compiler
+// refuses it with the fix, at the fsGroup.
+func TestMPIRootFSGroupRefused(t *testing.T) {
 	dir := resnetPipeline(t, "    securityContext: {fsGroup: 100}\n    mpi: {workers: 2}\n", "")
-	_, stderr := compileDir(t, "argo", dir)
-	if !strings.Contains(stderr, "pipeline.yaml:6:23: warning: steps.train.securityContext.fsGroup: fsGroup 100") || !strings.Contains(stderr, "kubeflow/mpi-operator#429") || !strings.Contains(stderr, "sshAuthMountPath") {
-		t.Errorf("want a warning with the fix at fsGroup, got %q", stderr)
+	args := append([]string{"mlcube-compile", "--backend", "argo"}, exampleArgs(dir)...)
+	out, stderr, code := compileArgs(t, args...)
+	if code == 0 || out != "" || !strings.Contains(stderr, "pipeline.yaml:6:23: steps.train.securityContext.fsGroup: fsGroup 100") || !strings.Contains(stderr, "kubeflow/mpi-operator#429") || !strings.Contains(stderr, "sshAuthMountPath") {
+		t.Errorf("want an error with the fix at fsGroup and nothing on stdout; exit %d, stdout %d bytes, stderr %q", code, len(out), stderr)
 	}
 	dir = resnetPipeline(t, "    securityContext: {runAsUser: 1000, fsGroup: 100}\n    mpi: {workers: 2, sshAuthMountPath: /home/mpiuser/.ssh}\n", "")
 	if _, stderr := compileDir(t, "argo", dir); stderr != "" {
 		t.Errorf("a non-root user with its own ~/.ssh: unexpected warning %q", stderr)
+	}
+}
+
+// runAsNonRoot without runAsUser is non-root: the kubelet starts only an
+// image whose user is not root. So mpirun gets no --allow-run-as-root, keys
+// at /root/.ssh are warned about, and so are Dask setup packages.
+func TestRunAsNonRootIsNonRoot(t *testing.T) {
+	dir := resnetPipeline(t, "    securityContext: {runAsNonRoot: true}\n    mpi: {workers: 2}\n", "")
+	out, stderr := compileDir(t, "argo", dir)
+	if cmd := strings.Join(launcherOf(mpiJobOf(t, "argo", out)).Command, " "); strings.Contains(cmd, "--allow-run-as-root") {
+		t.Errorf("launcher: %q, want no --allow-run-as-root", cmd)
+	}
+	if !strings.Contains(stderr, "steps.train.mpi.sshAuthMountPath: the workers run as the image's non-root user (runAsNonRoot)") {
+		t.Errorf("want a warning about keys under /root/.ssh, got %q", stderr)
+	}
+	dir = resnetPipeline(t, "    securityContext: {runAsUser: 0}\n    mpi: {workers: 2}\n", "securityContext: {runAsNonRoot: true}\n")
+	args := append([]string{"mlcube-compile", "--backend", "argo"}, exampleArgs(dir)...)
+	if out, stderr, code := compileArgs(t, args...); code == 0 || out != "" || !strings.Contains(stderr, "pipeline.yaml:6:23: steps.train.securityContext.runAsUser: runAsUser 0 is root, and with runAsNonRoot: true the kubelet refuses") {
+		t.Errorf("runAsUser 0 under the platform's runAsNonRoot: exit %d, stdout %d bytes, %q; want an error at runAsUser", code, len(out), stderr)
+	}
+	dir = specDir(t, map[string]string{"pipeline.yaml": `name: bench
+steps:
+  run:
+    securityContext: {runAsNonRoot: true}
+    dask:
+      function: deepecho.benchmark.run_benchmark
+      workers: 1
+      image: ghcr.io/dask/dask:2024.1.0
+      setup: {pipPackages: [deepecho]}
+      output: {path: out.csv}
+`})
+	_, stderr, code := compileArgs(t, "mlcube-compile", "--task", filepath.Join(dir, "pipeline.yaml"))
+	if code != 0 || !strings.Contains(stderr, "pipeline.yaml:9:7: warning: steps.run.dask.setup: the Dask pods run as the image's non-root user") {
+		t.Errorf("exit %d, %q; want a warning at setup", code, stderr)
 	}
 }
 

@@ -57,7 +57,7 @@ func (lw *lowering) lowerMPI(st *spec.Step, s *ir.Step) {
 		job.SSHAuthMountPath = defaultSSHAuthMountPath
 		if runsAsNonRoot(s.SecurityContext) && job.APIVersion != mpiV1 {
 			// Said at mpi:, which does not write sshAuthMountPath.
-			lw.warnf(at.Field("sshAuthMountPath").At(at.Pos()), "the workers run as user %d, whose SSH server cannot read keys under /root/.ssh; set sshAuthMountPath to that user's ~/.ssh (mpi-operator's images use /home/mpiuser/.ssh)", *s.SecurityContext.RunAsUser)
+			lw.warnf(at.Field("sshAuthMountPath").At(at.Pos()), "the workers run as %s, whose SSH server cannot read keys under /root/.ssh; set sshAuthMountPath to that user's ~/.ssh (mpi-operator's images use /home/mpiuser/.ssh)", nonRootUser(s.SecurityContext))
 		}
 	}
 	lw.checkSSHKeys(st, s, job)
@@ -98,7 +98,7 @@ func (lw *lowering) slots(st *spec.Step, s *ir.Step, job *ir.MPIJob) {
 	}
 }
 
-// checkSSHKeys warns about what breaks mpi-operator's SSH keys. The
+// checkSSHKeys refuses what breaks mpi-operator's SSH keys. The
 // controller mounts the key Secret at sshAuthMountPath with mode 0600
 // when that is /root/.ssh (pkg/controller/mpi_job_controller.go,
 // setupSSHOnPod, v0.8.0); an fsGroup makes the kubelet add group read
@@ -114,7 +114,7 @@ func (lw *lowering) checkSSHKeys(st *spec.Step, s *ir.Step, job *ir.MPIJob) {
 	if st.SecurityContext != nil && st.SecurityContext.FSGroup != nil {
 		owner = st.Loc
 	}
-	lw.warnf(owner.Field("securityContext").Field("fsGroup"), "fsGroup %d makes the SSH key mpi-operator mounts at /root/.ssh group-readable, and ssh refuses it (\"bad permissions\", kubeflow/mpi-operator#429), so the launcher cannot reach the workers; run the step as a non-root user with sshAuthMountPath set to its ~/.ssh (as mpi-operator's images do: runAsUser 1000, /home/mpiuser/.ssh), or leave fsGroup out", *sc.FSGroup)
+	lw.errorf(owner.Field("securityContext").Field("fsGroup"), "fsGroup %d makes the SSH key mpi-operator mounts at /root/.ssh group-readable, and ssh refuses it (\"bad permissions\", kubeflow/mpi-operator#429), so the launcher cannot reach the workers; run the step as a non-root user with sshAuthMountPath set to its ~/.ssh (as mpi-operator's images do: runAsUser 1000, /home/mpiuser/.ssh), or leave fsGroup out", *sc.FSGroup)
 }
 
 // forwardEnv passes every variable of the step's env to every rank. The
@@ -217,11 +217,31 @@ func (lw *lowering) checkRootForSetup(st *spec.Step, s *ir.Step, d *spec.Dask) {
 	if len(d.Setup.Apt)+len(d.Setup.Pip)+len(d.Setup.Conda) == 0 || !runsAsNonRoot(s.SecurityContext) {
 		return
 	}
-	lw.warnf(st.Loc.Field("dask").Field("setup"), "the Dask pods run as user %d, but the image installs setup packages at start with apt-get (which needs root) and pip or conda into the image's own environment (owned by root), so they will fail; build an image with the packages in it, or run the Dask step as root", *s.SecurityContext.RunAsUser)
+	lw.warnf(st.Loc.Field("dask").Field("setup"), "the Dask pods run as %s, but the image installs setup packages at start with apt-get (which needs root) and pip or conda into the image's own environment (owned by root), so they will fail; build an image with the packages in it, or run the Dask step as root", nonRootUser(s.SecurityContext))
 }
 
+// runsAsNonRoot says whether the step's containers run as a user other
+// than root: runAsUser is not 0 or, without runAsUser, runAsNonRoot is
+// true. The kubelet then refuses to start an image whose user is root
+// (verifyRunAsNonRoot, pkg/kubelet/kuberuntime/security_context_others.go),
+// so the container runs as the image's non-root user, whatever its uid.
 func runsAsNonRoot(sc *ir.SecurityContext) bool {
-	return sc != nil && sc.RunAsUser != nil && *sc.RunAsUser != 0
+	switch {
+	case sc == nil:
+		return false
+	case sc.RunAsUser != nil:
+		return *sc.RunAsUser != 0
+	default:
+		return sc.RunAsNonRoot != nil && *sc.RunAsNonRoot
+	}
+}
+
+// nonRootUser names the user a non-root step runs as, for messages.
+func nonRootUser(sc *ir.SecurityContext) string {
+	if sc.RunAsUser != nil {
+		return "user " + strconv.FormatInt(*sc.RunAsUser, 10)
+	}
+	return "the image's non-root user (runAsNonRoot)"
 }
 
 func lastWord(dotted string) string {

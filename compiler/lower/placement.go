@@ -34,6 +34,23 @@ func (lw *lowering) resources(st *spec.Step, gpus int, fx spec.DockerEffects) ir
 func (lw *lowering) scheduling(st *spec.Step, s *ir.Step, gpu bool) {
 	s.NodeSelector, s.Tolerations = lw.placement(st, gpu)
 	s.SecurityContext = mergeSecurity(lw.plat.SecurityContext, st.SecurityContext)
+	lw.checkRootContradiction(st, s.SecurityContext)
+}
+
+// checkRootContradiction refuses runAsUser 0 with runAsNonRoot true: the
+// kubelet refuses to start such a container (verifyRunAsNonRoot,
+// pkg/kubelet/kuberuntime/security_context_others.go), so the step's pod
+// would stay in CreateContainerConfigError. Said at runAsUser, the
+// step's or, if it has none, the platform's.
+func (lw *lowering) checkRootContradiction(st *spec.Step, sc *ir.SecurityContext) {
+	if sc == nil || sc.RunAsUser == nil || *sc.RunAsUser != 0 || sc.RunAsNonRoot == nil || !*sc.RunAsNonRoot {
+		return
+	}
+	at := lw.plat.Loc
+	if st.SecurityContext != nil && st.SecurityContext.RunAsUser != nil {
+		at = st.Loc
+	}
+	lw.errorf(at.Field("securityContext").Field("runAsUser"), "runAsUser 0 is root, and with runAsNonRoot: true the kubelet refuses to start the container (CreateContainerConfigError); give a non-zero runAsUser, or leave runAsUser out to run as the image's own non-root user")
 }
 
 // placement merges the platform's GPU or CPU node selector and
