@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
+	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 )
@@ -53,15 +54,20 @@ func TestFSGroupChangePolicyOnRootMismatch(t *testing.T) {
 func TestLimitsEqualRequests(t *testing.T) {
 	dir := resnetPipeline(t, "    resources: {cpu: \"8\", memory: 32Gi, gpu: 1}\n    mpi: {workers: 2, launcher: {cpu: \"1\", memory: 2Gi}}\n", "limitsEqualRequests: true\n")
 	out, stderr := compileDir(t, "tekton", dir)
-	if stderr != "" {
-		t.Errorf("unexpected warnings: %s", stderr)
+	// resnet50's cube runs with --shm-size=1g: /dev/shm is charged to the
+	// container's memory, which is also its limit.
+	if want := "steps.train.resources.memory: /dev/shm (--shm-size 1Gi) is memory charged to the container, and with the platform's limitsEqualRequests its memory is also its limit: the step asks for and is limited to 32Gi + 1Gi = 33Gi"; !strings.Contains(stderr, want) || strings.Count(stderr, "warning") != 1 {
+		t.Errorf("want one warning, %q; got %s", want, stderr)
 	}
-	for _, r := range mpiJobOf(t, "tekton", out).Spec.MPIReplicaSpecs {
+	for name, r := range mpiJobOf(t, "tekton", out).Spec.MPIReplicaSpecs {
 		res := r.Template.Spec.Containers[0].Resources
 		for _, k := range []string{"cpu", "memory"} {
 			if res.Limits.Name(corev1.ResourceName(k), "").String() != res.Requests.Name(corev1.ResourceName(k), "").String() {
 				t.Errorf("%s limit %v, want its request %v", k, res.Limits, res.Requests)
 			}
+		}
+		if name == kubeflow.MPIReplicaTypeWorker && res.Limits.Memory().String() != "33Gi" {
+			t.Errorf("the workers' memory limit %v, want 33Gi: 32Gi and the 1Gi /dev/shm", res.Limits.Memory())
 		}
 	}
 	kubectl := validatePipelineRun(t, "tekton", out).Spec.PipelineSpec.Tasks[0].TaskSpec.Steps[0].ComputeResources
@@ -69,8 +75,13 @@ func TestLimitsEqualRequests(t *testing.T) {
 		t.Errorf("the kubectl step has no limits: %v", kubectl)
 	}
 	dir = resnetPipeline(t, "    mpi: {workers: 2}\n", "limitsEqualRequests: true\n")
-	if _, stderr := compileDir(t, "argo", dir); !strings.Contains(stderr, "steps.train.resources: the platform sets limitsEqualRequests, but this requests no cpu or no memory") {
+	out, stderr = compileDir(t, "argo", dir)
+	if !strings.Contains(stderr, "steps.train.resources: the platform sets limitsEqualRequests, but this requests no cpu or no memory") {
 		t.Errorf("a step without requests under limitsEqualRequests: no warning in %q", stderr)
+	}
+	// Without mpi.launcher, the launcher still gets limits.
+	if res := launcherOf(mpiJobOf(t, "argo", out)).Resources; res.Limits.Cpu().IsZero() || res.Limits.Memory().IsZero() {
+		t.Errorf("the launcher has no limits under limitsEqualRequests: %v", res)
 	}
 }
 

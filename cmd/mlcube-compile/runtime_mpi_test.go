@@ -285,6 +285,39 @@ steps:
 	}
 }
 
+// Dask workers without a size in dask.worker take the step's resources,
+// and are warned about when that has none either: dask-worker would size
+// itself from the node.
+func TestDaskWorkersTakeTheStepsSize(t *testing.T) {
+	step := func(resources string) string {
+		return specDir(t, map[string]string{"pipeline.yaml": `name: bench
+steps:
+  run:
+` + resources + `    dask:
+      function: deepecho.benchmark.run_benchmark
+      workers: 2
+      image: ghcr.io/dask/dask:2024.1.0
+      output: {path: out.csv}
+`})
+	}
+	workerArgs := func(out string) string {
+		for _, m := range embeddedJobs(t, "argo", out) {
+			cluster := m["spec"].(map[string]any)["cluster"].(map[string]any)["spec"].(map[string]any)
+			return strings.Join(asStrings(cluster["worker"].(map[string]any)["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)["args"]), " ")
+		}
+		t.Fatal("no DaskJob")
+		return ""
+	}
+	out, stderr, code := compileArgs(t, "mlcube-compile", "--task", filepath.Join(step("    resources: {cpu: \"2\", memory: 8Gi}\n"), "pipeline.yaml"))
+	if code != 0 || stderr != "" || !strings.Contains(workerArgs(out), "--nthreads 2 --memory-limit 8589934592") {
+		t.Errorf("exit %d, %q; worker args %q, want the step's cpu and memory", code, stderr, workerArgs(out))
+	}
+	out, stderr, code = compileArgs(t, "mlcube-compile", "--task", filepath.Join(step(""), "pipeline.yaml"))
+	if code != 0 || !strings.Contains(stderr, "pipeline.yaml:4:5: warning: steps.run.dask.worker: the Dask workers get no cpu and memory") || strings.Contains(workerArgs(out), "--nthreads") {
+		t.Errorf("exit %d, %q; want a warning at dask", code, stderr)
+	}
+}
+
 func asStrings(v any) []string {
 	var out []string
 	for _, x := range asList(v) {

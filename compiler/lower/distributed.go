@@ -172,6 +172,7 @@ func (lw *lowering) lowerDaskStep(st *spec.Step, name string) (*ir.Step, graph.I
 	}
 	s.Env = lw.env(st, spec.DockerEffects{})
 	s.Resources = lw.resources(st, 0, spec.DockerEffects{})
+	lw.sizeDaskWorkers(st, s, job)
 	lw.scheduling(st, s, false)
 	lw.checkRootForSetup(st, s, d)
 	retryAndTimeout(st, s)

@@ -60,6 +60,7 @@ func (lw *lowering) lowerStep(st *spec.Step, name string) (*ir.Step, graph.IO) {
 	}
 	s.ShmSize = fx.ShmSize
 	s.Resources = lw.resources(st, gpus, fx)
+	lw.chargeShm(st, s)
 	var sio graph.IO
 	s.Command, s.Args, s.Mounts, sio = lw.containerArgs(st)
 	s.Env = lw.env(st, fx)

@@ -123,7 +123,7 @@ func daskRunnerEnv(d *ir.DaskJob, setup []corev1.EnvVar) []corev1.EnvVar {
 
 // schedulerContainer is the scheduler's container, with its ports and probes.
 func schedulerContainer(p *ir.Pipeline, bare *ir.Step, setup []corev1.EnvVar) corev1.Container {
-	scheduler := daskContainer(bare, "scheduler", []string{"dask-scheduler"}, schedulerResources(p), setup)
+	scheduler := daskContainer(bare, "scheduler", []string{"dask-scheduler"}, coordinatorResources(p, ir.Resources{}), setup)
 	scheduler.Ports = []corev1.ContainerPort{
 		{Name: "tcp-comm", ContainerPort: schedulerPort, Protocol: corev1.ProtocolTCP},
 		{Name: "http-dashboard", ContainerPort: dashboardPort, Protocol: corev1.ProtocolTCP},
@@ -211,11 +211,14 @@ func workerArgs(r ir.Resources) []string {
 	return args
 }
 
-// schedulerResources are the scheduler's: none, unless the platform wants
-// limits on every container, when it gets a modest fixed size.
-func schedulerResources(p *ir.Pipeline) ir.Resources {
-	if !p.LimitsEqualRequests {
-		return ir.Resources{}
+// coordinatorResources are what a job's coordinating container asks for
+// when the step says nothing (the Dask scheduler always, the MPI launcher
+// without mpi.launcher): none, unless the platform wants limits on every
+// container, when it gets a modest fixed size, so that a ResourceQuota
+// that counts limits admits its pod rather than leaving the step waiting.
+func coordinatorResources(p *ir.Pipeline, asked ir.Resources) ir.Resources {
+	if asked.CPU != "" || asked.Memory != "" || !p.LimitsEqualRequests {
+		return asked
 	}
 	return ir.Resources{CPU: "1", Memory: "2Gi", LimitsEqualRequests: true}
 }

@@ -34,7 +34,7 @@ const (
 // mpiJob builds the MPIJob: one launcher running mpirun, and the workers.
 func mpiJob(p *ir.Pipeline, s *ir.Step, claim ClaimName, runName string) (*Job, error) {
 	m := s.MPI
-	launcher := container(s, mpiContainer, kube.Command(s.Command), nil, m.Launcher)
+	launcher := container(s, mpiContainer, kube.Command(s.Command), nil, coordinatorResources(p, m.Launcher))
 	for _, a := range s.Args {
 		launcher.Args = append(launcher.Args, kube.Arg(a, noParams))
 	}
