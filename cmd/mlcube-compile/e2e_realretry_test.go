@@ -11,8 +11,11 @@ import (
 )
 
 // TestE2ERealNodeRetriesADeletedPod deletes the running pod of train of
-// two-cube-pipeline, as a drain, a lost node or Kueue's preemption does:
-// Argo marks that attempt Error ("pod deleted"). Its default retry policy,
+// two-cube-pipeline at once (--grace-period=0 --force), as the pod
+// garbage collector does to the pods of a lost node: Argo marks that
+// attempt Error ("pod deleted"). (A graceful delete, as in a drain or
+// Kueue's preemption, may instead let the executor report the container's
+// exit code 143 first, and the attempt is Failed.) Its default retry policy,
 // OnFailure, does not retry a node in Error (processNodeRetries in
 // workflow/controller/operator.go), so the control run, submitted with
 // that policy, fails. With the policy the compiler emits, Always, train
@@ -38,7 +41,7 @@ func TestE2ERealNodeRetriesADeletedPod(t *testing.T) {
 			}
 			created := r.create(t)
 			pod := r.runningPod(t, target, 5*time.Minute)
-			r.c.must(t, "", "-n", r.ns, "delete", "pod", pod, "--wait=false")
+			r.c.must(t, "", "-n", r.ns, "delete", "pod", pod, "--grace-period=0", "--force", "--wait=false")
 			done := r.c.wait(t, r.ns, created, 5*time.Minute)
 			attempts := retryAttempts(done, target)
 			if len(attempts) == 0 || attempts[0].Phase != wfv1.NodeError || !strings.Contains(attempts[0].Message, "deleted") {
