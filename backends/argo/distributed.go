@@ -1,6 +1,8 @@
 package argo
 
 import (
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
@@ -181,5 +183,23 @@ func RBAC(p *ir.Pipeline, sa string) []any {
 		// The first task applies the run's ConfigMap.
 		rules = append(rules, distributed.Rule{Group: "", Resources: []string{"configmaps"}, Verbs: []string{"create", "get", "patch"}})
 	}
-	return distributed.RBAC(p, sa, rules)
+	return append(distributed.RBAC(p, sa, rules), executorToken(p, sa))
+}
+
+// executorToken is the Secret that holds sa's token for Argo's executor:
+// with automountServiceAccountToken false, the controller mounts the
+// Secret named by the account's secrets, its
+// workflows.argoproj.io/service-account-token.name annotation, or
+// <sa>.service-account-token (util/secrets/secret_name.go), which
+// Kubernetes no longer makes by itself. Its token controller fills a
+// Secret of this type that names the account; it comes after the account.
+func executorToken(p *ir.Pipeline, sa string) *corev1.Secret {
+	return &corev1.Secret{
+		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
+		ObjectMeta: metav1.ObjectMeta{
+			Name: sa + ".service-account-token", Namespace: p.Namespace, Labels: p.Labels,
+			Annotations: map[string]string{corev1.ServiceAccountNameKey: sa},
+		},
+		Type: corev1.SecretTypeServiceAccountToken,
+	}
 }

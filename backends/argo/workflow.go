@@ -7,6 +7,7 @@ import (
 	"github.com/argoproj/argo-workflows/v3/workflow/validate"
 	apiv1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/mlcube-compile/mlcube-compile/backends/emit"
 	"github.com/mlcube-compile/mlcube-compile/backends/internal/kube"
@@ -76,8 +77,26 @@ func workflowSpec(p *ir.Pipeline, opts Options) (wfv1.WorkflowSpec, error) {
 	if p.TTLSecondsAfterFinished != nil {
 		spec.TTLStrategy = &wfv1.TTLStrategy{SecondsAfterCompletion: p.TTLSecondsAfterFinished}
 	}
+	tokenForExecutorOnly(&spec, opts.ServiceAccountName)
 	addVolumes(&spec, p.Volumes)
 	return spec, nil
+}
+
+// tokenForExecutorOnly keeps the token of the account --emit-rbac makes
+// (sa), which may create jobs and ConfigMaps, out of the users'
+// containers: no pod mounts its account's token, and Argo mounts the
+// executor account's token into its own containers alone (the init and
+// wait containers, and the main container of a resource template, which
+// is argoexec): setupServiceAccount and newExecContainer in
+// workflow/controller/workflowpod.go, v3.7.18 and v4.0.7. The pods keep
+// the account, for its image pull secrets and workload identity. Argo
+// reads that token from the Secret RBAC makes beside the account.
+func tokenForExecutorOnly(spec *wfv1.WorkflowSpec, sa string) {
+	if sa == "" {
+		return
+	}
+	spec.AutomountServiceAccountToken = ptr.To(false)
+	spec.Executor = &wfv1.ExecutorConfig{ServiceAccountName: sa}
 }
 
 // workflow is one run, named by the API server.

@@ -21,7 +21,21 @@ const (
 	AnnotationsLimit = 256 << 10
 	// ConfigMapLimit bounds the data of one ConfigMap.
 	ConfigMapLimit = 1 << 20
+	// EnvStringLimit is Linux's MAX_ARG_STRLEN (32 pages): execve refuses
+	// any one argument or NAME=value environment string, with its
+	// terminating NUL, longer than this ("argument list too long").
+	EnvStringLimit = 128 << 10
 )
+
+// CheckEnvString refuses an environment variable that no container could
+// start with, saying whose it is (what) and what to do instead (fix).
+// grow is what substitutions at run time may add to value.
+func CheckEnvString(name, value string, grow int, what, fix string) error {
+	if size := len(name) + 1 + len(value) + grow + 1; size > EnvStringLimit {
+		return &SpecError{Field: what, Message: fmt.Sprintf("the variable %s would be %s, over Linux's limit on one environment string of %s (MAX_ARG_STRLEN), so the container could not start (\"argument list too long\"); %s", name, bytesText(size), bytesText(EnvStringLimit), fix)}
+	}
+	return nil
+}
 
 // TooLargeError is an object the cluster would refuse for its size. It is
 // the spec's fault, not the compiler's.

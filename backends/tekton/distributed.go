@@ -7,6 +7,7 @@ import (
 	v1 "github.com/tektoncd/pipeline/pkg/apis/pipeline/v1"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/mlcube-compile/mlcube-compile/backends/emit"
 	"github.com/mlcube-compile/mlcube-compile/backends/internal/distributed"
 	"github.com/mlcube-compile/mlcube-compile/backends/internal/kube"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
@@ -41,11 +42,7 @@ func distributedTask(p *ir.Pipeline, s *ir.Step) (v1.PipelineTask, error) {
 	if err != nil {
 		return v1.PipelineTask{}, err
 	}
-	// The kubelet expands $(POD_NAME) and $(POD_UID) in MANIFEST, since
-	// both are defined before it, so the job is created owned by the
-	// step's pod: Kubernetes deletes it with the pod even when the
-	// script is killed before its trap runs.
-	doc, err := job.JSONOwnedBy(map[string]string{"apiVersion": "v1", "kind": "Pod", "name": podName, "uid": podUID})
+	manifest, err := ownedManifest(job, s, append(refs, runName, podName, podUID))
 	if err != nil {
 		return v1.PipelineTask{}, err
 	}
@@ -56,7 +53,7 @@ func distributedTask(p *ir.Pipeline, s *ir.Step) (v1.PipelineTask, error) {
 	env := []corev1.EnvVar{
 		{Name: "POD_NAME", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.name"}}},
 		{Name: "POD_UID", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.uid"}}},
-		{Name: "MANIFEST", Value: escapeLiterals(doc, append(refs, runName, podName, podUID))},
+		{Name: "MANIFEST", Value: manifest},
 		{Name: "RESOURCE", Value: job.Kind()},
 		{Name: "SELECTOR", Value: distributed.Selector(s, runName)},
 		{Name: "STATUS", Value: job.Status},
@@ -72,13 +69,32 @@ func distributedTask(p *ir.Pipeline, s *ir.Step) (v1.PipelineTask, error) {
 	t := embeddedTask(p, s, v1.TaskSpec{Steps: []v1.Step{{
 		Name: stepName, Image: p.KubectlImage, ImagePullPolicy: corev1.PullPolicy(s.ImagePullPolicy),
 		Env: env, Script: distributed.WaitScript,
-		ComputeResources: kube.Resources(kube.HelperResources(p)),
+		ComputeResources: kube.Resources(kube.HelperResources()),
 	}}})
 	for _, w := range unique(workspaces) {
 		t.Workspaces = append(t.Workspaces, v1.WorkspacePipelineTaskBinding{Name: w, Workspace: w})
 		t.TaskSpec.Workspaces = append(t.TaskSpec.Workspaces, v1.WorkspaceDeclaration{Name: w})
 	}
 	return t, nil
+}
+
+// ownedManifest is the job's manifest as MANIFEST carries it, owned by the
+// step's pod: the kubelet expands $(POD_NAME) and $(POD_UID) in it, since
+// both are defined before it, so Kubernetes deletes the job with the pod
+// even when the script is killed before its trap runs. Every other $ is
+// escaped but for refs, Tekton's own references. It must fit in one
+// environment string.
+func ownedManifest(job *distributed.Job, s *ir.Step, refs []string) (string, error) {
+	doc, err := job.JSONOwnedBy(map[string]string{"apiVersion": "v1", "kind": "Pod", "name": podName, "uid": podUID})
+	if err != nil {
+		return "", err
+	}
+	manifest := escapeLiterals(doc, refs)
+	// Tekton substitutes the run's name and the kubelet the pod's name
+	// and uid, each at most a DNS subdomain of 253 characters, a few
+	// times over: 2 KiB holds them.
+	err = emit.CheckEnvString("MANIFEST", manifest, 2<<10, "steps."+s.Name, "shrink what the job carries (its env, args and configs), or compile for argo, whose controller moves a large template to a ConfigMap by itself (workflow/controller/workflowpod.go)")
+	return manifest, err
 }
 
 // escapeLiterals escapes every $ of s for the kubelet, which expands

@@ -9,6 +9,7 @@ import (
 	v1 "github.com/tektoncd/pipeline/pkg/apis/pipeline/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	"knative.dev/pkg/apis"
 
 	"github.com/mlcube-compile/mlcube-compile/backends/emit"
@@ -58,6 +59,17 @@ func compile(p *ir.Pipeline, opts Options) (*v1.PipelineRun, error) {
 			pr.Spec.TaskRunSpecs = append(pr.Spec.TaskRunSpecs, *spec)
 		}
 	}
+	var kubectlTasks []string
+	for _, s := range p.Steps {
+		if s.Kind != ir.Container {
+			kubectlTasks = append(kubectlTasks, s.Name)
+		}
+	}
+	if t, ok := cleanupTask(p); ok {
+		pr.Spec.PipelineSpec.Finally = append(pr.Spec.PipelineSpec.Finally, t)
+		kubectlTasks = append(kubectlTasks, t.Name)
+	}
+	tokenForKubectlOnly(pr, opts.ServiceAccountName, kubectlTasks)
 	if err := emit.CheckSize(pr, "the PipelineRun", emit.ObjectLimit, "etcd's limit on an object"); err != nil {
 		return nil, err
 	}
@@ -123,6 +135,28 @@ func runPodTemplate(p *ir.Pipeline) *pod.PodTemplate {
 		return nil
 	}
 	return t
+}
+
+// tokenForKubectlOnly keeps the token of the account --emit-rbac makes
+// (sa), which may create jobs, out of the users' containers: no TaskRun's
+// pod mounts it but those of the kubectl tasks, which create, wait for
+// and clean up the jobs. Tekton lays each task's pod template over the run's
+// (MergePodTemplateWithDefault, pkg/apis/pipeline/pod/template.go), so
+// the kubectl tasks' true wins over the run's false. Every pod keeps the
+// account, for its image pull secrets and workload identity.
+func tokenForKubectlOnly(pr *v1.PipelineRun, sa string, kubectlTasks []string) {
+	if sa == "" {
+		return
+	}
+	if pr.Spec.TaskRunTemplate.PodTemplate == nil {
+		pr.Spec.TaskRunTemplate.PodTemplate = &pod.PodTemplate{}
+	}
+	pr.Spec.TaskRunTemplate.PodTemplate.AutomountServiceAccountToken = ptr.To(false)
+	for _, name := range kubectlTasks {
+		pr.Spec.TaskRunSpecs = append(pr.Spec.TaskRunSpecs, v1.PipelineTaskRunSpec{
+			PipelineTaskName: name, PodTemplate: &pod.PodTemplate{AutomountServiceAccountToken: ptr.To(true)},
+		})
+	}
 }
 
 // containerSteps are the steps that run in a pod of their own task; a

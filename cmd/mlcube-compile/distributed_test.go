@@ -121,7 +121,7 @@ func TestResNetMultinodeRunsFourGPUWorkers(t *testing.T) {
 				wf := validateWorkflow(t, "output", out)
 				for _, tmpl := range wf.Spec.Templates {
 					if r := tmpl.Resource; r != nil && r.Action != "delete" {
-						if r.SuccessCondition != "status.replicaStatuses.Launcher.succeeded > 0" || r.FailureCondition != "status.replicaStatuses.Launcher.failed > 0" || !r.SetOwnerReference || r.Action != "create" {
+						if r.SuccessCondition != "status.replicaStatuses.Launcher.succeeded > 0" || r.FailureCondition != "status.replicaStatuses.Launcher.failed > 0,status.replicaStatuses.Worker.failed > 0" || !r.SetOwnerReference || r.Action != "create" {
 							t.Errorf("resource template: got %+v", r)
 						}
 					}
@@ -257,8 +257,9 @@ func TestEmitRBAC(t *testing.T) {
 			t.Fatalf("%s: exit %d: %s", backend, code, stderr)
 		}
 		docs := strings.Split(out, "\n---\n")
-		if len(docs) != 4 {
-			t.Fatalf("%s: want ServiceAccount, Role, RoleBinding and the run, got %d documents", backend, len(docs))
+		// Argo's executor reads the account's token from a Secret.
+		if want := map[string]int{"argo": 5, "tekton": 4}[backend]; len(docs) != want {
+			t.Fatalf("%s: want ServiceAccount, Role, RoleBinding, (on Argo) the token's Secret, and the run: %d documents, got %d", backend, want, len(docs))
 		}
 		var role struct {
 			Rules []struct{ APIGroups, Resources, Verbs []string }
@@ -275,8 +276,51 @@ func TestEmitRBAC(t *testing.T) {
 		if !found {
 			t.Errorf("%s: no rule grants %s on mpijobs: %+v", backend, verbs, role.Rules)
 		}
-		if !strings.Contains(docs[3], "serviceAccountName: mlops-runner") || !strings.Contains(docs[2], "name: mlops-runner") {
+		if !strings.Contains(docs[len(docs)-1], "serviceAccountName: mlops-runner") || !strings.Contains(docs[2], "name: mlops-runner") {
 			t.Errorf("%s: the run and the binding should both use the platform's service account", backend)
 		}
+	}
+}
+
+// With --emit-rbac, the run's account may create jobs (which embed any
+// pod spec): the users' containers must not hold its token. On Argo no
+// pod mounts it and the executor's containers get it from its Secret; on
+// Tekton only the kubectl tasks' pods mount it (the step's and the
+// finally task that cleans up).
+func TestEmitRBACKeepsTheTokenFromUserContainers(t *testing.T) {
+	ex := filepath.Join(repoRoot, "examples", "resnet50-multinode")
+	args := append([]string{"mlcube-compile", "--emit-rbac"}, exampleArgs(ex)...)
+	out, stderr, code := compileArgs(t, append(args, "--backend", "argo")...)
+	if code != 0 {
+		t.Fatalf("argo: exit %d: %s", code, stderr)
+	}
+	docs := strings.Split(out, "\n---\n")
+	var secret corev1.Secret
+	if err := yaml.Unmarshal([]byte(docs[3]), &secret); err != nil {
+		t.Fatal(err)
+	}
+	if secret.Name != "mlops-runner.service-account-token" || secret.Type != corev1.SecretTypeServiceAccountToken || secret.Annotations[corev1.ServiceAccountNameKey] != "mlops-runner" {
+		t.Errorf("argo: document 4 is not mlops-runner's token Secret: %s", docs[3])
+	}
+	wf := validateWorkflow(t, "argo", out)
+	if a := wf.Spec.AutomountServiceAccountToken; a == nil || *a || wf.Spec.Executor == nil || wf.Spec.Executor.ServiceAccountName != "mlops-runner" {
+		t.Errorf("argo: automountServiceAccountToken %v, executor %+v; want false, and the executor under mlops-runner", a, wf.Spec.Executor)
+	}
+	out, stderr, code = compileArgs(t, append(args, "--backend", "tekton")...)
+	if code != 0 {
+		t.Fatalf("tekton: exit %d: %s", code, stderr)
+	}
+	pr := validatePipelineRun(t, "tekton", out)
+	if tpl := pr.Spec.TaskRunTemplate.PodTemplate; tpl == nil || tpl.AutomountServiceAccountToken == nil || *tpl.AutomountServiceAccountToken {
+		t.Errorf("tekton: the run's pod template %+v, want automountServiceAccountToken false", tpl)
+	}
+	mounts := map[string]bool{}
+	for _, spec := range pr.Spec.TaskRunSpecs {
+		if a := spec.PodTemplate.AutomountServiceAccountToken; a != nil {
+			mounts[spec.PipelineTaskName] = *a
+		}
+	}
+	if len(mounts) != 2 || !mounts["train"] || !mounts["cleanup"] {
+		t.Errorf("tekton: tasks that mount the token: %v, want only the kubectl tasks train and cleanup", mounts)
 	}
 }

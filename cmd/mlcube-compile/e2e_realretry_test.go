@@ -3,6 +3,7 @@
 package main
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -11,7 +12,7 @@ import (
 )
 
 // TestE2ERealNodeRetriesADeletedPod deletes the running pod of train of
-// two-cube-pipeline at once (--grace-period=0 --force), as the pod
+// single-gpu-task at once (--grace-period=0 --force), as the pod
 // garbage collector does to the pods of a lost node: Argo marks that
 // attempt Error ("pod deleted"). (A graceful delete, as in a drain or
 // Kueue's preemption, may instead let the executor report the container's
@@ -30,17 +31,18 @@ func TestE2ERealNodeRetriesADeletedPod(t *testing.T) {
 	}{{"deleted", false}, {"deleted-control", true}} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			r := c.realRunOf(t, "two-cube-pipeline", tc.name)
+			r := c.realRunOf(t, "single-gpu-task", tc.name)
 			if s := r.golden.GetTemplateByName(target).RetryStrategy; s == nil || s.RetryPolicy != wfv1.RetryPolicyAlways {
 				t.Fatalf("%s's retry strategy in the golden file is %+v, want the policy Always", target, s)
 			}
-			r.setEnv(t, target, "MLCUBE_E2E_SLEEP", "20")
+			r.setEnv(t, target, "MLCUBE_E2E_SLEEP", "40")
 			r.shortBackoff(t, target)
 			if tc.control {
 				r.template(t, target).RetryStrategy.RetryPolicy = ""
 			}
 			created := r.create(t)
 			pod := r.runningPod(t, target, 5*time.Minute)
+			r.nodeSettled(t, created, target+"(0)")
 			r.c.must(t, "", "-n", r.ns, "delete", "pod", pod, "--grace-period=0", "--force", "--wait=false")
 			done := r.c.wait(t, r.ns, created, 5*time.Minute)
 			attempts := retryAttempts(done, target)
@@ -57,4 +59,25 @@ func TestE2ERealNodeRetriesADeletedPod(t *testing.T) {
 			t.Logf("%s: %s; %s's pod %s deleted while it ran, its attempt %s (%q); %d attempts", done.Name, done.Status.Phase, target, pod, attempts[0].Phase, attempts[0].Message, len(attempts))
 		})
 	}
+}
+
+// nodeSettled waits until the workflow's node is Running and started more
+// than 10 seconds ago. Before that, Argo's controller takes a missing pod
+// for one it has yet to see or to create again (podReconciliation in
+// workflow/controller/operator.go: a Pending node's pod is submitted again,
+// a recently started one waits for the informer), not for a deleted one.
+func (r *realRun) nodeSettled(t *testing.T, created, node string) {
+	t.Helper()
+	for deadline := time.Now().Add(3 * time.Minute); time.Now().Before(deadline); time.Sleep(time.Second) {
+		var wf wfv1.Workflow
+		if err := json.Unmarshal([]byte(r.c.must(t, "", "-n", r.ns, "get", created, "-o", "json")), &wf); err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range wf.Status.Nodes {
+			if n.DisplayName == node && n.Phase == wfv1.NodeRunning && time.Since(n.StartedAt.Time) > 11*time.Second {
+				return
+			}
+		}
+	}
+	t.Fatalf("node %s never settled into Running", node)
 }

@@ -326,3 +326,24 @@ func asStrings(v any) []string {
 	}
 	return out
 }
+
+// Tekton's kubectl step receives the job's manifest in one environment
+// variable, and Linux refuses any environment string over 128 KiB: a
+// step whose manifest is larger is refused with the size, never emitted
+// as a pod that cannot start. Argo moves a large template to a ConfigMap
+// by itself, so it compiles there.
+func TestTektonManifestOverTheEnvLimitRefused(t *testing.T) {
+	// The launcher's and the workers' env both carry the value.
+	big := strings.Repeat("x", 70<<10)
+	dir := resnetPipeline(t, "    env: {BIG: "+big+"}\n    mpi: {workers: 2}\n", "")
+	args := append([]string{"mlcube-compile", "--backend", "tekton"}, exampleArgs(dir)...)
+	out, stderr, code := compileArgs(t, args...)
+	if code == 0 || out != "" || !strings.Contains(stderr, "steps.train: the variable MANIFEST would be 1") || !strings.Contains(stderr, "argument list too long") {
+		t.Errorf("exit %d, stdout %d bytes, %q; want the size refused", code, len(out), stderr)
+	}
+	if _, stderr := compileDir(t, "argo", dir); strings.Contains(stderr, "MANIFEST") {
+		t.Errorf("argo: %q", stderr)
+	}
+	small := resnetPipeline(t, "    env: {SMALL: "+strings.Repeat("x", 50<<10)+"}\n    mpi: {workers: 2}\n", "")
+	compileDir(t, "tekton", small)
+}

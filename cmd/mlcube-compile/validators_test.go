@@ -65,6 +65,8 @@ func runDocument(t *testing.T, name, manifest string) string {
 			obj = &rbacv1.Role{}
 		case "RoleBinding":
 			obj = &rbacv1.RoleBinding{}
+		case "Secret":
+			obj = &corev1.Secret{} // an Argo executor's token
 		default:
 			t.Fatalf("%s: unexpected %s before the run", name, meta.Kind)
 		}

@@ -26,9 +26,22 @@ const (
 // pods. With runPolicy.backoffLimit 0, one failed launcher pod fails the
 // Job, so failed > 0 means the MPIJob failed. Argo's conditions cannot
 // look inside status.conditions, a list.
+//
+// A worker that fails also fails the step. With WaitForWorkersReady the
+// launcher is created only once every worker is Ready, and a worker pod
+// that fails first (restartPolicy Never: an admission error of the GPU
+// plugin, an SSH server that exits) is counted in
+// status.replicaStatuses.Worker.failed and nothing else: the operator
+// neither recreates it nor sets the Failed condition, which it sets for
+// evicted workers only (updateMPIJobStatus,
+// pkg/controller/mpi_job_controller.go, v0.8.2). Argo's executor fails
+// the step when any one of the failure condition's requirements holds
+// (matchConditions, workflow/executor/resource.go); Tekton's wait script
+// reads the count after the conditions (mpiStatus).
 const (
 	mpiSuccess = "status.replicaStatuses.Launcher.succeeded > 0"
-	mpiFailure = "status.replicaStatuses.Launcher.failed > 0"
+	mpiFailure = "status.replicaStatuses.Launcher.failed > 0,status.replicaStatuses.Worker.failed > 0"
+	mpiStatus  = `{.status.conditions[?(@.status=="True")].type} ` + FailedWorkers + `{.status.replicaStatuses.Worker.failed}`
 )
 
 // mpiJob builds the MPIJob: one launcher running mpirun, and the workers.
@@ -65,7 +78,7 @@ func mpiJob(p *ir.Pipeline, s *ir.Step, claim ClaimName, runName string) (*Job, 
 	out := &Job{
 		Object: job, Resource: "mpijobs", Group: mpiGroup,
 		SuccessCondition: mpiSuccess, FailureCondition: mpiFailure,
-		Status:    `{.status.conditions[?(@.status=="True")].type}`,
+		Status:    mpiStatus,
 		Succeeded: string(kubeflow.JobSucceeded), Failed: string(kubeflow.JobFailed),
 	}
 	if m.APIVersion == mpiV1 {

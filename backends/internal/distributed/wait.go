@@ -1,10 +1,15 @@
 package distributed
 
+// FailedWorkers is the word of a job's status, in $STATUS, before the
+// number of its workers that failed.
+const FailedWorkers = "failed-workers="
+
 // WaitScript deletes what an earlier attempt of the step left ($RESOURCE
 // objects matching $SELECTOR), waiting until their pods are gone so that
 // two attempts never run at once; creates the job in $MANIFEST; and waits
 // until its status, read with the JSONPath $STATUS, holds the word
-// $SUCCEEDED or $FAILED. It exits non-zero when the job fails, when
+// $SUCCEEDED or $FAILED, or FailedWorkers followed by a count above 0
+// (a job whose workers fail before it can). It exits non-zero when the job fails, when
 // $TIMEOUT seconds pass (0 for no limit), or when the job cannot be read
 // five times in a row; on any exit but success, and when the step is
 // stopped, it deletes the job. The manifest names the step's pod as the
@@ -36,6 +41,7 @@ while :; do
     case " $state " in
       *" $SUCCEEDED "*) result=succeeded; echo "$name: $SUCCEEDED"; exit 0 ;;
       *" $FAILED "*) echo "$name: $FAILED" >&2; exit 1 ;;
+      *" failed-workers="[1-9]*) echo "$name: ${state##*failed-workers=} of its workers failed" >&2; exit 1 ;;
     esac
   else
     misses=$((misses + 1))

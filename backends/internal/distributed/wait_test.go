@@ -76,6 +76,10 @@ func TestWaitScript(t *testing.T) {
 	}{
 		{"succeeds", "Created Running Succeeded", "0", 0, "job-abcde: Succeeded", false},
 		{"fails", "Created Failed", "0", 1, "job-abcde: Failed", true},
+		// A worker that failed before the launcher was created: no
+		// condition says so, only the count.
+		{"a worker fails", "Created " + FailedWorkers + "1", "0", 1, "job-abcde: 1 of its workers failed", true},
+		{"no worker failed", "Created Running Succeeded " + FailedWorkers + "0", "0", 0, "job-abcde: Succeeded", false},
 		{"times out", "Created Running", "600", 1, "not done after 600 seconds", true},
 		{"cannot read status", "", "0", 1, "cannot read its status", true},
 	} {

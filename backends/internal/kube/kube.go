@@ -54,13 +54,12 @@ func Resources(r ir.Resources) corev1.ResourceRequirements {
 }
 
 // HelperResources are what a container of the engine's own asks for,
-// such as a kubectl step: nothing, unless the platform wants limits on
-// every container, when it gets a small fixed size.
-func HelperResources(p *ir.Pipeline) ir.Resources {
-	if !p.LimitsEqualRequests {
-		return ir.Resources{}
-	}
-	return ir.Resources{CPU: "100m", Memory: "128Mi", LimitsEqualRequests: true}
+// such as a kubectl step: a small fixed size, limited to it. A pod
+// without requests is BestEffort, the first the kubelet evicts under
+// memory pressure, and a wait step evicted or OOM-killed runs no EXIT
+// trap to delete its job.
+func HelperResources() ir.Resources {
+	return ir.Resources{CPU: "100m", Memory: "256Mi", LimitsEqualRequests: true}
 }
 
 // Command escapes the step's command words for the kubelet.
