@@ -12,15 +12,18 @@ import (
 )
 
 // TestE2ERealNodeRetriesADeletedPod deletes the running pod of train of
-// single-gpu-task at once (--grace-period=0 --force), as the pod
-// garbage collector does to the pods of a lost node: Argo marks that
-// attempt Error ("pod deleted"). (A graceful delete, as in a drain or
-// Kueue's preemption, may instead let the executor report the container's
-// exit code 143 first, and the attempt is Failed.) Its default retry policy,
-// OnFailure, does not retry a node in Error (processNodeRetries in
-// workflow/controller/operator.go), so the control run, submitted with
-// that policy, fails. With the policy the compiler emits, Always, train
-// runs again and the run succeeds.
+// single-gpu-task at once (--grace-period=0 --force), as the pod garbage
+// collector does to the pods of a lost node, and the step must run again
+// and the run succeed. Argo marks the node Error ("pod deleted",
+// podReconciliation in workflow/controller/operator.go). Its default
+// retry policy, OnFailure, does not retry a node in Error
+// (processNodeRetries): the run then ends in Error. Sometimes, seen on
+// v3.7.18 and v4.0.7 alike, the controller instead submits the node's pod
+// again in the same pass (executeContainer creates any pod it finds
+// missing), and the node succeeds without a retry. So the control run,
+// with OnFailure, ends either way and only says which; the compiled run,
+// with Always, must succeed: by a second attempt when the Error stays, or
+// by the pod submitted again.
 func TestE2ERealNodeRetriesADeletedPod(t *testing.T) {
 	c := e2eCluster(t)
 	t.Parallel()
@@ -43,20 +46,25 @@ func TestE2ERealNodeRetriesADeletedPod(t *testing.T) {
 			created := r.create(t)
 			pod := r.runningPod(t, target, 5*time.Minute)
 			r.nodeSettled(t, created, target+"(0)")
+			uid := r.c.must(t, "", "-n", r.ns, "get", "pod", pod, "-o", "jsonpath={.metadata.uid}")
 			r.c.must(t, "", "-n", r.ns, "delete", "pod", pod, "--grace-period=0", "--force", "--wait=false")
 			done := r.c.wait(t, r.ns, created, 5*time.Minute)
 			attempts := retryAttempts(done, target)
-			if len(attempts) == 0 || attempts[0].Phase != wfv1.NodeError || !strings.Contains(attempts[0].Message, "deleted") {
-				t.Fatalf("the first attempt of %s is not in Error, pod deleted\n%s", target, nodeSummary(done))
+			again, _ := r.c.run("", "-n", r.ns, "get", "pod", pod, "-o", "jsonpath={.metadata.uid}")
+			how := "the pod submitted again"
+			switch {
+			case len(attempts) == 2 && attempts[0].Phase == wfv1.NodeError && strings.Contains(attempts[0].Message, "deleted"):
+				how = "a second attempt after Error (" + attempts[0].Message + ")"
+			case len(attempts) == 1 && again != "" && again != uid:
+			case tc.control && len(attempts) == 1 && attempts[0].Phase == wfv1.NodeError:
+				how = "no retry of its Error (" + attempts[0].Message + ")"
+			default:
+				t.Fatalf("after the pod was deleted: phase %s, %d attempts, the pod's uid %q then %q\n%s", done.Status.Phase, len(attempts), uid, again, nodeSummary(done))
 			}
-			want, wantAttempts := wfv1.WorkflowSucceeded, 2
-			if tc.control {
-				want, wantAttempts = wfv1.WorkflowFailed, 1
+			if !tc.control && done.Status.Phase != wfv1.WorkflowSucceeded {
+				t.Fatalf("phase %s, want Succeeded (%s)\n%s", done.Status.Phase, how, nodeSummary(done))
 			}
-			if done.Status.Phase != want && !(tc.control && done.Status.Phase == wfv1.WorkflowError) || len(attempts) != wantAttempts {
-				t.Fatalf("phase %s with %d attempts of %s, want %s after %d\n%s", done.Status.Phase, len(attempts), target, want, wantAttempts, nodeSummary(done))
-			}
-			t.Logf("%s: %s; %s's pod %s deleted while it ran, its attempt %s (%q); %d attempts", done.Name, done.Status.Phase, target, pod, attempts[0].Phase, attempts[0].Message, len(attempts))
+			t.Logf("%s: %s by %s; %s's pod %s was deleted while it ran", done.Name, done.Status.Phase, how, target, pod)
 		})
 	}
 }
