@@ -3,8 +3,6 @@
 package main
 
 import (
-	"encoding/json"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -19,18 +17,9 @@ import (
 // start.
 func failingWorkers(t *testing.T, manifest string) string {
 	t.Helper()
-	var job map[string]any
-	if err := json.Unmarshal([]byte(manifest), &job); err != nil {
-		t.Fatal(err)
-	}
-	worker := job["spec"].(map[string]any)["mpiReplicaSpecs"].(map[string]any)["Worker"].(map[string]any)
-	c := worker["template"].(map[string]any)["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)
-	c["command"] = []any{"sh", "-c", "exit 3"}
-	out, err := json.Marshal(job)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(out)
+	return editJob(t, manifest, func(job map[string]any) {
+		replicaContainer(job, "Worker")["command"] = []any{"sh", "-c", "exit 3"}
+	})
 }
 
 // TestE2EMPIFailedWorkerEndsTheRun runs resnet50-multinode on the real node
@@ -102,10 +91,7 @@ func TestE2EMPIFailedWorkerEndsTheRun(t *testing.T) {
 func TestE2ETektonMPIFailedWorkerEndsTheRun(t *testing.T) {
 	c := e2eCluster(t)
 	t.Parallel()
-	const example = "resnet50-multinode"
-	golden := goldenDocuments(t, filepath.Join(repoRoot, "testdata", "golden", "tekton", example+".yaml"))
-	docs := compileForRealNode(t, filepath.Join(repoRoot, "examples", example), "tekton", tektonImage)
-	r := c.newTektonRun(t, "mpi-worker-fails", docs, decodePipelineRun(t, golden[len(golden)-1]))
+	r := c.tektonRunOf(t, "resnet50-multinode", "mpi-worker-fails")
 	r.pr.Spec.PipelineSpec.Tasks[0].Retries = 0
 	manifest := tektonJobManifest(t, r.pr)
 	*manifest = failingWorkers(t, pinnedJob(t, *manifest, r.ns))

@@ -171,39 +171,41 @@ func (r *realRun) pinJobs(t *testing.T) {
 // newRealRun does for a workflow's own pods. Nothing else changes.
 func pinnedJob(t *testing.T, manifest, ns string) string {
 	t.Helper()
-	var job map[string]any
-	if err := yaml.Unmarshal([]byte(manifest), &job); err != nil {
-		t.Fatal(err)
-	}
-	job["metadata"].(map[string]any)["namespace"] = ns
-	replicas, _ := job["spec"].(map[string]any)["mpiReplicaSpecs"].(map[string]any)
-	for _, rs := range replicas {
-		tmpl := rs.(map[string]any)["template"].(map[string]any)
-		var spec corev1.PodSpec
-		data, _ := json.Marshal(tmpl["spec"])
-		if err := json.Unmarshal(data, &spec); err != nil {
-			t.Fatal(err)
+	return editJob(t, manifest, func(job map[string]any) {
+		job["metadata"].(map[string]any)["namespace"] = ns
+		replicas, _ := job["spec"].(map[string]any)["mpiReplicaSpecs"].(map[string]any)
+		for _, rs := range replicas {
+			tmpl := rs.(map[string]any)["template"].(map[string]any)
+			var spec corev1.PodSpec
+			data, _ := json.Marshal(tmpl["spec"])
+			if err := json.Unmarshal(data, &spec); err != nil {
+				t.Fatal(err)
+			}
+			if spec.NodeSelector == nil {
+				spec.NodeSelector = map[string]string{}
+			}
+			spec.NodeSelector["kubernetes.io/hostname"] = realNode
+			spec.Tolerations = append(spec.Tolerations, corev1.Toleration{Key: realNodeTaint, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule})
+			for j := range spec.Containers {
+				shrink(&spec.Containers[j].Resources)
+			}
+			data, _ = json.Marshal(spec)
+			var m map[string]any
+			if err := json.Unmarshal(data, &m); err != nil {
+				t.Fatal(err)
+			}
+			tmpl["spec"] = m
 		}
-		if spec.NodeSelector == nil {
-			spec.NodeSelector = map[string]string{}
-		}
-		spec.NodeSelector["kubernetes.io/hostname"] = realNode
-		spec.Tolerations = append(spec.Tolerations, corev1.Toleration{Key: realNodeTaint, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule})
-		for j := range spec.Containers {
-			shrink(&spec.Containers[j].Resources)
-		}
-		data, _ = json.Marshal(spec)
-		var m map[string]any
-		if err := json.Unmarshal(data, &m); err != nil {
-			t.Fatal(err)
-		}
-		tmpl["spec"] = m
-	}
-	out, err := json.Marshal(job)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(out)
+	})
+}
+
+// tektonRunOf prepares a run of an example's Tekton golden file on the
+// real node, named NAME, as realRunOf does for Argo's.
+func (c *cluster) tektonRunOf(t *testing.T, example, name string) *tektonRun {
+	t.Helper()
+	golden := goldenDocuments(t, filepath.Join(repoRoot, "testdata", "golden", "tekton", example+".yaml"))
+	docs := compileForRealNode(t, filepath.Join(repoRoot, "examples", example), "tekton", tektonImage)
+	return c.newTektonRun(t, name, docs, decodePipelineRun(t, golden[len(golden)-1]))
 }
 
 // TestE2ETektonMPIOnRealNode runs resnet50-multinode's PipelineRun on the
@@ -215,10 +217,7 @@ func pinnedJob(t *testing.T, manifest, ns string) string {
 func TestE2ETektonMPIOnRealNode(t *testing.T) {
 	c := e2eCluster(t)
 	t.Parallel()
-	const example = "resnet50-multinode"
-	golden := goldenDocuments(t, filepath.Join(repoRoot, "testdata", "golden", "tekton", example+".yaml"))
-	docs := compileForRealNode(t, filepath.Join(repoRoot, "examples", example), "tekton", tektonImage)
-	r := c.newTektonRun(t, "mpi", docs, decodePipelineRun(t, golden[len(golden)-1]))
+	r := c.tektonRunOf(t, "resnet50-multinode", "mpi")
 	manifest := tektonJobManifest(t, r.pr)
 	*manifest = pinnedJob(t, *manifest, r.ns)
 	done := r.run(t, 6*time.Minute)
@@ -305,21 +304,34 @@ func TestE2ETektonMPIStopDeletesJob(t *testing.T) {
 // the job's owner reference to the step's pod.
 func heldJob(t *testing.T, manifest string, cleanup bool) string {
 	t.Helper()
+	return editJob(t, manifest, func(job map[string]any) {
+		if !cleanup {
+			delete(job["metadata"].(map[string]any), "ownerReferences")
+		}
+		container := replicaContainer(job, "Launcher")
+		container["command"], container["args"] = []string{"sleep", "600"}, nil
+	})
+}
+
+// editJob is an MPIJob manifest (YAML or JSON) changed by edit, as JSON.
+func editJob(t *testing.T, manifest string, edit func(job map[string]any)) string {
+	t.Helper()
 	var job map[string]any
-	if err := json.Unmarshal([]byte(manifest), &job); err != nil {
+	if err := yaml.Unmarshal([]byte(manifest), &job); err != nil {
 		t.Fatal(err)
 	}
-	if !cleanup {
-		delete(job["metadata"].(map[string]any), "ownerReferences")
-	}
-	launcher := job["spec"].(map[string]any)["mpiReplicaSpecs"].(map[string]any)["Launcher"].(map[string]any)
-	container := launcher["template"].(map[string]any)["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)
-	container["command"], container["args"] = []string{"sleep", "600"}, nil
+	edit(job)
 	out, err := json.Marshal(job)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return string(out)
+}
+
+// replicaContainer is the first container of an MPIJob's replica type.
+func replicaContainer(job map[string]any, replica string) map[string]any {
+	rs := job["spec"].(map[string]any)["mpiReplicaSpecs"].(map[string]any)[replica].(map[string]any)
+	return rs["template"].(map[string]any)["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)
 }
 
 // waitUntil polls cond every second until it holds or timeout passes, and

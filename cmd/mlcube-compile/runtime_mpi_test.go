@@ -225,17 +225,7 @@ func TestRunAsNonRootIsNonRoot(t *testing.T) {
 	if out, stderr, code := compileArgs(t, args...); code == 0 || out != "" || !strings.Contains(stderr, "pipeline.yaml:6:23: steps.train.securityContext.runAsUser: runAsUser 0 is root, and with runAsNonRoot: true the kubelet refuses") {
 		t.Errorf("runAsUser 0 under the platform's runAsNonRoot: exit %d, stdout %d bytes, %q; want an error at runAsUser", code, len(out), stderr)
 	}
-	dir = specDir(t, map[string]string{"pipeline.yaml": `name: bench
-steps:
-  run:
-    securityContext: {runAsNonRoot: true}
-    dask:
-      function: deepecho.benchmark.run_benchmark
-      workers: 1
-      image: ghcr.io/dask/dask:2024.1.0
-      setup: {pipPackages: [deepecho]}
-      output: {path: out.csv}
-`})
+	dir = daskPipeline(t, "    securityContext: {runAsNonRoot: true}\n", "      setup: {pipPackages: [deepecho]}\n")
 	_, stderr, code := compileArgs(t, "mlcube-compile", "--task", filepath.Join(dir, "pipeline.yaml"))
 	if code != 0 || !strings.Contains(stderr, "pipeline.yaml:9:7: warning: steps.run.dask.setup: the Dask pods run as the image's non-root user") {
 		t.Errorf("exit %d, %q; want a warning at setup", code, stderr)
@@ -268,17 +258,7 @@ func TestDaskWorkersSizedAndSchedulerStarts(t *testing.T) {
 			}
 		}
 	}
-	dir := specDir(t, map[string]string{"pipeline.yaml": `name: bench
-steps:
-  run:
-    securityContext: {runAsUser: 1000}
-    dask:
-      function: deepecho.benchmark.run_benchmark
-      workers: 1
-      image: ghcr.io/dask/dask:2024.1.0
-      setup: {aptPackages: [git]}
-      output: {path: out.csv}
-`})
+	dir := daskPipeline(t, "    securityContext: {runAsUser: 1000}\n", "      setup: {aptPackages: [git]}\n")
 	_, stderr, code := compileArgs(t, "mlcube-compile", "--task", filepath.Join(dir, "pipeline.yaml"))
 	if code != 0 || !strings.Contains(stderr, "pipeline.yaml:9:7: warning: steps.run.dask.setup: the Dask pods run as user 1000") {
 		t.Errorf("exit %d, %q; want a warning at setup", code, stderr)
@@ -289,17 +269,6 @@ steps:
 // and are warned about when that has none either: dask-worker would size
 // itself from the node.
 func TestDaskWorkersTakeTheStepsSize(t *testing.T) {
-	step := func(resources string) string {
-		return specDir(t, map[string]string{"pipeline.yaml": `name: bench
-steps:
-  run:
-` + resources + `    dask:
-      function: deepecho.benchmark.run_benchmark
-      workers: 2
-      image: ghcr.io/dask/dask:2024.1.0
-      output: {path: out.csv}
-`})
-	}
 	workerArgs := func(out string) string {
 		for _, m := range embeddedJobs(t, "argo", out) {
 			cluster := m["spec"].(map[string]any)["cluster"].(map[string]any)["spec"].(map[string]any)
@@ -308,14 +277,25 @@ steps:
 		t.Fatal("no DaskJob")
 		return ""
 	}
-	out, stderr, code := compileArgs(t, "mlcube-compile", "--task", filepath.Join(step("    resources: {cpu: \"2\", memory: 8Gi}\n"), "pipeline.yaml"))
+	out, stderr, code := compileArgs(t, "mlcube-compile", "--task", filepath.Join(daskPipeline(t, "    resources: {cpu: \"2\", memory: 8Gi}\n", ""), "pipeline.yaml"))
 	if code != 0 || stderr != "" || !strings.Contains(workerArgs(out), "--nthreads 2 --memory-limit 8589934592") {
 		t.Errorf("exit %d, %q; worker args %q, want the step's cpu and memory", code, stderr, workerArgs(out))
 	}
-	out, stderr, code = compileArgs(t, "mlcube-compile", "--task", filepath.Join(step(""), "pipeline.yaml"))
+	out, stderr, code = compileArgs(t, "mlcube-compile", "--task", filepath.Join(daskPipeline(t, "", ""), "pipeline.yaml"))
 	if code != 0 || !strings.Contains(stderr, "pipeline.yaml:4:5: warning: steps.run.dask.worker: the Dask workers get no cpu and memory") || strings.Contains(workerArgs(out), "--nthreads") {
 		t.Errorf("exit %d, %q; want a warning at dask", code, stderr)
 	}
+}
+
+// daskPipeline is a folder with a pipeline of one Dask step, with more
+// lines for the step (before dask:) and for dask: (before output:).
+func daskPipeline(t *testing.T, step, dask string) string {
+	return specDir(t, map[string]string{"pipeline.yaml": "name: bench\nsteps:\n  run:\n" + step + `    dask:
+      function: deepecho.benchmark.run_benchmark
+      workers: 1
+      image: ghcr.io/dask/dask:2024.1.0
+` + dask + `      output: {path: out.csv}
+`})
 }
 
 func asStrings(v any) []string {
