@@ -12,18 +12,21 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
-// failingWorkers is an MPIJob manifest whose workers exit 3 at once,
-// before they are ever Ready, as a worker does whose SSH server cannot
-// start.
+// failingWorkers is an MPIJob manifest whose workers cannot start, as
+// workers whose SSH server is missing: the runtime cannot run their
+// command, so each container ends in StartError and its pod (restartPolicy
+// Never) is Failed without ever being Ready. (A worker that exits at once
+// may be Ready for an instant first, and mpi-operator then creates the
+// launcher, seen on the real node: that run fails by the launcher.)
 func failingWorkers(t *testing.T, manifest string) string {
 	t.Helper()
 	return editJob(t, manifest, func(job map[string]any) {
-		replicaContainer(job, "Worker")["command"] = []any{"sh", "-c", "exit 3"}
+		replicaContainer(job, "Worker")["command"] = []any{"/nonexistent/sshd"}
 	})
 }
 
 // TestE2EMPIFailedWorkerEndsTheRun runs resnet50-multinode on the real node
-// with workers that exit 3. With the launcher created only once every
+// with workers that cannot start. With the launcher created only once every
 // worker is Ready (WaitForWorkersReady), mpi-operator counts the failed
 // workers in status.replicaStatuses.Worker.failed and sets no condition,
 // so a step that waited for the launcher alone would wait for ever with
