@@ -31,6 +31,7 @@ PACKAGES=(
   "gcc:/usr/bin/gcc"                                  # the static pause binary, cgo
   "libc6-dev:/usr/include/stdio.h"                    # the same
   "binutils:/usr/bin/strip"                           # stripping the image's binaries
+  "perl-base:/usr/bin/perl"                           # build.sh's one-line patches of upstream copies
 )
 
 install=false
