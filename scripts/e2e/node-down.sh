@@ -50,8 +50,8 @@ node_undo() {
       module) modprobe -r "$a" 2>/dev/null ;;
       sysctl) sysctl -qw "$a=$b" ;;
       # The namespace goes whole, with every address, route, bridge and
-      # netfilter rule of the cluster in it.
-      netns) ip netns delete "$a" 2>/dev/null ;;
+      # netfilter rule of the cluster in it; only the one this checkout made.
+      netns) [ "$(netns_inode "$a")" != "$b" ] || ip netns delete "$a" 2>/dev/null ;;
     esac
   done
   rm -f "$changes"

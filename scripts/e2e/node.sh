@@ -53,7 +53,9 @@ node_host_setup() {
 # OUTPUT rules then rewrite to the pod's.
 node_netns() {
   ip netns add "$E2E_NETNS"
-  change netns "$E2E_NETNS"
+  # Recorded with its inode: down.sh and prereqs.sh know it as ours by
+  # that, not by a name another checkout could have taken since.
+  change netns "$E2E_NETNS" "$(netns_inode "$E2E_NETNS")"
   in_netns ip link set lo up
   in_netns ip addr add "$NODE_IP/32" dev lo
   in_netns ip link add e2e-default type veth peer name e2e-default1

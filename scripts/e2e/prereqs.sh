@@ -68,7 +68,9 @@ command -v go >/dev/null || fail "no go on PATH (go.mod says which version)"
 # The cluster listens only inside its own network namespace: no host port
 # is taken. One cluster at a time per checkout, and the namespace's name
 # must not be another's.
-if [ -e "/run/netns/$E2E_NETNS" ] && ! grep -qx "netns $E2E_NETNS" "$E2E_RUN/node.changes" 2>/dev/null; then
+# Ours is the namespace of that name whose inode this checkout recorded.
+if [ -e "/run/netns/$E2E_NETNS" ] &&
+  ! grep -qx "netns $E2E_NETNS $(netns_inode "$E2E_NETNS")" "$E2E_RUN/node.changes" 2>/dev/null; then
   fail "a network namespace $E2E_NETNS is there that this checkout did not make: another checkout's cluster is up (its make e2e-down removes it), or set E2E_NETNS"
 fi
 # A cold build needs room; a warm one only links what the cache holds.

@@ -60,3 +60,7 @@ COREDNS_PORT=10053
 # The cluster's own network namespace (node.sh's node_netns): every
 # address above exists only there. Its name also names the node's cgroup.
 E2E_NETNS=${E2E_NETNS:-mlcube-e2e}
+# netns_inode NAME: the inode of a network namespace, which names that
+# namespace while it lives (empty if there is none): how the scripts know
+# the one of that name as this checkout's (node.sh records it).
+netns_inode() { stat -L -c %i "/run/netns/$1" 2>/dev/null; }
