@@ -47,17 +47,22 @@ func Describe(o compiler.Options) string {
 	return strings.Join(parts, " ")
 }
 
-// refusal maps an engine's error: a spec it cannot emit becomes a
-// diagnostic at the pipeline file, anything else an InternalError.
+// refusal maps an engine's error: diagnostics at what the spec wrote stay
+// as they are, a spec it cannot emit becomes a diagnostic at the pipeline
+// file, anything else an InternalError.
 func refusal(p *ir.Pipeline, input string, err error) error {
-	at := diag.Pos{File: p.Source}
+	file := diag.Pos{File: p.Source}
 	var tooLarge *emit.TooLargeError
 	var spec *emit.SpecError
+	var at diag.Diagnostics
 	switch {
+	case errors.As(err, &at):
+		// The engine refuses at what the spec wrote.
+		return at
 	case errors.As(err, &tooLarge):
-		return diag.Diagnostics{{Pos: at, Field: "steps", Message: err.Error()}}
+		return diag.Diagnostics{{Pos: file, Field: "steps", Message: err.Error()}}
 	case errors.As(err, &spec):
-		return diag.Diagnostics{{Pos: at, Field: spec.Field, Message: spec.Message}}
+		return diag.Diagnostics{{Pos: file, Field: spec.Field, Message: spec.Message}}
 	}
 	return InternalError{Input: input, Err: err}
 }

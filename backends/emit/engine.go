@@ -13,9 +13,10 @@ type Engine interface {
 	// Kinds are the kinds of run object the engine can emit, the default
 	// first; --kind picks one.
 	Kinds() []string
-	// Emit builds the objects for p. An error is a *SpecError or a
-	// *TooLargeError when the spec asks for what the engine cannot emit,
-	// and a bug in mlcube-compile otherwise.
+	// Emit builds the objects for p. An error is diag.Diagnostics (at
+	// what the spec wrote), a *SpecError or a *TooLargeError when the
+	// spec asks for what the engine cannot emit, and a bug in
+	// mlcube-compile otherwise.
 	Emit(p *ir.Pipeline, opts Options) (Result, error)
 }
 

@@ -1,7 +1,8 @@
 package tekton
 
 import (
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -14,12 +15,117 @@ import (
 // Tekton's affinity assistant (feature flag coschedule: workspaces, the
 // default) runs every TaskRun of a PipelineRun that mounts a claim on the
 // node where the assistant runs, so that parallel steps can share a
-// ReadWriteOnce claim. The assistant places itself with the PipelineRun's
-// pod template; commonScheduling gives that template what every step
-// needs, and warnings say when no single node can serve them all.
+// ReadWriteOnce claim; with pipelineruns or isolate-pipelinerun it runs
+// every TaskRun of the run there. Each such TaskRun's pod gets a required
+// pod affinity to the assistant's pod, and the assistant places itself
+// with the PipelineRun's pod template alone (affinityAssistantStatefulSet
+// in pkg/reconciler/pipelinerun/affinity_assistant.go): a GPU step whose
+// toleration and node selector were its own would wait for ever for an
+// assistant on a CPU node. So the run's template carries every node
+// selector entry and toleration of the steps the assistant places, and
+// those steps take them from it.
+
+// Tekton's coschedule values (pkg/apis/config/feature_flags.go).
+const (
+	coscheduleWorkspaces = "workspaces"
+	coscheduleDisabled   = "disabled"
+)
+
+// coschedule is the cluster's coschedule as the IR says it; Tekton's
+// default when it says none.
+func coschedule(p *ir.Pipeline) string {
+	if p.Coschedule == "" {
+		return coscheduleWorkspaces
+	}
+	return p.Coschedule
+}
+
+// coLocated are the container steps whose pods run on the assistant's
+// node: with coschedule workspaces, those that mount a claim; with
+// pipelineruns or isolate-pipelinerun, every one; with disabled, none.
+// The kubectl tasks of distributed steps have no scheduling of their own:
+// they take the run's template wherever they run.
+func coLocated(p *ir.Pipeline) []*ir.Step {
+	var out []*ir.Step
+	for _, s := range containerSteps(p) {
+		switch coschedule(p) {
+		case coscheduleDisabled:
+		case coscheduleWorkspaces:
+			if len(s.Mounts) > 0 {
+				out = append(out, s)
+			}
+		default:
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// runScheduling returns the node selector entries and tolerations of the
+// run's pod template: those of every step the assistant places, so that
+// it lands where each of them can run; without an assistant, those every
+// step has in common, safe for each step's pod.
+func runScheduling(p *ir.Pipeline) (map[string]string, []corev1.Toleration) {
+	placed := coLocated(p)
+	if len(placed) == 0 {
+		return commonScheduling(containerSteps(p))
+	}
+	sel := map[string]string{}
+	var tols []ir.Toleration
+	for _, s := range placed {
+		for k, v := range s.NodeSelector {
+			if _, ok := sel[k]; !ok {
+				sel[k] = v
+			}
+		}
+		for _, t := range s.Tolerations {
+			if !slices.ContainsFunc(tols, func(o ir.Toleration) bool { return sameToleration(t, o) }) {
+				tols = append(tols, t)
+			}
+		}
+	}
+	if len(sel) == 0 {
+		sel = nil
+	}
+	return sel, kube.Tolerations(tols)
+}
+
+// refusals are the runs that would never finish on Tekton with the
+// cluster's coschedule: steps the assistant places on one node that ask
+// for nodes no one node is (the same label with two values), and a claim
+// made ReadWriteOncePod, which the assistant's own pod mounts (its
+// StatefulSet has the claim as a volume), so that no step's pod could.
+func refusals(p *ir.Pipeline) diag.Diagnostics {
+	var out diag.Diagnostics
+	placed := coLocated(p)
+	for i, a := range placed {
+		for _, b := range placed[i+1:] {
+			for _, k := range slices.Sorted(maps.Keys(a.NodeSelector)) {
+				if v, ok := b.NodeSelector[k]; ok && v != a.NodeSelector[k] {
+					out = append(out, diag.Errorf(p.Spec.Field("steps"), "steps %s (%s=%s) and %s (%s=%s) %s, and Tekton's affinity assistant (coschedule: %s) runs them on one node, where they could never both run; give them one node selector, or, on a cluster whose Tekton feature-flags set coschedule: disabled, say so in the platform (tekton: {coschedule: disabled}) with a ReadWriteMany claim", a.Name, k, a.NodeSelector[k], b.Name, k, v, sharing(p), coschedule(p)))
+					return out
+				}
+			}
+		}
+	}
+	for _, v := range p.Volumes {
+		if v.Create != nil && coschedule(p) != coscheduleDisabled && slices.Equal(v.Create.AccessModes, []string{"ReadWriteOncePod"}) {
+			out = append(out, diag.Errorf(p.Platform.Field("storage").Field("accessModes"), "ReadWriteOncePod: Tekton's affinity assistant (coschedule: %s) mounts the claim %s in its own pod, so no step's pod could; use ReadWriteOnce, which the assistant keeps on its one node, or, on a cluster whose Tekton feature-flags set coschedule: disabled, say so in the platform (tekton: {coschedule: disabled})", coschedule(p), v.Name))
+		}
+	}
+	return out
+}
+
+// sharing says what puts steps on the assistant's node.
+func sharing(p *ir.Pipeline) string {
+	if coschedule(p) == coscheduleWorkspaces {
+		return "share a claim"
+	}
+	return "are in one run"
+}
 
 // commonScheduling returns the node selector entries and tolerations that
-// every step has: safe for the assistant and for every step's pod.
+// every step has: safe for every step's pod.
 func commonScheduling(steps []*ir.Step) (map[string]string, []corev1.Toleration) {
 	if len(steps) == 0 {
 		return nil, nil
@@ -65,26 +171,18 @@ func sameToleration(a, b ir.Toleration) bool {
 // its start settings say.
 func warnings(p *ir.Pipeline, kind string) diag.Diagnostics {
 	var out diag.Diagnostics
-	bySelector := map[string][]string{}
-	for _, s := range p.Steps {
-		if len(s.Mounts) > 0 && s.Kind == ir.Container {
-			key := selectorText(s.NodeSelector)
-			bySelector[key] = append(bySelector[key], s.Name)
+	for _, s := range coLocated(p) {
+		if s.Resources.GPU > 0 && len(s.NodeSelector) == 0 {
+			out = append(out, diag.Warnf(s.Loc, "tekton: step %s asks for GPUs and has no node selector, and Tekton's affinity assistant (coschedule: %s) runs it on the assistant's node, which the run's pod template alone chooses: nothing draws that node to one with GPUs (a toleration lets a pod onto GPU nodes, but does not draw it there), so on a cluster with CPU nodes too the step can wait for ever; set gpu.nodeSelector in the platform to your GPU nodes' labels (such as nvidia.com/gpu.present: \"true\", which NVIDIA's GPU feature discovery sets), which the compiler gives the assistant", s.Name, coschedule(p)))
 		}
-		if n := boundClaims(p, s); n > 1 {
-			out = append(out, diag.Warnf(s.Loc, "tekton: step %s mounts %d claims; Tekton's affinity assistant refuses a TaskRun with more than one, so the cluster needs coschedule: pipelineruns or disabled in Tekton's feature-flags", s.Name, n))
+	}
+	for _, s := range p.Steps {
+		if n := boundClaims(p, s); n > 1 && coschedule(p) == coscheduleWorkspaces {
+			out = append(out, diag.Warnf(s.Loc, "tekton: step %s mounts %d claims; Tekton's affinity assistant (coschedule: workspaces) refuses a TaskRun with more than one, so the cluster needs coschedule: pipelineruns or disabled in Tekton's feature-flags, and the platform tekton: {coschedule: ...} to match", s.Name, n))
 		}
 		if s.Retry != nil && s.Retry.Backoff > 0 {
 			out = append(out, diag.Warnf(s.Loc.Field("retries").Field("backoff"), "tekton: step %s: Tekton retries at once; the %v backoff is not applied", s.Name, s.Retry.Backoff))
 		}
-	}
-	if len(bySelector) > 1 {
-		var groups []string
-		for sel, names := range bySelector {
-			groups = append(groups, strings.Join(names, ", ")+" on "+sel)
-		}
-		sort.Strings(groups)
-		out = append(out, diag.Warnf(p.Spec.Field("steps"), "tekton: steps that share a claim ask for different nodes (%s); Tekton's affinity assistant puts them on one node, so use a ReadWriteMany claim with coschedule: disabled in Tekton's feature-flags, or give them one node selector", strings.Join(groups, "; ")))
 	}
 	var required []string
 	for _, param := range p.Params {
@@ -128,19 +226,6 @@ func boundClaims(p *ir.Pipeline, s *ir.Step) int {
 		}
 	}
 	return n
-}
-
-// selectorText prints a node selector in a fixed order.
-func selectorText(sel map[string]string) string {
-	if len(sel) == 0 {
-		return "any node"
-	}
-	var parts []string
-	for k, v := range sel {
-		parts = append(parts, k+"="+v)
-	}
-	sort.Strings(parts)
-	return strings.Join(parts, ",")
 }
 
 // noDefault says which params have no default: "param lr has no

@@ -3,6 +3,7 @@ package tekton
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/tektoncd/pipeline/pkg/apis/pipeline/pod"
@@ -28,6 +29,9 @@ type Options struct {
 // defaulting and validation. A rejection by the validator is a bug in
 // mlcube-compile.
 func compile(p *ir.Pipeline, opts Options) (*v1.PipelineRun, error) {
+	if refused := refusals(p); len(refused) > 0 {
+		return nil, refused
+	}
 	sa := p.ServiceAccountName
 	if opts.ServiceAccountName != "" {
 		sa = opts.ServiceAccountName
@@ -45,6 +49,7 @@ func compile(p *ir.Pipeline, opts Options) (*v1.PipelineRun, error) {
 		pr.Spec.PipelineSpec.Workspaces = append(pr.Spec.PipelineSpec.Workspaces, v1.PipelineWorkspaceDeclaration{Name: v.Name})
 		pr.Spec.Workspaces = append(pr.Spec.Workspaces, workspaceBinding(v))
 	}
+	placed := coLocated(p)
 	for _, s := range p.Steps {
 		if s.Kind != ir.Container {
 			t, err := distributedTask(p, s)
@@ -55,7 +60,7 @@ func compile(p *ir.Pipeline, opts Options) (*v1.PipelineRun, error) {
 			continue
 		}
 		pr.Spec.PipelineSpec.Tasks = append(pr.Spec.PipelineSpec.Tasks, pipelineTask(p, s))
-		if spec := taskRunSpec(s); spec != nil {
+		if spec := taskRunSpec(s, slices.Contains(placed, s)); spec != nil {
 			pr.Spec.TaskRunSpecs = append(pr.Spec.TaskRunSpecs, *spec)
 		}
 	}
@@ -125,12 +130,12 @@ func workspaceBinding(v ir.Volume) v1.WorkspaceBinding {
 }
 
 // runPodTemplate is the pod settings every TaskRun shares, and which
-// Tekton's affinity assistant copies to place itself: pull secrets, and the
-// node selector and tolerations that every step has in common, so that the
-// assistant lands on a node every step can use.
+// Tekton's affinity assistant copies to place itself: pull secrets, and
+// the node selector and tolerations of runScheduling, so that the
+// assistant lands on a node every step it places can run on.
 func runPodTemplate(p *ir.Pipeline) *pod.PodTemplate {
 	t := &pod.PodTemplate{ImagePullSecrets: kube.ImagePullSecrets(p.ImagePullSecrets)}
-	t.NodeSelector, t.Tolerations = commonScheduling(containerSteps(p))
+	t.NodeSelector, t.Tolerations = runScheduling(p)
 	if len(t.ImagePullSecrets) == 0 && len(t.NodeSelector) == 0 && len(t.Tolerations) == 0 {
 		return nil
 	}
@@ -172,16 +177,25 @@ func containerSteps(p *ir.Pipeline) []*ir.Step {
 }
 
 // taskRunSpec carries one step's scheduling, security and priority
-// class; nil when it has none.
-func taskRunSpec(s *ir.Step) *v1.PipelineTaskRunSpec {
-	if len(s.NodeSelector) == 0 && len(s.Tolerations) == 0 && s.SecurityContext == nil && s.PriorityClassName == "" {
+// class; nil when it has none. A step the affinity assistant places
+// takes its scheduling from the run's template, which holds it and what
+// the assistant's node needs of the step: Tekton lays a task's template
+// over the run's field by field (MergePodTemplateWithDefault,
+// pkg/apis/pipeline/pod/template.go), so the step's own tolerations
+// would drop those of the assistant's node.
+func taskRunSpec(s *ir.Step, placedByRun bool) *v1.PipelineTaskRunSpec {
+	sel, tols := s.NodeSelector, kube.Tolerations(s.Tolerations)
+	if placedByRun {
+		sel, tols = nil, nil
+	}
+	if len(sel) == 0 && len(tols) == 0 && s.SecurityContext == nil && s.PriorityClassName == "" {
 		return nil
 	}
 	spec := &v1.PipelineTaskRunSpec{
 		PipelineTaskName: s.Name,
 		PodTemplate: &pod.PodTemplate{
-			NodeSelector:    s.NodeSelector,
-			Tolerations:     kube.Tolerations(s.Tolerations),
+			NodeSelector:    sel,
+			Tolerations:     tols,
 			SecurityContext: kube.PodSecurityContext(s.SecurityContext),
 		},
 	}

@@ -197,9 +197,12 @@ func TestGPUExampleOnEveryBackend(t *testing.T) {
 				tmpl := validateWorkflow(t, backend, out).Spec.Templates[1]
 				pod = podFacts{tmpl.Container.Resources.Limits, tmpl.NodeSelector, tmpl.Tolerations, tmpl.SecurityContext}
 			case "tekton":
+				// The step mounts the claim: Tekton's affinity assistant
+				// places it, and the run's pod template, which places the
+				// assistant, holds its scheduling.
 				pr := validatePipelineRun(t, backend, out)
-				spec := pr.Spec.TaskRunSpecs[0].PodTemplate
-				pod = podFacts{pr.Spec.PipelineSpec.Tasks[0].TaskSpec.Steps[0].ComputeResources.Limits, spec.NodeSelector, spec.Tolerations, spec.SecurityContext}
+				run, spec := pr.Spec.TaskRunTemplate.PodTemplate, pr.Spec.TaskRunSpecs[0].PodTemplate
+				pod = podFacts{pr.Spec.PipelineSpec.Tasks[0].TaskSpec.Steps[0].ComputeResources.Limits, run.NodeSelector, run.Tolerations, spec.SecurityContext}
 			case "job":
 				spec := validateJob(t, backend, out).Spec.Template.Spec
 				pod = podFacts{spec.Containers[0].Resources.Limits, spec.NodeSelector, spec.Tolerations, spec.SecurityContext}

@@ -47,14 +47,18 @@ func TestDeterministicUnderStress(t *testing.T) {
 	if testing.Short() {
 		t.Skip("skipped with -short: a stress test, it compiles a 40-step pipeline 101 times on each backend")
 	}
-	dir := writeFiles(t, map[string]string{"mlcube.yaml": goodCube, "p.yaml": mapHeavyPipeline(40), "one.yaml": mapHeavyPipeline(1)})
+	// Without Tekton's affinity assistant, each step keeps its own node
+	// selector (with it, steps that share the claim and ask for two
+	// values of one label are refused).
+	dir := writeFiles(t, map[string]string{"mlcube.yaml": goodCube, "p.yaml": mapHeavyPipeline(40), "one.yaml": mapHeavyPipeline(1),
+		"platform.yaml": "tekton: {coschedule: disabled}\n"})
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	for _, b := range backendNames {
 		pipeline := dir + "/p.yaml"
 		if b == "job" {
 			pipeline = dir + "/one.yaml"
 		}
-		args := []string{"mlcube-compile", "--backend", b, "-m", dir, "-t", pipeline}
+		args := []string{"mlcube-compile", "--backend", b, "-m", dir, "-t", pipeline, "--platform", dir + "/platform.yaml"}
 		first, stderr, code := compileArgs(t, args...)
 		if code != 0 {
 			t.Fatalf("%s: exit %d: %s", b, code, stderr)

@@ -93,3 +93,26 @@ func TestPerRunClaimWarnsWhereResultsGo(t *testing.T) {
 		}
 	}
 }
+
+// A claim made for each run starts empty: made ReadOnlyMany alone, no
+// step could write to it, on any backend. Made ReadWriteOncePod, Tekton's
+// affinity assistant mounts it in its own pod, so no step could; with the
+// cluster's coschedule: disabled, said in the platform, it is the
+// cluster's to honour.
+func TestClaimsNoStepCouldUse(t *testing.T) {
+	for _, backend := range []string{"argo", "tekton", "job"} {
+		dir := storagePipeline(t, "  a: {task: train}\n", "  accessModes: [ReadOnlyMany]\n")
+		_, stderr, code := compileArgs(t, append([]string{"mlcube-compile", "--backend", backend}, exampleArgs(dir)...)...)
+		if code != 1 || !strings.Contains(stderr, "platform.yaml:2:3: storage.accessModes: ReadOnlyMany: the claim made for each run starts empty, and no step could write to it") {
+			t.Errorf("%s: exit %d, stderr %q; want ReadOnlyMany refused at accessModes", backend, code, stderr)
+		}
+	}
+	dir := storagePipeline(t, chainedSteps, "  accessModes: [ReadWriteOncePod]\n")
+	_, stderr, code := compileArgs(t, append([]string{"mlcube-compile", "--backend", "tekton"}, exampleArgs(dir)...)...)
+	if code != 1 || !strings.Contains(stderr, "platform.yaml:2:3: storage.accessModes: ReadWriteOncePod: Tekton's affinity assistant (coschedule: workspaces) mounts the claim") {
+		t.Errorf("tekton: exit %d, stderr %q; want ReadWriteOncePod refused at accessModes", code, stderr)
+	}
+	compileDir(t, "argo", dir)
+	dir = storagePipeline(t, chainedSteps, "  accessModes: [ReadWriteOncePod]\ntekton: {coschedule: disabled}\n")
+	compileDir(t, "tekton", dir)
+}

@@ -48,6 +48,10 @@ type Pipeline struct {
 	// KubectlImage runs the steps that create and watch a distributed job,
 	// on engines that need a container for that.
 	KubectlImage string
+	// Coschedule is Tekton's coschedule feature flag on the cluster, as
+	// the platform says it: workspaces (the default), pipelineruns,
+	// isolate-pipelinerun or disabled.
+	Coschedule string
 }
 
 // Param is a pipeline parameter that can be set when the run is submitted.

@@ -2,6 +2,7 @@ package lower
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
 )
@@ -13,6 +14,7 @@ const (
 	readWriteOnce     = "ReadWriteOnce"
 	readWriteOncePod  = "ReadWriteOncePod"
 	readWriteMany     = "ReadWriteMany"
+	readOnlyMany      = "ReadOnlyMany"
 	oneNodeAccessHint = "use ReadWriteMany (the default for such pipelines) on a storage class that offers it, such as NFS, EFS, Filestore or CephFS"
 )
 
@@ -31,6 +33,8 @@ func (lw *lowering) claimAccess() {
 		distributed, pair := mountUse(lw.p.Steps, name)
 		written := lw.plat.Storage.AccessModes
 		switch {
+		case len(written) > 0 && !slices.ContainsFunc(written, writable):
+			lw.errorf(lw.plat.Loc.Field("storage").Field("accessModes"), "%s: the claim made for each run starts empty, and no step could write to it; use ReadWriteOnce or ReadWriteMany, or name a claim that holds the data to read with storage.pvc", strings.Join(written, ", "))
 		case len(written) == 0 && (distributed != "" || pair != nil):
 			v.Create.AccessModes = []string{readWriteMany}
 			why := "step \"" + distributed + "\" runs pods on several nodes"
@@ -51,10 +55,13 @@ func (lw *lowering) claimAccess() {
 	}
 }
 
+// writable says whether pods can write to a claim of this access mode.
+func writable(mode string) bool { return mode != readOnlyMany }
+
 // oneNode says whether a claim with these access modes attaches to one
 // node only.
 func oneNode(modes []string) bool {
-	return !slices.Contains(modes, readWriteMany) && !slices.Contains(modes, "ReadOnlyMany")
+	return !slices.Contains(modes, readWriteMany) && !slices.Contains(modes, readOnlyMany)
 }
 
 // mountUse finds, among the steps that mount volume, the first

@@ -89,9 +89,13 @@ func newLowering(ps *spec.Pipeline, plat *spec.Platform) *lowering {
 		ImagePullSecrets:        plat.ImagePullSecrets,
 		TTLSecondsAfterFinished: plat.TTLSeconds,
 		KubectlImage:            plat.KubectlImage,
+		Coschedule:              plat.Tekton.Coschedule,
 	}
 	if lw.p.KubectlImage == "" {
 		lw.p.KubectlImage = defaultKubectlImage
+	}
+	if lw.p.Coschedule == "" {
+		lw.p.Coschedule = defaultCoschedule
 	}
 	lw.pipelineMeta()
 	lw.ws = lw.workspaceSpec()

@@ -103,6 +103,9 @@ type Platform struct {
 	MPI                struct {
 		APIVersion string `json:"apiVersion"`
 	} `json:"mpi"`
+	Tekton struct {
+		Coschedule string `json:"coschedule"`
+	} `json:"tekton"`
 	KubectlImage string `json:"kubectlImage"`
 	TTLSeconds   *int32 `json:"ttlSecondsAfterFinished"`
 	Priorities
