@@ -51,15 +51,21 @@ func afterConfigs(tasks []wfv1.DAGTask, configs *wfv1.Template) []wfv1.DAGTask {
 	if configs == nil {
 		return tasks
 	}
+	return runFirst(tasks, "configs", configs.Name)
+}
+
+// runFirst adds a task of template, named base unless a task has that
+// name, that every task that waits for no other waits for.
+func runFirst(tasks []wfv1.DAGTask, base, template string) []wfv1.DAGTask {
 	names := make([]wfv1.Template, len(tasks))
 	for i, t := range tasks {
 		names[i].Name = t.Name
 	}
-	name := uniqueName("configs", names)
+	name := uniqueName(base, names)
 	for i := range tasks {
 		if len(tasks[i].Dependencies) == 0 {
 			tasks[i].Dependencies = []string{name}
 		}
 	}
-	return append([]wfv1.DAGTask{{Name: name, Template: configs.Name}}, tasks...)
+	return append([]wfv1.DAGTask{{Name: name, Template: template}}, tasks...)
 }

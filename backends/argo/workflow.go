@@ -35,6 +35,9 @@ func compile(p *ir.Pipeline, opts Options) (any, diag.Diagnostics, error) {
 	if err := checkText(p); err != nil {
 		return nil, nil, err
 	}
+	if replacesJobs(p, opts.Kind) {
+		p = withCronLabel(p)
+	}
 	spec, err := workflowSpec(p, opts)
 	if err != nil {
 		return nil, nil, err
@@ -62,6 +65,9 @@ func workflowSpec(p *ir.Pipeline, opts Options) (wfv1.WorkflowSpec, error) {
 	templates, tasks, err := buildTemplates(p)
 	if err != nil {
 		return wfv1.WorkflowSpec{}, err
+	}
+	if replacesJobs(p, opts.Kind) {
+		templates, tasks = deleteReplacedJobs(p, templates, tasks)
 	}
 	entry := uniqueName(entrypointName, templates)
 	onExit, handler := exitHandler(p, append(templates, wfv1.Template{Name: entry}))
