@@ -11,7 +11,8 @@ import (
 
 // A CronWorkflow whose concurrency policy is Replace terminates the run
 // still going when the next one starts (util.TerminateWorkflow, shutdown
-// Terminate, from the cron controller's runOutstandingWorkflows in
+// Terminate, from the cron controller's enforceRuntimePolicy and
+// terminateOutstandingWorkflows in
 // workflow/cron/operator.go), and a terminated run skips its exit handler
 // (ShutdownStrategy.ShouldExecute, pkg/apis/workflow/v1alpha1/
 // workflow_types.go): the replaced run's MPIJobs and DaskJobs would keep
