@@ -101,6 +101,15 @@ func decodePipelineRun(t *testing.T, doc string) *tektonv1.PipelineRun {
 // pipeline parameter a value and pins the pods to the real node.
 func (c *cluster) newTektonRun(t *testing.T, name string, docs []string, golden *tektonv1.PipelineRun) *tektonRun {
 	t.Helper()
+	r := c.newUnpinnedTektonRun(t, name, docs, golden)
+	r.pin(t)
+	return r
+}
+
+// newUnpinnedTektonRun is newTektonRun but for the pin: the PipelineRun's
+// pods go where its own scheduling sends them.
+func (c *cluster) newUnpinnedTektonRun(t *testing.T, name string, docs []string, golden *tektonv1.PipelineRun) *tektonRun {
+	t.Helper()
 	ns := "e2e-tekton-" + name
 	r := &tektonRun{
 		realRun: &realRun{c: c, ns: ns, secrets: map[string]string{}, volumes: map[string]string{}, params: map[string]string{}},
@@ -130,30 +139,6 @@ func (c *cluster) newTektonRun(t *testing.T, name string, docs []string, golden 
 		r.params[p.Name] = v
 		pr.Spec.Params = append(pr.Spec.Params, tektonv1.Param{Name: p.Name, Value: *tektonv1.NewStructuredValues(v)})
 	}
-	labels := map[string]string{}
-	pin := func(tmpl **pod.PodTemplate) {
-		if *tmpl == nil {
-			*tmpl = &pod.PodTemplate{}
-		}
-		maps.Copy(labels, (*tmpl).NodeSelector)
-		if (*tmpl).NodeSelector == nil {
-			(*tmpl).NodeSelector = map[string]string{}
-		}
-		(*tmpl).NodeSelector["kubernetes.io/hostname"] = realNode
-		(*tmpl).Tolerations = append((*tmpl).Tolerations, corev1.Toleration{Key: realNodeTaint, Operator: corev1.TolerationOpExists})
-	}
-	pin(&pr.Spec.TaskRunTemplate.PodTemplate)
-	for i := range pr.Spec.TaskRunSpecs {
-		pin(&pr.Spec.TaskRunSpecs[i].PodTemplate)
-	}
-	delete(labels, "kubernetes.io/hostname")
-	if len(labels) > 0 {
-		args := []string{"label", "node", realNode, "--overwrite"}
-		for _, k := range slices.Sorted(maps.Keys(labels)) {
-			args = append(args, k+"="+labels[k])
-		}
-		c.must(t, "", args...)
-	}
 	for _, task := range pr.Spec.PipelineSpec.Tasks {
 		for i := range task.TaskSpec.Steps {
 			r.secretsOf(t, task.TaskSpec.Steps[i].Env)
@@ -169,6 +154,44 @@ func (c *cluster) newTektonRun(t *testing.T, name string, docs []string, golden 
 		}
 	}
 	return r
+}
+
+// pin keeps every pod of the run, the affinity assistant's too, on the
+// real node, whose taint keeps the suite's KWOK pods off it, and gives
+// the real node the labels the run's node selectors ask for.
+func (r *tektonRun) pin(t *testing.T) {
+	t.Helper()
+	labels := map[string]string{}
+	pin := func(tmpl **pod.PodTemplate) {
+		if *tmpl == nil {
+			*tmpl = &pod.PodTemplate{}
+		}
+		maps.Copy(labels, (*tmpl).NodeSelector)
+		if (*tmpl).NodeSelector == nil {
+			(*tmpl).NodeSelector = map[string]string{}
+		}
+		(*tmpl).NodeSelector["kubernetes.io/hostname"] = realNode
+		(*tmpl).Tolerations = append((*tmpl).Tolerations, corev1.Toleration{Key: realNodeTaint, Operator: corev1.TolerationOpExists})
+	}
+	pin(&r.pr.Spec.TaskRunTemplate.PodTemplate)
+	for i := range r.pr.Spec.TaskRunSpecs {
+		pin(&r.pr.Spec.TaskRunSpecs[i].PodTemplate)
+	}
+	delete(labels, "kubernetes.io/hostname")
+	r.c.labelRealNode(t, labels)
+}
+
+// labelRealNode gives the real node labels, keeping its others.
+func (c *cluster) labelRealNode(t *testing.T, labels map[string]string) {
+	t.Helper()
+	if len(labels) == 0 {
+		return
+	}
+	args := []string{"label", "node", realNode, "--overwrite"}
+	for _, k := range slices.Sorted(maps.Keys(labels)) {
+		args = append(args, k+"="+labels[k])
+	}
+	c.must(t, "", args...)
 }
 
 // run creates the PipelineRun and waits for it to finish.
