@@ -44,7 +44,7 @@ func Lower(ps *spec.Pipeline, plat *spec.Platform) (*ir.Pipeline, diag.Diagnosti
 	lw := newLowering(ps, plat)
 	steps, io := lw.lowerSteps()
 	if len(steps) == len(ps.Steps) {
-		lw.taskOverlaps(io)
+		lw.listOrder(io)
 		lw.order(steps, io)
 		lw.claimAccess()
 	}

@@ -138,14 +138,21 @@ func duration(s string) time.Duration {
 }
 
 // order adds explicit and path-flow dependencies, rejects cycles, and puts
-// the steps in topological order.
+// the steps in topological order. A cube's tasks run without --task keep
+// the file's order wherever their paths touch (graph.FileOrderEdges says
+// why); a --task list runs as listed, as mlcube run does, its after:
+// chain alone ordering the steps.
 func (lw *lowering) order(steps []*ir.Step, io []graph.IO) {
-	if lw.spec.Tasks == spec.InOrder {
-		// A --task list runs as listed, as mlcube run does: its after:
-		// chain alone orders the steps.
+	var edges []map[int]bool
+	switch lw.spec.Tasks {
+	case spec.EveryTask:
+		edges = graph.FileOrderEdges(io, lw.inputsWritable())
+	case spec.InOrder:
 		io = make([]graph.IO, len(io))
+		edges = graph.InferEdges(io)
+	default:
+		edges = graph.InferEdges(io)
 	}
-	edges := graph.InferEdges(io)
 	after := lw.afterEdges()
 	addEdges(edges, after)
 	names := make([]string, len(steps))
@@ -214,4 +221,18 @@ func specNames(steps []*spec.Step) []string {
 		out[i] = st.Name
 	}
 	return out
+}
+
+// inputsWritable reports whether the tasks of the cube run without
+// --task may change their inputs: an MLCube's may (its docker runner
+// mounts every parameter writable, and so does the workspace claim here),
+// a MedPerf container's may not (its inputs are mounted read-only, as
+// MedPerf mounts them).
+func (lw *lowering) inputsWritable() bool {
+	for _, st := range lw.spec.Steps {
+		if st.Cube != nil && st.Cube.Container {
+			return false
+		}
+	}
+	return true
 }

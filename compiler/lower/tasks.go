@@ -2,105 +2,63 @@ package lower
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/mlcube-compile/mlcube-compile/compiler/graph"
 	"github.com/mlcube-compile/mlcube-compile/compiler/spec"
 )
 
-// taskOverlaps warns, for every task of a cube run without --task, where
-// path flow's order rests on nothing but the order the file lists the
-// tasks in: two tasks that write overlapping paths (the later waits for
-// the earlier; unless it reads what the earlier writes, directly or
-// through tasks between them), and a task that reads a path several tasks write (it
-// waits for all of them, whatever they are for). Each warning names the
-// tasks and where they are, and how to pin the order.
-func (lw *lowering) taskOverlaps(io []graph.IO) {
+// listOrder warns, for a --task list, where a task runs before a task
+// listed after it that writes what it reads (its read path or a path
+// inside it: an output such as ./, which holds every path, says nothing
+// of which the task writes): the list runs as written,
+// as mlcube run --task does, so the reader sees what was there before
+// the writer ran. Each warning names both tasks, where they are, and
+// the list that runs the writer first.
+func (lw *lowering) listOrder(io []graph.IO) {
 	steps := lw.spec.Steps
-	if lw.spec.Tasks != spec.EveryTask || len(steps) < 2 || len(io) != len(steps) {
+	if lw.spec.Tasks != spec.InOrder || len(io) != len(steps) {
 		return
 	}
-	names := make([]string, len(steps))
-	for i, st := range steps {
-		names[i] = st.Name
-	}
-	pin := fmt.Sprintf("pin the order with --task %s (listed in the order they run) or a pipeline file", strings.Join(names, ","))
 	for j := range steps {
-		var earlier, paths []string
-		for i := 0; i < j; i++ {
-			if w, ok := firstTouch(io[j].Writes, io[i].Writes); ok && !readsFrom(io, i, j) {
-				earlier = append(earlier, names[i]+" ("+where(steps[i])+")")
-				if !slices.Contains(paths, shown(w)) {
-					paths = append(paths, shown(w))
-				}
+		for k := j + 1; k < len(steps); k++ {
+			r, ok := firstWithin(io[k].Writes, io[j].Reads)
+			if !ok {
+				continue
 			}
-		}
-		if len(earlier) > 0 {
-			lw.warnf(steps[j].Loc, "task %s writes %s, which %s %s too, so path flow runs %s after %s only because the file lists it later; %s", names[j], strings.Join(paths, ", "), strings.Join(earlier, ", "), writeVerb(earlier), names[j], pronoun(earlier), pin)
-		}
-	}
-	for k := range steps {
-		for _, r := range io[k].Reads {
-			var writers []string
-			for i := range steps {
-				if _, ok := firstTouch([]string{r}, io[i].Writes); ok && i != k {
-					writers = append(writers, names[i]+" ("+where(steps[i])+")")
-				}
-			}
-			if len(writers) > 1 {
-				lw.warnf(steps[k].Loc, "task %s reads %s, which %s all write, so it waits for each of them; %s", names[k], shown(r), strings.Join(writers, ", "), pin)
-				break
-			}
+			lw.warnf(steps[j].Loc, "task %s reads %s, which task %s (%s) writes, but the --task list runs %s first, so it reads what was there before %s ran; list %s earlier if %s needs its output (--task %s)",
+				taskName(steps[j]), shown(r), taskName(steps[k]), where(steps[k]), taskName(steps[j]), taskName(steps[k]), taskName(steps[k]), taskName(steps[j]), writerFirst(steps, j, k))
+			break
 		}
 	}
 }
 
-// readsFrom reports whether task j reads, directly or through a chain of
-// tasks each reading what the one before it writes, what task i writes:
-// then j runs after i for its data, whatever order the file lists them in.
-func readsFrom(io []graph.IO, i, j int) bool {
-	seen := map[int]bool{i: true}
-	for queue := []int{i}; len(queue) > 0; queue = queue[1:] {
-		for m := queue[0] + 1; m <= j; m++ {
-			if _, ok := firstTouch(io[m].Reads, io[queue[0]].Writes); ok && !seen[m] {
-				if m == j {
-					return true
-				}
-				seen[m] = true
-				queue = append(queue, m)
-			}
-		}
-	}
-	return false
-}
-
-// writeVerb and pronoun agree with one task or several.
-func writeVerb(tasks []string) string {
-	if len(tasks) == 1 {
-		return "writes"
-	}
-	return "write"
-}
-
-func pronoun(tasks []string) string {
-	if len(tasks) == 1 {
-		return "it"
-	}
-	return "them"
-}
-
-// firstTouch returns the first path of as that touches a path of bs:
-// the same path, or one inside the other.
-func firstTouch(as, bs []string) (string, bool) {
-	for _, a := range as {
-		for _, b := range bs {
-			if graph.Touch(a, b) {
-				return a, true
+// firstWithin returns the first path of reads that a path of writes is,
+// or lies inside.
+func firstWithin(writes, reads []string) (string, bool) {
+	for _, r := range reads {
+		for _, w := range writes {
+			if graph.Touch(w, r) && len(strings.TrimSuffix(w, "/")) >= len(strings.TrimSuffix(r, "/")) {
+				return r, true
 			}
 		}
 	}
 	return "", false
+}
+
+// writerFirst is the --task list with task k moved just before task j.
+func writerFirst(steps []*spec.Step, j, k int) string {
+	var names []string
+	for i, st := range steps {
+		switch {
+		case i == k:
+			continue
+		case i == j:
+			names = append(names, taskName(steps[k]))
+		}
+		names = append(names, taskName(st))
+	}
+	return strings.Join(names, ",")
 }
 
 // where is the file and line a step's task is written at.
@@ -116,4 +74,13 @@ func shown(p string) string {
 		return "the whole volume"
 	}
 	return rel
+}
+
+// taskName is a step's task as --task takes it (sanity_check, where the
+// step is sanity-check).
+func taskName(st *spec.Step) string {
+	if st.Task != nil {
+		return st.Task.Name
+	}
+	return st.Name
 }

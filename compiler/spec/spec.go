@@ -167,8 +167,8 @@ type Pipeline struct {
 	Schedule *Schedule
 	Steps    []*Step
 	// Tasks says how a cube's tasks became the steps: EveryTask when no
-	// --task named any, so that path flow alone orders them; InOrder
-	// for a --task list, run one after another as listed.
+	// --task named any, run in the file's order wherever their paths
+	// touch; InOrder for a --task list, run one after another as listed.
 	Tasks TaskOrder
 	// FromCube marks the pipeline made of a cube's tasks, with no
 	// pipeline file.
@@ -181,7 +181,8 @@ type TaskOrder int
 const (
 	// PipelineSteps are a pipeline file's steps, or one task of a cube.
 	PipelineSteps TaskOrder = iota
-	// EveryTask is every task of a cube, ordered by path flow.
+	// EveryTask is every task of a cube, in the file's order wherever
+	// their paths touch, reads included (MLCube mounts inputs writable).
 	EveryTask
 	// InOrder is a --task list, run in the order given, as mlcube run
 	// --task a,b,c runs it.
