@@ -34,7 +34,11 @@ type document struct {
 // returns every schema violation.
 func checkDocument(sc *schema.Context, f *ast.File, kind schema.Kind) (*document, diag.Diagnostics) {
 	doc := newDocument(f, kind)
-	return doc, doc.check(sc, sc.CUE().BuildFile(f))
+	var strays diag.Diagnostics
+	if kind == schema.MLCube {
+		strays = doc.dropStrayKeys(sc, f)
+	}
+	return doc, append(strays, doc.check(sc, sc.CUE().BuildFile(f))...)
 }
 
 // newDocument is the file f, to be checked against kind, whole or in parts.

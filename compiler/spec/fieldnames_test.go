@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -19,9 +20,10 @@ func TestUnknownFieldSuggestions(t *testing.T) {
 		{"name: n\nauthors: [{nmae: x}]" + tail, `cube/mlcube.yaml:2:12: authors[0].nmae: unknown field; did you mean "name"?`},
 		{"name: n\ntasks: {t: {entrypont: x}}\n", `cube/mlcube.yaml:2:13: tasks.t.entrypont: unknown field; did you mean "entrypoint"?`},
 		{"name: n\ntasks: {t: {parameters: {inputs: {a: {tpye: file}}}}}\n", `cube/mlcube.yaml:2:39: tasks.t.parameters.inputs.a.tpye: unknown field; did you mean "type"?`},
-		{"name: n\ndocker: {registry: x}" + tail, `cube/mlcube.yaml:2:10: docker.registry: unknown field`},
+		// A key that is no near miss is one MLCube ignores: a warning.
+		{"name: n\ndocker: {registry: x}" + tail, `cube/mlcube.yaml:2:10: warning: docker.registry: ` + ignoredKey},
 		// A key that reads as a number is an index to CUE.
-		{"name: n\ndocker: {7: x}" + tail, `cube/mlcube.yaml:2:10: docker.7: unknown field`},
+		{"name: n\ndocker: {7: x}" + tail, `cube/mlcube.yaml:2:10: warning: docker.7: ` + ignoredKey},
 	} {
 		_, diags := loadCubeText(t, tc.cube)
 		var got []string
@@ -31,5 +33,40 @@ func TestUnknownFieldSuggestions(t *testing.T) {
 		if diff := cmp.Diff([]string{tc.want}, got); diff != "" {
 			t.Errorf("%q (-want +got):\n%s", tc.cube, diff)
 		}
+	}
+}
+
+// Keys MLCube ignores are accepted with a warning each, wherever they are
+// (issue 32, point 3), and a near miss of a key MLCube reads stays an
+// error with its suggestion beside them and beside other errors: MLCube
+// would drop the outputs under outpus without a word.
+func TestKeysMLCubeIgnores(t *testing.T) {
+	cube := `name: n
+authors: [{name: A, email: a@example.com, institution: X}]
+platform: {accelerator_count: 0, CUDA_version: "11.2"}
+docker: {image: x}
+tasks:
+  t:
+    description: trains
+    parameters: {inputs: {cfg: {default: c.yaml, help: the config}}, outpus: {m: model/}}
+`
+	_, diags := loadCubeText(t, cube)
+	var got []string
+	for _, d := range diags {
+		got = append(got, d.String())
+	}
+	want := []string{
+		"cube/mlcube.yaml:2:43: warning: authors[0].institution: " + ignoredKey,
+		"cube/mlcube.yaml:3:34: warning: platform.CUDA_version: " + ignoredKey,
+		"cube/mlcube.yaml:7:5: warning: tasks.t.description: " + ignoredKey,
+		"cube/mlcube.yaml:8:50: warning: tasks.t.parameters.inputs.cfg.help: " + ignoredKey,
+		`cube/mlcube.yaml:8:70: tasks.t.parameters.outpus: unknown field; did you mean "outputs"?`,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	_, diags = loadCubeText(t, strings.Replace(cube, "outpus", "outputs", 1))
+	if diags.HasErrors() || len(diags) != 4 {
+		t.Errorf("the ignored keys alone: %v", diags)
 	}
 }
