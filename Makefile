@@ -11,7 +11,7 @@ FUZZFLAGS   ?=
 # Each fuzz target, as package:name.
 FUZZ_TARGETS = ./compiler/spec:FuzzSpec ./compiler/source:FuzzEnvFile ./compiler/source:FuzzYAMLSlip ./compiler/spec:FuzzValues ./cmd/mlcube-compile:FuzzCompile ./cmd/mlcube-compile:FuzzLint
 
-.PHONY: help build test golden lint lint-cubes fmt tidy fuzz fuzz-long bench e2e e2e-up e2e-down e2e-clean-cache ci
+.PHONY: help build test golden lint lint-cubes fmt tidy fuzz fuzz-build fuzz-long bench e2e e2e-up e2e-down e2e-clean-cache ci
 
 # CUBES are the folders lint-cubes checks, and LINT_EXCLUDE the globs it
 # leaves out: MedPerf's containers a cluster cannot run (archives,
@@ -49,6 +49,9 @@ lint-cubes: ## Lint every cube, platform and pipeline file under CUBES (examples
 
 fuzz: ## Run every fuzz target for FUZZTIME (30s) each; crashes land in testdata/fuzz.
 	@GO="$(GO)" FUZZTIME="$(FUZZTIME)" FUZZFLAGS="$(FUZZFLAGS)" FUZZ_TARGETS="$(FUZZ_TARGETS)" bash scripts/fuzz.sh
+
+fuzz-build: ## Only compile every fuzz target's instrumented test binary (into the build cache), as make fuzz would.
+	@GO="$(GO)" FUZZ_BUILD_ONLY=1 FUZZ_TARGETS="$(FUZZ_TARGETS)" bash scripts/fuzz.sh
 
 fuzz-long: ## Run every fuzz target for 10 minutes (FUZZTIME=10m), as before resolving a reliability issue.
 	$(MAKE) fuzz FUZZTIME=10m FUZZFLAGS="$(FUZZFLAGS)"

@@ -119,15 +119,6 @@ build_kubernetes() {
   rm -rf "$src"
 }
 
-build_kwok() {
-  local v=$KWOK_VERSION r
-  r=$(recipe "$(declare -f build_kwok)" "$v" "$LDFLAGS" "$GCFLAGS")
-  from_cache kwok "$v" "$r" && return
-  log "building kwok $v"
-  GOBIN="$work" go install -trimpath -gcflags="$GCFLAGS" -ldflags "$LDFLAGS" "sigs.k8s.io/kwok/cmd/kwok@$v"
-  store kwok "$v" "$r" "$work/kwok"
-}
-
 # patch_line FILE FROM TO: replaces the line of FILE that holds FROM
 # (between its indent and a comment) with TO, failing if no line does.
 patch_line() {
@@ -181,37 +172,6 @@ build_argoexec() {
   store "$n" "$v" "$r" "$work/$n"
   rm -rf "$src"
 }
-# build_tekton: Tekton's controller and webhook, and the binaries its pods
-# run (entrypoint, nop, workingdirinit, sidecarlogresults), each of which
-# the base image holds under /ko-app. The copy leaves out two sets of
-# cloud SDKs the e2e cluster never calls, a sixth of the packages: the
-# KMS providers of trusted resources (AWS, Azure, GCP, Vault; blank
-# imports in pkg/trustedresources/verifier/verifier.go, for
-# VerificationPolicies, which the suite has none of), and the cloud
-# registries' credential helpers (ECR, ACR, GCR) of k8schain, which reads
-# a step image's entrypoint: go-containerregistry's Kubernetes keychain
-# alone (which k8schain wraps: the image pull secrets of the run's service
-# account) reads it from the e2e registry, which asks for no credentials.
-build_tekton() {
-  local v=$TEKTON_VERSION n r missing=()
-  r=$(recipe "$(declare -f build_tekton module_copy go_build patch_line)" "$v" "$LDFLAGS" "$GCFLAGS")
-  for n in $TEKTON_BINARIES; do from_cache "tekton-$n" "$v" "$r" || missing+=("$n"); done
-  [ ${#missing[@]} -gt 0 ] || return 0
-  log "building tekton ${missing[*]} $v"
-  local src=$work/tekton-$v
-  module_copy github.com/tektoncd/pipeline "$v" "$src"
-  local kms=github.com/sigstore/sigstore/pkg/signature/kms
-  for n in aws azure gcp hashivault; do
-    patch_line "$src/pkg/trustedresources/verifier/verifier.go" "_ \"$kms/$n\"" ""
-  done
-  patch_line "$src/pkg/pod/entrypoint_lookup_impl.go" '"github.com/google/go-containerregistry/pkg/authn/k8schain"' \
-    'k8schain "github.com/google/go-containerregistry/pkg/authn/kubernetes"'
-  for n in "${missing[@]}"; do
-    CGO_ENABLED=0 go_build "$src" "$work/tekton-$n" "./cmd/$n" -ldflags "$LDFLAGS"
-    store "tekton-$n" "$v" "$r" "$work/tekton-$n"
-  done
-  rm -rf "$src"
-}
 # build_registry: go-containerregistry's in-memory registry, from which
 # Tekton's controller reads the entrypoint of a step's image (Tekton has
 # no image index like Argo's). Upstream listens on localhost only; the
@@ -230,23 +190,126 @@ build_registry() {
   store registry "$v" "$r" "$work/registry"
   rm -rf "$src"
 }
-# build_coredns: the cluster's DNS, which the ranks of an MPI step need to
-# find their workers by name (mpi-operator's hostfile names
+# replace_text FILE FROM TO: replaces the text FROM, wherever a line of
+# FILE holds it, with TO, failing if no line does.
+replace_text() {
+  grep -qF -- "$2" "$1" || { log "$1 no longer has $2: update the patch"; exit 1; }
+  FROM=$2 TO=$3 perl -i -pe 's/\Q$ENV{FROM}\E/$ENV{TO}/g' "$1"
+}
+
+# The operators: Tekton's binaries, Kueue, mpi-operator, KWOK and CoreDNS,
+# built together from one module (operators/go.mod beside this script,
+# which requires each at its version of versions.sh), so that the
+# libraries they share (client-go, apimachinery, controller-runtime,
+# knative, gRPC, the cloud SDKs) compile once: built apart, from their own
+# modules, they compiled about 4,900 packages, together 2,600. Go's
+# minimal version selection gives each the newest version of a library
+# that any of them asks for (k8s.io v0.36, controller-runtime v0.24; the
+# e2e suite is what says they still behave: docs/e2e.md). The binaries
+# are static (CGO_ENABLED=0): Tekton's run in pods, and one setting
+# keeps every package compiled once.
+#
+# OPERATOR_BINARIES: NAME PACKAGE MODULE VERSION-VARIABLE, one a line.
+OPERATOR_BINARIES="
+tekton-controller github.com/tektoncd/pipeline/cmd/controller github.com/tektoncd/pipeline TEKTON_VERSION
+tekton-webhook github.com/tektoncd/pipeline/cmd/webhook github.com/tektoncd/pipeline TEKTON_VERSION
+tekton-entrypoint github.com/tektoncd/pipeline/cmd/entrypoint github.com/tektoncd/pipeline TEKTON_VERSION
+tekton-nop github.com/tektoncd/pipeline/cmd/nop github.com/tektoncd/pipeline TEKTON_VERSION
+tekton-workingdirinit github.com/tektoncd/pipeline/cmd/workingdirinit github.com/tektoncd/pipeline TEKTON_VERSION
+tekton-sidecarlogresults github.com/tektoncd/pipeline/cmd/sidecarlogresults github.com/tektoncd/pipeline TEKTON_VERSION
+kueue sigs.k8s.io/kueue/cmd/kueue sigs.k8s.io/kueue KUEUE_VERSION
+mpi-operator github.com/kubeflow/mpi-operator/cmd/mpi-operator github.com/kubeflow/mpi-operator MPI_OPERATOR_VERSION
+kwok sigs.k8s.io/kwok/cmd/kwok sigs.k8s.io/kwok KWOK_VERSION
+coredns github.com/coredns/coredns github.com/coredns/coredns COREDNS_VERSION
+"
+# OPERATOR_PATCHES: MODULE VERSION-VARIABLE PATCH-FUNCTION, one a line:
+# the modules the operators' module takes from a patched copy (a replace
+# directive); the others come from the module proxy as they are.
+OPERATOR_PATCHES="
+github.com/tektoncd/pipeline TEKTON_VERSION patch_tekton
+sigs.k8s.io/kueue KUEUE_VERSION patch_kueue
+github.com/kubeflow/mpi-operator MPI_OPERATOR_VERSION patch_mpi_operator
+github.com/coredns/coredns COREDNS_VERSION patch_coredns
+"
+
+# patch_tekton DIR: the copy leaves out two sets of cloud SDKs the e2e
+# cluster never calls, a sixth of Tekton's packages: the KMS providers of
+# trusted resources (AWS, Azure, GCP, Vault; blank imports in
+# pkg/trustedresources/verifier/verifier.go, for VerificationPolicies,
+# which the suite has none of), and the cloud registries' credential
+# helpers (ECR, ACR, GCR) of k8schain, which reads a step image's
+# entrypoint: go-containerregistry's Kubernetes keychain alone (which
+# k8schain wraps: the image pull secrets of the run's service account)
+# reads it from the e2e registry, which asks for no credentials.
+patch_tekton() {
+  local kms=github.com/sigstore/sigstore/pkg/signature/kms n
+  for n in aws azure gcp hashivault; do
+    patch_line "$1/pkg/trustedresources/verifier/verifier.go" "_ \"$kms/$n\"" ""
+  done
+  patch_line "$1/pkg/pod/entrypoint_lookup_impl.go" '"github.com/google/go-containerregistry/pkg/authn/k8schain"' \
+    'k8schain "github.com/google/go-containerregistry/pkg/authn/kubernetes"'
+}
+# patch_kueue DIR: Kueue's controller manager, which admits the queued
+# steps of the Kueue tests (scripts/e2e/kueue.sh starts it). Without its
+# internal cert manager it reads its metrics server's certificate from a
+# fixed /etc/kueue/metrics/certs (cmd/kueue/main.go): the copy reads the
+# folder from KUEUE_METRICS_CERT_DIR, so that nothing is written under /etc.
+patch_kueue() {
+  replace_text "$1/cmd/kueue/main.go" 'metricsCertPath := "/etc/kueue/metrics/certs"' 'metricsCertPath := os.Getenv("KUEUE_METRICS_CERT_DIR")'
+}
+# patch_mpi_operator DIR: its health checks listen on 127.0.0.1 only.
+patch_mpi_operator() {
+  replace_text "$1/cmd/mpi-operator/app/server.go" 'fmt.Sprintf(":%d", healthCheckPort)' 'fmt.Sprintf("127.0.0.1:%d", healthCheckPort)'
+}
+# patch_coredns DIR: the cluster's DNS, which the ranks of an MPI step need
+# to find their workers by name (mpi-operator's hostfile names
 # <pod>.<job>.<namespace>.svc). The copy links only the plugins dns.sh's
-# Corefile uses: core/plugin/zplugin.go is the generated list of every
-# plugin, and most of them bring cloud SDKs.
-build_coredns() {
-  local v=$COREDNS_VERSION r
-  r=$(recipe "$(declare -f build_coredns module_copy go_build)" "$v" "$COREDNS_PLUGINS" "$LDFLAGS" "$GCFLAGS")
-  from_cache coredns "$v" "$r" && return
-  log "building coredns $v"
-  local src=$work/coredns-$v f
-  module_copy github.com/coredns/coredns "$v" "$src"
-  f=$src/core/plugin/zplugin.go
-  grep -qF '_ "github.com/coredns/coredns/plugin/kubernetes"' "$f" || { log "$f changed: update build_coredns"; exit 1; }
+# Corefile uses (COREDNS_PLUGINS): core/plugin/zplugin.go is the generated
+# list of every plugin, and most of them bring cloud SDKs.
+patch_coredns() {
+  local f=$1/core/plugin/zplugin.go p
+  grep -qF '_ "github.com/coredns/coredns/plugin/kubernetes"' "$f" || { log "$f changed: update patch_coredns"; exit 1; }
   printf 'package plugin\n\nimport (\n%s)\n' "$(for p in $COREDNS_PLUGINS; do printf '\t_ "github.com/coredns/coredns/plugin/%s"\n' "$p"; done)" >"$f"
-  CGO_ENABLED=0 go_build "$src" "$work/coredns" . -ldflags "$LDFLAGS"
-  store coredns "$v" "$r" "$work/coredns"
+}
+
+# operator_recipe MODULE: the recipe of the binaries of one module of the
+# operators: the module's go.mod and go.sum (every version), how they are
+# built, and that module's own patch, so that a changed patch rebuilds
+# only its module's binaries.
+operator_recipe() {
+  local mod var fn patch=""
+  while read -r mod var fn; do
+    [ "$mod" = "$1" ] && patch=$(declare -f "$fn" patch_line replace_text)
+  done <<<"$OPERATOR_PATCHES"
+  [ "$1" != github.com/coredns/coredns ] || patch+=" $COREDNS_PLUGINS"
+  recipe "$(declare -f build_operators module_copy go_build)" "$(cat "$here/operators/go.mod" "$here/operators/go.sum")" "$1" "$patch" "$LDFLAGS" "$GCFLAGS"
+}
+
+build_operators() {
+  local n pkg mod var v r missing=()
+  while read -r n pkg mod var; do
+    [ -n "$n" ] || continue
+    v=${!var}
+    grep -qE "^\s$mod $v( |\$)" "$here/operators/go.mod" || { log "operators/go.mod does not require $mod $v (versions.sh): update it (go mod tidy there)"; exit 1; }
+    r=$(operator_recipe "$mod")
+    from_cache "$n" "$v" "$r" || missing+=("$n $pkg $v $r")
+  done <<<"$OPERATOR_BINARIES"
+  [ ${#missing[@]} -gt 0 ] || return 0
+  log "building $(printf '%s\n' "${missing[@]}" | cut -d' ' -f1 | tr '\n' ' ')from one module (operators/go.mod)"
+  local src=$work/operators fn
+  mkdir -p "$src"
+  cp "$here/operators/go.mod" "$here/operators/go.sum" "$src/"
+  while read -r mod var fn; do
+    [ -n "$mod" ] || continue
+    module_copy "$mod" "${!var}" "$src/patched/$mod"
+    "$fn" "$src/patched/$mod"
+    (cd "$src" && go mod edit -replace "$mod=./patched/$mod")
+  done <<<"$OPERATOR_PATCHES"
+  for m in "${missing[@]}"; do
+    read -r n pkg v r <<<"$m"
+    CGO_ENABLED=0 go_build "$src" "$work/$n" "$pkg" -ldflags "$LDFLAGS"
+    store "$n" "$v" "$r" "$work/$n"
+  done
   rm -rf "$src"
 }
 # The two lanes of builds. One go build leaves a core idle while it links,
@@ -255,21 +318,10 @@ build_coredns() {
 # (their packages compile once) and the lanes are about as long cold.
 lane_kubernetes() {
   build_kubernetes
-  build_coredns
   build_registry
-  build_patched mpi-operator github.com/kubeflow/mpi-operator "$MPI_OPERATOR_VERSION" ./cmd/mpi-operator \
-    cmd/mpi-operator/app/server.go 'fmt.Sprintf(":%d", healthCheckPort)' 'fmt.Sprintf("127.0.0.1:%d", healthCheckPort)'
-  # Kueue's controller manager, which admits the queued steps of the Kueue
-  # tests (scripts/e2e/kueue.sh starts it). Without its internal cert
-  # manager it reads its metrics server's certificate from a fixed
-  # /etc/kueue/metrics/certs (cmd/kueue/main.go): the copy reads the folder
-  # from KUEUE_METRICS_CERT_DIR, so that nothing is written under /etc.
-  build_patched kueue sigs.k8s.io/kueue "$KUEUE_VERSION" ./cmd/kueue \
-    cmd/kueue/main.go 'metricsCertPath := "/etc/kueue/metrics/certs"' 'metricsCertPath := os.Getenv("KUEUE_METRICS_CERT_DIR")'
 }
 lane_workflows() {
-  build_tekton
-  build_kwok
+  build_operators
   # The v3.7 controller and executor keep their names; the 4.x ones end in 4.
   build_argoexec argoexec github.com/argoproj/argo-workflows/v3 "$ARGO_VERSION"
   build_patched workflow-controller github.com/argoproj/argo-workflows/v3 "$ARGO_VERSION" ./cmd/workflow-controller \
