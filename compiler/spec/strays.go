@@ -24,14 +24,14 @@ const ignoredKey = "not read: MLCube ignores keys it does not use (it reads the 
 // else the file gets wrong.
 func (d *document) dropStrayKeys(sc *schema.Context, f *ast.File) diag.Diagnostics {
 	var diags diag.Diagnostics
-	f.Decls = d.strays(sc.Def(schema.MLCube), f.Decls, d.top(), &diags)
+	f.Decls = d.strays(sc, sc.Def(schema.MLCube), f.Decls, d.top(), &diags)
 	return diags
 }
 
 // strays reports the stray keys of one struct, whose schema is sv, and
 // returns its declarations without them; it walks into every value that
 // is kept.
-func (d *document) strays(sv cue.Value, decls []ast.Decl, at diag.Loc, diags *diag.Diagnostics) []ast.Decl {
+func (d *document) strays(sc *schema.Context, sv cue.Value, decls []ast.Decl, at diag.Loc, diags *diag.Diagnostics) []ast.Decl {
 	closed := closedStruct(sv)
 	names := structFields(sv)
 	kept := decls[:0:0]
@@ -55,7 +55,7 @@ func (d *document) strays(sv cue.Value, decls []ast.Decl, at diag.Loc, diags *di
 			}
 			continue
 		}
-		d.straysIn(child, field.Value, at.Field(name), diags)
+		d.straysIn(sc, child, field.Value, at.Field(name), diags)
 		kept = append(kept, decl)
 	}
 	return kept
@@ -63,17 +63,17 @@ func (d *document) strays(sv cue.Value, decls []ast.Decl, at diag.Loc, diags *di
 
 // straysIn walks into a value: the fields of a mapping, the items of a
 // list, each against its schema.
-func (d *document) straysIn(sv cue.Value, x ast.Expr, at diag.Loc, diags *diag.Diagnostics) {
+func (d *document) straysIn(sc *schema.Context, sv cue.Value, x ast.Expr, at diag.Loc, diags *diag.Diagnostics) {
 	if !sv.Exists() {
 		return
 	}
 	switch x := x.(type) {
 	case *ast.StructLit:
-		x.Elts = d.strays(sv.Unify(sv.Context().CompileString("{}")), x.Elts, at, diags)
+		x.Elts = d.strays(sc, sv.Unify(sc.CUE().CompileString("{}")), x.Elts, at, diags)
 	case *ast.ListLit:
 		item := sv.LookupPath(cue.MakePath(cue.AnyIndex))
 		for i, e := range x.Elts {
-			d.straysIn(item, e, at.Index(i), diags)
+			d.straysIn(sc, item, e, at.Index(i), diags)
 		}
 	}
 }
