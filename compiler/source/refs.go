@@ -83,6 +83,7 @@ func (r *refResolver) resolve(path string, stack []string) ast.Expr {
 // substitute expands every reference in s, the value at path.
 func (r *refResolver) substitute(path, s string, lit *ast.BasicLit, stack []string) ast.Expr {
 	at := r.fields[path].loc.At(PosOf(lit.Pos()))
+	s = rootWorkspace.ReplaceAllString(s, "$${workspace}$1")
 	if m := refPattern.FindStringSubmatchIndex(s); m != nil && m[0] == 0 && m[1] == len(s) && !escaped(s, 0) {
 		target := r.target(at, strings.TrimSpace(s[m[2]:m[3]]), stack)
 		if target == nil {
@@ -114,6 +115,38 @@ func (r *refResolver) substitute(path, s string, lit *ast.BasicLit, stack []stri
 	return &ast.BasicLit{ValuePos: lit.Pos(), Kind: token.STRING, Value: literal.String.Quote(b.String())}
 }
 
+// rootWorkspace is ${runtime.root}/workspace, MLCube's default workspace.
+var rootWorkspace = regexp.MustCompile(`\$\{\s*runtime\.root\s*\}/workspace(/|$)`)
+
+// paramPath matches the dotted path of a task parameter's path.
+var paramPath = regexp.MustCompile(`^tasks\.[^.]+\.parameters\.(inputs|outputs)\.`)
+
+// mlcubeKey resolves the keys MLCube itself sets in every cube's config,
+// whatever the file says (create_mlcube_config in mlcube/config.py of
+// mlcommons/mlcube: runtime.root, runtime.workspace and workspace, set
+// after the file is read). A parameter's path is joined to the workspace
+// (Path(workspace) / path, which an absolute path replaces), so
+// ${workspace}/data and ${runtime.workspace}/data are the workspace's
+// data: both resolve to ".", the workspace here, and so does the default
+// workspace, ${runtime.root}/workspace (substitute rewrites it). Any
+// other path under ${runtime.root}, the cube's folder on the machine
+// running MLCube, is refused in a parameter: the cluster has the
+// workspace claim, not the cube's folder. Elsewhere (docker's
+// build_context, which is not read) it is ".".
+func (r *refResolver) mlcubeKey(at diag.Loc, ref string) (ast.Expr, bool) {
+	switch ref {
+	case "workspace", "runtime.workspace":
+	case "runtime.root":
+		if paramPath.MatchString(at.Path()) {
+			r.errorf(at, "${runtime.root} is the cube's folder on the machine that runs MLCube, which a cluster does not have; put the data in the workspace and write its path relative to it (${runtime.root}/workspace is the workspace)")
+			return nil, true
+		}
+	default:
+		return nil, false
+	}
+	return &ast.BasicLit{Kind: token.STRING, Value: literal.String.Quote(".")}, true
+}
+
 // escaped reports whether the reference at i is written \${...}.
 func escaped(s string, i int) bool { return i > 0 && s[i-1] == '\\' }
 
@@ -123,6 +156,9 @@ func (r *refResolver) target(at diag.Loc, ref string, stack []string) ast.Expr {
 	if strings.Contains(ref, ":") {
 		r.errorf(at, "${%s}: resolvers such as oc.env are not supported; the compiler reads no environment", ref)
 		return nil
+	}
+	if builtin, ok := r.mlcubeKey(at, ref); ok {
+		return builtin
 	}
 	for i, p := range stack {
 		if p == ref {

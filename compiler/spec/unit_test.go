@@ -85,3 +85,37 @@ tasks: {t: {}}
 		}
 	}
 }
+
+// MLCube's own keys resolve as create_mlcube_config sets them (issue 32,
+// point 4): ${workspace}, ${runtime.workspace} and ${runtime.root}/workspace
+// are the workspace, so a parameter's path under them is its path in the
+// workspace; another path under ${runtime.root}, the cube's folder, is
+// refused in a parameter and harmless where nothing reads it.
+func TestMLCubeOwnKeys(t *testing.T) {
+	c, diags := loadCubeText(t, `name: ws
+docker: {image: x/ws:1, build_context: "${runtime.root}/build"}
+tasks:
+  train:
+    parameters:
+      inputs: {data: "${workspace}/data/", cfg: {default: "${runtime.workspace}/cfg.yaml"}, all: "${workspace}", d2: "${runtime.root}/workspace/d2/"}
+      outputs: {out: "${runtime.root}/workspace"}
+`)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	var got []string
+	for _, p := range append(c.Tasks[0].Inputs, c.Tasks[0].Outputs...) {
+		got = append(got, p.Name+"="+p.Path)
+	}
+	want := []string{"data=./data/", "cfg=./cfg.yaml", "all=.", "d2=./d2/", "out=."}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("paths %v, want %v", got, want)
+	}
+	_, diags = loadCubeText(t, `name: ws
+docker: {image: x/ws:1}
+tasks: {train: {parameters: {inputs: {models: "${runtime.root}/models"}}}}
+`)
+	if len(diags) != 1 || !strings.Contains(diags[0].String(), "tasks.train.parameters.inputs.models: ${runtime.root} is the cube's folder") {
+		t.Fatalf("diagnostics: %v", diags)
+	}
+}
