@@ -158,6 +158,12 @@ func template(p *ir.Pipeline, s *ir.Step, name string, varying map[string]bool) 
 			t.Inputs.Parameters = append(t.Inputs.Parameters, wfv1.Parameter{Name: a.Param})
 		}
 	}
+	if c := kube.CreateFiles(s, p.KubectlImage, s.ImagePullPolicy, parameterRef); c != nil {
+		// Argo runs a template's init containers after its own init
+		// container and before the main one (createWorkflowPod and
+		// addInitContainers, workflow/controller/workflowpod.go, v3.7.18).
+		t.InitContainers = []wfv1.UserContainer{{Container: *c}}
+	}
 	retryAndTimeout(&t, s)
 	return t
 }

@@ -62,6 +62,9 @@ func compile(p *ir.Pipeline) (*batchv1.Job, diag.Diagnostics, error) {
 			},
 		},
 	}
+	if init := kube.CreateFiles(s, p.KubectlImage, s.ImagePullPolicy, ref); init != nil {
+		job.Spec.Template.Spec.InitContainers = []corev1.Container{*init}
+	}
 	if s.Timeout > 0 {
 		// On the pod, so that the timeout bounds each attempt, as on the
 		// engines; on the Job it would bound every retry together.

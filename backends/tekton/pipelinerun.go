@@ -59,7 +59,12 @@ func compile(p *ir.Pipeline, opts Options) (*v1.PipelineRun, error) {
 			pr.Spec.PipelineSpec.Tasks = append(pr.Spec.PipelineSpec.Tasks, t)
 			continue
 		}
-		pr.Spec.PipelineSpec.Tasks = append(pr.Spec.PipelineSpec.Tasks, pipelineTask(p, s))
+		t := pipelineTask(p, s)
+		if files, ok := filesTask(p, s); ok {
+			pr.Spec.PipelineSpec.Tasks = append(pr.Spec.PipelineSpec.Tasks, files)
+			t.RunAfter = append(slices.Clone(t.RunAfter), files.Name)
+		}
+		pr.Spec.PipelineSpec.Tasks = append(pr.Spec.PipelineSpec.Tasks, t)
 		if spec := taskRunSpec(s, slices.Contains(placed, s)); spec != nil {
 			pr.Spec.TaskRunSpecs = append(pr.Spec.TaskRunSpecs, *spec)
 		}

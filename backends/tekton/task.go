@@ -103,3 +103,35 @@ func queueTask(t *v1.PipelineTask, s *ir.Step) {
 		t.TaskSpec.Metadata.Labels = kube.Labels(t.TaskSpec.Metadata.Labels, labels)
 	}
 }
+
+// filesTask creates, before step s runs, the files s mounts itself
+// (kube.CreateFiles), as a task of its own: a TaskRun's pod takes no init
+// container of ours, and a step before s's in the same task would not
+// run in time, since the kubelet resolves the mounts of every container
+// of the pod as it creates them, before the first step runs.
+func filesTask(p *ir.Pipeline, s *ir.Step) (v1.PipelineTask, bool) {
+	c := kube.CreateFiles(s, p.KubectlImage, s.ImagePullPolicy, paramRef)
+	if c == nil {
+		return v1.PipelineTask{}, false
+	}
+	t := v1.PipelineTask{
+		Name:     s.Name + "-" + kube.CreateFilesName,
+		RunAfter: s.Dependencies,
+		TaskSpec: &v1.EmbeddedTask{
+			Metadata: v1.PipelineTaskMetadata{Labels: kube.Labels(p.Labels, s.Labels)},
+			TaskSpec: v1.TaskSpec{Steps: []v1.Step{{
+				Name: stepName, Image: c.Image, ImagePullPolicy: c.ImagePullPolicy,
+				Command: c.Command, Args: c.Args, ComputeResources: c.Resources,
+			}}},
+		},
+	}
+	for _, name := range usedParams(s) {
+		t.Params = append(t.Params, v1.Param{Name: name, Value: *v1.NewStructuredValues(paramRef(name))})
+		t.TaskSpec.Params = append(t.TaskSpec.Params, v1.ParamSpec{Name: name, Type: v1.ParamTypeString})
+	}
+	for _, m := range c.VolumeMounts {
+		t.Workspaces = append(t.Workspaces, v1.WorkspacePipelineTaskBinding{Name: m.Name, Workspace: m.Name})
+		t.TaskSpec.Workspaces = append(t.TaskSpec.Workspaces, v1.WorkspaceDeclaration{Name: m.Name, MountPath: m.MountPath})
+	}
+	return t, true
+}

@@ -276,6 +276,12 @@ type Mount struct {
 	SubPath Text `json:",omitempty"`
 	// ReadOnly mounts it read-only.
 	ReadOnly bool `json:",omitempty"`
+	// File mounts the file SubPath itself, which is created empty on the
+	// volume before the step's container starts when it is not there
+	// (the kubelet would make a missing subPath a folder), as MedPerf
+	// creates an output file before it binds it: a MedPerf output file
+	// in the container's root folder, which no folder of its own holds.
+	File bool `json:",omitempty"`
 }
 
 // Resources are the step's requests and GPU limit.

@@ -85,10 +85,12 @@ func (lw *lowering) volumeMount(st *spec.Step, p *spec.Param, kind string, vm *v
 			lw.errorf(at, "an output file is mounted by its folder (the kubelet would make a file that is not there yet a folder), so its location must end in %q, the file name of its mount_path %s", path.Base(m.MountPath), p.MountPath)
 			return "", false
 		case path.Dir(m.MountPath) == "/":
-			lw.errorf(p.Loc.Field("mount_path"), "an output file is mounted by its folder, and %s is in the container's root folder; put it in a folder of its own", p.MountPath)
-			return "", false
+			// MedPerf's own test containers write /medperf_results.yaml:
+			// the file is mounted itself, created first (ir.Mount.File).
+			m.File = true
+		default:
+			sub, m.MountPath = strings.TrimSuffix(dir, "/"), path.Dir(m.MountPath)
 		}
-		sub, m.MountPath = strings.TrimSuffix(dir, "/"), path.Dir(m.MountPath)
 	}
 	if sub != "" {
 		m.SubPath = parse(sub)

@@ -1,10 +1,12 @@
 package source
 
 import (
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"cuelang.org/go/cue/ast"
 
@@ -67,6 +69,32 @@ func (fl *Files) CubeFile(path string) string {
 	return cube
 }
 
+// containerFilesHint names, when a cube folder has neither mlcube.yaml
+// nor container_config.yaml, the MedPerf container files it does have
+// (container_config_as_docker.yaml and the like), of which --mlcube must
+// name one.
+func (fl *Files) containerFilesHint(path string) string {
+	if filepath.Base(path) != "mlcube.yaml" {
+		return ""
+	}
+	dir := filepath.Dir(path)
+	entries, err := fs.ReadDir(fl.fsys, dir)
+	if err != nil {
+		return ""
+	}
+	var names []string
+	for _, e := range entries {
+		if n := e.Name(); strings.HasPrefix(n, "container_config") && strings.HasSuffix(n, ".yaml") && !e.IsDir() {
+			names = append(names, n)
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; the folder has no mlcube.yaml or %s, but MedPerf container files %s: name one, such as --mlcube %s",
+		ContainerConfigFile, strings.Join(names, ", "), filepath.Join(dir, names[0]))
+}
+
 // ContainerConfigFile is the name of MedPerf's container file.
 const ContainerConfigFile = "container_config.yaml"
 
@@ -108,7 +136,7 @@ func (fl *Files) readSpecFile(path string, via diag.Loc, want string) ([]byte, d
 	info, err := fl.Stat(path)
 	switch {
 	case err != nil:
-		return fail("cannot read: %v", unwrapPathError(err))
+		return fail("cannot read: %v%s", unwrapPathError(err), fl.containerFilesHint(path))
 	case info.IsDir():
 		return fail("is a folder, want %s", want)
 	case !info.Mode().IsRegular():

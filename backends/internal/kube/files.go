@@ -1,0 +1,58 @@
+package kube
+
+import (
+	"path"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+)
+
+// FilesRoot is where the container that creates a step's files
+// (CreateFiles) mounts each volume, under its name.
+const FilesRoot = "/mlcube-files"
+
+// createFilesScript makes each file given as an argument, and its folder,
+// unless it is there: an empty file, as MedPerf makes an output file
+// before it binds it. No $(...): Kubernetes and Tekton would read it.
+const createFilesScript = `for f do mkdir -p "${f%/*}" && { [ -e "$f" ] || : >"$f"; } || exit 1; done`
+
+// CreateFilesName names the container, or Tekton's task, that creates a
+// step's files.
+const CreateFilesName = "create-files"
+
+// CreateFiles is the container that creates, before the step's own
+// container starts, each file the step mounts itself (ir.Mount.File)
+// and its volume lacks: the kubelet would make a missing subPath a
+// folder (makeMounts, pkg/kubelet/kubelet_pods.go of
+// kubernetes/kubernetes). It runs image (the platform's kubectl image,
+// which has a shell) with each volume at FilesRoot/<volume>; ref writes
+// a pipeline parameter in a subPath. Nil when the step mounts no file.
+func CreateFiles(s *ir.Step, image, pullPolicy string, ref func(param string) string) *corev1.Container {
+	var files []string
+	var mounts []corev1.VolumeMount
+	seen := map[string]bool{}
+	for _, m := range s.Mounts {
+		if !m.File {
+			continue
+		}
+		dir := path.Join(FilesRoot, m.Volume)
+		if !seen[m.Volume] {
+			seen[m.Volume] = true
+			mounts = append(mounts, corev1.VolumeMount{Name: m.Volume, MountPath: dir})
+		}
+		files = append(files, dir+"/"+m.SubPath.Render(ref))
+	}
+	if len(files) == 0 {
+		return nil
+	}
+	return &corev1.Container{
+		Name:            CreateFilesName,
+		Image:           image,
+		ImagePullPolicy: corev1.PullPolicy(pullPolicy),
+		Command:         []string{"sh", "-c", createFilesScript, CreateFilesName},
+		Args:            files,
+		VolumeMounts:    mounts,
+		Resources:       Resources(HelperResources()),
+	}
+}
