@@ -7,9 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
-
-	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 )
 
 // medperfRootContainer writes its results to /medperf_results.yaml, a
@@ -33,26 +30,8 @@ tasks:
 func TestE2EArgoMedPerfRootOutputFile(t *testing.T) {
 	c := e2eCluster(t)
 	t.Parallel()
-	// A MedPerf container is named by its folder.
-	dir := filepath.Join(t.TempDir(), "eval")
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "container_config.yaml"), []byte(medperfRootContainer), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out, stderr, code := compileArgs(t, "mlcube-compile", "--backend", "argo", "--mlcube", dir, "--task", "evaluate", "--platform", realNodePlatform(t, "", realImage))
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	docs := strings.Split(strings.TrimSuffix(out, "\n"), "\n---\n")
-	wf := decodeWorkflow(t, docs[len(docs)-1])
-	r := c.newRealRun(t, "medperf-root", docs, wf)
-	claim := wf.Spec.Volumes[0].PersistentVolumeClaim.ClaimName
-	done := r.c.wait(t, r.ns, r.create(t), 5*time.Minute)
-	if done.Status.Phase != wfv1.WorkflowSucceeded {
-		t.Fatalf("phase %s, want Succeeded\n%s", done.Status.Phase, nodeSummary(done))
-	}
+	r, done := c.runOnRealNode(t, "medperf-root", "eval", "container_config.yaml", medperfRootContainer, "--task", "evaluate")
+	claim := r.wf.Spec.Volumes[0].PersistentVolumeClaim.ClaimName
 	got, err := os.ReadFile(filepath.Join(r.volumes[claim], "medperf_results.yaml"))
 	if err != nil {
 		t.Fatal(err)

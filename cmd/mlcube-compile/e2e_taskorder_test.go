@@ -39,20 +39,7 @@ tasks:
 func TestE2EArgoCubeTasksKeepTheFileOrder(t *testing.T) {
 	c := e2eCluster(t)
 	t.Parallel()
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "mlcube.yaml"), []byte(inPlaceRealCube), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out, stderr, code := compileArgs(t, "mlcube-compile", "--backend", "argo", "--mlcube", dir, "--platform", realNodePlatform(t, "", realImage))
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	docs := strings.Split(strings.TrimSuffix(out, "\n"), "\n---\n")
-	r := c.newRealRun(t, "in-place", docs, decodeWorkflow(t, docs[len(docs)-1]))
-	done := r.c.wait(t, r.ns, r.create(t), 5*time.Minute)
-	if done.Status.Phase != wfv1.WorkflowSucceeded {
-		t.Fatalf("phase %s, want Succeeded\n%s", done.Status.Phase, nodeSummary(done))
-	}
+	r, done := c.runOnRealNode(t, "in-place", "in-place", "mlcube.yaml", inPlaceRealCube)
 	seen, err := os.ReadFile(filepath.Join(r.volumes["in-place"], "model", "seen"))
 	if err != nil {
 		t.Fatal(err)
@@ -61,4 +48,31 @@ func TestE2EArgoCubeTasksKeepTheFileOrder(t *testing.T) {
 		t.Fatalf("train read %q from data/state, want what preprocess wrote there in place (preprocessed)", got)
 	}
 	t.Logf("%s: Succeeded; train read %q, which preprocess wrote into its input data/", done.Name, "preprocessed")
+}
+
+// runOnRealNode writes one spec file into a folder of the given name (a
+// MedPerf container is named by its folder), compiles it for Argo with the
+// real node's platform and args, runs it as NAME on the real node, and
+// returns the run once it Succeeded.
+func (c *cluster) runOnRealNode(t *testing.T, name, folder, file, content string, args ...string) (*realRun, *wfv1.Workflow) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), folder)
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, file), []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	compile := append([]string{"mlcube-compile", "--backend", "argo", "--mlcube", dir, "--platform", realNodePlatform(t, "", realImage)}, args...)
+	out, stderr, code := compileArgs(t, compile...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	docs := strings.Split(strings.TrimSuffix(out, "\n"), "\n---\n")
+	r := c.newRealRun(t, name, docs, decodeWorkflow(t, docs[len(docs)-1]))
+	done := r.c.wait(t, r.ns, r.create(t), 5*time.Minute)
+	if done.Status.Phase != wfv1.WorkflowSucceeded {
+		t.Fatalf("phase %s, want Succeeded\n%s", done.Status.Phase, nodeSummary(done))
+	}
+	return r, done
 }
