@@ -16,7 +16,7 @@ FUZZ_TARGETS = ./compiler/spec:FuzzSpec ./compiler/source:FuzzEnvFile ./compiler
 # CUBES are the folders lint-cubes checks, and LINT_EXCLUDE the globs it
 # leaves out: MedPerf's containers a cluster cannot run (archives,
 # Singularity files, encrypted images), which lint refuses by design.
-CUBES ?= examples $(wildcard ../shared/cubes)
+CUBES ?= examples $(wildcard ../shared/cubes ../shared/cubes-1.0)
 LINT_EXCLUDE ?= *archive* *singularity* *encrypted*
 
 help: ## List the targets.
@@ -44,7 +44,7 @@ lint: ## go vet and staticcheck (pinned).
 	$(GO) vet ./...
 	$(GO) run $(STATICCHECK) ./...
 
-lint-cubes: ## Lint every cube, platform and pipeline file under CUBES (examples, ../shared/cubes), but LINT_EXCLUDE.
+lint-cubes: ## Lint every cube, platform and pipeline file under CUBES (examples, ../shared/cubes and cubes-1.0), but LINT_EXCLUDE.
 	$(GO) run ./cmd/mlcube-compile lint $(foreach g,$(LINT_EXCLUDE),--exclude '$(g)') $(CUBES)
 
 fuzz: ## Run every fuzz target for FUZZTIME (30s) each; crashes land in testdata/fuzz.

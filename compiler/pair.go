@@ -100,17 +100,18 @@ func isTaskFile(files *source.Files, task string) bool {
 	return strings.ContainsAny(task, `/\`) || strings.HasSuffix(task, ".yaml") || strings.HasSuffix(task, ".yml")
 }
 
-// legacyRoot is the folder above dir when dir is the run/ folder of a
-// legacy cube, which holds its invoke files; "" otherwise.
+// legacyRoot is the folder above run/ when dir is the run/ folder of a
+// legacy cube, which holds its run files, or a folder in it
+// (run/alice/); "" otherwise.
 func legacyRoot(files *source.Files, dir string) string {
-	if filepath.Base(dir) != "run" {
-		return ""
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if filepath.Base(d) == "run" && isFile(files, filepath.Join(filepath.Dir(d), "mlcube.yaml")) {
+			return filepath.Dir(d)
+		}
+		if filepath.Dir(d) == d || !strings.Contains(d, "run") {
+			return ""
+		}
 	}
-	root := filepath.Dir(dir)
-	if !isFile(files, filepath.Join(root, "mlcube.yaml")) {
-		return ""
-	}
-	return root
 }
 
 // isFile reports whether path is there and is not a folder.

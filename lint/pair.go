@@ -90,9 +90,11 @@ func (s *fileSet) units() []unit {
 	return out
 }
 
-// readByLegacyCube reports whether a platform file is the
-// platforms/docker.yaml that a legacy cube above it reads for its image.
+// readByLegacyCube reports whether a platform file is in the platforms/
+// folder of a legacy cube above it: its docker.yaml, which the cube
+// reads for its image, or a file of MLCube's other runners (singularity,
+// ssh, podman), which Kubernetes has no use for.
 func (s *fileSet) readByLegacyCube(p string) bool {
 	dir := filepath.Dir(p)
-	return filepath.Base(p) == "docker.yaml" && filepath.Base(dir) == "platforms" && len(s.inDir(compiler.CubeFile, filepath.Dir(dir))) > 0
+	return filepath.Base(dir) == "platforms" && len(s.inDir(compiler.CubeFile, filepath.Dir(dir))) > 0
 }

@@ -40,7 +40,7 @@ func compileRaw(t *testing.T, name string, doc map[string]any) *jsonschema.Schem
 func mlcubeDocuments(t *testing.T) map[string]any {
 	t.Helper()
 	out := map[string]any{"null": nil, "list": []any{}, "string": "x", "number": 1.0, "empty": map[string]any{}}
-	for _, f := range specFiles(t, "mlcube.yaml", "../../shared/cubes", "../examples", "../testdata/bad") {
+	for _, f := range specFiles(t, "mlcube.yaml", sharedCubes, sharedCubes10, "../examples", "../testdata/bad") {
 		src, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)

@@ -86,8 +86,12 @@ func validateYAML(t *testing.T, sch *jsonschema.Schema, path string) error {
 	return sch.Validate(inst)
 }
 
-// sharedCubes are MLCommons' and MedPerf's cubes, beside the repository.
-const sharedCubes = "../../shared/cubes"
+// sharedCubes are MLCommons' and MedPerf's cubes, beside the repository,
+// and sharedCubes10 MLCommons' cubes in the MLCube 1.0 layout.
+const (
+	sharedCubes   = "../../shared/cubes"
+	sharedCubes10 = "../../shared/cubes-1.0"
+)
 
 // goodSpecs are the spec files every schema must accept: each kind's
 // files by name (a glob) under the roots, at least min of them.
@@ -96,7 +100,7 @@ var goodSpecs = []struct {
 	roots      []string
 	min        int
 }{
-	{"mlcube", "mlcube.yaml", []string{sharedCubes, "../examples"}, 12},
+	{"mlcube", "mlcube.yaml", []string{sharedCubes, sharedCubes10, "../examples"}, 14},
 	{"platform", "platform.yaml", []string{"../examples"}, 4},
 	{"pipeline", "pipeline.yaml", []string{"../examples"}, 6},
 	{"values", "values.yaml", []string{"../examples"}, 1},
@@ -115,7 +119,7 @@ func goodFiles(t *testing.T, kind string) []string {
 			// A clone on its own, as a new user has it; CI always has
 			// ../shared beside it, and fails without it.
 			t.Logf("%s is not beside the repository: checking the examples only", sharedCubes)
-			roots, min = slices.DeleteFunc(slices.Clone(roots), func(r string) bool { return r == sharedCubes }), 1
+			roots, min = slices.DeleteFunc(slices.Clone(roots), func(r string) bool { return r == sharedCubes || r == sharedCubes10 }), 1
 		}
 		files := specFiles(t, c.file, roots...)
 		if len(files) < min {

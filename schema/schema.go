@@ -27,6 +27,7 @@ const (
 	LegacyRoot     Kind = "#LegacyRoot"
 	LegacyPlatform Kind = "#LegacyPlatform"
 	LegacyInvoke   Kind = "#LegacyInvoke"
+	LegacyTask     Kind = "#LegacyTask"
 	Platform       Kind = "#Platform"
 	Pipeline       Kind = "#Pipeline"
 	Values         Kind = "#Values"

@@ -120,23 +120,27 @@ func sharedCubes(t *testing.T) string {
 	return dir
 }
 
+// TestSharedCubesCompile compiles every cube in ../shared/cubes and, in
+// the MLCube 1.0 layout, ../shared/cubes-1.0, on every backend.
 func TestSharedCubesCompile(t *testing.T) {
 	root := sharedCubes(t)
 	var files []string
-	err := filepath.Walk(root, func(p string, info os.FileInfo, err error) error {
-		if err == nil && info.Name() == "mlcube.yaml" {
-			files = append(files, p)
+	for _, dir := range []string{root, filepath.Join(filepath.Dir(root), "cubes-1.0")} {
+		err := filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
+			if err == nil && info.Name() == "mlcube.yaml" {
+				files = append(files, p)
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
 		}
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
-	if len(files) < 12 {
-		t.Fatalf("found %d mlcube.yaml files under %s, want at least 12", len(files), root)
+	if len(files) < 14 {
+		t.Fatalf("found %d mlcube.yaml files under %s and cubes-1.0 beside it, want at least 14", len(files), root)
 	}
 	for _, f := range files {
-		rel, _ := filepath.Rel(root, f)
+		rel, _ := filepath.Rel(filepath.Dir(root), f)
 		for _, backend := range backendNames {
 			t.Run(backend+"/"+rel, func(t *testing.T) {
 				out, stderr, code := compileArgs(t, "mlcube-compile", "--backend", backend, "--mlcube", f)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -98,7 +99,8 @@ func cubeArg(t *testing.T, dir string) string {
 	return dir
 }
 
-// taskNames lists the tasks of a cube file, as --task takes them.
+// taskNames lists the tasks of a cube file, as --task takes them: their
+// names, or the run files of the MLCube 1.0 layout.
 func taskNames(t *testing.T, cube string) []string {
 	if info, err := os.Stat(cube); err == nil && info.IsDir() {
 		cube = filepath.Join(cube, "mlcube.yaml")
@@ -111,17 +113,38 @@ func taskNames(t *testing.T, cube string) []string {
 		return nil
 	}
 	var doc struct {
-		Tasks map[string]any `json:"tasks"`
+		SchemaType string `json:"schema_type"`
+		Tasks      any    `json:"tasks"`
 	}
 	if yaml.Unmarshal(data, &doc) != nil {
 		return nil
 	}
+	if doc.SchemaType == "mlcube_root" {
+		return runFiles(t, filepath.Dir(cube))
+	}
+	tasks, _ := doc.Tasks.(map[string]any)
 	var names []string
-	for name := range doc.Tasks {
+	for name := range tasks {
 		names = append(names, name)
 	}
 	slices.Sort(names)
 	return names
+}
+
+// runFiles lists the run files of a cube in the MLCube 1.0 layout, which
+// --task takes each as a task.
+func runFiles(t *testing.T, dir string) []string {
+	var files []string
+	err := filepath.WalkDir(filepath.Join(dir, "run"), func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".yaml") {
+			files = append(files, p)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatalf("%s: %v", dir, err)
+	}
+	return files
 }
 
 // readRefusals reads REFUSED.tsv: folder, a substring of the refusal's

@@ -13,8 +13,9 @@ import (
 )
 
 // containerArgs builds the command and arguments the MLCube runners use:
-// the task name first unless the task has an entrypoint, then one
-// --param=path per parameter, then the step's own args.
+// the task name first unless the task has an entrypoint (or is a run file
+// of the mlcube_k8s runner, which passes none), then one --param=path per
+// parameter, then the step's own args.
 func (lw *lowering) containerArgs(st *spec.Step) ([]string, []ir.Arg, []ir.Mount, graph.IO) {
 	var command []string
 	var args []ir.Arg
@@ -27,6 +28,8 @@ func (lw *lowering) containerArgs(st *spec.Step) ([]string, []ir.Arg, []ir.Mount
 		command, _ = spec.SplitWords(t.Entrypoint) // check reports an error
 	case !st.Cube.Legacy:
 		args = append(args, ir.Arg{Value: ir.Lit(t.Name)})
+	case t.InvokeName != "":
+		args = append(args, ir.Arg{Value: ir.Lit(t.InvokeName)})
 	}
 	mounts := map[string]string{}
 	var io graph.IO

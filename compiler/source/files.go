@@ -45,6 +45,10 @@ func (disk) Stat(name string) (fs.FileInfo, error) { return os.Stat(name) }
 // Stat describes the file at path.
 func (fl *Files) Stat(path string) (fs.FileInfo, error) { return fs.Stat(fl.fsys, path) }
 
+// WalkDir walks the folder at path and everything under it, as
+// fs.WalkDir does.
+func (fl *Files) WalkDir(path string, fn fs.WalkDirFunc) error { return fs.WalkDir(fl.fsys, path, fn) }
+
 // Missing reports, at at, that path cannot be read; nil when it exists.
 func (fl *Files) Missing(path string, at diag.Loc) diag.Diagnostics {
 	if _, err := fl.Stat(path); err != nil {

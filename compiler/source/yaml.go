@@ -23,6 +23,12 @@ func Flag(name string) diag.Loc { return diag.At(diag.Pos{}).Field(name) }
 // one mapping, no duplicate keys, no engine template syntax. YAML the
 // decoder refuses is explained by findSlip where it can be.
 func ParseYAML(path string, via diag.Loc, src []byte) (*ast.File, diag.Diagnostics) {
+	return parseYAML(path, via, src, false)
+}
+
+// parseYAML is ParseYAML; with keepLast, a key written twice in one
+// mapping keeps its last value, with a warning, as ReadYAMLKeepLast says.
+func parseYAML(path string, via diag.Loc, src []byte, keepLast bool) (*ast.File, diag.Diagnostics) {
 	whole := via.At(diag.Pos{File: path})
 	top := via.At(diag.Pos{File: path, Line: 1, Col: 1})
 	fail := func(at diag.Loc, msg string) (*ast.File, diag.Diagnostics) {
@@ -55,10 +61,14 @@ func ParseYAML(path string, via diag.Loc, src []byte) (*ast.File, diag.Diagnosti
 	case !isMapping(f):
 		return fail(top, "want a YAML mapping at the top of the file")
 	}
+	var dropped diag.Diagnostics
+	if keepLast {
+		f.Decls, dropped = dropEarlierKeys(f.Decls, diag.Loc{})
+	}
 	if diags := CheckTree(f); diags != nil {
 		return nil, diags
 	}
-	return f, nil
+	return f, dropped
 }
 
 // normalizeNewlines turns CRLF and lone CR line breaks, both line breaks

@@ -62,8 +62,8 @@ func (l *loader) cube(path string, via diag.Loc) *Cube {
 		c, diags = decodeContainerConfig(l.sc, f)
 		l.add(diags)
 	} else if source.TopLevelString(f, "schema_type") == "mlcube_root" {
-		image := l.legacyImage(filepath.Join(filepath.Dir(file), legacyPlatformFile))
-		c = l.legacyRoot(f, image, nil)
+		docker := l.legacyDocker(filepath.Join(filepath.Dir(file), legacyPlatformFile))
+		c = l.legacyRoot(f, docker, nil)
 	} else {
 		var diags diag.Diagnostics
 		c, diags = decodeCube(l.sc, f)
@@ -73,29 +73,29 @@ func (l *loader) cube(path string, via diag.Loc) *Cube {
 	return c
 }
 
-// legacyRoot reads a legacy root file with the image given, and its
-// invoke files or invoke alone.
-func (l *loader) legacyRoot(f *ast.File, image string, invoke *ast.File) *Cube {
+// legacyRoot reads a legacy root file with what its docker platform file
+// gives, and its run files or invoke alone.
+func (l *loader) legacyRoot(f *ast.File, docker *legacyDocker, invoke *ast.File) *Cube {
 	if f == nil {
 		return nil
 	}
-	c, diags := decodeLegacyRoot(l.sc, l.files, f, image, invoke)
+	c, diags := decodeLegacyRoot(l.sc, l.files, f, docker, invoke)
 	l.add(diags)
 	return c
 }
 
-// legacyImage reads the image of a legacy docker platform file, if there is one.
-func (l *loader) legacyImage(file string) string {
+// legacyDocker reads a legacy docker platform file, if there is one.
+func (l *loader) legacyDocker(file string) *legacyDocker {
 	if _, err := l.files.Stat(file); err != nil {
-		return ""
+		return nil
 	}
 	f := l.readYAML(file, source.Flag("--mlcube"))
 	if f == nil {
-		return ""
+		return nil
 	}
-	image, diags := decodeLegacyPlatform(l.sc, f)
+	docker, diags := decodeLegacyPlatform(l.sc, f)
 	l.add(diags)
-	return image
+	return docker
 }
 
 // pipelineBeside reports, as an error at via, a cube file that is not

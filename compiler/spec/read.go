@@ -20,7 +20,7 @@ func Read(sc *schema.Context, files *source.Files, mlcube, platform, task string
 		mlcube = "."
 	}
 	l := newLoader(sc, files)
-	plat, legacyImage := l.platform(platform)
+	plat, docker := l.platform(platform)
 	loadCube := func(invoke *ast.File) *Cube {
 		if mlcube == "." && l.noCubeHere(task) {
 			return nil
@@ -31,11 +31,9 @@ func Read(sc *schema.Context, files *source.Files, mlcube, platform, task string
 		c := l.cube(mlcube, source.Flag("--mlcube"))
 		if c != nil && c.Legacy && invoke != nil {
 			root := l.readYAML(c.File, source.Flag("--mlcube"))
-			c = l.legacyRoot(root, c.Image, invoke)
+			c = l.legacyRoot(root, legacyDockerOf(c), invoke)
 		}
-		if c != nil && legacyImage != "" {
-			c.Image = legacyImage
-		}
+		docker.apply(c)
 		return c
 	}
 	p := l.pipeline(task, loadCube)
@@ -60,20 +58,20 @@ func (l *loader) noCubeHere(task string) bool {
 	return true
 }
 
-// platform reads the --platform file, ours or a legacy docker one, whose
-// image is returned instead.
-func (l *loader) platform(file string) (*Platform, string) {
+// platform reads the --platform file, ours or a legacy docker one, which
+// is returned apart.
+func (l *loader) platform(file string) (*Platform, *legacyDocker) {
 	plat := &Platform{}
 	if file == "" {
-		return plat, ""
+		return plat, nil
 	}
 	f := l.readYAML(file, source.Flag("--platform"))
 	switch {
 	case f == nil:
-	case source.TopLevelString(f, "schema_type") == "mlcube_platform":
-		image, diags := decodeLegacyPlatform(l.sc, f)
+	case IsLegacyPlatform(f):
+		docker, diags := decodeLegacyPlatform(l.sc, f)
 		l.add(diags)
-		return plat, image
+		return plat, docker
 	default:
 		p, diags := decodePlatform(l.sc, f)
 		l.add(diags)
@@ -81,7 +79,7 @@ func (l *loader) platform(file string) (*Platform, string) {
 			plat = p
 		}
 	}
-	return plat, ""
+	return plat, nil
 }
 
 // pipeline reads what --task names: nothing (every task of the cube), a
@@ -108,7 +106,7 @@ func (l *loader) pipeline(task string, loadCube func(invoke *ast.File) *Cube) *P
 		l.errorf(source.Flag("--task").At(diag.Pos{File: task}), "is a folder, want a pipeline file or a task name; %s", hint)
 		return nil
 	}
-	f := l.readYAML(task, source.Flag("--task"))
+	f := l.readTaskFile(task)
 	if f == nil {
 		return nil
 	}
@@ -126,6 +124,20 @@ func (l *loader) pipeline(task string, loadCube func(invoke *ast.File) *Cube) *P
 	}
 	l.errorf(top.Field("--task"), "neither a pipeline file (with steps:) nor an MLCube invoke file (with schema_type: mlcube_invoke)")
 	return nil
+}
+
+// readTaskFile reads the --task file: a 1.0 run file as MLCube 1.0 reads
+// it, where a key written twice keeps its last value
+// (source.ReadYAMLKeepLast), any other file as every spec is read.
+func (l *loader) readTaskFile(task string) *ast.File {
+	for _, k := range l.files.RawTopLevel(task) {
+		if k.Name == "schema_type" && k.Value == "mlcube_invoke" {
+			f, diags := l.files.ReadYAMLKeepLast(task, source.Flag("--task"))
+			l.add(diags)
+			return f
+		}
+	}
+	return l.readYAML(task, source.Flag("--task"))
 }
 
 // isTaskName tells a task name given to --task from a file: it is not a
@@ -147,17 +159,22 @@ func (l *loader) taskList(c *Cube, list string) *Pipeline {
 		return nil
 	}
 	at := diag.At(diag.Pos{File: c.File, Line: 1, Col: 1}).Field("--task")
-	byName := map[string]*Step{}
-	for _, st := range p.Steps {
+	steps, byName := p.Steps, map[string]*Step{}
+	for _, st := range steps {
 		byName[st.Name] = st
 	}
 	p.Steps = nil
 	for _, name := range strings.Split(list, ",") {
 		name = strings.TrimSpace(name)
-		st := byName[name]
+		st, runs := byName[name], ""
+		if st == nil {
+			st, runs = runOf(steps, name)
+		}
 		switch {
 		case name == "":
 			l.errorf(at, "%q: an empty task name; list tasks as a,b,c", list)
+		case runs != "":
+			l.errorf(at, "%q is the task of several run files of cube %q: %s; give --task one of those names or files", name, c.Name, runs)
 		case st == nil:
 			tasks := c.TaskNames()
 			l.errorf(at, "%q is neither a file nor a task of cube %q (tasks: %s)%s", name, c.Name, strings.Join(slices.Sorted(slices.Values(tasks)), ", "), diag.Suggest(name, tasks))
@@ -177,6 +194,26 @@ func (l *loader) taskList(c *Cube, list string) *Pipeline {
 		p.Tasks = InOrder
 	}
 	return p
+}
+
+// runOf is the step of the one run file of a 1.0 cube that runs the task
+// name as its task_name (a step named otherwise, because several run files
+// run that task); when several do, nil and their names and files.
+func runOf(steps []*Step, name string) (*Step, string) {
+	var runs []*Step
+	for _, st := range steps {
+		if st.Task.InvokeName == name && st.Name != name {
+			runs = append(runs, st)
+		}
+	}
+	if len(runs) == 1 {
+		return runs[0], ""
+	}
+	var names []string
+	for _, st := range runs {
+		names = append(names, st.Name+" ("+st.Task.File+")")
+	}
+	return nil, strings.Join(names, ", ")
 }
 
 // cubePipeline makes the pipeline that runs every task of a cube. Each

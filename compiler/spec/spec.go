@@ -20,7 +20,7 @@ type Cube struct {
 	Env              []EnvVar
 	K8s              K8sRunner
 	Tasks            []*Task
-	// Legacy marks the 1.0 layout, whose runner passes no task name.
+	// Legacy marks the 1.0 layout: its tasks are run files.
 	Legacy bool
 	// Container marks a MedPerf container_config.yaml, whose tasks mount
 	// each volume at its mount path and take no --name=path arguments.
@@ -58,7 +58,14 @@ type Task struct {
 	Name string
 	// Loc is where the task is written: its key in the cube, or the
 	// task_name of a legacy invoke file.
-	Loc        diag.Loc
+	Loc diag.Loc
+	// File is the run file a task of the 1.0 layout was read from.
+	File string
+	// InvokeName is the task_name of a 1.0 run file for MLCube 1.0's
+	// docker runner, which passes it first (docker_run.py); empty for a
+	// 2.0 cube, which passes the task's name, and for the mlcube_k8s
+	// runner's run files, which pass none.
+	InvokeName string
 	Entrypoint string
 	Inputs     []*Param
 	Outputs    []*Param
