@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -57,6 +58,14 @@ func TestMLCube10Layout(t *testing.T) {
 		}
 		if got := templateArgs(t, out)["hello"]; got != wantHello {
 			t.Errorf("%v: hello runs %q, want %q", args, got, wantHello)
+		}
+	}
+	// The same arguments on every backend, in the same order.
+	helloArgs := regexp.MustCompile(`- hello\s+- --name=/mnt/mlcube/names/alice\.txt\s+- --chat=/mnt/mlcube/chats/chat_with_alice\.txt\n`)
+	for _, backend := range backendNames {
+		out, stderr, code := compileArgs(t, "mlcube-compile", "--backend", backend, "--mlcube", hello, "--task", "hello")
+		if code != 0 || !helloArgs.MatchString(out) || !strings.Contains(out, "image: mlperf/mlbox_hello_world:0.0.1") {
+			t.Errorf("%s: exit %d, %s; want hello's arguments and image in\n%s", backend, code, stderr, out)
 		}
 	}
 	out, stderr, code := compileArgs(t, "mlcube-compile", "--mlcube", hello)

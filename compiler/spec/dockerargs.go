@@ -13,7 +13,7 @@ import (
 
 // DockerEffects is what docker run flags mean on Kubernetes.
 type DockerEffects struct {
-	GPUs    *int // from --gpus=N; nil for "all" or when absent
+	GPUs    *int // from --gpus; nil for all, for named devices, or when absent
 	ShmSize string
 	CPU     string
 	Memory  string
@@ -77,14 +77,11 @@ func isGPUFlag(flag, value string) bool {
 func mapDockerFlag(fx *DockerEffects, flag, value string, a DockerArgs) (known bool, problem string) {
 	switch flag {
 	case "--gpus":
-		if value == "all" || strings.HasPrefix(value, "device=") || strings.HasPrefix(value, `"device=`) {
-			return true, ""
+		n, err := dockerGPUs(value)
+		if err != nil {
+			return true, fmt.Sprintf("--gpus=%s: %v (docker's own words)", value, err)
 		}
-		n, err := strconv.Atoi(value)
-		if err != nil || n < 0 {
-			return true, fmt.Sprintf("--gpus=%s: want all or a number of GPUs", value)
-		}
-		fx.GPUs = &n
+		fx.GPUs = n
 	case "--shm-size":
 		q, err := dockerSize(value)
 		if err != nil {
@@ -92,10 +89,11 @@ func mapDockerFlag(fx *DockerEffects, flag, value string, a DockerArgs) (known b
 		}
 		fx.ShmSize = q
 	case "--cpus":
-		if !NonNegativeQuantity(value) {
-			return true, fmt.Sprintf("--cpus=%s: want a number of CPUs such as 2 or 0.5", value)
+		q, err := dockerCPUs(value)
+		if err != nil {
+			return true, fmt.Sprintf("--cpus=%s: %v; docker takes a number of CPUs such as 2, 0.5 or 3/2", value, err)
 		}
-		fx.CPU = value
+		fx.CPU = q
 	case "-m", "--memory":
 		q, err := dockerSize(value)
 		if err != nil {
