@@ -60,11 +60,15 @@ func Classify(path string) FileKind {
 	return classifyTree(f)
 }
 
+// CompactCubeFile is the compact form of an MLCube 1.0 cube, which lint
+// reads although its name starts with a dot.
+const CompactCubeFile = source.CompactCubeFile
+
 // classifyName tells a spec by its file name without the extension;
 // NotASpec when the name does not tell.
 func classifyName(base string) FileKind {
 	switch {
-	case base == "mlcube", strings.HasPrefix(base, "container_config"):
+	case base == "mlcube", base+".yaml" == CompactCubeFile, strings.HasPrefix(base, "container_config"):
 		return CubeFile
 	case base == "platform":
 		return PlatformFile

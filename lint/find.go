@@ -26,8 +26,8 @@ type fileSet struct {
 // find walks the paths and classifies every YAML file: by name, by
 // the --platform and --task globs, then by content (a file that does not
 // parse, by the keys its lines show); the YAML files that are none of
-// ours are kept as skipped. Hidden files and folders, and those
-// --exclude matches, are skipped; symbolic links to files are followed.
+// ours are kept as skipped. Hidden files and folders (but a compact
+// cube's .mlcube.yaml), and those --exclude matches, are skipped; symbolic links to files are followed.
 func find(paths []string, opts Options) (*fileSet, error) {
 	set := &fileSet{files: map[string]compiler.FileKind{}}
 	excluded := func(path string) bool {
@@ -59,7 +59,8 @@ func find(paths []string, opts Options) (*fileSet, error) {
 			continue
 		}
 		err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-			skipped := path != root && (d.Name()[0] == '.' || excluded(path))
+			hidden := d.Name()[0] == '.' && (d.IsDir() || d.Name() != compiler.CompactCubeFile)
+			skipped := path != root && (hidden || excluded(path))
 			switch {
 			case err != nil:
 				return err

@@ -28,6 +28,7 @@ const (
 	LegacyPlatform Kind = "#LegacyPlatform"
 	LegacyInvoke   Kind = "#LegacyInvoke"
 	LegacyTask     Kind = "#LegacyTask"
+	CompactRoot    Kind = "#CompactRoot"
 	Platform       Kind = "#Platform"
 	Pipeline       Kind = "#Pipeline"
 	Values         Kind = "#Values"

@@ -207,3 +207,43 @@ func TestSharedCubes10Lint(t *testing.T) {
 		t.Fatalf("exit %d: %s%s", code, out, stderr)
 	}
 }
+
+// TestMLCubeCompactLayout compiles a compact .mlcube.yaml as MLCube 1.0
+// unpacks it (CompactMLCube in mlcube_metadata.py) and its docker runner
+// then runs it: each run is a step named after it, passing the task's
+// name and the bindings, sorted as the run file PyYAML writes; a binding
+// that names no parameter is dropped with a warning, and a second run of
+// one name is refused.
+func TestMLCubeCompactLayout(t *testing.T) {
+	rnn := filepath.Join(realCubesDir, "mlcommons__training__rnn_speech_recognition-mlcube-compact")
+	out, stderr, code := compileArgs(t, "mlcube-compile", "--mlcube", rnn)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	want := "mlcommons/train_rnn_speech_recognition:0.0.1 train --data_dir=/mnt/mlcube/data/LibriSpeech --parameters_file=/mnt/mlcube/parameters.yaml --output_dir=/mnt/mlcube/output"
+	if got := templateArgs(t, out)["train"]; got != want {
+		t.Errorf("train runs %q, want %q", got, want)
+	}
+	if deps := dagOrder(t, out); deps["preprocess-data"] != "download-data" || deps["train"] != "preprocess-data" {
+		t.Errorf("order %v, want download_data, preprocess_data, train", deps)
+	}
+	if _, stderr, code = compileArgs(t, "mlcube-compile", "--backend", "job", "--mlcube", rnn, "--task", "preprocess_data"); code != 0 {
+		t.Errorf("--task preprocess_data: exit %d: %s", code, stderr)
+	}
+	dir := writeFiles(t, map[string]string{
+		".mlcube.yaml":          "name: c\ntasks:\n  t:\n    parameters:\n      - {name: data, type: directory, io: input}\n    tasks:\n      a: {data: $WORKSPACE/d, extra: $WORKSPACE/x}\n  u:\n    parameters: []\n    tasks:\n      a: {}\n",
+		"platforms/docker.yaml": "schema_type: mlcube_platform\ncontainer: {image: a/b:1}\n",
+	})
+	_, stderr, code = compileArgs(t, "mlcube-compile", "--mlcube", dir)
+	for _, want := range []string{
+		`.mlcube.yaml:7:31: warning: tasks.t.tasks.a.extra: task "t" has no parameter "extra", so MLCube 1.0 drops this binding`,
+		`.mlcube.yaml:11:7: tasks.u.tasks.a: a second run named "a"`,
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	if code == 0 {
+		t.Error("a second run of one name compiled")
+	}
+}

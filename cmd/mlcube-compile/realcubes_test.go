@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -103,9 +104,11 @@ func cubeArg(t *testing.T, dir string) string {
 // names, or the run files of the MLCube 1.0 layout.
 func taskNames(t *testing.T, cube string) []string {
 	if info, err := os.Stat(cube); err == nil && info.IsDir() {
-		cube = filepath.Join(cube, "mlcube.yaml")
-		if _, err := os.Stat(cube); err != nil {
-			cube = filepath.Join(filepath.Dir(cube), "container_config.yaml")
+		for _, name := range []string{"mlcube.yaml", ".mlcube.yaml", "container_config.yaml"} {
+			if _, err := os.Stat(filepath.Join(cube, name)); err == nil {
+				cube = filepath.Join(cube, name)
+				break
+			}
 		}
 	}
 	data, err := os.ReadFile(cube)
@@ -123,6 +126,15 @@ func taskNames(t *testing.T, cube string) []string {
 		return runFiles(t, filepath.Dir(cube))
 	}
 	tasks, _ := doc.Tasks.(map[string]any)
+	if filepath.Base(cube) == ".mlcube.yaml" {
+		// The compact layout: each task's runs are the steps.
+		runs := map[string]any{}
+		for _, task := range tasks {
+			r, _ := task.(map[string]any)["tasks"].(map[string]any)
+			maps.Copy(runs, r)
+		}
+		tasks = runs
+	}
 	var names []string
 	for name := range tasks {
 		names = append(names, name)

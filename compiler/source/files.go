@@ -57,17 +57,24 @@ func (fl *Files) Missing(path string, at diag.Loc) diag.Diagnostics {
 	return nil
 }
 
+// CompactCubeFile is the compact form of an MLCube 1.0 cube, which
+// MLCube 1.0 unpacks into mlcube.yaml, tasks/ and run/ when the folder has
+// no mlcube.yaml (CompactMLCube in mlcube_metadata.py).
+const CompactCubeFile = ".mlcube.yaml"
+
 // CubeFile turns a --mlcube argument, a folder or a file, into the file:
-// a folder's mlcube.yaml, or its MedPerf container_config.yaml when it
-// has no mlcube.yaml.
+// a folder's mlcube.yaml, else its compact .mlcube.yaml, else its MedPerf
+// container_config.yaml.
 func (fl *Files) CubeFile(path string) string {
 	if info, err := fl.Stat(path); err != nil || !info.IsDir() {
 		return path
 	}
 	cube := filepath.Join(path, "mlcube.yaml")
 	if _, err := fl.Stat(cube); err != nil {
-		if _, err := fl.Stat(filepath.Join(path, ContainerConfigFile)); err == nil {
-			return filepath.Join(path, ContainerConfigFile)
+		for _, other := range []string{CompactCubeFile, ContainerConfigFile} {
+			if _, err := fl.Stat(filepath.Join(path, other)); err == nil {
+				return filepath.Join(path, other)
+			}
 		}
 	}
 	return cube

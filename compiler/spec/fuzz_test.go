@@ -39,6 +39,10 @@ func fuzzSpec(t *testing.T, sc *schema.Context, src []byte) {
 		func(f *ast.File) diag.Diagnostics { _, diags := decodePlatform(sc, f); return diags },
 		func(f *ast.File) diag.Diagnostics { _, diags := decodeLegacyPlatform(sc, f); return diags },
 		func(f *ast.File) diag.Diagnostics {
+			_, diags := decodeCompactRoot(sc, source.New(nil), f, nil)
+			return diags
+		},
+		func(f *ast.File) diag.Diagnostics {
 			l := newLoader(sc, source.New(nil))
 			l.decodePipeline(f, func() *Cube { return nil })
 			return l.diags

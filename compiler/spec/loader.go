@@ -64,6 +64,10 @@ func (l *loader) cube(path string, via diag.Loc) *Cube {
 	} else if source.TopLevelString(f, "schema_type") == "mlcube_root" {
 		docker := l.legacyDocker(filepath.Join(filepath.Dir(file), legacyPlatformFile))
 		c = l.legacyRoot(f, docker, nil)
+	} else if filepath.Base(file) == source.CompactCubeFile {
+		var diags diag.Diagnostics
+		c, diags = decodeCompactRoot(l.sc, l.files, f, l.legacyDocker(filepath.Join(filepath.Dir(file), legacyPlatformFile)))
+		l.add(diags)
 	} else {
 		var diags diag.Diagnostics
 		c, diags = decodeCube(l.sc, f)
