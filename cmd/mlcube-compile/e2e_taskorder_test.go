@@ -51,9 +51,8 @@ func TestE2EArgoCubeTasksKeepTheFileOrder(t *testing.T) {
 }
 
 // runOnRealNode writes one spec file into a folder of the given name (a
-// MedPerf container is named by its folder), compiles it for Argo with the
-// real node's platform and args, runs it as NAME on the real node, and
-// returns the run once it Succeeded.
+// MedPerf container is named by its folder) and runs it as
+// runCubeOnRealNode does.
 func (c *cluster) runOnRealNode(t *testing.T, name, folder, file, content string, args ...string) (*realRun, *wfv1.Workflow) {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), folder)
@@ -63,6 +62,14 @@ func (c *cluster) runOnRealNode(t *testing.T, name, folder, file, content string
 	if err := os.WriteFile(filepath.Join(dir, file), []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	return c.runCubeOnRealNode(t, name, dir, args...)
+}
+
+// runCubeOnRealNode compiles the cube in dir for Argo with the real
+// node's platform and args, runs it as NAME on the real node, and returns
+// the run once it Succeeded.
+func (c *cluster) runCubeOnRealNode(t *testing.T, name, dir string, args ...string) (*realRun, *wfv1.Workflow) {
+	t.Helper()
 	compile := append([]string{"mlcube-compile", "--backend", "argo", "--mlcube", dir, "--platform", realNodePlatform(t, "", realImage)}, args...)
 	out, stderr, code := compileArgs(t, compile...)
 	if code != 0 {

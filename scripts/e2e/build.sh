@@ -57,8 +57,10 @@ from_cache() {
   built_from=$SECONDS
 }
 
-# store NAME VERSION RECIPE FILE: moves a binary just built into the
-# cache (whole, or not at all: another build may be reading it) and links it.
+# store NAME VERSION RECIPE FILE [SECONDS]: moves a binary just built into
+# the cache (whole, or not at all: another build may be reading it) and
+# links it; SECONDS is how long its build took (one go build may make
+# several), by default the time since the last binary.
 store() {
   local d
   d=$(entry "$1" "$2" "$3")
@@ -67,7 +69,7 @@ store() {
   mv -T "$d.part.$$" "$d" 2>/dev/null || rm -rf "$d.part.$$"
   [ -x "$d/$1" ] || { log "$1 $2: could not be stored in $d"; exit 1; }
   ln -sfn "$d/$1" "$E2E_BIN/$1"
-  log "$1 $2: built in $((SECONDS - built_from))s ($3)"
+  log "$1 $2: built in ${5:-$((SECONDS - built_from))}s ($3)"
   built_from=$SECONDS
 }
 
@@ -87,36 +89,36 @@ go_build() {
   (cd "$src" && go build -trimpath -gcflags="$GCFLAGS" "$@" -o "$out" "$pkg")
 }
 
-# pkg NAME: the package build_kubernetes builds NAME from.
-pkg() { if [ "$1" = etcd ]; then echo go.etcd.io/etcd/server/v3; else echo "./cmd/$1"; fi; }
+# go_build_into SRC DIR [go build flags...] PKG...: builds the packages of
+# the module SRC into DIR with one go build, which keeps both cores busy
+# (each link beside other packages' compiles) and compiles every package
+# they share once.
+go_build_into() {
+  local src=$1 dir=$2
+  shift 2
+  mkdir -p "$dir"
+  (cd "$src" && go build -trimpath -gcflags="$GCFLAGS" -o "$dir/" "$@")
+}
 
-# The real node runs kubelet and kube-proxy beside the control plane.
-KUBE_BINARIES="kube-apiserver kube-controller-manager kube-scheduler kubectl kubelet kube-proxy"
-build_kubernetes() {
-  local v=$KUBERNETES_VERSION n r missing=()
-  r=$(recipe "$(declare -f build_kubernetes module_copy go_build pkg)" "$v" "$KUBE_STAGING_VERSION" "$ETCD_VERSION" "$LDFLAGS" "$GCFLAGS")
-  for n in $KUBE_BINARIES; do from_cache "$n" "$v" "$r" || missing+=("$n"); done
-  from_cache etcd "$ETCD_VERSION" "$r" || missing+=(etcd)
-  [ ${#missing[@]} -gt 0 ] || return 0
-  log "building ${missing[*]} from kubernetes $v (about 7 minutes cold on 2 cores)"
-  local src=$work/kubernetes-$v
-  module_copy k8s.io/kubernetes "$v" "$src"
-  # The module zip has no staging/ tree: take each staging module from the proxy.
-  sed -i -E "s#^(\s*k8s\.io/[a-z0-9-]+) => \./staging/src/k8s\.io/[a-z0-9-]+#\1 => \1 $KUBE_STAGING_VERSION#" "$src/go.mod"
-  # etcd is built from the etcd server module that Kubernetes itself pins.
-  grep -q "go.etcd.io/etcd/server/v3 $ETCD_VERSION" "$src/go.mod" || { log "kubernetes $v does not pin etcd $ETCD_VERSION"; exit 1; }
-  # kubectl version and the API server's /version parse these.
-  local ldflags=$LDFLAGS p minor
+# exe_name PKG: the name go build gives the binary of PKG (the last
+# element of its path, or the one before a major version: .../server/v3
+# makes server).
+exe_name() {
+  local b=${1##*/}
+  if [[ $b =~ ^v[0-9]+$ ]]; then b=${1%/*}; b=${b##*/}; fi
+  echo "$b"
+}
+
+# kube_ldflags: what kubectl version and the API server's /version report,
+# set at link time as Kubernetes' own build does.
+kube_ldflags() {
+  local v=$KUBERNETES_VERSION p minor flags=""
   minor=$(echo "$v" | cut -d. -f2)
   for p in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
-    ldflags+=" -X $p.gitVersion=$v -X $p.gitMajor=1 -X $p.gitMinor=$minor"
-    ldflags+=" -X $p.gitTreeState=clean -X $p.buildDate=1970-01-01T00:00:00Z"
+    flags+=" -X $p.gitVersion=$v -X $p.gitMajor=1 -X $p.gitMinor=$minor"
+    flags+=" -X $p.gitTreeState=clean -X $p.buildDate=1970-01-01T00:00:00Z"
   done
-  for n in "${missing[@]}"; do
-    go_build "$src" "$work/$n" "$(pkg "$n")" -ldflags "$ldflags"
-    if [ "$n" = etcd ]; then store etcd "$ETCD_VERSION" "$r" "$work/$n"; else store "$n" "$v" "$r" "$work/$n"; fi
-  done
-  rm -rf "$src"
+  echo "$flags"
 }
 
 # patch_line FILE FROM TO: replaces the line of FILE that holds FROM
@@ -197,20 +199,29 @@ replace_text() {
   FROM=$2 TO=$3 perl -i -pe 's/\Q$ENV{FROM}\E/$ENV{TO}/g' "$1"
 }
 
-# The operators: Tekton's binaries, Kueue, mpi-operator, KWOK and CoreDNS,
-# built together from one module (operators/go.mod beside this script,
-# which requires each at its version of versions.sh), so that the
-# libraries they share (client-go, apimachinery, controller-runtime,
-# knative, gRPC, the cloud SDKs) compile once: built apart, from their own
-# modules, they compiled about 4,900 packages, together 2,600. Go's
-# minimal version selection gives each the newest version of a library
-# that any of them asks for (k8s.io v0.36, controller-runtime v0.24; the
-# e2e suite is what says they still behave: docs/e2e.md). The binaries
-# are static (CGO_ENABLED=0): Tekton's run in pods, and one setting
-# keeps every package compiled once.
+# The cluster's servers and operators: Kubernetes' own binaries, etcd,
+# Tekton's binaries, Kueue, mpi-operator, KWOK and CoreDNS, built together
+# from one module (operators/go.mod beside this script, which requires each
+# at its version of versions.sh), so that the libraries they share
+# (Kubernetes' staging modules, client-go, controller-runtime, knative,
+# gRPC, etcd's client, the cloud SDKs) compile once: the Kubernetes
+# binaries alone compile 2,570 packages and the operators 2,760, together
+# 4,060. Go's minimal version selection gives each the newest version of a
+# library that any of them asks for (k8s.io v0.36, controller-runtime
+# v0.24; the e2e suite is what says they still behave: docs/e2e.md), which
+# is why the cluster runs the Kubernetes release whose staging modules the
+# operators need. The binaries are static (CGO_ENABLED=0, as Kubernetes'
+# own release builds them): Tekton's run in pods, and one setting keeps
+# every package compiled once.
 #
-# OPERATOR_BINARIES: NAME PACKAGE MODULE VERSION-VARIABLE, one a line.
 OPERATOR_BINARIES="
+kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes KUBERNETES_VERSION
+kube-controller-manager k8s.io/kubernetes/cmd/kube-controller-manager k8s.io/kubernetes KUBERNETES_VERSION
+kube-scheduler k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes KUBERNETES_VERSION
+kubectl k8s.io/kubernetes/cmd/kubectl k8s.io/kubernetes KUBERNETES_VERSION
+kubelet k8s.io/kubernetes/cmd/kubelet k8s.io/kubernetes KUBERNETES_VERSION
+kube-proxy k8s.io/kubernetes/cmd/kube-proxy k8s.io/kubernetes KUBERNETES_VERSION
+etcd go.etcd.io/etcd/server/v3 go.etcd.io/etcd/server/v3 ETCD_VERSION
 tekton-controller github.com/tektoncd/pipeline/cmd/controller github.com/tektoncd/pipeline TEKTON_VERSION
 tekton-webhook github.com/tektoncd/pipeline/cmd/webhook github.com/tektoncd/pipeline TEKTON_VERSION
 tekton-entrypoint github.com/tektoncd/pipeline/cmd/entrypoint github.com/tektoncd/pipeline TEKTON_VERSION
@@ -282,20 +293,35 @@ operator_recipe() {
     [ "$mod" = "$1" ] && patch=$(declare -f "$fn" patch_line replace_text)
   done <<<"$OPERATOR_PATCHES"
   [ "$1" != github.com/coredns/coredns ] || patch+=" $COREDNS_PLUGINS"
-  recipe "$(declare -f build_operators module_copy go_build)" "$(cat "$here/operators/go.mod" "$here/operators/go.sum")" "$1" "$patch" "$LDFLAGS" "$GCFLAGS"
+  [ "$1" != k8s.io/kubernetes ] || patch+=" $(declare -f kube_ldflags)"
+  recipe "$(declare -f build_operators build_operator_group module_copy go_build_into exe_name)" "$(cat "$here/operators/go.mod" "$here/operators/go.sum")" "$1" "$patch" "$LDFLAGS" "$GCFLAGS"
+}
+
+# operators_pinned: fails unless operators/go.mod requires each module of
+# OPERATOR_BINARIES at its version of versions.sh, the staging modules at
+# Kubernetes' own, and etcd at the version Kubernetes pins.
+operators_pinned() {
+  local n pkg mod var mods=$here/operators/go.mod kube
+  while read -r n pkg mod var; do
+    [ -n "$n" ] || continue
+    grep -qE "^\s$mod ${!var}( |\$)" "$mods" || { log "operators/go.mod does not require $mod ${!var} (versions.sh): update it (go mod tidy there)"; exit 1; }
+  done <<<"$OPERATOR_BINARIES"
+  grep -qE "^\sk8s.io/api $KUBE_STAGING_VERSION( |\$)" "$mods" || { log "operators/go.mod does not require k8s.io/api $KUBE_STAGING_VERSION (versions.sh)"; exit 1; }
+  kube=$(go mod download -json "k8s.io/kubernetes@$KUBERNETES_VERSION" | sed -n 's/^\t"GoMod": "\(.*\)",$/\1/p')
+  grep -q "go.etcd.io/etcd/server/v3 $ETCD_VERSION" "$kube" || { log "kubernetes $KUBERNETES_VERSION does not pin etcd $ETCD_VERSION"; exit 1; }
 }
 
 build_operators() {
-  local n pkg mod var v r missing=()
+  local n pkg mod var v r missing=() kube=() others=()
+  operators_pinned
   while read -r n pkg mod var; do
     [ -n "$n" ] || continue
     v=${!var}
-    grep -qE "^\s$mod $v( |\$)" "$here/operators/go.mod" || { log "operators/go.mod does not require $mod $v (versions.sh): update it (go mod tidy there)"; exit 1; }
     r=$(operator_recipe "$mod")
-    from_cache "$n" "$v" "$r" || missing+=("$n $pkg $v $r")
+    from_cache "$n" "$v" "$r" && continue
+    if [ "$mod" = k8s.io/kubernetes ]; then kube+=("$n $pkg $v $r"); else others+=("$n $pkg $v $r"); fi
   done <<<"$OPERATOR_BINARIES"
-  [ ${#missing[@]} -gt 0 ] || return 0
-  log "building $(printf '%s\n' "${missing[@]}" | cut -d' ' -f1 | tr '\n' ' ')from one module (operators/go.mod)"
+  [ $((${#kube[@]} + ${#others[@]})) -gt 0 ] || return 0
   local src=$work/operators fn
   mkdir -p "$src"
   cp "$here/operators/go.mod" "$here/operators/go.sum" "$src/"
@@ -305,23 +331,37 @@ build_operators() {
     "$fn" "$src/patched/$mod"
     (cd "$src" && go mod edit -replace "$mod=./patched/$mod")
   done <<<"$OPERATOR_PATCHES"
-  for m in "${missing[@]}"; do
-    read -r n pkg v r <<<"$m"
-    CGO_ENABLED=0 go_build "$src" "$work/$n" "$pkg" -ldflags "$LDFLAGS"
-    store "$n" "$v" "$r" "$work/$n"
-  done
+  # Kubernetes' binaries first, with the link flags only they take; the
+  # others then find the packages they share in Go's build cache.
+  [ ${#kube[@]} -eq 0 ] || build_operator_group "$src" "$LDFLAGS $(kube_ldflags)" "${kube[@]}"
+  [ ${#others[@]} -eq 0 ] || build_operator_group "$src" "$LDFLAGS" "${others[@]}"
   rm -rf "$src"
 }
-# The two lanes of builds. One go build leaves a core idle while it links,
-# downloads modules or waits on one big package, so two lanes run at once
-# on a 2-core machine. Each lane keeps the binaries of one module together
-# (their packages compile once) and the lanes are about as long cold.
-lane_kubernetes() {
-  build_kubernetes
-  build_registry
+
+# build_operator_group SRC LDFLAGS "NAME PKG VERSION RECIPE"...: builds the
+# binaries with one go build and stores each.
+build_operator_group() {
+  local src=$1 ldflags=$2 n pkg v r pkgs=() names=()
+  shift 2
+  for m in "$@"; do read -r n pkg v r <<<"$m"; pkgs+=("$pkg"); names+=("$n"); done
+  log "building ${names[*]} with one go build (operators/go.mod)"
+  CGO_ENABLED=0 go_build_into "$src" "$work/out" -ldflags "$ldflags" "${pkgs[@]}"
+  local took=$((SECONDS - built_from))
+  for m in "$@"; do
+    read -r n pkg v r <<<"$m"
+    store "$n" "$v" "$r" "$work/out/$(exe_name "$pkg")" "$took"
+  done
 }
-lane_workflows() {
+# The two lanes of builds: the operators' module (most of the work), and
+# Argo's two releases, each from a copy of its own module (they pin
+# k8s.io v0.33, which nothing else shares), with the registry. One go
+# build leaves a core idle while it waits on one big package, so the two
+# run at once on a 2-core machine.
+lane_operators() {
   build_operators
+}
+lane_argo() {
+  build_registry
   # The v3.7 controller and executor keep their names; the 4.x ones end in 4.
   build_argoexec argoexec github.com/argoproj/argo-workflows/v3 "$ARGO_VERSION"
   build_patched workflow-controller github.com/argoproj/argo-workflows/v3 "$ARGO_VERSION" ./cmd/workflow-controller \
@@ -340,9 +380,9 @@ stop_jobs() { local p; for p in "${jobs_left[@]}"; do kill -- "-$p" 2>/dev/null 
 trap 'stop_jobs; rm -rf "$work"' EXIT
 trap 'exit 130' INT TERM
 set -m
-lane_kubernetes &
+lane_operators &
 jobs_left+=($!)
-lane_workflows &
+lane_argo &
 jobs_left+=($!)
 bash "$here/images.sh" rootfs &
 jobs_left+=($!)

@@ -2,9 +2,9 @@
 # Each binary is cached under $E2E_CACHE/bin/<name>-<version>-<recipe>/,
 # where <recipe> hashes the build steps and patches that make it
 # (build.sh): changing a version or a patch here rebuilds only that binary.
-KUBERNETES_VERSION=v1.35.4
-KUBE_STAGING_VERSION=v0.35.4
-ETCD_VERSION=v3.6.5
+KUBERNETES_VERSION=v1.36.3
+KUBE_STAGING_VERSION=v0.36.3
+ETCD_VERSION=v3.6.8
 KWOK_VERSION=v0.8.0
 # Argo: the suite runs against the v3.7 controller and again against the
 # 4.x one (run.sh), each with its own executor.
