@@ -184,6 +184,22 @@ func NamedFields(decls []ast.Decl, fn func(name string, field *ast.Field)) {
 	}
 }
 
+// KeepFields returns decls without the fields that keep refuses, given
+// each field with its name; other declarations, and fields whose label is
+// not a plain name, stay.
+func KeepFields(decls []ast.Decl, keep func(name string, field *ast.Field) bool) []ast.Decl {
+	kept := decls[:0:0]
+	for _, d := range decls {
+		if field, ok := d.(*ast.Field); ok {
+			if name, _, err := ast.LabelName(field.Label); err == nil && !keep(name, field) {
+				continue
+			}
+		}
+		kept = append(kept, d)
+	}
+	return kept
+}
+
 // manifest is Manifest of src's top-level keys, read only when src holds
 // an apiVersion key at all: most specs do not, and are not scanned twice.
 func manifest(src []byte) (kind RawKey, api string, ok bool) {

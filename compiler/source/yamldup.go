@@ -25,22 +25,15 @@ func dropEarlierKeys(decls []ast.Decl, loc diag.Loc) ([]ast.Decl, diag.Diagnosti
 	var diags diag.Diagnostics
 	last := map[string]*ast.Field{}
 	NamedFields(decls, func(name string, f *ast.Field) { last[name] = f })
-	kept := decls[:0:0]
-	for _, d := range decls {
-		f, ok := d.(*ast.Field)
-		if !ok {
-			kept = append(kept, d)
-			continue
-		}
-		name, _, err := ast.LabelName(f.Label)
-		if err == nil && last[name] != f {
+	kept := KeepFields(decls, func(name string, f *ast.Field) bool {
+		if last[name] != f {
 			at := loc.Field(name).At(PosOf(f.Pos()))
 			diags = append(diags, diag.Warnf(at, "written again at line %d; PyYAML, which reads this file for MLCube 1.0, keeps that one and drops this", last[name].Pos().Line()))
-			continue
+			return false
 		}
 		diags = append(diags, dropEarlierIn(f.Value, loc.Field(name))...)
-		kept = append(kept, d)
-	}
+		return true
+	})
 	return kept, diags
 }
 

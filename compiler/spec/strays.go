@@ -4,6 +4,7 @@ import (
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/ast"
 
+	"github.com/mlcube-compile/mlcube-compile/compiler/source"
 	"github.com/mlcube-compile/mlcube-compile/diag"
 	"github.com/mlcube-compile/mlcube-compile/schema"
 )
@@ -34,18 +35,7 @@ func (d *document) dropStrayKeys(sc *schema.Context, f *ast.File) diag.Diagnosti
 func (d *document) strays(sc *schema.Context, sv cue.Value, decls []ast.Decl, at diag.Loc, diags *diag.Diagnostics) []ast.Decl {
 	closed := closedStruct(sv)
 	names := structFields(sv)
-	kept := decls[:0:0]
-	for _, decl := range decls {
-		field, ok := decl.(*ast.Field)
-		if !ok {
-			kept = append(kept, decl)
-			continue
-		}
-		name, _, err := ast.LabelName(field.Label)
-		if err != nil {
-			kept = append(kept, decl)
-			continue
-		}
+	return source.KeepFields(decls, func(name string, field *ast.Field) bool {
 		child := schemaChild(sv, cue.Str(name))
 		if closed && !child.Exists() {
 			if near := diag.Nearest(name, names); near != "" {
@@ -53,12 +43,11 @@ func (d *document) strays(sc *schema.Context, sv cue.Value, decls []ast.Decl, at
 			} else {
 				*diags = append(*diags, diag.Warnf(at.Field(name), "%s", ignoredKey))
 			}
-			continue
+			return false
 		}
 		d.straysIn(sc, child, field.Value, at.Field(name), diags)
-		kept = append(kept, decl)
-	}
-	return kept
+		return true
+	})
 }
 
 // straysIn walks into a value: the fields of a mapping, the items of a
