@@ -123,6 +123,17 @@ func TestMLCube10RunFiles(t *testing.T) {
 	if code == 0 || !strings.Contains(stderr, `"train" is the task of several run files`) || !strings.Contains(stderr, "mnist_jax (") {
 		t.Errorf("--task train names two run files: exit %d: %s", code, stderr)
 	}
+	// MLCube 1.0 reads --task NAME as run/NAME.yaml, whatever task it runs.
+	dir := writeFiles(t, map[string]string{
+		"mlcube.yaml":           "schema_type: mlcube_root\nname: c\ntasks: [tasks/hello.yaml]\n",
+		"platforms/docker.yaml": "schema_type: mlcube_platform\ncontainer: {image: a/b:1}\n",
+		"tasks/hello.yaml":      "schema_type: mlcube_task\ninputs: [{name: name, type: file}]\n",
+		"run/alice.yaml":        "schema_type: mlcube_invoke\ntask_name: hello\ninput_binding: {name: $WORKSPACE/alice.txt}\n",
+	})
+	out, stderr, code = compileArgs(t, "mlcube-compile", "--backend", "job", "--mlcube", dir, "--task", "alice")
+	if code != 0 || !strings.Contains(out, "--name=/mnt/mlcube/alice.txt") {
+		t.Errorf("--task alice (run/alice.yaml): exit %d: %s", code, stderr)
+	}
 }
 
 func mapsEqual(a, b map[string]string) bool {

@@ -196,12 +196,18 @@ func (l *loader) taskList(c *Cube, list string) *Pipeline {
 	return p
 }
 
-// runOf is the step of the one run file of a 1.0 cube that runs the task
-// name as its task_name (a step named otherwise, because several run files
-// run that task); when several do, nil and their names and files.
+// runOf is the step of the one run file of a 1.0 cube that name names:
+// the file run/NAME.yaml, as MLCube 1.0 reads --task NAME
+// (get_task_instance_path in mlcube_metadata.py), else the one run file
+// whose task_name it is (a step named otherwise, because several run
+// files run that task); when several do, nil and their names and files.
 func runOf(steps []*Step, name string) (*Step, string) {
 	var runs []*Step
 	for _, st := range steps {
+		file := st.Task.File
+		if filepath.Base(filepath.Dir(file)) == legacyRunDir && filepath.Base(file) == name+".yaml" {
+			return st, ""
+		}
 		if st.Task.InvokeName == name && st.Name != name {
 			runs = append(runs, st)
 		}
