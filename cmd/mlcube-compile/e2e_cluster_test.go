@@ -25,6 +25,7 @@ type cluster struct {
 
 	mu         sync.Mutex
 	namespaces map[string]bool
+	reader     reader // quickGet's client
 }
 
 var (
@@ -61,8 +62,13 @@ func envOr(name, fallback string) string {
 }
 
 // run runs kubectl with stdin, and returns its stdout, or an error that
-// carries its stderr.
+// carries its stderr. A plain get is served in-process (quickGet).
 func (c *cluster) run(stdin string, args ...string) (string, error) {
+	if stdin == "" {
+		if out, ok, err := c.quickGet(args); ok {
+			return out, err
+		}
+	}
 	cmd := exec.Command(c.kubectl, append([]string{"--kubeconfig", c.kubeconfig}, args...)...)
 	cmd.Stdin = strings.NewReader(stdin)
 	var stdout, stderr bytes.Buffer

@@ -5,6 +5,10 @@
 # routes, runs the e2e Go suite against it with Argo v3.7's controller,
 # then the Argo tests again with Argo 4's (argo4.sh), and always stops
 # what it started, the namespace included.
+#
+# E2E_CLUSTER=up: the cluster this checkout's up.sh started is already up
+# (.ci/run starts it while the unit tests run): the suite runs on it, and
+# make e2e still stops it at the end.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/versions.sh"
@@ -29,7 +33,12 @@ netns_gone() {
   if ip netns list | grep -qw "$E2E_NETNS"; then echo "e2e: the network namespace $E2E_NETNS is still there" >&2; exit 1; fi
 }
 trap '"$here/down.sh"; netns_gone' EXIT
-"$here/up.sh"
+if [ "${E2E_CLUSTER:-}" = up ]; then
+  [ -s "$E2E_RUN/pids" ] || { echo "e2e: E2E_CLUSTER=up, but no cluster of this checkout is up ($E2E_RUN/pids)" >&2; exit 1; }
+  echo "e2e: the cluster is up already (E2E_CLUSTER=up)"
+else
+  "$here/up.sh"
+fi
 up=$SECONDS
 host_clean
 # suite NAME [go test flags...]: one pass of the e2e suite, its log in
