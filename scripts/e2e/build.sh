@@ -21,6 +21,14 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/versions.sh"
 export GOTOOLCHAIN=local GOFLAGS=-mod=mod GOWORK=off
+# The Go tools run with their collector off up to a 4 GiB heap: compiling
+# is mostly collecting garbage that the process's end frees anyway.
+# Measured on client-go's clientset and Tekton's v1 API from an empty
+# build cache: 163 CPU-seconds against 203 to 227 with Go's default
+# (GOGC=100). The heap limit keeps the largest links and generated
+# packages from growing without end; the cluster's servers run with Go's
+# defaults (lib.sh).
+export GOGC=off GOMEMLIMIT=4GiB
 
 mkdir -p "$E2E_CACHE/bin" "$E2E_CACHE/tmp" "$E2E_BIN"
 touch "$E2E_CACHE/$E2E_CACHE_MARK"

@@ -4,6 +4,11 @@
 # source. LOG_PREFIX names
 # the script in what log prints.
 
+# The cluster's servers (and containerd, and so the pods) run with Go's
+# own collector settings, whatever a build before them set (build.sh and
+# .ci/run turn the collector off for the Go tools).
+unset GOGC GOMEMLIMIT
+
 log() { printf '%s: %s\n' "${LOG_PREFIX:-e2e}" "$*" >&2; }
 
 # in_netns CMD...: runs CMD in the cluster's network namespace
