@@ -1,13 +1,12 @@
 package driver
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
 
-	"github.com/mlcube-compile/mlcube-compile/backends/argo"
 	"github.com/mlcube-compile/mlcube-compile/backends/emit"
+	"github.com/mlcube-compile/mlcube-compile/backends/engines"
 	"github.com/mlcube-compile/mlcube-compile/compiler"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
 	"github.com/mlcube-compile/mlcube-compile/diag"
@@ -20,34 +19,46 @@ type target struct {
 }
 
 // Check emits p for each of backends, every backend when there are none
-// (CheckBackends says whether each is one), and for argo also as a
-// CronWorkflow when p has a schedule and every param a value, each
-// checked by its engine's validator. It returns what they found: their
-// warnings, each at what it is about, and their refusals, each prefixed
-// with the backend's name. The job backend applies only to one task with
-// every param set; where it refuses the spec, it does not apply.
+// (CheckBackends says whether each is one): as each one's default kind,
+// and as each kind that starts its runs on a schedule when p has one and
+// the values that kind needs, each checked by its engine's validator. It
+// returns what they found: their warnings, each at what it is about, and
+// their refusals, each prefixed with the backend's name. An engine that
+// does not run pipelines of p's shape (the job engine runs one container
+// step with every param set) is left out.
 func Check(p *ir.Pipeline, backends []string) diag.Diagnostics {
-	var targets []target
-	for _, e := range engines {
-		if len(backends) == 0 || slices.Contains(backends, e.Name()) {
-			targets = append(targets, target{engine: e})
-		}
-	}
-	if cron := (argo.Engine{}); p.Schedule != nil && allParamsSet(p) && (len(backends) == 0 || slices.Contains(backends, cron.Name())) {
-		targets = append(targets, target{cron, emit.Options{Kind: string(argo.KindCronWorkflow)}})
-	}
 	var out diag.Diagnostics
-	for _, t := range targets {
+	for _, t := range checkTargets(p, backends) {
 		res, err := t.engine.Emit(p, t.opts)
+		if err != nil {
+			out = append(out, diag.Diagnostic{Pos: diag.Pos{File: p.Source}, Field: "--backend", Message: t.engine.Name() + ": " + InternalError{Input: p.Source, Err: err}.Error()})
+			continue
+		}
 		out = append(out, res.Warnings...)
-		if err == nil {
+		if res.Inapplicable {
 			continue
 		}
-		var spec *emit.SpecError
-		if t.engine.Name() == "job" && errors.As(err, &spec) {
+		for _, d := range res.Refused {
+			d.Message = t.engine.Name() + ": " + d.Message
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// checkTargets are the engines and kinds Check emits p as.
+func checkTargets(p *ir.Pipeline, backends []string) []target {
+	var out []target
+	for _, e := range engines.All {
+		if len(backends) > 0 && !slices.Contains(backends, e.Name()) {
 			continue
 		}
-		out = append(out, checkRefusal(p, t.engine.Name(), err)...)
+		out = append(out, target{engine: e})
+		for _, k := range e.Kinds()[1:] {
+			if needs := e.Needs(k); needs.Schedule && p.Schedule != nil && (needs.Values == "" || allParamsSet(p)) {
+				out = append(out, target{e, emit.Options{Kind: k}})
+			}
+		}
 	}
 	return out
 }
@@ -72,20 +83,6 @@ func CheckBackends(names []string) error {
 		}
 	}
 	return nil
-}
-
-// checkRefusal is an engine's error as lint reports it: the backend's
-// name before a spec's fault, and before a bug of ours, which is at the
-// pipeline file's --backend.
-func checkRefusal(p *ir.Pipeline, backend string, err error) diag.Diagnostics {
-	var found diag.Diagnostics
-	if errors.As(refusal(p, p.Source, err), &found) {
-		for i := range found {
-			found[i].Message = backend + ": " + found[i].Message
-		}
-		return found
-	}
-	return diag.Diagnostics{{Pos: diag.Pos{File: p.Source}, Field: "--backend", Message: backend + ": " + InternalError{Input: p.Source, Err: err}.Error()}}
 }
 
 // allParamsSet reports whether every param has a value.

@@ -35,8 +35,8 @@ func IR(req Request) (*ir.Pipeline, diag.Diagnostics, error) {
 }
 
 // Emit builds p's objects with the request's backend. A spec the backend
-// cannot emit is the diag.Diagnostics error of its fault; anything else
-// the backend refuses is an InternalError.
+// cannot emit is the diag.Diagnostics error of its refusals; any other
+// failure of the backend is an InternalError.
 func Emit(p *ir.Pipeline, req Request) (emit.Result, error) {
 	e, err := req.prepare()
 	if err != nil {
@@ -44,9 +44,9 @@ func Emit(p *ir.Pipeline, req Request) (emit.Result, error) {
 	}
 	res, err := e.Emit(p, req.Emit)
 	if err != nil {
-		return res, refusal(p, Describe(req.Compiler), err)
+		return res, InternalError{Input: Describe(req.Compiler), Err: err}
 	}
-	return res, nil
+	return res, res.Err()
 }
 
 // Compile turns the request's specs into the YAML stream of every object
@@ -59,7 +59,7 @@ func Compile(req Request) (Output, error) {
 		return Output{Warnings: warnings}, err
 	}
 	if p.Schedule != nil && !req.scheduled() {
-		warnings = append(warnings, diag.Warnf(p.Spec.Field("schedule"), "is used only with --backend argo --kind cronworkflow"))
+		warnings = append(warnings, diag.Warnf(p.Spec.Field("schedule"), "is used only with %s", scheduledKinds()))
 	}
 	res, err := Emit(p, req)
 	warnings = append(warnings, res.Warnings...)

@@ -5,39 +5,57 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/mlcube-compile/mlcube-compile/backends/emit"
+	"github.com/mlcube-compile/mlcube-compile/backends/engines"
 	"github.com/mlcube-compile/mlcube-compile/compiler"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
 	"github.com/mlcube-compile/mlcube-compile/diag"
 )
 
-// fakeEngine refuses every pipeline with err.
+// fakeEngine returns res and err for every pipeline; its second kind,
+// if it has one, starts its runs on a schedule.
 type fakeEngine struct {
-	name string
-	err  error
+	name  string
+	res   emit.Result
+	err   error
+	kinds []string
 }
 
-func (f fakeEngine) Name() string    { return f.name }
-func (f fakeEngine) Kinds() []string { return []string{f.name} }
-func (f fakeEngine) Emit(*ir.Pipeline, emit.Options) (emit.Result, error) {
-	return emit.Result{}, f.err
+func (f fakeEngine) Name() string { return f.name }
+func (f fakeEngine) Kinds() []string {
+	if f.kinds == nil {
+		return []string{f.name}
+	}
+	return f.kinds
 }
+func (f fakeEngine) Needs(kind string) emit.Needs {
+	if kind != "" && kind != f.Kinds()[0] {
+		return emit.Needs{Schedule: true, Values: "it runs by itself"}
+	}
+	return emit.Needs{}
+}
+func (f fakeEngine) Emit(*ir.Pipeline, emit.Options) (emit.Result, error) { return f.res, f.err }
 
 // withEngines runs the test with extra engines registered.
 func withEngines(t *testing.T, extra ...emit.Engine) {
-	saved := engines
-	engines = append(append([]emit.Engine(nil), engines...), extra...)
-	t.Cleanup(func() { engines = saved })
+	saved := engines.All
+	engines.All = append(append([]emit.Engine(nil), engines.All...), extra...)
+	t.Cleanup(func() { engines.All = saved })
 }
 
-// An engine's refusal is mapped once: a spec's fault becomes a
-// diagnostic at the pipeline file, anything else an InternalError that
-// names the inputs and asks for a report.
+// An engine's refusals come back at the positions the engine gave them;
+// any other failure is an InternalError that names the inputs and asks
+// for a report. Check prefixes each refusal with the backend's name, and
+// leaves out an engine that does not run pipelines of this shape.
 func TestEmitMapsRefusals(t *testing.T) {
+	at := diag.At(diag.Pos{File: "pipeline.yaml", Line: 4, Col: 3}).Field("steps")
+	refused := diag.Diagnostics{diag.Errorf(at, "one step only")}
 	withEngines(t,
-		fakeEngine{"broken", errors.New("the validator says no")},
-		fakeEngine{"refusing", &emit.SpecError{Field: "steps", Message: "one step only"}},
-		fakeEngine{"large", &emit.TooLargeError{What: "the Job", Size: 2 << 20, Limit: 1 << 20, Rule: "a limit"}},
+		fakeEngine{name: "broken", err: errors.New("the validator says no")},
+		fakeEngine{name: "refusing", res: emit.Result{Refused: refused}},
+		fakeEngine{name: "shape", res: emit.Result{Refused: refused, Inapplicable: true}},
 	)
 	p := &ir.Pipeline{Source: "pipeline.yaml"}
 	_, err := Emit(p, Request{Backend: "broken"})
@@ -45,30 +63,51 @@ func TestEmitMapsRefusals(t *testing.T) {
 	if !errors.As(err, &internal) || !strings.Contains(err.Error(), "please report") {
 		t.Errorf("broken: %v, want an InternalError asking for a report", err)
 	}
-	for backend, field := range map[string]string{"refusing": "steps", "large": "steps"} {
+	for _, backend := range []string{"refusing", "shape"} {
 		_, err := Emit(p, Request{Backend: backend})
 		var diags diag.Diagnostics
-		if !errors.As(err, &diags) || len(diags) != 1 || diags[0].Pos.File != "pipeline.yaml" || diags[0].Field != field {
-			t.Errorf("%s: %#v, want one diagnostic at pipeline.yaml, field %s", backend, err, field)
+		if !errors.As(err, &diags) || len(diags) != 1 || diags[0].String() != "pipeline.yaml:4:3: steps: one step only" {
+			t.Errorf("%s: %#v, want the engine's refusal where it put it", backend, err)
 		}
 	}
-	found := Check(p, nil)
-	if len(found) == 0 {
-		t.Fatal("Check found nothing")
+	var got []string
+	for _, d := range Check(p, []string{"broken", "refusing", "shape"}) {
+		got = append(got, d.String())
 	}
-	brokenFound := false
-	for _, d := range found {
-		// A bug of ours is at --backend, not at a field named "broken".
-		brokenFound = brokenFound || d.Field == "--backend" && strings.HasPrefix(d.Message, "broken: internal error")
-		if strings.Contains(d.Message, "please report") && d.Field != "--backend" {
-			t.Errorf("Check: %v, want it at --backend", d)
-		}
-		if d.Field == "steps" && !strings.HasPrefix(d.Message, "refusing: ") && !strings.HasPrefix(d.Message, "large: ") {
-			t.Errorf("Check: a refusal without its backend's name: %v", d)
-		}
+	want := []string{
+		"pipeline.yaml: --backend: broken: " + InternalError{Input: "pipeline.yaml", Err: errors.New("the validator says no")}.Error(),
+		"pipeline.yaml:4:3: steps: refusing: one step only",
 	}
-	if !brokenFound {
-		t.Errorf("Check: no internal error of broken at --backend in %#v", found)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Check (-want +got):\n%s", diff)
+	}
+}
+
+// What a kind needs comes from its engine: the schedule flags go with a
+// kind that starts its runs on a schedule, which then needs every value,
+// and lint checks a pipeline with a schedule as that kind too.
+func TestEngineNeeds(t *testing.T) {
+	withEngines(t, fakeEngine{name: "timer", kinds: []string{"once", "often"}})
+	sched := compiler.Options{Schedule: compiler.ScheduleOptions{Cron: []string{"0 2 * * *"}}}
+	req := Request{Backend: "timer", Compiler: sched}
+	_, err := req.prepare()
+	var usage UsageError
+	if !errors.As(err, &usage) || !strings.Contains(err.Error(), "--backend timer --kind often") {
+		t.Errorf("timer, default kind, with --schedule: %v, want a usage error naming --backend timer --kind often", err)
+	}
+	req = Request{Backend: "timer", Compiler: sched, Emit: emit.Options{Kind: "often"}}
+	if _, err := req.prepare(); err != nil || req.Compiler.NeedValues != "it runs by itself" {
+		t.Errorf("timer --kind often: %v, NeedValues %q", err, req.Compiler.NeedValues)
+	}
+	var kinds []string
+	for _, tg := range checkTargets(&ir.Pipeline{Schedule: &ir.Schedule{Cron: []string{"0 2 * * *"}}}, []string{"timer"}) {
+		kinds = append(kinds, tg.opts.Kind)
+	}
+	if diff := cmp.Diff([]string{"", "often"}, kinds); diff != "" {
+		t.Errorf("lint's kinds of timer for a scheduled pipeline (-want +got):\n%s", diff)
+	}
+	if got := checkTargets(&ir.Pipeline{}, []string{"timer"}); len(got) != 1 {
+		t.Errorf("lint's kinds of timer for an unscheduled pipeline: %d, want the default alone", len(got))
 	}
 }
 

@@ -6,41 +6,29 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mlcube-compile/mlcube-compile/backends/argo"
 	"github.com/mlcube-compile/mlcube-compile/backends/emit"
-	"github.com/mlcube-compile/mlcube-compile/backends/job"
-	"github.com/mlcube-compile/mlcube-compile/backends/tekton"
+	"github.com/mlcube-compile/mlcube-compile/backends/engines"
 	"github.com/mlcube-compile/mlcube-compile/compiler"
 	"github.com/mlcube-compile/mlcube-compile/diag"
 )
 
-// engines are the backends, in the order help lists them.
-var engines = []emit.Engine{argo.Engine{}, tekton.Engine{}, job.Engine{}}
-
 // Backends are the --backend values, in the order help lists them.
 func Backends() []string {
-	names := make([]string, len(engines))
-	for i, e := range engines {
+	names := make([]string, len(engines.All))
+	for i, e := range engines.All {
 		names[i] = e.Name()
 	}
 	return names
 }
 
 // engine finds a backend by name.
-func engine(name string) (emit.Engine, bool) {
-	for _, e := range engines {
-		if e.Name() == name {
-			return e, true
-		}
-	}
-	return nil, false
-}
+func engine(name string) (emit.Engine, bool) { return engines.Find(name) }
 
 // Kinds are the --kind values of the backends that emit more than one
 // kind, the default first, as "backend: kind, kind; backend: kind, kind".
 func Kinds() string {
 	var out []string
-	for _, e := range engines {
+	for _, e := range engines.All {
 		if len(e.Kinds()) > 1 {
 			out = append(out, e.Name()+": "+strings.Join(e.Kinds(), ", "))
 		}
@@ -55,7 +43,7 @@ func KindNames(backend string) []string {
 	if e, ok := engine(backend); ok {
 		return e.Kinds()
 	}
-	for _, e := range engines {
+	for _, e := range engines.All {
 		if len(e.Kinds()) > 1 {
 			out = append(out, e.Kinds()...)
 		}
@@ -93,24 +81,40 @@ func (r *Request) prepare() (emit.Engine, error) {
 			return nil, UsageError{fmt.Errorf("--namespace %w", err)}
 		}
 	}
+	needs := e.Needs(r.Emit.Kind)
 	s := r.Compiler.Schedule
-	if !r.scheduled() && (len(s.Cron) > 0 || s.Timezone != "" || s.ConcurrencyPolicy != "") {
-		return nil, UsageError{fmt.Errorf("--schedule, --timezone and --concurrency-policy go with --kind %s", argo.KindCronWorkflow)}
+	if !needs.Schedule && (len(s.Cron) > 0 || s.Timezone != "" || s.ConcurrencyPolicy != "") {
+		return nil, UsageError{fmt.Errorf("--schedule, --timezone and --concurrency-policy go with %s", scheduledKinds())}
 	}
-	r.Compiler.NeedValues = needValues(r.Backend, r.Emit.Kind)
+	r.Compiler.NeedValues = needs.Values
 	return e, nil
 }
 
 // scheduled reports whether the request emits a run that starts itself on
 // a schedule.
 func (r *Request) scheduled() bool {
-	return r.Backend == argo.Engine{}.Name() && r.Emit.Kind == string(argo.KindCronWorkflow)
+	e, ok := engine(r.Backend)
+	return ok && e.Needs(r.Emit.Kind).Schedule
+}
+
+// scheduledKinds names the kinds that start their runs on a schedule, as
+// flags: "--backend argo --kind cronworkflow".
+func scheduledKinds() string {
+	var out []string
+	for _, e := range engines.All {
+		for _, k := range e.Kinds() {
+			if e.Needs(k).Schedule {
+				out = append(out, "--backend "+e.Name()+" --kind "+k)
+			}
+		}
+	}
+	return strings.Join(out, " or ")
 }
 
 // multiKindBackends names the backends --kind is for: "--backend argo".
 func multiKindBackends() string {
 	var out []string
-	for _, e := range engines {
+	for _, e := range engines.All {
 		if len(e.Kinds()) > 1 {
 			out = append(out, "--backend "+e.Name())
 		}
@@ -120,22 +124,10 @@ func multiKindBackends() string {
 
 // kindOwner says which other backend emits kind, if one does.
 func kindOwner(kind string) string {
-	for _, e := range engines {
+	for _, e := range engines.All {
 		if len(e.Kinds()) > 1 && slices.Contains(e.Kinds(), kind) {
 			return fmt.Sprintf("; %s is for --backend %s", kind, e.Name())
 		}
-	}
-	return ""
-}
-
-// needValues says why every param needs a value at compile time for what
-// the request emits, or nothing when params can be passed at run time.
-func needValues(backend, kind string) string {
-	switch {
-	case backend == job.Engine{}.Name():
-		return "a Job has no run-time parameters"
-	case backend == argo.Engine{}.Name() && kind == string(argo.KindCronWorkflow):
-		return "a CronWorkflow starts its runs itself, with no one to pass -p"
 	}
 	return ""
 }

@@ -1,14 +1,10 @@
 package driver
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
-	"github.com/mlcube-compile/mlcube-compile/backends/emit"
 	"github.com/mlcube-compile/mlcube-compile/compiler"
-	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
-	"github.com/mlcube-compile/mlcube-compile/diag"
 )
 
 // UsageError is a request that cannot be made, whatever the specs say:
@@ -45,24 +41,4 @@ func Describe(o compiler.Options) string {
 		parts = append(parts, "--task "+o.Task)
 	}
 	return strings.Join(parts, " ")
-}
-
-// refusal maps an engine's error: diagnostics at what the spec wrote stay
-// as they are, a spec it cannot emit becomes a diagnostic at the pipeline
-// file, anything else an InternalError.
-func refusal(p *ir.Pipeline, input string, err error) error {
-	file := diag.Pos{File: p.Source}
-	var tooLarge *emit.TooLargeError
-	var spec *emit.SpecError
-	var at diag.Diagnostics
-	switch {
-	case errors.As(err, &at):
-		// The engine refuses at what the spec wrote.
-		return at
-	case errors.As(err, &tooLarge):
-		return diag.Diagnostics{{Pos: file, Field: "steps", Message: err.Error()}}
-	case errors.As(err, &spec):
-		return diag.Diagnostics{{Pos: file, Field: spec.Field, Message: spec.Message}}
-	}
-	return InternalError{Input: input, Err: err}
 }

@@ -23,6 +23,15 @@ func (Engine) Kinds() []string {
 	return out
 }
 
+// Needs: a CronWorkflow starts its runs itself, on the pipeline's
+// schedule, with no one to pass their params.
+func (Engine) Needs(kind string) emit.Needs {
+	if Kind(kind) == KindCronWorkflow {
+		return emit.Needs{Values: "a CronWorkflow starts its runs itself, with no one to pass -p", Schedule: true}
+	}
+	return emit.Needs{}
+}
+
 // validatorMu serialises Argo's validator: it counts placeholders in a
 // package variable without a lock (workflow/common/placeholder.go in
 // argo-workflows v3.7), and lint emits on several goroutines.
@@ -34,13 +43,10 @@ var validatorMu sync.Mutex
 func (Engine) Emit(p *ir.Pipeline, opts emit.Options) (emit.Result, error) {
 	sa, rbac, err := distributed.RunnerRBAC(p, opts.RBAC, RBAC)
 	if err != nil {
-		return emit.Result{}, err
+		return emit.Settle(emit.Result{}, err)
 	}
 	validatorMu.Lock()
 	defer validatorMu.Unlock()
 	run, warnings, err := compile(p, Options{Kind: Kind(opts.Kind), ServiceAccountName: sa})
-	if err != nil {
-		return emit.Result{}, err
-	}
-	return emit.Result{RBAC: rbac, Run: run, Warnings: warnings}, nil
+	return emit.Settle(emit.Result{RBAC: rbac, Run: run, Warnings: warnings}, err)
 }

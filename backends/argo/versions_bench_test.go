@@ -17,7 +17,7 @@ import (
 // wall time it reports cpu-ns/op, the process's CPU time (garbage
 // collection included), which a busy machine disturbs less.
 func BenchmarkValidatorVersions(b *testing.B) {
-	files, err := filepath.Glob("testdata/golden/*.yaml")
+	files, err := filepath.Glob("../../testdata/golden/argo/*.yaml")
 	if err != nil || len(files) == 0 {
 		b.Fatalf("no golden files: %v", err)
 	}

@@ -112,7 +112,7 @@ func workflow(p *ir.Pipeline, spec wfv1.WorkflowSpec) (*wfv1.Workflow, error) {
 		ObjectMeta: kube.RunMeta(p),
 		Spec:       spec,
 	}
-	err := checkObject(wf, "Workflow", "Argo's limit on a Workflow", func() error {
+	err := checkObject(wf, p.Spec, "Workflow", "Argo's limit on a Workflow", func() error {
 		return validateDAG(wf.Spec, func(spec wfv1.WorkflowSpec) error {
 			part := *wf
 			part.Spec = spec
@@ -127,9 +127,10 @@ func workflow(p *ir.Pipeline, spec wfv1.WorkflowSpec) (*wfv1.Workflow, error) {
 
 // checkObject checks an object's size against Argo's limit, then runs
 // Argo's validator for its kind. The size comes first: the validator is
-// slow on huge DAGs.
-func checkObject(obj any, kind, limit string, validateKind func() error) error {
-	if err := emit.CheckSize(obj, "the "+kind, emit.ArgoWorkflowLimit, limit); err != nil {
+// slow on huge DAGs. spec is the spec file, whose steps a refusal for
+// size is about.
+func checkObject(obj any, spec diag.Loc, kind, limit string, validateKind func() error) error {
+	if err := emit.CheckSize(obj, spec.Field("steps"), "the "+kind, emit.ArgoWorkflowLimit, limit); err != nil {
 		return err
 	}
 	if err := validateKind(); err != nil {

@@ -1,23 +1,40 @@
 package emit
 
 import (
+	"errors"
+
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
 	"github.com/mlcube-compile/mlcube-compile/diag"
 )
 
 // Engine turns a compiled pipeline into the objects one workflow engine
-// runs, each already checked by that engine's own validator.
+// runs, each already checked by that engine's own validator. What the
+// driver must know of an engine to check a request and run it, the
+// engine says here: the driver names none.
 type Engine interface {
 	// Name is the --backend value that selects the engine.
 	Name() string
 	// Kinds are the kinds of run object the engine can emit, the default
 	// first; --kind picks one.
 	Kinds() []string
-	// Emit builds the objects for p. An error is diag.Diagnostics (at
-	// what the spec wrote), a *SpecError or a *TooLargeError when the
-	// spec asks for what the engine cannot emit, and a bug in
-	// mlcube-compile otherwise.
+	// Needs says what emitting kind ("" for the default) asks of the
+	// compiler and of the command line.
+	Needs(kind string) Needs
+	// Emit builds the objects for p. The spec's faults that keep the
+	// engine from emitting it are the result's Refused, each at what the
+	// spec (or the flag) wrote; an error is a bug in mlcube-compile.
 	Emit(p *ir.Pipeline, opts Options) (Result, error)
+}
+
+// Needs is what one kind of an engine's output asks for.
+type Needs struct {
+	// Values says why every param needs a value at compile time; empty
+	// when params can be passed when the run starts.
+	Values string
+	// Schedule is set for a kind that starts its runs itself, on the
+	// pipeline's schedule: the schedule flags go with it alone, and lint
+	// checks a pipeline that has a schedule as this kind too.
+	Schedule bool
 }
 
 // Options are what a user can ask of every engine; the zero value is the
@@ -39,11 +56,19 @@ type Result struct {
 	// from a ConfigMap it does not create itself; nil otherwise.
 	ConfigMap any
 	// Run is the object that runs the pipeline: a Workflow, a
-	// PipelineRun, a Job.
+	// PipelineRun, a Job. It is nil when the engine refused the spec.
 	Run any
 	// Warnings are about what the engine cannot express, each at what it
 	// is about.
 	Warnings diag.Diagnostics
+	// Refused are the errors that keep the engine from emitting the spec,
+	// each at what the spec or a flag wrote.
+	Refused diag.Diagnostics
+	// Inapplicable says the refusals are about the pipeline's shape, not
+	// a mistake in it: the engine does not run pipelines like this one
+	// (the job engine runs one container step with every param set), so
+	// lint leaves the engine out rather than report them.
+	Inapplicable bool
 }
 
 // Objects are the result's objects in the order they are applied: the
@@ -55,4 +80,48 @@ func (r Result) Objects() []any {
 	}
 	objs = append(objs, r.RBAC...)
 	return append(objs, r.Run)
+}
+
+// Err is the result's refusals as an error, nil when there are none.
+func (r Result) Err() error {
+	if len(r.Refused) == 0 {
+		return nil
+	}
+	return r.Refused
+}
+
+// Refuse is the error an engine's code returns for a spec it cannot
+// emit: a diagnostic at what the spec or flag at wrote. Settle moves it
+// into the result.
+func Refuse(at diag.Loc, format string, args ...any) error {
+	return diag.Diagnostics{diag.Errorf(at, format, args...)}
+}
+
+// inapplicable is a refusal about the pipeline's shape (Result.Inapplicable).
+type inapplicable struct{ diag.Diagnostics }
+
+// RefuseShape is Refuse for a pipeline of a shape the engine does not run
+// at all, such as several steps for the job engine.
+func RefuseShape(at diag.Loc, format string, args ...any) error {
+	return inapplicable{diag.Diagnostics{diag.Errorf(at, format, args...)}}
+}
+
+// Settle is what an engine's Emit returns: res when err is nil, else
+// err's refusals (the diag.Diagnostics that Refuse and RefuseShape
+// return, or any other at what the spec wrote) as the result's Refused,
+// with no objects and no warnings; any other error is returned as the bug
+// it is.
+func Settle(res Result, err error) (Result, error) {
+	if err == nil {
+		return res, nil
+	}
+	var shape inapplicable
+	var refused diag.Diagnostics
+	switch {
+	case errors.As(err, &shape):
+		return Result{Refused: shape.Diagnostics, Inapplicable: true}, nil
+	case errors.As(err, &refused):
+		return Result{Refused: refused}, nil
+	}
+	return Result{}, err
 }

@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+	"github.com/mlcube-compile/mlcube-compile/diag"
 )
 
 // Limits on one object's size that the API server or an engine enforces.
@@ -27,49 +28,43 @@ const (
 	EnvStringLimit = 128 << 10
 )
 
-// CheckEnvString refuses an environment variable that no container could
-// start with, saying whose it is (what) and what to do instead (fix).
+// CheckEnvString refuses, at whose it is (at), an environment variable
+// that no container could start with, saying what to do instead (fix).
 // grow is what substitutions at run time may add to value.
-func CheckEnvString(name, value string, grow int, what, fix string) error {
+func CheckEnvString(name, value string, grow int, at diag.Loc, fix string) error {
 	if size := len(name) + 1 + len(value) + grow + 1; size > EnvStringLimit {
-		return &SpecError{Field: what, Message: fmt.Sprintf("the variable %s would be %s, over Linux's limit on one environment string of %s (MAX_ARG_STRLEN), so the container could not start (\"argument list too long\"); %s", name, bytesText(size), bytesText(EnvStringLimit), fix)}
+		return Refuse(at, "%s", fmt.Sprintf("the variable %s would be %s, over Linux's limit on one environment string of %s (MAX_ARG_STRLEN), so the container could not start (\"argument list too long\"); %s", name, bytesText(size), bytesText(EnvStringLimit), fix))
 	}
 	return nil
 }
 
-// TooLargeError is an object the cluster would refuse for its size. It is
-// the spec's fault, not the compiler's.
-type TooLargeError struct {
-	// What is the part that is too large, such as "the Workflow".
-	What        string
-	Size, Limit int
-	// Rule names whose limit it is.
-	Rule string
+// tooLarge refuses, at at, an object the cluster would refuse for its
+// size: the spec's fault, not the compiler's. what is the part that is
+// too large, such as "the Workflow", and rule whose limit it is.
+func tooLarge(at diag.Loc, what string, size, limit int, rule string) error {
+	return Refuse(at, "%s would be %s, over %s of %s (%s)", what, bytesText(size), rule, bytesText(limit), ir.SplitHint)
 }
 
-func (e *TooLargeError) Error() string {
-	return fmt.Sprintf("%s would be %s, over %s of %s (%s)", e.What, bytesText(e.Size), e.Rule, bytesText(e.Limit), ir.SplitHint)
-}
-
-// CheckSize refuses obj when its JSON encoding, which is what the API
-// server stores, is over limit; rule names whose limit that is. It also
-// holds the object's annotations and a ConfigMap's data to their limits.
-func CheckSize(obj any, what string, limit int, rule string) error {
+// CheckSize refuses obj, at at, when its JSON encoding, which is what the
+// API server stores, is over limit; rule names whose limit that is. It
+// also holds the object's annotations and a ConfigMap's data to their
+// limits.
+func CheckSize(obj any, at diag.Loc, what string, limit int, rule string) error {
 	raw, err := json.Marshal(obj)
 	if err != nil {
 		return fmt.Errorf("encoding %s: %w", what, err)
 	}
 	if len(raw) > limit {
-		return &TooLargeError{What: what, Size: len(raw), Limit: limit, Rule: rule}
+		return tooLarge(at, what, len(raw), limit, rule)
 	}
 	if m, ok := obj.(metav1.Object); ok {
 		if n := annotationBytes(m.GetAnnotations()); n > AnnotationsLimit {
-			return &TooLargeError{What: "the annotations of " + what, Size: n, Limit: AnnotationsLimit, Rule: "the Kubernetes limit on annotations"}
+			return tooLarge(at, "the annotations of "+what, n, AnnotationsLimit, "the Kubernetes limit on annotations")
 		}
 	}
 	if cm, ok := obj.(*corev1.ConfigMap); ok {
 		if n := configMapBytes(cm); n > ConfigMapLimit {
-			return &TooLargeError{What: "the data of " + what, Size: n, Limit: ConfigMapLimit, Rule: "the Kubernetes limit on a ConfigMap"}
+			return tooLarge(at, "the data of "+what, n, ConfigMapLimit, "the Kubernetes limit on a ConfigMap")
 		}
 	}
 	return nil
@@ -105,12 +100,3 @@ func bytesText(n int) string {
 	}
 	return fmt.Sprintf("%d bytes", n)
 }
-
-// SpecError is a spec that asks for something a backend cannot emit, such
-// as a pipeline of several steps as one Job. It is the spec's fault, not
-// the compiler's; Field names what to change.
-type SpecError struct {
-	Field, Message string
-}
-
-func (e *SpecError) Error() string { return e.Field + ": " + e.Message }

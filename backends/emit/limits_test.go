@@ -7,6 +7,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/mlcube-compile/mlcube-compile/diag"
 )
 
 func TestCheckSize(t *testing.T) {
@@ -26,15 +28,16 @@ func TestCheckSize(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			err := CheckSize(tc.obj, "the object", ObjectLimit, "a limit")
-			var tooLarge *TooLargeError
+			at := diag.At(diag.Pos{File: "p.yaml", Line: 3, Col: 1}).Field("steps")
+			err := CheckSize(tc.obj, at, "the object", ObjectLimit, "a limit")
+			var refused diag.Diagnostics
 			switch {
 			case tc.what == "" && err != nil:
 				t.Errorf("refused: %v", err)
-			case tc.what != "" && !errors.As(err, &tooLarge):
-				t.Errorf("got %v, want a TooLargeError", err)
-			case tc.what != "" && tooLarge.What != tc.what:
-				t.Errorf("refused %q, want %q", tooLarge.What, tc.what)
+			case tc.what != "" && !errors.As(err, &refused):
+				t.Errorf("got %v, want diagnostics", err)
+			case tc.what != "" && (len(refused) != 1 || !strings.HasPrefix(refused[0].String(), "p.yaml:3:1: steps: "+tc.what+" would be ")):
+				t.Errorf("refused %v, want %q at p.yaml:3:1: steps", refused, tc.what)
 			}
 		})
 	}

@@ -16,12 +16,19 @@ func (Engine) Name() string { return "job" }
 // Kinds are the kinds of run object the job engine emits.
 func (Engine) Kinds() []string { return []string{"job"} }
 
+// Needs: a Job runs once, with what it was compiled with.
+func (Engine) Needs(string) emit.Needs {
+	return emit.Needs{Values: "a Job has no run-time parameters"}
+}
+
 // Emit builds the Job and the ConfigMap it reads. A Job calls no
-// Kubernetes API, so asking for RBAC adds nothing but a warning.
+// Kubernetes API, so asking for RBAC adds nothing but a warning. A
+// pipeline of several steps, or of a distributed one, is refused as a
+// shape the job engine does not run.
 func (Engine) Emit(p *ir.Pipeline, opts emit.Options) (emit.Result, error) {
 	run, warnings, err := compile(p)
 	if err != nil {
-		return emit.Result{}, err
+		return emit.Settle(emit.Result{}, err)
 	}
 	if opts.RBAC {
 		warnings = append(warnings, diag.Warnf(diag.At(diag.Pos{File: p.Source}).Field("--emit-rbac"), "job: a Job calls no Kubernetes API, so --emit-rbac adds nothing"))
@@ -31,4 +38,10 @@ func (Engine) Emit(p *ir.Pipeline, opts emit.Options) (emit.Result, error) {
 		res.ConfigMap = cm
 	}
 	return res, nil
+}
+
+// backendFlag is where a refusal of the whole pipeline is: the --backend
+// flag that asked for a Job, for the spec file.
+func backendFlag(p *ir.Pipeline) diag.Loc {
+	return diag.At(diag.Pos{File: p.Source}).Field("--backend")
 }

@@ -28,7 +28,7 @@ func compile(p *ir.Pipeline) (*batchv1.Job, diag.Diagnostics, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	defaults, err := paramDefaults(p.Params, s)
+	defaults, err := paramDefaults(p, s)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -71,7 +71,7 @@ func compile(p *ir.Pipeline) (*batchv1.Job, diag.Diagnostics, error) {
 		secs := int64(s.Timeout.Seconds())
 		job.Spec.Template.Spec.ActiveDeadlineSeconds = &secs
 	}
-	if err := emit.CheckSize(job, "the Job", emit.ObjectLimit, "etcd's limit on an object"); err != nil {
+	if err := emit.CheckSize(job, p.Spec.Field("steps"), "the Job", emit.ObjectLimit, "etcd's limit on an object"); err != nil {
 		return nil, nil, err
 	}
 	if err := Validate(job); err != nil {
@@ -126,15 +126,15 @@ func oneStep(p *ir.Pipeline) (*ir.Step, error) {
 				names = append(names, name)
 			}
 		}
-		return nil, &emit.SpecError{Field: "--backend", Message: fmt.Sprintf(
+		return nil, emit.RefuseShape(backendFlag(p),
 			"a Job runs one task, and %d would run here (%s); name one task of the cube with --task NAME (in place of a pipeline file), or use --backend argo or --backend tekton, which run them all",
-			len(p.Steps), strings.Join(names, ", "))}
+			len(p.Steps), strings.Join(names, ", "))
 	}
 	s := p.Steps[0]
 	if s.Kind != ir.Container {
 		kind := map[ir.Kind]string{ir.MPI: "an MPIJob (mpi:)", ir.Dask: "a DaskJob (dask:)"}[s.Kind]
-		return nil, &emit.SpecError{Field: "--backend", Message: fmt.Sprintf(
-			"a Job runs one task in one container, and step %s runs as %s, which an engine must create and wait for; use --backend argo or --backend tekton", s.Name, kind)}
+		return nil, emit.RefuseShape(backendFlag(p),
+			"a Job runs one task in one container, and step %s runs as %s, which an engine must create and wait for; use --backend argo or --backend tekton", s.Name, kind)
 	}
 	return s, nil
 }
@@ -158,17 +158,17 @@ func warnings(p *ir.Pipeline) diag.Diagnostics {
 
 // paramDefaults gives the value of each parameter the step uses. A Job has
 // no run-time parameters, so each must have a default.
-func paramDefaults(params []ir.Param, s *ir.Step) (map[string]string, error) {
+func paramDefaults(p *ir.Pipeline, s *ir.Step) (map[string]string, error) {
 	out := map[string]string{}
-	for _, p := range params {
-		if p.Default != nil {
-			out[p.Name] = *p.Default
+	for _, pp := range p.Params {
+		if pp.Default != nil {
+			out[pp.Name] = *pp.Default
 		}
 	}
 	for _, t := range stepTexts(s) {
 		for _, piece := range t {
 			if _, ok := out[piece.Param]; piece.Param != "" && !ok {
-				return nil, &emit.SpecError{Field: "params." + piece.Param, Message: "a Job has no run-time parameters, so the job backend needs a default for every parameter a step uses; give it one, or use --backend argo or tekton"}
+				return nil, emit.RefuseShape(p.Spec.Field("params").Field(piece.Param), "a Job has no run-time parameters, so the job backend needs a default for every parameter a step uses; give it one, or use --backend argo or tekton")
 			}
 		}
 	}

@@ -93,7 +93,7 @@ func ownedManifest(job *distributed.Job, s *ir.Step, refs []string) (string, err
 	// Tekton substitutes the run's name and the kubelet the pod's name
 	// and uid, each at most a DNS subdomain of 253 characters, a few
 	// times over: 2 KiB holds them.
-	err = emit.CheckEnvString("MANIFEST", manifest, 2<<10, "steps."+s.Name, "shrink what the job carries (its env, args and configs), or compile for argo, whose controller moves a large template to a ConfigMap by itself (workflow/controller/workflowpod.go)")
+	err = emit.CheckEnvString("MANIFEST", manifest, 2<<10, s.Loc, "shrink what the job carries (its env, args and configs), or compile for argo, whose controller moves a large template to a ConfigMap by itself (workflow/controller/workflowpod.go)")
 	return manifest, err
 }
 

@@ -28,9 +28,18 @@ func (Engine) Name() string { return "tekton" }
 // Kinds are the --kind values, the default first.
 func (Engine) Kinds() []string { return []string{KindPipelineRun, KindPipeline} }
 
+// Needs: both kinds take their params when a run starts.
+func (Engine) Needs(string) emit.Needs { return emit.Needs{} }
+
 // Emit builds the PipelineRun, or the Pipeline of opts.Kind, the ConfigMap
 // its tasks read, and its RBAC when asked.
 func (Engine) Emit(p *ir.Pipeline, opts emit.Options) (emit.Result, error) {
+	res, err := emitKind(p, opts)
+	return emit.Settle(res, err)
+}
+
+// emitKind is Emit, with the spec's faults as errors.
+func emitKind(p *ir.Pipeline, opts emit.Options) (emit.Result, error) {
 	if opts.Kind != "" && opts.Kind != KindPipelineRun && opts.Kind != KindPipeline {
 		return emit.Result{}, fmt.Errorf("tekton emits no kind %q", opts.Kind)
 	}

@@ -10,10 +10,10 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files")
 
 // Every example's IR, from the compiler's golden files, emits what
-// testdata/golden holds, and the same bytes as the command's golden file.
+// testdata/golden/tekton/ at the repository's root holds: the one golden
+// file of each example, which the command's output must match too.
 func TestGolden(t *testing.T) { enginetest.Golden(t, Engine{}, *update) }
 
-// Every example's IR, emitted as a Pipeline, is what
-// testdata/golden/pipeline holds, and the command's
-// testdata/golden/tekton-pipeline.
+// Every example's IR, emitted as a Pipeline, is what the repository's
+// testdata/golden/tekton-pipeline/ holds.
 func TestGoldenPipeline(t *testing.T) { enginetest.GoldenKind(t, Engine{}, KindPipeline, *update) }

@@ -29,6 +29,9 @@ func started(t *testing.T, p *ir.Pipeline) (*v1.PipelineRun, *v1.Pipeline, *v1.P
 		t.Fatal(err)
 	}
 	res, err := Engine{}.Emit(p, emit.Options{Kind: KindPipeline})
+	if err == nil {
+		err = res.Err()
+	}
 	if err != nil {
 		t.Fatal(err)
 	}

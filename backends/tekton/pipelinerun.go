@@ -80,7 +80,7 @@ func compile(p *ir.Pipeline, opts Options) (*v1.PipelineRun, error) {
 		kubectlTasks = append(kubectlTasks, t.Name)
 	}
 	tokenForKubectlOnly(pr, opts.ServiceAccountName, kubectlTasks)
-	if err := emit.CheckSize(pr, "the PipelineRun", emit.ObjectLimit, "etcd's limit on an object"); err != nil {
+	if err := emit.CheckSize(pr, p.Spec.Field("steps"), "the PipelineRun", emit.ObjectLimit, "etcd's limit on an object"); err != nil {
 		return nil, err
 	}
 	if err := validate(pr); err != nil {

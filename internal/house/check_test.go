@@ -53,6 +53,7 @@ var ruleNames = map[int]string{
 	4: "one-way import flow",
 	5: "only compiler/source opens files",
 	6: "only cmd prints",
+	7: "only backends/ names an engine",
 }
 
 // load parses every .go file of the module at the root of fsys, skipping

@@ -23,6 +23,7 @@ var checks = []struct {
 	{"4_import_flow", func(tr *tree) []violation { return append(checkImports(tr), checkTable(tr)...) }},
 	{"5_only_source_opens_files", checkOpens},
 	{"6_only_cmd_prints", checkPrints},
+	{"7_driver_names_no_engine", checkEngineNames},
 }
 
 // TestHouseRules checks the repository's own source against each rule.
@@ -89,6 +90,9 @@ func TestRulesCatch(t *testing.T) {
 		"diag/long_test.go":            file("package diag\n\n" + long),
 		"newpkg/new.go":                file("package newpkg\n"),
 		"backends/argo/doc.go":         file("// Package argo.\npackage argo\n\nimport _ \"cuelang.org/go/cue\"\n"),
+		"backends/argo/engine.go":      file("package argo\n\ntype Engine struct{}\n\nfunc (Engine) Name() string { return \"argo\" }\n"),
+		"driver/doc.go":                file("// Package driver.\npackage driver\n\nvar _, _, _ = \"argo\", \"argo: refused\", \"argonaut\"\n"),
+		"driver/x_test.go":             file("package driver\n\nvar _ = \"argo\"\n"),
 		"lint/doc.go":                  file("// Package lint.\npackage lint\n"),
 		"lint/find.go":                 file("package lint\n\nimport (\n\t\"os\"\n\t\"path/filepath\"\n)\n\nvar _, _ = os.Stat, filepath.WalkDir\n\nvar _ = os.ReadFile\n"),
 		"lint/say.go":                  file(say),
@@ -118,6 +122,8 @@ func TestRulesCatch(t *testing.T) {
 		"newpkg/new.go:1 rule 4 package newpkg",
 		"backends/argo/doc.go:4 rule 4 import cuelang.org/go/cue",
 		"diag/doc.go:4 rule 4 import driver",
+		"driver/doc.go:4 rule 7 argo",
+		"driver/doc.go:4 rule 7 argo: refused",
 		"lint/find.go:10 rule 5 os.ReadFile",
 		"lint/say.go:10 rule 5 os.Stat",
 		"lint/say.go:4 rule 6 import . \"fmt\"",

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mlcube-compile/mlcube-compile/backends/emit"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+	"github.com/mlcube-compile/mlcube-compile/diag"
 )
 
 // Rule grants verbs on resources of one API group.
@@ -120,7 +121,7 @@ func RunnerRBAC(p *ir.Pipeline, want bool, objects func(p *ir.Pipeline, sa strin
 // without a namespace, which a RoleBinding must name.
 func runnerAccount(p *ir.Pipeline) (string, error) {
 	if p.Namespace == "" {
-		return "", &emit.SpecError{Field: "namespace", Message: "--emit-rbac needs the run's namespace, which a RoleBinding must name; give --namespace NS, or namespace: in the platform file"}
+		return "", emit.Refuse(diag.At(diag.Pos{File: p.Source}).Field("namespace"), "--emit-rbac needs the run's namespace, which a RoleBinding must name; give --namespace NS, or namespace: in the platform file")
 	}
 	if p.ServiceAccountName != "" {
 		return p.ServiceAccountName, nil
