@@ -84,13 +84,16 @@ func compile(sc *schema.Context, opts Options) (*ir.Pipeline, diag.Diagnostics) 
 		ps.Schedule = spec.OverrideSchedule(ps.Schedule, opts.Schedule)
 	}
 	var p *ir.Pipeline
-	if !diags.HasErrors() && ps != nil {
-		// Lowering runs even when check finds errors, as it still holds
-		// the checks that read lowered values (see compiler/lower/doc.go);
-		// it tolerates the values check refuses.
-		diags = append(diags, check.Check(ps, plat, opts.NeedValues)...)
+	if ps != nil && !ps.Incomplete {
+		// The checks run on what was read even when reading found
+		// errors: the schema's refusals leave out only the fields they
+		// are about (spec's salvage), so that every problem is reported
+		// in one run. Lowering runs even when check finds errors, as it
+		// still holds the checks that read lowered values (see
+		// compiler/lower/doc.go); it tolerates the values check refuses.
+		later := check.Check(ps, plat, opts.NeedValues)
 		p, more = lower.Lower(ps, plat)
-		diags = append(diags, more...)
+		diags = append(append(diags, later...), more...)
 	}
 	if diags.HasErrors() {
 		p = nil

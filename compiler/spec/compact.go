@@ -21,7 +21,7 @@ import (
 // with a warning. docker is what platforms/docker.yaml gives the cube.
 func decodeCompactRoot(sc *schema.Context, files *source.Files, f *ast.File, docker *legacyDocker) (*Cube, diag.Diagnostics) {
 	doc, diags := checkDocument(sc, f, schema.CompactRoot)
-	if diags.HasErrors() {
+	if !doc.usable {
 		return nil, diags
 	}
 	// MLCube writes this name into the mlcube.yaml it makes from a file

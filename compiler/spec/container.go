@@ -59,13 +59,13 @@ func decodeContainerConfig(sc *schema.Context, f *ast.File) (*Cube, diag.Diagnos
 		return nil, diags
 	}
 	doc, diags := checkDocument(sc, f, schema.ContainerConfig)
-	if diags.HasErrors() {
+	if !doc.usable {
 		return nil, diags
 	}
 	v := doc.data
 	if kind := str(v, "container_type"); kind != "DockerImage" {
-		return nil, diag.Diagnostics{diag.Errorf(doc.at("container_type"),
-			"%s cannot run on Kubernetes: a cluster pulls images from a registry, and cannot load an archive, run a Singularity file or decrypt an image; push the image to a registry and use container_type: DockerImage with image: <registry>/<name>:<tag>", kind)}
+		return nil, append(diags, diag.Errorf(doc.at("container_type"),
+			"%s cannot run on Kubernetes: a cluster pulls images from a registry, and cannot load an archive, run a Singularity file or decrypt an image; push the image to a registry and use container_type: DockerImage with image: <registry>/<name>:<tag>", kind))
 	}
 	c := &Cube{Name: containerName(doc.file), File: doc.file, Image: str(v, "image"), Container: true}
 	forFields(v.LookupPath(pathOf("tasks")), func(name string, tv cue.Value) {

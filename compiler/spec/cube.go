@@ -23,7 +23,7 @@ func decodeCube(sc *schema.Context, f *ast.File) (*Cube, diag.Diagnostics) {
 	}
 	doc, more := checkDocument(sc, f, schema.MLCube)
 	diags = append(diags, more...)
-	if more.HasErrors() {
+	if !doc.usable {
 		return nil, diags
 	}
 	v := doc.data

@@ -28,6 +28,10 @@ type document struct {
 	value cue.Value
 	// written is where each field of the whole file is written.
 	written *source.Positions
+	// usable says data and value hold what the schema accepts: the
+	// file's own values, or, where the schema refused some, the rest of
+	// them (salvage).
+	usable bool
 }
 
 // checkDocument unifies a parsed file with the definition of its kind and
@@ -38,7 +42,7 @@ func checkDocument(sc *schema.Context, f *ast.File, kind schema.Kind) (*document
 	if kind == schema.MLCube {
 		strays = doc.dropStrayKeys(sc, f)
 	}
-	return doc, append(strays, doc.check(sc, sc.CUE().BuildFile(f))...)
+	return doc, append(strays, doc.check(sc, f)...)
 }
 
 // newDocument is the file f, to be checked against kind, whole or in parts.
@@ -52,9 +56,12 @@ func (d *document) part() *document {
 	return &document{file: d.file, kind: d.kind, written: d.written}
 }
 
-// check unifies data, the document's own values, with its definition and
-// returns every schema violation.
-func (d *document) check(sc *schema.Context, data cue.Value) diag.Diagnostics {
+// check unifies the document's own values, those of f, with its
+// definition and returns every schema violation. Where there are some,
+// the values the schema accepts are still read (salvage), and usable
+// says whether there are any.
+func (d *document) check(sc *schema.Context, f *ast.File) diag.Diagnostics {
+	data := sc.CUE().BuildFile(f)
 	if err := data.Err(); err != nil {
 		return source.CueErrors(d.file, err, "")
 	}
@@ -65,10 +72,13 @@ func (d *document) check(sc *schema.Context, data cue.Value) diag.Diagnostics {
 	err := d.value.Validate(cue.Concrete(true))
 	if err == nil {
 		// A valid value lacks no required field: CUE would have said so.
+		d.usable = true
 		return nil
 	}
 	diags := d.schemaErrors(sc, err)
-	return append(diags, d.checkRequired(d.value, d.top())...)
+	diags = append(diags, d.checkRequired(d.value, d.top())...)
+	d.usable = d.salvage(sc, f, err)
+	return diags
 }
 
 // top is the document as a whole, where its fields' locations start.

@@ -35,7 +35,7 @@ const (
 // docker is what the legacy docker platform file gives the cube.
 func decodeLegacyRoot(sc *schema.Context, files *source.Files, f *ast.File, docker *legacyDocker, invoke *ast.File) (*Cube, diag.Diagnostics) {
 	doc, diags := checkDocument(sc, f, schema.LegacyRoot)
-	if diags.HasErrors() {
+	if !doc.usable {
 		return nil, diags
 	}
 	c := &Cube{Name: str(doc.data, "name"), File: doc.file, Legacy: true}
@@ -105,7 +105,7 @@ func (r *legacyReader) read(file string, via diag.Loc) *ast.File {
 func (r *legacyReader) invoke(f *ast.File) *Task {
 	doc, diags := checkDocument(r.sc, f, schema.LegacyInvoke)
 	r.diags = append(r.diags, diags...)
-	if diags.HasErrors() {
+	if !doc.usable {
 		return nil
 	}
 	t := &Task{Name: str(doc.data, "task_name"), Loc: doc.at("task_name"), File: doc.file}
@@ -220,7 +220,7 @@ func (r *legacyReader) taskTypes(t *Task) map[string]map[string]bool {
 	}
 	doc, diags := checkDocument(r.sc, f, schema.LegacyTask)
 	r.diags = append(r.diags, diags...)
-	if diags.HasErrors() {
+	if !doc.usable {
 		return nil
 	}
 	types := map[string]map[string]bool{}
@@ -261,16 +261,16 @@ func legacyDockerOf(c *Cube) *legacyDocker {
 // which Kubernetes cannot run.
 func decodeLegacyPlatform(sc *schema.Context, f *ast.File) (*legacyDocker, diag.Diagnostics) {
 	doc, diags := checkDocument(sc, f, schema.LegacyPlatform)
-	if diags.HasErrors() {
+	if !doc.usable {
 		return nil, diags
 	}
 	if name := str(doc.data, "platform", "name"); name == "singularity" {
-		return nil, diag.Diagnostics{diag.Errorf(doc.at("platform", "name"), "a singularity platform file names an image file, which Kubernetes cannot run; MLCube's docker platform file (%s) names the container image", legacyPlatformFile)}
+		return nil, append(diags, diag.Errorf(doc.at("platform", "name"), "a singularity platform file names an image file, which Kubernetes cannot run; MLCube's docker platform file (%s) names the container image", legacyPlatformFile))
 	}
 	return &legacyDocker{
 		Image:   str(doc.data, "container", "image"),
 		RunArgs: DockerArgs{Text: str(doc.data, "container", "run_args"), Loc: doc.at("container", "run_args")},
-	}, nil
+	}, diags
 }
 
 // IsLegacyPlatform reports whether a file is a platform file of the 1.0

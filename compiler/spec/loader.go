@@ -16,6 +16,9 @@ type loader struct {
 	files *source.Files
 	diags diag.Diagnostics
 	cubes map[string]*Cube
+	// incomplete is Pipeline.Incomplete: a part the steps rest on was
+	// not read.
+	incomplete bool
 }
 
 func newLoader(sc *schema.Context, files *source.Files) *loader {

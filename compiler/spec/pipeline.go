@@ -64,6 +64,8 @@ func (l *loader) decodePipeline(f *ast.File, defaultCube func() *Cube) *Pipeline
 	for _, sv := range steps {
 		if st := l.decodeStep(doc, sv.name, sv.data, cubes, cubeNames, params); st != nil {
 			p.Steps = append(p.Steps, st)
+		} else {
+			l.incomplete = true
 		}
 	}
 	return p

@@ -31,12 +31,14 @@ func (l *loader) checkPipeline(f *ast.File) (*document, []stepValue, bool) {
 		return l.checkPipelineWhole(f)
 	}
 	doc := newDocument(f, schema.Pipeline)
-	valid := l.add(doc.check(l.sc, l.sc.CUE().BuildFile(withSteps(f, stepsField, nil))))
+	l.add(doc.check(l.sc, withSteps(f, stepsField, nil)))
+	valid := doc.usable
 	var steps []stepValue
 	for start := 0; start < len(fields); start += stepBatch {
 		batch := fields[start:min(start+stepBatch, len(fields))]
 		part := doc.part()
-		valid = l.add(part.check(l.sc, l.sc.CUE().BuildFile(onlySteps(f, stepsField, batch)))) && valid
+		l.add(part.check(l.sc, onlySteps(f, stepsField, batch)))
+		valid = valid && part.usable
 		forFields(part.data.LookupPath(pathOf("steps")), func(name string, v cue.Value) {
 			steps = append(steps, stepValue{name, v})
 		})
@@ -48,7 +50,8 @@ func (l *loader) checkPipeline(f *ast.File) (*document, []stepValue, bool) {
 // of named steps, which its schema refuses, as one value.
 func (l *loader) checkPipelineWhole(f *ast.File) (*document, []stepValue, bool) {
 	doc, diags := checkDocument(l.sc, f, schema.Pipeline)
-	ok := l.add(diags)
+	l.add(diags)
+	ok := doc.usable
 	var steps []stepValue
 	if ok {
 		forFields(doc.data.LookupPath(pathOf("steps")), func(name string, v cue.Value) {

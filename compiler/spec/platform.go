@@ -10,13 +10,13 @@ import (
 // decodePlatform reads a platform file; nil after a problem.
 func decodePlatform(sc *schema.Context, f *ast.File) (*Platform, diag.Diagnostics) {
 	doc, diags := checkDocument(sc, f, schema.Platform)
-	if diags.HasErrors() {
+	if !doc.usable {
 		return nil, diags
 	}
 	p := &Platform{}
 	if err := doc.data.Decode(p); err != nil {
-		return nil, diag.Diagnostics{diag.Errorf(diag.At(diag.Pos{File: doc.file}), "decoding: %v", err)}
+		return nil, append(diags, diag.Errorf(diag.At(diag.Pos{File: doc.file}), "decoding: %v", err))
 	}
 	p.File, p.Loc = doc.file, doc.top()
-	return p, nil
+	return p, diags
 }

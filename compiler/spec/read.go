@@ -37,6 +37,9 @@ func Read(sc *schema.Context, files *source.Files, mlcube, platform, task string
 		return c
 	}
 	p := l.pipeline(task, loadCube)
+	if p != nil {
+		p.Incomplete = l.incomplete
+	}
 	return p, plat, l.diags
 }
 
@@ -68,15 +71,19 @@ func (l *loader) platform(file string) (*Platform, *legacyDocker) {
 	f := l.readYAML(file, source.Flag("--platform"))
 	switch {
 	case f == nil:
+		l.incomplete = true
 	case IsLegacyPlatform(f):
 		docker, diags := decodeLegacyPlatform(l.sc, f)
 		l.add(diags)
+		l.incomplete = l.incomplete || docker == nil
 		return plat, docker
 	default:
 		p, diags := decodePlatform(l.sc, f)
 		l.add(diags)
 		if p != nil {
 			plat = p
+		} else {
+			l.incomplete = true
 		}
 	}
 	return plat, nil

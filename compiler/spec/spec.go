@@ -180,6 +180,12 @@ type Pipeline struct {
 	// FromCube marks the pipeline made of a cube's tasks, with no
 	// pipeline file.
 	FromCube bool
+	// Incomplete says a part the steps rest on could not be read: the
+	// platform file, or a step (its cube or task not found). The checks
+	// after reading would report only the consequences, such as a step
+	// waiting for one that is not there, so they do not run. Fields the
+	// schema refused leave a pipeline complete: it is read without them.
+	Incomplete bool
 }
 
 // TaskOrder says how the steps of a cube's tasks are ordered.

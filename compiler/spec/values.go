@@ -55,14 +55,14 @@ func ReadValues(sc *schema.Context, src *source.Files, files []string, sets []Se
 // strings, numbers or booleans.
 func decodeValues(sc *schema.Context, f *ast.File) ([]ParamValue, diag.Diagnostics) {
 	doc, diags := checkDocument(sc, f, schema.Values)
-	if diags.HasErrors() {
+	if !doc.usable {
 		return nil, diags
 	}
 	var out []ParamValue
 	forFields(doc.data, func(name string, v cue.Value) {
 		out = append(out, ParamValue{Name: name, Value: scalarString(v), Loc: doc.at(name)})
 	})
-	return out, nil
+	return out, diags
 }
 
 // ApplyValues gives each param named by a value that value as its
