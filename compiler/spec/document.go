@@ -3,6 +3,7 @@ package spec
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -129,10 +130,16 @@ func (d *document) schemaErrors(sc *schema.Context, err error) diag.Diagnostics 
 			continue
 		}
 		path := cue.MakePath(selectorsOf(e.Path())...)
+		unknown := format == "field not allowed"
+		if unknown {
+			// Beside other errors, CUE refuses each field below an
+			// unknown one rather than the unknown one itself.
+			path = outermostUnknown(sc, d.kind, path)
+		}
 		at := d.locOf(path)
 		field := at.Path()
 		for _, p := range e.InputPositions() {
-			if q := source.PosOf(p); q.File == d.file {
+			if q := source.PosOf(p); q.File == d.file && !unknown {
 				at = at.At(q)
 				break
 			}
@@ -149,8 +156,10 @@ func (d *document) schemaErrors(sc *schema.Context, err error) diag.Diagnostics 
 			en.msgs = append(en.msgs, fmt.Sprintf("got %s, want %s", shown(d.data.LookupPath(path)), want))
 			continue
 		}
-		if format == "field not allowed" {
-			en.msgs = append(en.msgs, d.unknownField(sc, path))
+		if unknown {
+			if msg := d.unknownField(sc, path); !slices.Contains(en.msgs, msg) {
+				en.msgs = append(en.msgs, msg)
+			}
 			continue
 		}
 		en.msgs = append(en.msgs, friendly(sc, format, args))

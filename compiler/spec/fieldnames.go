@@ -20,6 +20,19 @@ func (d *document) unknownField(sc *schema.Context, path cue.Path) string {
 	return "unknown field" + diag.Suggest(name, schemaFields(sc, d.kind, sels[:len(sels)-1]))
 }
 
+// outermostUnknown is the first field on path that the definition of kind
+// does not declare, or path itself.
+func outermostUnknown(sc *schema.Context, kind schema.Kind, path cue.Path) cue.Path {
+	sels := path.Selectors()
+	v := sc.Def(kind)
+	for i, s := range sels {
+		if v = schemaChild(v, s); !v.Exists() {
+			return cue.MakePath(sels[:i+1]...)
+		}
+	}
+	return path
+}
+
 // schemaFields returns the names of the fields the definition of kind
 // declares at path: a field of a mapping of named entries (steps, tasks)
 // is found through the mapping's pattern, an item of a list through the

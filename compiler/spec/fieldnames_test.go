@@ -3,8 +3,12 @@ package spec
 import (
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mlcube-compile/mlcube-compile/compiler/source"
+	"github.com/mlcube-compile/mlcube-compile/schema"
 )
 
 // An unknown key suggests the nearest field the schema allows at its
@@ -68,5 +72,34 @@ tasks:
 	_, diags = loadCubeText(t, strings.Replace(cube, "outpus", "outputs", 1))
 	if diags.HasErrors() || len(diags) != 4 {
 		t.Errorf("the ignored keys alone: %v", diags)
+	}
+}
+
+// An unknown key is one error at the key, with its suggestion, whatever
+// else is wrong in the file: beside another error CUE refuses each field
+// below the key instead (resouces.cpu, resouces.memory, ...).
+func TestUnknownKeyBesideOtherErrors(t *testing.T) {
+	const step = "steps:\n  a:\n    task: t\n    resouces: {cpu: 1, memory: 1Gi, gpu: 1}\n"
+	for _, other := range []string{"", "    retries: {limit: -1}\n", "    timeout: 5\n"} {
+		files := source.New(fstest.MapFS{"p.yaml": {Data: []byte(step + other)}})
+		s, err := schema.Load()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		s.Do(func(sc *schema.Context) {
+			l := newLoader(sc, files)
+			f := l.readYAML("p.yaml", source.Flag("--task"))
+			l.checkPipeline(f)
+			for _, d := range l.diags {
+				if strings.Contains(d.Field, "resouces") {
+					got = append(got, d.String())
+				}
+			}
+		})
+		want := []string{`p.yaml:4:5: steps.a.resouces: unknown field; did you mean "resources"?`}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("beside %q (-want +got):\n%s", other, diff)
+		}
 	}
 }
