@@ -9,7 +9,7 @@ FUZZTIME    ?= 30s
 # deadline exceeded" and no crasher.
 FUZZFLAGS   ?=
 # Each fuzz target, as package:name.
-FUZZ_TARGETS = ./compiler/spec:FuzzSpec ./compiler/source:FuzzEnvFile ./compiler/source:FuzzYAMLSlip ./compiler/spec:FuzzValues ./cmd/mlcube-compile:FuzzCompile ./cmd/mlcube-compile:FuzzLint
+FUZZ_TARGETS = ./compiler/internal/spec:FuzzSpec ./compiler/internal/source:FuzzEnvFile ./compiler/internal/source:FuzzYAMLSlip ./compiler/internal/spec:FuzzValues ./cmd/mlcube-compile:FuzzCompile ./cmd/mlcube-compile:FuzzLint
 
 .PHONY: help build test golden lint lint-cubes fmt tidy fuzz fuzz-build fuzz-long bench e2e e2e-up e2e-down e2e-clean-cache ci
 

@@ -7,8 +7,8 @@ import (
 
 	"cuelang.org/go/cue/ast"
 
-	"github.com/mlcube-compile/mlcube-compile/compiler/source"
-	"github.com/mlcube-compile/mlcube-compile/compiler/spec"
+	"github.com/mlcube-compile/mlcube-compile/compiler/internal/source"
+	"github.com/mlcube-compile/mlcube-compile/compiler/internal/spec"
 	"github.com/mlcube-compile/mlcube-compile/diag"
 )
 

@@ -4,11 +4,11 @@ import (
 	"cmp"
 	"io/fs"
 
-	"github.com/mlcube-compile/mlcube-compile/compiler/check"
+	"github.com/mlcube-compile/mlcube-compile/compiler/internal/check"
+	"github.com/mlcube-compile/mlcube-compile/compiler/internal/lower"
+	"github.com/mlcube-compile/mlcube-compile/compiler/internal/source"
+	"github.com/mlcube-compile/mlcube-compile/compiler/internal/spec"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
-	"github.com/mlcube-compile/mlcube-compile/compiler/lower"
-	"github.com/mlcube-compile/mlcube-compile/compiler/source"
-	"github.com/mlcube-compile/mlcube-compile/compiler/spec"
 	"github.com/mlcube-compile/mlcube-compile/diag"
 	"github.com/mlcube-compile/mlcube-compile/schema"
 )
@@ -90,7 +90,7 @@ func compile(sc *schema.Context, opts Options) (*ir.Pipeline, diag.Diagnostics) 
 		// are about (spec's salvage), so that every problem is reported
 		// in one run. Lowering runs even when check finds errors, as it
 		// still holds the checks that read lowered values (see
-		// compiler/lower/doc.go); it tolerates the values check refuses.
+		// compiler/internal/lower/doc.go); it tolerates the values check refuses.
 		later := check.Check(ps, plat, opts.NeedValues)
 		p, more = lower.Lower(ps, plat)
 		diags = append(append(diags, later...), more...)

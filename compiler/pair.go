@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/mlcube-compile/mlcube-compile/compiler/source"
+	"github.com/mlcube-compile/mlcube-compile/compiler/internal/source"
 )
 
 // Pairing is what Pair decided: the options with the files the flags left

@@ -51,7 +51,7 @@ var ruleNames = map[int]string{
 	2: fmt.Sprintf("files at most %d lines, tests too", maxFileLines),
 	3: "the package comment in doc.go",
 	4: "one-way import flow",
-	5: "only compiler/source opens files",
+	5: "only compiler/internal/source opens files",
 	6: "only cmd prints",
 	7: "only backends/ names an engine",
 }
@@ -321,7 +321,7 @@ func checkOpens(tr *tree) (out []violation) {
 			}
 		}
 		out = append(out, violation{tr.at(at), 5, name, name + " in " + gf.pkg +
-			"; read through compiler/source's Files (an fs.FS), or add an exception with its reason to mayOpen in internal/house/rules_test.go"})
+			"; read through compiler/internal/source's Files (an fs.FS), or add an exception with its reason to mayOpen in internal/house/rules_test.go"})
 	})
 	return out
 }

@@ -14,7 +14,7 @@
 //     ours it may import, so a new package fails until it is added there;
 //     a second table says what must never be allowed, and the first is
 //     checked against it;
-//  5. only compiler/source opens files: no os.Open, os.ReadFile,
+//  5. only compiler/internal/source opens files: no os.Open, os.ReadFile,
 //     os.WriteFile, filepath.WalkDir and the like elsewhere in non-test
 //     code, but for the exceptions listed with their reasons;
 //  6. only cmd prints: no os.Stdout, os.Stderr, fmt.Print*, print,

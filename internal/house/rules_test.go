@@ -19,17 +19,17 @@ var engineImports = []string{"diag", "compiler/ir", "backends/emit", "backends/i
 // the architecture puts it (and say so there), never wider than never
 // allows.
 var flow = map[string][]string{
-	"diag":             {},
-	"internal/specgen": {},
-	"schema":           {"diag"},
-	"compiler/graph":   {},
-	"compiler/source":  {"diag"},
-	"compiler/ir":      {"diag"},
-	"compiler/spec":    {"diag", "compiler/source", "compiler/ir", "schema"},
-	"compiler/check":   {"diag", "compiler/spec"},
-	"compiler/lower":   {"diag", "compiler/spec", "compiler/graph", "compiler/ir"},
-	"compiler": {"diag", "schema", "compiler/source", "compiler/spec", "compiler/check",
-		"compiler/lower", "compiler/graph", "compiler/ir"},
+	"diag":                     {},
+	"internal/specgen":         {},
+	"schema":                   {"diag"},
+	"compiler/graph":           {},
+	"compiler/internal/source": {"diag"},
+	"compiler/ir":              {"diag"},
+	"compiler/internal/spec":   {"diag", "compiler/internal/source", "compiler/ir", "schema"},
+	"compiler/internal/check":  {"diag", "compiler/internal/spec"},
+	"compiler/internal/lower":  {"diag", "compiler/internal/spec", "compiler/graph", "compiler/ir"},
+	"compiler": {"diag", "schema", "compiler/internal/source", "compiler/internal/spec", "compiler/internal/check",
+		"compiler/internal/lower", "compiler/graph", "compiler/ir"},
 	"compiler/internal/spectest":    {"diag", "internal/specgen"},
 	"internal/examples":             {},
 	"internal/golden":               {},
@@ -69,11 +69,11 @@ var never = []struct {
 }{
 	{[]string{"diag", "compiler/graph", "internal/specgen"}, []string{"..."}, nil,
 		"it imports nothing of ours"},
-	{[]string{"compiler/source", "compiler/ir", "schema"}, []string{"..."}, []string{"diag"},
+	{[]string{"compiler/internal/source", "compiler/ir", "schema"}, []string{"..."}, []string{"diag"},
 		"it imports only diag of ours"},
-	{[]string{"compiler/check"}, []string{"..."}, []string{"diag", "compiler/spec"},
+	{[]string{"compiler/internal/check"}, []string{"..."}, []string{"diag", "compiler/internal/spec"},
 		"check reads only decoded specs: it imports only spec and diag of ours"},
-	{[]string{"compiler/lower"}, []string{"compiler/source", "schema"}, nil,
+	{[]string{"compiler/internal/lower"}, []string{"compiler/internal/source", "schema"}, nil,
 		"lower never imports source or CUE; it reaches them only through spec"},
 	{[]string{"backends/..."}, []string{"compiler/...", "schema", "driver", "lint", "cmd/..."}, []string{"compiler/ir"},
 		"backends see the compiler only through compiler/ir, and never schema (CUE), driver, lint or cmd"},
@@ -102,7 +102,7 @@ var testOnly = []string{"compiler/internal/spectest", "internal/examples", "inte
 // only decoded specs; graph is integers in and out; and the IR holds no
 // cue.Value (a CUE value pins its context, which is not safe to share
 // across goroutines).
-var noCUE = []string{"backends/...", "compiler/ir", "compiler/lower", "compiler/check", "compiler/graph"}
+var noCUE = []string{"backends/...", "compiler/ir", "compiler/internal/lower", "compiler/internal/check", "compiler/graph"}
 
 // opens is rule 5's list of what opens, reads, writes, lists or stats
 // files, by import path; a nil list is the whole package.
@@ -122,7 +122,7 @@ var mayOpen = []struct {
 	uses  []string
 	why   string
 }{
-	{"compiler/source/...", nil, "the one package that opens files: every read goes through its Files, over an fs.FS (source.Disk)"},
+	{"compiler/internal/source/...", nil, "the one package that opens files: every read goes through its Files, over an fs.FS (source.Disk)"},
 	{"cmd/...", nil, "the CLI: it writes the -o file atomically (os.CreateTemp, os.Chmod, os.Rename, os.Remove in run.go)"},
 	{"bench/...", nil, "commands outside the flow: the generator writes spec trees, the floor reads them"},
 	{"scripts/...", nil, "the e2e cluster's build tools, outside the flow: gotrim rewrites the Go files of an upstream module's copy"},
@@ -130,7 +130,7 @@ var mayOpen = []struct {
 	{"compiler/internal/spectest/...", nil, "test helper: reads the examples and bad cases as fuzz seeds, writes benchmark trees into a test's folder"},
 	{"backends/internal/enginetest/...", nil, "test helper: reads the IR golden files, compares and rewrites (-update) each engine's"},
 	{"lint/find.go", []string{"os.Stat", "filepath.WalkDir"},
-		"lint walks the folders it is given to find spec files; it reads them only through compiler/source"},
+		"lint walks the folders it is given to find spec files; it reads them only through compiler/internal/source"},
 }
 
 // prints is rule 6's list of what writes to stdout or stderr, by import

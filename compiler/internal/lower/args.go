@@ -1,0 +1,138 @@
+package lower
+
+import (
+	"maps"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/mlcube-compile/mlcube-compile/compiler/graph"
+	"github.com/mlcube-compile/mlcube-compile/compiler/internal/spec"
+	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+	"github.com/mlcube-compile/mlcube-compile/diag"
+)
+
+// containerArgs builds the command and arguments the MLCube runners use:
+// the task name first unless the task has an entrypoint (or is a run file
+// of the mlcube_k8s runner, which passes none), then one --param=path per
+// parameter, then the step's own args.
+func (lw *lowering) containerArgs(st *spec.Step) ([]string, []ir.Arg, []ir.Mount, graph.IO) {
+	var command []string
+	var args []ir.Arg
+	t := st.Task
+	if st.Cube.Container {
+		return lw.containerVolumes(st)
+	}
+	switch {
+	case t.Entrypoint != "":
+		command, _ = spec.SplitWords(t.Entrypoint) // check reports an error
+	case !st.Cube.Legacy:
+		args = append(args, ir.Arg{Value: ir.Lit(t.Name)})
+	case t.InvokeName != "":
+		args = append(args, ir.Arg{Value: ir.Lit(t.InvokeName)})
+	}
+	mounts := map[string]string{}
+	var io graph.IO
+	for _, p := range t.Inputs {
+		arg, data := lw.paramArg(st, p, "inputs", st.Inputs[p.Name], mounts)
+		args, io.Reads = append(args, arg), append(io.Reads, data...)
+	}
+	for _, p := range t.Outputs {
+		arg, data := lw.paramArg(st, p, "outputs", st.Outputs[p.Name], mounts)
+		args, io.Writes = append(args, arg), append(io.Writes, data...)
+	}
+	for _, a := range st.Args {
+		args = append(args, ir.Arg{Value: lw.text(a)})
+	}
+	var ms []ir.Mount
+	for _, v := range slices.Sorted(maps.Keys(mounts)) {
+		ms = append(ms, ir.Mount{Volume: v, MountPath: mounts[v]})
+	}
+	return command, args, ms, io
+}
+
+// paramArg is the --param=path argument of a task's parameter of kind
+// (inputs or outputs), with the step's override if it has one, and the
+// workspace data it names, if any; mounts gains the volume it is on.
+func (lw *lowering) paramArg(st *spec.Step, p *spec.Param, kind, override string, mounts map[string]string) (ir.Arg, []string) {
+	// A legacy binding too is named as a cube's parameter.
+	raw, at := p.Path, diag.At(p.Loc.Pos()).Field("tasks").Field(st.Task.Name).Field("parameters").Field(kind).Field(p.Name)
+	parse := ir.Lit // a cube's own paths hold no pipeline references
+	if override != "" {
+		raw, at = override, st.Loc.Field(kind).Field(p.Name)
+		parse = lw.text
+	}
+	arg := ir.Arg{Param: p.Name, Prefix: "--" + p.Name + "="}
+	if strings.HasPrefix(raw, "/") {
+		lw.warnf(at, "absolute path %q is in the container, not on the workspace volume; steps cannot pass data through it", raw)
+		arg.Value = parse(raw)
+		return arg, nil
+	}
+	if strings.HasPrefix(raw, "~") {
+		// MLCube joins it to the workspace as it is (Path(workspace) /
+		// value), and no shell expands it in an argument: a folder named ~.
+		lw.warnf(at, "path %q starts with ~, which is not expanded: MLCube and the compiler join it to the workspace as it is, a folder named ~; write the path relative to the workspace", raw)
+	}
+	var volume, root string
+	if p.Claim != "" {
+		volume, root = lw.claimVolume(p.Claim)
+	} else {
+		volume, root = lw.workspace(), lw.mountPath
+	}
+	mounts[volume] = root
+	rel := cleanKeepParams(raw)
+	if rel == ".." || strings.HasPrefix(rel, "../") {
+		lw.warnf(at, "path %q leaves the workspace; in the container it is %s, outside the volume", raw, path.Join(root, rel))
+	}
+	arg.Value = ir.Lit(root)
+	if rel != "" {
+		arg.Value = mergeLiterals(append(ir.Lit(root+"/"), parse(rel)...))
+	}
+	return arg, []string{graph.Qualify(volume, rel)}
+}
+
+// cleanKeepParams cleans a relative path the way path.Clean does.
+func cleanKeepParams(p string) string {
+	c := path.Clean(p)
+	if c == "." {
+		return ""
+	}
+	return c
+}
+
+// mergeLiterals joins neighbouring literal pieces.
+func mergeLiterals(t ir.Text) ir.Text {
+	var out ir.Text
+	for _, p := range t {
+		if n := len(out); n > 0 && p.Param == "" && out[n-1].Param == "" {
+			out[n-1].Literal += p.Literal
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// text parses a pipeline-file string whose ${params.X} references become
+// the engine's own references; package check has checked them, and a
+// reference it refuses stays as written.
+func (lw *lowering) text(s string) ir.Text {
+	var out ir.Text
+	last := 0
+	for _, m := range spec.AnyRef.FindAllStringSubmatchIndex(s, -1) {
+		param, problem := spec.ParamOf(strings.TrimSpace(s[m[2]:m[3]]), lw.params)
+		if problem != "" {
+			continue
+		}
+		out = append(out, ir.Piece{Literal: s[last:m[0]]}, ir.Piece{Param: param})
+		last = m[1]
+	}
+	out = append(out, ir.Piece{Literal: s[last:]})
+	var trimmed ir.Text
+	for _, p := range out {
+		if p.Param != "" || p.Literal != "" {
+			trimmed = append(trimmed, p)
+		}
+	}
+	return mergeLiterals(trimmed)
+}

@@ -1,0 +1,143 @@
+package lower
+
+import (
+	"path"
+	"strings"
+
+	"github.com/mlcube-compile/mlcube-compile/compiler/graph"
+	"github.com/mlcube-compile/mlcube-compile/compiler/internal/spec"
+	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+	"github.com/mlcube-compile/mlcube-compile/diag"
+)
+
+// containerVolumes builds what MedPerf's docker runner runs for a task of
+// a container_config.yaml (craft_docker_run_command and
+// volumes_to_cli_args, cli/medperf/containers/runners/docker_utils.py of
+// mlcommons/medperf): run_args.entrypoint in place of the image's, the
+// words of run_args.command as its arguments, then the step's own args,
+// and each volume mounted at its mount_path from the workspace claim,
+// inputs read-only (MedPerf's :ro) and outputs writable. No --name=path
+// arguments: the container finds its volumes where they are mounted.
+func (lw *lowering) containerVolumes(st *spec.Step) ([]string, []ir.Arg, []ir.Mount, graph.IO) {
+	t := st.Task
+	var command []string
+	if t.Run.Entrypoint != "" {
+		command = []string{t.Run.Entrypoint}
+	}
+	var args []ir.Arg
+	for _, w := range t.Run.Command {
+		args = append(args, ir.Arg{Value: ir.Lit(w)})
+	}
+	for _, a := range st.Args {
+		args = append(args, ir.Arg{Value: lw.text(a)})
+	}
+	vm := volumeMounts{names: newNameSet(), at: map[string]int{}}
+	var io graph.IO
+	for _, p := range t.Inputs {
+		if rel, ok := lw.volumeMount(st, p, "inputs", &vm); ok {
+			io.Reads = append(io.Reads, graph.Qualify(workspaceVolume, rel))
+		}
+	}
+	for _, p := range t.Outputs {
+		if rel, ok := lw.volumeMount(st, p, "outputs", &vm); ok {
+			io.Writes = append(io.Writes, graph.Qualify(workspaceVolume, rel))
+		}
+	}
+	return command, args, vm.mounts, io
+}
+
+// volumeMounts are a step's mounts so far: their names, the index of
+// the mount at each mount path, and each one's volume's own mount_path.
+type volumeMounts struct {
+	mounts []ir.Mount
+	names  *nameSet
+	at     map[string]int
+	of     []string
+}
+
+// volumeMount mounts a task's volume of kind (inputs or outputs) where
+// the step's override, else its default, puts it in the workspace, and
+// returns that path. A folder or an input file is mounted as its
+// subPath; an output file by its folder, since the kubelet makes a
+// subPath that is not there yet a folder (makeMounts,
+// pkg/kubelet/kubelet_pods.go of kubernetes/kubernetes), where MedPerf
+// creates the empty file first.
+func (lw *lowering) volumeMount(st *spec.Step, p *spec.Param, kind string, vm *volumeMounts) (string, bool) {
+	raw, at, parse := p.Path, p.Loc, ir.Lit
+	if override := overrideOf(st, kind, p.Name); override != "" {
+		raw, at, parse = override, st.Loc.Field(kind).Field(p.Name), lw.text
+	}
+	rel := cleanKeepParams(raw)
+	switch {
+	case strings.HasPrefix(raw, "/"):
+		lw.errorf(at, "%q is absolute: a volume is mounted from the workspace claim, so its location is a path in the workspace, such as %s", raw, strings.TrimLeft(raw, "/"))
+		return "", false
+	case rel == ".." || strings.HasPrefix(rel, "../"):
+		lw.errorf(at, "%q leaves the workspace; a volume is mounted from inside the workspace claim", raw)
+		return "", false
+	}
+	m := ir.Mount{Volume: lw.workspace(), MountPath: path.Clean(p.MountPath), ReadOnly: kind == "inputs"}
+	sub := rel
+	if kind == "outputs" && !p.Dir {
+		dir, file := path.Split(rel)
+		switch {
+		case file != path.Base(m.MountPath):
+			lw.errorf(at, "an output file is mounted by its folder (the kubelet would make a file that is not there yet a folder), so its location must end in %q, the file name of its mount_path %s", path.Base(m.MountPath), p.MountPath)
+			return "", false
+		case path.Dir(m.MountPath) == "/":
+			// MedPerf's own test containers write /medperf_results.yaml:
+			// the file is mounted itself, created first (ir.Mount.File).
+			m.File = true
+		default:
+			sub, m.MountPath = strings.TrimSuffix(dir, "/"), path.Dir(m.MountPath)
+		}
+	}
+	if sub != "" {
+		m.SubPath = parse(sub)
+	}
+	vm.add(lw, m, p, at)
+	return rel, true
+}
+
+// add keeps m, unless a mount at its mount path is there already: the
+// same one is kept once, another is an error at at. Two volumes written
+// at one mount_path are check's error (compiler/internal/check/container.go);
+// here it is the folder an output file is mounted by that meets another.
+func (vm *volumeMounts) add(lw *lowering, m ir.Mount, p *spec.Param, at diag.Loc) {
+	if i, ok := vm.at[m.MountPath]; ok {
+		same := vm.mounts[i]
+		if vm.of[i] == path.Clean(p.MountPath) {
+			return
+		}
+		if render(same.SubPath) != render(m.SubPath) || same.ReadOnly != m.ReadOnly {
+			other := vm.names.taken[vm.mounts[i].Name]
+			if m.MountPath != path.Clean(p.MountPath) {
+				lw.errorf(at, "an output file is mounted by its folder (the kubelet would make a file that is not there yet a folder), and volume %s is mounted at %s already; give %s a folder of its own", other, m.MountPath, path.Base(p.MountPath))
+				return
+			}
+			lw.errorf(at, "volume %s is mounted at %s, where volume %s is mounted", p.Name, m.MountPath, other)
+		}
+		return
+	}
+	name, ok := vm.names.take(p.Name, p.Name)
+	if !ok {
+		name, _ = vm.names.take(p.Name, "volume")
+	}
+	m.Name = name
+	vm.at[m.MountPath] = len(vm.mounts)
+	vm.mounts = append(vm.mounts, m)
+	vm.of = append(vm.of, path.Clean(p.MountPath))
+}
+
+// overrideOf is the step's location for a task's volume, if it gives one.
+func overrideOf(st *spec.Step, kind, name string) string {
+	if kind == "inputs" {
+		return st.Inputs[name]
+	}
+	return st.Outputs[name]
+}
+
+// render writes t with its references as ${params.X}, to compare texts.
+func render(t ir.Text) string {
+	return t.Render(func(p string) string { return "${params." + p + "}" })
+}

@@ -1,0 +1,253 @@
+package lower
+
+import (
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/mlcube-compile/mlcube-compile/compiler/graph"
+	"github.com/mlcube-compile/mlcube-compile/compiler/internal/spec"
+	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+	"github.com/mlcube-compile/mlcube-compile/diag"
+)
+
+const (
+	defaultMPIAPIVersion    = "kubeflow.org/v2beta1"
+	defaultSSHAuthMountPath = "/root/.ssh"
+	mpiV1                   = "kubeflow.org/v1" // check refuses what it lacks
+	// defaultKubectlImage runs the kubectl steps of distributed jobs on
+	// Tekton: alpine-docker's kubectl image, kubectl on Alpine, whose
+	// busybox gives the wait script sh, date, sleep and printf. Bitnami
+	// removed its version tags; registry.k8s.io/kubectl has no shell.
+	defaultKubectlImage = "docker.io/alpine/kubectl:1.34.1"
+	// defaultCoschedule is Tekton's own default for its coschedule
+	// feature flag (pkg/apis/config/feature_flags.go).
+	defaultCoschedule = "workspaces"
+	// maxHostname is the longest DNS-1035 label, which worker pod
+	// hostnames and Service names must be.
+	maxHostname = 63
+)
+
+// defaultWorkerCommand runs the SSH server the launcher reaches workers
+// through, in the foreground, as mpi-operator's examples do.
+var defaultWorkerCommand = []string{"/usr/sbin/sshd", "-De"}
+
+// lowerMPI makes s an MPI step: the launcher runs mpirun over every slot
+// with the task's entrypoint, and each worker gets the step's resources.
+func (lw *lowering) lowerMPI(st *spec.Step, s *ir.Step) {
+	m, at := st.MPI, st.Loc.Field("mpi")
+	job := &ir.MPIJob{
+		APIVersion:              lw.plat.MPI.APIVersion,
+		GenerateName:            lw.p.Name + "-" + s.Name + "-",
+		Workers:                 m.Workers,
+		SlotsPerWorker:          1,
+		Implementation:          m.Implementation,
+		SSHAuthMountPath:        m.SSHAuthMountPath,
+		WorkerCommand:           m.WorkerCommand,
+		TTLSecondsAfterFinished: lw.plat.TTLSeconds,
+	}
+	if job.APIVersion == "" {
+		job.APIVersion = defaultMPIAPIVersion
+	}
+	lw.slots(st, s, job)
+	if job.Implementation == "" {
+		job.Implementation = "OpenMPI"
+	}
+	if job.SSHAuthMountPath == "" {
+		job.SSHAuthMountPath = defaultSSHAuthMountPath
+		if runsAsNonRoot(s.SecurityContext) && job.APIVersion != mpiV1 {
+			// Said at mpi:, which does not write sshAuthMountPath.
+			lw.warnf(at.Field("sshAuthMountPath").At(at.Pos()), "the workers run as %s, whose SSH server cannot read keys under /root/.ssh; set sshAuthMountPath to that user's ~/.ssh (mpi-operator's images use /home/mpiuser/.ssh)", nonRootUser(s.SecurityContext))
+		}
+	}
+	lw.checkSSHKeys(st, s, job)
+	if len(job.WorkerCommand) == 0 && job.APIVersion != mpiV1 {
+		job.WorkerCommand = defaultWorkerCommand
+	}
+	entry := s.Command
+	if len(entry) == 0 && m.Entrypoint != "" {
+		entry, _ = spec.SplitWords(m.Entrypoint) // check reports an error, or no program
+	}
+	launcher := []string{"mpirun"}
+	if job.Implementation == "OpenMPI" && !runsAsNonRoot(s.SecurityContext) {
+		launcher = append(launcher, "--allow-run-as-root")
+	}
+	launcher = append(launcher, "-np", strconv.Itoa(job.Workers*job.SlotsPerWorker))
+	s.Command = append(append(launcher, forwardEnv(job.Implementation, s.Env)...), entry...)
+	if m.Launcher != nil {
+		job.Launcher = lw.resourceOverride(*m.Launcher, st, "mpi", "launcher")
+	}
+	job.LauncherNodeSelector, job.LauncherTolerations = lw.placement(st, false)
+	lw.checkHostname(st, at, job.GenerateName, "-worker-"+strconv.Itoa(job.Workers-1), "worker pod")
+	s.Kind, s.MPI = ir.MPI, job
+}
+
+// slots is how many ranks each worker runs: slotsPerWorker, else one per
+// GPU of the worker (mpirun -np is workers × slots, so a worker with 8
+// GPUs and one slot would leave 7 idle), else one.
+func (lw *lowering) slots(st *spec.Step, s *ir.Step, job *ir.MPIJob) {
+	gpus := s.Resources.GPU
+	switch m := st.MPI; {
+	case m.SlotsPerWorker == nil && gpus > 1:
+		job.SlotsPerWorker = gpus
+	case m.SlotsPerWorker != nil:
+		job.SlotsPerWorker = *m.SlotsPerWorker
+		if gpus > 0 && job.SlotsPerWorker != gpus {
+			lw.warnf(st.Loc.Field("mpi").Field("slotsPerWorker"), "%d ranks per worker on %d GPUs per worker: frameworks such as Horovod and torch.distributed run one rank per GPU; leave slotsPerWorker out to get %d", job.SlotsPerWorker, gpus, gpus)
+		}
+	}
+}
+
+// checkSSHKeys refuses what breaks mpi-operator's SSH keys. The
+// controller mounts the key Secret at sshAuthMountPath with mode 0600
+// when that is /root/.ssh (pkg/controller/mpi_job_controller.go,
+// setupSSHOnPod, v0.8.0); an fsGroup makes the kubelet add group read
+// to it, and ssh then refuses the key as too open
+// (kubeflow/mpi-operator#429). Keys elsewhere are owned by root, which
+// ssh accepts for another user.
+func (lw *lowering) checkSSHKeys(st *spec.Step, s *ir.Step, job *ir.MPIJob) {
+	sc := s.SecurityContext
+	if job.APIVersion == mpiV1 || sc == nil || sc.FSGroup == nil || job.SSHAuthMountPath != defaultSSHAuthMountPath {
+		return
+	}
+	owner := lw.plat.Loc
+	if st.SecurityContext != nil && st.SecurityContext.FSGroup != nil {
+		owner = st.Loc
+	}
+	lw.errorf(owner.Field("securityContext").Field("fsGroup"), "fsGroup %d makes the SSH key mpi-operator mounts at /root/.ssh group-readable, and ssh refuses it (\"bad permissions\", kubeflow/mpi-operator#429), so the launcher cannot reach the workers; run the step as a non-root user with sshAuthMountPath set to its ~/.ssh (as mpi-operator's images do: runAsUser 1000, /home/mpiuser/.ssh), or leave fsGroup out", *sc.FSGroup)
+}
+
+// forwardEnv passes every variable of the step's env to every rank. The
+// ranks on the workers start from the SSH server's environment, not the
+// pod's, so mpirun must forward the launcher's: OpenMPI forwards only
+// what -x NAME names; Intel MPI and MPICH (Hydra) forward everything with
+// -genvall, their default, written out so that no launcher setting turns
+// it off. -genvlist would narrow it to the names given and drop the
+// image's PATH and LD_LIBRARY_PATH.
+func forwardEnv(implementation string, env []ir.EnvVar) []string {
+	if implementation != "OpenMPI" {
+		return []string{"-genvall"}
+	}
+	var out []string
+	for _, e := range env {
+		out = append(out, "-x", e.Name)
+	}
+	return out
+}
+
+// lowerDaskStep lowers a step that runs a function on a Dask cluster.
+func (lw *lowering) lowerDaskStep(st *spec.Step, name string) (*ir.Step, graph.IO) {
+	d, at := st.Dask, st.Loc.Field("dask")
+	s := &ir.Step{
+		Name: name, Loc: st.Loc, Kind: ir.Dask, Image: d.Image,
+		Template:        lw.daskTemplateName(name),
+		ImagePullPolicy: lw.plat.ImagePullPolicy,
+		Labels:          map[string]string{taskLabel: labelValue(lastWord(d.Function))},
+	}
+	job := &ir.DaskJob{
+		GenerateName: lw.p.Name + "-" + name + "-",
+		Function:     d.Function, Args: d.Args,
+		Workers: d.Workers, Autoscale: d.Autoscale,
+		PipPackages: d.Setup.Pip, AptPackages: d.Setup.Apt, CondaPackages: d.Setup.Conda,
+		OutputSecret: d.Output.Secret,
+	}
+	if d.Worker != nil {
+		job.Worker = lw.resourceOverride(*d.Worker, st, "dask", "worker")
+	}
+	job.WorkerNodeSelector, job.WorkerTolerations = lw.placement(st, job.Worker.GPU > 0)
+	var io graph.IO
+	out := cleanKeepParams(d.Output.Path)
+	switch {
+	case d.Output.Bucket != "":
+		job.Output = "s3://" + d.Output.Bucket + "/" + strings.TrimPrefix(out, "/")
+		if !slices.Contains(job.PipPackages, "s3fs") {
+			job.PipPackages = append(append([]string{}, job.PipPackages...), "s3fs")
+		}
+	case !spec.InWorkspace(d.Output.Path):
+		// No output: check has reported it.
+	default:
+		job.Output = path.Join(lw.mountPath, out)
+		s.Mounts = []ir.Mount{{Volume: lw.workspace(), MountPath: lw.mountPath}}
+		io.Writes = append(io.Writes, graph.Qualify(workspaceVolume, out))
+	}
+	s.Env = lw.env(st, spec.DockerEffects{})
+	s.Resources = lw.resources(st, 0, spec.DockerEffects{})
+	lw.sizeDaskWorkers(st, s, job)
+	lw.scheduling(st, s, false)
+	lw.checkRootForSetup(st, s, d)
+	retryAndTimeout(st, s)
+	lw.queue(st, s)
+	lw.checkHostname(st, at, job.GenerateName, "-scheduler", "scheduler Service")
+	s.Dask = job
+	return s, io
+}
+
+// daskTemplateName names the definitions a Dask step's job is built from.
+func (lw *lowering) daskTemplateName(step string) string {
+	n, _ := lw.templates.take("dask\x00"+step, step, "dask-"+step)
+	return n
+}
+
+// resourceOverride reads a resources mapping written at st's sels.
+func (lw *lowering) resourceOverride(r spec.Resources, st *spec.Step, sels ...string) ir.Resources {
+	sub := &spec.Step{Resources: r, Loc: st.Loc}
+	for _, s := range sels {
+		sub.Loc = sub.Loc.Field(s)
+	}
+	gpus := 0
+	if r.GPU != nil {
+		gpus = *r.GPU
+	}
+	return lw.resources(sub, gpus, spec.DockerEffects{})
+}
+
+// checkHostname checks that the names the operator derives from a job's
+// generated name, the longest ending in suffix, are valid DNS-1035 labels.
+func (lw *lowering) checkHostname(st *spec.Step, at diag.Loc, generateName, suffix, what string) {
+	longest := generateName + strings.Repeat("x", ir.GeneratedSuffixLen) + suffix
+	if len(validation.IsDNS1035Label(longest)) > 0 {
+		// Said at the step, whose name is part of the job's.
+		lw.errorf(at.At(st.Loc.Pos()), "the operator would name a %s %q (%d characters), which must be a DNS label: at most %d lower case letters, digits and '-', starting with a letter; shorten or rename the pipeline %q or the step %q", what, longest, len(longest), maxHostname, lw.p.Name, st.Name)
+	}
+}
+
+// checkRootForSetup warns when the image's prepare.sh, which installs the
+// setup packages with apt-get, conda and pip into the image's own
+// folders, would run as a user that may not write there.
+func (lw *lowering) checkRootForSetup(st *spec.Step, s *ir.Step, d *spec.Dask) {
+	if len(d.Setup.Apt)+len(d.Setup.Pip)+len(d.Setup.Conda) == 0 || !runsAsNonRoot(s.SecurityContext) {
+		return
+	}
+	lw.warnf(st.Loc.Field("dask").Field("setup"), "the Dask pods run as %s, but the image installs setup packages at start with apt-get (which needs root) and pip or conda into the image's own environment (owned by root), so they will fail; build an image with the packages in it, or run the Dask step as root", nonRootUser(s.SecurityContext))
+}
+
+// runsAsNonRoot says whether the step's containers run as a user other
+// than root: runAsUser is not 0 or, without runAsUser, runAsNonRoot is
+// true. The kubelet then refuses to start an image whose user is root
+// (verifyRunAsNonRoot, pkg/kubelet/kuberuntime/security_context_others.go),
+// so the container runs as the image's non-root user, whatever its uid.
+func runsAsNonRoot(sc *ir.SecurityContext) bool {
+	switch {
+	case sc == nil:
+		return false
+	case sc.RunAsUser != nil:
+		return *sc.RunAsUser != 0
+	default:
+		return sc.RunAsNonRoot != nil && *sc.RunAsNonRoot
+	}
+}
+
+// nonRootUser names the user a non-root step runs as, for messages.
+func nonRootUser(sc *ir.SecurityContext) string {
+	if sc.RunAsUser != nil {
+		return "user " + strconv.FormatInt(*sc.RunAsUser, 10)
+	}
+	return "the image's non-root user (runAsNonRoot)"
+}
+
+func lastWord(dotted string) string {
+	return dotted[strings.LastIndex(dotted, ".")+1:]
+}

@@ -1,0 +1,238 @@
+package lower
+
+import (
+	"maps"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/mlcube-compile/mlcube-compile/compiler/graph"
+	"github.com/mlcube-compile/mlcube-compile/compiler/internal/spec"
+	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+	"github.com/mlcube-compile/mlcube-compile/diag"
+)
+
+var (
+	cubeLabel = "mlcube-compile/cube"
+	taskLabel = "mlcube-compile/task"
+)
+
+// lowerSteps lowers every step and returns what each reads and writes.
+func (lw *lowering) lowerSteps() ([]*ir.Step, []graph.IO) {
+	names := newNameSet()
+	var steps []*ir.Step
+	var io []graph.IO
+	for _, st := range lw.spec.Steps {
+		name, ok := names.take(st.Name, st.Name)
+		if !ok {
+			lw.errorf(st.Loc, "step name %q has no letters or digits to make an engine name from", st.Name)
+			continue
+		}
+		var s *ir.Step
+		var sio graph.IO
+		if st.Dask != nil {
+			s, sio = lw.lowerDaskStep(st, name)
+		} else {
+			s, sio = lw.lowerStep(st, name)
+		}
+		steps = append(steps, s)
+		io = append(io, sio)
+	}
+	return steps, io
+}
+
+func (lw *lowering) lowerStep(st *spec.Step, name string) (*ir.Step, graph.IO) {
+	c, t := st.Cube, st.Task
+	s := &ir.Step{
+		Name: name, Loc: st.Loc, Cube: c.Name, Task: t.Name,
+		Template:        lw.templateName(c, t),
+		Image:           lw.image(c),
+		ImagePullPolicy: lw.plat.ImagePullPolicy,
+		Labels: map[string]string{
+			cubeLabel: labelValue(c.Name), taskLabel: labelValue(t.Name),
+		},
+	}
+	gpus, args := st.GPUs()
+	fx, _ := spec.MapDockerArgs(args, gpus) // check reports what is wrong
+	if fx.GPUs != nil && *fx.GPUs != gpus && gpus > 0 && st.Resources.GPU == nil {
+		lw.warnf(args.Loc, "--gpus=%d differs from platform.accelerator_count %d; the step asks for %d", *fx.GPUs, gpus, gpus)
+	}
+	s.ShmSize = fx.ShmSize
+	s.Resources = lw.resources(st, gpus, fx)
+	lw.chargeShm(st, s)
+	var sio graph.IO
+	s.Command, s.Args, s.Mounts, sio = lw.containerArgs(st)
+	s.Env = lw.env(st, fx)
+	lw.scheduling(st, s, gpus > 0)
+	retryAndTimeout(st, s)
+	lw.queue(st, s)
+	if st.MPI != nil {
+		lw.lowerMPI(st, s)
+	}
+	return s, sio
+}
+
+// templateName names the definition shared by steps that run one cube task.
+func (lw *lowering) templateName(c *spec.Cube, t *spec.Task) string {
+	key := c.File + "\x00" + t.Name
+	if n, ok := lw.tmplNames[key]; ok {
+		return n
+	}
+	n, ok := lw.templates.take(key, t.Name, c.Name+"-"+t.Name, "task")
+	if !ok {
+		n, _ = lw.templates.take(key, "task")
+	}
+	lw.tmplNames[key] = n
+	return n
+}
+
+// image picks the image: the platform's, the cube's k8s runner section's,
+// then the cube's docker image.
+func (lw *lowering) image(c *spec.Cube) string {
+	for _, img := range []string{lw.plat.Image, c.K8s.Image, c.Image} {
+		if img != "" {
+			return img
+		}
+	}
+	lw.errorf(diag.At(diag.Pos{File: c.File, Line: 1, Col: 1}).Field("docker").Field("image"), "no image: set docker.image in the cube or image in the platform file")
+	return ""
+}
+
+// retryAndTimeout sets the step's retries and timeout.
+func retryAndTimeout(st *spec.Step, s *ir.Step) {
+	if r := st.Retries; r != nil {
+		s.Retry = &ir.Retry{Limit: r.Limit}
+		if r.Backoff != "" {
+			s.Retry.Backoff = duration(r.Backoff)
+		}
+	}
+	if st.Timeout != "" {
+		s.Timeout = duration(st.Timeout)
+	}
+}
+
+// queue sets the step's Kueue queue and priorities; check has refused a
+// queue for what Kueue cannot admit, and a WorkloadPriorityClass without
+// a queue.
+func (lw *lowering) queue(st *spec.Step, s *ir.Step) {
+	pr := lw.plat.PrioritiesOf(st)
+	s.PriorityClassName = pr.PriorityClassName
+	if st.Dask != nil {
+		return
+	}
+	s.Queue = lw.plat.QueueOf(st)
+	if s.Queue != "" {
+		s.WorkloadPriorityClass = pr.WorkloadPriorityClass
+	}
+}
+
+// duration parses a duration such as 30s, 15m or 4h; 0 for one check
+// refuses.
+func duration(s string) time.Duration {
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return 0
+	}
+	return d
+}
+
+// order adds explicit and path-flow dependencies, rejects cycles, and puts
+// the steps in topological order. A cube's tasks run without --task keep
+// the file's order wherever their paths touch (graph.FileOrderEdges says
+// why); a --task list runs as listed, as mlcube run does, its after:
+// chain alone ordering the steps.
+func (lw *lowering) order(steps []*ir.Step, io []graph.IO) {
+	var edges []map[int]bool
+	switch lw.spec.Tasks {
+	case spec.EveryTask:
+		edges = graph.FileOrderEdges(io, lw.inputsWritable())
+	case spec.InOrder:
+		io = make([]graph.IO, len(io))
+		edges = graph.InferEdges(io)
+	default:
+		edges = graph.InferEdges(io)
+	}
+	after := lw.afterEdges()
+	addEdges(edges, after)
+	names := make([]string, len(steps))
+	for i, s := range steps {
+		names[i] = s.Name
+	}
+	specNames := specNames(lw.spec.Steps)
+	if graph.FindCycle(specNames, edges) != nil {
+		// InferEdges leaves out implied edges; the cycle is named from
+		// every edge, as it always was.
+		all := graph.AllEdges(io)
+		addEdges(all, after)
+		cycle := graph.FindCycle(specNames, all)
+		first := lw.spec.Steps[slices.Index(specNames, cycle[0])]
+		lw.errorf(first.Loc, "dependency cycle: %s", strings.Join(cycle, " -> "))
+		return
+	}
+	order := graph.TopoOrder(names, edges)
+	edges = graph.Reduce(order, edges)
+	for _, n := range order {
+		for _, d := range graph.SortedInts(edges[n]) {
+			steps[n].Dependencies = append(steps[n].Dependencies, steps[d].Name)
+		}
+		sort.Strings(steps[n].Dependencies)
+		lw.p.Steps = append(lw.p.Steps, steps[n])
+	}
+}
+
+// afterEdges returns the steps each step names in after:, by index,
+// reporting a name that is no step and a step that names itself.
+func (lw *lowering) afterEdges() [][]int {
+	index := map[string]int{}
+	for i, st := range lw.spec.Steps {
+		index[st.Name] = i
+	}
+	after := make([][]int, len(lw.spec.Steps))
+	for j, st := range lw.spec.Steps {
+		for k, a := range st.After {
+			i, ok := index[a]
+			switch {
+			case !ok:
+				names := slices.Sorted(maps.Keys(index))
+				lw.errorf(st.Loc.Field("after").Index(k), "no step %q (steps: %s)%s", a, strings.Join(names, ", "), diag.Suggest(a, names))
+			case i == j:
+				lw.errorf(st.Loc.Field("after").Index(k), "a step cannot run after itself")
+			default:
+				after[j] = append(after[j], i)
+			}
+		}
+	}
+	return after
+}
+
+// addEdges adds to edges[j] each step in after[j].
+func addEdges(edges []map[int]bool, after [][]int) {
+	for j, deps := range after {
+		for _, i := range deps {
+			edges[j][i] = true
+		}
+	}
+}
+
+func specNames(steps []*spec.Step) []string {
+	out := make([]string, len(steps))
+	for i, st := range steps {
+		out[i] = st.Name
+	}
+	return out
+}
+
+// inputsWritable reports whether the tasks of the cube run without
+// --task may change their inputs: an MLCube's may (its docker runner
+// mounts every parameter writable, and so does the workspace claim here),
+// a MedPerf container's may not (its inputs are mounted read-only, as
+// MedPerf mounts them).
+func (lw *lowering) inputsWritable() bool {
+	for _, st := range lw.spec.Steps {
+		if st.Cube != nil && st.Cube.Container {
+			return false
+		}
+	}
+	return true
+}

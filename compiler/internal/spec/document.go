@@ -1,0 +1,297 @@
+package spec
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"cuelang.org/go/cue"
+	"cuelang.org/go/cue/ast"
+	"cuelang.org/go/cue/errors"
+	"cuelang.org/go/cue/literal"
+
+	"github.com/mlcube-compile/mlcube-compile/compiler/internal/source"
+	"github.com/mlcube-compile/mlcube-compile/diag"
+	"github.com/mlcube-compile/mlcube-compile/schema"
+)
+
+// document is one spec file, or part of one, checked against its
+// schema. data holds only what the file says; value is data unified with
+// the schema. Decoders read data: the schema sets no defaults, so the
+// file's values are all there is, and CUE walks the file's own structs
+// much faster than their unification with the definitions.
+type document struct {
+	file  string
+	kind  schema.Kind
+	data  cue.Value
+	value cue.Value
+	// written is where each field of the whole file is written.
+	written *source.Positions
+	// usable says data and value hold what the schema accepts: the
+	// file's own values, or, where the schema refused some, the rest of
+	// them (salvage).
+	usable bool
+}
+
+// checkDocument unifies a parsed file with the definition of its kind and
+// returns every schema violation.
+func checkDocument(sc *schema.Context, f *ast.File, kind schema.Kind) (*document, diag.Diagnostics) {
+	doc := newDocument(f, kind)
+	var strays diag.Diagnostics
+	if kind == schema.MLCube {
+		strays = doc.dropStrayKeys(sc, f)
+	}
+	return doc, append(strays, doc.check(sc, f)...)
+}
+
+// newDocument is the file f, to be checked against kind, whole or in parts.
+func newDocument(f *ast.File, kind schema.Kind) *document {
+	return &document{file: f.Filename, kind: kind, written: source.NewPositions(f)}
+}
+
+// part is a document for part of the file of d, such as some of its
+// steps, written as a file of the same kind.
+func (d *document) part() *document {
+	return &document{file: d.file, kind: d.kind, written: d.written}
+}
+
+// check unifies the document's own values, those of f, with its
+// definition and returns every schema violation. Where there are some,
+// the values the schema accepts are still read (salvage), and usable
+// says whether there are any.
+func (d *document) check(sc *schema.Context, f *ast.File) diag.Diagnostics {
+	data := sc.CUE().BuildFile(f)
+	if err := data.Err(); err != nil {
+		return source.CueErrors(d.file, err, "")
+	}
+	if d.written.Root.File == "" {
+		d.written.Root = source.PosOf(data.Pos())
+	}
+	d.data, d.value = data, data.Unify(sc.Def(d.kind))
+	err := d.value.Validate(cue.Concrete(true))
+	if err == nil {
+		// A valid value lacks no required field: CUE would have said so.
+		d.usable = true
+		return nil
+	}
+	diags := d.schemaErrors(sc, err)
+	diags = append(diags, d.checkRequired(d.value, d.top())...)
+	d.usable = d.salvage(sc, f, err)
+	return diags
+}
+
+// top is the document as a whole, where its fields' locations start.
+func (d *document) top() diag.Loc { return diag.In(d.written) }
+
+// at is the location of the field at names, one name a level.
+func (d *document) at(names ...string) diag.Loc {
+	loc := d.top()
+	for _, n := range names {
+		loc = loc.Field(n)
+	}
+	return loc
+}
+
+// locOf is the location of a CUE path, without the schema definition it
+// started from.
+func (d *document) locOf(path cue.Path) diag.Loc {
+	loc := d.top()
+	for _, s := range path.Selectors() {
+		switch {
+		case s.IsDefinition():
+		case s.Type() == cue.IndexLabel:
+			loc = loc.Index(s.Index())
+		default:
+			loc = loc.Field(s.Unquoted())
+		}
+	}
+	return loc
+}
+
+func pathOf(sels ...string) cue.Path {
+	out := make([]cue.Selector, len(sels))
+	for i, s := range sels {
+		out[i] = cue.Str(s)
+	}
+	return cue.MakePath(out...)
+}
+
+// schemaErrors turns CUE's errors into diagnostics. An empty disjunction
+// is reported once, at the deepest field that went wrong, naming the forms
+// that would have been accepted.
+func (d *document) schemaErrors(sc *schema.Context, err error) diag.Diagnostics {
+	byField := map[string]*schemaIssue{}
+	var order []string
+	for _, e := range errors.Errors(err) {
+		format, args := e.Msg()
+		if strings.Contains(format, "errors in empty disjunction") || strings.Contains(format, "required but not present") {
+			continue
+		}
+		path := cue.MakePath(selectorsOf(e.Path())...)
+		unknown := format == "field not allowed"
+		if unknown {
+			// Beside other errors, CUE refuses each field below an
+			// unknown one rather than the unknown one itself.
+			path = outermostUnknown(sc, d.kind, path)
+		}
+		at := d.locOf(path)
+		field := at.Path()
+		for _, p := range e.InputPositions() {
+			if q := source.PosOf(p); q.File == d.file && !unknown {
+				at = at.At(q)
+				break
+			}
+		}
+		en, ok := byField[field]
+		if !ok {
+			en = &schemaIssue{path: path, at: at}
+			byField[field] = en
+			order = append(order, field)
+		}
+		if strings.HasPrefix(format, "conflicting values") && len(args) >= 2 {
+			want := d.otherSide(path, args[:2])
+			en.allowed = append(en.allowed, want)
+			en.msgs = append(en.msgs, fmt.Sprintf("got %s, want %s", shown(d.data.LookupPath(path)), want))
+			continue
+		}
+		if unknown {
+			if msg := d.unknownField(sc, path); !slices.Contains(en.msgs, msg) {
+				en.msgs = append(en.msgs, msg)
+			}
+			continue
+		}
+		en.msgs = append(en.msgs, friendly(sc, format, args))
+	}
+	var diags diag.Diagnostics
+	for _, field := range order {
+		if hasDeeper(field, order) {
+			continue
+		}
+		en := byField[field]
+		if len(en.msgs) > 1 && len(en.allowed) == len(en.msgs) {
+			diags = append(diags, diag.Errorf(en.at, "got %s, want %s", shown(d.data.LookupPath(en.path)), strings.Join(en.allowed, " or ")))
+			continue
+		}
+		for _, m := range en.msgs {
+			diags = append(diags, diag.Errorf(en.at, "%s", m))
+		}
+	}
+	return diags
+}
+
+// schemaIssue gathers the errors CUE reports for one field.
+type schemaIssue struct {
+	path    cue.Path
+	at      diag.Loc
+	allowed []string
+	msgs    []string
+}
+
+// hasDeeper reports whether another error sits below field: a struct that
+// failed every branch of a disjunction is best explained by its children.
+func hasDeeper(field string, fields []string) bool {
+	for _, f := range fields {
+		if strings.HasPrefix(f, field+".") || strings.HasPrefix(f, field+"[") {
+			return true
+		}
+	}
+	return false
+}
+
+// selectorsOf reads the path of a CUE error: a label that is not an
+// identifier comes quoted ("a.b", "0"), an index bare.
+func selectorsOf(path []string) []cue.Selector {
+	var out []cue.Selector
+	for _, p := range path {
+		if strings.HasPrefix(p, "#") {
+			continue
+		}
+		if strings.HasPrefix(p, `"`) {
+			if label, err := literal.Unquote(p); err == nil {
+				out = append(out, cue.Str(label))
+				continue
+			}
+		}
+		if n, err := strconv.Atoi(p); err == nil && n >= 0 {
+			out = append(out, cue.Index(n))
+			continue
+		}
+		out = append(out, cue.Str(p))
+	}
+	return out
+}
+
+// otherSide returns the side of a conflict that came from the schema. A
+// whole struct of the schema reads as "a mapping".
+func (d *document) otherSide(path cue.Path, args []any) string {
+	got := fmt.Sprint(d.data.LookupPath(path))
+	want := fmt.Sprint(args[0])
+	if want == got || (got != "" && want != "" && want[0] == got[0] && strings.ContainsAny(got[:1], "{[")) {
+		want = fmt.Sprint(args[1])
+	}
+	if strings.HasPrefix(want, "{") {
+		return "a mapping"
+	}
+	if strings.HasPrefix(want, "[") {
+		return "a list"
+	}
+	return want
+}
+
+// shown is a value as an error message quotes it: a mapping or a list
+// that takes more than one line is named rather than printed.
+func shown(v cue.Value) string {
+	text := fmt.Sprint(v)
+	if !strings.Contains(text, "\n") {
+		return text
+	}
+	if v.IncompleteKind() == cue.ListKind {
+		return "a list"
+	}
+	return "a mapping"
+}
+
+// friendly rewrites CUE's messages for people who write YAML: a value
+// out of a pattern is explained in the words of the pattern's @help.
+func friendly(sc *schema.Context, format string, args []any) string {
+	msg := fmt.Sprintf(format, args...)
+	if help, ok := sc.Help(msg); ok && len(args) > 0 {
+		return fmt.Sprintf("got %v, %s", args[0], help)
+	}
+	if m := outOfBound.FindStringSubmatch(msg); m != nil {
+		return fmt.Sprintf("got %s, want %s %s", m[1], boundWords[m[2]], m[3])
+	}
+	return msg
+}
+
+// outOfBound matches CUE's message for a number outside a bound.
+var outOfBound = regexp.MustCompile(`^invalid value (\S+) \(out of bound ([<>]=?)(\S+)\)$`)
+
+var boundWords = map[string]string{">=": "at least", "<=": "at most", ">": "more than", "<": "less than"}
+
+// checkRequired walks the unified value at loc and reports every
+// required field the file leaves out. CUE reports these only when nothing
+// else is wrong, and a user fixing a file wants all of its problems at
+// once.
+func (d *document) checkRequired(v cue.Value, loc diag.Loc) diag.Diagnostics {
+	it, err := v.Fields(cue.Optional(true))
+	if err != nil {
+		return nil
+	}
+	var diags diag.Diagnostics
+	for it.Next() {
+		sel := it.Selector()
+		child := loc.Field(sel.Unquoted())
+		present := child.Written()
+		if sel.ConstraintType() == cue.RequiredConstraint && !present {
+			diags = append(diags, diag.Errorf(child.At(loc.Pos()), "missing required field"))
+			continue
+		}
+		if present && it.Value().IncompleteKind() == cue.StructKind {
+			diags = append(diags, d.checkRequired(it.Value(), child)...)
+		}
+	}
+	return diags
+}

@@ -1,0 +1,92 @@
+package spec
+
+import (
+	"slices"
+	"strings"
+
+	"cuelang.org/go/cue"
+	"cuelang.org/go/cue/ast"
+
+	"github.com/mlcube-compile/mlcube-compile/compiler/internal/source"
+	"github.com/mlcube-compile/mlcube-compile/diag"
+	"github.com/mlcube-compile/mlcube-compile/schema"
+)
+
+// Setting is one --set NAME=VALUE.
+type Setting struct {
+	Name, Value string
+}
+
+// ParamValue is a value given to a param at compile time, and where:
+// the key in a values file, or --set NAME.
+type ParamValue struct {
+	Name, Value string
+	Loc         diag.Loc
+}
+
+// ReadValues reads the -f files in order, then the --set settings: the
+// values that fill params at compile time, later ones winning.
+func ReadValues(sc *schema.Context, src *source.Files, files []string, sets []Setting) ([]ParamValue, diag.Diagnostics) {
+	var out []ParamValue
+	var diags diag.Diagnostics
+	for _, file := range files {
+		f, more := src.ReadYAML(file, source.Flag("-f"))
+		diags = append(diags, more...)
+		if f != nil {
+			values, more := decodeValues(sc, f)
+			out = append(out, values...)
+			diags = append(diags, more...)
+		}
+	}
+	for _, set := range sets {
+		v := ParamValue{Name: set.Name, Value: set.Value, Loc: diag.At(diag.Pos{File: "--set"}).Field(set.Name)}
+		// Files are checked for engine syntax as they are parsed; a
+		// flag's value is checked here.
+		if msg := source.TemplateSyntax(v.Value); msg != "" {
+			diags = append(diags, diag.Errorf(v.Loc, "%s", msg))
+			continue
+		}
+		out = append(out, v)
+	}
+	return out, diags
+}
+
+// decodeValues reads one values file: a mapping of param names to
+// strings, numbers or booleans.
+func decodeValues(sc *schema.Context, f *ast.File) ([]ParamValue, diag.Diagnostics) {
+	doc, diags := checkDocument(sc, f, schema.Values)
+	if !doc.usable {
+		return nil, diags
+	}
+	var out []ParamValue
+	forFields(doc.data, func(name string, v cue.Value) {
+		out = append(out, ParamValue{Name: name, Value: scalarString(v), Loc: doc.at(name)})
+	})
+	return out, diags
+}
+
+// ApplyValues gives each param named by a value that value as its
+// default. A value for a param the pipeline does not have is an error.
+func ApplyValues(p *Pipeline, values []ParamValue) diag.Diagnostics {
+	byName := map[string]*PipelineParam{}
+	var names []string
+	for _, pp := range p.Params {
+		byName[pp.Name] = pp
+		names = append(names, pp.Name)
+	}
+	var diags diag.Diagnostics
+	for _, v := range values {
+		pp, ok := byName[v.Name]
+		switch {
+		case ok:
+			value := v.Value
+			pp.Default, pp.Given = &value, &v
+			continue
+		case len(names) == 0:
+			diags = append(diags, diag.Errorf(v.Loc, "no param %q: %s declares no params (--set and -f fill a pipeline file's params:; a cube parameter's path is given as an argument, %s=PATH)", v.Name, p.File, v.Name))
+		default:
+			diags = append(diags, diag.Errorf(v.Loc, "no parameter %q in %s (params: %s)%s", v.Name, p.File, strings.Join(slices.Sorted(slices.Values(names)), ", "), diag.Suggest(v.Name, names)))
+		}
+	}
+	return diags
+}
