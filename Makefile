@@ -38,7 +38,7 @@ test: ## Run every test.
 GOLDEN_PACKAGES = ./schema ./compiler ./cmd/mlcube-compile ./backends/argo ./backends/tekton ./backends/job ./backends/render
 
 golden: ## Rewrite the golden files (spec → IR, command, IR → each engine) and the generated docs (docs/reference, docs/cli.md, docs/errors.md); read the diff before committing it.
-	@set -e; for p in $(GOLDEN_PACKAGES); do $(GO) test $$p -run 'TestGolden|TestBadInputCorpus|TestReferenceDocs|TestCLIDoc|TestErrorsDoc' -update >/dev/null; done
+	@set -e; for p in $(GOLDEN_PACKAGES); do $(GO) test $$p -run 'TestGolden|TestBadInputCorpus|TestReferenceDocs|TestCLIDoc|TestErrorsDoc|TestTroubleshootingDoc' -update >/dev/null; done
 
 lint: ## go vet and staticcheck (pinned).
 	$(GO) vet ./...

@@ -41,6 +41,9 @@ type Options struct {
 	Namespace string
 	// Schedule overrides the pipeline file's schedule: key, field by field.
 	Schedule ScheduleOptions
+	// Disable are the codes of warnings not to report (--disable), as
+	// Silence drops them with those the specs' disable comments name.
+	Disable []diag.Code
 	// FS, when set, is where files are read from, by the paths above;
 	// the machine's own files otherwise.
 	FS fs.FS

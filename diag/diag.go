@@ -6,13 +6,15 @@ import (
 	"strings"
 )
 
-// Severity tells an error from a warning.
+// Severity tells an error from a warning, and both from a note: a choice
+// the command made for the user, such as the platform file it read.
 type Severity int
 
 // The severities of a Diagnostic.
 const (
 	Error Severity = iota
 	Warning
+	Note
 )
 
 // Pos is a place in a spec file. Line and Col are 1-based; zero means the
@@ -30,11 +32,13 @@ func (p Pos) String() string {
 }
 
 // Diagnostic is one problem found in a spec: where, which field, and what.
+// A warning has a Code, by which users silence it.
 type Diagnostic struct {
 	Pos      Pos
 	Field    string
 	Message  string
 	Severity Severity
+	Code     Code
 }
 
 // Errorf is an error about the value at.
@@ -42,26 +46,23 @@ func Errorf(at Loc, format string, args ...any) Diagnostic {
 	return Diagnostic{Pos: at.Pos(), Field: at.Path(), Message: fmt.Sprintf(format, args...)}
 }
 
-// Warnf is a warning about the value at.
-func Warnf(at Loc, format string, args ...any) Diagnostic {
+// Warnf is a warning of kind code about the value at.
+func Warnf(code Code, at Loc, format string, args ...any) Diagnostic {
 	d := Errorf(at, format, args...)
-	d.Severity = Warning
+	d.Severity, d.Code = Warning, code
 	return d
 }
 
-// String prints the diagnostic as file:line:col: [warning: ]field.path: message.
+// String prints the diagnostic as file:line:col: [warning: |note: ]
+// field.path: message, and the code in brackets when it has one.
 func (d Diagnostic) String() string {
 	var b strings.Builder
 	b.WriteString(d.Pos.String())
 	b.WriteString(": ")
-	if d.Severity == Warning {
-		b.WriteString("warning: ")
+	if d.Severity != Error {
+		b.WriteString(d.Severity.String() + ": ")
 	}
-	if d.Field != "" {
-		b.WriteString(d.Field)
-		b.WriteString(": ")
-	}
-	b.WriteString(d.Message)
+	b.WriteString(d.fieldMessage())
 	return b.String()
 }
 

@@ -68,7 +68,7 @@ func TestLocsShareNoStorage(t *testing.T) {
 func TestDiagnosticsSortedAndPrinted(t *testing.T) {
 	at := At(Pos{File: "p.yaml", Line: 3, Col: 5}).Field("steps")
 	ds := Diagnostics{
-		Warnf(at.Field("b"), "w"),
+		Warnf(NameCut, at.Field("b"), "w"),
 		Errorf(at.Field("a"), "e"),
 		Errorf(at.Field("a"), "e"),
 		Errorf(At(Pos{File: "p.yaml"}).Field("--task"), "whole file"),
@@ -77,7 +77,7 @@ func TestDiagnosticsSortedAndPrinted(t *testing.T) {
 	if got := ds.Error(); got != want {
 		t.Errorf("errors %q, want %q", got, want)
 	}
-	if w := ds.Warnings(); len(w) != 1 || w[0].String() != "p.yaml:3:5: warning: steps.b: w" {
+	if w := ds.Warnings(); len(w) != 1 || w[0].String() != "p.yaml:3:5: warning: steps.b: w [MLC204]" {
 		t.Errorf("warnings %v", w)
 	}
 	if !ds.HasErrors() || ds[:1].HasErrors() {

@@ -68,10 +68,10 @@ func checkTargets(p *ir.Pipeline, backends []string) []target {
 // backends.
 func Lint(opts compiler.Options, backends []string) diag.Diagnostics {
 	p, diags := compiler.Compile(opts)
-	if diags.HasErrors() {
-		return diags
+	if !diags.HasErrors() {
+		diags = append(diags, Check(p, backends)...)
 	}
-	return append(diags, Check(p, backends)...)
+	return compiler.Silence(opts.FS, diags, opts.Disable)
 }
 
 // CheckBackends refuses, as a UsageError that lists the backends, a name

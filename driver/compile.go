@@ -20,9 +20,15 @@ type Output struct {
 func Pipeline(opts compiler.Options) (*ir.Pipeline, diag.Diagnostics, error) {
 	p, diags := compiler.Compile(opts)
 	if diags.HasErrors() {
-		return nil, diags.Warnings(), diags.Errors()
+		return nil, silence(opts, diags.Warnings()), diags.Errors()
 	}
-	return p, diags.Warnings(), nil
+	return p, silence(opts, diags.Warnings()), nil
+}
+
+// silence drops the warnings that --disable or the specs' disable
+// comments silence (compiler.Silence).
+func silence(opts compiler.Options, warnings diag.Diagnostics) diag.Diagnostics {
+	return compiler.Silence(opts.FS, warnings, opts.Disable)
 }
 
 // IR checks the request and compiles its specs to the IR, as its backend
@@ -59,10 +65,10 @@ func Compile(req Request) (Output, error) {
 		return Output{Warnings: warnings}, err
 	}
 	if p.Schedule != nil && !req.scheduled() {
-		warnings = append(warnings, diag.Warnf(p.Spec.Field("schedule"), "is used only with %s", scheduledKinds()))
+		warnings = append(warnings, silence(req.Compiler, diag.Diagnostics{diag.Warnf(diag.ScheduleUnused, p.Spec.Field("schedule"), "is used only with %s", scheduledKinds())})...)
 	}
 	res, err := Emit(p, req)
-	warnings = append(warnings, res.Warnings...)
+	warnings = append(warnings, silence(req.Compiler, res.Warnings)...)
 	if err != nil {
 		return Output{Warnings: warnings}, err
 	}

@@ -39,7 +39,7 @@ func Each(req Request) ([]Named, diag.Diagnostics, error) {
 		case errors.As(err, &refused):
 			first = cmp.Or(first, err)
 			for _, d := range refused {
-				skipped = append(skipped, diag.Diagnostic{Pos: d.Pos, Field: d.Field, Severity: diag.Warning,
+				skipped = append(skipped, diag.Diagnostic{Pos: d.Pos, Field: d.Field, Severity: diag.Warning, Code: diag.BackendLeftOut,
 					Message: fmt.Sprintf("%s: not emitted: %s", name, d.Message)})
 			}
 		case err != nil:
@@ -51,5 +51,5 @@ func Each(req Request) ([]Named, diag.Diagnostics, error) {
 	if len(out) == 0 {
 		return nil, warnings.Sorted(), first
 	}
-	return out, append(warnings, skipped...).Sorted(), nil
+	return out, append(warnings, silence(req.Compiler, skipped)...).Sorted(), nil
 }

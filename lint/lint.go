@@ -19,8 +19,11 @@ type Options struct {
 	// PlatformGlob and TaskGlob, when set, make the files they match
 	// platform files and pipeline or invoke files, whatever their content.
 	PlatformGlob, TaskGlob string
-	// Strict counts warnings as errors.
+	// Strict counts warnings as errors: those left once Disable and the
+	// specs' disable comments have silenced theirs.
 	Strict bool
+	// Disable are the codes of warnings not to report (--disable).
+	Disable []diag.Code
 	// Backends are the backends to check for; every backend when empty.
 	Backends []string
 	// Exclude are globs of files and folders not to lint, matched as
@@ -69,7 +72,11 @@ func Run(paths []string, opts Options) (Report, error) {
 	if len(set.files) == 0 {
 		return Report{Skipped: set.skipped}, fmt.Errorf("found no mlcube.yaml, platform or pipeline file under %s%s", strings.Join(paths, ", "), skippedNote(set.skipped))
 	}
-	diags := runUnits(set.units(), opts)
+	units := set.units()
+	for i := range units {
+		units[i].opts.Disable = opts.Disable
+	}
+	diags := runUnits(units, opts)
 	if opts.Strict {
 		for i := range diags {
 			diags[i].Severity = diag.Error

@@ -228,6 +228,16 @@ func propertyDescriptions(s any, key string) []string {
 	return out
 }
 
+// allIn reports whether every position of at is one of want.
+func allIn(at, want []string) bool {
+	for _, a := range at {
+		if !slices.Contains(want, a) {
+			return false
+		}
+	}
+	return true
+}
+
 // firstKey returns the first top-level key of a YAML file, where
 // testdata/yamlls.js hovers.
 func firstKey(t *testing.T, file string) string {
@@ -244,7 +254,7 @@ func firstKey(t *testing.T, file string) string {
 // service, with the page's yaml.schemas (and its modeline for values
 // files): examples have no diagnostics, and the hover on their first key
 // shows its description and the right schema; a bad spec's schema errors
-// are where mlcube-compile reports them, line and column. Files whose
+// are where mlcube-compile reports errors, line and column. Files whose
 // YAML the editor's parser refuses, or that the compiler refuses whole
 // (empty, binary, a Kubernetes object), are left out: the two parsers word those their own way.
 func TestYAMLLanguageServer(t *testing.T) {
@@ -273,7 +283,10 @@ func TestYAMLLanguageServer(t *testing.T) {
 			continue
 		}
 		name := filepath.Base(c.caseDir) + "/" + c.rel
-		if len(at) > 0 && !slices.Equal(at, want) {
+		// Every schema error is where mlcube-compile puts it; the
+		// compiler reports the errors the checks after the schema find
+		// too, in the same run, which no editor sees.
+		if len(at) > 0 && !allIn(at, want) {
 			t.Errorf("%s: yaml-language-server's errors are at %q, mlcube-compile's at %q: %+v", name, at, want, results[c.file].Diagnostics)
 		}
 		if len(at) > 0 {

@@ -173,15 +173,15 @@ func warnings(p *ir.Pipeline, kind string) diag.Diagnostics {
 	var out diag.Diagnostics
 	for _, s := range coLocated(p) {
 		if s.Resources.GPU > 0 && len(s.NodeSelector) == 0 {
-			out = append(out, diag.Warnf(s.Loc, "tekton: step %s asks for GPUs and has no node selector, and Tekton's affinity assistant (coschedule: %s) runs it on the assistant's node, which the run's pod template alone chooses: nothing draws that node to one with GPUs (a toleration lets a pod onto GPU nodes, but does not draw it there), so on a cluster with CPU nodes too the step can wait for ever; set gpu.nodeSelector in the platform to your GPU nodes' labels (such as nvidia.com/gpu.present: \"true\", which NVIDIA's GPU feature discovery sets), which the compiler gives the assistant", s.Name, coschedule(p)))
+			out = append(out, diag.Warnf(diag.TektonGPUUnplaced, s.Loc, "tekton: step %s asks for GPUs and has no node selector, and Tekton's affinity assistant (coschedule: %s) runs it on the assistant's node, which the run's pod template alone chooses: nothing draws that node to one with GPUs (a toleration lets a pod onto GPU nodes, but does not draw it there), so on a cluster with CPU nodes too the step can wait for ever; set gpu.nodeSelector in the platform to your GPU nodes' labels (such as nvidia.com/gpu.present: \"true\", which NVIDIA's GPU feature discovery sets), which the compiler gives the assistant", s.Name, coschedule(p)))
 		}
 	}
 	for _, s := range p.Steps {
 		if n := boundClaims(p, s); n > 1 && coschedule(p) == coscheduleWorkspaces {
-			out = append(out, diag.Warnf(s.Loc, "tekton: step %s mounts %d claims; Tekton's affinity assistant (coschedule: workspaces) refuses a TaskRun with more than one, so the cluster needs coschedule: pipelineruns or disabled in Tekton's feature-flags, and the platform tekton: {coschedule: ...} to match", s.Name, n))
+			out = append(out, diag.Warnf(diag.TektonClaims, s.Loc, "tekton: step %s mounts %d claims; Tekton's affinity assistant (coschedule: workspaces) refuses a TaskRun with more than one, so the cluster needs coschedule: pipelineruns or disabled in Tekton's feature-flags, and the platform tekton: {coschedule: ...} to match", s.Name, n))
 		}
 		if s.Retry != nil && s.Retry.Backoff > 0 {
-			out = append(out, diag.Warnf(s.Loc.Field("retries").Field("backoff"), "tekton: step %s: Tekton retries at once; the %v backoff is not applied", s.Name, s.Retry.Backoff))
+			out = append(out, diag.Warnf(diag.TektonNoBackoff, s.Loc.Field("retries").Field("backoff"), "tekton: step %s: Tekton retries at once; the %v backoff is not applied", s.Name, s.Retry.Backoff))
 		}
 	}
 	var required []string
@@ -191,15 +191,15 @@ func warnings(p *ir.Pipeline, kind string) diag.Diagnostics {
 		}
 	}
 	if len(required) > 0 && kind != KindPipeline {
-		out = append(out, diag.Warnf(p.Spec.Field("params"), "tekton: %s; give %s in the PipelineRun's spec.params before creating it", noDefault(required), pronoun(required)))
+		out = append(out, diag.Warnf(diag.TektonParamNoDefault, p.Spec.Field("params"), "tekton: %s; give %s in the PipelineRun's spec.params before creating it", noDefault(required), pronoun(required)))
 	}
 	for _, v := range p.Volumes {
 		if v.Create != nil {
-			out = append(out, diag.Warnf(p.Platform.Field("storage"), "tekton: the claim %s is created for each run and owned by the PipelineRun, so it and the results written there are deleted with the run (by kubectl delete or Tekton's pruner); to keep results, set storage.pvc to an existing claim, or copy them out in a last step", v.Name))
+			out = append(out, diag.Warnf(diag.TektonClaimDeleted, p.Platform.Field("storage"), "tekton: the claim %s is created for each run and owned by the PipelineRun, so it and the results written there are deleted with the run (by kubectl delete or Tekton's pruner); to keep results, set storage.pvc to an existing claim, or copy them out in a last step", v.Name))
 		}
 	}
 	if p.TTLSecondsAfterFinished != nil {
-		out = append(out, diag.Warnf(p.Platform.Field("ttlSecondsAfterFinished"), "tekton: a PipelineRun has no ttlSecondsAfterFinished; set up Tekton's pruner to delete finished runs"))
+		out = append(out, diag.Warnf(diag.TektonNoTTL, p.Platform.Field("ttlSecondsAfterFinished"), "tekton: a PipelineRun has no ttlSecondsAfterFinished; set up Tekton's pruner to delete finished runs"))
 	}
 	return out
 }

@@ -43,13 +43,13 @@ type setting struct {
 // spec.taskRunSpecs". backends/tekton/tkntest reads them back so.
 func (s setting) warning() diag.Diagnostic {
 	if s.flags == "" {
-		return diag.Warnf(s.at, "tekton: %s, and tkn pipeline start has no flag for it: print the run by adding --dry-run -o yaml to its flags, %s, and create it with kubectl create -f", s.why, s.field)
+		return diag.Warnf(diag.TektonNoStartFlag, s.at, "tekton: %s, and tkn pipeline start has no flag for it: print the run by adding --dry-run -o yaml to its flags, %s, and create it with kubectl create -f", s.why, s.field)
 	}
 	flags := s.flags
 	if s.file != "" {
 		flags += ", where " + s.file + " holds " + s.content
 	}
-	return diag.Warnf(s.at, "tekton: %s: start it with tkn pipeline start %s (in a PipelineRun: %s)", s.why, flags, s.field)
+	return diag.Warnf(diag.TektonStartFlag, s.at, "tekton: %s: start it with tkn pipeline start %s (in a PipelineRun: %s)", s.why, flags, s.field)
 }
 
 // start is the PipelineRun that tkn pipeline start NAME makes of pl with

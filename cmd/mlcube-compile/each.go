@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/mlcube-compile/mlcube-compile/compiler"
 	"github.com/mlcube-compile/mlcube-compile/diag"
 	"github.com/mlcube-compile/mlcube-compile/driver"
 )
@@ -54,7 +55,7 @@ func compileEach(c *cli.Context, s *session, req driver.Request) error {
 		}
 		written[o.Backend] = true
 	}
-	s.warnings = append(s.warnings, staleOutputs(dir, written)...)
+	s.warnings = append(s.warnings, compiler.Silence(nil, staleOutputs(dir, written), req.Compiler.Disable)...)
 	return nil
 }
 
@@ -66,7 +67,7 @@ func staleOutputs(dir string, written map[string]bool) diag.Diagnostics {
 	for _, backend := range driver.Backends() {
 		path := filepath.Join(dir, backend+".yaml")
 		if _, err := os.Stat(path); err == nil && !written[backend] {
-			out = append(out, diag.Warnf(diag.At(diag.Pos{File: path}).Field("--output"), "not written by this compile, which emits nothing for %s: it is an earlier compile's; remove it before applying the folder", backend))
+			out = append(out, diag.Warnf(diag.OutputStale, diag.At(diag.Pos{File: path}).Field("--output"), "not written by this compile, which emits nothing for %s: it is an earlier compile's; remove it before applying the folder", backend))
 		}
 	}
 	return out

@@ -22,7 +22,29 @@ func specFlags() []cli.Flag {
 		&cli.StringFlag{Name: "task", Aliases: []string{"t"}, Usage: "pipeline file, legacy invoke file, or task names a,b,c run in that order (as mlcube run --task a,b,c); default: every task of the cube, in the file's order wherever their paths touch; - reads a pipeline file from standard input (then no platform file is read without -p)"},
 		&cli.StringSliceFlag{Name: "values", Aliases: []string{"f"}, Usage: "values `FILE` of param: value lines; repeatable, later files win"},
 		&cli.StringSliceFlag{Name: "set", Usage: "give param `NAME=VALUE` a value; repeatable, wins over -f"},
+		disableFlag(),
 	}
+}
+
+// disableFlag silences warnings by code, as a disable comment in a spec
+// does.
+func disableFlag() cli.Flag {
+	return &cli.StringSliceFlag{Name: "disable", Usage: "do not report warnings of `CODE` (MLC301, …: docs/troubleshooting.md lists them); repeatable or comma-separated; a spec's comment # mlcube-compile: disable CODE silences one line's"}
+}
+
+// disabledCodes reads --disable: each a warning's code.
+func disabledCodes(c *cli.Context) ([]diag.Code, error) {
+	var out []diag.Code
+	for _, arg := range c.StringSlice("disable") {
+		for _, s := range strings.Split(arg, ",") {
+			s = strings.TrimSpace(s)
+			if !diag.Known(diag.Code(s)) {
+				return nil, usageError{fmt.Errorf("--disable %q: no warning has this code (docs/troubleshooting.md lists them)%s", s, diag.Suggest(s, diag.CodeNames()))}
+			}
+			out = append(out, diag.Code(s))
+		}
+	}
+	return out, nil
 }
 
 // runFlags shape the emitted objects.
@@ -68,6 +90,11 @@ func compilerOptions(c *cli.Context, s *session) (compiler.Options, error) {
 		}
 		opts.Paths = append(opts.Paths, compiler.Setting{Name: strings.TrimSpace(name), Value: value})
 	}
+	disabled, err := disabledCodes(c)
+	if err != nil {
+		return opts, err
+	}
+	opts.Disable = disabled
 	if err := readStdin(&opts, c.App.Reader); err != nil {
 		return opts, err
 	}

@@ -16,7 +16,7 @@ func graphCommand(s *session) *cli.Command {
 	return &cli.Command{
 		Name:      "graph",
 		Usage:     "print the pipeline's DAG as Mermaid or Graphviz DOT",
-		UsageText: "mlcube-compile graph [--format mermaid|dot] [--mlcube PATH] [--platform FILE|-] [--task FILE|-] [-f VALUES]... [--set NAME=VALUE]... [-o FILE] [--error-format text|json|github] [NAME=PATH]...",
+		UsageText: "mlcube-compile graph [--format mermaid|dot] [--mlcube PATH] [--platform FILE|-] [--task FILE|-] [-f VALUES]... [--set NAME=VALUE]... [--disable CODE]... [-o FILE] [--error-format text|json|github] [NAME=PATH]...",
 		Flags: append(specFlags(),
 			&cli.StringFlag{Name: "format", Value: render.Formats[0], Usage: "mermaid (for Markdown) or dot (for Graphviz)"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` atomically instead of stdout"},

@@ -22,11 +22,12 @@ func lintCommand(stdout io.Writer) *cli.Command {
 			"docker: or name:, schema_type:, or only platform keys), so its mistake is reported at its line and column.\n" +
 			"Other YAML files (other tools', values files) are skipped; the summary counts them and --verbose names them.",
 		Usage:     "check every cube, platform and pipeline file under the paths, on every backend or those --backend names",
-		UsageText: "mlcube-compile lint [--backend argo|tekton|job]... [--format|--error-format text|json|github] [--strict] [--verbose] [--platform GLOB] [--task GLOB] [--exclude GLOB]... [--cache DIR] [PATH...]",
+		UsageText: "mlcube-compile lint [--backend argo|tekton|job]... [--format|--error-format text|json|github] [--strict] [--disable CODE]... [--verbose] [--platform GLOB] [--task GLOB] [--exclude GLOB]... [--cache DIR] [PATH...]",
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "backend", Aliases: []string{"b"}, Usage: "check for backend `NAME` only (" + strings.Join(driver.Backends(), ", ") + "); repeatable; default: every backend"},
 			&cli.StringFlag{Name: "format", Aliases: []string{"error-format"}, Value: diagnosticFormats[0], Usage: "text, json, or github (GitHub Actions annotations); --error-format, as compile and graph spell it, is the same flag"},
-			&cli.BoolFlag{Name: "strict", Usage: "count warnings as errors"},
+			&cli.BoolFlag{Name: "strict", Usage: "count warnings as errors (those --disable and the specs' disable comments leave)"},
+			disableFlag(),
 			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "also name each YAML file skipped as not a cube, platform or pipeline file"},
 			&cli.StringFlag{Name: "platform", Usage: "treat files matching `GLOB` as platform files, whatever their content"},
 			&cli.StringFlag{Name: "task", Usage: "treat files matching `GLOB` as pipeline or invoke files, whatever their content"},
@@ -38,7 +39,11 @@ func lintCommand(stdout io.Writer) *cli.Command {
 			if err := checkFormat("format", format); err != nil {
 				return err
 			}
-			opts := lint.Options{PlatformGlob: c.String("platform"), TaskGlob: c.String("task"), Strict: c.Bool("strict"), Backends: c.StringSlice("backend"), Exclude: c.StringSlice("exclude")}
+			disabled, err := disabledCodes(c)
+			if err != nil {
+				return err
+			}
+			opts := lint.Options{PlatformGlob: c.String("platform"), TaskGlob: c.String("task"), Strict: c.Bool("strict"), Disable: disabled, Backends: c.StringSlice("backend"), Exclude: c.StringSlice("exclude")}
 			if err := withCache(&opts, c.String("cache")); err != nil {
 				return usageError{err}
 			}

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/mlcube-compile/mlcube-compile/diag"
 )
 
 // githubCommand is a GitHub Actions workflow command as the runner reads
@@ -41,7 +43,7 @@ func TestLintBadCorpus(t *testing.T) {
 		t.Errorf("summaries differ: %q", last)
 	}
 	js, _, _ := compileArgs(t, "mlcube-compile", "lint", "--format", "json", root)
-	var problems []problem
+	var problems []diag.Problem
 	if err := json.Unmarshal([]byte(js), &problems); err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +51,7 @@ func TestLintBadCorpus(t *testing.T) {
 		t.Errorf("%d JSON problems, %d github lines", len(problems), len(lines)-1)
 	}
 	for i, p := range problems {
-		want := "::" + p.Severity + " file=" + githubProperty(p.File)
+		want := "::" + strings.Replace(p.Severity, "note", "notice", 1) + " file=" + diag.GitHubProperty(p.File)
 		if !strings.HasPrefix(lines[i], want) {
 			t.Errorf("problem %d: %q does not match %q", i, lines[i], want)
 		}

@@ -64,14 +64,14 @@ func (lw *lowering) paramArg(st *spec.Step, p *spec.Param, kind, override string
 	}
 	arg := ir.Arg{Param: p.Name, Prefix: "--" + p.Name + "="}
 	if strings.HasPrefix(raw, "/") {
-		lw.warnf(at, "absolute path %q is in the container, not on the workspace volume; steps cannot pass data through it", raw)
+		lw.warnf(diag.PathInContainer, at, "absolute path %q is in the container, not on the workspace volume; steps cannot pass data through it", raw)
 		arg.Value = parse(raw)
 		return arg, nil
 	}
 	if strings.HasPrefix(raw, "~") {
 		// MLCube joins it to the workspace as it is (Path(workspace) /
 		// value), and no shell expands it in an argument: a folder named ~.
-		lw.warnf(at, "path %q starts with ~, which is not expanded: MLCube and the compiler join it to the workspace as it is, a folder named ~; write the path relative to the workspace", raw)
+		lw.warnf(diag.PathTilde, at, "path %q starts with ~, which is not expanded: MLCube and the compiler join it to the workspace as it is, a folder named ~; write the path relative to the workspace", raw)
 	}
 	var volume, root string
 	if p.Claim != "" {
@@ -82,7 +82,7 @@ func (lw *lowering) paramArg(st *spec.Step, p *spec.Param, kind, override string
 	mounts[volume] = root
 	rel := cleanKeepParams(raw)
 	if rel == ".." || strings.HasPrefix(rel, "../") {
-		lw.warnf(at, "path %q leaves the workspace; in the container it is %s, outside the volume", raw, path.Join(root, rel))
+		lw.warnf(diag.PathLeavesWorkspace, at, "path %q leaves the workspace; in the container it is %s, outside the volume", raw, path.Join(root, rel))
 	}
 	arg.Value = ir.Lit(root)
 	if rel != "" {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+	"github.com/mlcube-compile/mlcube-compile/diag"
 )
 
 // Access modes of a claim the run creates. A ReadWriteOnce volume
@@ -43,7 +44,7 @@ func (lw *lowering) claimAccess() {
 			}
 			// Said at storage:, which may not write accessModes.
 			storage := lw.plat.Loc.Field("storage")
-			lw.warnf(storage.Field("accessModes").At(storage.Pos()), "the claim made for each run is ReadWriteMany, since %s and all mount it; its storage class must offer ReadWriteMany (NFS, EFS, Filestore, Azure Files, CephFS; not EBS, Persistent Disk or local-path, where the claim would stay Pending): set storageClassName, or accessModes: [ReadWriteOnce] for steps that may wait for each other's volume", why)
+			lw.warnf(diag.ClaimReadWriteMany, storage.Field("accessModes").At(storage.Pos()), "the claim made for each run is ReadWriteMany, since %s and all mount it; its storage class must offer ReadWriteMany (NFS, EFS, Filestore, Azure Files, CephFS; not EBS, Persistent Disk or local-path, where the claim would stay Pending): set storageClassName, or accessModes: [ReadWriteOnce] for steps that may wait for each other's volume", why)
 		case len(written) == 0:
 			v.Create.AccessModes = []string{readWriteOnce}
 		case oneNode(written) && distributed != "":

@@ -60,7 +60,7 @@ func (lw *lowering) lowerMPI(st *spec.Step, s *ir.Step) {
 		job.SSHAuthMountPath = defaultSSHAuthMountPath
 		if runsAsNonRoot(s.SecurityContext) && job.APIVersion != mpiV1 {
 			// Said at mpi:, which does not write sshAuthMountPath.
-			lw.warnf(at.Field("sshAuthMountPath").At(at.Pos()), "the workers run as %s, whose SSH server cannot read keys under /root/.ssh; set sshAuthMountPath to that user's ~/.ssh (mpi-operator's images use /home/mpiuser/.ssh)", nonRootUser(s.SecurityContext))
+			lw.warnf(diag.SSHKeysUnreadable, at.Field("sshAuthMountPath").At(at.Pos()), "the workers run as %s, whose SSH server cannot read keys under /root/.ssh; set sshAuthMountPath to that user's ~/.ssh (mpi-operator's images use /home/mpiuser/.ssh)", nonRootUser(s.SecurityContext))
 		}
 	}
 	lw.checkSSHKeys(st, s, job)
@@ -96,7 +96,7 @@ func (lw *lowering) slots(st *spec.Step, s *ir.Step, job *ir.MPIJob) {
 	case m.SlotsPerWorker != nil:
 		job.SlotsPerWorker = *m.SlotsPerWorker
 		if gpus > 0 && job.SlotsPerWorker != gpus {
-			lw.warnf(st.Loc.Field("mpi").Field("slotsPerWorker"), "%d ranks per worker on %d GPUs per worker: frameworks such as Horovod and torch.distributed run one rank per GPU; leave slotsPerWorker out to get %d", job.SlotsPerWorker, gpus, gpus)
+			lw.warnf(diag.RanksPerGPU, st.Loc.Field("mpi").Field("slotsPerWorker"), "%d ranks per worker on %d GPUs per worker: frameworks such as Horovod and torch.distributed run one rank per GPU; leave slotsPerWorker out to get %d", job.SlotsPerWorker, gpus, gpus)
 		}
 	}
 }
@@ -221,7 +221,7 @@ func (lw *lowering) checkRootForSetup(st *spec.Step, s *ir.Step, d *spec.Dask) {
 	if len(d.Setup.Apt)+len(d.Setup.Pip)+len(d.Setup.Conda) == 0 || !runsAsNonRoot(s.SecurityContext) {
 		return
 	}
-	lw.warnf(st.Loc.Field("dask").Field("setup"), "the Dask pods run as %s, but the image installs setup packages at start with apt-get (which needs root) and pip or conda into the image's own environment (owned by root), so they will fail; build an image with the packages in it, or run the Dask step as root", nonRootUser(s.SecurityContext))
+	lw.warnf(diag.DaskSetupNeedsRoot, st.Loc.Field("dask").Field("setup"), "the Dask pods run as %s, but the image installs setup packages at start with apt-get (which needs root) and pip or conda into the image's own environment (owned by root), so they will fail; build an image with the packages in it, or run the Dask step as root", nonRootUser(s.SecurityContext))
 }
 
 // runsAsNonRoot says whether the step's containers run as a user other

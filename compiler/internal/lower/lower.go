@@ -62,8 +62,8 @@ func (lw *lowering) errorf(at diag.Loc, format string, args ...any) {
 	lw.diags = append(lw.diags, diag.Errorf(at, format, args...))
 }
 
-func (lw *lowering) warnf(at diag.Loc, format string, args ...any) {
-	lw.diags = append(lw.diags, diag.Warnf(at, format, args...))
+func (lw *lowering) warnf(code diag.Code, at diag.Loc, format string, args ...any) {
+	lw.diags = append(lw.diags, diag.Warnf(code, at, format, args...))
 }
 
 // newLowering lowers what the whole pipeline shares, before its steps:
@@ -127,7 +127,7 @@ func (lw *lowering) pipelineMeta() {
 	}
 	lw.p.Name = dnsName(name, maxNameLen)
 	if full := dnsName(name, len(name)); full != lw.p.Name && lw.spec.Name != "" && lw.spec.Loc.Field("name").Written() {
-		lw.warnf(lw.spec.Loc.Field("name"), "%q is cut to %q: names stay within %d characters so that every engine's suffixes fit", full, lw.p.Name, maxNameLen)
+		lw.warnf(diag.NameCut, lw.spec.Loc.Field("name"), "%q is cut to %q: names stay within %d characters so that every engine's suffixes fit", full, lw.p.Name, maxNameLen)
 	}
 	if lw.p.Name == "" {
 		lw.errorf(diag.At(diag.Pos{File: lw.spec.File, Line: 1, Col: 1}).Field("name"), "%q has no letters or digits to make a Kubernetes name from", name)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/mlcube-compile/mlcube-compile/compiler/internal/spec"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+	"github.com/mlcube-compile/mlcube-compile/diag"
 )
 
 // resources merges the step's requests over what the cube's docker flags say.
@@ -18,7 +19,7 @@ func (lw *lowering) resources(st *spec.Step, gpus int, fx spec.DockerEffects) ir
 	}
 	if r.LimitsEqualRequests && (r.CPU == "" || r.Memory == "") {
 		// Said at the step, which may not write resources.
-		lw.warnf(st.Loc.Field("resources").At(st.Loc.Pos()), "the platform sets limitsEqualRequests, but this requests no cpu or no memory, so it gets no limit for it, and a ResourceQuota that counts limits rejects its pod; give resources.cpu and resources.memory")
+		lw.warnf(diag.LimitWithoutRequest, st.Loc.Field("resources").At(st.Loc.Pos()), "the platform sets limitsEqualRequests, but this requests no cpu or no memory, so it gets no limit for it, and a ResourceQuota that counts limits rejects its pod; give resources.cpu and resources.memory")
 	}
 	if gpus > 0 {
 		r.GPUResource = lw.plat.GPU.Resource

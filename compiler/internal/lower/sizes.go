@@ -5,6 +5,7 @@ import (
 
 	"github.com/mlcube-compile/mlcube-compile/compiler/internal/spec"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+	"github.com/mlcube-compile/mlcube-compile/diag"
 )
 
 // chargeShm counts a step's /dev/shm in its memory when its memory is
@@ -27,7 +28,7 @@ func (lw *lowering) chargeShm(st *spec.Step, s *ir.Step) {
 	}
 	total := mem.DeepCopy()
 	total.Add(shm)
-	lw.warnf(st.Loc.Field("resources").Field("memory"), "/dev/shm (--shm-size %s) is memory charged to the container, and with the platform's limitsEqualRequests its memory is also its limit: the step asks for and is limited to %s + %s = %s", shm.String(), mem.String(), shm.String(), total.String())
+	lw.warnf(diag.ShmInMemoryLimit, st.Loc.Field("resources").Field("memory"), "/dev/shm (--shm-size %s) is memory charged to the container, and with the platform's limitsEqualRequests its memory is also its limit: the step asks for and is limited to %s + %s = %s", shm.String(), mem.String(), shm.String(), total.String())
 	r.Memory = total.String()
 }
 
@@ -58,5 +59,5 @@ func (lw *lowering) sizeDaskWorkers(st *spec.Step, s *ir.Step, job *ir.DaskJob) 
 		return
 	}
 	at := st.Loc.Field("dask").Field("worker")
-	lw.warnf(at.At(at.Pos()), "the Dask workers get no %s from dask.worker or the step's resources, so each sizes itself from the node, not its pod (a thread per node CPU, the node's memory as its limit), and the kubelet may evict it before Dask spills; give dask.worker: {cpu, memory}", missing)
+	lw.warnf(diag.DaskWorkersUnsized, at.At(at.Pos()), "the Dask workers get no %s from dask.worker or the step's resources, so each sizes itself from the node, not its pod (a thread per node CPU, the node's memory as its limit), and the kubelet may evict it before Dask spills; give dask.worker: {cpu, memory}", missing)
 }

@@ -56,7 +56,7 @@ func (lw *lowering) lowerStep(st *spec.Step, name string) (*ir.Step, graph.IO) {
 	gpus, args := st.GPUs()
 	fx, _ := spec.MapDockerArgs(args, gpus) // check reports what is wrong
 	if fx.GPUs != nil && *fx.GPUs != gpus && gpus > 0 && st.Resources.GPU == nil {
-		lw.warnf(args.Loc, "--gpus=%d differs from platform.accelerator_count %d; the step asks for %d", *fx.GPUs, gpus, gpus)
+		lw.warnf(diag.GPUCountDiffers, args.Loc, "--gpus=%d differs from platform.accelerator_count %d; the step asks for %d", *fx.GPUs, gpus, gpus)
 	}
 	s.ShmSize = fx.ShmSize
 	s.Resources = lw.resources(st, gpus, fx)

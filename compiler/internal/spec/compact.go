@@ -58,7 +58,7 @@ func decodeCompactRoot(sc *schema.Context, files *source.Files, f *ast.File, doc
 					t.Outputs = append(t.Outputs, param)
 					return
 				}
-				r.diags = append(r.diags, diag.Warnf(param.Loc, "task %q has no parameter %q, so MLCube 1.0 drops this binding when it unpacks the run", task, name))
+				r.diags = append(r.diags, diag.Warnf(diag.BindingDropped, param.Loc, "task %q has no parameter %q, so MLCube 1.0 drops this binding when it unpacks the run", task, name))
 			})
 			// The run file MLCube writes has its keys sorted (PyYAML's
 			// safe_dump), and the runner passes them in that order.

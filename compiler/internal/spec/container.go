@@ -166,7 +166,7 @@ func decodeRunArgs(doc *document, v cue.Value, at diag.Loc) (*RunArgs, []EnvVar,
 		case err != "":
 			diags = append(diags, diag.Errorf(r.GPUsLoc, "%s", err))
 		case warn != "":
-			diags = append(diags, diag.Warnf(r.GPUsLoc, "%s", warn))
+			diags = append(diags, diag.Warnf(diag.GPUsOfOneHost, r.GPUsLoc, "%s", warn))
 		}
 		r.GPUs = n
 	}

@@ -52,7 +52,7 @@ func MapDockerArgs(a DockerArgs, gpus int) (DockerEffects, diag.Diagnostics) {
 			whole += "=" + value
 		}
 		if isGPUFlag(flag, value) && gpus == 0 {
-			diags = append(diags, diag.Warnf(a.Loc, "docker flag %q asks for GPUs, but the step asks for none (platform.accelerator_count or the step's resources.gpu), so it is not applied", whole))
+			diags = append(diags, diag.Warnf(diag.DockerGPUsUnasked, a.Loc, "docker flag %q asks for GPUs, but the step asks for none (platform.accelerator_count or the step's resources.gpu), so it is not applied", whole))
 			continue
 		}
 		known, problem := mapDockerFlag(&fx, flag, value, a)
@@ -60,7 +60,7 @@ func MapDockerArgs(a DockerArgs, gpus int) (DockerEffects, diag.Diagnostics) {
 		case problem != "":
 			diags = append(diags, diag.Errorf(a.Loc, "%s", problem))
 		case !known:
-			diags = append(diags, diag.Warnf(a.Loc, "docker flag %q has no Kubernetes equivalent in mlcube-compile and is not applied", whole))
+			diags = append(diags, diag.Warnf(diag.DockerFlagNotApplied, a.Loc, "docker flag %q has no Kubernetes equivalent in mlcube-compile and is not applied", whole))
 		}
 	}
 	return fx, diags

@@ -25,9 +25,9 @@ func TestUnknownFieldSuggestions(t *testing.T) {
 		{"name: n\ntasks: {t: {entrypont: x}}\n", `cube/mlcube.yaml:2:13: tasks.t.entrypont: unknown field; did you mean "entrypoint"?`},
 		{"name: n\ntasks: {t: {parameters: {inputs: {a: {tpye: file}}}}}\n", `cube/mlcube.yaml:2:39: tasks.t.parameters.inputs.a.tpye: unknown field; did you mean "type"?`},
 		// A key that is no near miss is one MLCube ignores: a warning.
-		{"name: n\ndocker: {registry: x}" + tail, `cube/mlcube.yaml:2:10: warning: docker.registry: ` + ignoredKey},
+		{"name: n\ndocker: {registry: x}" + tail, `cube/mlcube.yaml:2:10: warning: docker.registry: ` + ignoredKey + " [MLC101]"},
 		// A key that reads as a number is an index to CUE.
-		{"name: n\ndocker: {7: x}" + tail, `cube/mlcube.yaml:2:10: warning: docker.7: ` + ignoredKey},
+		{"name: n\ndocker: {7: x}" + tail, `cube/mlcube.yaml:2:10: warning: docker.7: ` + ignoredKey + " [MLC101]"},
 	} {
 		_, diags := loadCubeText(t, tc.cube)
 		var got []string
@@ -60,10 +60,10 @@ tasks:
 		got = append(got, d.String())
 	}
 	want := []string{
-		"cube/mlcube.yaml:2:43: warning: authors[0].institution: " + ignoredKey,
-		"cube/mlcube.yaml:3:34: warning: platform.CUDA_version: " + ignoredKey,
-		"cube/mlcube.yaml:7:5: warning: tasks.t.description: " + ignoredKey,
-		"cube/mlcube.yaml:8:50: warning: tasks.t.parameters.inputs.cfg.help: " + ignoredKey,
+		"cube/mlcube.yaml:2:43: warning: authors[0].institution: " + ignoredKey + " [MLC101]",
+		"cube/mlcube.yaml:3:34: warning: platform.CUDA_version: " + ignoredKey + " [MLC101]",
+		"cube/mlcube.yaml:7:5: warning: tasks.t.description: " + ignoredKey + " [MLC101]",
+		"cube/mlcube.yaml:8:50: warning: tasks.t.parameters.inputs.cfg.help: " + ignoredKey + " [MLC101]",
 		`cube/mlcube.yaml:8:70: tasks.t.parameters.outpus: unknown field; did you mean "outputs"?`,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {

@@ -160,7 +160,7 @@ func (r *legacyReader) workspacePath(s string, at diag.Loc) string {
 	case strings.HasPrefix(s, ws+"/"):
 		return strings.TrimLeft(strings.TrimPrefix(s, ws), "/")
 	case !strings.HasPrefix(s, "/"):
-		r.diags = append(r.diags, diag.Warnf(at, "path %q does not start with $WORKSPACE: MLCube 1.0 takes it relative to the folder mlcube runs in; here it is relative to the workspace", s))
+		r.diags = append(r.diags, diag.Warnf(diag.PathOutsideWorkspace, at, "path %q does not start with $WORKSPACE: MLCube 1.0 takes it relative to the folder mlcube runs in; here it is relative to the workspace", s))
 	}
 	return s
 }

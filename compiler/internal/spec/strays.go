@@ -41,7 +41,7 @@ func (d *document) strays(sc *schema.Context, sv cue.Value, decls []ast.Decl, at
 			if near := diag.Nearest(name, names); near != "" {
 				*diags = append(*diags, diag.Errorf(at.Field(name), "unknown field%s", diag.Suggest(name, names)))
 			} else {
-				*diags = append(*diags, diag.Warnf(at.Field(name), "%s", ignoredKey))
+				*diags = append(*diags, diag.Warnf(diag.KeyIgnored, at.Field(name), "%s", ignoredKey))
 			}
 			return false
 		}

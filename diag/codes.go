@@ -1,0 +1,83 @@
+package diag
+
+import "slices"
+
+// Code names one kind of warning, stably across releases: what lint
+// --disable takes, what a "# mlcube-compile: disable CODE" comment in a
+// spec names, and the section of docs/troubleshooting.md that explains
+// it. MLC1xx are about reading the files, 2xx paths, params and names,
+// 3xx resources and docker flags, 4xx distributed steps, 5xx storage,
+// 6xx one engine's (Argo 60x, Tekton 62x, Job 64x), 7xx the command.
+type Code string
+
+// The codes of the warnings.
+const (
+	KeyIgnored            Code = "MLC101"
+	KeyWrittenTwice       Code = "MLC102"
+	BindingDropped        Code = "MLC103"
+	PathOutsideWorkspace  Code = "MLC104"
+	UnknownCode           Code = "MLC105"
+	PathInContainer       Code = "MLC201"
+	PathTilde             Code = "MLC202"
+	PathLeavesWorkspace   Code = "MLC203"
+	NameCut               Code = "MLC204"
+	TaskBeforeWriter      Code = "MLC205"
+	DockerGPUsUnasked     Code = "MLC301"
+	DockerFlagNotApplied  Code = "MLC302"
+	GPUCountDiffers       Code = "MLC303"
+	GPUsOfOneHost         Code = "MLC304"
+	LimitWithoutRequest   Code = "MLC305"
+	ShmInMemoryLimit      Code = "MLC306"
+	DaskWorkersUnsized    Code = "MLC401"
+	SSHKeysUnreadable     Code = "MLC402"
+	RanksPerGPU           Code = "MLC403"
+	DaskSetupNeedsRoot    Code = "MLC404"
+	ClaimReadWriteMany    Code = "MLC501"
+	ArgoV4TooManyTemplate Code = "MLC601"
+	ArgoV4TooManyTasks    Code = "MLC602"
+	ArgoV4TooManyParams   Code = "MLC603"
+	ArgoV4Schedule        Code = "MLC604"
+	ArgoConfigMapAccount  Code = "MLC605"
+	ArgoClaimDeleted      Code = "MLC606"
+	ArgoClaimOneNode      Code = "MLC607"
+	TektonNoStartFlag     Code = "MLC621"
+	TektonStartFlag       Code = "MLC622"
+	TektonGPUUnplaced     Code = "MLC623"
+	TektonClaims          Code = "MLC624"
+	TektonNoBackoff       Code = "MLC625"
+	TektonParamNoDefault  Code = "MLC626"
+	TektonClaimDeleted    Code = "MLC627"
+	TektonNoTTL           Code = "MLC628"
+	JobBackoff            Code = "MLC641"
+	JobClaimEphemeral     Code = "MLC642"
+	JobNoRBAC             Code = "MLC643"
+	ScheduleUnused        Code = "MLC701"
+	BackendLeftOut        Code = "MLC702"
+	OutputStale           Code = "MLC703"
+)
+
+// CodeDoc is what docs/troubleshooting.md says of a code.
+type CodeDoc struct {
+	Code Code
+	// Title names the warning, as its message begins or means.
+	Title string
+	// Fix says what to do about it, in Markdown.
+	Fix string
+}
+
+// Codes are every code, in order.
+func Codes() []CodeDoc { return slices.Clone(codeDocs) }
+
+// Known reports whether c is a code.
+func Known(c Code) bool {
+	return slices.ContainsFunc(codeDocs, func(d CodeDoc) bool { return d.Code == c })
+}
+
+// CodeNames are the codes as strings, for suggestions.
+func CodeNames() []string {
+	out := make([]string, len(codeDocs))
+	for i, d := range codeDocs {
+		out[i] = string(d.Code)
+	}
+	return out
+}
