@@ -16,19 +16,22 @@ type Output struct {
 }
 
 // Pipeline compiles the specs to the IR. The warnings come back even when
-// the error, the diag.Diagnostics of every error found, does.
+// the error, the diag.Diagnostics of every error found, does; they are
+// not yet silenced (Compile and Graph silence what they print).
 func Pipeline(opts compiler.Options) (*ir.Pipeline, diag.Diagnostics, error) {
 	p, diags := compiler.Compile(opts)
 	if diags.HasErrors() {
-		return nil, silence(opts, diags.Warnings()), diags.Errors()
+		return nil, diags.Warnings(), diags.Errors()
 	}
-	return p, silence(opts, diags.Warnings()), nil
+	return p, diags.Warnings(), nil
 }
 
-// silence drops the warnings that --disable or the specs' disable
-// comments silence (compiler.Silence).
-func silence(opts compiler.Options, warnings diag.Diagnostics) diag.Diagnostics {
-	return compiler.Silence(opts.FS, warnings, opts.Disable)
+// silenced is out without the warnings that --disable or the specs'
+// disable comments silence (compiler.Silence), applied once to all of an
+// output's warnings.
+func silenced(opts compiler.Options, out Output, err error) (Output, error) {
+	out.Warnings = compiler.Silence(opts.FS, out.Warnings, opts.Disable)
+	return out, err
 }
 
 // IR checks the request and compiles its specs to the IR, as its backend
@@ -41,16 +44,20 @@ func IR(req Request) (*ir.Pipeline, diag.Diagnostics, error) {
 }
 
 // Emit builds p's objects with the request's backend. A spec the backend
-// cannot emit is the diag.Diagnostics error of its refusals; any other
-// failure of the backend is an InternalError.
+// cannot emit is the diag.Diagnostics error of its refusals (wrapped in a
+// shapeError when they are about the pipeline's shape); any other failure
+// of the backend is an InternalError.
 func Emit(p *ir.Pipeline, req Request) (emit.Result, error) {
 	e, err := req.prepare()
 	if err != nil {
 		return emit.Result{}, err
 	}
 	res, err := e.Emit(p, req.Emit)
-	if err != nil {
+	switch {
+	case err != nil:
 		return res, InternalError{Input: Describe(req.Compiler), Err: err}
+	case res.Inapplicable:
+		return res, shapeError{res.Refused}
 	}
 	return res, res.Err()
 }
@@ -60,15 +67,21 @@ func Emit(p *ir.Pipeline, req Request) (emit.Result, error) {
 // UsageError, the diag.Diagnostics of the spec's errors, or an
 // InternalError; the warnings come back with any of them.
 func Compile(req Request) (Output, error) {
+	out, err := compile(req)
+	return silenced(req.Compiler, out, err)
+}
+
+// compile is Compile, every warning kept.
+func compile(req Request) (Output, error) {
 	p, warnings, err := IR(req)
 	if err != nil {
 		return Output{Warnings: warnings}, err
 	}
 	if p.Schedule != nil && !req.scheduled() {
-		warnings = append(warnings, silence(req.Compiler, diag.Diagnostics{diag.Warnf(diag.ScheduleUnused, p.Spec.Field("schedule"), "is used only with %s", scheduledKinds())})...)
+		warnings = append(warnings, diag.Warnf(diag.ScheduleUnused, p.Spec.Field("schedule"), "is used only with %s", scheduledKinds()))
 	}
 	res, err := Emit(p, req)
-	warnings = append(warnings, silence(req.Compiler, res.Warnings)...)
+	warnings = append(warnings, res.Warnings...)
 	if err != nil {
 		return Output{Warnings: warnings}, err
 	}
@@ -81,6 +94,12 @@ func Compile(req Request) (Output, error) {
 
 // Graph draws the pipeline's DAG in format, one of render.Formats.
 func Graph(opts compiler.Options, format string) (Output, error) {
+	out, err := graph(opts, format)
+	return silenced(opts, out, err)
+}
+
+// graph is Graph, every warning kept.
+func graph(opts compiler.Options, format string) (Output, error) {
 	p, warnings, err := Pipeline(opts)
 	if err != nil {
 		return Output{Warnings: warnings}, err

@@ -19,10 +19,12 @@ type Named struct {
 }
 
 // Each compiles the request for every backend, in the order help lists
-// them. A backend that refuses the spec while another accepts it (the job
-// backend runs one task with every param set) is left out, with a warning
-// that says why; when every backend refuses it, the first one's errors are
-// the error. The warnings are every backend's, each once.
+// them. A backend that does not run pipelines of the spec's shape (the job
+// backend runs one container step with every param set) is left out, with
+// a warning that says why; any other refusal (a mistake in the spec, an
+// object too large for the cluster) is the error, as a compile for that
+// backend alone would report it. The warnings are every backend's, each
+// once.
 func Each(req Request) ([]Named, diag.Diagnostics, error) {
 	if req.Emit.Kind != "" {
 		return nil, nil, UsageError{fmt.Errorf("--kind picks one backend's kind; give --backend with it, not %s", AllBackends)}
@@ -34,11 +36,11 @@ func Each(req Request) ([]Named, diag.Diagnostics, error) {
 		req.Backend = name
 		o, err := Compile(req)
 		warnings = append(warnings, o.Warnings...)
-		var refused diag.Diagnostics
+		var shape shapeError
 		switch {
-		case errors.As(err, &refused):
+		case errors.As(err, &shape):
 			first = cmp.Or(first, err)
-			for _, d := range refused {
+			for _, d := range shape.refused {
 				skipped = append(skipped, diag.Diagnostic{Pos: d.Pos, Field: d.Field, Severity: diag.Warning, Code: diag.BackendLeftOut,
 					Message: fmt.Sprintf("%s: not emitted: %s", name, d.Message)})
 			}
@@ -51,5 +53,6 @@ func Each(req Request) ([]Named, diag.Diagnostics, error) {
 	if len(out) == 0 {
 		return nil, warnings.Sorted(), first
 	}
-	return out, append(warnings, silence(req.Compiler, skipped)...).Sorted(), nil
+	left, _ := silenced(req.Compiler, Output{Warnings: skipped}, nil)
+	return out, append(warnings, left.Warnings...).Sorted(), nil
 }

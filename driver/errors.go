@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/mlcube-compile/mlcube-compile/compiler"
+	"github.com/mlcube-compile/mlcube-compile/diag"
 )
 
 // UsageError is a request that cannot be made, whatever the specs say:
@@ -13,6 +14,16 @@ type UsageError struct{ Err error }
 
 func (e UsageError) Error() string { return e.Err.Error() }
 func (e UsageError) Unwrap() error { return e.Err }
+
+// shapeError is a backend's refusal of a pipeline of a shape it does not
+// run (emit.Result.Inapplicable: the job engine runs one container step
+// with every param set), not a mistake in the spec: --backend all leaves
+// that backend out with a warning. It unwraps to the refusals'
+// diag.Diagnostics, which a compile for that backend alone reports.
+type shapeError struct{ refused diag.Diagnostics }
+
+func (e shapeError) Error() string { return e.refused.Error() }
+func (e shapeError) Unwrap() error { return e.refused }
 
 // InternalError is a failure of mlcube-compile itself on input it had
 // accepted, such as an engine's own validator rejecting the output.

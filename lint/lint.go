@@ -185,7 +185,7 @@ func checkUnit(u unit, s *schema.Schema, backends []string) (diags diag.Diagnost
 		}
 	}()
 	if u.platformOnly != "" {
-		return compiler.CheckPlatform(u.platformOnly), false
+		return compiler.Silence(nil, compiler.CheckPlatform(u.platformOnly), u.opts.Disable), false
 	}
 	u.opts.Schema = s
 	return driver.Lint(u.opts, backends), false

@@ -11,17 +11,16 @@ import (
 	"github.com/mlcube-compile/mlcube-compile/schema"
 )
 
-// The schema refuses a field; the rest of the file may still be read, so
-// that the checks after the schema (names, cycles, images, params) report
-// their problems in the same run. salvage drops from a copy of the file
-// every field the schema refused and checks the copy again, until it
-// holds, or a required field is missing (refusedPaths), or nothing is
-// left to drop. The decoders read the copy: they see
-// only values the schema accepts, as when the file is valid.
+// The schema refuses a key it does not know (a misspelt one); the rest of
+// the file may still be read, so that the checks after the schema (names,
+// cycles, images, params) report their problems in the same run. salvage
+// drops from a copy of the file every unknown key and checks the copy
+// again, until it holds, or the schema refuses something else
+// (refusedPaths), or nothing is left to drop. The decoders read the copy:
+// they see only values the schema accepts, as when the file is valid.
 
 // salvageRounds bounds how often a copy is cut and checked again: a
-// round can show refusals the round before hid (CUE reports some only
-// when nothing else is wrong).
+// round can show unknown keys the round before hid.
 const salvageRounds = 4
 
 // salvage sets d.data and d.value to those of f without the fields its
@@ -51,15 +50,17 @@ func (d *document) salvage(sc *schema.Context, f *ast.File, err error) bool {
 	return false
 }
 
-// refusedPaths are the paths of the fields err refuses. A required field
-// that is missing, even one left out by an earlier round, refuses the
-// salvage: the value that lacks it would have to go, and with it what it
-// means (a dask: step without its function is no container step), so
-// that the checks after it would report what the file does not say.
+// refusedPaths are the paths of the keys err refuses as unknown, which
+// the decoders would not read anyway. Any other refusal refuses the
+// salvage: leaving out a value the schema knows changes what the file
+// means (a step without its task: runs the task of its name; a dask: step
+// without its function is no container step; a step left out is one an
+// after: names), so that the checks after it would report what the file
+// does not say.
 func refusedPaths(err error) [][]string {
 	var out [][]string
 	for _, e := range errors.Errors(err) {
-		if format, _ := e.Msg(); strings.Contains(format, "required but not present") || strings.Contains(format, "incomplete value") {
+		if format, _ := e.Msg(); format != "field not allowed" {
 			return [][]string{nil}
 		}
 		out = append(out, valuePath(e.Path()))
