@@ -25,8 +25,23 @@ node_drain() {
   done
 }
 
+# node_kill_shims: kills each container shim of this node's containerd:
+# a shim leaves containerd's cgroup and outlives it, so when containerd
+# was killed before it could drain (an interrupted start, a failed CI
+# run), its shims and their containers would run on. A shim is ours by
+# the address containerd started it with, the socket in this checkout's
+# node folder (containerd 1.6 records no shim PID in the bundle).
+node_kill_shims() {
+  local sock=$node_dir/containerd/containerd.sock p
+  for p in /proc/[0-9]*; do
+    tr '\0' '\n' <"$p/cmdline" 2>/dev/null | grep -qxF -- "$sock" && kill -KILL "${p#/proc/}" 2>/dev/null
+  done
+  return 0
+}
+
 # node_undo: undoes each recorded change, last first.
 node_undo() {
+  node_kill_shims
   # Mounts first, whatever the record says: pod volumes under kubelet's
   # folder, containerd's snapshots and network namespaces under its own.
   grep -F " $E2E_ROOT/" /proc/self/mounts | cut -d' ' -f2 | sort -r | while read -r m; do
@@ -39,9 +54,9 @@ node_undo() {
     case $kind in
       cgroup)
         # A container left running (containerd gone before it was
-        # drained) is ours by its cgroup.
-        cat /sys/fs/cgroup/*/"$a"/cgroup.procs /sys/fs/cgroup/*/"$a"/*/cgroup.procs /sys/fs/cgroup/*/"$a"/*/*/cgroup.procs \
-          /sys/fs/cgroup/*/"$a"/*/*/*/cgroup.procs 2>/dev/null | sort -u | xargs -r kill -KILL 2>/dev/null
+        # drained) is ours by its cgroup, at any depth (a pod's
+        # container is four below it: kubepods/QOS/pod/container).
+        find /sys/fs/cgroup/*/"$a" -name cgroup.procs -exec cat {} + 2>/dev/null | sort -u | xargs -r kill -KILL 2>/dev/null
         sleep 0.5
         find /sys/fs/cgroup/*/"$a" -depth -type d 2>/dev/null | while read -r d; do rmdir "$d" 2>/dev/null; done ;;
       dir)
