@@ -39,11 +39,20 @@ type Diagnostic struct {
 	Message  string
 	Severity Severity
 	Code     Code
+	// Hint says what to do, apart from the message (did you mean "x"?):
+	// text prints it after the message, JSON as a field of its own.
+	Hint string
 }
 
 // Errorf is an error about the value at.
 func Errorf(at Loc, format string, args ...any) Diagnostic {
 	return Diagnostic{Pos: at.Pos(), Field: at.Path(), Message: fmt.Sprintf(format, args...)}
+}
+
+// WithHint is d with hint as its Hint.
+func (d Diagnostic) WithHint(hint string) Diagnostic {
+	d.Hint = hint
+	return d
 }
 
 // Warnf is a warning of kind code about the value at.

@@ -22,6 +22,9 @@ type Problem struct {
 	// Code is a warning's code, which --disable and a disable comment
 	// take; empty for the rest.
 	Code string `json:"code,omitempty"`
+	// Hint says what to do, such as `did you mean "train"?`, where the
+	// message has one apart from itself.
+	Hint string `json:"hint,omitempty"`
 }
 
 // Format prints ds, in the order given, in form (one of Formats): text as
@@ -33,7 +36,7 @@ func Format(form string, ds Diagnostics) ([]byte, error) {
 	case "json":
 		problems := []Problem{}
 		for _, d := range ds {
-			problems = append(problems, Problem{d.Pos.File, d.Pos.Line, d.Pos.Col, d.Severity.String(), d.Field, d.Message, string(d.Code)})
+			problems = append(problems, Problem{d.Pos.File, d.Pos.Line, d.Pos.Col, d.Severity.String(), d.Field, d.Message, string(d.Code), d.Hint})
 		}
 		out, err := json.MarshalIndent(problems, "", "  ")
 		if err != nil {
@@ -72,12 +75,16 @@ func githubCommand(s Severity) string {
 	return s.String()
 }
 
-// fieldMessage is "field.path: message", or the message alone, and the
-// code in brackets when there is one.
+// fieldMessage is "field.path: message", or the message alone, then
+// "; " and the hint when there is one, and the code in brackets when there
+// is one.
 func (d Diagnostic) fieldMessage() string {
 	out := d.Message
 	if d.Field != "" {
 		out = d.Field + ": " + out
+	}
+	if d.Hint != "" {
+		out += "; " + d.Hint
 	}
 	if d.Code != "" {
 		out += " [" + string(d.Code) + "]"

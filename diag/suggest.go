@@ -11,11 +11,20 @@ import (
 // slip of the keyboard (see Nearest), and "" otherwise. Every "no such
 // name" message appends it, so a suggestion always reads the same way.
 func Suggest(name string, candidates []string) string {
+	if hint := DidYouMean(name, candidates); hint != "" {
+		return "; " + hint
+	}
+	return ""
+}
+
+// DidYouMean is a diagnostic's Hint for an unknown name: `did you mean
+// "train"?` (see Suggest), or "".
+func DidYouMean(name string, candidates []string) string {
 	best := Nearest(name, candidates)
 	if best == "" {
 		return ""
 	}
-	return fmt.Sprintf("; did you mean %q?", best)
+	return fmt.Sprintf("did you mean %q?", best)
 }
 
 // Nearest returns the candidate nearest to name by edit distance (optimal

@@ -195,7 +195,7 @@ func (lw *lowering) afterEdges() [][]int {
 			switch {
 			case !ok:
 				names := slices.Sorted(maps.Keys(index))
-				lw.errorf(st.Loc.Field("after").Index(k), "no step %q (steps: %s)%s", a, strings.Join(names, ", "), diag.Suggest(a, names))
+				lw.diags = append(lw.diags, diag.Errorf(st.Loc.Field("after").Index(k), "no step %q (steps: %s)", a, strings.Join(names, ", ")).WithHint(diag.DidYouMean(a, names)))
 			case i == j:
 				lw.errorf(st.Loc.Field("after").Index(k), "a step cannot run after itself")
 			default:

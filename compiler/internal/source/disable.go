@@ -46,7 +46,7 @@ func (fl *Files) ReadDisabled(path string) Disabled {
 			code := diag.Code(w)
 			if !diag.Known(code) {
 				at := diag.At(diag.Pos{File: path, Line: i + 1, Col: m[6] + wm[0] + 1}).Field("mlcube-compile")
-				out.Unknown = append(out.Unknown, diag.Warnf(diag.UnknownCode, at, "%q is no warning's code%s", w, diag.Suggest(w, diag.CodeNames())))
+				out.Unknown = append(out.Unknown, diag.Warnf(diag.UnknownCode, at, "%q is no warning's code", w).WithHint(diag.DidYouMean(w, diag.CodeNames())))
 				continue
 			}
 			if line[m[4]:m[5]] == "disable-file" {

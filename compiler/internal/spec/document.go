@@ -157,8 +157,9 @@ func (d *document) schemaErrors(sc *schema.Context, err error) diag.Diagnostics 
 			continue
 		}
 		if unknown {
-			if msg := d.unknownField(sc, path); !slices.Contains(en.msgs, msg) {
-				en.msgs = append(en.msgs, msg)
+			if !slices.Contains(en.msgs, "unknown field") {
+				en.msgs = append(en.msgs, "unknown field")
+				en.hint = d.unknownFieldHint(sc, path)
 			}
 			continue
 		}
@@ -166,19 +167,29 @@ func (d *document) schemaErrors(sc *schema.Context, err error) diag.Diagnostics 
 	}
 	var diags diag.Diagnostics
 	for _, field := range order {
-		if hasDeeper(field, order) {
-			continue
-		}
-		en := byField[field]
-		if len(en.msgs) > 1 && len(en.allowed) == len(en.msgs) {
-			diags = append(diags, diag.Errorf(en.at, "got %s, want %s", shown(d.data.LookupPath(en.path)), strings.Join(en.allowed, " or ")))
-			continue
-		}
-		for _, m := range en.msgs {
-			diags = append(diags, diag.Errorf(en.at, "%s", m))
+		if !hasDeeper(field, order) {
+			diags = append(diags, d.issueDiagnostics(byField[field])...)
 		}
 	}
 	return diags
+}
+
+// issueDiagnostics are the diagnostics of one field's schema errors: one
+// that names every form accepted when each error is a conflict, else one
+// each.
+func (d *document) issueDiagnostics(en *schemaIssue) diag.Diagnostics {
+	if len(en.msgs) > 1 && len(en.allowed) == len(en.msgs) {
+		return diag.Diagnostics{diag.Errorf(en.at, "got %s, want %s", shown(d.data.LookupPath(en.path)), strings.Join(en.allowed, " or "))}
+	}
+	var out diag.Diagnostics
+	for _, m := range en.msgs {
+		e := diag.Errorf(en.at, "%s", m)
+		if m == "unknown field" {
+			e.Hint = en.hint
+		}
+		out = append(out, e)
+	}
+	return out
 }
 
 // schemaIssue gathers the errors CUE reports for one field.
@@ -187,6 +198,8 @@ type schemaIssue struct {
 	at      diag.Loc
 	allowed []string
 	msgs    []string
+	// hint is the unknown field's, among msgs.
+	hint string
 }
 
 // hasDeeper reports whether another error sits below field: a struct that

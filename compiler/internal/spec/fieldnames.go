@@ -9,15 +9,15 @@ import (
 	"github.com/mlcube-compile/mlcube-compile/schema"
 )
 
-// unknownField is the message for a field the schema's closed struct at
-// its parent does not allow, with the nearest field it does allow.
-func (d *document) unknownField(sc *schema.Context, path cue.Path) string {
+// unknownFieldHint is the hint for a field the schema's closed struct at
+// its parent does not allow: the nearest field it does allow, or "".
+func (d *document) unknownFieldHint(sc *schema.Context, path cue.Path) string {
 	sels := path.Selectors()
 	if len(sels) == 0 {
-		return "unknown field"
+		return ""
 	}
 	name := selectorName(sels[len(sels)-1])
-	return "unknown field" + diag.Suggest(name, schemaFields(sc, d.kind, sels[:len(sels)-1]))
+	return diag.DidYouMean(name, schemaFields(sc, d.kind, sels[:len(sels)-1]))
 }
 
 // outermostUnknown is the first field on path that the definition of kind

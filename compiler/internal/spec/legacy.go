@@ -176,8 +176,8 @@ func (r *legacyReader) unknownBinding(doc *document, kind, name string, types ma
 			}
 		}
 	})
-	r.diags = append(r.diags, diag.Errorf(doc.at(kind, name), "task %q declares no %s %q in %s (its %ss: %s)%s",
-		str(doc.data, "task_name"), what, name, r.taskFile(str(doc.data, "task_name")), what, listOrNone(known), diag.Suggest(name, known)))
+	r.diags = append(r.diags, diag.Errorf(doc.at(kind, name), "task %q declares no %s %q in %s (its %ss: %s)",
+		str(doc.data, "task_name"), what, name, r.taskFile(str(doc.data, "task_name")), what, listOrNone(known)).WithHint(diag.DidYouMean(name, known)))
 }
 
 func listOrNone(names []string) string {

@@ -32,7 +32,7 @@ func SetPaths(p *Pipeline, paths []Setting) diag.Diagnostics {
 		}
 		if !setPath(p.Steps, s) {
 			names := paramNames(p.Steps)
-			diags = append(diags, diag.Errorf(top.Field(s.Name), "%q is no parameter of the tasks run (parameters: %s)%s", s.Name, strings.Join(names, ", "), diag.Suggest(s.Name, names)))
+			diags = append(diags, diag.Errorf(top.Field(s.Name), "%q is no parameter of the tasks run (parameters: %s)", s.Name, strings.Join(names, ", ")).WithHint(diag.DidYouMean(s.Name, names)))
 		}
 	}
 	return diags

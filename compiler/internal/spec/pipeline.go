@@ -201,7 +201,7 @@ func (l *loader) cubeStep(st *Step, sf stepFields, cubes map[string]*Cube, cubeN
 	st.Task = st.Cube.Task(taskName)
 	if st.Task == nil {
 		tasks := st.Cube.TaskNames()
-		l.errorf(st.Loc.Field("task"), "no task %q in cube %q (tasks: %s)%s", taskName, st.Cube.Name, strings.Join(slices.Sorted(slices.Values(tasks)), ", "), diag.Suggest(taskName, tasks))
+		l.add(diag.Diagnostics{diag.Errorf(st.Loc.Field("task"), "no task %q in cube %q (tasks: %s)", taskName, st.Cube.Name, strings.Join(slices.Sorted(slices.Values(tasks)), ", ")).WithHint(diag.DidYouMean(taskName, tasks))})
 		return nil
 	}
 	l.checkOverrides(st, "inputs", st.Inputs, st.Task.Inputs)
@@ -239,7 +239,7 @@ func (l *loader) stepCube(st *Step, name string, cubes map[string]*Cube, names [
 	}
 	c, ok := cubes[name]
 	if !ok || names[0] == "" {
-		l.errorf(st.Loc.Field("cube"), "no cube %q (cubes: %s)%s", name, strings.Join(slices.Sorted(slices.Values(names)), ", "), diag.Suggest(name, names))
+		l.add(diag.Diagnostics{diag.Errorf(st.Loc.Field("cube"), "no cube %q (cubes: %s)", name, strings.Join(slices.Sorted(slices.Values(names)), ", ")).WithHint(diag.DidYouMean(name, names))})
 		return nil
 	}
 	return c
@@ -255,7 +255,7 @@ func (l *loader) checkOverrides(st *Step, kind string, overrides map[string]stri
 			found = found || p.Name == k
 		}
 		if !found {
-			l.errorf(st.Loc.Field(kind).Field(k), "task %q has no %s parameter %q (%s: %s)%s", st.Task.Name, strings.TrimSuffix(kind, "s"), k, kind, strings.Join(slices.Sorted(slices.Values(names)), ", "), diag.Suggest(k, names))
+			l.add(diag.Diagnostics{diag.Errorf(st.Loc.Field(kind).Field(k), "task %q has no %s parameter %q (%s: %s)", st.Task.Name, strings.TrimSuffix(kind, "s"), k, kind, strings.Join(slices.Sorted(slices.Values(names)), ", ")).WithHint(diag.DidYouMean(k, names))})
 		}
 	}
 }

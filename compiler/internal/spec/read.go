@@ -184,7 +184,7 @@ func (l *loader) taskList(c *Cube, list string) *Pipeline {
 			l.errorf(at, "%q is the task of several run files of cube %q: %s; give --task one of those names or files", name, c.Name, runs)
 		case st == nil:
 			tasks := c.TaskNames()
-			l.errorf(at, "%q is neither a file nor a task of cube %q (tasks: %s)%s", name, c.Name, strings.Join(slices.Sorted(slices.Values(tasks)), ", "), diag.Suggest(name, tasks))
+			l.add(diag.Diagnostics{diag.Errorf(at, "%q is neither a file nor a task of cube %q (tasks: %s)", name, c.Name, strings.Join(slices.Sorted(slices.Values(tasks)), ", ")).WithHint(diag.DidYouMean(name, tasks))})
 		case slices.Contains(p.Steps, st):
 			l.errorf(at, "task %q is listed twice in %q; a task runs once", name, list)
 		default:

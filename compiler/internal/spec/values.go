@@ -85,7 +85,7 @@ func ApplyValues(p *Pipeline, values []ParamValue) diag.Diagnostics {
 		case len(names) == 0:
 			diags = append(diags, diag.Errorf(v.Loc, "no param %q: %s declares no params (--set and -f fill a pipeline file's params:; a cube parameter's path is given as an argument, %s=PATH)", v.Name, p.File, v.Name))
 		default:
-			diags = append(diags, diag.Errorf(v.Loc, "no parameter %q in %s (params: %s)%s", v.Name, p.File, strings.Join(slices.Sorted(slices.Values(names)), ", "), diag.Suggest(v.Name, names)))
+			diags = append(diags, diag.Errorf(v.Loc, "no parameter %q in %s (params: %s)", v.Name, p.File, strings.Join(slices.Sorted(slices.Values(names)), ", ")).WithHint(diag.DidYouMean(v.Name, names)))
 		}
 	}
 	return diags
