@@ -8,6 +8,7 @@ import (
 	"github.com/mlcube-compile/mlcube-compile/compiler/internal/lower"
 	"github.com/mlcube-compile/mlcube-compile/compiler/internal/source"
 	"github.com/mlcube-compile/mlcube-compile/compiler/internal/spec"
+	"github.com/mlcube-compile/mlcube-compile/compiler/internal/verify"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
 	"github.com/mlcube-compile/mlcube-compile/diag"
 	"github.com/mlcube-compile/mlcube-compile/schema"
@@ -91,12 +92,11 @@ func compile(sc *schema.Context, opts Options) (*ir.Pipeline, diag.Diagnostics) 
 		// The checks run on what was read even when reading found
 		// errors: the schema's refusals leave out only the fields they
 		// are about (spec's salvage), so that every problem is reported
-		// in one run. Lowering runs even when check finds errors, as it
-		// still holds the checks that read lowered values (see
-		// compiler/internal/lower/doc.go); it tolerates the values check refuses.
+		// in one run. Lowering is total, so the checks of the lowered
+		// pipeline run whatever the checks before them found.
 		later := check.Check(ps, plat, opts.NeedValues)
 		p, more = lower.Lower(ps, plat)
-		diags = append(append(diags, later...), more...)
+		diags = append(append(append(diags, later...), more...), verify.Verify(p)...)
 	}
 	if diags.HasErrors() {
 		p = nil

@@ -21,6 +21,9 @@ type Pipeline struct {
 	Spec, Platform diag.Loc
 	// Name is the pipeline's name, valid as a Kubernetes name prefix.
 	Name string
+	// Written is the name Name is made from, as the spec writes it (the
+	// pipeline's, or its cube's), for messages about it.
+	Written string `json:",omitempty"`
 	// Namespace is empty when the manifest should not set one.
 	Namespace          string
 	ServiceAccountName string
@@ -101,6 +104,9 @@ type ClaimTemplate struct {
 	Size             string
 	StorageClassName string
 	AccessModes      []string
+	// Chosen says the compiler chose AccessModes, as the platform
+	// names none.
+	Chosen bool `json:",omitempty"`
 }
 
 // Kind says how a step runs. Backends switch on it and never guess.
@@ -142,6 +148,10 @@ func (k *Kind) UnmarshalText(b []byte) error {
 type Step struct {
 	// Name is unique in the pipeline and valid for every engine.
 	Name string
+	// Written is the step's name as the spec writes it, and After the
+	// steps its after: names, as written: what messages quote.
+	Written string   `json:",omitempty"`
+	After   []string `json:",omitempty"`
 	// Loc is where the step is written, for warnings about it.
 	Loc  diag.Loc
 	Kind Kind

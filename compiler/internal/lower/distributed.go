@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/util/validation"
-
 	"github.com/mlcube-compile/mlcube-compile/compiler/graph"
 	"github.com/mlcube-compile/mlcube-compile/compiler/internal/spec"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
@@ -26,9 +24,6 @@ const (
 	// defaultCoschedule is Tekton's own default for its coschedule
 	// feature flag (pkg/apis/config/feature_flags.go).
 	defaultCoschedule = "workspaces"
-	// maxHostname is the longest DNS-1035 label, which worker pod
-	// hostnames and Service names must be.
-	maxHostname = 63
 )
 
 // defaultWorkerCommand runs the SSH server the launcher reaches workers
@@ -81,7 +76,6 @@ func (lw *lowering) lowerMPI(st *spec.Step, s *ir.Step) {
 		job.Launcher = lw.resourceOverride(*m.Launcher, st, "mpi", "launcher")
 	}
 	job.LauncherNodeSelector, job.LauncherTolerations = lw.placement(st, false)
-	lw.checkHostname(st, at, job.GenerateName, "-worker-"+strconv.Itoa(job.Workers-1), "worker pod")
 	s.Kind, s.MPI = ir.MPI, job
 }
 
@@ -140,7 +134,7 @@ func forwardEnv(implementation string, env []ir.EnvVar) []string {
 
 // lowerDaskStep lowers a step that runs a function on a Dask cluster.
 func (lw *lowering) lowerDaskStep(st *spec.Step, name string) (*ir.Step, graph.IO) {
-	d, at := st.Dask, st.Loc.Field("dask")
+	d := st.Dask
 	s := &ir.Step{
 		Name: name, Loc: st.Loc, Kind: ir.Dask, Image: d.Image,
 		Template:        lw.daskTemplateName(name),
@@ -180,7 +174,6 @@ func (lw *lowering) lowerDaskStep(st *spec.Step, name string) (*ir.Step, graph.I
 	lw.checkRootForSetup(st, s, d)
 	retryAndTimeout(st, s)
 	lw.queue(st, s)
-	lw.checkHostname(st, at, job.GenerateName, "-scheduler", "scheduler Service")
 	s.Dask = job
 	return s, io
 }
@@ -202,16 +195,6 @@ func (lw *lowering) resourceOverride(r spec.Resources, st *spec.Step, sels ...st
 		gpus = *r.GPU
 	}
 	return lw.resources(sub, gpus, spec.DockerEffects{})
-}
-
-// checkHostname checks that the names the operator derives from a job's
-// generated name, the longest ending in suffix, are valid DNS-1035 labels.
-func (lw *lowering) checkHostname(st *spec.Step, at diag.Loc, generateName, suffix, what string) {
-	longest := generateName + strings.Repeat("x", ir.GeneratedSuffixLen) + suffix
-	if len(validation.IsDNS1035Label(longest)) > 0 {
-		// Said at the step, whose name is part of the job's.
-		lw.errorf(at.At(st.Loc.Pos()), "the operator would name a %s %q (%d characters), which must be a DNS label: at most %d lower case letters, digits and '-', starting with a letter; shorten or rename the pipeline %q or the step %q", what, longest, len(longest), maxHostname, lw.p.Name, st.Name)
-	}
 }
 
 // checkRootForSetup warns when the image's prepare.sh, which installs the

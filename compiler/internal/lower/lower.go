@@ -36,21 +36,17 @@ type lowering struct {
 	tmplNames    map[string]string // cube file + task -> template name
 }
 
-// Lower builds the IR from specs package check has checked, making the
-// checks that read lowered values; nil when there are errors. It
-// tolerates the values check refuses, so that its own checks run and
-// report as before when check has found errors.
+// Lower builds the IR from the decoded specs, reporting what they get
+// wrong where it reads them. Lowering is total: it returns a pipeline
+// whatever the specs say (a step it cannot name gets a stand-in, a cycle
+// leaves the steps in written order), and package verify checks what
+// needs the lowered pipeline.
 func Lower(ps *spec.Pipeline, plat *spec.Platform) (*ir.Pipeline, diag.Diagnostics) {
 	lw := newLowering(ps, plat)
 	steps, io := lw.lowerSteps()
-	if len(steps) == len(ps.Steps) {
-		lw.listOrder(io)
-		lw.order(steps, io)
-		lw.claimAccess()
-	}
-	if lw.diags.HasErrors() {
-		return nil, lw.diags
-	}
+	lw.listOrder(io)
+	lw.order(steps, io)
+	lw.claimAccess()
 	for _, name := range slices.Sorted(maps.Keys(lw.volumes)) {
 		lw.p.Volumes = append(lw.p.Volumes, lw.volumes[name])
 	}
@@ -125,13 +121,7 @@ func (lw *lowering) pipelineMeta() {
 	if name == "" && len(cubes) > 0 {
 		name = cubes[0].Name
 	}
-	lw.p.Name = dnsName(name, maxNameLen)
-	if full := dnsName(name, len(name)); full != lw.p.Name && lw.spec.Name != "" && lw.spec.Loc.Field("name").Written() {
-		lw.warnf(diag.NameCut, lw.spec.Loc.Field("name"), "%q is cut to %q: names stay within %d characters so that every engine's suffixes fit", full, lw.p.Name, maxNameLen)
-	}
-	if lw.p.Name == "" {
-		lw.errorf(diag.At(diag.Pos{File: lw.spec.File, Line: 1, Col: 1}).Field("name"), "%q has no letters or digits to make a Kubernetes name from", name)
-	}
+	lw.p.Name, lw.p.Written = ir.DNSName(name, ir.MaxNameLen), name
 	lw.p.Namespace = lw.plat.Namespace
 	if lw.p.Namespace == "" && len(cubes) == 1 {
 		lw.p.Namespace = cubes[0].K8s.Namespace

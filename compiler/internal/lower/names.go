@@ -3,36 +3,9 @@ package lower
 import (
 	"fmt"
 	"strings"
+
+	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
 )
-
-// maxNameLen keeps names short enough for every engine: Argo adds suffixes
-// to generated names and Kubernetes labels stop at 63 characters.
-const maxNameLen = 40
-
-// dnsName cleans s into a DNS-1123 label: lower case letters, digits and
-// dashes, starting and ending with a letter or digit. It returns "" when
-// nothing usable is left.
-func dnsName(s string, max int) string {
-	var b strings.Builder
-	dash := false
-	for _, r := range strings.ToLower(s) {
-		switch {
-		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
-			b.WriteRune(r)
-			dash = false
-		default:
-			if !dash && b.Len() > 0 {
-				b.WriteByte('-')
-				dash = true
-			}
-		}
-	}
-	out := strings.Trim(b.String(), "-")
-	if len(out) > max {
-		out = strings.Trim(out[:max], "-")
-	}
-	return out
-}
 
 // labelValue cleans s into a Kubernetes label value.
 func labelValue(s string) string {
@@ -73,7 +46,7 @@ func newNameSet(reserved ...string) *nameSet {
 func (ns *nameSet) take(original string, preferred ...string) (string, bool) {
 	var base string
 	for _, p := range preferred {
-		c := dnsName(p, maxNameLen)
+		c := ir.DNSName(p, ir.MaxNameLen)
 		if c == "" {
 			continue
 		}
@@ -91,8 +64,8 @@ func (ns *nameSet) take(original string, preferred ...string) (string, bool) {
 	for i := 2; ; i++ {
 		suffix := fmt.Sprintf("-%d", i)
 		c := base
-		if len(c)+len(suffix) > maxNameLen {
-			c = strings.Trim(c[:maxNameLen-len(suffix)], "-")
+		if len(c)+len(suffix) > ir.MaxNameLen {
+			c = strings.Trim(c[:ir.MaxNameLen-len(suffix)], "-")
 		}
 		c += suffix
 		if _, used := ns.taken[c]; !used {

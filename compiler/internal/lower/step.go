@@ -1,10 +1,7 @@
 package lower
 
 import (
-	"maps"
-	"slices"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/mlcube-compile/mlcube-compile/compiler/graph"
@@ -26,8 +23,8 @@ func (lw *lowering) lowerSteps() ([]*ir.Step, []graph.IO) {
 	for _, st := range lw.spec.Steps {
 		name, ok := names.take(st.Name, st.Name)
 		if !ok {
-			lw.errorf(st.Loc, "step name %q has no letters or digits to make an engine name from", st.Name)
-			continue
+			// A stand-in: package verify refuses the name as written.
+			name, _ = names.take(st.Name, "step")
 		}
 		var s *ir.Step
 		var sio graph.IO
@@ -36,6 +33,7 @@ func (lw *lowering) lowerSteps() ([]*ir.Step, []graph.IO) {
 		} else {
 			s, sio = lw.lowerStep(st, name)
 		}
+		s.Written, s.After = st.Name, st.After
 		steps = append(steps, s)
 		io = append(io, sio)
 	}
@@ -159,19 +157,28 @@ func (lw *lowering) order(steps []*ir.Step, io []graph.IO) {
 	for i, s := range steps {
 		names[i] = s.Name
 	}
-	specNames := specNames(lw.spec.Steps)
-	if graph.FindCycle(specNames, edges) != nil {
-		// InferEdges leaves out implied edges; the cycle is named from
-		// every edge, as it always was.
-		all := graph.AllEdges(io)
-		addEdges(all, after)
-		cycle := graph.FindCycle(specNames, all)
-		first := lw.spec.Steps[slices.Index(specNames, cycle[0])]
-		lw.errorf(first.Loc, "dependency cycle: %s", strings.Join(cycle, " -> "))
+	if graph.FindCycle(names, edges) != nil {
+		// Left in written order, each step after every step it touches
+		// (InferEdges leaves out implied edges), for verify to name the
+		// cycle as written.
+		edges = graph.AllEdges(io)
+		addEdges(edges, after)
+		lw.depend(steps, edges, nil)
 		return
 	}
 	order := graph.TopoOrder(names, edges)
-	edges = graph.Reduce(order, edges)
+	lw.depend(steps, graph.Reduce(order, edges), order)
+}
+
+// depend gives each step the steps of its edges as dependencies, and
+// puts the steps into the pipeline in order (as given when nil).
+func (lw *lowering) depend(steps []*ir.Step, edges []map[int]bool, order []int) {
+	if order == nil {
+		order = make([]int, len(steps))
+		for i := range order {
+			order[i] = i
+		}
+	}
 	for _, n := range order {
 		for _, d := range graph.SortedInts(edges[n]) {
 			steps[n].Dependencies = append(steps[n].Dependencies, steps[d].Name)
@@ -181,8 +188,9 @@ func (lw *lowering) order(steps []*ir.Step, io []graph.IO) {
 	}
 }
 
-// afterEdges returns the steps each step names in after:, by index,
-// reporting a name that is no step and a step that names itself.
+// afterEdges returns the steps each step names in after:, by index;
+// package verify refuses a name that is no step, and a step that names
+// itself, which are left out here.
 func (lw *lowering) afterEdges() [][]int {
 	index := map[string]int{}
 	for i, st := range lw.spec.Steps {
@@ -190,15 +198,8 @@ func (lw *lowering) afterEdges() [][]int {
 	}
 	after := make([][]int, len(lw.spec.Steps))
 	for j, st := range lw.spec.Steps {
-		for k, a := range st.After {
-			i, ok := index[a]
-			switch {
-			case !ok:
-				names := slices.Sorted(maps.Keys(index))
-				lw.diags = append(lw.diags, diag.Errorf(st.Loc.Field("after").Index(k), "no step %q (steps: %s)", a, strings.Join(names, ", ")).WithHint(diag.DidYouMean(a, names)))
-			case i == j:
-				lw.errorf(st.Loc.Field("after").Index(k), "a step cannot run after itself")
-			default:
+		for _, a := range st.After {
+			if i, ok := index[a]; ok && i != j {
 				after[j] = append(after[j], i)
 			}
 		}
@@ -213,14 +214,6 @@ func addEdges(edges []map[int]bool, after [][]int) {
 			edges[j][i] = true
 		}
 	}
-}
-
-func specNames(steps []*spec.Step) []string {
-	out := make([]string, len(steps))
-	for i, st := range steps {
-		out[i] = st.Name
-	}
-	return out
 }
 
 // inputsWritable reports whether the tasks of the cube run without

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
 )
 
 func TestNameSet(t *testing.T) {
@@ -24,7 +26,7 @@ func TestNameSet(t *testing.T) {
 		t.Fatal("a name with no letters or digits was accepted")
 	}
 	long := strings.Repeat("x", 100)
-	if c, _ := ns.take(long, long); len(c) > maxNameLen {
+	if c, _ := ns.take(long, long); len(c) > ir.MaxNameLen {
 		t.Fatalf("name of %d characters", len(c))
 	}
 	if v := labelValue("MLCommons FeTS/v1"); v != "MLCommons-FeTS-v1" {

@@ -1,0 +1,38 @@
+package verify
+
+import (
+	"strconv"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+)
+
+// maxHostname is the longest DNS-1035 label, which worker pod hostnames
+// and Service names must be.
+const maxHostname = 63
+
+// hostnames checks that the names the operators derive from a
+// distributed job's generated name, the longest ending in a suffix, are
+// valid DNS-1035 labels: mpi-operator's worker pods, whose hostnames
+// they are, and the Dask operator's scheduler Service.
+func (v *verifier) hostnames() {
+	for _, s := range v.p.Steps {
+		switch {
+		case s.MPI != nil:
+			v.hostname(s, "mpi", s.MPI.GenerateName, "-worker-"+strconv.Itoa(s.MPI.Workers-1), "worker pod")
+		case s.Dask != nil:
+			v.hostname(s, "dask", s.Dask.GenerateName, "-scheduler", "scheduler Service")
+		}
+	}
+}
+
+// hostname checks one derived name, said at the step's key under it.
+func (v *verifier) hostname(s *ir.Step, key, generateName, suffix, what string) {
+	longest := generateName + strings.Repeat("x", ir.GeneratedSuffixLen) + suffix
+	if len(validation.IsDNS1035Label(longest)) > 0 {
+		// Said at the step, whose name is part of the job's.
+		v.errorf(s.Loc.Field(key).At(s.Loc.Pos()), "the operator would name a %s %q (%d characters), which must be a DNS label: at most %d lower case letters, digits and '-', starting with a letter; shorten or rename the pipeline %q or the step %q", what, longest, len(longest), maxHostname, v.p.Name, s.Written)
+	}
+}

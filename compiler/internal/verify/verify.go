@@ -1,0 +1,43 @@
+package verify
+
+import (
+	"strings"
+
+	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+	"github.com/mlcube-compile/mlcube-compile/diag"
+)
+
+// Verify checks the lowered pipeline p: names, after: targets, cycles,
+// claim access modes and the hostnames of distributed jobs.
+func Verify(p *ir.Pipeline) diag.Diagnostics {
+	v := &verifier{p: p}
+	v.pipelineName()
+	v.stepNames()
+	v.after()
+	v.cycle()
+	v.claims()
+	v.hostnames()
+	return v.diags
+}
+
+// verifier holds the pipeline checked and what its checks found.
+type verifier struct {
+	p     *ir.Pipeline
+	diags diag.Diagnostics
+}
+
+func (v *verifier) errorf(at diag.Loc, format string, args ...any) {
+	v.diags = append(v.diags, diag.Errorf(at, format, args...))
+}
+
+func (v *verifier) warnf(code diag.Code, at diag.Loc, format string, args ...any) {
+	v.diags = append(v.diags, diag.Warnf(code, at, format, args...))
+}
+
+// hasNameChars says whether name has a letter or digit to make an
+// engine name from.
+func hasNameChars(name string) bool {
+	return strings.ContainsFunc(strings.ToLower(name), func(r rune) bool {
+		return r >= 'a' && r <= 'z' || r >= '0' && r <= '9'
+	})
+}

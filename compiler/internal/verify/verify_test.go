@@ -1,0 +1,82 @@
+package verify
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+	"github.com/mlcube-compile/mlcube-compile/diag"
+)
+
+// at is a position in the pipeline file, for the steps below.
+func at(line int) diag.Loc { return diag.At(diag.Pos{File: "pipeline.yaml", Line: line, Col: 3}) }
+
+// step is a container step named as written, mounting volumes.
+func step(written string, line int, deps []string, volumes ...string) *ir.Step {
+	s := &ir.Step{Name: ir.DNSName(written, ir.MaxNameLen), Written: written, Loc: at(line), Dependencies: deps}
+	if s.Name == "" {
+		s.Name = "step"
+	}
+	for _, v := range volumes {
+		s.Mounts = append(s.Mounts, ir.Mount{Volume: v, MountPath: "/mnt/mlcube"})
+	}
+	return s
+}
+
+// pipeline is a pipeline named prep with steps, and a claim created for
+// each run with modes (chosen by lowering when chosen is set).
+func pipeline(steps []*ir.Step, chosen bool, modes ...string) *ir.Pipeline {
+	p := &ir.Pipeline{Name: "prep", Written: "prep", Source: "pipeline.yaml", Steps: steps,
+		Platform: diag.At(diag.Pos{File: "platform.yaml", Line: 1, Col: 1})}
+	if modes != nil {
+		p.Volumes = []ir.Volume{{Name: "workspace", Create: &ir.ClaimTemplate{Size: "1Gi", AccessModes: modes, Chosen: chosen}}}
+	}
+	return p
+}
+
+func TestVerify(t *testing.T) {
+	mpi := step("train", 9, []string{"prepare"}, "workspace")
+	mpi.Kind, mpi.MPI = ir.MPI, &ir.MPIJob{GenerateName: "prep-train-", Workers: 2}
+	long := step("train", 9, nil)
+	long.Kind, long.MPI = ir.MPI, &ir.MPIJob{GenerateName: strings.Repeat("a", 50) + "-", Workers: 2}
+	after := step("b", 5, nil)
+	after.After = []string{"a", "bb", "b"}
+	for _, c := range []struct {
+		name string
+		p    *ir.Pipeline
+		want []string // each diagnostic's text, in order
+	}{
+		{"clean", pipeline([]*ir.Step{step("prepare", 3, nil, "workspace"), step("train", 5, []string{"prepare"}, "workspace")}, true, "ReadWriteOnce"), nil},
+		{"step name", pipeline([]*ir.Step{step("--", 3, nil)}, false),
+			[]string{`pipeline.yaml:3:3: error: step name "--" has no letters or digits to make an engine name from`}},
+		{"pipeline name", &ir.Pipeline{Written: "__", Source: "pipeline.yaml"},
+			[]string{`pipeline.yaml:1:1: error: name: "__" has no letters or digits to make a Kubernetes name from`}},
+		{"after", pipeline([]*ir.Step{step("a", 3, nil), after}, false),
+			[]string{`pipeline.yaml:5:3: error: after[1]: no step "bb" (steps: a, b)`, `pipeline.yaml:5:3: error: after[2]: a step cannot run after itself`}},
+		{"cycle", pipeline([]*ir.Step{step("A", 3, []string{"b"}), step("b", 5, []string{"a"})}, false),
+			[]string{`pipeline.yaml:3:3: error: dependency cycle: A -> b -> A`}},
+		{"chosen many", pipeline([]*ir.Step{step("prepare", 3, nil, "workspace"), mpi}, true, "ReadWriteMany"),
+			[]string{`platform.yaml:1:1: warning: storage.accessModes: the claim made for each run is ReadWriteMany, since step "train" runs pods on several nodes`}},
+		{"read only", pipeline([]*ir.Step{step("prepare", 3, nil, "workspace")}, false, "ReadOnlyMany"),
+			[]string{`platform.yaml:1:1: error: storage.accessModes: ReadOnlyMany: the claim made for each run starts empty`}},
+		{"one node", pipeline([]*ir.Step{step("prepare", 3, nil, "workspace"), mpi}, false, "ReadWriteOnce"),
+			[]string{`platform.yaml:1:1: error: storage.accessModes: ReadWriteOnce: step "train" runs pods on several nodes`}},
+		{"hostname", pipeline([]*ir.Step{long}, false),
+			[]string{`pipeline.yaml:9:3: error: mpi: the operator would name a worker pod "aaaa`}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := Verify(c.p).Sorted()
+			if len(got) != len(c.want) {
+				t.Fatalf("got %d diagnostics, want %d:\n%s", len(got), len(c.want), got.Error())
+			}
+			for i, d := range got {
+				// want writes the severity after the position.
+				pos, rest, _ := strings.Cut(c.want[i], " ")
+				sev, text, _ := strings.Cut(rest, ": ")
+				if d.Severity.String() != sev || !strings.HasPrefix(d.String(), pos+" ") || !strings.Contains(d.String(), text) {
+					t.Errorf("diagnostic %d:\n got %s %s\nwant %s…", i, d.Severity, d.String(), c.want[i])
+				}
+			}
+		})
+	}
+}

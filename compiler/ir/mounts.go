@@ -1,0 +1,62 @@
+package ir
+
+import "slices"
+
+// MountUse finds, among the steps that mount volume, the first
+// distributed one, and the first two that may run at the same time:
+// steps are in topological order, so the mounting steps are all ordered
+// one after another exactly when each is an ancestor of the next.
+// Lowering chooses a claim's access modes by it, and the checks of the
+// lowered pipeline refuse the modes a platform writes by it.
+func MountUse(steps []*Step, volume string) (distributed string, pair []string) {
+	index := map[string]int{}
+	var mounting []int
+	for i, s := range steps {
+		index[s.Name] = i
+		if !slices.ContainsFunc(s.Mounts, func(m Mount) bool { return m.Volume == volume }) {
+			continue
+		}
+		if s.Kind != Container && distributed == "" {
+			distributed = s.Name
+		}
+		mounting = append(mounting, i)
+	}
+	for k := 1; k < len(mounting) && pair == nil; k++ {
+		a, b := mounting[k-1], mounting[k]
+		if !isAncestor(steps, index, a, b) {
+			pair = []string{steps[a].Name, steps[b].Name}
+		}
+	}
+	return distributed, pair
+}
+
+// isAncestor says whether step a must finish before step b starts,
+// searching b's dependencies back to a's place in the order.
+func isAncestor(steps []*Step, index map[string]int, a, b int) bool {
+	seen := map[int]bool{b: true}
+	queue := []int{b}
+	for len(queue) > 0 {
+		n := queue[0]
+		queue = queue[1:]
+		for _, d := range steps[n].Dependencies {
+			i := index[d]
+			if i == a {
+				return true
+			}
+			if i > a && !seen[i] {
+				seen[i] = true
+				queue = append(queue, i)
+			}
+		}
+	}
+	return false
+}
+
+// Writable says whether pods can write to a claim of access mode mode.
+func Writable(mode string) bool { return mode != "ReadOnlyMany" }
+
+// OneNode says whether a claim with access modes modes attaches to one
+// node only.
+func OneNode(modes []string) bool {
+	return !slices.Contains(modes, "ReadWriteMany") && !slices.Contains(modes, "ReadOnlyMany")
+}
