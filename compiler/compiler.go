@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"io/fs"
 
-	"github.com/mlcube-compile/mlcube-compile/compiler/internal/check"
 	"github.com/mlcube-compile/mlcube-compile/compiler/internal/lower"
 	"github.com/mlcube-compile/mlcube-compile/compiler/internal/source"
 	"github.com/mlcube-compile/mlcube-compile/compiler/internal/spec"
@@ -80,7 +79,7 @@ func compile(sc *schema.Context, opts Options) (*ir.Pipeline, diag.Diagnostics) 
 	values, more := spec.ReadValues(sc, files, opts.Values, opts.Set)
 	diags = append(diags, more...)
 	if opts.Namespace != "" && plat != nil {
-		diags = append(diags, check.NamespaceFlag(opts.Namespace)...)
+		diags = append(diags, namespaceFlag(opts.Namespace)...)
 		plat.Namespace = opts.Namespace
 	}
 	if ps != nil {
@@ -89,14 +88,13 @@ func compile(sc *schema.Context, opts Options) (*ir.Pipeline, diag.Diagnostics) 
 	}
 	var p *ir.Pipeline
 	if ps != nil && !ps.Incomplete {
-		// The checks run on what was read even when reading found
-		// errors: the schema's refusals leave out only the fields they
-		// are about (spec's salvage), so that every problem is reported
-		// in one run. Lowering is total, so the checks of the lowered
-		// pipeline run whatever the checks before them found.
-		later := check.Check(ps, plat, opts.NeedValues)
-		p, more = lower.Lower(ps, plat)
-		diags = append(append(append(diags, later...), more...), verify.Verify(p)...)
+		// Lowering runs on what was read even when reading found errors:
+		// the schema's refusals leave out only the fields they are about
+		// (spec's salvage), so that every problem is reported in one run.
+		// It is total, so the checks of the lowered pipeline run whatever
+		// it found.
+		p, more = lower.Lower(ps, plat, opts.NeedValues)
+		diags = append(append(diags, more...), verify.Verify(p)...)
 	}
 	if diags.HasErrors() {
 		p = nil
@@ -106,7 +104,7 @@ func compile(sc *schema.Context, opts Options) (*ir.Pipeline, diag.Diagnostics) 
 
 // CheckNamespace says why ns, a --namespace value, is not a Kubernetes
 // namespace; nil when it is one.
-func CheckNamespace(ns string) error { return check.Namespace(ns) }
+func CheckNamespace(ns string) error { return namespace(ns) }
 
 // Setting is one --set NAME=VALUE.
 type Setting = spec.Setting

@@ -25,7 +25,7 @@ func (lw *lowering) containerArgs(st *spec.Step) ([]string, []ir.Arg, []ir.Mount
 	}
 	switch {
 	case t.Entrypoint != "":
-		command, _ = spec.SplitWords(t.Entrypoint) // check reports an error
+		command = lw.words(t.Entrypoint, t.At().Field("entrypoint"))
 	case !st.Cube.Legacy:
 		args = append(args, ir.Arg{Value: ir.Lit(t.Name)})
 	case t.InvokeName != "":
@@ -41,9 +41,7 @@ func (lw *lowering) containerArgs(st *spec.Step) ([]string, []ir.Arg, []ir.Mount
 		arg, data := lw.paramArg(st, p, "outputs", st.Outputs[p.Name], mounts)
 		args, io.Writes = append(args, arg), append(io.Writes, data...)
 	}
-	for _, a := range st.Args {
-		args = append(args, ir.Arg{Value: lw.text(a)})
-	}
+	args = append(args, lw.stepArgs(st)...)
 	var ms []ir.Mount
 	for _, v := range slices.Sorted(maps.Keys(mounts)) {
 		ms = append(ms, ir.Mount{Volume: v, MountPath: mounts[v]})
@@ -57,10 +55,10 @@ func (lw *lowering) containerArgs(st *spec.Step) ([]string, []ir.Arg, []ir.Mount
 func (lw *lowering) paramArg(st *spec.Step, p *spec.Param, kind, override string, mounts map[string]string) (ir.Arg, []string) {
 	// A legacy binding too is named as a cube's parameter.
 	raw, at := p.Path, diag.At(p.Loc.Pos()).Field("tasks").Field(st.Task.Name).Field("parameters").Field(kind).Field(p.Name)
-	parse := ir.Lit // a cube's own paths hold no pipeline references
+	parse := func(s string) ir.Text { return ir.Lit(s) } // a cube's own paths hold no pipeline references
 	if override != "" {
 		raw, at = override, st.Loc.Field(kind).Field(p.Name)
-		parse = lw.text
+		parse = func(s string) ir.Text { return lw.text(s, at) }
 	}
 	arg := ir.Arg{Param: p.Name, Prefix: "--" + p.Name + "="}
 	if strings.HasPrefix(raw, "/") {
@@ -75,7 +73,7 @@ func (lw *lowering) paramArg(st *spec.Step, p *spec.Param, kind, override string
 	}
 	var volume, root string
 	if p.Claim != "" {
-		volume, root = lw.claimVolume(p.Claim)
+		volume, root = lw.claimVolume(p)
 	} else {
 		volume, root = lw.workspace(), lw.mountPath
 	}
@@ -113,16 +111,54 @@ func mergeLiterals(t ir.Text) ir.Text {
 	return out
 }
 
-// text parses a pipeline-file string whose ${params.X} references become
-// the engine's own references; package check has checked them, and a
-// reference it refuses stays as written.
-func (lw *lowering) text(s string) ir.Text {
+// stepArgs are the step's own args, each checked for credentials.
+func (lw *lowering) stepArgs(st *spec.Step) []ir.Arg {
+	var args []ir.Arg
+	for i, a := range st.Args {
+		at := st.Loc.Field("args").Index(i)
+		lw.diags = append(lw.diags, spec.CheckArgCredential(a, at)...)
+		args = append(args, ir.Arg{Value: lw.text(a, at)})
+	}
+	return args
+}
+
+// words splits a command written at at into words as a shell would; a
+// command it cannot split is refused, and has none.
+func (lw *lowering) words(command string, at diag.Loc) []string {
+	words, err := spec.SplitWords(command)
+	if err != nil {
+		lw.errorf(at, "%v", err)
+	}
+	return words
+}
+
+// text parses a pipeline-file string written at at, whose ${params.X}
+// references become the engine's own references. Each must name a
+// param, the step must take references, and nothing before one may join
+// with it into engine syntax; a reference to no param stays as written.
+func (lw *lowering) text(s string, at diag.Loc) ir.Text { return lw.parseText(s, &at) }
+
+// parseText is text, reporting at at; with at nil, it reports nothing,
+// for a part of a string text has read.
+func (lw *lowering) parseText(s string, at *diag.Loc) ir.Text {
+	report := func(format string, args ...any) {
+		if at != nil {
+			lw.errorf(*at, format, args...)
+		}
+	}
 	var out ir.Text
 	last := 0
 	for _, m := range spec.AnyRef.FindAllStringSubmatchIndex(s, -1) {
-		param, problem := spec.ParamOf(strings.TrimSpace(s[m[2]:m[3]]), lw.params)
-		if problem != "" {
+		ref := strings.TrimSpace(s[m[2]:m[3]])
+		param, problem := spec.ParamOf(ref, lw.params)
+		switch {
+		case problem != "":
+			report("%s", problem)
 			continue
+		case lw.noParams != "":
+			report("${%s}: this step runs as %s, whose manifest the engine fills in without escaping, so a parameter's value could rewrite it; write the value itself", ref, lw.noParams)
+		case strings.HasSuffix(s[last:m[0]], "$") || strings.HasSuffix(s[last:m[0]], "{"):
+			report("%q right before ${%s} would join with its value into engine syntax such as $(…) or {{…}}; put something else between them", s[m[0]-1:m[0]], ref)
 		}
 		out = append(out, ir.Piece{Literal: s[last:m[0]]}, ir.Piece{Param: param})
 		last = m[1]

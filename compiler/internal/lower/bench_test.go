@@ -37,7 +37,7 @@ func forEachReadPipeline(b *testing.B, fn func(b *testing.B, ps *spec.Pipeline, 
 // redundant edges.
 func BenchmarkChecks(b *testing.B) {
 	forEachReadPipeline(b, func(b *testing.B, ps *spec.Pipeline, plat *spec.Platform) {
-		lw := newLowering(ps, plat)
+		lw := newLowering(ps, plat, "")
 		steps, io := lw.lowerSteps()
 		b.ReportAllocs()
 		b.ResetTimer()
@@ -61,7 +61,7 @@ func BenchmarkLower(b *testing.B) {
 		b.ReportAllocs()
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
-			if p, diags := Lower(ps, plat); p == nil {
+			if p, diags := Lower(ps, plat, ""); p == nil {
 				b.Fatal(diags)
 			}
 		}

@@ -1,6 +1,7 @@
 package lower
 
 import (
+	"cmp"
 	"path"
 	"strings"
 
@@ -28,9 +29,8 @@ func (lw *lowering) containerVolumes(st *spec.Step) ([]string, []ir.Arg, []ir.Mo
 	for _, w := range t.Run.Command {
 		args = append(args, ir.Arg{Value: ir.Lit(w)})
 	}
-	for _, a := range st.Args {
-		args = append(args, ir.Arg{Value: lw.text(a)})
-	}
+	args = append(args, lw.stepArgs(st)...)
+	lw.diags = append(lw.diags, taskMountPaths(t)...)
 	vm := volumeMounts{names: newNameSet(), at: map[string]int{}}
 	var io graph.IO
 	for _, p := range t.Inputs {
@@ -64,10 +64,14 @@ type volumeMounts struct {
 // creates the empty file first.
 func (lw *lowering) volumeMount(st *spec.Step, p *spec.Param, kind string, vm *volumeMounts) (string, bool) {
 	raw, at, parse := p.Path, p.Loc, ir.Lit
-	if override := overrideOf(st, kind, p.Name); override != "" {
-		raw, at, parse = override, st.Loc.Field(kind).Field(p.Name), lw.text
-	}
 	rel := cleanKeepParams(raw)
+	if override := overrideOf(st, kind, p.Name); override != "" {
+		raw, at, rel = override, st.Loc.Field(kind).Field(p.Name), cleanKeepParams(override)
+		// Its references are read once, in the whole path; the folder
+		// mounted is a part of it.
+		lw.text(cmp.Or(rel, raw), at)
+		parse = func(s string) ir.Text { return lw.parseText(s, nil) }
+	}
 	switch {
 	case strings.HasPrefix(raw, "/"):
 		lw.errorf(at, "%q is absolute: a volume is mounted from the workspace claim, so its location is a path in the workspace, such as %s", raw, strings.TrimLeft(raw, "/"))
@@ -101,8 +105,8 @@ func (lw *lowering) volumeMount(st *spec.Step, p *spec.Param, kind string, vm *v
 
 // add keeps m, unless a mount at its mount path is there already: the
 // same one is kept once, another is an error at at. Two volumes written
-// at one mount_path are check's error (compiler/internal/check/container.go);
-// here it is the folder an output file is mounted by that meets another.
+// at one mount_path are taskMountPaths's error; here it is the folder an
+// output file is mounted by that meets another.
 func (vm *volumeMounts) add(lw *lowering, m ir.Mount, p *spec.Param, at diag.Loc) {
 	if i, ok := vm.at[m.MountPath]; ok {
 		same := vm.mounts[i]
@@ -140,4 +144,22 @@ func overrideOf(st *spec.Step, kind, name string) string {
 // render writes t with its references as ${params.X}, to compare texts.
 func render(t ir.Text) string {
 	return t.Render(func(p string) string { return "${params." + p + "}" })
+}
+
+// taskMountPaths refuses two volumes of a MedPerf task at one mount
+// path, as docker run refuses a duplicate mount point: each volume is
+// data of its own, and where it lives in the workspace defaults to its
+// mount path (spec's volumeLocation).
+func taskMountPaths(t *spec.Task) diag.Diagnostics {
+	var diags diag.Diagnostics
+	at := map[string]string{}
+	for _, p := range append(append([]*spec.Param{}, t.Inputs...), t.Outputs...) {
+		mp := path.Clean(p.MountPath)
+		if other, ok := at[mp]; ok {
+			diags = append(diags, diag.Errorf(p.Loc, "volume %s is mounted at %s, where volume %s is mounted", p.Name, mp, other))
+			continue
+		}
+		at[mp] = p.Name
+	}
+	return diags
 }

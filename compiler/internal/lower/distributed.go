@@ -15,7 +15,7 @@ import (
 const (
 	defaultMPIAPIVersion    = "kubeflow.org/v2beta1"
 	defaultSSHAuthMountPath = "/root/.ssh"
-	mpiV1                   = "kubeflow.org/v1" // check refuses what it lacks
+	mpiV1                   = "kubeflow.org/v1" // lowerMPI refuses what it lacks
 	// defaultKubectlImage runs the kubectl steps of distributed jobs on
 	// Tekton: alpine-docker's kubectl image, kubectl on Alpine, whose
 	// busybox gives the wait script sh, date, sleep and printf. Bitnami
@@ -62,9 +62,13 @@ func (lw *lowering) lowerMPI(st *spec.Step, s *ir.Step) {
 	if len(job.WorkerCommand) == 0 && job.APIVersion != mpiV1 {
 		job.WorkerCommand = defaultWorkerCommand
 	}
+	lw.mpiV1(st)
 	entry := s.Command
 	if len(entry) == 0 && m.Entrypoint != "" {
-		entry, _ = spec.SplitWords(m.Entrypoint) // check reports an error, or no program
+		entry = lw.words(m.Entrypoint, at.Field("entrypoint"))
+	}
+	if len(entry) == 0 {
+		lw.errorf(at, "mpirun needs a program to start on every slot, and task %q of cube %q has no entrypoint; give one with mpi.entrypoint (the command the image's ENTRYPOINT runs)", st.Task.Name, st.Cube.Name)
 	}
 	launcher := []string{"mpirun"}
 	if job.Implementation == "OpenMPI" && !runsAsNonRoot(s.SecurityContext) {
@@ -77,6 +81,17 @@ func (lw *lowering) lowerMPI(st *spec.Step, s *ir.Step) {
 	}
 	job.LauncherNodeSelector, job.LauncherTolerations = lw.placement(st, false)
 	s.Kind, s.MPI = ir.MPI, job
+}
+
+// mpiV1 refuses what kubeflow.org/v1 MPIJobs lack.
+func (lw *lowering) mpiV1(st *spec.Step) {
+	m, at := st.MPI, st.Loc.Field("mpi")
+	if lw.plat.MPI.APIVersion == mpiV1 && m.SSHAuthMountPath != "" {
+		lw.errorf(at.Field("sshAuthMountPath"), "kubeflow.org/v1 MPIJobs (the training operator's) start ranks through kubectl exec, not SSH, and have no sshAuthMountPath; drop it, or use mpi-operator's kubeflow.org/v2beta1")
+	}
+	if lw.plat.MPI.APIVersion == mpiV1 && m.Implementation == "MPICH" {
+		lw.errorf(at.Field("implementation"), "kubeflow.org/v1 MPIJobs (the training operator's) take OpenMPI or Intel; MPICH needs mpi-operator's kubeflow.org/v2beta1, the default when the platform's mpi.apiVersion is unset")
+	}
 }
 
 // slots is how many ranks each worker runs: slotsPerWorker, else one per
@@ -161,18 +176,21 @@ func (lw *lowering) lowerDaskStep(st *spec.Step, name string) (*ir.Step, graph.I
 			job.PipPackages = append(append([]string{}, job.PipPackages...), "s3fs")
 		}
 	case !spec.InWorkspace(d.Output.Path):
-		// No output: check has reported it.
+		lw.errorf(st.Loc.Field("dask").Field("output").Field("path"), "%q: give a file path inside the workspace, such as results/benchmark.csv, or a bucket", d.Output.Path)
 	default:
 		job.Output = path.Join(lw.mountPath, out)
 		s.Mounts = []ir.Mount{{Volume: lw.workspace(), MountPath: lw.mountPath}}
 		io.Writes = append(io.Writes, graph.Qualify(workspaceVolume, out))
 	}
+	lw.daskPackages(st, d)
+	lw.noParams = "a DaskJob"
 	s.Env = lw.env(st, spec.DockerEffects{})
+	lw.noParams = ""
 	s.Resources = lw.resources(st, 0, spec.DockerEffects{})
 	lw.sizeDaskWorkers(st, s, job)
 	lw.scheduling(st, s, false)
 	lw.checkRootForSetup(st, s, d)
-	retryAndTimeout(st, s)
+	lw.retryAndTimeout(st, s)
 	lw.queue(st, s)
 	s.Dask = job
 	return s, io
@@ -233,4 +251,21 @@ func nonRootUser(sc *ir.SecurityContext) string {
 
 func lastWord(dotted string) string {
 	return dotted[strings.LastIndex(dotted, ".")+1:]
+}
+
+// daskPackages refuses package names that the image's start script
+// would split or read as options.
+func (lw *lowering) daskPackages(st *spec.Step, d *spec.Dask) {
+	for _, list := range []struct {
+		key  string
+		pkgs []string
+	}{{"pipPackages", d.Setup.Pip}, {"aptPackages", d.Setup.Apt}, {"condaPackages", d.Setup.Conda}} {
+		for i, p := range list.pkgs {
+			if strings.ContainsAny(p, " \t\n\"'`$\\;&|<>") || strings.HasPrefix(p, "-") {
+				// Said at the list, as the package's position.
+				at := st.Loc.Field("dask").Field("setup").Field(list.key)
+				lw.errorf(at.Index(i).At(at.Pos()), "%q is not one package: the image installs $EXTRA_*_PACKAGES split on spaces, so give each package as its own entry, without options", p)
+			}
+		}
+	}
 }

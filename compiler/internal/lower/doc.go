@@ -1,18 +1,23 @@
-// Package lower turns checked specs into the IR (package ir): the
-// pipeline's name, params, workspace and claims (lower.go, claims.go),
-// each step (step.go) with its container command and arguments
-// (args.go), environment (env.go), resources and placement
-// (placement.go), MPI and Dask jobs (distributed.go), the ConfigMap
-// (configs.go) and the schedule (schedule.go); names valid for every
-// engine (names.go). Steps are ordered with package graph.
+// Package lower turns decoded specs (package spec) into the IR (package
+// ir), reading each value once and checking it where it reads it: the
+// pipeline's name, params (params.go), workspace mount path, claim and
+// legacy claims (storage.go, claims.go), each step (step.go) with its
+// docker flags, retries and timeout, its container command and
+// arguments with their ${params.X} references (args.go), a MedPerf
+// task's volumes (container.go), environment (env.go), resources and
+// placement (placement.go, sizes.go), MPI and Dask jobs
+// (distributed.go), Kueue queues and priorities (kueue.go), the
+// ConfigMap (configs.go) and the schedule (schedule.go); names valid
+// for every engine (names.go). Steps are ordered with package graph, and
+// a --task list that runs a reader before its writer is warned about
+// (tasks.go).
 //
-// Package check makes the checks that read only the specs. Lowering
-// keeps those that read lowered values: step and pipeline names, after:
-// targets and cycles, claim access modes, MPI and Dask hostname lengths,
-// the --gpus mismatch, limitsEqualRequests, slots per worker, SSH,
-// fsGroup and run-as-root warnings, the image, and absolute paths or
-// paths that leave the workspace. It runs even when check has found
-// errors, and tolerates the values check refuses (an unparsable
-// quantity or duration lowers to nothing), so that its own checks report
-// as before.
+// A rule about what a spec writes lives here, beside the code that
+// reads that value, so that no value is read twice and every problem is
+// reported once. Lowering is total: a value it refuses lowers to
+// nothing, a step it cannot name gets a stand-in, a dependency cycle
+// leaves the steps in written order, and a claim's access modes are
+// chosen but never refused; the rules that need the lowered pipeline
+// (names, after: targets, cycles, access modes, hostnames) are package
+// verify's.
 package lower

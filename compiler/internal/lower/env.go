@@ -11,15 +11,21 @@ import (
 // env merges, later sources winning: the cube's env_args, docker -e
 // flags, the pipeline's configs, the step's envFile, the step's env, the
 // pipeline's secretEnv, then the step's secretEnv. Only the pipeline
-// file's own values may refer to ${params.X}; package check has checked
-// names and values. Variables are sorted by name.
+// file's own values may refer to ${params.X}. Each variable read is
+// checked: its name must be valid, a value that looks like a credential
+// is refused, and a variable comes from env or secretEnv, not both.
+// Variables are sorted by name.
 func (lw *lowering) env(st *spec.Step, fx spec.DockerEffects) []ir.EnvVar {
 	merged := map[string]ir.EnvVar{}
 	add := func(vars []spec.EnvVar, pipeline bool) {
 		for _, e := range vars {
 			value := ir.Lit(e.Value)
-			if pipeline {
-				value = lw.text(e.Value)
+			switch {
+			case !spec.EnvName.MatchString(e.Name):
+				lw.errorf(e.Loc, "%q is not a valid environment variable name", e.Name)
+			case lw.credential(e):
+			case pipeline:
+				value = lw.text(e.Value, e.Loc)
 			}
 			merged[e.Name] = ir.EnvVar{Name: e.Name, Value: value}
 		}
@@ -32,6 +38,9 @@ func (lw *lowering) env(st *spec.Step, fx spec.DockerEffects) []ir.EnvVar {
 	add(st.EnvFileVars, true)
 	add(st.Env, true)
 	for _, e := range append(append([]spec.SecretEnvVar{}, lw.spec.SecretEnv...), st.SecretEnv...) {
+		if slices.ContainsFunc(st.Env, func(o spec.EnvVar) bool { return o.Name == e.Name }) {
+			lw.errorf(e.Loc, "%s is also set by %s; a variable comes from env or from secretEnv, not both", e.Name, st.Loc.Field("env").Path())
+		}
 		merged[e.Name] = ir.EnvVar{Name: e.Name, Secret: &ir.SecretKey{Secret: e.Secret, Key: e.Key}}
 	}
 	var out []ir.EnvVar
@@ -39,4 +48,12 @@ func (lw *lowering) env(st *spec.Step, fx spec.DockerEffects) []ir.EnvVar {
 		out = append(out, merged[k])
 	}
 	return out
+}
+
+// credential refuses a variable whose value looks like a credential, and
+// says whether it did.
+func (lw *lowering) credential(e spec.EnvVar) bool {
+	diags := spec.CheckCredential(e.Name, e.Value, e.Loc)
+	lw.diags = append(lw.diags, diags...)
+	return diags != nil
 }

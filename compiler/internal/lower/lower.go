@@ -1,7 +1,6 @@
 package lower
 
 import (
-	"fmt"
 	"maps"
 	"slices"
 
@@ -21,10 +20,18 @@ const (
 
 // lowering holds what the whole pipeline shares while its steps are lowered.
 type lowering struct {
-	spec      *spec.Pipeline
-	plat      *spec.Platform
-	diags     diag.Diagnostics
-	params    map[string]bool
+	spec  *spec.Pipeline
+	plat  *spec.Platform
+	diags diag.Diagnostics
+	// params are the names a ${params.X} may refer to.
+	params map[string]bool
+	// needValues, when set, says why every param needs a value now.
+	needValues string
+	// noParams, when set, names the kind of job whose manifest the step
+	// being lowered becomes: parameter references are refused there.
+	noParams string
+	// queued says whether a step runs in a Kueue queue.
+	queued    bool
 	mountPath string
 	p         *ir.Pipeline
 	volumes   map[string]ir.Volume
@@ -36,14 +43,17 @@ type lowering struct {
 	tmplNames    map[string]string // cube file + task -> template name
 }
 
-// Lower builds the IR from the decoded specs, reporting what they get
-// wrong where it reads them. Lowering is total: it returns a pipeline
-// whatever the specs say (a step it cannot name gets a stand-in, a cycle
-// leaves the steps in written order), and package verify checks what
-// needs the lowered pipeline.
-func Lower(ps *spec.Pipeline, plat *spec.Platform) (*ir.Pipeline, diag.Diagnostics) {
-	lw := newLowering(ps, plat)
+// Lower builds the IR from the decoded specs, resolving each value once
+// and reporting what the specs get wrong where it reads it. needValues,
+// when set, says why every param needs a value at compile time. Lowering
+// is total: it returns a pipeline whatever the specs say (a value it
+// refuses lowers to nothing, a step it cannot name gets a stand-in, a
+// cycle leaves the steps in written order), and package verify checks
+// what needs the lowered pipeline.
+func Lower(ps *spec.Pipeline, plat *spec.Platform, needValues string) (*ir.Pipeline, diag.Diagnostics) {
+	lw := newLowering(ps, plat, needValues)
 	steps, io := lw.lowerSteps()
+	lw.kueue()
 	lw.listOrder(io)
 	lw.order(steps, io)
 	lw.claimAccess()
@@ -64,17 +74,14 @@ func (lw *lowering) warnf(code diag.Code, at diag.Loc, format string, args ...an
 
 // newLowering lowers what the whole pipeline shares, before its steps:
 // the mount path, name, workspace, params, configs and schedule.
-func newLowering(ps *spec.Pipeline, plat *spec.Platform) *lowering {
+func newLowering(ps *spec.Pipeline, plat *spec.Platform, needValues string) *lowering {
 	lw := &lowering{
-		spec: ps, plat: plat,
+		spec: ps, plat: plat, needValues: needValues,
 		params: map[string]bool{}, volumes: map[string]ir.Volume{},
 		templates: newNameSet(), tmplNames: map[string]string{},
 		claimVolumes: map[string]string{}, volumeNames: newNameSet(workspaceVolume),
-		mountPath: plat.Storage.MountPath,
 	}
-	if lw.mountPath == "" {
-		lw.mountPath = defaultMountPath
-	}
+	lw.lowerMountPath()
 	lw.p = &ir.Pipeline{
 		Source:                  ps.File,
 		Spec:                    ps.Loc,
@@ -130,70 +137,4 @@ func (lw *lowering) pipelineMeta() {
 		"app.kubernetes.io/name":    lw.p.Name,
 		"app.kubernetes.io/part-of": "mlcube-compile",
 	}
-}
-
-// lowerParams turns pipeline params into IR params; package check has
-// checked them.
-func (lw *lowering) lowerParams() {
-	for _, pp := range lw.spec.Params {
-		lw.params[pp.Name] = true
-		lw.p.Params = append(lw.p.Params, ir.Param{Name: pp.Name, Description: pp.Description, Default: pp.Default, Enum: pp.Enum})
-	}
-}
-
-// workspace returns the workspace volume, recording it on first use.
-func (lw *lowering) workspace() string {
-	lw.volumes[workspaceVolume] = lw.ws
-	return workspaceVolume
-}
-
-// workspaceSpec decides the workspace claim: an existing one (the
-// platform's storage.pvc, else the cube's k8s.pvc, else the pipeline's
-// name) or one created per run; package check refuses both at once.
-func (lw *lowering) workspaceSpec() ir.Volume {
-	st := lw.plat.Storage
-	create := st.Size != nil || st.StorageClassName != "" || len(st.AccessModes) > 0
-	v := ir.Volume{Name: workspaceVolume}
-	switch {
-	case create && st.PVC != "":
-		// Neither: check has reported it.
-	case create:
-		size := defaultClaimSize
-		if st.Size != nil {
-			size = quantity(fmt.Sprint(st.Size))
-		}
-		// The access modes are decided once the steps are ordered.
-		v.Create = &ir.ClaimTemplate{Size: size, StorageClassName: st.StorageClassName, AccessModes: st.AccessModes}
-	default:
-		v.ClaimName = st.PVC
-		if cubes := lw.cubes(); v.ClaimName == "" && len(cubes) == 1 {
-			v.ClaimName = cubes[0].K8s.PVC
-		}
-		if v.ClaimName == "" {
-			v.ClaimName = lw.p.Name
-		}
-	}
-	return v
-}
-
-// claimVolume returns the volume for a claim a legacy binding names; the
-// MLCube runner mounts each at /mnt/mlcube/<pvc>.
-func (lw *lowering) claimVolume(claim string) (string, string) {
-	root := legacyMountRoot + "/" + claim
-	if name, ok := lw.claimVolumes[claim]; ok {
-		return name, root
-	}
-	name, _ := lw.volumeNames.take(claim, claim, "pvc-"+claim)
-	lw.claimVolumes[claim] = name
-	lw.volumes[name] = ir.Volume{Name: name, ClaimName: claim}
-	return name, root
-}
-
-// quantity returns a Kubernetes quantity as written, or "" for one
-// check refuses.
-func quantity(s string) string {
-	if !spec.NonNegativeQuantity(s) {
-		return ""
-	}
-	return s
 }

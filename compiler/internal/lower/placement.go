@@ -3,19 +3,23 @@ package lower
 import (
 	"fmt"
 
+	"k8s.io/apimachinery/pkg/util/validation"
+
 	"github.com/mlcube-compile/mlcube-compile/compiler/internal/spec"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
 	"github.com/mlcube-compile/mlcube-compile/diag"
 )
 
-// resources merges the step's requests over what the cube's docker flags say.
+// resources merges the step's requests over what the cube's docker flags
+// say; a quantity that is not one is refused and left out.
 func (lw *lowering) resources(st *spec.Step, gpus int, fx spec.DockerEffects) ir.Resources {
 	r := ir.Resources{GPU: gpus, CPU: fx.CPU, Memory: fx.Memory, LimitsEqualRequests: lw.plat.LimitsEqual}
+	at := st.Loc.Field("resources")
 	if st.Resources.CPU != nil {
-		r.CPU = quantity(fmt.Sprint(st.Resources.CPU))
+		r.CPU = lw.quantity(fmt.Sprint(st.Resources.CPU), at.Field("cpu"))
 	}
 	if st.Resources.Memory != nil {
-		r.Memory = quantity(fmt.Sprint(st.Resources.Memory))
+		r.Memory = lw.quantity(fmt.Sprint(st.Resources.Memory), at.Field("memory"))
 	}
 	if r.LimitsEqualRequests && (r.CPU == "" || r.Memory == "") {
 		// Said at the step, which may not write resources.
@@ -55,19 +59,24 @@ func (lw *lowering) checkRootContradiction(st *spec.Step, sc *ir.SecurityContext
 }
 
 // placement merges the platform's GPU or CPU node selector and
-// tolerations with the step's; package check has checked them.
+// tolerations with the step's, checking the keys and tolerations of
+// both.
 func (lw *lowering) placement(st *spec.Step, gpu bool) (map[string]string, []ir.Toleration) {
-	base := lw.plat.CPU
+	base, section := lw.plat.CPU, lw.plat.Loc.Field("cpu")
 	if gpu {
-		base = lw.plat.GPU.Scheduling
+		base, section = lw.plat.GPU.Scheduling, lw.plat.Loc.Field("gpu")
 	}
 	sel := map[string]string{}
 	for k, v := range base.NodeSelector {
+		lw.labelKey(k, section.Field("nodeSelector").Field(k))
 		sel[k] = v
 	}
 	for k, v := range st.NodeSelector {
+		lw.labelKey(k, st.Loc.Field("nodeSelector").Field(k))
 		sel[k] = v
 	}
+	lw.tolerations(base.Tolerations, section.Field("tolerations"))
+	lw.tolerations(st.Tolerations, st.Loc.Field("tolerations"))
 	if len(sel) == 0 {
 		sel = nil
 	}
@@ -109,4 +118,31 @@ func mergeSecurity(base, over *spec.SecurityContext) *ir.SecurityContext {
 		}
 	}
 	return out
+}
+
+// labelKey checks a node selector key, which is a Kubernetes label key.
+func (lw *lowering) labelKey(k string, at diag.Loc) {
+	if len(validation.IsQualifiedName(k)) > 0 {
+		lw.errorf(at, "%q is not a valid label key: an optional DNS prefix and '/', then at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit", k)
+	}
+}
+
+// tolerations checks each toleration of the list at, reported at the
+// list, as the API server checks a toleration.
+func (lw *lowering) tolerations(tols []spec.Toleration, list diag.Loc) {
+	for i, t := range tols {
+		at := list.Index(i).At(list.Pos())
+		switch {
+		case t.Key != "" && len(validation.IsQualifiedName(t.Key)) > 0:
+			lw.errorf(at.Field("key"), "%q is not a valid taint key (an optional DNS prefix and '/', then letters, digits, '-', '_' or '.')", t.Key)
+		case t.Key == "" && t.Operator != "Exists":
+			lw.errorf(at.Field("key"), "a toleration without a key must have operator: Exists")
+		case t.Operator == "Exists" && t.Value != "":
+			lw.errorf(at.Field("value"), "a toleration with operator: Exists has no value")
+		case t.Value != "" && len(validation.IsValidLabelValue(t.Value)) > 0:
+			lw.errorf(at.Field("value"), "%q is not a valid taint value (at most 63 letters, digits, '-', '_' or '.')", t.Value)
+		case t.TolerationSeconds != nil && t.Effect != "NoExecute":
+			lw.errorf(at.Field("tolerationSeconds"), "tolerationSeconds needs effect: NoExecute")
+		}
+	}
 }

@@ -24,7 +24,7 @@ func (lw *lowering) chargeShm(st *spec.Step, s *ir.Step) {
 	mem, err1 := resource.ParseQuantity(r.Memory)
 	shm, err2 := resource.ParseQuantity(s.ShmSize)
 	if err1 != nil || err2 != nil || shm.IsZero() {
-		return // check has reported a bad quantity
+		return // a bad quantity is refused where it is read
 	}
 	total := mem.DeepCopy()
 	total.Add(shm)

@@ -40,7 +40,12 @@ func (lw *lowering) lowerSteps() ([]*ir.Step, []graph.IO) {
 	return steps, io
 }
 
+// lowerStep lowers a container or MPI step.
 func (lw *lowering) lowerStep(st *spec.Step, name string) (*ir.Step, graph.IO) {
+	if st.MPI != nil {
+		lw.noParams = "an MPIJob"
+		defer func() { lw.noParams = "" }()
+	}
 	c, t := st.Cube, st.Task
 	s := &ir.Step{
 		Name: name, Loc: st.Loc, Cube: c.Name, Task: t.Name,
@@ -52,7 +57,8 @@ func (lw *lowering) lowerStep(st *spec.Step, name string) (*ir.Step, graph.IO) {
 		},
 	}
 	gpus, args := st.GPUs()
-	fx, _ := spec.MapDockerArgs(args, gpus) // check reports what is wrong
+	fx, diags := spec.MapDockerArgs(args, gpus)
+	lw.diags = append(lw.diags, diags...)
 	if fx.GPUs != nil && *fx.GPUs != gpus && gpus > 0 && st.Resources.GPU == nil {
 		lw.warnf(diag.GPUCountDiffers, args.Loc, "--gpus=%d differs from platform.accelerator_count %d; the step asks for %d", *fx.GPUs, gpus, gpus)
 	}
@@ -63,7 +69,7 @@ func (lw *lowering) lowerStep(st *spec.Step, name string) (*ir.Step, graph.IO) {
 	s.Command, s.Args, s.Mounts, sio = lw.containerArgs(st)
 	s.Env = lw.env(st, fx)
 	lw.scheduling(st, s, gpus > 0)
-	retryAndTimeout(st, s)
+	lw.retryAndTimeout(st, s)
 	lw.queue(st, s)
 	if st.MPI != nil {
 		lw.lowerMPI(st, s)
@@ -97,40 +103,35 @@ func (lw *lowering) image(c *spec.Cube) string {
 	return ""
 }
 
+// maxRetries is the most retries a step may ask for.
+const maxRetries = 100
+
 // retryAndTimeout sets the step's retries and timeout.
-func retryAndTimeout(st *spec.Step, s *ir.Step) {
+func (lw *lowering) retryAndTimeout(st *spec.Step, s *ir.Step) {
 	if r := st.Retries; r != nil {
 		s.Retry = &ir.Retry{Limit: r.Limit}
+		if r.Limit > maxRetries {
+			lw.errorf(st.Loc.Field("retries").Field("limit"), "%d retries is more than the %d allowed", r.Limit, maxRetries)
+		}
 		if r.Backoff != "" {
-			s.Retry.Backoff = duration(r.Backoff)
+			s.Retry.Backoff = lw.duration(r.Backoff, st.Loc.Field("retries").Field("backoff"))
 		}
 	}
 	if st.Timeout != "" {
-		s.Timeout = duration(st.Timeout)
+		s.Timeout = lw.duration(st.Timeout, st.Loc.Field("timeout"))
 	}
 }
 
-// queue sets the step's Kueue queue and priorities; check has refused a
-// queue for what Kueue cannot admit, and a WorkloadPriorityClass without
-// a queue.
-func (lw *lowering) queue(st *spec.Step, s *ir.Step) {
-	pr := lw.plat.PrioritiesOf(st)
-	s.PriorityClassName = pr.PriorityClassName
-	if st.Dask != nil {
-		return
-	}
-	s.Queue = lw.plat.QueueOf(st)
-	if s.Queue != "" {
-		s.WorkloadPriorityClass = pr.WorkloadPriorityClass
-	}
-}
-
-// duration parses a duration such as 30s, 15m or 4h; 0 for one check
-// refuses.
-func duration(s string) time.Duration {
+// duration parses a positive duration in whole seconds written at at,
+// such as 30s, 15m or 4h; 0 for one it refuses.
+func (lw *lowering) duration(s string, at diag.Loc) time.Duration {
 	d, err := time.ParseDuration(s)
 	if err != nil || d <= 0 {
+		lw.errorf(at, "%q is not a positive duration (such as 30s, 15m or 4h)", s)
 		return 0
+	}
+	if d%time.Second != 0 {
+		lw.errorf(at, "%q: engines count in whole seconds", s)
 	}
 	return d
 }

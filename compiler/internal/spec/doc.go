@@ -10,8 +10,8 @@
 // values (configs at any depth, a Dask step's output keys) or that
 // decide whether a step exists at all (its cube and task, its path
 // overrides, unknown ${params.X}) are made here; credentials
-// (secrets.go) are refused here and in package check, which holds the
-// other checks of decoded specs.
+// (secrets.go) are refused here and in package lower, which makes the
+// other checks of decoded specs as it reads them.
 //
 // Files are read only through package source.
 package spec

@@ -33,7 +33,7 @@ var flagsWithValue = map[string]bool{
 // Kubernetes meaning, and warns about each one that has none, for a step
 // that asks for gpus GPUs: --runtime=nvidia and --gpus say what such a
 // step's GPU limit says, and are warned about only when it asks for none.
-// Package check reports the diagnostics; package lower uses the effects.
+// Package lower reports the diagnostics and uses the effects.
 func MapDockerArgs(a DockerArgs, gpus int) (DockerEffects, diag.Diagnostics) {
 	var fx DockerEffects
 	tokens, err := SplitWords(a.Text)

@@ -285,5 +285,5 @@ func IsLegacyPlatform(f *ast.File) bool {
 
 // IsClaimName reports whether a legacy binding's claim (k8s.pvc) is a
 // valid PersistentVolumeClaim name: #DNSSubdomain's pattern, held once in
-// schema; compiler/internal/check asks here, as it imports only spec and diag.
+// schema; compiler/internal/lower asks here, as it never imports schema.
 func IsClaimName(name string) bool { return schema.IsDNSSubdomain(name) }

@@ -1,4 +1,4 @@
-package check
+package compiler
 
 import (
 	"fmt"
@@ -9,18 +9,18 @@ import (
 	"github.com/mlcube-compile/mlcube-compile/diag"
 )
 
-// NamespaceFlag checks --namespace, which replaces the platform's: a
+// namespaceFlag checks --namespace, which replaces the platform's: a
 // namespace is a DNS label, as the API server's ValidateNamespaceName
 // requires (k8s.io/apimachinery/pkg/api/validation, NameIsDNSLabel).
-func NamespaceFlag(ns string) diag.Diagnostics {
-	if err := Namespace(ns); err != nil {
+func namespaceFlag(ns string) diag.Diagnostics {
+	if err := namespace(ns); err != nil {
 		return diag.Diagnostics{diag.Errorf(diag.At(diag.Pos{File: "--namespace"}), "%v", err)}
 	}
 	return nil
 }
 
-// Namespace says why ns is not a Kubernetes namespace; nil when it is one.
-func Namespace(ns string) error {
+// namespace says why ns is not a Kubernetes namespace; nil when it is one.
+func namespace(ns string) error {
 	if problems := validation.IsDNS1123Label(ns); len(problems) > 0 {
 		return fmt.Errorf("%q is not a Kubernetes namespace: %s", ns, strings.Join(problems, "; "))
 	}

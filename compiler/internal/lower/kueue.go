@@ -1,0 +1,94 @@
+package lower
+
+import (
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/mlcube-compile/mlcube-compile/compiler/internal/spec"
+	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+	"github.com/mlcube-compile/mlcube-compile/diag"
+)
+
+// Kueue reads a workload's LocalQueue and WorkloadPriorityClass from the
+// labels kueue.x-k8s.io/queue-name and kueue.x-k8s.io/priority-class
+// (sigs.k8s.io/kueue v0.19.2, pkg/controller/constants/constants.go),
+// and refuses a queue name that is not a DNS-1123 subdomain
+// (pkg/controller/jobframework/validation.go, ValidateQueueName, as
+// LocalQueueName in apis/kueue/v1beta2/localqueue_types.go); the schema
+// checks that. A label value is at most 63 characters
+// (k8s.io/apimachinery/pkg/util/validation, IsValidLabelValue), which
+// lowering checks.
+const (
+	queueLabel    = "kueue.x-k8s.io/queue-name"
+	priorityLabel = "kueue.x-k8s.io/priority-class"
+)
+
+// queue sets the step's Kueue queue and priorities: Kueue admits a Job,
+// a v2beta1 MPIJob or a pod, and nothing else the steps become, and a
+// WorkloadPriorityClass only on a queued workload.
+func (lw *lowering) queue(st *spec.Step, s *ir.Step) {
+	if st.Queue != nil {
+		lw.labelValue(*st.Queue, st.Loc.Field("queue"), queueLabel)
+	}
+	lw.labelValue(st.WorkloadPriorityClass, st.Loc.Field("workloadPriorityClass"), priorityLabel)
+	pr := lw.plat.PrioritiesOf(st)
+	s.PriorityClassName = pr.PriorityClassName
+	queue := lw.plat.QueueOf(st)
+	lw.queued = lw.queued || queue != ""
+	switch {
+	case queue == "" && st.WorkloadPriorityClass != "":
+		lw.errorf(st.Loc.Field("workloadPriorityClass"), "Kueue reads a WorkloadPriorityClass only from a queued workload, and this step runs outside any queue; give the step a queue, or drop workloadPriorityClass")
+	case queue != "":
+		lw.queuedStep(st, queue)
+	}
+	if st.Dask != nil {
+		return
+	}
+	s.Queue = queue
+	if s.Queue != "" {
+		s.WorkloadPriorityClass = pr.WorkloadPriorityClass
+	}
+}
+
+// kueue checks the platform's queue and priorities, once the steps are
+// lowered: a platform with a queue may serve pipelines whose steps all
+// leave it, but a WorkloadPriorityClass with no queued step is refused.
+func (lw *lowering) kueue() {
+	lw.labelValue(lw.plat.Queue, lw.plat.Loc.Field("queue"), queueLabel)
+	lw.labelValue(lw.plat.WorkloadPriorityClass, lw.plat.Loc.Field("workloadPriorityClass"), priorityLabel)
+	if !lw.queued && lw.plat.Queue == "" && lw.plat.WorkloadPriorityClass != "" && len(lw.spec.Steps) > 0 {
+		lw.errorf(lw.plat.Loc.Field("workloadPriorityClass"), "Kueue reads a WorkloadPriorityClass only from a queued workload, and no step runs in a queue; set queue in the platform file, or drop workloadPriorityClass")
+	}
+}
+
+// queuedStep refuses a step under a queue that Kueue cannot admit: a
+// DaskJob, for which Kueue v0.19.2 has no integration (the integrations
+// are the folders of pkg/controller/jobs), and a kubeflow.org/v1 MPIJob,
+// since Kueue's MPIJob integration (pkg/controller/jobs/mpijob) watches
+// mpi-operator's kubeflow.org/v2beta1 only.
+func (lw *lowering) queuedStep(st *spec.Step, queue string) {
+	var field, why string
+	switch {
+	case st.Dask != nil:
+		field, why = "dask", "runs a DaskJob, which Kueue cannot admit (it has no DaskJob integration)"
+	case st.MPI != nil && lw.plat.MPI.APIVersion == mpiV1:
+		field, why = "mpi", "runs a kubeflow.org/v1 MPIJob (the training operator's), which Kueue cannot admit (its MPIJob integration is for mpi-operator's kubeflow.org/v2beta1)"
+	default:
+		return
+	}
+	at, from := st.Loc.Field(field), "the platform's queue"
+	if st.Queue != nil {
+		at, from = st.Loc.Field("queue"), "its queue"
+	}
+	fix := "use mpi.apiVersion kubeflow.org/v2beta1 in the platform file (mpi-operator v0.8.0 or later)"
+	if field == "dask" {
+		fix = "run the work as a container or MPI step"
+	}
+	lw.errorf(at, "step %q %s, so it cannot run in %s %q; run it outside any queue with queue: \"\" on the step, or %s", st.Name, why, from, queue, fix)
+}
+
+// labelValue refuses a name longer than a label value may be.
+func (lw *lowering) labelValue(v string, at diag.Loc, label string) {
+	if len(v) > validation.LabelValueMaxLength {
+		lw.errorf(at, "%q is %d characters: it becomes the value of the label %s, which is at most %d characters", v, len(v), label, validation.LabelValueMaxLength)
+	}
+}

@@ -1,0 +1,62 @@
+package lower
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/mlcube-compile/mlcube-compile/compiler/internal/spec"
+	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+)
+
+var paramName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
+
+// lowerParams turns pipeline params into IR params, checking each: its
+// name, its default against required, needValues and its enum,
+// credentials and "$$". Each param with a valid name may be referred to
+// as ${params.NAME}.
+func (lw *lowering) lowerParams() {
+	for _, pp := range lw.spec.Params {
+		lw.p.Params = append(lw.p.Params, ir.Param{Name: pp.Name, Description: pp.Description, Default: pp.Default, Enum: pp.Enum})
+		if !paramName.MatchString(pp.Name) {
+			lw.errorf(pp.Loc, "a parameter name is letters, digits, '_' and '-', starting with a letter")
+			continue
+		}
+		lw.checkDefault(pp)
+		lw.params[pp.Name] = true
+	}
+}
+
+// checkDefault checks a param's default.
+func (lw *lowering) checkDefault(pp *spec.PipelineParam) {
+	// The default is reported at the param, where it may be missing.
+	value := pp.Loc.Field("default").At(pp.Loc.Pos())
+	if pp.Given != nil {
+		value = pp.Given.Loc
+	}
+	switch {
+	case pp.Required && pp.Default != nil && pp.Given == nil:
+		lw.errorf(pp.Loc, "a required parameter has no default; drop one of required and default")
+	case pp.Default == nil && lw.needValues != "":
+		lw.errorf(pp.Loc, "has no value, and %s; give it one with --set %s=VALUE or -f VALUES.yaml", lw.needValues, pp.Name)
+	}
+	if pp.Default != nil && len(pp.Enum) > 0 && !slices.Contains(pp.Enum, *pp.Default) {
+		lw.errorf(value, "%q is not one of the enum values of params.%s (%s)", *pp.Default, pp.Name, strings.Join(pp.Enum, ", "))
+	}
+	if more := spec.CheckParamCredential(pp.Name, "", pp.Loc); more != nil {
+		lw.diags = append(lw.diags, more...)
+	} else {
+		lw.diags = append(lw.diags, spec.CheckCredential("", deref(pp.Default), value)...)
+	}
+	if strings.Contains(deref(pp.Default), "$$") {
+		lw.errorf(value, "holds \"$$\", which Kubernetes turns into \"$\" once the engine puts the value into a container's args or env")
+	}
+}
+
+// deref returns *s, or "" for nil.
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
