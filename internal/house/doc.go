@@ -18,7 +18,14 @@
 //     os.WriteFile, filepath.WalkDir and the like elsewhere in non-test
 //     code, but for the exceptions listed with their reasons;
 //  6. only cmd prints: no os.Stdout, os.Stderr, fmt.Print*, print,
-//     println or log in non-test code outside cmd/ and bench/.
+//     println or log in non-test code outside cmd/ and bench/;
+//  7. the driver names no engine: no engine's package, name or kind in
+//     driver/ (engines_test.go).
+//
+// TestArchitectureDoc holds docs/ARCHITECTURE.md to rule 4's table: its
+// flow diagram lists each package below every package of ours it
+// imports, names no package the table lacks, and the document names
+// every package of the table (archdoc_test.go).
 //
 // Rule 4 reads the imports of non-test files (tests may import more), of
 // every build tag, so it needs no go command; files are parsed, never

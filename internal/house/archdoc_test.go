@@ -1,0 +1,100 @@
+package house
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// The package list of docs/ARCHITECTURE.md is checked against flow, the
+// table rule 4 enforces, so that the prose cannot drift from the code:
+// its diagram ("The flow") names packages in an order where each imports
+// only packages above it; every package the diagram names is in flow;
+// and every package of flow is named somewhere in the document.
+
+// diagramLine is a line of the diagram that names a package: four spaces,
+// then the package's folder (a trailing / allowed), then a space.
+var diagramLine = regexp.MustCompile(`^    ([a-z][a-z0-9_/-]*[a-z0-9])/?(?:\s|$)`)
+
+// diagramPackages are the packages the diagram of doc names, in order.
+func diagramPackages(doc string) []string {
+	_, rest, _ := strings.Cut(doc, "## The flow")
+	diagram, _, _ := strings.Cut(rest, "\n## ")
+	var out []string
+	for _, line := range strings.Split(diagram, "\n") {
+		if m := diagramLine.FindStringSubmatch(line); m != nil {
+			out = append(out, m[1])
+		}
+	}
+	return out
+}
+
+// checkArchDoc returns what doc says that the table flow does not.
+func checkArchDoc(doc string, flow map[string][]string) []string {
+	var problems []string
+	listed := diagramPackages(doc)
+	for i, pkg := range listed {
+		imports, ok := flow[pkg]
+		if !ok {
+			problems = append(problems, fmt.Sprintf("the flow diagram names %s, which is no package of the import table", pkg))
+			continue
+		}
+		for _, imp := range imports {
+			if j := slices.Index(listed, imp); j > i {
+				problems = append(problems, fmt.Sprintf("the flow diagram lists %s below %s, which imports it; a package imports only packages above it", imp, pkg))
+			}
+		}
+	}
+	for _, pkg := range sortedKeys(flow) {
+		if !slices.Contains(listed, pkg) && !strings.Contains(doc, "`"+pkg+"`") && !strings.Contains(doc, "`"+pkg+"/`") {
+			problems = append(problems, fmt.Sprintf("%s is in the import table but nowhere in the document (the diagram, or in backquotes)", pkg))
+		}
+	}
+	return problems
+}
+
+func sortedKeys(m map[string][]string) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func TestArchitectureDoc(t *testing.T) {
+	root := filepath.Join("..", "..")
+	doc, err := os.ReadFile(filepath.Join(root, "docs", "ARCHITECTURE.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(diagramPackages(string(doc))); n < 10 {
+		t.Fatalf("docs/ARCHITECTURE.md: the flow diagram names %d packages; is its heading still \"## The flow\"?", n)
+	}
+	for _, p := range checkArchDoc(string(doc), flow) {
+		t.Error("docs/ARCHITECTURE.md: " + p)
+	}
+}
+
+// TestArchitectureDocCatches checks checkArchDoc on a small document that
+// breaks each of its rules once.
+func TestArchitectureDocCatches(t *testing.T) {
+	table := map[string][]string{"diag": {}, "ir": {"diag"}, "spec": {"diag", "ir"}, "bench": {}}
+	doc := "# A\n\n## The flow\n\n    diag/    what\n        │\n    spec     reads ir\n    ir       types\n    gone/    old\n\n## Rules\n"
+	got := checkArchDoc(doc, table)
+	want := []string{
+		"the flow diagram lists ir below spec, which imports it; a package imports only packages above it",
+		"the flow diagram names gone, which is no package of the import table",
+		"bench is in the import table but nowhere in the document (the diagram, or in backquotes)",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("got:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if got := checkArchDoc(doc+"`bench` and\n", table); len(got) != 2 {
+		t.Errorf("a package in backquotes is named: %q", got)
+	}
+}
