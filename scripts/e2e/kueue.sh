@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Sourced by up.sh: Kueue's controller manager as a process of the cluster (in its network namespace), with its CRDs
-# and its admission webhooks, for the Kueue tests (e2e_kueue_test.go).
+# and its admission webhooks, for the Kueue tests (e2e/kueue_test.go).
 #
 # Kueue manages only the namespaces labelled $KUEUE_NAMESPACE_LABEL: its
 # managedJobsNamespaceSelector and every webhook's namespaceSelector

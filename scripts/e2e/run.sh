@@ -43,13 +43,15 @@ up=$SECONDS
 host_clean
 # suite NAME [go test flags...]: one pass of the e2e suite, its log in
 # $E2E_ROOT/NAME.log; prints the tests' results. go builds the test binary
-# here and runs it in the cluster's network namespace (-exec), where the
-# cluster's addresses are: the suite's traffic never leaves it. Most of
+# of ./e2e here and runs it in the cluster's network namespace (-exec),
+# where the cluster's addresses are: the suite's traffic never leaves it.
+# Its TestMain builds the command there (go build ./cmd/mlcube-compile,
+# from Go's caches), and the tests run that binary. Most of
 # the suite waits (for backoffs, timeouts, a cancel to take effect), so
 # four of its parallel tests run at once, not GOMAXPROCS' two.
 suite() {
   local name=$1; shift
-  go test -tags e2e -count=1 -timeout 20m -parallel 4 -v -exec "nsenter --net=/run/netns/$E2E_NETNS" ./cmd/mlcube-compile "$@" ${E2E_TESTFLAGS:-} 2>&1 |
+  go test -tags e2e -count=1 -timeout 20m -parallel 4 -v -exec "nsenter --net=/run/netns/$E2E_NETNS" ./e2e "$@" ${E2E_TESTFLAGS:-} 2>&1 |
     tee "$E2E_ROOT/$name.log" | grep -E '^(=== RUN|\s*--- |\s+\w+_test\.go:[0-9]+:|PASS|FAIL|ok )' | grep -v '^=== RUN'
   return "${PIPESTATUS[0]}"
 }
