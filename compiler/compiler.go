@@ -62,7 +62,7 @@ func Compile(opts Options) (*ir.Pipeline, diag.Diagnostics) {
 	}
 	if err != nil {
 		at := diag.At(diag.Pos{File: source.New(opts.FS).CubeFile(cmp.Or(opts.MLCube, "."))}).Field("schema")
-		return nil, diag.Diagnostics{diag.Errorf(at, "loading the embedded schemas: %v", err)}
+		return nil, diag.Diagnostics{diag.Errorf(diag.Internal, at, "loading the embedded schemas: %v", err)}
 	}
 	var p *ir.Pipeline
 	var diags diag.Diagnostics

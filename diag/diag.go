@@ -2,6 +2,7 @@ package diag
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -32,21 +33,60 @@ func (p Pos) String() string {
 }
 
 // Diagnostic is one problem found in a spec: where, which field, and what.
-// A warning has a Code, by which users silence it.
+// Its Code names its kind: docs/troubleshooting.md explains each, and
+// users silence a warning by it.
 type Diagnostic struct {
-	Pos      Pos
-	Field    string
+	Pos   Pos
+	Field string
+	// Path is Field as its names and indexes, where the checker walked
+	// to it; nil for a diagnostic made without a Loc.
+	Path     []Elem `json:",omitempty"`
 	Message  string
 	Severity Severity
 	Code     Code
 	// Hint says what to do, apart from the message (did you mean "x"?):
 	// text prints it after the message, JSON as a field of its own.
 	Hint string
+	// Related are other places the message is about, such as where a
+	// key was first written: text prints each as a note after it.
+	Related []Related `json:",omitempty"`
 }
 
-// Errorf is an error about the value at.
-func Errorf(at Loc, format string, args ...any) Diagnostic {
-	return Diagnostic{Pos: at.Pos(), Field: at.Path(), Message: fmt.Sprintf(format, args...)}
+// Related is a place a diagnostic is about besides its own, and what it
+// is there.
+type Related struct {
+	Pos     Pos
+	Message string
+}
+
+// Errorf is an error of kind code about the value at.
+func Errorf(code Code, at Loc, format string, args ...any) Diagnostic {
+	return Diagnostic{Pos: at.Pos(), Field: at.Path(), Path: at.elems, Message: fmt.Sprintf(format, args...), Code: code}
+}
+
+// WithRelated is d with another place it is about, and what it is there.
+func (d Diagnostic) WithRelated(pos Pos, message string) Diagnostic {
+	d.Related = append(append([]Related(nil), d.Related...), Related{pos, message})
+	return d
+}
+
+// Origin says where the problem comes from: "internal" for a failure of
+// the command itself, "flag" for a flag or argument of the command line,
+// and "file" for a spec file.
+func (d Diagnostic) Origin() string {
+	switch {
+	case d.Code == Internal:
+		return "internal"
+	case strings.HasPrefix(d.Pos.File, "-") || strings.HasPrefix(d.Field, "-") || d.Field == "usage" || d.Code == BadFlag:
+		return "flag"
+	}
+	return "file"
+}
+
+// same reports whether d and e say the same thing at the same place.
+func (d Diagnostic) same(e Diagnostic) bool {
+	return d.Pos == e.Pos && d.Field == e.Field && d.Message == e.Message && d.Severity == e.Severity &&
+		d.Code == e.Code && d.Hint == e.Hint && slices.Equal(d.Path, e.Path) && slices.Equal(d.Related, e.Related)
 }
 
 // WithHint is d with hint as its Hint.
@@ -57,8 +97,8 @@ func (d Diagnostic) WithHint(hint string) Diagnostic {
 
 // Warnf is a warning of kind code about the value at.
 func Warnf(code Code, at Loc, format string, args ...any) Diagnostic {
-	d := Errorf(at, format, args...)
-	d.Severity, d.Code = Warning, code
+	d := Errorf(code, at, format, args...)
+	d.Severity = Warning
 	return d
 }
 
@@ -112,7 +152,7 @@ func (ds Diagnostics) Sorted() Diagnostics {
 	})
 	uniq := out[:0]
 	for i, d := range out {
-		if i == 0 || d != out[i-1] {
+		if i == 0 || !d.same(out[i-1]) {
 			uniq = append(uniq, d)
 		}
 	}

@@ -40,24 +40,20 @@ func At(pos Pos) Loc { return Loc{pos: pos} }
 // Field is the value of the field name below l.
 func (l Loc) Field(name string) Loc {
 	l.path = joinPath(l.path, name)
-	if l.find != nil {
-		l.elems = with(l.elems, Elem{Name: name})
-	}
+	l.elems = with(l.elems, Elem{Name: name})
 	return l
 }
 
 // Index is the i-th item of the list at l.
 func (l Loc) Index(i int) Loc {
 	l.path += "[" + strconv.Itoa(i) + "]"
-	if l.find != nil {
-		l.elems = with(l.elems, Elem{Index: i, Item: true})
-	}
+	l.elems = with(l.elems, Elem{Index: i, Item: true})
 	return l
 }
 
 // At is l's field path at pos, and the fields below it too.
 func (l Loc) At(pos Pos) Loc {
-	return Loc{pos: pos, path: l.path}
+	return Loc{pos: pos, path: l.path, elems: l.elems}
 }
 
 // Pos is where l is written, or the nearest enclosing value that is.

@@ -69,11 +69,11 @@ func TestDiagnosticsSortedAndPrinted(t *testing.T) {
 	at := At(Pos{File: "p.yaml", Line: 3, Col: 5}).Field("steps")
 	ds := Diagnostics{
 		Warnf(NameCut, at.Field("b"), "w"),
-		Errorf(at.Field("a"), "e"),
-		Errorf(at.Field("a"), "e"),
-		Errorf(At(Pos{File: "p.yaml"}).Field("--task"), "whole file"),
+		Errorf(BadShape, at.Field("a"), "e"),
+		Errorf(BadShape, at.Field("a"), "e"),
+		Errorf(BadFlag, At(Pos{File: "p.yaml"}).Field("--task"), "whole file"),
 	}
-	want := "p.yaml: --task: whole file\np.yaml:3:5: steps.a: e"
+	want := "p.yaml: --task: whole file [MLC750]\np.yaml:3:5: steps.a: e [MLC260]"
 	if got := ds.Error(); got != want {
 		t.Errorf("errors %q, want %q", got, want)
 	}

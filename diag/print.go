@@ -19,12 +19,45 @@ type Problem struct {
 	Severity string `json:"severity"`
 	Field    string `json:"field"`
 	Message  string `json:"message"`
-	// Code is a warning's code, which --disable and a disable comment
-	// take; empty for the rest.
+	// Code names the kind of problem (docs/troubleshooting.md has a
+	// section for each); a warning's is what --disable and a disable
+	// comment take. Empty only for a note.
 	Code string `json:"code,omitempty"`
 	// Hint says what to do, such as `did you mean "train"?`, where the
 	// message has one apart from itself.
 	Hint string `json:"hint,omitempty"`
+	// Origin is file, flag or internal: Diagnostic.Origin.
+	Origin string `json:"origin"`
+	// Path is Field as a list of names (strings) and list indexes
+	// (numbers); absent where the problem has no field path.
+	Path []any `json:"path,omitempty"`
+	// Related are other places the problem is about.
+	Related []RelatedProblem `json:"related,omitempty"`
+}
+
+// RelatedProblem is a Related place as the json form prints it.
+type RelatedProblem struct {
+	File    string `json:"file"`
+	Line    int    `json:"line"`
+	Column  int    `json:"column"`
+	Message string `json:"message"`
+}
+
+// problem is d as the json form prints it.
+func problem(d Diagnostic) Problem {
+	p := Problem{File: d.Pos.File, Line: d.Pos.Line, Column: d.Pos.Col, Severity: d.Severity.String(), Field: d.Field,
+		Message: d.Message, Code: string(d.Code), Hint: d.Hint, Origin: d.Origin()}
+	for _, e := range d.Path {
+		if e.Item {
+			p.Path = append(p.Path, e.Index)
+		} else {
+			p.Path = append(p.Path, e.Name)
+		}
+	}
+	for _, r := range d.Related {
+		p.Related = append(p.Related, RelatedProblem{r.Pos.File, r.Pos.Line, r.Pos.Col, r.Message})
+	}
+	return p
 }
 
 // Format prints ds, in the order given, in form (one of Formats): text as
@@ -36,7 +69,7 @@ func Format(form string, ds Diagnostics) ([]byte, error) {
 	case "json":
 		problems := []Problem{}
 		for _, d := range ds {
-			problems = append(problems, Problem{d.Pos.File, d.Pos.Line, d.Pos.Col, d.Severity.String(), d.Field, d.Message, string(d.Code), d.Hint})
+			problems = append(problems, problem(d))
 		}
 		out, err := json.MarshalIndent(problems, "", "  ")
 		if err != nil {
@@ -47,10 +80,16 @@ func Format(form string, ds Diagnostics) ([]byte, error) {
 	case "github":
 		for _, d := range ds {
 			fmt.Fprintf(&b, "::%s %s::%s\n", githubCommand(d.Severity), githubProperties(d), githubData(d.fieldMessage()))
+			for _, r := range d.relatedNotes() {
+				fmt.Fprintf(&b, "::notice %s::%s\n", githubProperties(r), githubData(r.fieldMessage()))
+			}
 		}
 	default:
 		for _, d := range ds {
 			b.WriteString(d.String() + "\n")
+			for _, r := range d.relatedNotes() {
+				b.WriteString(r.String() + "\n")
+			}
 		}
 	}
 	return []byte(b.String()), nil
@@ -88,6 +127,16 @@ func (d Diagnostic) fieldMessage() string {
 	}
 	if d.Code != "" {
 		out += " [" + string(d.Code) + "]"
+	}
+	return out
+}
+
+// relatedNotes are d's Related places as notes on its field, printed
+// after it.
+func (d Diagnostic) relatedNotes() []Diagnostic {
+	var out []Diagnostic
+	for _, r := range d.Related {
+		out = append(out, Diagnostic{Pos: r.Pos, Field: d.Field, Message: r.Message, Severity: Note})
 	}
 	return out
 }

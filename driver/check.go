@@ -31,7 +31,7 @@ func Check(p *ir.Pipeline, backends []string) diag.Diagnostics {
 	for _, t := range checkTargets(p, backends) {
 		res, err := t.engine.Emit(p, t.opts)
 		if err != nil {
-			out = append(out, diag.Diagnostic{Pos: diag.Pos{File: p.Source}, Field: "--backend", Message: t.engine.Name() + ": " + InternalError{Input: p.Source, Err: err}.Error()})
+			out = append(out, diag.Diagnostic{Pos: diag.Pos{File: p.Source}, Field: "--backend", Code: diag.Internal, Message: t.engine.Name() + ": " + InternalError{Input: p.Source, Err: err}.Error()})
 			continue
 		}
 		out = append(out, res.Warnings...)

@@ -51,7 +51,7 @@ func withEngines(t *testing.T, extra ...emit.Engine) {
 // leaves out an engine that does not run pipelines of this shape.
 func TestEmitMapsRefusals(t *testing.T) {
 	at := diag.At(diag.Pos{File: "pipeline.yaml", Line: 4, Col: 3}).Field("steps")
-	refused := diag.Diagnostics{diag.Errorf(at, "one step only")}
+	refused := diag.Diagnostics{diag.Errorf(diag.EngineCannotRun, at, "one step only")}
 	withEngines(t,
 		fakeEngine{name: "broken", err: errors.New("the validator says no")},
 		fakeEngine{name: "refusing", res: emit.Result{Refused: refused}},
@@ -66,7 +66,7 @@ func TestEmitMapsRefusals(t *testing.T) {
 	for _, backend := range []string{"refusing", "shape"} {
 		_, err := Emit(p, Request{Backend: backend})
 		var diags diag.Diagnostics
-		if !errors.As(err, &diags) || len(diags) != 1 || diags[0].String() != "pipeline.yaml:4:3: steps: one step only" {
+		if !errors.As(err, &diags) || len(diags) != 1 || diags[0].String() != "pipeline.yaml:4:3: steps: one step only [MLC650]" {
 			t.Errorf("%s: %#v, want the engine's refusal where it put it", backend, err)
 		}
 	}
@@ -75,8 +75,8 @@ func TestEmitMapsRefusals(t *testing.T) {
 		got = append(got, d.String())
 	}
 	want := []string{
-		"pipeline.yaml: --backend: broken: " + InternalError{Input: "pipeline.yaml", Err: errors.New("the validator says no")}.Error(),
-		"pipeline.yaml:4:3: steps: refusing: one step only",
+		"pipeline.yaml: --backend: broken: " + InternalError{Input: "pipeline.yaml", Err: errors.New("the validator says no")}.Error() + " [MLC751]",
+		"pipeline.yaml:4:3: steps: refusing: one step only [MLC650]",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Check (-want +got):\n%s", diff)

@@ -125,7 +125,7 @@ func runUnits(units []unit, opts Options) diag.Diagnostics {
 			s, err := schema.New()
 			for i := range next {
 				if err != nil {
-					results[i] = diag.Diagnostics{{Pos: diag.Pos{File: units[i].name()}, Field: "schema", Message: err.Error()}}
+					results[i] = diag.Diagnostics{{Pos: diag.Pos{File: units[i].name()}, Field: "schema", Code: diag.Internal, Message: err.Error()}}
 					continue
 				}
 				results[i] = checkCached(units[i], s, opts)
@@ -180,7 +180,7 @@ func check(u unit, s *schema.Schema, backends []string) diag.Diagnostics {
 func checkUnit(u unit, s *schema.Schema, backends []string) (diags diag.Diagnostics, panicked bool) {
 	defer func() {
 		if r := recover(); r != nil {
-			diags = diag.Diagnostics{{Pos: diag.Pos{File: u.name()}, Field: "lint", Message: driver.InternalError{Input: driver.Describe(u.opts), Err: fmt.Errorf("%v", r)}.Error()}}
+			diags = diag.Diagnostics{{Pos: diag.Pos{File: u.name()}, Field: "lint", Code: diag.Internal, Message: driver.InternalError{Input: driver.Describe(u.opts), Err: fmt.Errorf("%v", r)}.Error()}}
 			panicked = true
 		}
 	}()

@@ -10,6 +10,7 @@ import (
 	"github.com/mlcube-compile/mlcube-compile/backends/emit"
 	"github.com/mlcube-compile/mlcube-compile/backends/internal/kube"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+	"github.com/mlcube-compile/mlcube-compile/diag"
 )
 
 // Kind is the kind of Argo object a pipeline becomes.
@@ -63,7 +64,7 @@ func workflowTemplate(p *ir.Pipeline, spec wfv1.WorkflowSpec) (*wfv1.WorkflowTem
 func cronWorkflow(p *ir.Pipeline, spec wfv1.WorkflowSpec) (*wfv1.CronWorkflow, error) {
 	sc := p.Schedule
 	if sc == nil || len(sc.Cron) == 0 {
-		return nil, emit.Refuse(p.Spec.Field("schedule"), "--kind cronworkflow needs a schedule: give --schedule '0 2 * * *', or schedule: in a pipeline file")
+		return nil, emit.Refuse(diag.BadSchedule, p.Spec.Field("schedule"), "--kind cronworkflow needs a schedule: give --schedule '0 2 * * *', or schedule: in a pipeline file")
 	}
 	c := &wfv1.CronWorkflow{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "argoproj.io/v1alpha1", Kind: "CronWorkflow"},

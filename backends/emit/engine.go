@@ -91,19 +91,19 @@ func (r Result) Err() error {
 }
 
 // Refuse is the error an engine's code returns for a spec it cannot
-// emit: a diagnostic at what the spec or flag at wrote. Settle moves it
-// into the result.
-func Refuse(at diag.Loc, format string, args ...any) error {
-	return diag.Diagnostics{diag.Errorf(at, format, args...)}
+// emit: a diagnostic of kind code at what the spec or flag at wrote.
+// Settle moves it into the result.
+func Refuse(code diag.Code, at diag.Loc, format string, args ...any) error {
+	return diag.Diagnostics{diag.Errorf(code, at, format, args...)}
 }
 
 // inapplicable is a refusal about the pipeline's shape (Result.Inapplicable).
 type inapplicable struct{ diag.Diagnostics }
 
 // RefuseShape is Refuse for a pipeline of a shape the engine does not run
-// at all, such as several steps for the job engine.
+// at all, such as several steps for the job engine: an EngineCannotRun.
 func RefuseShape(at diag.Loc, format string, args ...any) error {
-	return inapplicable{diag.Diagnostics{diag.Errorf(at, format, args...)}}
+	return inapplicable{diag.Diagnostics{diag.Errorf(diag.EngineCannotRun, at, format, args...)}}
 }
 
 // Settle is what an engine's Emit returns: res when err is nil, else

@@ -102,7 +102,7 @@ func refusals(p *ir.Pipeline) diag.Diagnostics {
 		for _, b := range placed[i+1:] {
 			for _, k := range slices.Sorted(maps.Keys(a.NodeSelector)) {
 				if v, ok := b.NodeSelector[k]; ok && v != a.NodeSelector[k] {
-					out = append(out, diag.Errorf(p.Spec.Field("steps"), "steps %s (%s=%s) and %s (%s=%s) %s, and Tekton's affinity assistant (coschedule: %s) runs them on one node, where they could never both run; give them one node selector, or, on a cluster whose Tekton feature-flags set coschedule: disabled, say so in the platform (tekton: {coschedule: disabled}) with a ReadWriteMany claim", a.Name, k, a.NodeSelector[k], b.Name, k, v, sharing(p), coschedule(p)))
+					out = append(out, diag.Errorf(diag.EngineCannotRun, p.Spec.Field("steps"), "steps %s (%s=%s) and %s (%s=%s) %s, and Tekton's affinity assistant (coschedule: %s) runs them on one node, where they could never both run; give them one node selector, or, on a cluster whose Tekton feature-flags set coschedule: disabled, say so in the platform (tekton: {coschedule: disabled}) with a ReadWriteMany claim", a.Name, k, a.NodeSelector[k], b.Name, k, v, sharing(p), coschedule(p)))
 					return out
 				}
 			}
@@ -110,7 +110,7 @@ func refusals(p *ir.Pipeline) diag.Diagnostics {
 	}
 	for _, v := range p.Volumes {
 		if v.Create != nil && coschedule(p) != coscheduleDisabled && slices.Equal(v.Create.AccessModes, []string{"ReadWriteOncePod"}) {
-			out = append(out, diag.Errorf(p.Platform.Field("storage").Field("accessModes"), "ReadWriteOncePod: Tekton's affinity assistant (coschedule: %s) mounts the claim %s in its own pod, so no step's pod could; use ReadWriteOnce, which the assistant keeps on its one node, or, on a cluster whose Tekton feature-flags set coschedule: disabled, say so in the platform (tekton: {coschedule: disabled})", coschedule(p), v.Name))
+			out = append(out, diag.Errorf(diag.BadAccessModes, p.Platform.Field("storage").Field("accessModes"), "ReadWriteOncePod: Tekton's affinity assistant (coschedule: %s) mounts the claim %s in its own pod, so no step's pod could; use ReadWriteOnce, which the assistant keeps on its one node, or, on a cluster whose Tekton feature-flags set coschedule: disabled, say so in the platform (tekton: {coschedule: disabled})", coschedule(p), v.Name))
 		}
 	}
 	return out

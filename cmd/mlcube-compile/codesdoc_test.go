@@ -1,8 +1,9 @@
 package main
 
-// docs/troubleshooting.md's warnings, one section a code, are rendered
-// from diag.Codes(); TestTroubleshootingDoc fails when the committed
-// section is stale, and -update (make golden) rewrites it.
+// docs/troubleshooting.md's errors and warnings, one section a code, are
+// rendered from diag.ErrorCodes() and diag.Codes(); TestTroubleshootingDoc
+// fails when a committed section is stale, and -update (make golden)
+// rewrites it.
 
 import (
 	"fmt"
@@ -16,10 +17,15 @@ import (
 	"github.com/mlcube-compile/mlcube-compile/internal/golden"
 )
 
-const (
-	codesBegin = "<!-- The warnings, generated from diag.Codes() by TestTroubleshootingDoc (cmd/mlcube-compile/codesdoc_test.go); do not edit between these lines. Rewrite with make golden. -->"
-	codesEnd   = "<!-- End of the generated warnings. -->"
-)
+// generated are the parts of docs/troubleshooting.md made from the codes:
+// each between its begin and end comments.
+var generated = []struct {
+	what, from string
+	codes      func() []diag.CodeDoc
+}{
+	{"errors", "diag.ErrorCodes()", diag.ErrorCodes},
+	{"warnings", "diag.Codes()", diag.Codes},
+}
 
 func TestTroubleshootingDoc(t *testing.T) {
 	path := filepath.Join(repoRoot, "docs", "troubleshooting.md")
@@ -27,40 +33,52 @@ func TestTroubleshootingDoc(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	before, rest, ok1 := strings.Cut(string(doc), codesBegin)
-	_, after, ok2 := strings.Cut(rest, codesEnd)
-	if !ok1 || !ok2 {
-		t.Fatalf("%s has no generated warnings between %q and %q", path, codesBegin, codesEnd)
+	out := string(doc)
+	for _, g := range generated {
+		begin := "<!-- The " + g.what + ", generated from " + g.from + " by TestTroubleshootingDoc (cmd/mlcube-compile/codesdoc_test.go); do not edit between these lines. Rewrite with make golden. -->"
+		end := "<!-- End of the generated " + g.what + ". -->"
+		before, rest, ok1 := strings.Cut(out, begin)
+		_, after, ok2 := strings.Cut(rest, end)
+		if !ok1 || !ok2 {
+			t.Fatalf("%s has no generated %s between %q and %q", path, g.what, begin, end)
+		}
+		out = before + begin + "\n" + renderCodes(g.codes()) + end + after
 	}
-	golden.Compare(t, []byte(before+codesBegin+"\n"+renderCodes()+codesEnd+after), path, *update)
+	golden.Compare(t, []byte(out), path, *update)
 }
 
 // renderCodes is a section per code: its title, and what to do.
-func renderCodes() string {
+func renderCodes(codes []diag.CodeDoc) string {
 	var b strings.Builder
-	for _, c := range diag.Codes() {
+	for _, c := range codes {
 		fmt.Fprintf(&b, "\n### %s: %s\n\n%s\n", c.Code, c.Title, c.Fix)
 	}
 	return b.String() + "\n"
 }
 
-// Every code is given by some warning of the source, and every warning
-// the corpus and the examples give has a code.
-func TestEveryWarningHasACode(t *testing.T) {
-	src, err := os.ReadFile(filepath.Join(repoRoot, "diag", "codes.go"))
-	if err != nil {
-		t.Fatal(err)
-	}
+// Every code is given by some diagnostic of the source, and every error
+// and warning the corpus and the examples give has a code.
+func TestEveryDiagnosticHasACode(t *testing.T) {
 	used := usedIdentifiers(t)
-	for _, m := range regexp.MustCompile(`(?m)^\t(\w+)\s+Code = "(MLC\d+)"`).FindAllStringSubmatch(string(src), -1) {
-		if !used["diag."+m[1]] {
-			t.Errorf("%s (%s) is given by no warning: drop it from diag/codes.go and codedocs.go", m[2], m[1])
+	for _, file := range []string{"codes.go", "errcodes.go"} {
+		src, err := os.ReadFile(filepath.Join(repoRoot, "diag", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range regexp.MustCompile(`(?m)^\t(\w+)\s+Code = "(MLC\d+)"`).FindAllStringSubmatch(string(src), -1) {
+			if !used["diag."+m[1]] {
+				t.Errorf("%s (%s) is given by no diagnostic: drop it from diag/%s and its docs", m[2], m[1], file)
+			}
 		}
 	}
 	out, _, _ := compileArgs(t, "mlcube-compile", "lint", filepath.Join(repoRoot, "examples"), filepath.Join(repoRoot, "testdata", "bad"))
+	coded := regexp.MustCompile(` \[MLC\d{3}\]$`)
 	for _, line := range strings.Split(out, "\n") {
-		if strings.Contains(line, ": warning: ") && !regexp.MustCompile(` \[MLC\d{3}\]$`).MatchString(line) {
-			t.Errorf("a warning without a code: %s", line)
+		if strings.Contains(line, ": note: ") || !regexp.MustCompile(`^\S+:\d+:\d+: |^\S+: `).MatchString(line) {
+			continue
+		}
+		if !coded.MatchString(line) {
+			t.Errorf("a diagnostic without a code: %s", line)
 		}
 	}
 }

@@ -165,7 +165,7 @@ func TestMLCube10Mistakes(t *testing.T) {
 		{"no task file", "", `no task file`, true},
 		{"two paths", "input_binding: {model: $WORKSPACE/m}\noutput_binding: {model: $WORKSPACE/n}\n", `"model" is bound as an input to "m" and as an output to "n"`, true},
 		{"no $WORKSPACE", "input_binding: {data: data}\n", `warning: input_binding.data: path "data" does not start with $WORKSPACE`, false},
-		{"a key twice", "input_binding: {}\ninput_binding: {data: $WORKSPACE/d}\n", `run/t.yaml:3:1: warning: input_binding: written again at line 4`, false},
+		{"a key twice", "input_binding: {}\ninput_binding: {data: $WORKSPACE/d}\n", `run/t.yaml:3:1: warning: input_binding: written again below`, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

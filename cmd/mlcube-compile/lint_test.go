@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -13,7 +14,7 @@ import (
 // githubCommand is a GitHub Actions workflow command as the runner reads
 // it: ::error or ::warning, properties with their separators escaped, and
 // a message with its newlines escaped.
-var githubCommand = regexp.MustCompile(`^::(error|warning) file=[^,:\n]+(,line=[1-9]\d*,col=[1-9]\d*)?(,title=[^,:\n]+)?::[^\r\n]+$`)
+var githubCommand = regexp.MustCompile(`^::(error|warning|notice) file=[^,:\n]+(,line=[1-9]\d*,col=[1-9]\d*)?(,title=[^,:\n]+)?::[^\r\n]+$`)
 
 // TestLintBadCorpus lints every bad-input case at once: each case's
 // errors appear, every github line is a valid workflow command, and
@@ -47,13 +48,20 @@ func TestLintBadCorpus(t *testing.T) {
 	if err := json.Unmarshal([]byte(js), &problems); err != nil {
 		t.Fatal(err)
 	}
-	if len(problems) != len(lines)-1 {
-		t.Errorf("%d JSON problems, %d github lines", len(problems), len(lines)-1)
+	// A problem's related places follow it, each as a notice.
+	var want []string
+	for _, p := range problems {
+		want = append(want, "::"+strings.Replace(p.Severity, "note", "notice", 1)+" file="+diag.GitHubProperty(p.File))
+		for _, r := range p.Related {
+			want = append(want, "::notice file="+diag.GitHubProperty(r.File)+fmt.Sprintf(",line=%d,col=%d", r.Line, r.Column))
+		}
 	}
-	for i, p := range problems {
-		want := "::" + strings.Replace(p.Severity, "note", "notice", 1) + " file=" + diag.GitHubProperty(p.File)
-		if !strings.HasPrefix(lines[i], want) {
-			t.Errorf("problem %d: %q does not match %q", i, lines[i], want)
+	if len(want) != len(lines)-1 {
+		t.Fatalf("%d JSON problems and related places, %d github lines", len(want), len(lines)-1)
+	}
+	for i := range want {
+		if !strings.HasPrefix(lines[i], want[i]) {
+			t.Errorf("line %d: %q does not match %q", i, lines[i], want[i])
 		}
 	}
 }

@@ -129,12 +129,15 @@ func (s *session) report(err error, stderr io.Writer) int {
 
 // commandError is an error that is not a spec's as a diagnostic, for
 // the json format: a usage error's field is "usage", and its message
-// ends with the usage hint.
+// ends with the usage hint; a failure of the command itself is Internal.
 func commandError(err error, usage bool, help string) diag.Diagnostic {
 	if usage {
-		return diag.Diagnostic{Field: "usage", Message: err.Error() + "; run '" + help + "' for usage"}
+		return diag.Diagnostic{Field: "usage", Code: diag.BadFlag, Message: err.Error() + "; run '" + help + "' for usage"}
 	}
-	return diag.Diagnostic{Message: err.Error()}
+	if errors.As(err, new(driver.InternalError)) {
+		return diag.Diagnostic{Code: diag.Internal, Message: err.Error()}
+	}
+	return diag.Diagnostic{Code: diag.CommandFailed, Message: err.Error()}
 }
 
 // isFlagError recognises urfave/cli's errors about flags and arguments.

@@ -121,7 +121,7 @@ func RunnerRBAC(p *ir.Pipeline, want bool, objects func(p *ir.Pipeline, sa strin
 // without a namespace, which a RoleBinding must name.
 func runnerAccount(p *ir.Pipeline) (string, error) {
 	if p.Namespace == "" {
-		return "", emit.Refuse(diag.At(diag.Pos{File: p.Source}).Field("namespace"), "--emit-rbac needs the run's namespace, which a RoleBinding must name; give --namespace NS, or namespace: in the platform file")
+		return "", emit.Refuse(diag.BadFlag, diag.At(diag.Pos{File: p.Source}).Field("namespace"), "--emit-rbac needs the run's namespace, which a RoleBinding must name; give --namespace NS, or namespace: in the platform file")
 	}
 	if p.ServiceAccountName != "" {
 		return p.ServiceAccountName, nil

@@ -127,7 +127,7 @@ func (lw *lowering) stepArgs(st *spec.Step) []ir.Arg {
 func (lw *lowering) words(command string, at diag.Loc) []string {
 	words, err := spec.SplitWords(command)
 	if err != nil {
-		lw.errorf(at, "%v", err)
+		lw.errorf(diag.BadCommand, at, "%v", err)
 	}
 	return words
 }
@@ -141,9 +141,9 @@ func (lw *lowering) text(s string, at diag.Loc) ir.Text { return lw.parseText(s,
 // parseText is text, reporting at at; with at nil, it reports nothing,
 // for a part of a string text has read.
 func (lw *lowering) parseText(s string, at *diag.Loc) ir.Text {
-	report := func(format string, args ...any) {
+	report := func(code diag.Code, format string, args ...any) {
 		if at != nil {
-			lw.errorf(*at, format, args...)
+			lw.errorf(code, *at, format, args...)
 		}
 	}
 	var out ir.Text
@@ -153,12 +153,12 @@ func (lw *lowering) parseText(s string, at *diag.Loc) ir.Text {
 		param, problem := spec.ParamOf(ref, lw.params)
 		switch {
 		case problem != "":
-			report("%s", problem)
+			report(diag.BadParamRef, "%s", problem)
 			continue
 		case lw.noParams != "":
-			report("${%s}: this step runs as %s, whose manifest the engine fills in without escaping, so a parameter's value could rewrite it; write the value itself", ref, lw.noParams)
+			report(diag.BadParamRef, "${%s}: this step runs as %s, whose manifest the engine fills in without escaping, so a parameter's value could rewrite it; write the value itself", ref, lw.noParams)
 		case strings.HasSuffix(s[last:m[0]], "$") || strings.HasSuffix(s[last:m[0]], "{"):
-			report("%q right before ${%s} would join with its value into engine syntax such as $(…) or {{…}}; put something else between them", s[m[0]-1:m[0]], ref)
+			report(diag.BadParamRef, "%q right before ${%s} would join with its value into engine syntax such as $(…) or {{…}}; put something else between them", s[m[0]-1:m[0]], ref)
 		}
 		out = append(out, ir.Piece{Literal: s[last:m[0]]}, ir.Piece{Param: param})
 		last = m[1]

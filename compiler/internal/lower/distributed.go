@@ -68,7 +68,7 @@ func (lw *lowering) lowerMPI(st *spec.Step, s *ir.Step) {
 		entry = lw.words(m.Entrypoint, at.Field("entrypoint"))
 	}
 	if len(entry) == 0 {
-		lw.errorf(at, "mpirun needs a program to start on every slot, and task %q of cube %q has no entrypoint; give one with mpi.entrypoint (the command the image's ENTRYPOINT runs)", st.Task.Name, st.Cube.Name)
+		lw.errorf(diag.BadCommand, at, "mpirun needs a program to start on every slot, and task %q of cube %q has no entrypoint; give one with mpi.entrypoint (the command the image's ENTRYPOINT runs)", st.Task.Name, st.Cube.Name)
 	}
 	launcher := []string{"mpirun"}
 	if job.Implementation == "OpenMPI" && !runsAsNonRoot(s.SecurityContext) {
@@ -87,10 +87,10 @@ func (lw *lowering) lowerMPI(st *spec.Step, s *ir.Step) {
 func (lw *lowering) mpiV1(st *spec.Step) {
 	m, at := st.MPI, st.Loc.Field("mpi")
 	if lw.plat.MPI.APIVersion == mpiV1 && m.SSHAuthMountPath != "" {
-		lw.errorf(at.Field("sshAuthMountPath"), "kubeflow.org/v1 MPIJobs (the training operator's) start ranks through kubectl exec, not SSH, and have no sshAuthMountPath; drop it, or use mpi-operator's kubeflow.org/v2beta1")
+		lw.errorf(diag.BadMPI, at.Field("sshAuthMountPath"), "kubeflow.org/v1 MPIJobs (the training operator's) start ranks through kubectl exec, not SSH, and have no sshAuthMountPath; drop it, or use mpi-operator's kubeflow.org/v2beta1")
 	}
 	if lw.plat.MPI.APIVersion == mpiV1 && m.Implementation == "MPICH" {
-		lw.errorf(at.Field("implementation"), "kubeflow.org/v1 MPIJobs (the training operator's) take OpenMPI or Intel; MPICH needs mpi-operator's kubeflow.org/v2beta1, the default when the platform's mpi.apiVersion is unset")
+		lw.errorf(diag.BadMPI, at.Field("implementation"), "kubeflow.org/v1 MPIJobs (the training operator's) take OpenMPI or Intel; MPICH needs mpi-operator's kubeflow.org/v2beta1, the default when the platform's mpi.apiVersion is unset")
 	}
 }
 
@@ -126,7 +126,7 @@ func (lw *lowering) checkSSHKeys(st *spec.Step, s *ir.Step, job *ir.MPIJob) {
 	if st.SecurityContext != nil && st.SecurityContext.FSGroup != nil {
 		owner = st.Loc
 	}
-	lw.errorf(owner.Field("securityContext").Field("fsGroup"), "fsGroup %d makes the SSH key mpi-operator mounts at /root/.ssh group-readable, and ssh refuses it (\"bad permissions\", kubeflow/mpi-operator#429), so the launcher cannot reach the workers; run the step as a non-root user with sshAuthMountPath set to its ~/.ssh (as mpi-operator's images do: runAsUser 1000, /home/mpiuser/.ssh), or leave fsGroup out", *sc.FSGroup)
+	lw.errorf(diag.BadMPI, owner.Field("securityContext").Field("fsGroup"), "fsGroup %d makes the SSH key mpi-operator mounts at /root/.ssh group-readable, and ssh refuses it (\"bad permissions\", kubeflow/mpi-operator#429), so the launcher cannot reach the workers; run the step as a non-root user with sshAuthMountPath set to its ~/.ssh (as mpi-operator's images do: runAsUser 1000, /home/mpiuser/.ssh), or leave fsGroup out", *sc.FSGroup)
 }
 
 // forwardEnv passes every variable of the step's env to every rank. The
@@ -176,7 +176,7 @@ func (lw *lowering) lowerDaskStep(st *spec.Step, name string) (*ir.Step, graph.I
 			job.PipPackages = append(append([]string{}, job.PipPackages...), "s3fs")
 		}
 	case !spec.InWorkspace(d.Output.Path):
-		lw.errorf(st.Loc.Field("dask").Field("output").Field("path"), "%q: give a file path inside the workspace, such as results/benchmark.csv, or a bucket", d.Output.Path)
+		lw.errorf(diag.BadDask, st.Loc.Field("dask").Field("output").Field("path"), "%q: give a file path inside the workspace, such as results/benchmark.csv, or a bucket", d.Output.Path)
 	default:
 		job.Output = path.Join(lw.mountPath, out)
 		s.Mounts = []ir.Mount{{Volume: lw.workspace(), MountPath: lw.mountPath}}
@@ -264,7 +264,7 @@ func (lw *lowering) daskPackages(st *spec.Step, d *spec.Dask) {
 			if strings.ContainsAny(p, " \t\n\"'`$\\;&|<>") || strings.HasPrefix(p, "-") {
 				// Said at the list, as the package's position.
 				at := st.Loc.Field("dask").Field("setup").Field(list.key)
-				lw.errorf(at.Index(i).At(at.Pos()), "%q is not one package: the image installs $EXTRA_*_PACKAGES split on spaces, so give each package as its own entry, without options", p)
+				lw.errorf(diag.BadDask, at.Index(i).At(at.Pos()), "%q is not one package: the image installs $EXTRA_*_PACKAGES split on spaces, so give each package as its own entry, without options", p)
 			}
 		}
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/mlcube-compile/mlcube-compile/compiler/internal/spec"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+	"github.com/mlcube-compile/mlcube-compile/diag"
 )
 
 // env merges, later sources winning: the cube's env_args, docker -e
@@ -22,7 +23,7 @@ func (lw *lowering) env(st *spec.Step, fx spec.DockerEffects) []ir.EnvVar {
 			value := ir.Lit(e.Value)
 			switch {
 			case !spec.EnvName.MatchString(e.Name):
-				lw.errorf(e.Loc, "%q is not a valid environment variable name", e.Name)
+				lw.errorf(diag.BadEnv, e.Loc, "%q is not a valid environment variable name", e.Name)
 			case lw.credential(e):
 			case pipeline:
 				value = lw.text(e.Value, e.Loc)
@@ -39,7 +40,7 @@ func (lw *lowering) env(st *spec.Step, fx spec.DockerEffects) []ir.EnvVar {
 	add(st.Env, true)
 	for _, e := range append(append([]spec.SecretEnvVar{}, lw.spec.SecretEnv...), st.SecretEnv...) {
 		if slices.ContainsFunc(st.Env, func(o spec.EnvVar) bool { return o.Name == e.Name }) {
-			lw.errorf(e.Loc, "%s is also set by %s; a variable comes from env or from secretEnv, not both", e.Name, st.Loc.Field("env").Path())
+			lw.errorf(diag.BadEnv, e.Loc, "%s is also set by %s; a variable comes from env or from secretEnv, not both", e.Name, st.Loc.Field("env").Path())
 		}
 		merged[e.Name] = ir.EnvVar{Name: e.Name, Secret: &ir.SecretKey{Secret: e.Secret, Key: e.Key}}
 	}

@@ -64,8 +64,8 @@ func Lower(ps *spec.Pipeline, plat *spec.Platform, needValues string) (*ir.Pipel
 	return lw.p, lw.diags
 }
 
-func (lw *lowering) errorf(at diag.Loc, format string, args ...any) {
-	lw.diags = append(lw.diags, diag.Errorf(at, format, args...))
+func (lw *lowering) errorf(code diag.Code, at diag.Loc, format string, args ...any) {
+	lw.diags = append(lw.diags, diag.Errorf(code, at, format, args...))
 }
 
 func (lw *lowering) warnf(code diag.Code, at diag.Loc, format string, args ...any) {

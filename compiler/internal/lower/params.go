@@ -7,6 +7,7 @@ import (
 
 	"github.com/mlcube-compile/mlcube-compile/compiler/internal/spec"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+	"github.com/mlcube-compile/mlcube-compile/diag"
 )
 
 var paramName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
@@ -19,7 +20,7 @@ func (lw *lowering) lowerParams() {
 	for _, pp := range lw.spec.Params {
 		lw.p.Params = append(lw.p.Params, ir.Param{Name: pp.Name, Description: pp.Description, Default: pp.Default, Enum: pp.Enum})
 		if !paramName.MatchString(pp.Name) {
-			lw.errorf(pp.Loc, "a parameter name is letters, digits, '_' and '-', starting with a letter")
+			lw.errorf(diag.BadParam, pp.Loc, "a parameter name is letters, digits, '_' and '-', starting with a letter")
 			continue
 		}
 		lw.checkDefault(pp)
@@ -36,12 +37,12 @@ func (lw *lowering) checkDefault(pp *spec.PipelineParam) {
 	}
 	switch {
 	case pp.Required && pp.Default != nil && pp.Given == nil:
-		lw.errorf(pp.Loc, "a required parameter has no default; drop one of required and default")
+		lw.errorf(diag.BadParam, pp.Loc, "a required parameter has no default; drop one of required and default")
 	case pp.Default == nil && lw.needValues != "":
-		lw.errorf(pp.Loc, "has no value, and %s; give it one with --set %s=VALUE or -f VALUES.yaml", lw.needValues, pp.Name)
+		lw.errorf(diag.BadParam, pp.Loc, "has no value, and %s; give it one with --set %s=VALUE or -f VALUES.yaml", lw.needValues, pp.Name)
 	}
 	if pp.Default != nil && len(pp.Enum) > 0 && !slices.Contains(pp.Enum, *pp.Default) {
-		lw.errorf(value, "%q is not one of the enum values of params.%s (%s)", *pp.Default, pp.Name, strings.Join(pp.Enum, ", "))
+		lw.errorf(diag.BadParam, value, "%q is not one of the enum values of params.%s (%s)", *pp.Default, pp.Name, strings.Join(pp.Enum, ", "))
 	}
 	if more := spec.CheckParamCredential(pp.Name, "", pp.Loc); more != nil {
 		lw.diags = append(lw.diags, more...)
@@ -49,7 +50,7 @@ func (lw *lowering) checkDefault(pp *spec.PipelineParam) {
 		lw.diags = append(lw.diags, spec.CheckCredential("", deref(pp.Default), value)...)
 	}
 	if strings.Contains(deref(pp.Default), "$$") {
-		lw.errorf(value, "holds \"$$\", which Kubernetes turns into \"$\" once the engine puts the value into a container's args or env")
+		lw.errorf(diag.BadParam, value, "holds \"$$\", which Kubernetes turns into \"$\" once the engine puts the value into a container's args or env")
 	}
 }
 

@@ -55,7 +55,7 @@ func (lw *lowering) checkRootContradiction(st *spec.Step, sc *ir.SecurityContext
 	if st.SecurityContext != nil && st.SecurityContext.RunAsUser != nil {
 		at = st.Loc
 	}
-	lw.errorf(at.Field("securityContext").Field("runAsUser"), "runAsUser 0 is root, and with runAsNonRoot: true the kubelet refuses to start the container (CreateContainerConfigError); give a non-zero runAsUser, or leave runAsUser out to run as the image's own non-root user")
+	lw.errorf(diag.RootConflict, at.Field("securityContext").Field("runAsUser"), "runAsUser 0 is root, and with runAsNonRoot: true the kubelet refuses to start the container (CreateContainerConfigError); give a non-zero runAsUser, or leave runAsUser out to run as the image's own non-root user")
 }
 
 // placement merges the platform's GPU or CPU node selector and
@@ -123,7 +123,7 @@ func mergeSecurity(base, over *spec.SecurityContext) *ir.SecurityContext {
 // labelKey checks a node selector key, which is a Kubernetes label key.
 func (lw *lowering) labelKey(k string, at diag.Loc) {
 	if len(validation.IsQualifiedName(k)) > 0 {
-		lw.errorf(at, "%q is not a valid label key: an optional DNS prefix and '/', then at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit", k)
+		lw.errorf(diag.BadPlacement, at, "%q is not a valid label key: an optional DNS prefix and '/', then at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit", k)
 	}
 }
 
@@ -134,15 +134,15 @@ func (lw *lowering) tolerations(tols []spec.Toleration, list diag.Loc) {
 		at := list.Index(i).At(list.Pos())
 		switch {
 		case t.Key != "" && len(validation.IsQualifiedName(t.Key)) > 0:
-			lw.errorf(at.Field("key"), "%q is not a valid taint key (an optional DNS prefix and '/', then letters, digits, '-', '_' or '.')", t.Key)
+			lw.errorf(diag.BadPlacement, at.Field("key"), "%q is not a valid taint key (an optional DNS prefix and '/', then letters, digits, '-', '_' or '.')", t.Key)
 		case t.Key == "" && t.Operator != "Exists":
-			lw.errorf(at.Field("key"), "a toleration without a key must have operator: Exists")
+			lw.errorf(diag.BadPlacement, at.Field("key"), "a toleration without a key must have operator: Exists")
 		case t.Operator == "Exists" && t.Value != "":
-			lw.errorf(at.Field("value"), "a toleration with operator: Exists has no value")
+			lw.errorf(diag.BadPlacement, at.Field("value"), "a toleration with operator: Exists has no value")
 		case t.Value != "" && len(validation.IsValidLabelValue(t.Value)) > 0:
-			lw.errorf(at.Field("value"), "%q is not a valid taint value (at most 63 letters, digits, '-', '_' or '.')", t.Value)
+			lw.errorf(diag.BadPlacement, at.Field("value"), "%q is not a valid taint value (at most 63 letters, digits, '-', '_' or '.')", t.Value)
 		case t.TolerationSeconds != nil && t.Effect != "NoExecute":
-			lw.errorf(at.Field("tolerationSeconds"), "tolerationSeconds needs effect: NoExecute")
+			lw.errorf(diag.BadPlacement, at.Field("tolerationSeconds"), "tolerationSeconds needs effect: NoExecute")
 		}
 	}
 }

@@ -99,7 +99,7 @@ func (lw *lowering) image(c *spec.Cube) string {
 			return img
 		}
 	}
-	lw.errorf(diag.At(diag.Pos{File: c.File, Line: 1, Col: 1}).Field("docker").Field("image"), "no image: set docker.image in the cube or image in the platform file")
+	lw.errorf(diag.NoImage, diag.At(diag.Pos{File: c.File, Line: 1, Col: 1}).Field("docker").Field("image"), "no image: set docker.image in the cube or image in the platform file")
 	return ""
 }
 
@@ -111,7 +111,7 @@ func (lw *lowering) retryAndTimeout(st *spec.Step, s *ir.Step) {
 	if r := st.Retries; r != nil {
 		s.Retry = &ir.Retry{Limit: r.Limit}
 		if r.Limit > maxRetries {
-			lw.errorf(st.Loc.Field("retries").Field("limit"), "%d retries is more than the %d allowed", r.Limit, maxRetries)
+			lw.errorf(diag.BadRetry, st.Loc.Field("retries").Field("limit"), "%d retries is more than the %d allowed", r.Limit, maxRetries)
 		}
 		if r.Backoff != "" {
 			s.Retry.Backoff = lw.duration(r.Backoff, st.Loc.Field("retries").Field("backoff"))
@@ -127,11 +127,11 @@ func (lw *lowering) retryAndTimeout(st *spec.Step, s *ir.Step) {
 func (lw *lowering) duration(s string, at diag.Loc) time.Duration {
 	d, err := time.ParseDuration(s)
 	if err != nil || d <= 0 {
-		lw.errorf(at, "%q is not a positive duration (such as 30s, 15m or 4h)", s)
+		lw.errorf(diag.BadRetry, at, "%q is not a positive duration (such as 30s, 15m or 4h)", s)
 		return 0
 	}
 	if d%time.Second != 0 {
-		lw.errorf(at, "%q: engines count in whole seconds", s)
+		lw.errorf(diag.BadRetry, at, "%q: engines count in whole seconds", s)
 	}
 	return d
 }

@@ -23,7 +23,7 @@ func (lw *lowering) lowerMountPath() {
 	}
 	for _, r := range reservedPaths {
 		if lw.mountPath == r || strings.HasPrefix(lw.mountPath, r+"/") {
-			lw.errorf(lw.plat.Loc.Field("storage").Field("mountPath"), "%s is inside %s, which the container runtime or an engine mounts itself; use a path such as /mnt/mlcube", lw.mountPath, r)
+			lw.errorf(diag.ReservedPath, lw.plat.Loc.Field("storage").Field("mountPath"), "%s is inside %s, which the container runtime or an engine mounts itself; use a path such as /mnt/mlcube", lw.mountPath, r)
 		}
 	}
 }
@@ -45,7 +45,7 @@ func (lw *lowering) workspaceSpec() ir.Volume {
 	v := ir.Volume{Name: workspaceVolume}
 	switch {
 	case create && st.PVC != "":
-		lw.errorf(lw.plat.Loc.Field("storage").Field("pvc"), "pvc names an existing claim, while size, storageClassName and accessModes describe one to create; give one or the other")
+		lw.errorf(diag.BadClaim, lw.plat.Loc.Field("storage").Field("pvc"), "pvc names an existing claim, while size, storageClassName and accessModes describe one to create; give one or the other")
 	case create:
 		size := defaultClaimSize
 		if st.Size != nil {
@@ -75,7 +75,7 @@ func (lw *lowering) claimVolume(p *spec.Param) (string, string) {
 		return name, root
 	}
 	if !spec.IsClaimName(claim) {
-		lw.errorf(diag.At(p.Loc.Pos()).Field("k8s").Field("pvc"), "%q is not a valid PersistentVolumeClaim name (lower case letters, digits, '-' and '.')", claim)
+		lw.errorf(diag.BadClaim, diag.At(p.Loc.Pos()).Field("k8s").Field("pvc"), "%q is not a valid PersistentVolumeClaim name (lower case letters, digits, '-' and '.')", claim)
 	}
 	name, _ := lw.volumeNames.take(claim, claim, "pvc-"+claim)
 	lw.claimVolumes[claim] = name
@@ -87,7 +87,7 @@ func (lw *lowering) claimVolume(p *spec.Param) (string, string) {
 // that is not a non-negative quantity, which is refused.
 func (lw *lowering) quantity(s string, at diag.Loc) string {
 	if !spec.NonNegativeQuantity(s) {
-		lw.errorf(at, "%q is not a non-negative Kubernetes quantity (such as 500m, 4, 512Mi or 10Gi)", s)
+		lw.errorf(diag.BadQuantity, at, "%q is not a non-negative Kubernetes quantity (such as 500m, 4, 512Mi or 10Gi)", s)
 		return ""
 	}
 	return s

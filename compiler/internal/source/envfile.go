@@ -34,18 +34,18 @@ func ParseEnvFile(path string, src []byte, at diag.Loc) ([]EnvVar, diag.Diagnost
 		key, value, ok := strings.Cut(strings.TrimPrefix(line, "export "), "=")
 		key = strings.TrimSpace(key)
 		if !ok || !envKey.MatchString(key) {
-			diags = append(diags, diag.Errorf(lineAt, "want KEY=VALUE, got %q", line))
+			diags = append(diags, diag.Errorf(diag.EnvFileLine, lineAt, "want KEY=VALUE, got %q", line))
 			continue
 		}
 		value = unquoteEnv(strings.TrimSpace(value))
 		if msg := TemplateSyntax(value); msg != "" {
-			diags = append(diags, diag.Errorf(lineAt.Field(key), "%s", msg))
+			diags = append(diags, diag.Errorf(diag.EnvFileLine, lineAt.Field(key), "%s", msg))
 			continue
 		}
 		out = append(out, EnvVar{Name: key, Value: value, Loc: lineAt.Field(key)})
 	}
 	if err := sc.Err(); err != nil {
-		diags = append(diags, diag.Errorf(at.At(diag.Pos{File: path}), "reading: %v", err))
+		diags = append(diags, diag.Errorf(diag.FileUnreadable, at.At(diag.Pos{File: path}), "reading: %v", err))
 	}
 	return out, diags
 }

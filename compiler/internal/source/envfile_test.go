@@ -9,7 +9,7 @@ func TestEnvFile(t *testing.T) {
 	if len(vars) != 3 || vars[1].Value != "two words" || vars[2].Value != "x=y" {
 		t.Fatalf("vars %+v", vars)
 	}
-	if got := diags.Error(); got != `mlops.env:6:1: steps.s.envFile: want KEY=VALUE, got "9BAD=1"` {
+	if got := diags.Error(); got != `mlops.env:6:1: steps.s.envFile: want KEY=VALUE, got "9BAD=1" [MLC155]` {
 		t.Fatalf("diagnostics %q", got)
 	}
 }

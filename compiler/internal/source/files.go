@@ -52,7 +52,7 @@ func (fl *Files) WalkDir(path string, fn fs.WalkDirFunc) error { return fs.WalkD
 // Missing reports, at at, that path cannot be read; nil when it exists.
 func (fl *Files) Missing(path string, at diag.Loc) diag.Diagnostics {
 	if _, err := fl.Stat(path); err != nil {
-		return diag.Diagnostics{diag.Errorf(at, "cannot read %s: %v", path, unwrapPathError(err))}
+		return diag.Diagnostics{diag.Errorf(diag.FileUnreadable, at, "cannot read %s: %v", path, unwrapPathError(err))}
 	}
 	return nil
 }
@@ -142,7 +142,7 @@ func (fl *Files) ReadEnvFile(path string, at diag.Loc) ([]EnvVar, diag.Diagnosti
 func (fl *Files) readSpecFile(path string, via diag.Loc, want string) ([]byte, diag.Diagnostics) {
 	whole := via.At(diag.Pos{File: path})
 	fail := func(format string, args ...any) ([]byte, diag.Diagnostics) {
-		return nil, diag.Diagnostics{diag.Errorf(whole, format, args...)}
+		return nil, diag.Diagnostics{diag.Errorf(diag.FileUnreadable, whole, format, args...)}
 	}
 	info, err := fl.Stat(path)
 	switch {

@@ -138,7 +138,7 @@ func (r *refResolver) mlcubeKey(at diag.Loc, ref string) (ast.Expr, bool) {
 	case "workspace", "runtime.workspace":
 	case "runtime.root":
 		if paramPath.MatchString(at.Path()) {
-			r.errorf(at, "${runtime.root} is the cube's folder on the machine that runs MLCube, which a cluster does not have; put the data in the workspace and write its path relative to it (${runtime.root}/workspace is the workspace)")
+			r.errorf(diag.BadReference, at, "${runtime.root} is the cube's folder on the machine that runs MLCube, which a cluster does not have; put the data in the workspace and write its path relative to it (${runtime.root}/workspace is the workspace)")
 			return nil, true
 		}
 	default:
@@ -154,7 +154,7 @@ func escaped(s string, i int) bool { return i > 0 && s[i-1] == '\\' }
 // there is none.
 func (r *refResolver) target(at diag.Loc, ref string, stack []string) ast.Expr {
 	if strings.Contains(ref, ":") {
-		r.errorf(at, "${%s}: resolvers such as oc.env are not supported; the compiler reads no environment", ref)
+		r.errorf(diag.BadReference, at, "${%s}: resolvers such as oc.env are not supported; the compiler reads no environment", ref)
 		return nil
 	}
 	if builtin, ok := r.mlcubeKey(at, ref); ok {
@@ -163,16 +163,16 @@ func (r *refResolver) target(at diag.Loc, ref string, stack []string) ast.Expr {
 	for i, p := range stack {
 		if p == ref {
 			cycle := append(append([]string{}, stack[i:]...), ref)
-			r.errorf(at, "${%s}: reference cycle: %s", ref, strings.Join(cycle, " -> "))
+			r.errorf(diag.BadReference, at, "${%s}: reference cycle: %s", ref, strings.Join(cycle, " -> "))
 			return nil
 		}
 	}
 	if len(stack) > maxRefDepth {
-		r.errorf(at, "${%s}: references nest deeper than %d", ref, maxRefDepth)
+		r.errorf(diag.BadReference, at, "${%s}: references nest deeper than %d", ref, maxRefDepth)
 		return nil
 	}
 	if _, ok := r.fields[ref]; !ok {
-		r.errorf(at, "${%s}: no such key in this file%s", ref, r.suggest(ref))
+		r.errorf(diag.BadReference, at, "${%s}: no such key in this file%s", ref, r.suggest(ref))
 		return nil
 	}
 	target := r.resolve(ref, stack)
@@ -180,9 +180,9 @@ func (r *refResolver) target(at diag.Loc, ref string, stack []string) ast.Expr {
 	case *ast.BasicLit:
 		return t
 	case *ast.Ident: // null
-		r.errorf(at, "${%s}: refers to a null value", ref)
+		r.errorf(diag.BadReference, at, "${%s}: refers to a null value", ref)
 	default:
-		r.errorf(at, "${%s}: refers to a mapping or list; only scalars can be interpolated", ref)
+		r.errorf(diag.BadReference, at, "${%s}: refers to a mapping or list; only scalars can be interpolated", ref)
 	}
 	return nil
 }
@@ -206,8 +206,8 @@ func (r *refResolver) suggest(ref string) string {
 	return ""
 }
 
-func (r *refResolver) errorf(at diag.Loc, format string, args ...any) {
-	r.diags = append(r.diags, diag.Errorf(at, format, args...))
+func (r *refResolver) errorf(code diag.Code, at diag.Loc, format string, args ...any) {
+	r.diags = append(r.diags, diag.Errorf(code, at, format, args...))
 }
 
 func scalarText(e ast.Expr) string {

@@ -32,7 +32,7 @@ func parseYAML(path string, via diag.Loc, src []byte, keepLast bool) (*ast.File,
 	whole := via.At(diag.Pos{File: path})
 	top := via.At(diag.Pos{File: path, Line: 1, Col: 1})
 	fail := func(at diag.Loc, msg string) (*ast.File, diag.Diagnostics) {
-		return nil, diag.Diagnostics{diag.Errorf(at, "%s", msg)}
+		return nil, diag.Diagnostics{diag.Errorf(diag.FileUnreadable, at, "%s", msg)}
 	}
 	switch {
 	case len(bytes.TrimSpace(src)) == 0:
@@ -50,7 +50,7 @@ func parseYAML(path string, via diag.Loc, src []byte, keepLast bool) (*ast.File,
 	f, err := extractYAML(path, src)
 	if err != nil {
 		if s, ok := findSlip(src); ok {
-			return nil, diag.Diagnostics{diag.Errorf(diag.At(diag.Pos{File: path, Line: s.line, Col: s.col}), "YAML: %s%s", s.msg, templateHint(src))}
+			return nil, diag.Diagnostics{diag.Errorf(diag.YAMLSyntax, diag.At(diag.Pos{File: path, Line: s.line, Col: s.col}), "YAML: %s%s", s.msg, templateHint(src))}
 		}
 		return nil, CueErrors(path, err, templateHint(src))
 	}
@@ -166,7 +166,7 @@ func CueErrors(file string, err error, hint string) diag.Diagnostics {
 		if m := hugeNumber.FindStringSubmatch(msg); m != nil {
 			msg = m[1] + " is too large a number"
 		}
-		diags = append(diags, diag.Errorf(diag.At(pos), "YAML: %s%s", msg, hint))
+		diags = append(diags, diag.Errorf(diag.YAMLSyntax, diag.At(pos), "YAML: %s%s", msg, hint))
 	}
 	return diags
 }

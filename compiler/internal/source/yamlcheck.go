@@ -38,7 +38,7 @@ func (c *treeCheck) mapping(decls []ast.Decl, loc diag.Loc, depth int) {
 		at := loc.Field(name)
 		key := at.At(PosOf(field.Pos()))
 		if first, dup := seen[name]; dup {
-			c.diags = append(c.diags, diag.Errorf(key, "duplicate key; first written at line %d", first.Line()))
+			c.diags = append(c.diags, diag.Errorf(diag.DuplicateKey, key, "duplicate key").WithRelated(PosOf(first), "first written here"))
 		}
 		seen[name] = field.Pos()
 		c.text(name, key)
@@ -49,7 +49,7 @@ func (c *treeCheck) mapping(decls []ast.Decl, loc diag.Loc, depth int) {
 func (c *treeCheck) value(e ast.Expr, loc diag.Loc, depth int) {
 	if depth > maxDepth {
 		if !c.tooDeep {
-			c.diags = append(c.diags, diag.Diagnostic{Pos: PosOf(e.Pos()), Field: shortPath(loc.Path()), Message: fmt.Sprintf("nested more than %d levels deep; no spec needs that many", maxDepth)})
+			c.diags = append(c.diags, diag.Diagnostic{Pos: PosOf(e.Pos()), Field: shortPath(loc.Path()), Code: diag.YAMLShape, Message: fmt.Sprintf("nested more than %d levels deep; no spec needs that many", maxDepth)})
 			c.tooDeep = true
 		}
 		return
@@ -74,7 +74,7 @@ func (c *treeCheck) value(e ast.Expr, loc diag.Loc, depth int) {
 // text refuses a key or value that holds template syntax.
 func (c *treeCheck) text(s string, at diag.Loc) {
 	if msg := TemplateSyntax(s); msg != "" {
-		c.diags = append(c.diags, diag.Errorf(at, "%s", msg))
+		c.diags = append(c.diags, diag.Errorf(diag.YAMLShape, at, "%s", msg))
 	}
 }
 

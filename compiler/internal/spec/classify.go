@@ -39,7 +39,7 @@ func PlatformFields() []string {
 func CheckPlatform(path string) diag.Diagnostics {
 	s, err := schema.Load()
 	if err != nil {
-		return diag.Diagnostics{diag.Errorf(diag.At(diag.Pos{File: path}).Field("schema"), "%v", err)}
+		return diag.Diagnostics{diag.Errorf(diag.Internal, diag.At(diag.Pos{File: path}).Field("schema"), "%v", err)}
 	}
 	var diags diag.Diagnostics
 	s.Do(func(sc *schema.Context) {

@@ -39,7 +39,7 @@ func decodeCompactRoot(sc *schema.Context, files *source.Files, f *ast.File, doc
 		forFields(v.LookupPath(pathOf("tasks")), func(run string, b cue.Value) {
 			at := doc.at("tasks", task, "tasks", run)
 			if runs[run] {
-				r.diags = append(r.diags, diag.Errorf(at, "a second run named %q: MLCube 1.0 unpacks each run into run/%s.yaml and keeps the first", run, run))
+				r.diags = append(r.diags, diag.Errorf(diag.BadTaskList, at, "a second run named %q: MLCube 1.0 unpacks each run into run/%s.yaml and keeps the first", run, run))
 				return
 			}
 			runs[run] = true

@@ -28,7 +28,7 @@ func decodeConfigs(loc diag.Loc, v cue.Value) ([]ConfigEntry, diag.Diagnostics) 
 	forFields(v, func(key string, cv cue.Value) {
 		e := ConfigEntry{Key: key, Loc: loc.Field(key)}
 		if !EnvName.MatchString(key) || len(validation.IsConfigMapKey(key)) > 0 {
-			diags = append(diags, diag.Errorf(e.Loc, "%q is not a valid environment variable name and ConfigMap key (letters, digits, '_', '-' and '.', not starting with a digit)", key))
+			diags = append(diags, diag.Errorf(diag.BadEnv, e.Loc, "%q is not a valid environment variable name and ConfigMap key (letters, digits, '_', '-' and '.', not starting with a digit)", key))
 			return
 		}
 		if more := checkConfigValue(e.Loc, key, cv); more != nil {
@@ -39,7 +39,7 @@ func decodeConfigs(loc diag.Loc, v cue.Value) ([]ConfigEntry, diag.Diagnostics) 
 		case cue.StructKind, cue.ListKind:
 			b, err := cv.MarshalJSON()
 			if err != nil {
-				diags = append(diags, diag.Errorf(e.Loc, "cannot be written as JSON: %v", err))
+				diags = append(diags, diag.Errorf(diag.BadConfigs, e.Loc, "cannot be written as JSON: %v", err))
 				return
 			}
 			e.Value = string(b)
@@ -50,7 +50,7 @@ func decodeConfigs(loc diag.Loc, v cue.Value) ([]ConfigEntry, diag.Diagnostics) 
 		out = append(out, e)
 	})
 	if size > maxConfigBytes {
-		diags = append(diags, diag.Errorf(loc, "%d bytes is more than the %d a ConfigMap may hold; put large data in the workspace and pass its path", size, maxConfigBytes))
+		diags = append(diags, diag.Errorf(diag.BadConfigs, loc, "%d bytes is more than the %d a ConfigMap may hold; put large data in the workspace and pass its path", size, maxConfigBytes))
 	}
 	return out, diags
 }
@@ -62,12 +62,12 @@ func decodeConfigs(loc diag.Loc, v cue.Value) ([]ConfigEntry, diag.Diagnostics) 
 func checkConfigValue(loc diag.Loc, key string, v cue.Value) diag.Diagnostics {
 	kind := v.IncompleteKind()
 	if (kind == cue.StructKind || kind == cue.ListKind) && credentialKey(key) {
-		return diag.Diagnostics{diag.Errorf(loc, "%q names a credential; %s", key, SecretHint)}
+		return diag.Diagnostics{diag.Errorf(diag.Credential, loc, "%q names a credential; %s", key, SecretHint)}
 	}
 	var diags diag.Diagnostics
 	switch kind {
 	case cue.NullKind:
-		return diag.Diagnostics{diag.Errorf(loc, "is null; give it a value or drop it")}
+		return diag.Diagnostics{diag.Errorf(diag.BadConfigs, loc, "is null; give it a value or drop it")}
 	case cue.StructKind:
 		forFields(v, func(name string, fv cue.Value) {
 			diags = append(diags, checkConfigValue(loc.Field(name), name, fv)...)
@@ -86,7 +86,7 @@ func checkConfigValue(loc diag.Loc, key string, v cue.Value) diag.Diagnostics {
 		return diags
 	}
 	if m := AnyRef.FindStringSubmatch(s); m != nil {
-		return diag.Diagnostics{diag.Errorf(loc, "${%s}: configs become a ConfigMap that exists before the run, so no engine fills in references there; pass the value through a step's env: instead", m[1])}
+		return diag.Diagnostics{diag.Errorf(diag.BadParamRef, loc, "${%s}: configs become a ConfigMap that exists before the run, so no engine fills in references there; pass the value through a step's env: instead", m[1])}
 	}
 	return nil
 }

@@ -64,7 +64,7 @@ func decodeContainerConfig(sc *schema.Context, f *ast.File) (*Cube, diag.Diagnos
 	}
 	v := doc.data
 	if kind := str(v, "container_type"); kind != "DockerImage" {
-		return nil, append(diags, diag.Errorf(doc.at("container_type"),
+		return nil, append(diags, diag.Errorf(diag.NoImage, doc.at("container_type"),
 			"%s cannot run on Kubernetes: a cluster pulls images from a registry, and cannot load an archive, run a Singularity file or decrypt an image; push the image to a registry and use container_type: DockerImage with image: <registry>/<name>:<tag>", kind))
 	}
 	c := &Cube{Name: containerName(doc.file), File: doc.file, Image: str(v, "image"), Container: true}
@@ -79,7 +79,7 @@ func decodeContainerConfig(sc *schema.Context, f *ast.File) (*Cube, diag.Diagnos
 		c.Tasks = append(c.Tasks, t)
 	})
 	if len(c.Tasks) == 0 {
-		return nil, append(diags, diag.Errorf(doc.at("tasks"), "a container needs at least one task"))
+		return nil, append(diags, diag.Errorf(diag.BadShape, doc.at("tasks"), "a container needs at least one task"))
 	}
 	return c, diags
 }
@@ -148,7 +148,7 @@ func decodeRunArgs(doc *document, v cue.Value, at diag.Loc) (*RunArgs, []EnvVar,
 	if s, err := cmd.String(); err == nil {
 		words, err := SplitWords(s)
 		if err != nil {
-			diags = append(diags, diag.Errorf(at.Field("command"), "%v", err))
+			diags = append(diags, diag.Errorf(diag.BadCommand, at.Field("command"), "%v", err))
 		}
 		r.Command = words
 	} else if list, err := cmd.List(); err == nil {
@@ -164,7 +164,7 @@ func decodeRunArgs(doc *document, v cue.Value, at diag.Loc) (*RunArgs, []EnvVar,
 		n, warn, err := containerGPUs(scalarString(g))
 		switch {
 		case err != "":
-			diags = append(diags, diag.Errorf(r.GPUsLoc, "%s", err))
+			diags = append(diags, diag.Errorf(diag.BadDockerFlags, r.GPUsLoc, "%s", err))
 		case warn != "":
 			diags = append(diags, diag.Warnf(diag.GPUsOfOneHost, r.GPUsLoc, "%s", warn))
 		}

@@ -53,7 +53,7 @@ func decodeCube(sc *schema.Context, f *ast.File) (*Cube, diag.Diagnostics) {
 		c.Tasks = append(c.Tasks, t)
 	})
 	if len(c.Tasks) == 0 {
-		return nil, append(diags, diag.Errorf(doc.at("tasks"), "a cube needs at least one task"))
+		return nil, append(diags, diag.Errorf(diag.BadShape, doc.at("tasks"), "a cube needs at least one task"))
 	}
 	return c, diags
 }
@@ -98,9 +98,9 @@ func checkParamNames(t *Task, params diag.Loc) diag.Diagnostics {
 		at := params.Field(p.Name).At(p.Loc.Pos())
 		switch {
 		case !cubeParamName.MatchString(p.Name):
-			diags = append(diags, diag.Errorf(at, "a parameter name is letters, digits, '_', '.' and '-', starting with a letter or digit"))
+			diags = append(diags, diag.Errorf(diag.BadParam, at, "a parameter name is letters, digits, '_', '.' and '-', starting with a letter or digit"))
 		case seen[p.Name]:
-			diags = append(diags, diag.Errorf(at, "%q is both an input and an output of task %q", p.Name, t.Name))
+			diags = append(diags, diag.Errorf(diag.BadParam, at, "%q is both an input and an output of task %q", p.Name, t.Name))
 		}
 		seen[p.Name] = true
 	}

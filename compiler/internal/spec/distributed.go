@@ -24,7 +24,7 @@ func (l *loader) decodeMPI(step diag.Loc, sv cue.Value) *MPI {
 	}
 	m := &MPI{}
 	if err := mv.Decode(m); err != nil {
-		l.errorf(step.Field("mpi"), "decoding: %v", err)
+		l.errorf(diag.Internal, step.Field("mpi"), "decoding: %v", err)
 		return nil
 	}
 	return m
@@ -41,14 +41,14 @@ func (l *loader) decodeDask(step diag.Loc, sv cue.Value) *Dask {
 	at := step.Field("dask")
 	d := &Dask{}
 	if err := dv.Decode(d); err != nil {
-		l.errorf(at, "decoding: %v", err)
+		l.errorf(diag.Internal, at, "decoding: %v", err)
 		return nil
 	}
 	d.Args = "{}"
 	if av := dv.LookupPath(pathOf("args")); av.Exists() {
 		raw, err := av.MarshalJSON()
 		if err != nil {
-			l.errorf(at.Field("args"), "cannot pass as JSON: %v", err)
+			l.errorf(diag.BadDask, at.Field("args"), "cannot pass as JSON: %v", err)
 		}
 		d.Args = string(raw)
 	}
@@ -60,7 +60,7 @@ func (l *loader) decodeDask(step diag.Loc, sv cue.Value) *Dask {
 		_ = wv.LookupPath(pathOf("minimum")).Decode(&a.Minimum)
 		_ = wv.LookupPath(pathOf("maximum")).Decode(&a.Maximum)
 		if a.Minimum > a.Maximum {
-			l.errorf(at.Field("workers").Field("minimum"), "minimum %d is more than maximum %d", a.Minimum, a.Maximum)
+			l.errorf(diag.BadDask, at.Field("workers").Field("minimum"), "minimum %d is more than maximum %d", a.Minimum, a.Maximum)
 		}
 		d.Autoscale = a
 		d.Workers = max(a.Minimum, 1)
@@ -79,17 +79,17 @@ func (l *loader) decodeDaskOutput(at diag.Loc, ov cue.Value, d *Dask) {
 		switch {
 		case k == "path" || k == "bucket" || k == "secret":
 		case credentialOutputKeys[k] || credentialKey(k):
-			l.errorf(at.Field(k), "credentials do not belong in a spec, where everyone who reads it or the manifest can use them; put them in a Kubernetes Secret with the keys AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, and name it with output.secret")
+			l.errorf(diag.Credential, at.Field(k), "credentials do not belong in a spec, where everyone who reads it or the manifest can use them; put them in a Kubernetes Secret with the keys AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, and name it with output.secret")
 		default:
-			l.errorf(at.Field(k), "unknown key; output takes path, bucket and secret")
+			l.errorf(diag.UnknownField, at.Field(k), "unknown key; output takes path, bucket and secret")
 		}
 	}
 	d.Output.Path, d.Output.Bucket, d.Output.Secret = str(ov, "path"), str(ov, "bucket"), str(ov, "secret")
 	if d.Output.Secret != "" && d.Output.Bucket == "" {
-		l.errorf(at.Field("secret"), "a secret is for object storage; give bucket too, or drop secret to write to the workspace")
+		l.errorf(diag.BadDask, at.Field("secret"), "a secret is for object storage; give bucket too, or drop secret to write to the workspace")
 	}
 	if strings.Contains(d.Output.Bucket, "/") || strings.Contains(d.Output.Bucket, ":") {
-		l.errorf(at.Field("bucket"), "%q: give the bucket's name alone, such as my-results; the path goes in path", d.Output.Bucket)
+		l.errorf(diag.BadDask, at.Field("bucket"), "%q: give the bucket's name alone, such as my-results; the path goes in path", d.Output.Bucket)
 	}
 }
 

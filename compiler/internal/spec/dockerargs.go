@@ -38,7 +38,7 @@ func MapDockerArgs(a DockerArgs, gpus int) (DockerEffects, diag.Diagnostics) {
 	var fx DockerEffects
 	tokens, err := SplitWords(a.Text)
 	if err != nil {
-		return fx, diag.Diagnostics{diag.Errorf(a.Loc, "%v", err)}
+		return fx, diag.Diagnostics{diag.Errorf(diag.BadDockerFlags, a.Loc, "%v", err)}
 	}
 	var diags diag.Diagnostics
 	for i := 0; i < len(tokens); i++ {
@@ -58,7 +58,7 @@ func MapDockerArgs(a DockerArgs, gpus int) (DockerEffects, diag.Diagnostics) {
 		known, problem := mapDockerFlag(&fx, flag, value, a)
 		switch {
 		case problem != "":
-			diags = append(diags, diag.Errorf(a.Loc, "%s", problem))
+			diags = append(diags, diag.Errorf(diag.BadDockerFlags, a.Loc, "%s", problem))
 		case !known:
 			diags = append(diags, diag.Warnf(diag.DockerFlagNotApplied, a.Loc, "docker flag %q has no Kubernetes equivalent in mlcube-compile and is not applied", whole))
 		}

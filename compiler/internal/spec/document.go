@@ -179,13 +179,13 @@ func (d *document) schemaErrors(sc *schema.Context, err error) diag.Diagnostics 
 // each.
 func (d *document) issueDiagnostics(en *schemaIssue) diag.Diagnostics {
 	if len(en.msgs) > 1 && len(en.allowed) == len(en.msgs) {
-		return diag.Diagnostics{diag.Errorf(en.at, "got %s, want %s", shown(d.data.LookupPath(en.path)), strings.Join(en.allowed, " or "))}
+		return diag.Diagnostics{diag.Errorf(diag.WrongValue, en.at, "got %s, want %s", shown(d.data.LookupPath(en.path)), strings.Join(en.allowed, " or "))}
 	}
 	var out diag.Diagnostics
 	for _, m := range en.msgs {
-		e := diag.Errorf(en.at, "%s", m)
+		e := diag.Errorf(diag.WrongValue, en.at, "%s", m)
 		if m == "unknown field" {
-			e.Hint = en.hint
+			e.Code, e.Hint = diag.UnknownField, en.hint
 		}
 		out = append(out, e)
 	}
@@ -299,7 +299,7 @@ func (d *document) checkRequired(v cue.Value, loc diag.Loc) diag.Diagnostics {
 		child := loc.Field(sel.Unquoted())
 		present := child.Written()
 		if sel.ConstraintType() == cue.RequiredConstraint && !present {
-			diags = append(diags, diag.Errorf(child.At(loc.Pos()), "missing required field"))
+			diags = append(diags, diag.Errorf(diag.MissingField, child.At(loc.Pos()), "missing required field"))
 			continue
 		}
 		if present && it.Value().IncompleteKind() == cue.StructKind {

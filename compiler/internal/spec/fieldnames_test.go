@@ -19,11 +19,11 @@ func TestUnknownFieldSuggestions(t *testing.T) {
 	for _, tc := range []struct {
 		cube, want string
 	}{
-		{"name: n\ndocker: {imgae: x}" + tail, `cube/mlcube.yaml:2:10: docker.imgae: unknown field; did you mean "image"?`},
-		{"name: n\nplatfrom: {}" + tail, `cube/mlcube.yaml:2:1: platfrom: unknown field; did you mean "platform"?`},
-		{"name: n\nauthors: [{nmae: x}]" + tail, `cube/mlcube.yaml:2:12: authors[0].nmae: unknown field; did you mean "name"?`},
-		{"name: n\ntasks: {t: {entrypont: x}}\n", `cube/mlcube.yaml:2:13: tasks.t.entrypont: unknown field; did you mean "entrypoint"?`},
-		{"name: n\ntasks: {t: {parameters: {inputs: {a: {tpye: file}}}}}\n", `cube/mlcube.yaml:2:39: tasks.t.parameters.inputs.a.tpye: unknown field; did you mean "type"?`},
+		{"name: n\ndocker: {imgae: x}" + tail, `cube/mlcube.yaml:2:10: docker.imgae: unknown field; did you mean "image"? [MLC158]`},
+		{"name: n\nplatfrom: {}" + tail, `cube/mlcube.yaml:2:1: platfrom: unknown field; did you mean "platform"? [MLC158]`},
+		{"name: n\nauthors: [{nmae: x}]" + tail, `cube/mlcube.yaml:2:12: authors[0].nmae: unknown field; did you mean "name"? [MLC158]`},
+		{"name: n\ntasks: {t: {entrypont: x}}\n", `cube/mlcube.yaml:2:13: tasks.t.entrypont: unknown field; did you mean "entrypoint"? [MLC158]`},
+		{"name: n\ntasks: {t: {parameters: {inputs: {a: {tpye: file}}}}}\n", `cube/mlcube.yaml:2:39: tasks.t.parameters.inputs.a.tpye: unknown field; did you mean "type"? [MLC158]`},
 		// A key that is no near miss is one MLCube ignores: a warning.
 		{"name: n\ndocker: {registry: x}" + tail, `cube/mlcube.yaml:2:10: warning: docker.registry: ` + ignoredKey + " [MLC101]"},
 		// A key that reads as a number is an index to CUE.
@@ -64,7 +64,7 @@ tasks:
 		"cube/mlcube.yaml:3:34: warning: platform.CUDA_version: " + ignoredKey + " [MLC101]",
 		"cube/mlcube.yaml:7:5: warning: tasks.t.description: " + ignoredKey + " [MLC101]",
 		"cube/mlcube.yaml:8:50: warning: tasks.t.parameters.inputs.cfg.help: " + ignoredKey + " [MLC101]",
-		`cube/mlcube.yaml:8:70: tasks.t.parameters.outpus: unknown field; did you mean "outputs"?`,
+		`cube/mlcube.yaml:8:70: tasks.t.parameters.outpus: unknown field; did you mean "outputs"? [MLC158]`,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
@@ -97,7 +97,7 @@ func TestUnknownKeyBesideOtherErrors(t *testing.T) {
 				}
 			}
 		})
-		want := []string{`p.yaml:4:5: steps.a.resouces: unknown field; did you mean "resources"?`}
+		want := []string{`p.yaml:4:5: steps.a.resouces: unknown field; did you mean "resources"? [MLC158]`}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("beside %q (-want +got):\n%s", other, diff)
 		}

@@ -176,7 +176,7 @@ func (r *legacyReader) unknownBinding(doc *document, kind, name string, types ma
 			}
 		}
 	})
-	r.diags = append(r.diags, diag.Errorf(doc.at(kind, name), "task %q declares no %s %q in %s (its %ss: %s)",
+	r.diags = append(r.diags, diag.Errorf(diag.UnknownName, doc.at(kind, name), "task %q declares no %s %q in %s (its %ss: %s)",
 		str(doc.data, "task_name"), what, name, r.taskFile(str(doc.data, "task_name")), what, listOrNone(known)).WithHint(diag.DidYouMean(name, known)))
 }
 
@@ -194,7 +194,7 @@ func (r *legacyReader) sameInAndOut(t *Task) diag.Diagnostics {
 	for _, in := range t.Inputs {
 		for _, out := range t.Outputs {
 			if in.Name == out.Name && (in.Path != out.Path || in.Claim != out.Claim) {
-				diags = append(diags, diag.Errorf(out.Loc, "%q is bound as an input to %q and as an output to %q; MLCube passes both and the program reads the last: bind one path", in.Name, in.Path, out.Path))
+				diags = append(diags, diag.Errorf(diag.BadParam, out.Loc, "%q is bound as an input to %q and as an output to %q; MLCube passes both and the program reads the last: bind one path", in.Name, in.Path, out.Path))
 			}
 		}
 	}
@@ -211,7 +211,7 @@ func (r *legacyReader) taskFile(name string) string {
 func (r *legacyReader) taskTypes(t *Task) map[string]map[string]bool {
 	file := r.taskFile(t.Name)
 	if _, err := r.files.Stat(file); err != nil {
-		r.diags = append(r.diags, diag.Errorf(t.Loc, "no task file %s: MLCube 1.0 reads the parameters of task %q from it", file, t.Name))
+		r.diags = append(r.diags, diag.Errorf(diag.MissingFile, t.Loc, "no task file %s: MLCube 1.0 reads the parameters of task %q from it", file, t.Name))
 		return nil
 	}
 	f := r.read(file, t.Loc)
@@ -265,7 +265,7 @@ func decodeLegacyPlatform(sc *schema.Context, f *ast.File) (*legacyDocker, diag.
 		return nil, diags
 	}
 	if name := str(doc.data, "platform", "name"); name == "singularity" {
-		return nil, append(diags, diag.Errorf(doc.at("platform", "name"), "a singularity platform file names an image file, which Kubernetes cannot run; MLCube's docker platform file (%s) names the container image", legacyPlatformFile))
+		return nil, append(diags, diag.Errorf(diag.NoImage, doc.at("platform", "name"), "a singularity platform file names an image file, which Kubernetes cannot run; MLCube's docker platform file (%s) names the container image", legacyPlatformFile))
 	}
 	return &legacyDocker{
 		Image:   str(doc.data, "container", "image"),

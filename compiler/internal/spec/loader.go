@@ -25,8 +25,8 @@ func newLoader(sc *schema.Context, files *source.Files) *loader {
 	return &loader{sc: sc, files: files, cubes: map[string]*Cube{}}
 }
 
-func (l *loader) errorf(at diag.Loc, format string, args ...any) {
-	l.diags = append(l.diags, diag.Errorf(at, format, args...))
+func (l *loader) errorf(code diag.Code, at diag.Loc, format string, args ...any) {
+	l.diags = append(l.diags, diag.Errorf(code, at, format, args...))
 }
 
 // add keeps diags and reports whether they hold no error.
@@ -56,7 +56,7 @@ func (l *loader) cube(path string, via diag.Loc) *Cube {
 		return nil
 	}
 	if source.TopLevelMapping(f, "steps") {
-		l.errorf(via.At(diag.Pos{File: file, Line: 1, Col: 1}), "%s is a pipeline file (it has steps:), not a cube: give it with --task", file)
+		l.errorf(diag.WrongFile, via.At(diag.Pos{File: file, Line: 1, Col: 1}), "%s is a pipeline file (it has steps:), not a cube: give it with --task", file)
 		return nil
 	}
 	var c *Cube
@@ -117,6 +117,6 @@ func (l *loader) pipelineBeside(file string, via diag.Loc) bool {
 	if info, err := l.files.Stat(pipeline); err != nil || info.IsDir() {
 		return false
 	}
-	l.errorf(via.At(diag.Pos{File: file}), "cannot read: no such file; the folder holds %s, a pipeline: give it with --task %s", pipeline, pipeline)
+	l.errorf(diag.MissingFile, via.At(diag.Pos{File: file}), "cannot read: no such file; the folder holds %s, a pipeline: give it with --task %s", pipeline, pipeline)
 	return true
 }

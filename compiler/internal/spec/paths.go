@@ -22,17 +22,17 @@ func SetPaths(p *Pipeline, paths []Setting) diag.Diagnostics {
 	}
 	top := diag.At(diag.Pos{File: p.File, Line: 1, Col: 1})
 	if !p.FromCube {
-		return diag.Diagnostics{diag.Errorf(top.Field(paths[0].Name), "%s=%s sets a cube parameter's path when no pipeline file is given; a pipeline file gives its steps' paths in inputs: and outputs:", paths[0].Name, paths[0].Value)}
+		return diag.Diagnostics{diag.Errorf(diag.BadPathArg, top.Field(paths[0].Name), "%s=%s sets a cube parameter's path when no pipeline file is given; a pipeline file gives its steps' paths in inputs: and outputs:", paths[0].Name, paths[0].Value)}
 	}
 	var diags diag.Diagnostics
 	for _, s := range paths {
 		if strings.TrimSpace(s.Value) == "" {
-			diags = append(diags, diag.Errorf(top.Field(s.Name), "%s= gives no path; want NAME=PATH, such as %s=data/", s.Name, s.Name))
+			diags = append(diags, diag.Errorf(diag.BadPathArg, top.Field(s.Name), "%s= gives no path; want NAME=PATH, such as %s=data/", s.Name, s.Name))
 			continue
 		}
 		if !setPath(p.Steps, s) {
 			names := paramNames(p.Steps)
-			diags = append(diags, diag.Errorf(top.Field(s.Name), "%q is no parameter of the tasks run (parameters: %s)", s.Name, strings.Join(names, ", ")).WithHint(diag.DidYouMean(s.Name, names)))
+			diags = append(diags, diag.Errorf(diag.UnknownName, top.Field(s.Name), "%q is no parameter of the tasks run (parameters: %s)", s.Name, strings.Join(names, ", ")).WithHint(diag.DidYouMean(s.Name, names)))
 		}
 	}
 	return diags

@@ -55,7 +55,7 @@ func (l *loader) decodePipeline(f *ast.File, defaultCube func() *Cube) *Pipeline
 	p.Params = decodeParamsSection(doc, v)
 	p.SecretEnv = decodeSecretEnv(doc.at("secretEnv"), v.LookupPath(pathOf("secretEnv")))
 	if len(steps) == 0 {
-		l.errorf(doc.at("steps"), "a pipeline needs at least one step")
+		l.errorf(diag.BadShape, doc.at("steps"), "a pipeline needs at least one step")
 	}
 	params := map[string]bool{}
 	for _, pp := range p.Params {
@@ -134,7 +134,7 @@ func checkStepCount(f *ast.File) diag.Diagnostics {
 			return
 		}
 		at := diag.At(source.PosOf(field.Pos())).Field("steps")
-		diags = append(diags, diag.Errorf(at, "%d steps is more than the %d one pipeline may have (%s)", len(steps.Elts), maxSteps, ir.SplitHint))
+		diags = append(diags, diag.Errorf(diag.BadShape, at, "%d steps is more than the %d one pipeline may have (%s)", len(steps.Elts), maxSteps, ir.SplitHint))
 	})
 	return diags
 }
@@ -155,7 +155,7 @@ func (l *loader) decodeStep(doc *document, name string, sv cue.Value, cubes map[
 	at := doc.at("steps", name)
 	var sf stepFields
 	if err := sv.Decode(&sf); err != nil {
-		l.errorf(at, "decoding: %v", err)
+		l.errorf(diag.Internal, at, "decoding: %v", err)
 		return nil
 	}
 	st := &Step{
@@ -201,7 +201,7 @@ func (l *loader) cubeStep(st *Step, sf stepFields, cubes map[string]*Cube, cubeN
 	st.Task = st.Cube.Task(taskName)
 	if st.Task == nil {
 		tasks := st.Cube.TaskNames()
-		l.add(diag.Diagnostics{diag.Errorf(st.Loc.Field("task"), "no task %q in cube %q (tasks: %s)", taskName, st.Cube.Name, strings.Join(slices.Sorted(slices.Values(tasks)), ", ")).WithHint(diag.DidYouMean(taskName, tasks))})
+		l.add(diag.Diagnostics{diag.Errorf(diag.UnknownName, st.Loc.Field("task"), "no task %q in cube %q (tasks: %s)", taskName, st.Cube.Name, strings.Join(slices.Sorted(slices.Values(tasks)), ", ")).WithHint(diag.DidYouMean(taskName, tasks))})
 		return nil
 	}
 	l.checkOverrides(st, "inputs", st.Inputs, st.Task.Inputs)
@@ -218,7 +218,7 @@ func (l *loader) daskStep(st *Step, sf stepFields) *Step {
 		set bool
 	}{{"cube", sf.Cube != ""}, {"task", sf.Task != ""}, {"mpi", st.MPI != nil}, {"inputs", len(sf.Inputs) > 0}, {"outputs", len(sf.Outputs) > 0}, {"args", len(sf.Args) > 0}} {
 		if f.set {
-			l.errorf(st.Loc.Field(f.key), "a dask step runs dask.function on its own image, not a cube task; drop %s", f.key)
+			l.errorf(diag.BadShape, st.Loc.Field(f.key), "a dask step runs dask.function on its own image, not a cube task; drop %s", f.key)
 			ok = false
 		}
 	}
@@ -234,12 +234,12 @@ func (l *loader) stepCube(st *Step, name string, cubes map[string]*Cube, names [
 		if len(names) == 1 {
 			return cubes[names[0]]
 		}
-		l.errorf(st.Loc, "the pipeline has several cubes; say which with cube: (cubes: %s)", strings.Join(slices.Sorted(slices.Values(names)), ", "))
+		l.errorf(diag.BadShape, st.Loc, "the pipeline has several cubes; say which with cube: (cubes: %s)", strings.Join(slices.Sorted(slices.Values(names)), ", "))
 		return nil
 	}
 	c, ok := cubes[name]
 	if !ok || names[0] == "" {
-		l.add(diag.Diagnostics{diag.Errorf(st.Loc.Field("cube"), "no cube %q (cubes: %s)", name, strings.Join(slices.Sorted(slices.Values(names)), ", ")).WithHint(diag.DidYouMean(name, names))})
+		l.add(diag.Diagnostics{diag.Errorf(diag.UnknownName, st.Loc.Field("cube"), "no cube %q (cubes: %s)", name, strings.Join(slices.Sorted(slices.Values(names)), ", ")).WithHint(diag.DidYouMean(name, names))})
 		return nil
 	}
 	return c
@@ -255,7 +255,7 @@ func (l *loader) checkOverrides(st *Step, kind string, overrides map[string]stri
 			found = found || p.Name == k
 		}
 		if !found {
-			l.add(diag.Diagnostics{diag.Errorf(st.Loc.Field(kind).Field(k), "task %q has no %s parameter %q (%s: %s)", st.Task.Name, strings.TrimSuffix(kind, "s"), k, kind, strings.Join(slices.Sorted(slices.Values(names)), ", ")).WithHint(diag.DidYouMean(k, names))})
+			l.add(diag.Diagnostics{diag.Errorf(diag.UnknownName, st.Loc.Field(kind).Field(k), "task %q has no %s parameter %q (%s: %s)", st.Task.Name, strings.TrimSuffix(kind, "s"), k, kind, strings.Join(slices.Sorted(slices.Values(names)), ", ")).WithHint(diag.DidYouMean(k, names))})
 		}
 	}
 }
@@ -268,7 +268,7 @@ func checkParamRefs(st *Step, params map[string]bool) diag.Diagnostics {
 	check := func(s string, at diag.Loc) {
 		for _, m := range AnyRef.FindAllStringSubmatch(s, -1) {
 			if _, problem := ParamOf(strings.TrimSpace(m[1]), params); problem != "" {
-				diags = append(diags, diag.Errorf(at, "%s", problem))
+				diags = append(diags, diag.Errorf(diag.BadParamRef, at, "%s", problem))
 			}
 		}
 	}

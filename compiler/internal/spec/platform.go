@@ -15,7 +15,7 @@ func decodePlatform(sc *schema.Context, f *ast.File) (*Platform, diag.Diagnostic
 	}
 	p := &Platform{}
 	if err := doc.data.Decode(p); err != nil {
-		return nil, append(diags, diag.Errorf(diag.At(diag.Pos{File: doc.file}), "decoding: %v", err))
+		return nil, append(diags, diag.Errorf(diag.Internal, diag.At(diag.Pos{File: doc.file}), "decoding: %v", err))
 	}
 	p.File, p.Loc = doc.file, doc.top()
 	return p, diags

@@ -57,7 +57,7 @@ func (l *loader) noCubeHere(task string) bool {
 	case source.StdinName:
 		why = "a pipeline on standard input has no folder of its own to find its cube in: name it with --mlcube DIR, or give the pipeline cubes:"
 	}
-	l.errorf(source.Flag("--mlcube").At(diag.Pos{File: file}), "no mlcube.yaml or %s in the current folder; %s", source.ContainerConfigFile, why)
+	l.errorf(diag.MissingFile, source.Flag("--mlcube").At(diag.Pos{File: file}), "no mlcube.yaml or %s in the current folder; %s", source.ContainerConfigFile, why)
 	return true
 }
 
@@ -110,7 +110,7 @@ func (l *loader) pipeline(task string, loadCube func(invoke *ast.File) *Cube) *P
 		} else if _, err := l.files.Stat(l.files.CubeFile(task)); err == nil {
 			hint = "it holds a cube: give it with --mlcube " + task
 		}
-		l.errorf(source.Flag("--task").At(diag.Pos{File: task}), "is a folder, want a pipeline file or a task name; %s", hint)
+		l.errorf(diag.WrongFile, source.Flag("--task").At(diag.Pos{File: task}), "is a folder, want a pipeline file or a task name; %s", hint)
 		return nil
 	}
 	f := l.readTaskFile(task)
@@ -122,14 +122,14 @@ func (l *loader) pipeline(task string, loadCube func(invoke *ast.File) *Cube) *P
 	case source.TopLevelString(f, "schema_type") == "mlcube_invoke":
 		c := loadCube(f)
 		if c != nil && !c.Legacy {
-			l.errorf(top.Field("schema_type"), "a legacy invoke file needs a legacy cube (schema_type: mlcube_root); %s is an MLCube 2.0 file", c.File)
+			l.errorf(diag.WrongFile, top.Field("schema_type"), "a legacy invoke file needs a legacy cube (schema_type: mlcube_root); %s is an MLCube 2.0 file", c.File)
 			return nil
 		}
 		return cubePipeline(c)
 	case source.HasTopLevel(f, "steps"):
 		return l.decodePipeline(f, func() *Cube { return loadCube(nil) })
 	}
-	l.errorf(top.Field("--task"), "neither a pipeline file (with steps:) nor an MLCube invoke file (with schema_type: mlcube_invoke)")
+	l.errorf(diag.WrongFile, top.Field("--task"), "neither a pipeline file (with steps:) nor an MLCube invoke file (with schema_type: mlcube_invoke)")
 	return nil
 }
 
@@ -179,14 +179,14 @@ func (l *loader) taskList(c *Cube, list string) *Pipeline {
 		}
 		switch {
 		case name == "":
-			l.errorf(at, "%q: an empty task name; list tasks as a,b,c", list)
+			l.errorf(diag.BadTaskList, at, "%q: an empty task name; list tasks as a,b,c", list)
 		case runs != "":
-			l.errorf(at, "%q is the task of several run files of cube %q: %s; give --task one of those names or files", name, c.Name, runs)
+			l.errorf(diag.BadTaskList, at, "%q is the task of several run files of cube %q: %s; give --task one of those names or files", name, c.Name, runs)
 		case st == nil:
 			tasks := c.TaskNames()
-			l.add(diag.Diagnostics{diag.Errorf(at, "%q is neither a file nor a task of cube %q (tasks: %s)", name, c.Name, strings.Join(slices.Sorted(slices.Values(tasks)), ", ")).WithHint(diag.DidYouMean(name, tasks))})
+			l.add(diag.Diagnostics{diag.Errorf(diag.UnknownName, at, "%q is neither a file nor a task of cube %q (tasks: %s)", name, c.Name, strings.Join(slices.Sorted(slices.Values(tasks)), ", ")).WithHint(diag.DidYouMean(name, tasks))})
 		case slices.Contains(p.Steps, st):
-			l.errorf(at, "task %q is listed twice in %q; a task runs once", name, list)
+			l.errorf(diag.BadTaskList, at, "task %q is listed twice in %q; a task runs once", name, list)
 		default:
 			if n := len(p.Steps); n > 0 {
 				st.After = []string{p.Steps[n-1].Name}

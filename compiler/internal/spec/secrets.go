@@ -86,10 +86,10 @@ func credentialValue(value string) string {
 // credential; nil when it does not.
 func CheckCredential(key, value string, at diag.Loc) diag.Diagnostics {
 	if credentialKey(key) && !notASecret.MatchString(value) {
-		return diag.Diagnostics{diag.Errorf(at, "%q names a credential; %s", key, SecretHint)}
+		return diag.Diagnostics{diag.Errorf(diag.Credential, at, "%q names a credential; %s", key, SecretHint)}
 	}
 	if kind := credentialValue(value); kind != "" {
-		return diag.Diagnostics{diag.Errorf(at, "the value looks like %s; %s", kind, SecretHint)}
+		return diag.Diagnostics{diag.Errorf(diag.Credential, at, "the value looks like %s; %s", kind, SecretHint)}
 	}
 	return nil
 }
@@ -98,7 +98,7 @@ func CheckCredential(key, value string, at diag.Loc) diag.Diagnostics {
 // its default: the value given at submit time is kept in the run's spec.
 func CheckParamCredential(name, def string, at diag.Loc) diag.Diagnostics {
 	if credentialKey(name) {
-		return diag.Diagnostics{diag.Errorf(at, "%q names a credential, and a parameter's value is kept in the run's spec; %s", name, SecretHint)}
+		return diag.Diagnostics{diag.Errorf(diag.Credential, at, "%q names a credential, and a parameter's value is kept in the run's spec; %s", name, SecretHint)}
 	}
 	return CheckCredential("", def, at)
 }

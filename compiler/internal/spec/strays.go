@@ -39,7 +39,7 @@ func (d *document) strays(sc *schema.Context, sv cue.Value, decls []ast.Decl, at
 		child := schemaChild(sv, cue.Str(name))
 		if closed && !child.Exists() {
 			if near := diag.Nearest(name, names); near != "" {
-				*diags = append(*diags, diag.Errorf(at.Field(name), "unknown field").WithHint(diag.DidYouMean(name, names)))
+				*diags = append(*diags, diag.Errorf(diag.UnknownField, at.Field(name), "unknown field").WithHint(diag.DidYouMean(name, names)))
 			} else {
 				*diags = append(*diags, diag.Warnf(diag.KeyIgnored, at.Field(name), "%s", ignoredKey))
 			}

@@ -43,7 +43,7 @@ func ReadValues(sc *schema.Context, src *source.Files, files []string, sets []Se
 		// Files are checked for engine syntax as they are parsed; a
 		// flag's value is checked here.
 		if msg := source.TemplateSyntax(v.Value); msg != "" {
-			diags = append(diags, diag.Errorf(v.Loc, "%s", msg))
+			diags = append(diags, diag.Errorf(diag.WrongValue, v.Loc, "%s", msg))
 			continue
 		}
 		out = append(out, v)
@@ -83,9 +83,9 @@ func ApplyValues(p *Pipeline, values []ParamValue) diag.Diagnostics {
 			pp.Default, pp.Given = &value, &v
 			continue
 		case len(names) == 0:
-			diags = append(diags, diag.Errorf(v.Loc, "no param %q: %s declares no params (--set and -f fill a pipeline file's params:; a cube parameter's path is given as an argument, %s=PATH)", v.Name, p.File, v.Name))
+			diags = append(diags, diag.Errorf(diag.UnknownName, v.Loc, "no param %q: %s declares no params (--set and -f fill a pipeline file's params:; a cube parameter's path is given as an argument, %s=PATH)", v.Name, p.File, v.Name))
 		default:
-			diags = append(diags, diag.Errorf(v.Loc, "no parameter %q in %s (params: %s)", v.Name, p.File, strings.Join(slices.Sorted(slices.Values(names)), ", ")).WithHint(diag.DidYouMean(v.Name, names)))
+			diags = append(diags, diag.Errorf(diag.UnknownName, v.Loc, "no parameter %q in %s (params: %s)", v.Name, p.File, strings.Join(slices.Sorted(slices.Values(names)), ", ")).WithHint(diag.DidYouMean(v.Name, names)))
 		}
 	}
 	return diags

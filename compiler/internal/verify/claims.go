@@ -40,10 +40,10 @@ func (v *verifier) claims() {
 			v.warnf(diag.ClaimReadWriteMany, storage.Field("accessModes").At(storage.Pos()), "the claim made for each run is ReadWriteMany, since %s and all mount it; its storage class must offer ReadWriteMany (NFS, EFS, Filestore, Azure Files, CephFS; not EBS, Persistent Disk or local-path, where the claim would stay Pending): set storageClassName, or accessModes: [ReadWriteOnce] for steps that may wait for each other's volume", why)
 		case c.Chosen:
 		case !slices.ContainsFunc(c.AccessModes, ir.Writable):
-			v.errorf(storage.Field("accessModes"), "%s: the claim made for each run starts empty, and no step could write to it; use ReadWriteOnce or ReadWriteMany, or name a claim that holds the data to read with storage.pvc", strings.Join(c.AccessModes, ", "))
+			v.errorf(diag.BadAccessModes, storage.Field("accessModes"), "%s: the claim made for each run starts empty, and no step could write to it; use ReadWriteOnce or ReadWriteMany, or name a claim that holds the data to read with storage.pvc", strings.Join(c.AccessModes, ", "))
 		case ir.OneNode(c.AccessModes) && distributed != "":
 			m := c.AccessModes[0]
-			v.errorf(storage.Field("accessModes"), "%s: step %q runs pods on several nodes, which all mount the workspace, and a %s claim attaches to one node; %s", m, distributed, m, oneNodeAccessHint)
+			v.errorf(diag.BadAccessModes, storage.Field("accessModes"), "%s: step %q runs pods on several nodes, which all mount the workspace, and a %s claim attaches to one node; %s", m, distributed, m, oneNodeAccessHint)
 		}
 	}
 }

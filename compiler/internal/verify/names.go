@@ -10,7 +10,7 @@ import (
 func (v *verifier) pipelineName() {
 	p := v.p
 	if p.Name == "" {
-		v.errorf(diag.At(diag.Pos{File: p.Source, Line: 1, Col: 1}).Field("name"), "%q has no letters or digits to make a Kubernetes name from", p.Written)
+		v.errorf(diag.NoNameChars, diag.At(diag.Pos{File: p.Source, Line: 1, Col: 1}).Field("name"), "%q has no letters or digits to make a Kubernetes name from", p.Written)
 		return
 	}
 	if full := ir.DNSName(p.Written, len(p.Written)); full != p.Name && p.Spec.Field("name").Written() {
@@ -23,7 +23,7 @@ func (v *verifier) pipelineName() {
 func (v *verifier) stepNames() {
 	for _, s := range v.p.Steps {
 		if !hasNameChars(s.Written) {
-			v.errorf(s.Loc, "step name %q has no letters or digits to make an engine name from", s.Written)
+			v.errorf(diag.NoNameChars, s.Loc, "step name %q has no letters or digits to make an engine name from", s.Written)
 		}
 	}
 }

@@ -22,9 +22,9 @@ func (v *verifier) after() {
 			at := s.Loc.Field("after").Index(k)
 			switch {
 			case !written[a]:
-				v.diags = append(v.diags, diag.Errorf(at, "no step %q (steps: %s)", a, strings.Join(names, ", ")).WithHint(diag.DidYouMean(a, names)))
+				v.diags = append(v.diags, diag.Errorf(diag.UnknownName, at, "no step %q (steps: %s)", a, strings.Join(names, ", ")).WithHint(diag.DidYouMean(a, names)))
 			case a == s.Written:
-				v.errorf(at, "a step cannot run after itself")
+				v.errorf(diag.DependencyCycle, at, "a step cannot run after itself")
 			}
 		}
 	}
@@ -53,5 +53,5 @@ func (v *verifier) cycle() {
 		return
 	}
 	first := steps[slices.Index(names, cycle[0])]
-	v.errorf(first.Loc, "dependency cycle: %s", strings.Join(cycle, " -> "))
+	v.errorf(diag.DependencyCycle, first.Loc, "dependency cycle: %s", strings.Join(cycle, " -> "))
 }

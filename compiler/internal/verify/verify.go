@@ -26,8 +26,8 @@ type verifier struct {
 	diags diag.Diagnostics
 }
 
-func (v *verifier) errorf(at diag.Loc, format string, args ...any) {
-	v.diags = append(v.diags, diag.Errorf(at, format, args...))
+func (v *verifier) errorf(code diag.Code, at diag.Loc, format string, args ...any) {
+	v.diags = append(v.diags, diag.Errorf(code, at, format, args...))
 }
 
 func (v *verifier) warnf(code diag.Code, at diag.Loc, format string, args ...any) {

@@ -1,0 +1,45 @@
+package diag
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// An error's JSON carries its code, origin, structured path and related
+// places; its text ends with the code and is followed by a note at each
+// related place.
+func TestFormatCodePathOriginRelated(t *testing.T) {
+	at := At(Pos{File: "p.yaml", Line: 4, Col: 3}).Field("steps").Field("a b").Field("after").Index(1)
+	d := Errorf(DuplicateKey, at, "duplicate key").WithRelated(Pos{File: "p.yaml", Line: 2, Col: 3}, "first written here")
+	flag := Errorf(BadFlag, At(Pos{File: "--namespace"}), "bad")
+	text, err := Format("text", Diagnostics{d, flag})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "p.yaml:4:3: steps.\"a b\".after[1]: duplicate key [MLC152]\np.yaml:2:3: note: steps.\"a b\".after[1]: first written here\n--namespace: bad [MLC750]\n"
+	if string(text) != want {
+		t.Errorf("text:\n%s\nwant:\n%s", text, want)
+	}
+	raw, err := Format("json", Diagnostics{d, flag})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []map[string]any
+	if err := json.Unmarshal(raw, &got); err != nil {
+		t.Fatal(err)
+	}
+	path, _ := json.Marshal(got[0]["path"])
+	related, _ := json.Marshal(got[0]["related"])
+	if got[0]["code"] != "MLC152" || got[0]["origin"] != "file" || string(path) != `["steps","a b","after",1]` ||
+		string(related) != `[{"column":3,"file":"p.yaml","line":2,"message":"first written here"}]` {
+		t.Errorf("json: %s", raw)
+	}
+	if got[1]["origin"] != "flag" || got[1]["path"] != nil {
+		t.Errorf("a flag's problem: %v", got[1])
+	}
+	gh, _ := Format("github", Diagnostics{d})
+	if lines := strings.Split(strings.TrimSpace(string(gh)), "\n"); len(lines) != 2 || !strings.HasPrefix(lines[1], "::notice file=p.yaml,line=2,col=3,") {
+		t.Errorf("github: %s", gh)
+	}
+}
