@@ -38,6 +38,9 @@ func disabledCodes(c *cli.Context) ([]diag.Code, error) {
 	for _, arg := range c.StringSlice("disable") {
 		for _, s := range strings.Split(arg, ",") {
 			s = strings.TrimSpace(s)
+			if diag.IsError(diag.Code(s)) {
+				return nil, usageError{fmt.Errorf("--disable %q: this is an error's code, and errors cannot be silenced; --disable takes warnings' codes", s)}
+			}
 			if !diag.Known(diag.Code(s)) {
 				return nil, usageError{fmt.Errorf("--disable %q: no warning has this code (docs/troubleshooting.md lists them)%s", s, diag.Suggest(s, diag.CodeNames()))}
 			}

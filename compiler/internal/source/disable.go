@@ -1,6 +1,7 @@
 package source
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 
@@ -46,7 +47,11 @@ func (fl *Files) ReadDisabled(path string) Disabled {
 			code := diag.Code(w)
 			if !diag.Known(code) {
 				at := diag.At(diag.Pos{File: path, Line: i + 1, Col: m[6] + wm[0] + 1}).Field("mlcube-compile")
-				out.Unknown = append(out.Unknown, diag.Warnf(diag.UnknownCode, at, "%q is no warning's code", w).WithHint(diag.DidYouMean(w, diag.CodeNames())))
+				msg := fmt.Sprintf("%q is no warning's code", w)
+				if diag.IsError(code) {
+					msg = fmt.Sprintf("%q is an error's code, and errors cannot be silenced", w)
+				}
+				out.Unknown = append(out.Unknown, diag.Warnf(diag.UnknownCode, at, "%s", msg).WithHint(diag.DidYouMean(w, diag.CodeNames())))
 				continue
 			}
 			if line[m[4]:m[5]] == "disable-file" {
