@@ -18,7 +18,7 @@ type target struct {
 	opts   emit.Options
 }
 
-// Check emits p for each of backends, every backend when there are none
+// checkEngines emits p for each of backends, every backend when there are none
 // (CheckBackends says whether each is one): as each one's default kind,
 // and as each kind that starts its runs on a schedule when p has one and
 // the values that kind needs, each checked by its engine's validator. It
@@ -26,7 +26,7 @@ type target struct {
 // their refusals, each prefixed with the backend's name. An engine that
 // does not run pipelines of p's shape (the job engine runs one container
 // step with every param set) is left out.
-func Check(p *ir.Pipeline, backends []string) diag.Diagnostics {
+func checkEngines(p *ir.Pipeline, backends []string) diag.Diagnostics {
 	var out diag.Diagnostics
 	for _, t := range checkTargets(p, backends) {
 		res, err := t.engine.Emit(p, t.opts)
@@ -69,7 +69,7 @@ func checkTargets(p *ir.Pipeline, backends []string) []target {
 func Lint(opts compiler.Options, backends []string) diag.Diagnostics {
 	p, diags := compiler.Compile(opts)
 	if !diags.HasErrors() {
-		diags = append(diags, Check(p, backends)...)
+		diags = append(diags, checkEngines(p, backends)...)
 	}
 	return compiler.Silence(opts.FS, diags, opts.Disable)
 }

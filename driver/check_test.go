@@ -24,7 +24,7 @@ var perRunClaim = fstest.MapFS{
 	"per-run/platform.yaml": {Data: []byte("storage: {size: 1Gi}\n")},
 }
 
-// Check for one backend finds that backend's warnings only; for all of
+// checkEngines for one backend finds that backend's warnings only; for all of
 // them, every backend's. Each warning is at a line of a spec file, with a
 // field path, never a backend's name in place of one.
 func TestCheckOneBackend(t *testing.T) {
@@ -48,7 +48,7 @@ func TestCheckOneBackend(t *testing.T) {
 		}
 		var each diag.Diagnostics
 		for _, backend := range Backends() {
-			found := Check(p, []string{backend})
+			found := checkEngines(p, []string{backend})
 			for _, d := range found {
 				seen[backend]++
 				if !strings.HasPrefix(d.Message, backend+": ") {
@@ -60,7 +60,7 @@ func TestCheckOneBackend(t *testing.T) {
 			}
 			each = append(each, found...)
 		}
-		if diff := cmp.Diff(Check(p, nil).Sorted(), each.Sorted()); diff != "" {
+		if diff := cmp.Diff(checkEngines(p, nil).Sorted(), each.Sorted()); diff != "" {
 			t.Errorf("%s: every backend (-want) against each on its own (+got):\n%s", name, diff)
 		}
 	}

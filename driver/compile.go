@@ -15,10 +15,10 @@ type Output struct {
 	Warnings diag.Diagnostics
 }
 
-// Pipeline compiles the specs to the IR. The warnings come back even when
+// readPipeline compiles the specs to the IR. The warnings come back even when
 // the error, the diag.Diagnostics of every error found, does; they are
 // not yet silenced (Compile and Graph silence what they print).
-func Pipeline(opts compiler.Options) (*ir.Pipeline, diag.Diagnostics, error) {
+func readPipeline(opts compiler.Options) (*ir.Pipeline, diag.Diagnostics, error) {
 	p, diags := compiler.Compile(opts)
 	if diags.HasErrors() {
 		return nil, diags.Warnings(), diags.Errors()
@@ -40,7 +40,7 @@ func IR(req Request) (*ir.Pipeline, diag.Diagnostics, error) {
 	if _, err := req.prepare(); err != nil {
 		return nil, nil, err
 	}
-	return Pipeline(req.Compiler)
+	return readPipeline(req.Compiler)
 }
 
 // Emit builds p's objects with the request's backend. A spec the backend
@@ -100,7 +100,7 @@ func Graph(opts compiler.Options, format string) (Output, error) {
 
 // graph is Graph, every warning kept.
 func graph(opts compiler.Options, format string) (Output, error) {
-	p, warnings, err := Pipeline(opts)
+	p, warnings, err := readPipeline(opts)
 	if err != nil {
 		return Output{Warnings: warnings}, err
 	}

@@ -71,7 +71,7 @@ func TestEmitMapsRefusals(t *testing.T) {
 		}
 	}
 	var got []string
-	for _, d := range Check(p, []string{"broken", "refusing", "shape"}) {
+	for _, d := range checkEngines(p, []string{"broken", "refusing", "shape"}) {
 		got = append(got, d.String())
 	}
 	want := []string{

@@ -34,13 +34,13 @@ type InternalError struct {
 }
 
 func (e InternalError) Error() string {
-	return fmt.Sprintf("internal error compiling %s: %v\nThis is a bug in mlcube-compile; please report it with the input at %s", e.Input, e.Err, IssueURL)
+	return fmt.Sprintf("internal error compiling %s: %v\nThis is a bug in mlcube-compile; please report it with the input at %s", e.Input, e.Err, issueURL)
 }
 
 func (e InternalError) Unwrap() error { return e.Err }
 
-// IssueURL is where bugs are reported.
-const IssueURL = "https://github.com/mlcube-compile/mlcube-compile/issues"
+// issueURL is where bugs are reported.
+const issueURL = "https://github.com/mlcube-compile/mlcube-compile/issues"
 
 // Describe names the inputs of a compilation, for error reports.
 func Describe(o compiler.Options) string {

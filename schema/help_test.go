@@ -37,7 +37,7 @@ func TestHelpIsReadFromTheSchema(t *testing.T) {
 			t.Errorf("a pattern without @help is explained: %q", help)
 		}
 	})
-	srcs, err := Sources()
+	srcs, err := sources()
 	if err != nil {
 		t.Fatal(err)
 	}

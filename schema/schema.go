@@ -147,8 +147,8 @@ func IsDNSSubdomain(name string) bool {
 	return err == nil && dnsSubdomain.MatchString(name)
 }
 
-// Sources returns the embedded schema files by name, for printing.
-func Sources() (map[string][]byte, error) {
+// sources returns the embedded schema files by name, for printing.
+func sources() (map[string][]byte, error) {
 	out := map[string][]byte{}
 	err := fs.WalkDir(files, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {

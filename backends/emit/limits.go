@@ -18,22 +18,22 @@ const (
 	// ObjectLimit is etcd's default limit on one request, which bounds
 	// every object the API server stores.
 	ObjectLimit = 3 << 19 // 1.5 MiB
-	// AnnotationsLimit bounds the annotations of one object, keys and values.
-	AnnotationsLimit = 256 << 10
-	// ConfigMapLimit bounds the data of one ConfigMap.
-	ConfigMapLimit = 1 << 20
-	// EnvStringLimit is Linux's MAX_ARG_STRLEN (32 pages): execve refuses
+	// annotationsLimit bounds the annotations of one object, keys and values.
+	annotationsLimit = 256 << 10
+	// configMapLimit bounds the data of one ConfigMap.
+	configMapLimit = 1 << 20
+	// envStringLimit is Linux's MAX_ARG_STRLEN (32 pages): execve refuses
 	// any one argument or NAME=value environment string, with its
 	// terminating NUL, longer than this ("argument list too long").
-	EnvStringLimit = 128 << 10
+	envStringLimit = 128 << 10
 )
 
 // CheckEnvString refuses, at whose it is (at), an environment variable
 // that no container could start with, saying what to do instead (fix).
 // grow is what substitutions at run time may add to value.
 func CheckEnvString(name, value string, grow int, at diag.Loc, fix string) error {
-	if size := len(name) + 1 + len(value) + grow + 1; size > EnvStringLimit {
-		return Refuse(diag.TooLarge, at, "%s", fmt.Sprintf("the variable %s would be %s, over Linux's limit on one environment string of %s (MAX_ARG_STRLEN), so the container could not start (\"argument list too long\"); %s", name, bytesText(size), bytesText(EnvStringLimit), fix))
+	if size := len(name) + 1 + len(value) + grow + 1; size > envStringLimit {
+		return Refuse(diag.TooLarge, at, "%s", fmt.Sprintf("the variable %s would be %s, over Linux's limit on one environment string of %s (MAX_ARG_STRLEN), so the container could not start (\"argument list too long\"); %s", name, bytesText(size), bytesText(envStringLimit), fix))
 	}
 	return nil
 }
@@ -58,13 +58,13 @@ func CheckSize(obj any, at diag.Loc, what string, limit int, rule string) error 
 		return tooLarge(at, what, len(raw), limit, rule)
 	}
 	if m, ok := obj.(metav1.Object); ok {
-		if n := annotationBytes(m.GetAnnotations()); n > AnnotationsLimit {
-			return tooLarge(at, "the annotations of "+what, n, AnnotationsLimit, "the Kubernetes limit on annotations")
+		if n := annotationBytes(m.GetAnnotations()); n > annotationsLimit {
+			return tooLarge(at, "the annotations of "+what, n, annotationsLimit, "the Kubernetes limit on annotations")
 		}
 	}
 	if cm, ok := obj.(*corev1.ConfigMap); ok {
-		if n := configMapBytes(cm); n > ConfigMapLimit {
-			return tooLarge(at, "the data of "+what, n, ConfigMapLimit, "the Kubernetes limit on a ConfigMap")
+		if n := configMapBytes(cm); n > configMapLimit {
+			return tooLarge(at, "the data of "+what, n, configMapLimit, "the Kubernetes limit on a ConfigMap")
 		}
 	}
 	return nil

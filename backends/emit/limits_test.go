@@ -20,10 +20,10 @@ func TestCheckSize(t *testing.T) {
 		what string
 	}{
 		{"small ConfigMap", &corev1.ConfigMap{Data: map[string]string{"a": "b"}}, ""},
-		{"ConfigMap data over 1 MiB", &corev1.ConfigMap{Data: map[string]string{"a": big(ConfigMapLimit)}}, "the data of the object"},
-		{"binary data counts too", &corev1.ConfigMap{Data: map[string]string{"a": big(ConfigMapLimit / 2)}, BinaryData: map[string][]byte{"b": []byte(big(ConfigMapLimit / 2))}}, "the data of the object"},
-		{"annotations at the limit", &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{"k": big(AnnotationsLimit - 1)}}}, ""},
-		{"annotations over the limit", &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{"k": big(AnnotationsLimit)}}}, "the annotations of the object"},
+		{"ConfigMap data over 1 MiB", &corev1.ConfigMap{Data: map[string]string{"a": big(configMapLimit)}}, "the data of the object"},
+		{"binary data counts too", &corev1.ConfigMap{Data: map[string]string{"a": big(configMapLimit / 2)}, BinaryData: map[string][]byte{"b": []byte(big(configMapLimit / 2))}}, "the data of the object"},
+		{"annotations at the limit", &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{"k": big(annotationsLimit - 1)}}}, ""},
+		{"annotations over the limit", &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{"k": big(annotationsLimit)}}}, "the annotations of the object"},
 		{"object over its limit", &corev1.Pod{Spec: corev1.PodSpec{Hostname: big(ObjectLimit)}}, "the object"},
 	}
 	for _, tc := range cases {

@@ -14,20 +14,20 @@ var Formats = []string{"mermaid", "dot"}
 func Render(p *ir.Pipeline, format string) (string, error) {
 	switch format {
 	case "mermaid":
-		return Mermaid(p), nil
+		return mermaidChart(p), nil
 	case "dot":
-		return DOT(p), nil
+		return dotGraph(p), nil
 	}
 	return "", fmt.Errorf("unknown format %q (formats: %s)", format, strings.Join(Formats, ", "))
 }
 
-// Mermaid writes a flowchart, top to bottom. Node ids are the step names
+// mermaidChart writes a flowchart, top to bottom. Node ids are the step names
 // behind a prefix, so that no step name is read as a Mermaid keyword.
-func Mermaid(p *ir.Pipeline) string {
+func mermaidChart(p *ir.Pipeline) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "---\ntitle: %s\n---\nflowchart TD\n", p.Name)
 	for _, s := range p.Steps {
-		fmt.Fprintf(&b, "  %s[\"%s<br/>%s\"]\n", mermaidID(s.Name), mermaidText(s.Name), mermaidText(Detail(s)))
+		fmt.Fprintf(&b, "  %s[\"%s<br/>%s\"]\n", mermaidID(s.Name), mermaidText(s.Name), mermaidText(stepDetail(s)))
 	}
 	for _, s := range p.Steps {
 		for _, d := range s.Dependencies {
@@ -37,12 +37,12 @@ func Mermaid(p *ir.Pipeline) string {
 	return b.String()
 }
 
-// DOT writes a Graphviz digraph, left to right.
-func DOT(p *ir.Pipeline) string {
+// dotGraph writes a Graphviz digraph, left to right.
+func dotGraph(p *ir.Pipeline) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "digraph %s {\n  rankdir=LR;\n  node [shape=box];\n", dotString(p.Name))
 	for _, s := range p.Steps {
-		fmt.Fprintf(&b, "  %s [label=%s];\n", dotString(s.Name), dotString(s.Name+"\n"+Detail(s)))
+		fmt.Fprintf(&b, "  %s [label=%s];\n", dotString(s.Name), dotString(s.Name+"\n"+stepDetail(s)))
 	}
 	for _, s := range p.Steps {
 		for _, d := range s.Dependencies {
@@ -53,8 +53,8 @@ func DOT(p *ir.Pipeline) string {
 	return b.String()
 }
 
-// Detail says what a step runs: its cube and task, and how.
-func Detail(s *ir.Step) string {
+// stepDetail says what a step runs: its cube and task, and how.
+func stepDetail(s *ir.Step) string {
 	switch s.Kind {
 	case ir.MPI:
 		return fmt.Sprintf("%s: %s (MPI, %d workers)", s.Cube, s.Task, s.MPI.Workers)

@@ -18,9 +18,9 @@ type EnvVar struct {
 
 var envKey = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
-// ParseEnvFile reports problems at the lines of path, as fields below at,
+// parseEnvFile reports problems at the lines of path, as fields below at,
 // the spec key naming the file. Each variable is at its line.
-func ParseEnvFile(path string, src []byte, at diag.Loc) ([]EnvVar, diag.Diagnostics) {
+func parseEnvFile(path string, src []byte, at diag.Loc) ([]EnvVar, diag.Diagnostics) {
 	var out []EnvVar
 	var diags diag.Diagnostics
 	sc := bufio.NewScanner(bytes.NewReader(src))

@@ -133,7 +133,7 @@ func (fl *Files) ReadEnvFile(path string, at diag.Loc) ([]EnvVar, diag.Diagnosti
 	if diags != nil {
 		return nil, diags
 	}
-	return ParseEnvFile(path, src, at)
+	return parseEnvFile(path, src, at)
 }
 
 // readSpecFile reads a regular file of at most maxSpecBytes. A folder, a

@@ -17,9 +17,9 @@ func FuzzEnvFile(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {
 		at := Flag("steps").Field("s").Field("envFile")
-		vars, diags := ParseEnvFile("x.env", src, at)
+		vars, diags := parseEnvFile("x.env", src, at)
 		spectest.CheckDiagnostics(t, diags, "steps.s.envFile")
-		varsAgain, again := ParseEnvFile("x.env", src, at)
+		varsAgain, again := parseEnvFile("x.env", src, at)
 		spectest.SameTwice(t, fmt.Sprint(diags, vars), fmt.Sprint(again, varsAgain))
 		for _, v := range vars {
 			if !envKey.MatchString(v.Name) || TemplateSyntax(v.Value) != "" || v.Loc.Pos().Line < 1 {

@@ -273,9 +273,9 @@ func decodeLegacyPlatform(sc *schema.Context, f *ast.File) (*legacyDocker, diag.
 	}, diags
 }
 
-// IsLegacyPlatform reports whether a file is a platform file of the 1.0
+// isLegacyPlatform reports whether a file is a platform file of the 1.0
 // layout, by its schema_type.
-func IsLegacyPlatform(f *ast.File) bool {
+func isLegacyPlatform(f *ast.File) bool {
 	switch source.TopLevelString(f, "schema_type") {
 	case "mlcube_platform", "mlcommons_box_platform":
 		return true

@@ -72,7 +72,7 @@ func (l *loader) platform(file string) (*Platform, *legacyDocker) {
 	switch {
 	case f == nil:
 		l.incomplete = true
-	case IsLegacyPlatform(f):
+	case isLegacyPlatform(f):
 		docker, diags := decodeLegacyPlatform(l.sc, f)
 		l.add(diags)
 		l.incomplete = l.incomplete || docker == nil

@@ -52,8 +52,8 @@ var notASecret = regexp.MustCompile(`^(|[./~].*|\d+|true|false|yes|no|on|off|Tru
 // tokenizerWords name tokenizer tokens, not credentials: --pad_token=<pad>.
 var tokenizerWords = map[string]bool{"pad": true, "eos": true, "bos": true, "unk": true, "sep": true, "cls": true, "mask": true, "special": true, "start": true, "end": true}
 
-// SecretHint is how to pass a credential instead.
-const SecretHint = "a spec is not the place for credentials, since manifests are stored and shown in plain text; put it in a Kubernetes Secret and refer to it from the pipeline file with secretEnv: {NAME: {secret: SECRET_NAME, key: KEY}}"
+// secretHint is how to pass a credential instead.
+const secretHint = "a spec is not the place for credentials, since manifests are stored and shown in plain text; put it in a Kubernetes Secret and refer to it from the pipeline file with secretEnv: {NAME: {secret: SECRET_NAME, key: KEY}}"
 
 // credentialKey reports whether a key names a credential.
 func credentialKey(key string) bool {
@@ -86,10 +86,10 @@ func credentialValue(value string) string {
 // credential; nil when it does not.
 func CheckCredential(key, value string, at diag.Loc) diag.Diagnostics {
 	if credentialKey(key) && !notASecret.MatchString(value) {
-		return diag.Diagnostics{diag.Errorf(diag.Credential, at, "%q names a credential; %s", key, SecretHint)}
+		return diag.Diagnostics{diag.Errorf(diag.Credential, at, "%q names a credential; %s", key, secretHint)}
 	}
 	if kind := credentialValue(value); kind != "" {
-		return diag.Diagnostics{diag.Errorf(diag.Credential, at, "the value looks like %s; %s", kind, SecretHint)}
+		return diag.Diagnostics{diag.Errorf(diag.Credential, at, "the value looks like %s; %s", kind, secretHint)}
 	}
 	return nil
 }
@@ -98,7 +98,7 @@ func CheckCredential(key, value string, at diag.Loc) diag.Diagnostics {
 // its default: the value given at submit time is kept in the run's spec.
 func CheckParamCredential(name, def string, at diag.Loc) diag.Diagnostics {
 	if credentialKey(name) {
-		return diag.Diagnostics{diag.Errorf(diag.Credential, at, "%q names a credential, and a parameter's value is kept in the run's spec; %s", name, SecretHint)}
+		return diag.Diagnostics{diag.Errorf(diag.Credential, at, "%q names a credential, and a parameter's value is kept in the run's spec; %s", name, secretHint)}
 	}
 	return CheckCredential("", def, at)
 }

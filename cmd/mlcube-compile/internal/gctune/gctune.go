@@ -28,12 +28,12 @@ const (
 // with Go's defaults too).
 func init() {
 	if !testing.Testing() {
-		Tune()
+		tune()
 	}
 }
 
-// Tune sets GOGC and the memory limit unless the environment sets them.
-func Tune() {
+// tune sets GOGC and the memory limit unless the environment sets them.
+func tune() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(gcPercent)
 	}
