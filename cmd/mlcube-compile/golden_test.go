@@ -35,6 +35,25 @@ func compileArgs(t *testing.T, args ...string) (string, string, int) {
 	return stdout.String(), stderr.String(), code
 }
 
+// compileDir compiles the cube, pipeline and platform of dir (those that
+// exist) for backend; it returns stdout and stderr, failing on exit != 0.
+func compileDir(t *testing.T, backend, dir string, extra ...string) (string, string) {
+	t.Helper()
+	args := append([]string{"mlcube-compile", "--backend", backend}, exampleArgs(dir)...)
+	out, stderr, code := compileArgs(t, append(args, extra...)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	return out, stderr
+}
+
+// compileExample compiles examples/name for backend, which must succeed.
+func compileExample(t *testing.T, backend, name string) string {
+	t.Helper()
+	out, _ := compileDir(t, backend, filepath.Join(repoRoot, "examples", name))
+	return out
+}
+
 // goldenTarget is a --backend, and a --kind other than its default, whose
 // output for every example is in testdata/golden/<dir>.
 type goldenTarget struct{ backend, kind, dir string }

@@ -40,7 +40,7 @@ func TestEveryTaskKeepsTheFileOrderWherePathsTouch(t *testing.T) {
 		"report":     {},
 		"export":     {"report", "train"},
 	}
-	dir := specDir(t, map[string]string{"mlcube.yaml": inPlaceCube})
+	dir := writeFiles(t, map[string]string{"mlcube.yaml": inPlaceCube})
 	for _, backend := range []string{"argo", "tekton"} {
 		t.Run(backend, func(t *testing.T) {
 			out, _ := compileDir(t, backend, dir)
@@ -60,7 +60,7 @@ func TestTaskListWarnsWhenAReaderRunsBeforeItsWriter(t *testing.T) {
     parameters:
       outputs: {data_path: data/raw/}
 `
-	dir := specDir(t, map[string]string{"mlcube.yaml": cube})
+	dir := writeFiles(t, map[string]string{"mlcube.yaml": cube})
 	_, stderr := compileDir(t, "argo", dir, "--task", "report,train,download")
 	for _, want := range []string{
 		"task train reads data, which task download",

@@ -3,13 +3,10 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	tektonv1 "github.com/tektoncd/pipeline/pkg/apis/pipeline/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"knative.dev/pkg/apis"
 	"sigs.k8s.io/yaml"
 
@@ -90,45 +87,4 @@ func taskJobs(t *testing.T, tasks []tektonv1.PipelineTask) []map[string]any {
 		}
 	}
 	return jobs
-}
-
-// --kind pipelinerun is Tekton's default, written or not. --kind pipeline
-// is a Pipeline named after the pipeline, in its namespace, after the
-// ConfigMap and the RBAC it needs, with the same tasks; the account
-// --emit-rbac makes is given at start.
-func TestTektonKinds(t *testing.T) {
-	dir := filepath.Join(repoRoot, "examples", "single-gpu-task")
-	base := append([]string{"mlcube-compile", "--backend", "tekton"}, exampleArgs(dir)...)
-	def, _, _ := compileArgs(t, base...)
-	explicit, stderr, code := compileArgs(t, append(base, "--kind", "pipelinerun")...)
-	if code != 0 || explicit != def {
-		t.Errorf("--kind pipelinerun: exit %d, same output as without --kind: %t: %s", code, explicit == def, stderr)
-	}
-	out, stderr, code := compileArgs(t, append(base, "--kind", "pipeline", "--emit-rbac")...)
-	if code != 0 {
-		t.Fatalf("--kind pipeline: exit %d: %s", code, stderr)
-	}
-	var kinds []string
-	var account string
-	for _, doc := range strings.Split(out, "\n---\n") {
-		var obj metav1.PartialObjectMetadata
-		if err := yaml.Unmarshal([]byte(doc), &obj); err != nil {
-			t.Fatal(err)
-		}
-		kinds = append(kinds, obj.Kind)
-		if obj.Kind == "ServiceAccount" {
-			account = obj.Name
-		}
-	}
-	if diff := cmp.Diff([]string{"ConfigMap", "ServiceAccount", "Role", "RoleBinding", "Pipeline"}, kinds); diff != "" {
-		t.Errorf("documents (-want +got):\n%s", diff)
-	}
-	pl, pr := tknStart(t, "single-gpu-task", out, stderr)
-	run := validatePipelineRun(t, "single-gpu-task", def)
-	if pl.Name != "mnist-softmax-gpu" || pl.Namespace != "ml-team" || len(pl.Spec.Tasks) != len(run.Spec.PipelineSpec.Tasks) {
-		t.Errorf("Pipeline %s/%s with %d tasks, want ml-team/mnist-softmax-gpu with the PipelineRun's %d", pl.Namespace, pl.Name, len(pl.Spec.Tasks), len(run.Spec.PipelineSpec.Tasks))
-	}
-	if account == "" || pr.Spec.TaskRunTemplate.ServiceAccountName != account {
-		t.Errorf("the run runs as %q, want the emitted account %q", pr.Spec.TaskRunTemplate.ServiceAccountName, account)
-	}
 }

@@ -12,14 +12,11 @@ import (
 	"github.com/mlcube-compile/mlcube-compile/internal/golden"
 )
 
-// repoRoot is the repository, from an engine's package folder.
-const repoRoot = "../.."
-
 // Pipelines are every example's IR, by example name, read from the
 // compiler's golden files.
 func Pipelines(t *testing.T) map[string]*ir.Pipeline {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join(repoRoot, "testdata", "golden", "ir", "*.json"))
+	files, err := filepath.Glob(filepath.Join(Root(t), "testdata", "golden", "ir", "*.json"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no IR golden files: %v", err)
 	}
@@ -45,13 +42,13 @@ func Pipelines(t *testing.T) map[string]*ir.Pipeline {
 // when update is set. An example e refuses (a pipeline of a shape it does
 // not run: the job engine runs one task) has no golden file.
 func Golden(t *testing.T, e emit.Engine, update bool) {
-	compareAll(t, e, emit.Options{}, filepath.Join(repoRoot, "testdata", "golden", e.Name()), update)
+	compareAll(t, e, emit.Options{}, filepath.Join(Root(t), "testdata", "golden", e.Name()), update)
 }
 
 // GoldenKind is Golden for one of e's other kinds, whose golden files are
 // in testdata/golden/<engine>-<kind>.
 func GoldenKind(t *testing.T, e emit.Engine, kind string, update bool) {
-	compareAll(t, e, emit.Options{Kind: kind}, filepath.Join(repoRoot, "testdata", "golden", e.Name()+"-"+kind), update)
+	compareAll(t, e, emit.Options{Kind: kind}, filepath.Join(Root(t), "testdata", "golden", e.Name()+"-"+kind), update)
 }
 
 // compareAll emits every example's IR with e and opts and compares the
