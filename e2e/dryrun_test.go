@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/mlcube-compile/mlcube-compile/internal/manifestcheck"
 	"sigs.k8s.io/yaml"
 )
 
@@ -30,7 +31,7 @@ func TestE2EDryRunGoldens(t *testing.T) {
 					c.dryRun(t, doc)
 					documents.Add(1)
 				}
-				for _, job := range embeddedJobs(t, backend, strings.Join(docs, "\n---\n")) {
+				for _, job := range manifestcheck.EmbeddedJobs(t, backend, strings.Join(docs, "\n---\n")) {
 					manifest, err := json.Marshal(job)
 					if err != nil {
 						t.Fatal(err)

@@ -9,9 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
-	mpivalidation "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/validation"
-	"sigs.k8s.io/yaml"
+	"github.com/mlcube-compile/mlcube-compile/internal/enginetest"
+	"github.com/mlcube-compile/mlcube-compile/internal/manifestcheck"
 )
 
 // TestE2EMPIJobV1DryRun creates the kubeflow.org/v1 MPIJob that each
@@ -23,7 +22,7 @@ func TestE2EMPIJobV1DryRun(t *testing.T) {
 	args, _ := v1MPIArgs(t)
 	for _, backend := range []string{"argo", "tekton"} {
 		job := v1MPIJob(t, args, backend)
-		checkV1MPIJob(t, job)
+		enginetest.CheckV1MPIJob(t, job)
 		manifest, err := json.Marshal(job)
 		if err != nil {
 			t.Fatal(err)
@@ -65,64 +64,9 @@ func v1MPIJob(t *testing.T, args []string, backend string) map[string]any {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	job := embeddedJobs(t, backend, out)[0]
+	job := manifestcheck.EmbeddedJobs(t, backend, out)[0]
 	if job["apiVersion"] != "kubeflow.org/v1" {
 		t.Fatalf("apiVersion: got %v", job["apiVersion"])
 	}
 	return job
-}
-
-// checkV1MPIJob checks a kubeflow.org/v1 MPIJob against the training
-// operator's types (pkg/apis/kubeflow.org/v1/mpi_types.go, v1.9.2): none
-// of v2beta1's SSH and launcher fields, workers without a command (the v1
-// controller runs "sleep 365d" and starts ranks with kubectl exec), and a
-// launcher that keeps the token of the account the controller gives it.
-func checkV1MPIJob(t *testing.T, job map[string]any) {
-	t.Helper()
-	spec := job["spec"].(map[string]any)
-	for _, v2only := range []string{"sshAuthMountPath", "mpiImplementation", "launcherCreationPolicy", "runLauncherAsWorker"} {
-		if _, ok := spec[v2only]; ok {
-			t.Errorf("a v1 MPIJob has no %s", v2only)
-		}
-	}
-	for _, field := range []string{"slotsPerWorker", "runPolicy", "mpiReplicaSpecs", "mainContainer"} {
-		if _, ok := spec[field]; !ok {
-			t.Errorf("the v1 MPIJob lacks %s", field)
-		}
-	}
-	replicas := spec["mpiReplicaSpecs"].(map[string]any)
-	pod := func(kind string) map[string]any {
-		return replicas[kind].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)
-	}
-	if c := pod("Worker")["containers"].([]any)[0].(map[string]any); c["command"] != nil {
-		t.Errorf("v1 worker command %v: the controller's own sleep keeps a worker up", c["command"])
-	}
-	if l := pod("Launcher"); l["automountServiceAccountToken"] != nil || l["serviceAccountName"] != nil {
-		t.Errorf("the v1 launcher needs the token of the account the controller makes for it: %v", l)
-	}
-	v2 := map[string]any{}
-	raw, _ := json.Marshal(job)
-	json.Unmarshal(raw, &v2)
-	v2["apiVersion"] = "kubeflow.org/v2beta1"
-	v2spec := v2["spec"].(map[string]any)
-	v2spec["sshAuthMountPath"] = "/root/.ssh"
-	delete(v2spec, "mainContainer")
-	validateMPIJob(t, v2)
-}
-
-// validateMPIJob decodes m strictly as mpi-operator's type and runs its
-// defaulting and validation, named as the API server would name it.
-func validateMPIJob(t *testing.T, m map[string]any) *kubeflow.MPIJob {
-	t.Helper()
-	raw, _ := json.Marshal(m)
-	var job kubeflow.MPIJob
-	if err := yaml.UnmarshalStrict(raw, &job); err != nil {
-		t.Fatalf("MPIJob does not decode as mpi-operator's type: %v", err)
-	}
-	job.Name = job.GenerateName + "abcde"
-	kubeflow.SetDefaults_MPIJob(&job)
-	if errs := mpivalidation.ValidateMPIJob(&job); len(errs) > 0 {
-		t.Fatalf("MPIJob fails mpi-operator's validation: %v", errs.ToAggregate())
-	}
-	return &job
 }

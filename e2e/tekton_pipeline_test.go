@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mlcube-compile/mlcube-compile/internal/manifestcheck"
 	"sigs.k8s.io/yaml"
 )
 
@@ -45,10 +46,10 @@ func TestE2ETektonPipelineStart(t *testing.T) {
 			// The whole stream is checked, so that the Pipeline's
 			// configMapKeyRefs find the ConfigMap before it.
 			all, pipeline := strings.Join(docs, "\n---\n"), docs[len(docs)-1]
-			pl := validateTektonPipeline(t, name, all)
+			pl := manifestcheck.ValidateTektonPipeline(t, name, all)
 			c.must(t, "", "-n", ns, "delete", "pipeline", pl.Name, "--ignore-not-found")
 			c.must(t, pipeline, "create", "-f", "-")
-			_, pr := tknStart(t, name, all, stderr)
+			_, pr := manifestcheck.TknStart(t, name, all, stderr)
 			manifest, err := yaml.Marshal(pr)
 			if err != nil {
 				t.Fatal(err)

@@ -8,7 +8,8 @@ import (
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 
 	"github.com/mlcube-compile/mlcube-compile/backends/emit"
-	"github.com/mlcube-compile/mlcube-compile/backends/internal/enginetest"
+	"github.com/mlcube-compile/mlcube-compile/internal/enginetest"
+	"github.com/mlcube-compile/mlcube-compile/internal/manifestcheck"
 )
 
 // A run that fails, times out or is stopped deletes the jobs it created
@@ -17,7 +18,7 @@ import (
 // left, waiting until it is gone, so two never run at once.
 func TestArgoCleansUpJobs(t *testing.T) {
 	for ex, kinds := range map[string]string{"resnet50-multinode": "mpijobs.kubeflow.org", "dask-benchmark": "daskjobs.kubernetes.dask.org"} {
-		wf := workflow(t, build(t, specs(enginetest.Example(t, ex)), emit.Options{}))
+		wf := workflow(t, build(t, manifestcheck.Specs(enginetest.Example(t, ex)), emit.Options{}))
 		handler := wf.GetTemplateByName(wf.Spec.OnExit)
 		if handler == nil || len(handler.Steps) != 1 || len(handler.Steps[0].Steps) != 1 {
 			t.Fatalf("%s: no exit handler: onExit %q", ex, wf.Spec.OnExit)
@@ -56,7 +57,7 @@ func TestLargeDAGWithDistributedStepKeepsExitHandler(t *testing.T) {
 	}
 	dir := enginetest.StoragePipeline(t, steps, "  pvc: nfs\n")
 	for _, kind := range []string{"workflow", "workflowtemplate"} {
-		out := build(t, specs(dir), emit.Options{Kind: kind}).Must(t)
+		out := build(t, manifestcheck.Specs(dir), emit.Options{Kind: kind}).Must(t)
 		var spec wfv1.WorkflowSpec
 		switch run := out.Run.(type) {
 		case *wfv1.Workflow:

@@ -9,8 +9,9 @@ import (
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 
 	"github.com/mlcube-compile/mlcube-compile/backends/emit"
-	"github.com/mlcube-compile/mlcube-compile/backends/internal/enginetest"
 	"github.com/mlcube-compile/mlcube-compile/compiler"
+	"github.com/mlcube-compile/mlcube-compile/internal/enginetest"
+	"github.com/mlcube-compile/mlcube-compile/internal/manifestcheck"
 )
 
 // cronWorkflow compiles opts as a CronWorkflow.
@@ -30,7 +31,7 @@ func cronWorkflow(t *testing.T, opts compiler.Options) (*wfv1.CronWorkflow, engi
 // terminate a run, and add nothing.
 func TestCronReplaceDeletesTheReplacedRunsJobs(t *testing.T) {
 	for _, policy := range []string{"Replace", "Forbid"} {
-		opts := specs(enginetest.Example(t, "resnet50-multinode"))
+		opts := manifestcheck.Specs(enginetest.Example(t, "resnet50-multinode"))
 		opts.Schedule = compiler.ScheduleOptions{Cron: []string{"* * * * *"}, ConcurrencyPolicy: policy}
 		cron, out := cronWorkflow(t, opts)
 		spec := cron.Spec.WorkflowSpec

@@ -8,26 +8,16 @@ import (
 	"github.com/mlcube-compile/mlcube-compile/backends/argo"
 	"github.com/mlcube-compile/mlcube-compile/backends/argo/argotest"
 	"github.com/mlcube-compile/mlcube-compile/backends/emit"
-	"github.com/mlcube-compile/mlcube-compile/backends/internal/enginetest"
 	"github.com/mlcube-compile/mlcube-compile/compiler"
-	"github.com/mlcube-compile/mlcube-compile/internal/examples"
+	"github.com/mlcube-compile/mlcube-compile/internal/enginetest"
+	"github.com/mlcube-compile/mlcube-compile/internal/manifestcheck"
 )
 
-// specs are the files of the spec folder dir, by the examples'
-// convention (internal/examples), as the command is given them.
-func specs(dir string) compiler.Options {
-	ex := examples.At(dir)
-	return compiler.Options{MLCube: ex.MLCube, Task: ex.Task, Platform: ex.Platform, Values: ex.Values}
-}
-
-// build compiles opts as the command does for Argo's kind eo.Kind
-// (compiler.Pair fills in the files opts leave out) and emits the IR.
+// build compiles opts as the command does for Argo's kind eo.Kind,
+// and emits the IR (manifestcheck.Build).
 func build(t *testing.T, opts compiler.Options, eo emit.Options) enginetest.Emitted {
 	t.Helper()
-	opts = compiler.Pair(opts).Options
-	opts.NeedValues = argo.Engine{}.Needs(eo.Kind).Values
-	p, diags := compiler.Compile(opts)
-	return enginetest.Emit(t, argo.Engine{}, p, diags, eo)
+	return manifestcheck.Build(t, argo.Engine{}, opts, eo)
 }
 
 // workflow is the Workflow of out, which must compile, as written passing

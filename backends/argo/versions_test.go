@@ -14,8 +14,8 @@ import (
 	"github.com/mlcube-compile/mlcube-compile/backends/argo"
 	"github.com/mlcube-compile/mlcube-compile/backends/argo/argotest"
 	"github.com/mlcube-compile/mlcube-compile/backends/emit"
-	"github.com/mlcube-compile/mlcube-compile/backends/internal/enginetest"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+	"github.com/mlcube-compile/mlcube-compile/internal/enginetest"
 )
 
 // goldenFiles are the Argo golden files, at the repository's root.

@@ -7,7 +7,8 @@ import (
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 
 	"github.com/mlcube-compile/mlcube-compile/backends/emit"
-	"github.com/mlcube-compile/mlcube-compile/backends/internal/enginetest"
+	"github.com/mlcube-compile/mlcube-compile/internal/enginetest"
+	"github.com/mlcube-compile/mlcube-compile/internal/manifestcheck"
 )
 
 // Two steps of seed 002's cube, one after the other.
@@ -24,7 +25,7 @@ func TestPerRunClaimWarnsWhereResultsGo(t *testing.T) {
 		if backend == "job" {
 			dir = enginetest.StoragePipeline(t, "  a: {task: train}\n", "  size: 100Gi\n")
 		}
-		out := build(t, backend, specs(dir), emit.Options{}).Must(t)
+		out := manifestcheck.BuildFor(t, backend, manifestcheck.Specs(dir), emit.Options{}).Must(t)
 		if stderr := out.Stderr(); !strings.Contains(stderr, want) || !strings.Contains(stderr, "storage.pvc") {
 			t.Errorf("%s: stderr %q lacks %q and how to keep results", backend, stderr, want)
 		}
@@ -42,17 +43,17 @@ func TestPerRunClaimWarnsWhereResultsGo(t *testing.T) {
 func TestClaimsNoStepCouldUse(t *testing.T) {
 	for _, backend := range []string{"argo", "tekton", "job"} {
 		dir := enginetest.StoragePipeline(t, "  a: {task: train}\n", "  accessModes: [ReadOnlyMany]\n")
-		out := build(t, backend, specs(dir), emit.Options{})
+		out := manifestcheck.BuildFor(t, backend, manifestcheck.Specs(dir), emit.Options{})
 		if stderr := out.Stderr(); !out.Failed() || !strings.Contains(stderr, "platform.yaml:2:3: storage.accessModes: ReadOnlyMany: the claim made for each run starts empty, and no step could write to it") {
 			t.Errorf("%s: failed %v, stderr %q; want ReadOnlyMany refused at accessModes", backend, out.Failed(), stderr)
 		}
 	}
 	dir := enginetest.StoragePipeline(t, chainedSteps, "  accessModes: [ReadWriteOncePod]\n")
-	out := build(t, "tekton", specs(dir), emit.Options{})
+	out := manifestcheck.BuildFor(t, "tekton", manifestcheck.Specs(dir), emit.Options{})
 	if stderr := out.Stderr(); !out.Failed() || !strings.Contains(stderr, "platform.yaml:2:3: storage.accessModes: ReadWriteOncePod: Tekton's affinity assistant (coschedule: workspaces) mounts the claim") {
 		t.Errorf("tekton: failed %v, stderr %q; want ReadWriteOncePod refused at accessModes", out.Failed(), stderr)
 	}
-	build(t, "argo", specs(dir), emit.Options{}).Must(t)
+	manifestcheck.BuildFor(t, "argo", manifestcheck.Specs(dir), emit.Options{}).Must(t)
 	dir = enginetest.StoragePipeline(t, chainedSteps, "  accessModes: [ReadWriteOncePod]\ntekton: {coschedule: disabled}\n")
-	build(t, "tekton", specs(dir), emit.Options{}).Must(t)
+	manifestcheck.BuildFor(t, "tekton", manifestcheck.Specs(dir), emit.Options{}).Must(t)
 }

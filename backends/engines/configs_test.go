@@ -13,8 +13,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/mlcube-compile/mlcube-compile/backends/emit"
-	"github.com/mlcube-compile/mlcube-compile/backends/internal/enginetest"
 	"github.com/mlcube-compile/mlcube-compile/compiler"
+	"github.com/mlcube-compile/mlcube-compile/internal/enginetest"
+	"github.com/mlcube-compile/mlcube-compile/internal/manifestcheck"
 )
 
 // Configs: the pipeline's configs: become a ConfigMap that every backend
@@ -23,7 +24,7 @@ import (
 func TestSingleGPUTaskConfigs(t *testing.T) {
 	for _, backend := range backendNames() {
 		t.Run(backend, func(t *testing.T) {
-			out := example(t, backend, "single-gpu-task")
+			out := manifestcheck.Example(t, backend, "single-gpu-task")
 			cm := enginetest.ConfigMap(t, out)
 			if !regexp.MustCompile(`^mnist-softmax-gpu-[a-z0-9]{10}$`).MatchString(cm.Name) || cm.Namespace != "ml-team" || len(cm.Data) != 3 {
 				t.Errorf("ConfigMap %s/%s with %d keys, want ml-team/mnist-softmax-gpu-HASH with 3", cm.Namespace, cm.Name, len(cm.Data))
@@ -65,7 +66,7 @@ func TestConfigMapNameFollowsContent(t *testing.T) {
 			"pipeline.yaml": "configs: " + configs + "\nsteps:\n  prepare: {task: prepare}\n",
 		})
 		for _, backend := range backendNames() {
-			out := build(t, backend, compiler.Options{MLCube: dir, Task: filepath.Join(dir, "pipeline.yaml")}, emit.Options{}).Must(t)
+			out := manifestcheck.BuildFor(t, backend, compiler.Options{MLCube: dir, Task: filepath.Join(dir, "pipeline.yaml")}, emit.Options{}).Must(t)
 			name := enginetest.ConfigMap(t, out).Name
 			if prev, ok := names[configs]; ok && prev != name {
 				t.Errorf("%s: %s named %s, and %s on another backend", configs, backend, name, prev)

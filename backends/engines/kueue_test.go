@@ -8,7 +8,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/mlcube-compile/mlcube-compile/backends/emit"
-	"github.com/mlcube-compile/mlcube-compile/backends/internal/enginetest"
+	"github.com/mlcube-compile/mlcube-compile/internal/enginetest"
+	"github.com/mlcube-compile/mlcube-compile/internal/manifestcheck"
 )
 
 // mpiJobFields is what the example's MPIJob must carry on every engine:
@@ -47,7 +48,7 @@ func TestKueueLabelsOnWhatKueueAdmits(t *testing.T) {
 	}
 	for _, backend := range []string{"argo", "tekton"} {
 		t.Run(backend, func(t *testing.T) {
-			out := example(t, backend, "shared-gpu-queue")
+			out := manifestcheck.Example(t, backend, "shared-gpu-queue")
 			if diff := cmp.Diff(want[backend], runFields(t, out)); diff != "" {
 				t.Errorf("the run object (-want +got):\n%s", diff)
 			}
@@ -86,7 +87,7 @@ steps:
 	})
 	for _, backend := range []string{"argo", "tekton"} {
 		t.Run(backend, func(t *testing.T) {
-			out := build(t, backend, specs(dir), emit.Options{}).Must(t)
+			out := manifestcheck.BuildFor(t, backend, manifestcheck.Specs(dir), emit.Options{}).Must(t)
 			got := map[string]map[string]string{}
 			for k, paths := range runFields(t, out) {
 				got["run "+k] = paths

@@ -9,23 +9,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/mlcube-compile/mlcube-compile/backends/emit"
-	"github.com/mlcube-compile/mlcube-compile/backends/internal/enginetest"
+	"github.com/mlcube-compile/mlcube-compile/internal/enginetest"
+	"github.com/mlcube-compile/mlcube-compile/internal/manifestcheck"
 )
-
-// walkMaps calls fn with every map in v, at any depth.
-func walkMaps(v any, fn func(map[string]any)) {
-	switch v := v.(type) {
-	case map[string]any:
-		fn(v)
-		for _, x := range v {
-			walkMaps(x, fn)
-		}
-	case []any:
-		for _, x := range v {
-			walkMaps(x, fn)
-		}
-	}
-}
 
 // Wherever fsGroup is set, fsGroupChangePolicy is OnRootMismatch, so the
 // kubelet does not change the group of every file of a large volume each
@@ -33,7 +19,7 @@ func walkMaps(v any, fn func(map[string]any)) {
 func TestFSGroupChangePolicyOnRootMismatch(t *testing.T) {
 	for _, ex := range []string{"resnet50-multinode", "single-gpu-task"} {
 		for _, backend := range backendNames() {
-			out := build(t, backend, specs(enginetest.Example(t, ex)), emit.Options{})
+			out := manifestcheck.BuildFor(t, backend, manifestcheck.Specs(enginetest.Example(t, ex)), emit.Options{})
 			if out.Failed() {
 				continue // job takes one step without a distributed job
 			}
@@ -45,7 +31,7 @@ func TestFSGroupChangePolicyOnRootMismatch(t *testing.T) {
 				docs = append(docs, m)
 			}
 			found := 0
-			walkMaps(docs, func(m map[string]any) {
+			manifestcheck.WalkMaps(docs, func(m map[string]any) {
 				if _, ok := m["fsGroup"]; ok {
 					found++
 					if m["fsGroupChangePolicy"] != "OnRootMismatch" {
@@ -65,7 +51,7 @@ func TestFSGroupChangePolicyOnRootMismatch(t *testing.T) {
 // ResourceQuota counts limits.
 func TestLimitsEqualRequests(t *testing.T) {
 	dir := enginetest.ResNetPipeline(t, "    resources: {cpu: \"8\", memory: 32Gi, gpu: 1}\n    mpi: {workers: 2, launcher: {cpu: \"1\", memory: 2Gi}}\n", "limitsEqualRequests: true\n")
-	out := build(t, "tekton", specs(dir), emit.Options{}).Must(t)
+	out := manifestcheck.BuildFor(t, "tekton", manifestcheck.Specs(dir), emit.Options{}).Must(t)
 	// resnet50's cube runs with --shm-size=1g: /dev/shm is charged to the
 	// container's memory, which is also its limit.
 	if stderr, want := out.Stderr(), "steps.train.resources.memory: /dev/shm (--shm-size 1Gi) is memory charged to the container, and with the platform's limitsEqualRequests its memory is also its limit: the step asks for and is limited to 32Gi + 1Gi = 33Gi"; !strings.Contains(stderr, want) || strings.Count(stderr, "warning") != 1 {
@@ -87,7 +73,7 @@ func TestLimitsEqualRequests(t *testing.T) {
 		t.Errorf("the kubectl step has no limits: %v", kubectl)
 	}
 	dir = enginetest.ResNetPipeline(t, "    mpi: {workers: 2}\n", "limitsEqualRequests: true\n")
-	out = build(t, "argo", specs(dir), emit.Options{}).Must(t)
+	out = manifestcheck.BuildFor(t, "argo", manifestcheck.Specs(dir), emit.Options{}).Must(t)
 	if stderr := out.Stderr(); !strings.Contains(stderr, "steps.train.resources: the platform sets limitsEqualRequests, but this requests no cpu or no memory") {
 		t.Errorf("a step without requests under limitsEqualRequests: no warning in %q", stderr)
 	}
@@ -106,13 +92,13 @@ func TestTektonManifestOverTheEnvLimitRefused(t *testing.T) {
 	// The launcher's and the workers' env both carry the value.
 	big := strings.Repeat("x", 70<<10)
 	dir := enginetest.ResNetPipeline(t, "    env: {BIG: "+big+"}\n    mpi: {workers: 2}\n", "")
-	out := build(t, "tekton", specs(dir), emit.Options{})
+	out := manifestcheck.BuildFor(t, "tekton", manifestcheck.Specs(dir), emit.Options{})
 	if stderr := out.Stderr(); !out.Failed() || out.Run != nil || !strings.Contains(stderr, "steps.train: the variable MANIFEST would be 1") || !strings.Contains(stderr, "argument list too long") {
 		t.Errorf("failed %v, run %T, %q; want the size refused", out.Failed(), out.Run, stderr)
 	}
-	if stderr := build(t, "argo", specs(dir), emit.Options{}).Must(t).Stderr(); strings.Contains(stderr, "MANIFEST") {
+	if stderr := manifestcheck.BuildFor(t, "argo", manifestcheck.Specs(dir), emit.Options{}).Must(t).Stderr(); strings.Contains(stderr, "MANIFEST") {
 		t.Errorf("argo: %q", stderr)
 	}
 	small := enginetest.ResNetPipeline(t, "    env: {SMALL: "+strings.Repeat("x", 50<<10)+"}\n    mpi: {workers: 2}\n", "")
-	build(t, "tekton", specs(small), emit.Options{}).Must(t)
+	manifestcheck.BuildFor(t, "tekton", manifestcheck.Specs(small), emit.Options{}).Must(t)
 }

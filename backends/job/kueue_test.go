@@ -9,19 +9,17 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 
 	"github.com/mlcube-compile/mlcube-compile/backends/emit"
-	"github.com/mlcube-compile/mlcube-compile/backends/internal/enginetest"
 	"github.com/mlcube-compile/mlcube-compile/backends/job"
 	"github.com/mlcube-compile/mlcube-compile/compiler"
+	"github.com/mlcube-compile/mlcube-compile/internal/enginetest"
+	"github.com/mlcube-compile/mlcube-compile/internal/manifestcheck"
 )
 
-// build compiles opts as the command does for the job engine
-// (compiler.Pair fills in the files opts leave out) and emits the IR.
+// build compiles opts as the command does for the job engine, and emits
+// the IR (manifestcheck.Build).
 func build(t *testing.T, opts compiler.Options) enginetest.Emitted {
 	t.Helper()
-	opts = compiler.Pair(opts).Options
-	opts.NeedValues = job.Engine{}.Needs("").Values
-	p, diags := compiler.Compile(opts)
-	return enginetest.Emit(t, job.Engine{}, p, diags, emit.Options{})
+	return manifestcheck.Build(t, job.Engine{}, opts, emit.Options{})
 }
 
 // TestKueueJob checks the Job of a queued task: the labels on the Job,

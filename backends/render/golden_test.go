@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/mlcube-compile/mlcube-compile/backends/internal/enginetest"
+	"github.com/mlcube-compile/mlcube-compile/internal/enginetest"
 	"github.com/mlcube-compile/mlcube-compile/internal/golden"
 )
 

@@ -4,7 +4,7 @@ import (
 	"flag"
 	"testing"
 
-	"github.com/mlcube-compile/mlcube-compile/backends/internal/enginetest"
+	"github.com/mlcube-compile/mlcube-compile/internal/enginetest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")

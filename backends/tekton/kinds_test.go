@@ -8,8 +8,9 @@ import (
 	tektonv1 "github.com/tektoncd/pipeline/pkg/apis/pipeline/v1"
 
 	"github.com/mlcube-compile/mlcube-compile/backends/emit"
-	"github.com/mlcube-compile/mlcube-compile/backends/internal/enginetest"
 	"github.com/mlcube-compile/mlcube-compile/backends/tekton/tkntest"
+	"github.com/mlcube-compile/mlcube-compile/internal/enginetest"
+	"github.com/mlcube-compile/mlcube-compile/internal/manifestcheck"
 )
 
 // Kind pipelinerun is Tekton's default, written or not. Kind pipeline is
@@ -17,7 +18,7 @@ import (
 // ConfigMap and the RBAC it needs, with the same tasks; the account the
 // RBAC makes is given at start.
 func TestTektonKinds(t *testing.T) {
-	files := specs(enginetest.Example(t, "single-gpu-task"))
+	files := manifestcheck.Specs(enginetest.Example(t, "single-gpu-task"))
 	def := build(t, files, emit.Options{}).Must(t)
 	if explicit := build(t, files, emit.Options{Kind: "pipelinerun"}).Must(t); explicit.YAML(t) != def.YAML(t) {
 		t.Errorf("kind pipelinerun: not the output of the default kind:\n%s", cmp.Diff(def.YAML(t), explicit.YAML(t)))

@@ -13,9 +13,9 @@ import (
 	"knative.dev/pkg/apis"
 
 	"github.com/mlcube-compile/mlcube-compile/backends/emit"
-	"github.com/mlcube-compile/mlcube-compile/backends/internal/enginetest"
 	"github.com/mlcube-compile/mlcube-compile/backends/tekton/tkntest"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+	"github.com/mlcube-compile/mlcube-compile/internal/enginetest"
 )
 
 // started is p's PipelineRun kind, its Pipeline, and the run that

@@ -18,6 +18,7 @@ import (
 	"github.com/mlcube-compile/mlcube-compile/backends/job"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
 	"github.com/mlcube-compile/mlcube-compile/driver"
+	"github.com/mlcube-compile/mlcube-compile/internal/enginetest"
 	"github.com/mlcube-compile/mlcube-compile/internal/specgen"
 )
 
@@ -205,7 +206,7 @@ func BenchmarkLint(b *testing.B) {
 			for i := 0; i < n; i++ {
 				files[fmt.Sprintf("c%04d/mlcube.yaml", i)] = specgen.LintCube(i)
 			}
-			dir := writeFiles(b, files)
+			dir := enginetest.WriteFiles(b, files)
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {

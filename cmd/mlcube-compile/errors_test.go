@@ -5,41 +5,16 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mlcube-compile/mlcube-compile/internal/enginetest"
+	"github.com/mlcube-compile/mlcube-compile/internal/manifestcheck"
 )
-
-// writeFiles lays out a spec tree in a temporary folder.
-func writeFiles(t testing.TB, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	for name, body := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
-
-const goodCube = `name: demo
-docker: {image: example/demo:1}
-tasks:
-  prepare:
-    parameters:
-      outputs: {data_dir: data/}
-  train:
-    parameters:
-      inputs: {data_dir: data/}
-      outputs: {model_dir: model/}
-`
 
 // TestUnknownBackendIsAUsageError wants exit 2, the whole usage message on
 // stderr, and nothing on stdout. Bad spec input is in testdata/bad, run by
 // TestBadInputCorpus.
 func TestUnknownBackendIsAUsageError(t *testing.T) {
-	dir := writeFiles(t, map[string]string{"mlcube.yaml": goodCube})
+	dir := enginetest.WriteFiles(t, map[string]string{"mlcube.yaml": enginetest.DemoCube})
 	stdout, stderr, code := compileArgs(t, "mlcube-compile", "--mlcube", dir, "--backend", "airflow")
 	if code != exitUsage {
 		t.Errorf("exit %d, want %d", code, exitUsage)
@@ -55,7 +30,7 @@ func TestUnknownBackendIsAUsageError(t *testing.T) {
 }
 
 func TestNamesThatCollideOnceCleaned(t *testing.T) {
-	dir := writeFiles(t, map[string]string{"mlcube.yaml": goodCube, "p.yaml": `steps:
+	dir := enginetest.WriteFiles(t, map[string]string{"mlcube.yaml": enginetest.DemoCube, "p.yaml": `steps:
   fit_model: {task: train}
   fit-model: {task: train, inputs: {data_dir: other/}}
 `})
@@ -63,7 +38,7 @@ func TestNamesThatCollideOnceCleaned(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	wf := validateWorkflow(t, "collide", out)
+	wf := manifestcheck.ValidateWorkflow(t, "collide", out)
 	var names []string
 	for _, task := range wf.Spec.Templates[0].DAG.Tasks {
 		names = append(names, task.Name)
@@ -74,7 +49,7 @@ func TestNamesThatCollideOnceCleaned(t *testing.T) {
 }
 
 func TestOutputFileIsWrittenAtomically(t *testing.T) {
-	dir := writeFiles(t, map[string]string{"mlcube.yaml": goodCube, "bad/mlcube.yaml": "name: [\n"})
+	dir := enginetest.WriteFiles(t, map[string]string{"mlcube.yaml": enginetest.DemoCube, "bad/mlcube.yaml": "name: [\n"})
 	out := filepath.Join(dir, "wf.yaml")
 	if err := os.WriteFile(out, []byte("old\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -90,12 +65,12 @@ func TestOutputFileIsWrittenAtomically(t *testing.T) {
 		t.Fatalf("exit %d, stdout %q: %s", code, stdout, stderr)
 	}
 	b, _ := os.ReadFile(out)
-	validateWorkflow(t, out, string(b))
+	manifestcheck.ValidateWorkflow(t, out, string(b))
 }
 
 func TestStepEnvBeatsEnvFileAndLegacyClaimsStayApart(t *testing.T) {
-	dir := writeFiles(t, map[string]string{
-		"mlcube.yaml": goodCube,
+	dir := enginetest.WriteFiles(t, map[string]string{
+		"mlcube.yaml": enginetest.DemoCube,
 		"mlops.env":   "A=from-file\nB=file-only\n",
 		"p.yaml":      "steps:\n  train: {envFile: mlops.env, env: {A: inline}}\n",
 	})
@@ -103,7 +78,7 @@ func TestStepEnvBeatsEnvFileAndLegacyClaimsStayApart(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	wf := validateWorkflow(t, "env", out)
+	wf := manifestcheck.ValidateWorkflow(t, "env", out)
 	env := map[string]string{}
 	for _, e := range wf.Spec.Templates[1].Container.Env {
 		env[e.Name] = e.Value
@@ -112,7 +87,7 @@ func TestStepEnvBeatsEnvFileAndLegacyClaimsStayApart(t *testing.T) {
 		t.Fatalf("env %v: the step's env must win over its envFile", env)
 	}
 
-	legacy := writeFiles(t, map[string]string{
+	legacy := enginetest.WriteFiles(t, map[string]string{
 		"mlcube.yaml":           "schema_type: mlcube_root\nname: leg\ntasks: [run/k.yaml]\n",
 		"platforms/docker.yaml": "schema_type: mlcube_platform\ncontainer: {image: a/b:1}\n",
 		"run/k.yaml":            "schema_type: mlcube_invoke\ntask_name: k\ninput_binding: {a: {path: x, k8s: {pvc: data-1}}}\noutput_binding: {b: {path: y, k8s: {pvc: data.1}}}\n",
@@ -121,7 +96,7 @@ func TestStepEnvBeatsEnvFileAndLegacyClaimsStayApart(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	wf = validateWorkflow(t, "legacy", out)
+	wf = manifestcheck.ValidateWorkflow(t, "legacy", out)
 	claims := map[string]string{}
 	for _, v := range wf.Spec.Volumes {
 		claims[v.Name] = v.PersistentVolumeClaim.ClaimName

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mlcube-compile/mlcube-compile/driver"
 	"github.com/mlcube-compile/mlcube-compile/internal/examples"
+	"github.com/mlcube-compile/mlcube-compile/internal/manifestcheck"
 )
 
 // backendNames are the --backend values, in the order help lists them.
@@ -181,7 +182,7 @@ func TestSharedCubesCompile(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("exit %d: %s", code, stderr)
 		}
-		wf := validateWorkflow(t, "test_cube", out)
+		wf := manifestcheck.ValidateWorkflow(t, "test_cube", out)
 		c := wf.Spec.Templates[1].Container
 		want := []string{"--test_data=/mnt/mlcube/mlcube-input/workspace/data", "--test_model=/mnt/mlcube/mlcube-output/workspace/model"}
 		if strings.Join(c.Args, " ") != strings.Join(want, " ") || c.Image != "test/test:v1.0" {
@@ -196,7 +197,7 @@ func TestMNISTRunsDownloadBeforeTrain(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	wf := validateWorkflow(t, "mnist", out)
+	wf := manifestcheck.ValidateWorkflow(t, "mnist", out)
 	tasks := wf.Spec.Templates[0].DAG.Tasks
 	if len(tasks) != 2 || tasks[1].Name != "train" || strings.Join(tasks[1].Dependencies, ",") != "download" {
 		t.Fatalf("want train to depend on download, got %+v", tasks)
@@ -217,17 +218,17 @@ func TestGPUExampleOnEveryBackend(t *testing.T) {
 			var pod podFacts
 			switch backend {
 			case "argo":
-				tmpl := validateWorkflow(t, backend, out).Spec.Templates[1]
+				tmpl := manifestcheck.ValidateWorkflow(t, backend, out).Spec.Templates[1]
 				pod = podFacts{tmpl.Container.Resources.Limits, tmpl.NodeSelector, tmpl.Tolerations, tmpl.SecurityContext}
 			case "tekton":
 				// The step mounts the claim: Tekton's affinity assistant
 				// places it, and the run's pod template, which places the
 				// assistant, holds its scheduling.
-				pr := validatePipelineRun(t, backend, out)
+				pr := manifestcheck.ValidatePipelineRun(t, backend, out)
 				run, spec := pr.Spec.TaskRunTemplate.PodTemplate, pr.Spec.TaskRunSpecs[0].PodTemplate
 				pod = podFacts{pr.Spec.PipelineSpec.Tasks[0].TaskSpec.Steps[0].ComputeResources.Limits, run.NodeSelector, run.Tolerations, spec.SecurityContext}
 			case "job":
-				spec := validateJob(t, backend, out).Spec.Template.Spec
+				spec := manifestcheck.ValidateJob(t, backend, out).Spec.Template.Spec
 				pod = podFacts{spec.Containers[0].Resources.Limits, spec.NodeSelector, spec.Tolerations, spec.SecurityContext}
 			default:
 				t.Fatalf("no check for backend %s", backend)
@@ -266,7 +267,7 @@ func TestSeed000Job(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	j := validateJob(t, "test_cube", out)
+	j := manifestcheck.ValidateJob(t, "test_cube", out)
 	spec := j.Spec.Template.Spec
 	if len(spec.Containers) != 1 {
 		t.Fatalf("%d containers, want 1", len(spec.Containers))

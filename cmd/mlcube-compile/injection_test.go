@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mlcube-compile/mlcube-compile/internal/enginetest"
+	"github.com/mlcube-compile/mlcube-compile/internal/manifestcheck"
 	"sigs.k8s.io/yaml"
 )
 
@@ -21,8 +23,8 @@ func TestHostileStringsReachTheContainerAsWritten(t *testing.T) {
 	for _, a := range hostileArgs {
 		args.WriteString("      - " + yamlQuote(a) + "\n")
 	}
-	dir := writeFiles(t, map[string]string{
-		"mlcube.yaml": goodCube,
+	dir := enginetest.WriteFiles(t, map[string]string{
+		"mlcube.yaml": enginetest.DemoCube,
 		"p.yaml": "steps:\n  train:\n    args:\n" + args.String() +
 			"    env: {NOTE: " + yamlQuote(hostileEnv) + "}\n",
 	})
@@ -88,7 +90,7 @@ func findContainers(t *testing.T, manifests string) []container {
 		if err := yaml.Unmarshal([]byte(doc), &obj); err != nil {
 			t.Fatal(err)
 		}
-		walkMaps(obj, func(m map[string]any) {
+		manifestcheck.WalkMaps(obj, func(m map[string]any) {
 			if _, ok := m["image"]; !ok {
 				return
 			}
@@ -103,20 +105,6 @@ func findContainers(t *testing.T, manifests string) []container {
 		})
 	}
 	return out
-}
-
-func walkMaps(v any, fn func(map[string]any)) {
-	switch v := v.(type) {
-	case map[string]any:
-		fn(v)
-		for _, x := range v {
-			walkMaps(x, fn)
-		}
-	case []any:
-		for _, x := range v {
-			walkMaps(x, fn)
-		}
-	}
 }
 
 func isShell(command []string) bool {

@@ -6,6 +6,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/mlcube-compile/mlcube-compile/internal/enginetest"
+	"github.com/mlcube-compile/mlcube-compile/internal/manifestcheck"
 )
 
 // sharedCubes10 finds the MLCommons cubes in the MLCube 1.0 layout, in
@@ -20,7 +23,7 @@ func sharedCubes10(t *testing.T) string {
 
 // dagOrder is each step of a workflow's DAG with the steps it waits for.
 func dagOrder(t *testing.T, out string) map[string]string {
-	wf := validateWorkflow(t, "dag", out)
+	wf := manifestcheck.ValidateWorkflow(t, "dag", out)
 	deps := map[string]string{}
 	for _, task := range wf.Spec.Templates[0].DAG.Tasks {
 		deps[task.Name] = strings.Join(task.Dependencies, ",")
@@ -30,7 +33,7 @@ func dagOrder(t *testing.T, out string) map[string]string {
 
 // templateArgs is the container arguments of each template of a workflow.
 func templateArgs(t *testing.T, out string) map[string]string {
-	wf := validateWorkflow(t, "args", out)
+	wf := manifestcheck.ValidateWorkflow(t, "args", out)
 	args := map[string]string{}
 	for _, tmpl := range wf.Spec.Templates[1:] {
 		args[tmpl.Name] = tmpl.Container.Image + " " + strings.Join(tmpl.Container.Args, " ")
@@ -124,7 +127,7 @@ func TestMLCube10RunFiles(t *testing.T) {
 		t.Errorf("--task train names two run files: exit %d: %s", code, stderr)
 	}
 	// MLCube 1.0 reads --task NAME as run/NAME.yaml, whatever task it runs.
-	dir := writeFiles(t, map[string]string{
+	dir := enginetest.WriteFiles(t, map[string]string{
 		"mlcube.yaml":           "schema_type: mlcube_root\nname: c\ntasks: [tasks/hello.yaml]\n",
 		"platforms/docker.yaml": "schema_type: mlcube_platform\ncontainer: {image: a/b:1}\n",
 		"tasks/hello.yaml":      "schema_type: mlcube_task\ninputs: [{name: name, type: file}]\n",
@@ -180,7 +183,7 @@ func TestMLCube10Mistakes(t *testing.T) {
 					files[k] = v
 				}
 			}
-			dir := writeFiles(t, files)
+			dir := enginetest.WriteFiles(t, files)
 			out, stderr, code := compileArgs(t, "mlcube-compile", "--mlcube", dir)
 			if !strings.Contains(stderr, c.want) {
 				t.Errorf("stderr lacks %q:\n%s", c.want, stderr)
@@ -196,7 +199,7 @@ func TestMLCube10Mistakes(t *testing.T) {
 			files[k] = v
 		}
 		files["platforms/singularity.yaml"] = "schema_type: mlcube_platform\nplatform: {name: singularity}\ncontainer: {image: /x.simg}\n"
-		dir := writeFiles(t, files)
+		dir := enginetest.WriteFiles(t, files)
 		out, stderr, code := compileArgs(t, "mlcube-compile", "--mlcube", dir)
 		if code != 0 || !strings.Contains(out, "medium: Memory") || !strings.Contains(out, "sizeLimit: 1Gi") {
 			t.Errorf("run_args' --shm-size=1g: exit %d, %s\n%s", code, stderr, out)
@@ -241,7 +244,7 @@ func TestMLCubeCompactLayout(t *testing.T) {
 	if _, stderr, code = compileArgs(t, "mlcube-compile", "--backend", "job", "--mlcube", rnn, "--task", "preprocess_data"); code != 0 {
 		t.Errorf("--task preprocess_data: exit %d: %s", code, stderr)
 	}
-	dir := writeFiles(t, map[string]string{
+	dir := enginetest.WriteFiles(t, map[string]string{
 		".mlcube.yaml":          "name: c\ntasks:\n  t:\n    parameters:\n      - {name: data, type: directory, io: input}\n    tasks:\n      a: {data: $WORKSPACE/d, extra: $WORKSPACE/x}\n  u:\n    parameters: []\n    tasks:\n      a: {}\n",
 		"platforms/docker.yaml": "schema_type: mlcube_platform\ncontainer: {image: a/b:1}\n",
 	})

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mlcube-compile/mlcube-compile/internal/manifestcheck"
 	"sigs.k8s.io/yaml"
 )
 
@@ -75,7 +76,7 @@ func TestMedPerfChestXRayFlow(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	wf := validateWorkflow(t, "medperf-chestxray", out)
+	wf := manifestcheck.ValidateWorkflow(t, "medperf-chestxray", out)
 	deps := map[string][]string{}
 	mounts := map[string]map[string]string{} // step → mount path → subPath (ro marked)
 	for _, task := range wf.Spec.Templates[0].DAG.Tasks {

@@ -10,6 +10,8 @@ import (
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 	"github.com/google/go-cmp/cmp"
+	"github.com/mlcube-compile/mlcube-compile/internal/enginetest"
+	"github.com/mlcube-compile/mlcube-compile/internal/manifestcheck"
 	"sigs.k8s.io/yaml"
 )
 
@@ -20,12 +22,12 @@ func dagEdges(t *testing.T, backend, out string) map[string][]string {
 	edges := map[string][]string{}
 	switch backend {
 	case "argo":
-		wf := validateWorkflow(t, backend, out)
+		wf := manifestcheck.ValidateWorkflow(t, backend, out)
 		for _, task := range wf.Spec.Templates[0].DAG.Tasks {
 			edges[task.Name] = append([]string{}, task.Dependencies...)
 		}
 	case "tekton":
-		pr := validatePipelineRun(t, backend, out)
+		pr := manifestcheck.ValidatePipelineRun(t, backend, out)
 		for _, task := range pr.Spec.PipelineSpec.Tasks {
 			edges[task.Name] = append([]string{}, task.RunAfter...)
 		}
@@ -123,13 +125,13 @@ func paramDefaults(t *testing.T, backend, out string) map[string]string {
 	got := map[string]string{}
 	switch backend {
 	case "argo":
-		for _, p := range validateWorkflow(t, backend, out).Spec.Arguments.Parameters {
+		for _, p := range manifestcheck.ValidateWorkflow(t, backend, out).Spec.Arguments.Parameters {
 			if p.Value != nil {
 				got[p.Name] = p.Value.String()
 			}
 		}
 	case "tekton":
-		for _, p := range validatePipelineRun(t, backend, out).Spec.PipelineSpec.Params {
+		for _, p := range manifestcheck.ValidatePipelineRun(t, backend, out).Spec.PipelineSpec.Params {
 			if p.Default != nil {
 				got[p.Name] = p.Default.StringVal
 			}
@@ -140,7 +142,7 @@ func paramDefaults(t *testing.T, backend, out string) map[string]string {
 
 func TestValuesAndSetChangeDefaults(t *testing.T) {
 	dir := filepath.Join(repoRoot, "examples", "two-cube-pipeline")
-	values := writeFiles(t, map[string]string{
+	values := enginetest.WriteFiles(t, map[string]string{
 		"a.yaml": "epochs: 20\ndataset: raw/a\n",
 		"b.yaml": "# later files win\ndataset: raw/b\n",
 	})
@@ -164,8 +166,8 @@ func TestValuesAndSetChangeDefaults(t *testing.T) {
 		})
 	}
 	t.Run("job needs every value", func(t *testing.T) {
-		specs := writeFiles(t, map[string]string{
-			"mlcube.yaml":   goodCube,
+		specs := enginetest.WriteFiles(t, map[string]string{
+			"mlcube.yaml":   enginetest.DemoCube,
 			"pipeline.yaml": "params:\n  dataset: {required: true}\nsteps:\n  train: {task: train, args: [\"--data=${params.dataset}\"]}\n",
 		})
 		base := []string{"mlcube-compile", "--backend", "job", "--mlcube", specs, "--task", filepath.Join(specs, "pipeline.yaml")}
@@ -177,7 +179,7 @@ func TestValuesAndSetChangeDefaults(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("with --set: exit %d: %s", code, stderr)
 		}
-		args := validateJob(t, "job", out).Spec.Template.Spec.Containers[0].Args
+		args := manifestcheck.ValidateJob(t, "job", out).Spec.Template.Spec.Containers[0].Args
 		if args[len(args)-1] != "--data=raw/x y" {
 			t.Errorf("args %q, want the --set value as it was given", args)
 		}
@@ -194,13 +196,13 @@ func countdownContainer(t *testing.T, backend, out string) (command, args []stri
 	t.Helper()
 	switch backend {
 	case "argo":
-		c := validateWorkflow(t, backend, out).Spec.Templates[1].Container
+		c := manifestcheck.ValidateWorkflow(t, backend, out).Spec.Templates[1].Container
 		return c.Command, c.Args
 	case "tekton":
-		s := validatePipelineRun(t, backend, out).Spec.PipelineSpec.Tasks[0].TaskSpec.Steps[0]
+		s := manifestcheck.ValidatePipelineRun(t, backend, out).Spec.PipelineSpec.Tasks[0].TaskSpec.Steps[0]
 		return s.Command, s.Args
 	}
-	c := validateJob(t, backend, out).Spec.Template.Spec.Containers[0]
+	c := manifestcheck.ValidateJob(t, backend, out).Spec.Template.Spec.Containers[0]
 	return c.Command, c.Args
 }
 
@@ -305,8 +307,8 @@ func TestArgoKinds(t *testing.T) {
 // with a warning; a Workflow and a warning without.
 func cronFromPipelineFile(t *testing.T) {
 	long := strings.Repeat("nightly-", 8) + "training"
-	specs := writeFiles(t, map[string]string{
-		"mlcube.yaml":   goodCube,
+	specs := enginetest.WriteFiles(t, map[string]string{
+		"mlcube.yaml":   enginetest.DemoCube,
 		"pipeline.yaml": "name: " + long + "\nschedule: {cron: '@daily', timezone: UTC, concurrencyPolicy: Replace, startingDeadlineSeconds: 600}\nsteps:\n  train: {task: train}\n",
 	})
 	out, stderr, code := compileArgs(t, "mlcube-compile", "--kind", "cronworkflow", "--mlcube", specs, "--task", filepath.Join(specs, "pipeline.yaml"))

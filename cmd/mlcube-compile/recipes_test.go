@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mlcube-compile/mlcube-compile/internal/enginetest"
 	"sigs.k8s.io/yaml"
 )
 
@@ -67,7 +68,7 @@ func TestCIRecipes(t *testing.T) {
 		t.Skip("skipped with -short: it builds the binary with go build, to run the recipes of docs/recipes.md as a user would")
 	}
 	path := buildBinary(t)
-	bad := writeFiles(t, map[string]string{"cube/mlcube.yaml": "name: bad\ndocker: {image: 42}\ntasks: {train: {}}\n"})
+	bad := enginetest.WriteFiles(t, map[string]string{"cube/mlcube.yaml": "name: bad\ndocker: {image: 42}\ntasks: {train: {}}\n"})
 
 	t.Run("github-actions", func(t *testing.T) {
 		var wf struct {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mlcube-compile/mlcube-compile/compiler"
 	"github.com/mlcube-compile/mlcube-compile/driver"
+	"github.com/mlcube-compile/mlcube-compile/internal/enginetest"
 )
 
 // mapHeavyPipeline has many steps, each with many env vars and node
@@ -50,7 +51,7 @@ func TestDeterministicUnderStress(t *testing.T) {
 	// Without Tekton's affinity assistant, each step keeps its own node
 	// selector (with it, steps that share the claim and ask for two
 	// values of one label are refused).
-	dir := writeFiles(t, map[string]string{"mlcube.yaml": goodCube, "p.yaml": mapHeavyPipeline(40), "one.yaml": mapHeavyPipeline(1),
+	dir := enginetest.WriteFiles(t, map[string]string{"mlcube.yaml": enginetest.DemoCube, "p.yaml": mapHeavyPipeline(40), "one.yaml": mapHeavyPipeline(1),
 		"platform.yaml": "tekton: {coschedule: disabled}\n"})
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	for _, b := range backendNames {
@@ -80,7 +81,7 @@ type failingWriter struct{ err error }
 func (w failingWriter) Write([]byte) (int, error) { return 0, w.err }
 
 func TestWriteErrorsExitOne(t *testing.T) {
-	dir := writeFiles(t, map[string]string{"mlcube.yaml": goodCube})
+	dir := enginetest.WriteFiles(t, map[string]string{"mlcube.yaml": enginetest.DemoCube})
 	for _, err := range []error{syscall.EPIPE, syscall.ENOSPC} {
 		var stderr bytes.Buffer
 		code := run([]string{"mlcube-compile", "-m", dir}, failingWriter{err}, &stderr)

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/mlcube-compile/mlcube-compile/backends/argo"
+	"github.com/mlcube-compile/mlcube-compile/internal/enginetest"
+	"github.com/mlcube-compile/mlcube-compile/internal/manifestcheck"
 	"github.com/mlcube-compile/mlcube-compile/internal/specgen"
 )
 
@@ -17,7 +19,7 @@ func largePipeline(t testing.TB, shape specgen.Shape, n int, env string) string 
 	if err != nil {
 		t.Fatal(err)
 	}
-	return writeFiles(t, map[string]string{"mlcube.yaml": specgen.Cube, "p.yaml": text})
+	return enginetest.WriteFiles(t, map[string]string{"mlcube.yaml": specgen.Cube, "p.yaml": text})
 }
 
 func TestLargePipelines(t *testing.T) {
@@ -46,7 +48,7 @@ func TestLargePipelines(t *testing.T) {
 				if code != 0 {
 					t.Fatalf("exit %d: %s", code, stderr)
 				}
-				wf := validateWorkflow(t, "chain", stdout)
+				wf := manifestcheck.ValidateWorkflow(t, "chain", stdout)
 				raw, _ := json.Marshal(wf)
 				if len(raw) > 1<<20 {
 					t.Errorf("the Workflow is %d bytes, over Argo's 1 MiB", len(raw))
@@ -80,7 +82,7 @@ func TestValidatedInWindows(t *testing.T) {
 				if code != 0 {
 					t.Fatalf("exit %d: %s", code, stderr)
 				}
-				validateArgo(t, "chain", stdout)
+				manifestcheck.ValidateArgo(t, "chain", stdout)
 			})
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/mlcube-compile/mlcube-compile/internal/enginetest"
 )
 
 // inPlaceCube is a cube as real cubes are written: preprocess changes its
@@ -40,7 +41,7 @@ func TestEveryTaskKeepsTheFileOrderWherePathsTouch(t *testing.T) {
 		"report":     {},
 		"export":     {"report", "train"},
 	}
-	dir := writeFiles(t, map[string]string{"mlcube.yaml": inPlaceCube})
+	dir := enginetest.WriteFiles(t, map[string]string{"mlcube.yaml": inPlaceCube})
 	for _, backend := range []string{"argo", "tekton"} {
 		t.Run(backend, func(t *testing.T) {
 			out, _ := compileDir(t, backend, dir)
@@ -60,7 +61,7 @@ func TestTaskListWarnsWhenAReaderRunsBeforeItsWriter(t *testing.T) {
     parameters:
       outputs: {data_path: data/raw/}
 `
-	dir := writeFiles(t, map[string]string{"mlcube.yaml": cube})
+	dir := enginetest.WriteFiles(t, map[string]string{"mlcube.yaml": cube})
 	_, stderr := compileDir(t, "argo", dir, "--task", "report,train,download")
 	for _, want := range []string{
 		"task train reads data, which task download",

@@ -1,211 +1,38 @@
 package main
 
 import (
-	"context"
-	"fmt"
-	"strings"
 	"testing"
 
-	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
-	"github.com/argoproj/argo-workflows/v3/workflow/validate"
+	"github.com/mlcube-compile/mlcube-compile/internal/manifestcheck"
 	tektonv1 "github.com/tektoncd/pipeline/pkg/apis/pipeline/v1"
-	batchv1 "k8s.io/api/batch/v1"
-	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/validation"
-	"knative.dev/pkg/apis"
-	"sigs.k8s.io/yaml"
-
-	"github.com/mlcube-compile/mlcube-compile/backends/argo/argotest"
-	"github.com/mlcube-compile/mlcube-compile/backends/job"
 )
 
 // validators parse a manifest back, strictly, and run the backend's
 // upstream validator on it, as the cluster would when it is created.
 var validators = map[string]func(t *testing.T, name, manifest string){
 	"argo": func(t *testing.T, name, manifest string) {
-		validateArgo(t, name, manifest)
-		validateEmbeddedJobs(t, "argo", manifest)
+		manifestcheck.ValidateArgo(t, name, manifest)
+		manifestcheck.ValidateEmbeddedJobs(t, "argo", manifest)
 	},
 	"tekton": func(t *testing.T, name, manifest string) {
-		validatePipelineRun(t, name, manifest)
-		validateEmbeddedJobs(t, "tekton", manifest)
+		manifestcheck.ValidatePipelineRun(t, name, manifest)
+		manifestcheck.ValidateEmbeddedJobs(t, "tekton", manifest)
 	},
 	"tekton-pipeline": func(t *testing.T, name, manifest string) {
-		validateTektonPipeline(t, name, manifest)
-		validateEmbeddedJobs(t, "tekton-pipeline", manifest)
+		manifestcheck.ValidateTektonPipeline(t, name, manifest)
+		manifestcheck.ValidateEmbeddedJobs(t, "tekton-pipeline", manifest)
 	},
 	"job": func(t *testing.T, name, manifest string) {
-		validateJob(t, name, manifest)
+		manifestcheck.ValidateJob(t, name, manifest)
 	},
 }
 
-// runDocument checks the documents before the run, a ConfigMap and RBAC
-// objects, and returns the run, which comes last. Every configMapKeyRef
-// in the run must name a key of the ConfigMap emitted with it.
-func runDocument(t *testing.T, name, manifest string) string {
+// validateTknStart runs Tekton's defaulting and validation on the run
+// that tkn pipeline start makes of the Pipeline in manifest, with the
+// flags the warnings on stderr give.
+func validateTknStart(t *testing.T, name, manifest, stderr string) *tektonv1.PipelineRun {
 	t.Helper()
-	docs := strings.Split(manifest, "\n---\n")
-	run := docs[len(docs)-1]
-	keys := map[string]bool{}
-	for _, doc := range docs[:len(docs)-1] {
-		var meta metav1.TypeMeta
-		if err := yaml.Unmarshal([]byte(doc), &meta); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		var obj any
-		switch meta.Kind {
-		case "ConfigMap":
-			configMapKeys(t, name, doc, keys)
-			continue
-		case "ServiceAccount":
-			obj = &corev1.ServiceAccount{}
-		case "Role":
-			obj = &rbacv1.Role{}
-		case "RoleBinding":
-			obj = &rbacv1.RoleBinding{}
-		case "Secret":
-			obj = &corev1.Secret{} // an Argo executor's token
-		default:
-			t.Fatalf("%s: unexpected %s before the run", name, meta.Kind)
-		}
-		if err := yaml.UnmarshalStrict([]byte(doc), obj); err != nil {
-			t.Fatalf("%s: not a %s: %v", name, meta.Kind, err)
-		}
-	}
-	var tree any
-	if err := yaml.Unmarshal([]byte(run), &tree); err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	// An Argo Workflow creates its ConfigMap in a resource template.
-	walkMaps(tree, func(m map[string]any) {
-		if doc, ok := m["manifest"].(string); ok && strings.Contains(doc, "kind: ConfigMap") {
-			configMapKeys(t, name, doc, keys)
-		}
-	})
-	walkMaps(tree, func(m map[string]any) {
-		ref, ok := m["configMapKeyRef"].(map[string]any)
-		if ok && !keys[fmt.Sprint(ref["name"])+"/"+fmt.Sprint(ref["key"])] {
-			t.Errorf("%s: configMapKeyRef %v names no key of an emitted ConfigMap", name, ref)
-		}
-	})
-	return run
-}
-
-// configMapKeys decodes a ConfigMap strictly, checks its keys, and adds
-// name/key for each to keys.
-func configMapKeys(t *testing.T, name, doc string, keys map[string]bool) {
-	t.Helper()
-	var cm corev1.ConfigMap
-	if err := yaml.UnmarshalStrict([]byte(doc), &cm); err != nil {
-		t.Fatalf("%s: not a ConfigMap: %v", name, err)
-	}
-	for k := range cm.Data {
-		if errs := validation.IsConfigMapKey(k); len(errs) > 0 {
-			t.Errorf("%s: ConfigMap key %q: %v", name, k, errs)
-		}
-		keys[cm.Name+"/"+k] = true
-	}
-}
-
-// validateArgo checks whichever kind of Argo object the run is, and
-// returns the spec of the workflows it runs. Besides v3.7's validator,
-// which the compiler also runs, the run must pass v4's strict decoding
-// and validator.
-func validateArgo(t *testing.T, name, manifest string) wfv1.WorkflowSpec {
-	t.Helper()
-	run := runDocument(t, name, manifest)
-	validateArgoV4(t, name, run)
-	var meta metav1.TypeMeta
-	if err := yaml.Unmarshal([]byte(run), &meta); err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	switch meta.Kind {
-	case "Workflow":
-		return validateWorkflow(t, name, manifest).Spec
-	case "WorkflowTemplate":
-		var tmpl wfv1.WorkflowTemplate
-		if err := yaml.UnmarshalStrict([]byte(run), &tmpl); err != nil {
-			t.Fatalf("%s: not a WorkflowTemplate: %v", name, err)
-		}
-		if err := validate.ValidateWorkflowTemplate(nil, nil, &tmpl, nil, validate.ValidateOpts{Lint: true}); err != nil {
-			t.Fatalf("%s: Argo's validator rejects it: %v", name, err)
-		}
-		return tmpl.Spec
-	case "CronWorkflow":
-		var cron wfv1.CronWorkflow
-		if err := yaml.UnmarshalStrict([]byte(run), &cron); err != nil {
-			t.Fatalf("%s: not a CronWorkflow: %v", name, err)
-		}
-		if err := validate.ValidateCronWorkflow(context.Background(), nil, nil, &cron, nil); err != nil {
-			t.Fatalf("%s: Argo's validator rejects it: %v", name, err)
-		}
-		return cron.Spec.WorkflowSpec
-	}
-	t.Fatalf("%s: %s is not an Argo kind", name, meta.Kind)
-	return wfv1.WorkflowSpec{}
-}
-
-// validateWorkflow parses a manifest back and runs Argo's own validator,
-// v3.7's and v4's.
-func validateWorkflow(t *testing.T, name, manifest string) *wfv1.Workflow {
-	t.Helper()
-	run := runDocument(t, name, manifest)
-	var wf wfv1.Workflow
-	if err := yaml.UnmarshalStrict([]byte(run), &wf); err != nil {
-		t.Fatalf("%s: not a Workflow: %v", name, err)
-	}
-	validateArgoV4(t, name, run)
-	if err := validate.ValidateWorkflow(nil, nil, &wf, nil, validate.ValidateOpts{Lint: true}); err != nil {
-		t.Fatalf("%s: Argo's validator rejects it: %v", name, err)
-	}
-	return &wf
-}
-
-// validateArgoV4 decodes an Argo run strictly into Argo v4's types and
-// runs v4's validator on it: every Argo output must run on both v3.7 and
-// v4 controllers.
-func validateArgoV4(t *testing.T, name, run string) {
-	t.Helper()
-	if err := argotest.CheckVersion(argotest.V4, run); err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-}
-
-// validatePipelineRun runs Tekton's defaulting and validation on a copy
-// named as the API server names it from generateName.
-func validatePipelineRun(t *testing.T, name, manifest string) *tektonv1.PipelineRun {
-	t.Helper()
-	var pr tektonv1.PipelineRun
-	if err := yaml.UnmarshalStrict([]byte(runDocument(t, name, manifest)), &pr); err != nil {
-		t.Fatalf("%s: not a PipelineRun: %v", name, err)
-	}
-	if pr.APIVersion != "tekton.dev/v1" || pr.Kind != "PipelineRun" {
-		t.Fatalf("%s: %s %s, want tekton.dev/v1 PipelineRun", name, pr.APIVersion, pr.Kind)
-	}
-	created := pr.DeepCopy()
-	created.Name = pr.GenerateName + "abcde"
-	ctx := apis.WithinCreate(context.Background())
-	created.SetDefaults(ctx)
-	if ferr := created.Validate(ctx); ferr != nil {
-		t.Fatalf("%s: Tekton's validation rejects it: %v", name, ferr)
-	}
-	return &pr
-}
-
-// validateJob parses a Job back and checks it.
-func validateJob(t *testing.T, name, manifest string) *batchv1.Job {
-	t.Helper()
-	var j batchv1.Job
-	if err := yaml.UnmarshalStrict([]byte(runDocument(t, name, manifest)), &j); err != nil {
-		t.Fatalf("%s: not a Job: %v", name, err)
-	}
-	if j.APIVersion != "batch/v1" || j.Kind != "Job" {
-		t.Fatalf("%s: %s %s, want batch/v1 Job", name, j.APIVersion, j.Kind)
-	}
-	if err := job.Validate(&j); err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	return &j
+	_, pr := manifestcheck.TknStart(t, name, manifest, stderr)
+	manifestcheck.CreatePipelineRun(t, name+": the run tkn pipeline start makes", pr)
+	return pr
 }

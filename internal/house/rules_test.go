@@ -30,12 +30,14 @@ var flow = map[string][]string{
 	"compiler/internal/verify": {"diag", "compiler/graph", "compiler/ir"},
 	"compiler": {"diag", "schema", "compiler/internal/source", "compiler/internal/spec",
 		"compiler/internal/lower", "compiler/internal/verify", "compiler/graph", "compiler/ir"},
-	"compiler/internal/spectest":    {"diag", "internal/specgen"},
-	"internal/examples":             {},
-	"internal/golden":               {},
-	"backends/tekton/tkntest":       {},
-	"backends/argo/argotest":        {"backends/argo"},
-	"backends/internal/enginetest":  {"diag", "compiler/ir", "backends/emit", "internal/golden"},
+	"compiler/internal/spectest": {"diag", "internal/specgen"},
+	"internal/examples":          {},
+	"internal/golden":            {},
+	"backends/tekton/tkntest":    {},
+	"backends/argo/argotest":     {"backends/argo"},
+	"internal/enginetest":        {"diag", "compiler/ir", "backends/emit", "internal/golden"},
+	"internal/manifestcheck": {"compiler", "backends/emit", "backends/engines", "backends/job", "backends/argo/argotest",
+		"backends/tekton/tkntest", "internal/enginetest", "internal/examples"},
 	"backends/emit":                 {"diag", "compiler/ir"},
 	"backends/render":               {"diag", "compiler/ir"},
 	"backends/internal/kube":        {"diag", "compiler/ir", "backends/emit"},
@@ -100,7 +102,7 @@ var never = []struct {
 
 // testOnly are the packages that serve tests only: no entry of flow but
 // another of them may import one.
-var testOnly = []string{"compiler/internal/spectest", "internal/examples", "internal/golden", "backends/internal/enginetest", "backends/tekton/tkntest", "backends/argo/argotest", "e2e"}
+var testOnly = []string{"compiler/internal/spectest", "internal/examples", "internal/golden", "internal/enginetest", "internal/manifestcheck", "backends/tekton/tkntest", "backends/argo/argotest", "e2e"}
 
 // noCUE are the packages that may not import CUE (cuelang.org/go):
 // engines never do; lower reaches it only through spec and check reads
@@ -133,7 +135,7 @@ var mayOpen = []struct {
 	{"scripts/...", nil, "the e2e cluster's build tools, outside the flow: gotrim rewrites the Go files of an upstream module's copy"},
 	{"internal/...", nil, "test helpers: specgen, examples (finds the examples' files), and these tests, which read the repository's source"},
 	{"compiler/internal/spectest/...", nil, "test helper: reads the examples and bad cases as fuzz seeds, writes benchmark trees into a test's folder"},
-	{"backends/internal/enginetest/...", nil, "test helper: reads the IR golden files, compares and rewrites (-update) each engine's"},
+	{"internal/enginetest/...", nil, "test helper: reads the IR golden files, compares and rewrites (-update) each engine's"},
 	{"lint/find.go", []string{"os.Stat", "filepath.WalkDir"},
 		"lint walks the folders it is given to find spec files; it reads them only through compiler/internal/source"},
 }

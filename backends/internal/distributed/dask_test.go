@@ -6,13 +6,14 @@ import (
 	"testing"
 
 	"github.com/mlcube-compile/mlcube-compile/backends/emit"
-	"github.com/mlcube-compile/mlcube-compile/backends/internal/enginetest"
+	"github.com/mlcube-compile/mlcube-compile/internal/enginetest"
+	"github.com/mlcube-compile/mlcube-compile/internal/manifestcheck"
 )
 
 func TestDaskBenchmark(t *testing.T) {
 	for _, backend := range []string{"argo", "tekton"} {
 		t.Run(backend, func(t *testing.T) {
-			out := example(t, backend, "dask-benchmark")
+			out := manifestcheck.Example(t, backend, "dask-benchmark")
 			kinds := map[string]int{}
 			for _, m := range enginetest.Jobs(t, out.Run) {
 				kinds[m["kind"].(string)]++
@@ -45,7 +46,7 @@ func TestDaskBenchmark(t *testing.T) {
 // packages under a non-root user are warned about.
 func TestDaskWorkersSizedAndSchedulerStarts(t *testing.T) {
 	for _, backend := range []string{"argo", "tekton"} {
-		for _, m := range enginetest.Jobs(t, example(t, backend, "dask-benchmark").Run) {
+		for _, m := range enginetest.Jobs(t, manifestcheck.Example(t, backend, "dask-benchmark").Run) {
 			if m["kind"] != "DaskJob" {
 				continue
 			}
@@ -67,7 +68,7 @@ func TestDaskWorkersSizedAndSchedulerStarts(t *testing.T) {
 		}
 	}
 	dir := enginetest.DaskPipeline(t, "    securityContext: {runAsUser: 1000}\n", "      setup: {aptPackages: [git]}\n")
-	out := build(t, "argo", specs(dir), emit.Options{})
+	out := manifestcheck.BuildFor(t, "argo", manifestcheck.Specs(dir), emit.Options{})
 	if stderr := out.Stderr(); out.Failed() || !strings.Contains(stderr, "pipeline.yaml:9:7: warning: steps.run.dask.setup: the Dask pods run as user 1000") {
 		t.Errorf("failed %v, %q; want a warning at setup", out.Failed(), stderr)
 	}
@@ -85,11 +86,11 @@ func TestDaskWorkersTakeTheStepsSize(t *testing.T) {
 		t.Fatal("no DaskJob")
 		return ""
 	}
-	out := build(t, "argo", specs(enginetest.DaskPipeline(t, "    resources: {cpu: \"2\", memory: 8Gi}\n", "")), emit.Options{}).Must(t)
+	out := manifestcheck.BuildFor(t, "argo", manifestcheck.Specs(enginetest.DaskPipeline(t, "    resources: {cpu: \"2\", memory: 8Gi}\n", "")), emit.Options{}).Must(t)
 	if stderr := out.Stderr(); stderr != "" || !strings.Contains(workerArgs(out), "--nthreads 2 --memory-limit 8589934592") {
 		t.Errorf("%q; worker args %q, want the step's cpu and memory", stderr, workerArgs(out))
 	}
-	out = build(t, "argo", specs(enginetest.DaskPipeline(t, "", "")), emit.Options{}).Must(t)
+	out = manifestcheck.BuildFor(t, "argo", manifestcheck.Specs(enginetest.DaskPipeline(t, "", "")), emit.Options{}).Must(t)
 	if stderr := out.Stderr(); !strings.Contains(stderr, "pipeline.yaml:4:5: warning: steps.run.dask.worker: the Dask workers get no cpu and memory") || strings.Contains(workerArgs(out), "--nthreads") {
 		t.Errorf("%q; want a warning at dask", stderr)
 	}

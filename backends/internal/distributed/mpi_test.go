@@ -1,5 +1,8 @@
 package distributed_test
 
+// Argo and Tekton embed the jobs of distributed steps, each its own way;
+// these tests check the jobs through both.
+
 import (
 	"os"
 	"path/filepath"
@@ -10,7 +13,8 @@ import (
 	kubeflow "github.com/kubeflow/mpi-operator/pkg/apis/kubeflow/v2beta1"
 
 	"github.com/mlcube-compile/mlcube-compile/backends/emit"
-	"github.com/mlcube-compile/mlcube-compile/backends/internal/enginetest"
+	"github.com/mlcube-compile/mlcube-compile/internal/enginetest"
+	"github.com/mlcube-compile/mlcube-compile/internal/manifestcheck"
 )
 
 // Tests of what MPIJobs do at run time, beyond what validators check.
@@ -21,7 +25,7 @@ import (
 // (pkg/controller/mpi_job_controller.go, v0.8.0).
 func TestMPILauncherWaitsForWorkers(t *testing.T) {
 	for _, backend := range []string{"argo", "tekton"} {
-		job := enginetest.OneMPIJob(t, example(t, backend, "resnet50-multinode").Run)
+		job := enginetest.OneMPIJob(t, manifestcheck.Example(t, backend, "resnet50-multinode").Run)
 		if job.Spec.LauncherCreationPolicy != kubeflow.LauncherCreationPolicyWaitForWorkersReady {
 			t.Errorf("%s: launcherCreationPolicy %q, want WaitForWorkersReady", backend, job.Spec.LauncherCreationPolicy)
 		}
@@ -57,7 +61,7 @@ func TestMPIEnvReachesEveryRank(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, backend := range []string{"argo", "tekton"} {
-			out := build(t, backend, specs(dir), emit.Options{}).Must(t)
+			out := manifestcheck.BuildFor(t, backend, manifestcheck.Specs(dir), emit.Options{}).Must(t)
 			launcher := enginetest.Launcher(enginetest.OneMPIJob(t, out.Run))
 			var names []string
 			for _, e := range launcher.Env {
@@ -80,7 +84,7 @@ func TestMPIEnvReachesEveryRank(t *testing.T) {
 // slotsPerWorker says otherwise, which a warning questions.
 func TestMPIOneRankPerGPU(t *testing.T) {
 	dir := enginetest.ResNetPipeline(t, "    resources: {gpu: 8}\n    mpi: {workers: 2}\n", "")
-	out := build(t, "argo", specs(dir), emit.Options{}).Must(t)
+	out := manifestcheck.BuildFor(t, "argo", manifestcheck.Specs(dir), emit.Options{}).Must(t)
 	job := enginetest.OneMPIJob(t, out.Run)
 	if *job.Spec.SlotsPerWorker != 8 {
 		t.Errorf("slotsPerWorker %d, want 8", *job.Spec.SlotsPerWorker)
@@ -92,7 +96,7 @@ func TestMPIOneRankPerGPU(t *testing.T) {
 		t.Errorf("unexpected warnings: %s", stderr)
 	}
 	dir = enginetest.ResNetPipeline(t, "    resources: {gpu: 8}\n    mpi: {workers: 2, slotsPerWorker: 1}\n", "")
-	out = build(t, "argo", specs(dir), emit.Options{}).Must(t)
+	out = manifestcheck.BuildFor(t, "argo", manifestcheck.Specs(dir), emit.Options{}).Must(t)
 	if cmd := strings.Join(enginetest.Launcher(enginetest.OneMPIJob(t, out.Run)).Command, " "); !strings.Contains(cmd, " -np 2 ") {
 		t.Errorf("an explicit slotsPerWorker: %q, want -np 2", cmd)
 	}
@@ -107,7 +111,7 @@ func TestMPIOneRankPerGPU(t *testing.T) {
 func TestJobPodsDoNotUseRunAccount(t *testing.T) {
 	for _, ex := range []string{"resnet50-multinode", "dask-benchmark"} {
 		for _, backend := range []string{"argo", "tekton"} {
-			for _, m := range enginetest.Jobs(t, example(t, backend, ex).Run) {
+			for _, m := range enginetest.Jobs(t, manifestcheck.Example(t, backend, ex).Run) {
 				forEachPodSpec(m, func(path string, spec map[string]any) {
 					if spec["serviceAccountName"] != nil || spec["automountServiceAccountToken"] != false {
 						t.Errorf("%s %s %s: serviceAccountName %v, automountServiceAccountToken %v; want none and false", ex, backend, path, spec["serviceAccountName"], spec["automountServiceAccountToken"])
@@ -117,7 +121,7 @@ func TestJobPodsDoNotUseRunAccount(t *testing.T) {
 		}
 	}
 	dir := enginetest.ResNetPipeline(t, "    mpi: {workers: 2}\n", "serviceAccountName: runner\njobServiceAccountName: trainer\n")
-	out := build(t, "argo", specs(dir), emit.Options{}).Must(t)
+	out := manifestcheck.BuildFor(t, "argo", manifestcheck.Specs(dir), emit.Options{}).Must(t)
 	for _, r := range enginetest.OneMPIJob(t, out.Run).Spec.MPIReplicaSpecs {
 		if sa := r.Template.Spec.ServiceAccountName; sa != "trainer" || r.Template.Spec.AutomountServiceAccountToken != nil {
 			t.Errorf("with jobServiceAccountName: pods run as %q (token %v), want trainer", sa, r.Template.Spec.AutomountServiceAccountToken)
@@ -152,12 +156,12 @@ func forEachPodSpec(v any, fn func(path string, spec map[string]any)) {
 // refuses it with the fix, at the fsGroup.
 func TestMPIRootFSGroupRefused(t *testing.T) {
 	dir := enginetest.ResNetPipeline(t, "    securityContext: {fsGroup: 100}\n    mpi: {workers: 2}\n", "")
-	out := build(t, "argo", specs(dir), emit.Options{})
+	out := manifestcheck.BuildFor(t, "argo", manifestcheck.Specs(dir), emit.Options{})
 	if stderr := out.Stderr(); !out.Failed() || out.Run != nil || !strings.Contains(stderr, "pipeline.yaml:6:23: steps.train.securityContext.fsGroup: fsGroup 100") || !strings.Contains(stderr, "kubeflow/mpi-operator#429") || !strings.Contains(stderr, "sshAuthMountPath") {
 		t.Errorf("want an error with the fix at fsGroup and no output; failed %v, run %T, stderr %q", out.Failed(), out.Run, stderr)
 	}
 	dir = enginetest.ResNetPipeline(t, "    securityContext: {runAsUser: 1000, fsGroup: 100}\n    mpi: {workers: 2, sshAuthMountPath: /home/mpiuser/.ssh}\n", "")
-	if stderr := build(t, "argo", specs(dir), emit.Options{}).Must(t).Stderr(); stderr != "" {
+	if stderr := manifestcheck.BuildFor(t, "argo", manifestcheck.Specs(dir), emit.Options{}).Must(t).Stderr(); stderr != "" {
 		t.Errorf("a non-root user with its own ~/.ssh: unexpected warning %q", stderr)
 	}
 }
@@ -167,7 +171,7 @@ func TestMPIRootFSGroupRefused(t *testing.T) {
 // at /root/.ssh are warned about, and so are Dask setup packages.
 func TestRunAsNonRootIsNonRoot(t *testing.T) {
 	dir := enginetest.ResNetPipeline(t, "    securityContext: {runAsNonRoot: true}\n    mpi: {workers: 2}\n", "")
-	out := build(t, "argo", specs(dir), emit.Options{}).Must(t)
+	out := manifestcheck.BuildFor(t, "argo", manifestcheck.Specs(dir), emit.Options{}).Must(t)
 	if cmd := strings.Join(enginetest.Launcher(enginetest.OneMPIJob(t, out.Run)).Command, " "); strings.Contains(cmd, "--allow-run-as-root") {
 		t.Errorf("launcher: %q, want no --allow-run-as-root", cmd)
 	}
@@ -175,11 +179,11 @@ func TestRunAsNonRootIsNonRoot(t *testing.T) {
 		t.Errorf("want a warning about keys under /root/.ssh, got %q", stderr)
 	}
 	dir = enginetest.ResNetPipeline(t, "    securityContext: {runAsUser: 0}\n    mpi: {workers: 2}\n", "securityContext: {runAsNonRoot: true}\n")
-	if out := build(t, "argo", specs(dir), emit.Options{}); !out.Failed() || out.Run != nil || !strings.Contains(out.Stderr(), "pipeline.yaml:6:23: steps.train.securityContext.runAsUser: runAsUser 0 is root, and with runAsNonRoot: true the kubelet refuses") {
+	if out := manifestcheck.BuildFor(t, "argo", manifestcheck.Specs(dir), emit.Options{}); !out.Failed() || out.Run != nil || !strings.Contains(out.Stderr(), "pipeline.yaml:6:23: steps.train.securityContext.runAsUser: runAsUser 0 is root, and with runAsNonRoot: true the kubelet refuses") {
 		t.Errorf("runAsUser 0 under the platform's runAsNonRoot: failed %v, run %T, %q; want an error at runAsUser", out.Failed(), out.Run, out.Stderr())
 	}
 	dir = enginetest.DaskPipeline(t, "    securityContext: {runAsNonRoot: true}\n", "      setup: {pipPackages: [deepecho]}\n")
-	out = build(t, "argo", specs(dir), emit.Options{})
+	out = manifestcheck.BuildFor(t, "argo", manifestcheck.Specs(dir), emit.Options{})
 	if stderr := out.Stderr(); out.Failed() || !strings.Contains(stderr, "pipeline.yaml:9:7: warning: steps.run.dask.setup: the Dask pods run as the image's non-root user") {
 		t.Errorf("failed %v, %q; want a warning at setup", out.Failed(), stderr)
 	}

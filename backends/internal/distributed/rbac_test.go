@@ -11,14 +11,15 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 
 	"github.com/mlcube-compile/mlcube-compile/backends/emit"
-	"github.com/mlcube-compile/mlcube-compile/backends/internal/enginetest"
+	"github.com/mlcube-compile/mlcube-compile/internal/enginetest"
+	"github.com/mlcube-compile/mlcube-compile/internal/manifestcheck"
 )
 
 // withRBAC is examples/resnet50-multinode for backend, with the RBAC its
 // run needs.
 func withRBAC(t *testing.T, backend string) enginetest.Emitted {
 	t.Helper()
-	return build(t, backend, specs(enginetest.Example(t, "resnet50-multinode")), emit.Options{RBAC: true}).Must(t)
+	return manifestcheck.BuildFor(t, backend, manifestcheck.Specs(enginetest.Example(t, "resnet50-multinode")), emit.Options{RBAC: true}).Must(t)
 }
 
 func TestEmitRBAC(t *testing.T) {

@@ -12,14 +12,15 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/mlcube-compile/mlcube-compile/backends/emit"
-	"github.com/mlcube-compile/mlcube-compile/backends/internal/enginetest"
 	"github.com/mlcube-compile/mlcube-compile/compiler"
+	"github.com/mlcube-compile/mlcube-compile/internal/enginetest"
+	"github.com/mlcube-compile/mlcube-compile/internal/manifestcheck"
 )
 
 func TestResNetMultinodeRunsFourGPUWorkers(t *testing.T) {
 	for _, backend := range []string{"argo", "tekton"} {
 		t.Run(backend, func(t *testing.T) {
-			out := example(t, backend, "resnet50-multinode")
+			out := manifestcheck.Example(t, backend, "resnet50-multinode")
 			jobs := enginetest.Jobs(t, out.Run)
 			if len(jobs) != 1 {
 				t.Fatalf("want one MPIJob, got %d objects", len(jobs))
@@ -69,12 +70,12 @@ func TestMPIJobAPIVersionV1(t *testing.T) {
 	files, pipeline := v1MPIFiles(t)
 	own := files
 	own.Task = pipeline
-	out := build(t, "argo", own, emit.Options{})
+	out := manifestcheck.BuildFor(t, "argo", own, emit.Options{})
 	if stderr := out.Stderr(); !out.Failed() || !strings.Contains(stderr, "pipeline.yaml:16:7: steps.train.mpi.sshAuthMountPath: kubeflow.org/v1 MPIJobs (the training operator's) start ranks through kubectl exec, not SSH") {
 		t.Errorf("sshAuthMountPath with v1: failed %v, %q; want an error at the field", out.Failed(), stderr)
 	}
 	for _, backend := range []string{"argo", "tekton"} {
-		checkV1MPIJob(t, v1MPIJob(t, files, backend))
+		enginetest.CheckV1MPIJob(t, v1MPIJob(t, files, backend))
 	}
 }
 
@@ -109,45 +110,9 @@ func v1MPIFiles(t *testing.T) (compiler.Options, string) {
 // v1MPIJob compiles files for backend and returns the v1 MPIJob it creates.
 func v1MPIJob(t *testing.T, files compiler.Options, backend string) map[string]any {
 	t.Helper()
-	job := enginetest.Jobs(t, build(t, backend, files, emit.Options{}).Must(t).Run)[0]
+	job := enginetest.Jobs(t, manifestcheck.BuildFor(t, backend, files, emit.Options{}).Must(t).Run)[0]
 	if job["apiVersion"] != "kubeflow.org/v1" {
 		t.Fatalf("apiVersion: got %v", job["apiVersion"])
 	}
 	return job
-}
-
-// checkV1MPIJob checks a kubeflow.org/v1 MPIJob against the training
-// operator's types (pkg/apis/kubeflow.org/v1/mpi_types.go, v1.9.2): none
-// of v2beta1's SSH and launcher fields, workers without a command (the v1
-// controller runs "sleep 365d" and starts ranks with kubectl exec), and a
-// launcher that keeps the token of the account the controller gives it.
-func checkV1MPIJob(t *testing.T, job map[string]any) {
-	t.Helper()
-	spec := job["spec"].(map[string]any)
-	for _, v2only := range []string{"sshAuthMountPath", "mpiImplementation", "launcherCreationPolicy", "runLauncherAsWorker"} {
-		if _, ok := spec[v2only]; ok {
-			t.Errorf("a v1 MPIJob has no %s", v2only)
-		}
-	}
-	for _, field := range []string{"slotsPerWorker", "runPolicy", "mpiReplicaSpecs", "mainContainer"} {
-		if _, ok := spec[field]; !ok {
-			t.Errorf("the v1 MPIJob lacks %s", field)
-		}
-	}
-	replicas := spec["mpiReplicaSpecs"].(map[string]any)
-	pod := func(kind string) map[string]any {
-		return replicas[kind].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)
-	}
-	if c := pod("Worker")["containers"].([]any)[0].(map[string]any); c["command"] != nil {
-		t.Errorf("v1 worker command %v: the controller's own sleep keeps a worker up", c["command"])
-	}
-	if l := pod("Launcher"); l["automountServiceAccountToken"] != nil || l["serviceAccountName"] != nil {
-		t.Errorf("the v1 launcher needs the token of the account the controller makes for it: %v", l)
-	}
-	v2 := enginetest.Tree(t, job)
-	v2["apiVersion"] = "kubeflow.org/v2beta1"
-	v2spec := v2["spec"].(map[string]any)
-	v2spec["sshAuthMountPath"] = "/root/.ssh"
-	delete(v2spec, "mainContainer")
-	enginetest.MPIJob(t, v2)
 }

@@ -20,21 +20,21 @@ func Jobs(t testing.TB, run any) []map[string]any {
 	t.Helper()
 	switch run := run.(type) {
 	case *wfv1.Workflow:
-		return templateJobs(t, run.Spec.Templates)
+		return TemplateJobs(t, run.Spec.Templates)
 	case *wfv1.WorkflowTemplate:
-		return templateJobs(t, run.Spec.Templates)
+		return TemplateJobs(t, run.Spec.Templates)
 	case *wfv1.CronWorkflow:
-		return templateJobs(t, run.Spec.WorkflowSpec.Templates)
+		return TemplateJobs(t, run.Spec.WorkflowSpec.Templates)
 	case *tektonv1.PipelineRun:
-		return taskJobs(t, run.Spec.PipelineSpec.Tasks)
+		return TaskJobs(t, run.Spec.PipelineSpec.Tasks)
 	case *tektonv1.Pipeline:
-		return taskJobs(t, run.Spec.Tasks)
+		return TaskJobs(t, run.Spec.Tasks)
 	}
 	return nil
 }
 
-// templateJobs are the manifests of Argo resource templates that create.
-func templateJobs(t testing.TB, templates []wfv1.Template) []map[string]any {
+// TemplateJobs are the manifests of Argo resource templates that create.
+func TemplateJobs(t testing.TB, templates []wfv1.Template) []map[string]any {
 	t.Helper()
 	var jobs []map[string]any
 	for _, tmpl := range templates {
@@ -50,8 +50,8 @@ func templateJobs(t testing.TB, templates []wfv1.Template) []map[string]any {
 	return jobs
 }
 
-// taskJobs are the MANIFEST env of Tekton tasks' kubectl steps.
-func taskJobs(t testing.TB, tasks []tektonv1.PipelineTask) []map[string]any {
+// TaskJobs are the MANIFEST env of Tekton tasks' kubectl steps.
+func TaskJobs(t testing.TB, tasks []tektonv1.PipelineTask) []map[string]any {
 	t.Helper()
 	var jobs []map[string]any
 	for _, task := range tasks {
@@ -105,4 +105,40 @@ func OneMPIJob(t testing.TB, run any) *kubeflow.MPIJob {
 // Launcher is the container of an MPIJob's launcher.
 func Launcher(job *kubeflow.MPIJob) corev1.Container {
 	return job.Spec.MPIReplicaSpecs[kubeflow.MPIReplicaTypeLauncher].Template.Spec.Containers[0]
+}
+
+// CheckV1MPIJob checks a kubeflow.org/v1 MPIJob against the training
+// operator's types (pkg/apis/kubeflow.org/v1/mpi_types.go, v1.9.2): none
+// of v2beta1's SSH and launcher fields, workers without a command (the v1
+// controller runs "sleep 365d" and starts ranks with kubectl exec), and a
+// launcher that keeps the token of the account the controller gives it.
+func CheckV1MPIJob(t testing.TB, job map[string]any) {
+	t.Helper()
+	spec := job["spec"].(map[string]any)
+	for _, v2only := range []string{"sshAuthMountPath", "mpiImplementation", "launcherCreationPolicy", "runLauncherAsWorker"} {
+		if _, ok := spec[v2only]; ok {
+			t.Errorf("a v1 MPIJob has no %s", v2only)
+		}
+	}
+	for _, field := range []string{"slotsPerWorker", "runPolicy", "mpiReplicaSpecs", "mainContainer"} {
+		if _, ok := spec[field]; !ok {
+			t.Errorf("the v1 MPIJob lacks %s", field)
+		}
+	}
+	replicas := spec["mpiReplicaSpecs"].(map[string]any)
+	pod := func(kind string) map[string]any {
+		return replicas[kind].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)
+	}
+	if c := pod("Worker")["containers"].([]any)[0].(map[string]any); c["command"] != nil {
+		t.Errorf("v1 worker command %v: the controller's own sleep keeps a worker up", c["command"])
+	}
+	if l := pod("Launcher"); l["automountServiceAccountToken"] != nil || l["serviceAccountName"] != nil {
+		t.Errorf("the v1 launcher needs the token of the account the controller makes for it: %v", l)
+	}
+	v2 := Tree(t, job)
+	v2["apiVersion"] = "kubeflow.org/v2beta1"
+	v2spec := v2["spec"].(map[string]any)
+	v2spec["sshAuthMountPath"] = "/root/.ssh"
+	delete(v2spec, "mainContainer")
+	MPIJob(t, v2)
 }
