@@ -1,7 +1,6 @@
 package source
 
 import (
-	"regexp"
 	"strings"
 
 	"cuelang.org/go/cue/ast"
@@ -67,27 +66,29 @@ func Manifest(keys []RawKey) (kind RawKey, api string, ok bool) {
 	return kind, api, hasAPI && hasKind
 }
 
-// rawKeyLine is a key at the start of a line, with what follows it.
-var rawKeyLine = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_.-]*)[ \t]*:(?:[ \t]+(.*))?$`)
-
 // RawTopLevel reads the top-level keys of src line by line, without
 // parsing it: for a file that does not parse, so that lint can tell a
-// broken spec (reported) from other tools' YAML (skipped).
+// broken spec (reported) from other tools' YAML (skipped). A key ends as
+// the hint reader's keys end (keyEnd: at ": " or a colon that ends the
+// line, a quoted key at its closing quote), and a comment as its
+// comments do (cutComment): one set of lexical rules for the YAML the
+// decoder refuses.
 func RawTopLevel(src []byte) []RawKey {
 	lines := strings.Split(string(normalizeNewlines(src)), "\n")
 	var keys []RawKey
 	for i, line := range lines {
-		m := rawKeyLine.FindStringSubmatch(strings.TrimRight(line, " \t"))
-		if m == nil {
+		text := []byte(strings.TrimRight(line, " \t"))
+		if len(text) == 0 || isSpace(text[0]) || text[0] == '#' || isDash(text, 0) {
 			continue
 		}
-		value := m[2]
-		if cut := strings.Index(value, " #"); cut >= 0 || strings.HasPrefix(value, "#") {
-			value = value[:max(cut, 0)]
+		end := keyEnd(text)
+		if end < 0 {
+			continue
 		}
-		value = strings.TrimSpace(value)
+		name := strings.Trim(strings.TrimSpace(string(text[:end])), `"'`)
+		value := strings.TrimSpace(string(cutComment(text[end+1:])))
 		keys = append(keys, RawKey{
-			Name: m[1], Value: strings.Trim(value, `"'`),
+			Name: name, Value: strings.Trim(value, `"'`),
 			Mapping: strings.HasPrefix(value, "{") || value == "" && indentedKeyNext(lines[i+1:]),
 			Line:    i + 1,
 		})
