@@ -186,7 +186,7 @@ func (lw *lowering) lowerDaskStep(st *spec.Step, name string) (*ir.Step, graph.I
 	lw.noParams = "a DaskJob"
 	s.Env = lw.env(st, spec.DockerEffects{})
 	lw.noParams = ""
-	s.Resources = lw.resources(st, 0, spec.DockerEffects{})
+	s.Resources = lw.resources(st.Resources, st.Loc.Field("resources"), st.Loc, 0, spec.DockerEffects{})
 	lw.sizeDaskWorkers(st, s, job)
 	lw.scheduling(st, s, false)
 	lw.checkRootForSetup(st, s, d)
@@ -202,17 +202,18 @@ func (lw *lowering) daskTemplateName(step string) string {
 	return n
 }
 
-// resourceOverride reads a resources mapping written at st's sels.
+// resourceOverride reads a resources mapping written at st's sels, its
+// quantities right under it (mpi.launcher.cpu).
 func (lw *lowering) resourceOverride(r spec.Resources, st *spec.Step, sels ...string) ir.Resources {
-	sub := &spec.Step{Resources: r, Loc: st.Loc}
+	at := st.Loc
 	for _, s := range sels {
-		sub.Loc = sub.Loc.Field(s)
+		at = at.Field(s)
 	}
 	gpus := 0
 	if r.GPU != nil {
 		gpus = *r.GPU
 	}
-	return lw.resources(sub, gpus, spec.DockerEffects{})
+	return lw.resources(r, at, at, gpus, spec.DockerEffects{})
 }
 
 // checkRootForSetup warns when the image's prepare.sh, which installs the

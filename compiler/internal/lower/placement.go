@@ -10,20 +10,21 @@ import (
 	"github.com/mlcube-compile/mlcube-compile/diag"
 )
 
-// resources merges the step's requests over what the cube's docker flags
-// say; a quantity that is not one is refused and left out.
-func (lw *lowering) resources(st *spec.Step, gpus int, fx spec.DockerEffects) ir.Resources {
+// resources merges the requests of the resources mapping res, written
+// at at (a step's resources, or an MPI launcher's or Dask workers'
+// override) under owner, over what the cube's docker flags say; a
+// quantity that is not one is refused and left out.
+func (lw *lowering) resources(res spec.Resources, at, owner diag.Loc, gpus int, fx spec.DockerEffects) ir.Resources {
 	r := ir.Resources{GPU: gpus, CPU: fx.CPU, Memory: fx.Memory, LimitsEqualRequests: lw.plat.LimitsEqual}
-	at := st.Loc.Field("resources")
-	if st.Resources.CPU != nil {
-		r.CPU = lw.quantity(fmt.Sprint(st.Resources.CPU), at.Field("cpu"))
+	if res.CPU != nil {
+		r.CPU = lw.quantity(fmt.Sprint(res.CPU), at.Field("cpu"))
 	}
-	if st.Resources.Memory != nil {
-		r.Memory = lw.quantity(fmt.Sprint(st.Resources.Memory), at.Field("memory"))
+	if res.Memory != nil {
+		r.Memory = lw.quantity(fmt.Sprint(res.Memory), at.Field("memory"))
 	}
 	if r.LimitsEqualRequests && (r.CPU == "" || r.Memory == "") {
-		// Said at the step, which may not write resources.
-		lw.warnf(diag.LimitWithoutRequest, st.Loc.Field("resources").At(st.Loc.Pos()), "the platform sets limitsEqualRequests, but this requests no cpu or no memory, so it gets no limit for it, and a ResourceQuota that counts limits rejects its pod; give resources.cpu and resources.memory")
+		// Said at the owner, which may not write resources.
+		lw.warnf(diag.LimitWithoutRequest, at.At(owner.Pos()), "the platform sets limitsEqualRequests, but this requests no cpu or no memory, so it gets no limit for it, and a ResourceQuota that counts limits rejects its pod; give resources.cpu and resources.memory")
 	}
 	if gpus > 0 {
 		r.GPUResource = lw.plat.GPU.Resource

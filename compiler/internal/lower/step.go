@@ -63,7 +63,7 @@ func (lw *lowering) lowerStep(st *spec.Step, name string) (*ir.Step, graph.IO) {
 		lw.warnf(diag.GPUCountDiffers, args.Loc, "--gpus=%d differs from platform.accelerator_count %d; the step asks for %d", *fx.GPUs, gpus, gpus)
 	}
 	s.ShmSize = fx.ShmSize
-	s.Resources = lw.resources(st, gpus, fx)
+	s.Resources = lw.resources(st.Resources, st.Loc.Field("resources"), st.Loc, gpus, fx)
 	lw.chargeShm(st, s)
 	var sio graph.IO
 	s.Command, s.Args, s.Mounts, sio = lw.containerArgs(st)
