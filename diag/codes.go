@@ -54,6 +54,9 @@ const (
 	ScheduleUnused        Code = "MLC701"
 	BackendLeftOut        Code = "MLC702"
 	OutputStale           Code = "MLC703"
+	PlatformRead          Code = "MLC710"
+	NoPlatformRead        Code = "MLC711"
+	FileSkipped           Code = "MLC712"
 )
 
 // CodeDoc is what docs/troubleshooting.md says of a code.

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -102,11 +103,15 @@ func compilerOptions(c *cli.Context, s *session) (compiler.Options, error) {
 		return opts, err
 	}
 	paired := compiler.Pair(opts)
+	var n note
 	switch {
 	case paired.Platform != "":
-		s.notes = append(s.notes, note{File: paired.Platform, Field: "--platform", Message: "read because it is " + paired.Beside + "; -p FILE reads another"})
+		n = note{File: paired.Platform, Field: "--platform", Message: "read because it is " + paired.Beside + "; -p FILE reads another", Code: diag.PlatformRead}
 	case paired.Unplaced:
-		s.notes = append(s.notes, note{File: compiler.StdinName, Field: "--platform", Message: "no platform file read: a pipeline on standard input has no folder to find platform.yaml beside; -p FILE reads one"})
+		n = note{File: compiler.StdinName, Field: "--platform", Message: "no platform file read: a pipeline on standard input has no folder to find platform.yaml beside; -p FILE reads one", Code: diag.NoPlatformRead}
+	}
+	if n.Code != "" && !slices.Contains(disabled, n.Code) {
+		s.notes = append(s.notes, n)
 	}
 	return paired.Options, nil
 }

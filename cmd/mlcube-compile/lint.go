@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/mlcube-compile/mlcube-compile/compiler"
+	"github.com/mlcube-compile/mlcube-compile/diag"
 	"github.com/mlcube-compile/mlcube-compile/driver"
 	"github.com/mlcube-compile/mlcube-compile/lint"
 )
@@ -74,7 +75,7 @@ func skippedNotes(skipped []string) []note {
 		if compiler.Classify(path) == compiler.KubernetesObject {
 			msg = "skipped: a Kubernetes object (top-level apiVersion and kind), such as compiled output, not a spec"
 		}
-		notes = append(notes, note{File: path, Field: "lint", Message: msg})
+		notes = append(notes, note{File: path, Field: "lint", Message: msg, Code: diag.FileSkipped})
 	}
 	return notes
 }

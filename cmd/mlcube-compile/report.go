@@ -15,6 +15,7 @@ import (
 // in their form, with the severity "note".
 type note struct {
 	File, Field, Message string
+	Code                 diag.Code
 }
 
 // diagnosticFormats are the values of lint's --format and of compile's
@@ -36,7 +37,7 @@ func checkFormat(flag, format string) error {
 func writeDiagnostics(w io.Writer, format string, notes []note, diags diag.Diagnostics, summary string) error {
 	all := make(diag.Diagnostics, 0, len(notes)+len(diags))
 	for _, n := range notes {
-		all = append(all, diag.Diagnostic{Pos: diag.Pos{File: n.File}, Field: n.Field, Message: n.Message, Severity: diag.Note})
+		all = append(all, diag.Diagnostic{Pos: diag.Pos{File: n.File}, Field: n.Field, Message: n.Message, Severity: diag.Note, Code: n.Code})
 	}
 	out, err := diag.Format(format, append(all, diags...))
 	if err != nil {
