@@ -68,7 +68,7 @@ func shortestArgs(dir string) (args []string, note string) {
 		args = append(args, "-f", filepath.Join(dir, "values.yaml"))
 	}
 	if exists("platform.yaml") {
-		note = filepath.Join(dir, "platform.yaml") + ": note: --platform: read because it is beside " + beside + "; -p FILE reads another"
+		note = filepath.Join(dir, "platform.yaml") + ": note: --platform: read because it is beside " + beside + "; -p FILE reads another [MLC710]"
 	}
 	return args, note
 }
