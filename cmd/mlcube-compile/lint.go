@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -53,7 +54,7 @@ func lintCommand(stdout io.Writer) *cli.Command {
 				return usageError{err}
 			}
 			var notes []note
-			if c.Bool("verbose") {
+			if c.Bool("verbose") && !slices.Contains(disabled, diag.FileSkipped) {
 				notes = skippedNotes(report.Skipped)
 			}
 			if err := writeDiagnostics(stdout, format, notes, report.Diagnostics, lintSummary(report)); err != nil {

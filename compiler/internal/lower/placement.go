@@ -24,7 +24,7 @@ func (lw *lowering) resources(res spec.Resources, at, owner diag.Loc, gpus int, 
 	}
 	if r.LimitsEqualRequests && (r.CPU == "" || r.Memory == "") {
 		// Said at the owner, which may not write resources.
-		lw.warnf(diag.LimitWithoutRequest, at.At(owner.Pos()), "the platform sets limitsEqualRequests, but this requests no cpu or no memory, so it gets no limit for it, and a ResourceQuota that counts limits rejects its pod; give resources.cpu and resources.memory")
+		lw.warnf(diag.LimitWithoutRequest, at.At(owner.Pos()), "the platform sets limitsEqualRequests, but this requests no cpu or no memory, so it gets no limit for it, and a ResourceQuota that counts limits rejects its pod; give it both cpu and memory")
 	}
 	if gpus > 0 {
 		r.GPUResource = lw.plat.GPU.Resource

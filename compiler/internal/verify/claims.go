@@ -22,16 +22,22 @@ const (
 // no step can write through, or that attach to one node while a
 // distributed step mounts the claim, are refused; ReadWriteMany chosen
 // by lowering is warned about, as the storage class must offer it.
-func (v *verifier) claims() {
+// Messages name the steps as written. With cyclic set, the steps are in
+// no order, and the claims are checked as if no step mounted them.
+func (v *verifier) claims(cyclic bool) {
 	storage := v.p.Platform.Field("storage")
 	for _, vol := range v.p.Volumes {
 		c := vol.Create
 		if c == nil {
 			continue
 		}
-		distributed, pair := ir.MountUse(v.p.Steps, vol.Name)
+		distributed, pair := "", []string(nil)
+		if !cyclic {
+			distributed, pair = ir.MountUse(v.p.Steps, vol.Name)
+		}
+		distributed, pair = v.written(distributed), []string{v.written(nth(pair, 0)), v.written(nth(pair, 1))}
 		switch {
-		case c.Chosen && slices.Contains(c.AccessModes, readWriteMany):
+		case c.Chosen && slices.Contains(c.AccessModes, readWriteMany) && (distributed != "" || pair[0] != ""):
 			why := "step \"" + distributed + "\" runs pods on several nodes"
 			if distributed == "" {
 				why = "steps \"" + pair[0] + "\" and \"" + pair[1] + "\" may run at the same time on different nodes"
@@ -46,4 +52,22 @@ func (v *verifier) claims() {
 			v.errorf(diag.BadAccessModes, storage.Field("accessModes"), "%s: step %q runs pods on several nodes, which all mount the workspace, and a %s claim attaches to one node; %s", m, distributed, m, oneNodeAccessHint)
 		}
 	}
+}
+
+// written is the step named name as its spec writes it; "" for "".
+func (v *verifier) written(name string) string {
+	for _, s := range v.p.Steps {
+		if s.Name == name && name != "" {
+			return s.Written
+		}
+	}
+	return ""
+}
+
+// nth is names[i], or "" when names is shorter.
+func nth(names []string, i int) string {
+	if i < len(names) {
+		return names[i]
+	}
+	return ""
 }

@@ -31,10 +31,11 @@ func (v *verifier) after() {
 }
 
 // cycle refuses a dependency cycle, named by the steps as written and
-// reported at its first step. Lowering leaves a pipeline with a cycle in
-// the order its spec writes, each step depending on every step it reads
-// from or is after, so that the cycle found is the one written.
-func (v *verifier) cycle() {
+// reported at its first step, and says whether there is one. Lowering
+// leaves a pipeline with a cycle in the order its spec writes, each step
+// depending on every step it reads from or is after, so that the cycle
+// found is the one written.
+func (v *verifier) cycle() bool {
 	steps := v.p.Steps
 	index := map[string]int{}
 	names := make([]string, len(steps))
@@ -50,8 +51,9 @@ func (v *verifier) cycle() {
 	}
 	cycle := graph.FindCycle(names, edges)
 	if cycle == nil {
-		return
+		return false
 	}
 	first := steps[slices.Index(names, cycle[0])]
 	v.errorf(diag.DependencyCycle, first.Loc, "dependency cycle: %s", strings.Join(cycle, " -> "))
+	return true
 }

@@ -14,8 +14,10 @@ func Verify(p *ir.Pipeline) diag.Diagnostics {
 	v.pipelineName()
 	v.stepNames()
 	v.after()
-	v.cycle()
-	v.claims()
+	// The steps of a cycle are in no order, so which of them may run at
+	// once is unknown: the claims are checked as if no step mounted them.
+	cyclic := v.cycle()
+	v.claims(cyclic)
 	v.hostnames()
 	return v.diags
 }

@@ -39,6 +39,8 @@ func TestVerify(t *testing.T) {
 	mpi.Kind, mpi.MPI = ir.MPI, &ir.MPIJob{GenerateName: "prep-train-", Workers: 2}
 	long := step("train", 9, nil)
 	long.Kind, long.MPI = ir.MPI, &ir.MPIJob{GenerateName: strings.Repeat("a", 50) + "-", Workers: 2}
+	writtenMPI := step("Train_Model", 9, []string{"prepare"}, "workspace")
+	writtenMPI.Kind, writtenMPI.MPI = ir.MPI, &ir.MPIJob{GenerateName: "prep-train-model-", Workers: 2}
 	after := step("b", 5, nil)
 	after.After = []string{"a", "bb", "b"}
 	for _, c := range []struct {
@@ -61,6 +63,10 @@ func TestVerify(t *testing.T) {
 			[]string{`platform.yaml:1:1: error: storage.accessModes: ReadOnlyMany: the claim made for each run starts empty`}},
 		{"one node", pipeline([]*ir.Step{step("prepare", 3, nil, "workspace"), mpi}, false, "ReadWriteOnce"),
 			[]string{`platform.yaml:1:1: error: storage.accessModes: ReadWriteOnce: step "train" runs pods on several nodes`}},
+		{"a cycle hides which steps run at once", pipeline([]*ir.Step{step("a", 3, []string{"b"}, "workspace"), step("b", 5, []string{"a"}, "workspace"), step("c", 7, nil, "workspace")}, true, "ReadWriteMany"),
+			[]string{`pipeline.yaml:3:3: error: dependency cycle: a -> b -> a`}},
+		{"written names", pipeline([]*ir.Step{step("prepare", 3, nil, "workspace"), writtenMPI}, false, "ReadWriteOnce"),
+			[]string{`platform.yaml:1:1: error: storage.accessModes: ReadWriteOnce: step "Train_Model" runs pods on several nodes`}},
 		{"hostname", pipeline([]*ir.Step{long}, false),
 			[]string{`pipeline.yaml:9:3: error: mpi: the operator would name a worker pod "aaaa`}},
 	} {
