@@ -55,6 +55,10 @@ type Pipeline struct {
 	// the platform says it: workspaces (the default), pipelineruns,
 	// isolate-pipelinerun or disabled.
 	Coschedule string
+	// ObjectStore is where steps fetch inputs given as URLs and, with an
+	// object workspace, upload their outputs; nil when the platform
+	// names none.
+	ObjectStore *ObjectStore `json:",omitempty"`
 }
 
 // Param is a pipeline parameter that can be set when the run is submitted.
@@ -87,13 +91,18 @@ type Schedule struct {
 }
 
 // Volume is a PersistentVolumeClaim: an existing one, or one the engine
-// creates for the run when Create is set.
+// creates for the run when Create is set; or, with PerPod, a volume each
+// pod has of its own.
 type Volume struct {
 	// Name is the volume's name inside the manifest.
 	Name string
 	// ClaimName is the existing claim; empty when Create is set.
 	ClaimName string
 	Create    *ClaimTemplate
+	// PerPod gives every pod that mounts it an empty volume of its own:
+	// an emptyDir, or a generic ephemeral volume of Ephemeral when set.
+	PerPod    bool           `json:",omitempty"`
+	Ephemeral *ClaimTemplate `json:",omitempty"`
 	// Concurrent names two steps that mount a created ReadWriteOnce claim
 	// and may run at the same time; nil when there are none.
 	Concurrent []string
@@ -194,6 +203,11 @@ type Step struct {
 	// PriorityClassName is the PriorityClass of the step's pods (its
 	// container's, or every pod of its job); empty for the default.
 	PriorityClassName string `json:",omitempty"`
+	// Fetches are put in place, in order, before the container starts,
+	// each checked against its sha256; Uploads are sent to the object
+	// store when it ends, each with its sha256.
+	Fetches []Fetch  `json:",omitempty"`
+	Uploads []Upload `json:",omitempty"`
 }
 
 // Arg is one container argument. Param names the cube parameter it binds,

@@ -44,7 +44,7 @@ func (lw *lowering) containerArgs(st *spec.Step) ([]string, []ir.Arg, []ir.Mount
 	args = append(args, lw.stepArgs(st)...)
 	var ms []ir.Mount
 	for _, v := range slices.Sorted(maps.Keys(mounts)) {
-		ms = append(ms, ir.Mount{Volume: v, MountPath: mounts[v]})
+		ms = append(ms, ir.Mount{Volume: v, MountPath: mounts[v], ReadOnly: v == fetchedVolume})
 	}
 	return command, args, ms, io
 }
@@ -61,6 +61,13 @@ func (lw *lowering) paramArg(st *spec.Step, p *spec.Param, kind, override string
 		parse = func(s string) ir.Text { return lw.text(s, at) }
 	}
 	arg := ir.Arg{Param: p.Name, Prefix: "--" + p.Name + "="}
+	if isURL(raw) {
+		if _, file, ok := lw.urlInput(p.Name, raw, kind, at); ok {
+			mounts[fetchedVolume] = lw.fetchRoot()
+			arg.Value = ir.Lit(file)
+		}
+		return arg, nil
+	}
 	if strings.HasPrefix(raw, "/") {
 		lw.warnf(diag.PathInContainer, at, "absolute path %q is in the container, not on the workspace volume; steps cannot pass data through it", raw)
 		arg.Value = parse(raw)
@@ -85,6 +92,9 @@ func (lw *lowering) paramArg(st *spec.Step, p *spec.Param, kind, override string
 	arg.Value = ir.Lit(root)
 	if rel != "" {
 		arg.Value = mergeLiterals(append(ir.Lit(root+"/"), parse(rel)...))
+	}
+	if p.Claim == "" {
+		lw.recordPath(p.Name, rel, arg.Value, kind == "outputs", at, -1)
 	}
 	return arg, []string{graph.Qualify(volume, rel)}
 }

@@ -72,6 +72,10 @@ func (lw *lowering) volumeMount(st *spec.Step, p *spec.Param, kind string, vm *v
 		lw.text(cmp.Or(rel, raw), at)
 		parse = func(s string) ir.Text { return lw.parseText(s, nil) }
 	}
+	if isURL(raw) {
+		lw.urlVolume(p, raw, kind, at, vm)
+		return "", false
+	}
 	switch {
 	case strings.HasPrefix(raw, "/"):
 		lw.errorf(diag.BadVolumeMount, at, "%q is absolute: a volume is mounted from the workspace claim, so its location is a path in the workspace, such as %s", raw, strings.TrimLeft(raw, "/"))
@@ -99,29 +103,50 @@ func (lw *lowering) volumeMount(st *spec.Step, p *spec.Param, kind string, vm *v
 	if sub != "" {
 		m.SubPath = parse(sub)
 	}
-	vm.add(lw, m, p, at)
+	if vm.add(lw, m, p, at) {
+		seen := ir.Lit(path.Clean(p.MountPath))
+		lw.recordPath(p.Name, rel, seen, kind == "outputs", at, len(vm.mounts)-1)
+	}
 	return rel, true
+}
+
+// urlVolume mounts the folder a MedPerf input volume given as a URL is
+// fetched into, read-only at its mount path.
+func (lw *lowering) urlVolume(p *spec.Param, raw, kind string, at diag.Loc, vm *volumeMounts) {
+	dir, file, ok := lw.urlInput(p.Name, raw, kind, at)
+	if !ok {
+		return
+	}
+	mp := path.Clean(p.MountPath)
+	f := &lw.cur.fetches[len(lw.cur.fetches)-1]
+	f.Path = ir.Lit(mp)
+	if file != dir {
+		f.Path = ir.Lit(path.Join(mp, path.Base(file)))
+	}
+	sub := strings.TrimPrefix(dir, lw.fetchRoot()+"/")
+	vm.add(lw, ir.Mount{Volume: fetchedVolume, MountPath: mp, SubPath: ir.Lit(sub), ReadOnly: true}, p, at)
 }
 
 // add keeps m, unless a mount at its mount path is there already: the
 // same one is kept once, another is an error at at. Two volumes written
 // at one mount_path are taskMountPaths's error; here it is the folder an
 // output file is mounted by that meets another.
-func (vm *volumeMounts) add(lw *lowering, m ir.Mount, p *spec.Param, at diag.Loc) {
+// It says whether m was added.
+func (vm *volumeMounts) add(lw *lowering, m ir.Mount, p *spec.Param, at diag.Loc) bool {
 	if i, ok := vm.at[m.MountPath]; ok {
 		same := vm.mounts[i]
 		if vm.of[i] == path.Clean(p.MountPath) {
-			return
+			return false
 		}
 		if render(same.SubPath) != render(m.SubPath) || same.ReadOnly != m.ReadOnly {
 			other := vm.names.taken[vm.mounts[i].Name]
 			if m.MountPath != path.Clean(p.MountPath) {
 				lw.errorf(diag.BadVolumeMount, at, "an output file is mounted by its folder (the kubelet would make a file that is not there yet a folder), and volume %s is mounted at %s already; give %s a folder of its own", other, m.MountPath, path.Base(p.MountPath))
-				return
+				return false
 			}
 			lw.errorf(diag.BadVolumeMount, at, "volume %s is mounted at %s, where volume %s is mounted", p.Name, m.MountPath, other)
 		}
-		return
+		return false
 	}
 	name, ok := vm.names.take(p.Name, p.Name)
 	if !ok {
@@ -131,6 +156,7 @@ func (vm *volumeMounts) add(lw *lowering, m ir.Mount, p *spec.Param, at diag.Loc
 	vm.at[m.MountPath] = len(vm.mounts)
 	vm.mounts = append(vm.mounts, m)
 	vm.of = append(vm.of, path.Clean(p.MountPath))
+	return true
 }
 
 // overrideOf is the step's location for a task's volume, if it gives one.

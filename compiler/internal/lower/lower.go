@@ -38,9 +38,16 @@ type lowering struct {
 	ws        ir.Volume
 	// claimVolumes maps a legacy binding's claim to its volume's name.
 	claimVolumes map[string]string
-	volumeNames  *nameSet
-	templates    *nameSet
-	tmplNames    map[string]string // cube file + task -> template name
+	// cur is what the step being lowered fetches, reads and writes, and
+	// data each step's, by its name.
+	cur  *stepData
+	data map[string]*stepData
+	// dataClaim is the volume of the claim that holds the inputs no step
+	// writes, with an object workspace; empty for none.
+	dataClaim   string
+	volumeNames *nameSet
+	templates   *nameSet
+	tmplNames   map[string]string // cube file + task -> template name
 }
 
 // Lower builds the IR from the decoded specs, resolving each value once
@@ -79,7 +86,8 @@ func newLowering(ps *spec.Pipeline, plat *spec.Platform, needValues string) *low
 		spec: ps, plat: plat, needValues: needValues,
 		params: map[string]bool{}, volumes: map[string]ir.Volume{},
 		templates: newNameSet(), tmplNames: map[string]string{},
-		claimVolumes: map[string]string{}, volumeNames: newNameSet(workspaceVolume),
+		claimVolumes: map[string]string{}, volumeNames: newNameSet(workspaceVolume, fetchedVolume),
+		data: map[string]*stepData{},
 	}
 	lw.lowerMountPath()
 	lw.p = &ir.Pipeline{
@@ -101,6 +109,7 @@ func newLowering(ps *spec.Pipeline, plat *spec.Platform, needValues string) *low
 		lw.p.Coschedule = defaultCoschedule
 	}
 	lw.pipelineMeta()
+	lw.lowerObjectStore()
 	lw.ws = lw.workspaceSpec()
 	lw.lowerParams()
 	lw.lowerConfigs()

@@ -28,15 +28,19 @@ func (lw *lowering) lowerSteps() ([]*ir.Step, []graph.IO) {
 		}
 		var s *ir.Step
 		var sio graph.IO
+		lw.cur = &stepData{names: newNameSet()}
+		lw.data[name] = lw.cur
 		if st.Dask != nil {
 			s, sio = lw.lowerDaskStep(st, name)
 		} else {
 			s, sio = lw.lowerStep(st, name)
 		}
 		s.Written, s.After = st.Name, st.After
+		s.Fetches = lw.cur.fetches
 		steps = append(steps, s)
 		io = append(io, sio)
 	}
+	lw.cur = nil
 	return steps, io
 }
 

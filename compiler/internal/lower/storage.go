@@ -40,6 +40,9 @@ func (lw *lowering) workspace() string {
 // not both. The platform's storage is checked even when no step mounts
 // the workspace.
 func (lw *lowering) workspaceSpec() ir.Volume {
+	if lw.objectWorkspace() {
+		return lw.objectWorkspaceSpec()
+	}
 	st := lw.plat.Storage
 	create := st.Size != nil || st.StorageClassName != "" || len(st.AccessModes) > 0
 	v := ir.Volume{Name: workspaceVolume}

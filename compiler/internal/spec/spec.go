@@ -117,7 +117,33 @@ type Platform struct {
 	TTLSeconds   *int32 `json:"ttlSecondsAfterFinished"`
 	Priorities
 	// Queue is the Kueue LocalQueue of every step; empty for none.
-	Queue string `json:"queue"`
+	Queue       string       `json:"queue"`
+	ObjectStore *ObjectStore `json:"objectStore"`
+}
+
+// ObjectStore is the platform's bucket: S3's, or Argo's artifact
+// repository.
+type ObjectStore struct {
+	S3 *struct {
+		Endpoint        string       `json:"endpoint"`
+		Bucket          string       `json:"bucket"`
+		Region          string       `json:"region"`
+		Insecure        bool         `json:"insecure"`
+		AccessKeySecret SecretKeyRef `json:"accessKeySecret"`
+		SecretKeySecret SecretKeyRef `json:"secretKeySecret"`
+	} `json:"s3"`
+	ArtifactRepositoryRef *struct {
+		ConfigMap string `json:"configMap"`
+		Key       string `json:"key"`
+	} `json:"artifactRepositoryRef"`
+	ToolImage  string `json:"toolImage"`
+	ArtifactGC string `json:"artifactGC"`
+}
+
+// SecretKeyRef is a key of a Secret.
+type SecretKeyRef struct {
+	Name string `json:"name"`
+	Key  string `json:"key"`
 }
 
 // Priorities are the Kueue WorkloadPriorityClass of a queued workload and
@@ -151,6 +177,7 @@ type Storage struct {
 	StorageClassName string      `json:"storageClassName"`
 	AccessModes      []string    `json:"accessModes"`
 	MountPath        string      `json:"mountPath"`
+	Workspace        string      `json:"workspace"`
 }
 
 type SecurityContext struct {

@@ -1,0 +1,100 @@
+package lower
+
+import (
+	"path"
+	"strings"
+
+	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+	"github.com/mlcube-compile/mlcube-compile/diag"
+)
+
+// fetchedVolume holds what a step fetches from URLs, each input in a
+// folder of its own, mounted read-only beside the workspace.
+const fetchedVolume = "fetched"
+
+// stepData is what one step fetches and reads and writes, gathered while
+// its parameters are lowered.
+type stepData struct {
+	names   *nameSet
+	fetches []ir.Fetch
+	// paths are the workspace paths the step reads and writes, in the
+	// order its parameters are lowered.
+	paths []dataPath
+}
+
+// dataPath is a path of the workspace a step reads or writes: rel on the
+// workspace, and where the step's container sees it.
+type dataPath struct {
+	param string
+	rel   string
+	seen  ir.Text
+	write bool
+	at    diag.Loc
+	// mount is the index in the step's mounts of the mount that puts rel
+	// at seen (a MedPerf volume's), or -1 for the whole workspace.
+	mount int
+}
+
+// objectWorkspace says whether every step has a workspace of its own,
+// its data moved through the object store.
+func (lw *lowering) objectWorkspace() bool { return lw.plat.Storage.Workspace == "object" }
+
+// fetchRoot is where a step's URL inputs are mounted.
+func (lw *lowering) fetchRoot() string { return lw.mountPath + "-fetched" }
+
+// urlInput lowers an input written as a URL at at: its fetch into the
+// fetched volume, in a folder named for the parameter, and the path the
+// container reads it at (the folder, or the file in it). ok is false
+// when the URL is refused.
+func (lw *lowering) urlInput(param, raw, kind string, at diag.Loc) (dir string, file string, ok bool) {
+	if kind == "outputs" {
+		lw.errorf(diag.URLNotWritable, at, "%q is a URL, which a step reads and never writes; give the output a path in the workspace (with storage.workspace: object, outputs are uploaded to the object store)", raw)
+		return "", "", false
+	}
+	u := lw.parseURL(raw, at)
+	if u == nil {
+		return "", "", false
+	}
+	name, _ := lw.cur.names.take(param, param, "input")
+	dir = path.Join(lw.fetchRoot(), name)
+	file = dir
+	if !u.Folder {
+		file = path.Join(dir, path.Base(strings.TrimSuffix(u.Raw, "/")))
+		if u.Scheme == "s3" {
+			file = path.Join(dir, path.Base(u.Key))
+		}
+	}
+	lw.volumes[fetchedVolume] = ir.Volume{Name: fetchedVolume, PerPod: true}
+	lw.cur.fetches = append(lw.cur.fetches, ir.Fetch{Name: name, URL: u, Path: ir.Lit(file)})
+	return dir, file, true
+}
+
+// recordPath notes a workspace path the step being lowered reads or
+// writes, for an object workspace's fetches and uploads.
+func (lw *lowering) recordPath(param, rel string, seen ir.Text, write bool, at diag.Loc, mount int) {
+	if lw.cur != nil {
+		lw.cur.paths = append(lw.cur.paths, dataPath{param: param, rel: rel, seen: seen, write: write, at: at, mount: mount})
+	}
+}
+
+// overlaps says whether two workspace paths touch the same data: the
+// same path, or one inside the other ("" is the root).
+func overlaps(a, b string) bool {
+	return a == b || a == "" || b == "" || strings.HasPrefix(a, b+"/") || strings.HasPrefix(b, a+"/")
+}
+
+// inside returns p relative to folder dir, which holds it.
+func inside(dir, p string) string {
+	if dir == "" {
+		return p
+	}
+	return strings.TrimPrefix(strings.TrimPrefix(p, dir), "/")
+}
+
+// join appends a relative path to a path as the container sees it.
+func (lw *lowering) join(seen ir.Text, rel string) ir.Text {
+	if rel == "" {
+		return seen
+	}
+	return mergeLiterals(append(append(ir.Text{}, seen...), append(ir.Lit("/"), lw.parseText(rel, nil)...)...))
+}

@@ -1,0 +1,143 @@
+package lower
+
+import (
+	"net"
+	"net/url"
+	"path"
+	"regexp"
+	"strings"
+
+	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+	"github.com/mlcube-compile/mlcube-compile/diag"
+)
+
+// defaultToolImage fetches and uploads on Tekton and for a Job: rclone's
+// own image (Alpine: sh, sha256sum, find, sort), pinned by digest. A
+// platform's objectStore.toolImage overrides it, for air-gapped
+// registries.
+const defaultToolImage = "docker.io/rclone/rclone:1.71.1@sha256:d5971950c2b370fb04dd3292541b5bda6d9103143fd7e345aeb435a399388afc"
+
+// defaultRegion is the region of an S3 bucket the platform names none of.
+const defaultRegion = "us-east-1"
+
+// lowerObjectStore reads the platform's objectStore: an S3 bucket, or
+// Argo's artifact repository (its ConfigMap's key, or the default).
+func (lw *lowering) lowerObjectStore() {
+	os := lw.plat.ObjectStore
+	if os == nil {
+		return
+	}
+	at := lw.plat.Loc.Field("objectStore")
+	store := &ir.ObjectStore{ToolImage: os.ToolImage}
+	if store.ToolImage == "" {
+		store.ToolImage = defaultToolImage
+	}
+	if os.ArtifactGC != "Never" {
+		store.ArtifactGC = os.ArtifactGC
+	}
+	if r := os.ArtifactRepositoryRef; r != nil {
+		store.RepositoryRef = &ir.RepositoryRef{ConfigMap: r.ConfigMap, Key: r.Key}
+	}
+	if s3 := os.S3; s3 != nil {
+		lw.bucketName(s3.Bucket, at.Field("s3").Field("bucket"))
+		store.S3 = &ir.S3Bucket{
+			Endpoint: s3.Endpoint, Bucket: s3.Bucket, Region: s3.Region, Insecure: s3.Insecure,
+			AccessKey: ir.SecretKey{Secret: s3.AccessKeySecret.Name, Key: s3.AccessKeySecret.Key},
+			SecretKey: ir.SecretKey{Secret: s3.SecretKeySecret.Name, Key: s3.SecretKeySecret.Key},
+		}
+		if store.S3.Region == "" {
+			store.S3.Region = defaultRegion
+		}
+		if store.RepositoryRef != nil {
+			lw.errorf(diag.NoObjectStore, at.Field("artifactRepositoryRef"), "s3 names the bucket, while artifactRepositoryRef names Argo's artifact repository; give one or the other")
+		}
+	}
+	lw.p.ObjectStore = store
+}
+
+var (
+	bucketChars = regexp.MustCompile(`^[a-z0-9][a-z0-9.-]*[a-z0-9]$`)
+	sha256Hex   = regexp.MustCompile(`^[0-9a-f]{64}$`)
+)
+
+// bucketName refuses a bucket name S3 would refuse (its bucket naming
+// rules for general purpose buckets), at at.
+func (lw *lowering) bucketName(name string, at diag.Loc) {
+	var why string
+	switch {
+	case len(name) < 3 || len(name) > 63:
+		why = "it is 3 to 63 characters long"
+	case !bucketChars.MatchString(name):
+		why = "it is lower case letters, digits, '.' and '-', starting and ending with a letter or digit"
+	case strings.Contains(name, ".."):
+		why = "it has no two dots in a row"
+	case net.ParseIP(name) != nil:
+		why = "it is not shaped like an IP address"
+	case strings.HasPrefix(name, "xn--") || strings.HasSuffix(name, "-s3alias") || strings.HasSuffix(name, "--ol-s3"):
+		why = "it does not start with xn-- or end in -s3alias or --ol-s3"
+	}
+	if why != "" {
+		lw.errorf(diag.BadBucket, at, "%q is not a bucket name S3 accepts: %s", name, why)
+	}
+}
+
+// isURL says whether a path is written as a URL.
+func isURL(raw string) bool { return strings.Contains(raw, "://") }
+
+// parseURL reads an input written as a URL at at: s3://bucket/key (a
+// folder when it ends in /), or http(s):// naming one file, each with an
+// optional #sha256=<hex>. It returns nil after an error.
+func (lw *lowering) parseURL(raw string, at diag.Loc) *ir.URL {
+	if strings.Contains(raw, "${") {
+		lw.errorf(diag.BadURL, at, "%q: a URL input takes no ${params.X}; write the URL itself", raw)
+		return nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		lw.errorf(diag.BadURL, at, "%q is not a URL: %v", raw, err)
+		return nil
+	}
+	out := &ir.URL{Scheme: u.Scheme}
+	if u.Fragment != "" {
+		digest, ok := strings.CutPrefix(u.Fragment, "sha256=")
+		if !ok || !sha256Hex.MatchString(digest) {
+			lw.errorf(diag.BadURL, at, "%q: the part after # is a digest, sha256= and 64 lower case hexadecimal digits", raw)
+			return nil
+		}
+		out.SHA256, u.Fragment = digest, ""
+	}
+	out.Raw = u.String()
+	switch u.Scheme {
+	case "s3":
+		return lw.s3URL(u, out, raw, at)
+	case "http", "https":
+		if u.Host == "" || strings.HasSuffix(u.Path, "/") || path.Base(u.Path) == "." || u.Path == "" {
+			lw.errorf(diag.BadURL, at, "%q: an HTTP URL names one file, such as https://example.com/data.tgz", raw)
+			return nil
+		}
+		return out
+	}
+	lw.errorf(diag.BadURL, at, "%q: the scheme %s:// is not fetched; use s3://bucket/key, http:// or https:// (copy the data to an S3 bucket)", raw, u.Scheme)
+	return nil
+}
+
+// s3URL completes an s3:// URL's bucket and key; it needs the
+// platform's object store, which says the endpoint and credentials.
+func (lw *lowering) s3URL(u *url.URL, out *ir.URL, raw string, at diag.Loc) *ir.URL {
+	if u.User != nil || u.RawQuery != "" {
+		lw.errorf(diag.BadURL, at, "%q: an s3:// URL is s3://bucket/key, with no user or query; credentials come from the platform's objectStore", raw)
+		return nil
+	}
+	out.Bucket, out.Key = u.Host, strings.TrimPrefix(u.Path, "/")
+	out.Folder = out.Key == "" || strings.HasSuffix(out.Key, "/")
+	if p := path.Clean("/" + out.Key); p != "/"+strings.TrimSuffix(out.Key, "/") && out.Key != "" {
+		lw.errorf(diag.BadURL, at, "%q: the key is not clean (no //, . or ..); write %s", raw, strings.TrimPrefix(p, "/"))
+		return nil
+	}
+	lw.bucketName(out.Bucket, at)
+	if lw.p.ObjectStore == nil {
+		lw.errorf(diag.NoObjectStore, at, "%q is in an object store, and the platform names none: add objectStore to the platform, with s3's endpoint, bucket and Secret keys (or, on Argo, artifactRepositoryRef)", raw)
+		return nil
+	}
+	return out
+}

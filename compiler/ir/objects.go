@@ -1,0 +1,98 @@
+package ir
+
+// ObjectStore is the bucket a run's data moves through: inputs given as
+// URLs, and with an object workspace every step's outputs.
+type ObjectStore struct {
+	// S3 is the bucket the platform names; nil when the run uses the
+	// artifact repository its Argo cluster configures (RepositoryRef, or
+	// the namespace's default, or the controller's), which only Argo
+	// knows.
+	S3 *S3Bucket `json:",omitempty"`
+	// RepositoryRef names Argo's artifact repository by a ConfigMap's
+	// key; nil for the namespace's default or the controller's.
+	RepositoryRef *RepositoryRef `json:",omitempty"`
+	// ToolImage fetches and uploads on engines that have no artifacts of
+	// their own (Tekton, Job): it has sh, rclone and sha256sum.
+	ToolImage string
+	// ArtifactGC is when Argo deletes the run's artifacts
+	// (OnWorkflowDeletion, OnWorkflowCompletion); empty keeps them.
+	ArtifactGC string `json:",omitempty"`
+}
+
+// S3Bucket is an S3-compatible bucket and the Secret keys that open it.
+type S3Bucket struct {
+	// Endpoint is host[:port], without a scheme.
+	Endpoint, Bucket, Region string
+	// Insecure speaks plain HTTP to the endpoint.
+	Insecure             bool `json:",omitempty"`
+	AccessKey, SecretKey SecretKey
+}
+
+// RepositoryRef is a key of a ConfigMap in the run's namespace that
+// holds an Argo artifact repository.
+type RepositoryRef struct {
+	ConfigMap, Key string
+}
+
+// Fetch is data put in place before a step's container starts: an input
+// given as a URL, or an output another step of the run uploaded.
+type Fetch struct {
+	// Name is unique among the step's fetches and uploads, and valid as
+	// an engine's artifact, step and result name (a DNS label).
+	Name string
+	// URL is set for an input given as a URL, From for another step's
+	// upload.
+	URL  *URL    `json:",omitempty"`
+	From *Output `json:",omitempty"`
+	// Sub is the part of From's upload fetched, a relative path inside
+	// it; empty for the whole upload.
+	Sub string `json:",omitempty"`
+	// Path is where the data lands, as the step's container sees it: an
+	// absolute path, a folder, or a file for a URL that names one. A
+	// fetching container mounts what the step's container mounts.
+	Path Text
+}
+
+// URL is an input's object-store or HTTP(S) address.
+type URL struct {
+	// Raw is the URL as written, without its #sha256= fragment.
+	Raw string
+	// Scheme is s3, http or https.
+	Scheme string
+	// Bucket and Key are an s3 URL's; Key has no leading /.
+	Bucket string `json:",omitempty"`
+	Key    string `json:",omitempty"`
+	// Folder says the URL names a folder (an s3 URL ending in /), not
+	// one object.
+	Folder bool `json:",omitempty"`
+	// SHA256 is the digest the data must have, in hex: of the file, or
+	// of a folder's listing (FolderDigest); empty when none is written.
+	SHA256 string `json:",omitempty"`
+}
+
+// Output names one upload of a step of the run.
+type Output struct {
+	Step, Name string
+}
+
+// Upload is an output a step's container writes, sent to the object
+// store when it ends, at a key of the run, the step and Name, with its
+// sha256 recorded where the engine shows a step's outputs.
+type Upload struct {
+	// Name is unique among the step's fetches and uploads and valid as
+	// an engine's artifact and result name (a DNS label).
+	Name string
+	// Path is where the container writes it: an absolute path, a file
+	// or a folder. An uploading container mounts what the step's
+	// container mounts.
+	Path Text
+	// Final says no later step of the run fetches it: a result of the
+	// run, kept when the run's other artifacts are deleted.
+	Final bool `json:",omitempty"`
+}
+
+// FolderDigest says how a folder's sha256 is made, on every engine: the
+// sha256 of the lines `sha256sum` prints for each file below it, run
+// from the folder as ./path, sorted by path in byte order. A file's is
+// its own sha256.
+const FolderDigest = "sha256 of `find . -type f | LC_ALL=C sort | xargs sha256sum` in the folder"
