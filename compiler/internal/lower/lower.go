@@ -64,6 +64,7 @@ func Lower(ps *spec.Pipeline, plat *spec.Platform, needValues string) (*ir.Pipel
 	lw.listOrder(io)
 	lw.order(steps, io)
 	lw.claimAccess()
+	lw.objectFlow()
 	for _, name := range slices.Sorted(maps.Keys(lw.volumes)) {
 		lw.p.Volumes = append(lw.p.Volumes, lw.volumes[name])
 	}
