@@ -86,6 +86,9 @@ type Upload struct {
 	// or a folder. An uploading container mounts what the step's
 	// container mounts.
 	Path Text
+	// Folder says the output is a folder (its parameter's type is
+	// directory, or its path ends in /): its files go below the key.
+	Folder bool `json:",omitempty"`
 	// Final says no later step of the run fetches it: a result of the
 	// run, kept when the run's other artifacts are deleted.
 	Final bool `json:",omitempty"`

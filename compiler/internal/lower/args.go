@@ -94,7 +94,7 @@ func (lw *lowering) paramArg(st *spec.Step, p *spec.Param, kind, override string
 		arg.Value = mergeLiterals(append(ir.Lit(root+"/"), parse(rel)...))
 	}
 	if p.Claim == "" {
-		lw.recordPath(p.Name, rel, arg.Value, kind == "outputs", at, -1)
+		lw.recordPath(p, raw, rel, arg.Value, kind == "outputs", at, -1)
 	}
 	return arg, []string{graph.Qualify(volume, rel)}
 }

@@ -105,7 +105,7 @@ func (lw *lowering) volumeMount(st *spec.Step, p *spec.Param, kind string, vm *v
 	}
 	if vm.add(lw, m, p, at) {
 		seen := ir.Lit(path.Clean(p.MountPath))
-		lw.recordPath(p.Name, rel, seen, kind == "outputs", at, len(vm.mounts)-1)
+		lw.recordPath(p, raw, rel, seen, kind == "outputs", at, len(vm.mounts)-1)
 	}
 	return rel, true
 }

@@ -4,6 +4,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/mlcube-compile/mlcube-compile/compiler/internal/spec"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
 	"github.com/mlcube-compile/mlcube-compile/diag"
 )
@@ -27,6 +28,9 @@ type stepData struct {
 type dataPath struct {
 	param string
 	rel   string
+	// folder says the path is a folder: its parameter's type is
+	// directory, or it is written with a trailing /.
+	folder bool
 	seen  ir.Text
 	write bool
 	at    diag.Loc
@@ -71,9 +75,10 @@ func (lw *lowering) urlInput(param, raw, kind string, at diag.Loc) (dir string, 
 
 // recordPath notes a workspace path the step being lowered reads or
 // writes, for an object workspace's fetches and uploads.
-func (lw *lowering) recordPath(param, rel string, seen ir.Text, write bool, at diag.Loc, mount int) {
+func (lw *lowering) recordPath(p *spec.Param, raw, rel string, seen ir.Text, write bool, at diag.Loc, mount int) {
 	if lw.cur != nil {
-		lw.cur.paths = append(lw.cur.paths, dataPath{param: param, rel: rel, seen: seen, write: write, at: at, mount: mount})
+		folder := p.Dir || strings.HasSuffix(raw, "/") || rel == ""
+		lw.cur.paths = append(lw.cur.paths, dataPath{param: p.Name, rel: rel, folder: folder, seen: seen, write: write, at: at, mount: mount})
 	}
 }
 

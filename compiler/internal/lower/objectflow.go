@@ -85,7 +85,7 @@ func (lw *lowering) uploads(s *ir.Step, d *stepData) []upload {
 		}
 		seen[w.rel] = true
 		name, _ := d.names.take(w.param, w.param, "output")
-		s.Uploads = append(s.Uploads, ir.Upload{Name: name, Path: w.seen})
+		s.Uploads = append(s.Uploads, ir.Upload{Name: name, Path: w.seen, Folder: w.folder})
 		out = append(out, upload{step: s.Name, name: name, rel: w.rel})
 	}
 	return out
