@@ -31,9 +31,9 @@ type dataPath struct {
 	// folder says the path is a folder: its parameter's type is
 	// directory, or it is written with a trailing /.
 	folder bool
-	seen  ir.Text
-	write bool
-	at    diag.Loc
+	seen   ir.Text
+	write  bool
+	at     diag.Loc
 	// mount is the index in the step's mounts of the mount that puts rel
 	// at seen (a MedPerf volume's), or -1 for the whole workspace.
 	mount int
