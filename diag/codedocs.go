@@ -48,4 +48,5 @@ var codeDocs = []CodeDoc{
 	{PlatformRead, "(a note) the platform file read because it is beside the pipeline or the cube", "The command line named no platform file, so the one beside the pipeline (or the cube) was read: `-p FILE` reads another; `--disable MLC710` drops the note."},
 	{NoPlatformRead, "(a note) no platform file read for a pipeline on standard input", "A pipeline on standard input has no folder to find `platform.yaml` beside: `-p FILE` reads one."},
 	{FileSkipped, "(a note) lint skipped a YAML file that is not a spec", "`lint --verbose` names each: a values file or another tool's YAML is skipped; name a spec `mlcube.yaml`, `platform.yaml` or `pipeline.yaml`, or match it with `--task GLOB` or `--platform GLOB`."},
+	{ResultsKept, "(a note) where a run on an object workspace keeps its results", "The outputs no later step reads are the run's results: each is uploaded to the bucket at `<run uid>/<step>/<output>` and kept, even when `objectStore.artifactGC` deletes the run's other artifacts; `--disable MLC713` drops the note."},
 }

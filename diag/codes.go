@@ -57,6 +57,7 @@ const (
 	PlatformRead          Code = "MLC710"
 	NoPlatformRead        Code = "MLC711"
 	FileSkipped           Code = "MLC712"
+	ResultsKept           Code = "MLC713"
 )
 
 // CodeDoc is what docs/troubleshooting.md says of a code.

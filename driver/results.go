@@ -1,0 +1,32 @@
+package driver
+
+import (
+	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+	"github.com/mlcube-compile/mlcube-compile/diag"
+)
+
+// resultNotes say, for a run whose steps upload their outputs, where
+// each of the run's results is kept: the uploads no later step fetches,
+// at the step that writes them. Every engine keys an upload by the run's
+// uid, the step and the output.
+func resultNotes(p *ir.Pipeline) diag.Diagnostics {
+	if p.ObjectStore == nil {
+		return nil
+	}
+	where := "Argo's artifact repository"
+	if b := p.ObjectStore.S3; b != nil {
+		where = "s3://" + b.Bucket
+	}
+	var notes diag.Diagnostics
+	for _, s := range p.Steps {
+		for _, u := range s.Uploads {
+			if !u.Final {
+				continue
+			}
+			d := diag.Warnf(diag.ResultsKept, s.Loc, "output %s is a result of the run, kept in %s at <run uid>/%s/%s", u.Name, where, s.Name, u.Name)
+			d.Severity = diag.Note
+			notes = append(notes, d)
+		}
+	}
+	return notes
+}
