@@ -22,6 +22,9 @@ func TestHelpIsReadFromTheSchema(t *testing.T) {
 		{`!~"/\\.\\.?(/|$)"`, "want a clean absolute path such as /mnt/mlcube, without . or .."},
 		{`=~"^/"`, "want an absolute path in the container, starting with /"},
 		{`=~"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?$"`, `want "" (no queue) or a Kubernetes name: lower case letters, digits, '-' and '.'`},
+		{`=~"^[A-Za-z0-9.-]+(:[0-9]{1,5})?$"`, "want host[:port] without a scheme, such as s3.amazonaws.com or minio.storage:9000"},
+		{`=~"^[a-z0-9-]+$"`, "want a region such as us-east-1"},
+		{`=~"^[-._a-zA-Z0-9]+$"`, "want a Secret key: letters, digits, '-', '_' and '.'"},
 	}
 	s.Do(func(c *Context) {
 		if len(c.help) != len(want) {

@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"slices"
 	"strconv"
 
 	"cuelang.org/go/cue"
@@ -17,7 +18,11 @@ func (d *document) unknownFieldHint(sc *schema.Context, path cue.Path) string {
 		return ""
 	}
 	name := selectorName(sels[len(sels)-1])
-	return diag.DidYouMean(name, schemaFields(sc, d.kind, sels[:len(sels)-1]))
+	fields := schemaFields(sc, d.kind, sels[:len(sels)-1])
+	if slices.Contains(fields, "accessKeySecret") && credentialKey(name) {
+		return "credentials are never written in a spec: put the key in a Secret of the run's namespace and name it, as accessKeySecret: {name: SECRET, key: KEY} and secretKeySecret"
+	}
+	return diag.DidYouMean(name, fields)
 }
 
 // outermostUnknown is the first field on path that the definition of kind
