@@ -65,6 +65,9 @@ func compile(p *ir.Pipeline) (*batchv1.Job, diag.Diagnostics, error) {
 	if init := kube.CreateFiles(s, p.KubectlImage, s.ImagePullPolicy, ref); init != nil {
 		job.Spec.Template.Spec.InitContainers = []corev1.Container{*init}
 	}
+	if err := moveData(p, s, ref, &job.Spec.Template.Spec); err != nil {
+		return nil, nil, err
+	}
 	if s.Timeout > 0 {
 		// On the pod, so that the timeout bounds each attempt, as on the
 		// engines; on the Job it would bound every retry together.
@@ -188,12 +191,15 @@ func stepTexts(s *ir.Step) []ir.Text {
 
 // volumes mounts each existing claim; a claim the platform asks to create
 // per run becomes a generic ephemeral volume, created with the pod and
-// deleted with it.
+// deleted with it; a volume each pod has of its own is an emptyDir or a
+// generic ephemeral volume too (kube.PerPodVolume).
 func volumes(vols []ir.Volume) []corev1.Volume {
 	var out []corev1.Volume
 	for _, v := range vols {
 		vol := corev1.Volume{Name: v.Name}
-		if v.Create == nil {
+		if v.PerPod {
+			vol = kube.PerPodVolume(v)
+		} else if v.Create == nil {
 			vol.PersistentVolumeClaim = &corev1.PersistentVolumeClaimVolumeSource{ClaimName: v.ClaimName}
 		} else {
 			vol.Ephemeral = &corev1.EphemeralVolumeSource{VolumeClaimTemplate: &corev1.PersistentVolumeClaimTemplate{Spec: kube.ClaimSpec(v.Create)}}

@@ -2,6 +2,7 @@ package job
 
 import (
 	"path"
+	"strings"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -73,8 +74,22 @@ func validatePod(t *corev1.PodTemplateSpec, p *field.Path) field.ErrorList {
 	if len(t.Spec.Containers) == 0 {
 		errs = append(errs, field.Required(spec.Child("containers"), ""))
 	}
-	for i := range t.Spec.Containers {
-		errs = append(errs, validateContainer(&t.Spec.Containers[i], volumes, spec.Child("containers").Index(i))...)
+	names := map[string]bool{}
+	for _, list := range []struct {
+		field      string
+		containers []corev1.Container
+	}{{"initContainers", t.Spec.InitContainers}, {"containers", t.Spec.Containers}} {
+		for i := range list.containers {
+			c, cp := &list.containers[i], spec.Child(list.field).Index(i)
+			// The API server refuses two containers of one name, init
+			// containers or not (validateInitContainers and
+			// validateContainers, pkg/apis/core/validation/validation.go).
+			if names[c.Name] {
+				errs = append(errs, field.Duplicate(cp.Child("name"), c.Name))
+			}
+			names[c.Name] = true
+			errs = append(errs, validateContainer(c, volumes, cp)...)
+		}
 	}
 	return errs
 }
@@ -90,6 +105,9 @@ func validateContainer(c *corev1.Container, volumes map[string]bool, p *field.Pa
 	for i, e := range c.Env {
 		for _, msg := range validation.IsEnvVarName(e.Name) {
 			errs = append(errs, field.Invalid(p.Child("env").Index(i).Child("name"), e.Name, msg))
+		}
+		if r := e.ValueFrom; r != nil && r.FieldRef != nil && !envFieldPath(r.FieldRef.FieldPath) {
+			errs = append(errs, field.Invalid(p.Child("env").Index(i).Child("valueFrom", "fieldRef", "fieldPath"), r.FieldRef.FieldPath, "not a field the downward API gives a variable"))
 		}
 	}
 	paths := map[string]bool{}
@@ -117,4 +135,22 @@ func validateContainer(c *corev1.Container, volumes map[string]bool, p *field.Pa
 		}
 	}
 	return errs
+}
+
+// envFieldPath says whether the downward API gives a variable the pod's
+// field at path: validEnvDownwardAPIFieldPathExpressions, and a label or
+// annotation by its key (validateDownwardAPIFieldRef,
+// pkg/apis/core/validation/validation.go of kubernetes v1.35.0).
+func envFieldPath(path string) bool {
+	switch path {
+	case "metadata.name", "metadata.namespace", "metadata.uid", "spec.nodeName", "spec.serviceAccountName",
+		"status.hostIP", "status.hostIPs", "status.podIP", "status.podIPs":
+		return true
+	}
+	for _, prefix := range []string{"metadata.labels['", "metadata.annotations['"} {
+		if key, ok := strings.CutPrefix(path, prefix); ok && strings.HasSuffix(key, "']") {
+			return len(validation.IsQualifiedName(strings.TrimSuffix(key, "']"))) == 0
+		}
+	}
+	return false
 }

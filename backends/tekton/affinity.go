@@ -41,7 +41,8 @@ func coschedule(p *ir.Pipeline) string {
 }
 
 // coLocated are the container steps whose pods run on the assistant's
-// node: with coschedule workspaces, those that mount a claim; with
+// node: with coschedule workspaces, those that mount a claim (a volume
+// each pod has of its own is no workspace: objects.go); with
 // pipelineruns or isolate-pipelinerun, every one; with disabled, none.
 // The kubectl tasks of distributed steps have no scheduling of their own:
 // they take the run's template wherever they run.
@@ -51,7 +52,7 @@ func coLocated(p *ir.Pipeline) []*ir.Step {
 		switch coschedule(p) {
 		case coscheduleDisabled:
 		case coscheduleWorkspaces:
-			if len(s.Mounts) > 0 {
+			if boundClaims(p, s) > 0 {
 				out = append(out, s)
 			}
 		default:
@@ -206,14 +207,16 @@ func warnings(p *ir.Pipeline, kind string) diag.Diagnostics {
 
 // boundClaims counts the claims the TaskRun of s binds as workspaces,
 // each of which the affinity assistant places: a container step's
-// mounts, and the claims Tekton creates that a distributed step's kubectl
+// mounts of claims, and the claims Tekton creates that a distributed step's kubectl
 // task binds to learn their names. The kubectl task has no node selector
 // of its own: it takes the run's pod template, where the assistant is.
 func boundClaims(p *ir.Pipeline, s *ir.Step) int {
 	if s.Kind == ir.Container {
 		claims := map[string]bool{}
 		for _, m := range s.Mounts {
-			claims[m.Volume] = true
+			if !perPod(p, m.Volume) {
+				claims[m.Volume] = true
+			}
 		}
 		return len(claims)
 	}

@@ -32,6 +32,9 @@ func compile(p *ir.Pipeline, opts Options) (*v1.PipelineRun, error) {
 	if refused := refusals(p); len(refused) > 0 {
 		return nil, refused
 	}
+	if err := objectRefusals(p); err != nil {
+		return nil, err
+	}
 	sa := p.ServiceAccountName
 	if opts.ServiceAccountName != "" {
 		sa = opts.ServiceAccountName
@@ -46,28 +49,14 @@ func compile(p *ir.Pipeline, opts Options) (*v1.PipelineRun, error) {
 		},
 	}
 	for _, v := range p.Volumes {
+		if v.PerPod {
+			continue
+		}
 		pr.Spec.PipelineSpec.Workspaces = append(pr.Spec.PipelineSpec.Workspaces, v1.PipelineWorkspaceDeclaration{Name: v.Name})
 		pr.Spec.Workspaces = append(pr.Spec.Workspaces, workspaceBinding(v))
 	}
-	placed := coLocated(p)
-	for _, s := range p.Steps {
-		if s.Kind != ir.Container {
-			t, err := distributedTask(p, s)
-			if err != nil {
-				return nil, err
-			}
-			pr.Spec.PipelineSpec.Tasks = append(pr.Spec.PipelineSpec.Tasks, t)
-			continue
-		}
-		t := pipelineTask(p, s)
-		if files, ok := filesTask(p, s); ok {
-			pr.Spec.PipelineSpec.Tasks = append(pr.Spec.PipelineSpec.Tasks, files)
-			t.RunAfter = append(slices.Clone(t.RunAfter), files.Name)
-		}
-		pr.Spec.PipelineSpec.Tasks = append(pr.Spec.PipelineSpec.Tasks, t)
-		if spec := taskRunSpec(s, slices.Contains(placed, s)); spec != nil {
-			pr.Spec.TaskRunSpecs = append(pr.Spec.TaskRunSpecs, *spec)
-		}
+	if err := addTasks(pr, p); err != nil {
+		return nil, err
 	}
 	var kubectlTasks []string
 	for _, s := range p.Steps {
@@ -87,6 +76,36 @@ func compile(p *ir.Pipeline, opts Options) (*v1.PipelineRun, error) {
 		return nil, err
 	}
 	return pr, nil
+}
+
+// addTasks adds to pr a task for each step of p, in order, with the task
+// that creates a step's files before it, and the TaskRun spec of each
+// that needs one.
+func addTasks(pr *v1.PipelineRun, p *ir.Pipeline) error {
+	placed := coLocated(p)
+	for _, s := range p.Steps {
+		if s.Kind != ir.Container {
+			t, err := distributedTask(p, s)
+			if err != nil {
+				return err
+			}
+			pr.Spec.PipelineSpec.Tasks = append(pr.Spec.PipelineSpec.Tasks, t)
+			continue
+		}
+		t, err := pipelineTask(p, s)
+		if err != nil {
+			return err
+		}
+		if files, ok := filesTask(p, s); ok {
+			pr.Spec.PipelineSpec.Tasks = append(pr.Spec.PipelineSpec.Tasks, files)
+			t.RunAfter = append(slices.Clone(t.RunAfter), files.Name)
+		}
+		pr.Spec.PipelineSpec.Tasks = append(pr.Spec.PipelineSpec.Tasks, t)
+		if spec := taskRunSpec(s, slices.Contains(placed, s)); spec != nil {
+			pr.Spec.TaskRunSpecs = append(pr.Spec.TaskRunSpecs, *spec)
+		}
+	}
+	return nil
 }
 
 // validate runs what Tekton's webhooks run when the PipelineRun is created:

@@ -16,20 +16,30 @@ const stepName = "main"
 
 // pipelineTask runs one IR step as a task with an embedded taskSpec. The
 // pipeline parameters the step uses are passed in as task parameters of
-// the same name, so the taskSpec stands on its own.
-func pipelineTask(p *ir.Pipeline, s *ir.Step) v1.PipelineTask {
-	t := embeddedTask(p, s, v1.TaskSpec{Steps: []v1.Step{step(s)}, Volumes: kube.ShmVolumes(s)})
+// the same name, so the taskSpec stands on its own. A claim the step
+// mounts is a workspace; a volume each pod has of its own, one of the
+// task's volumes; steps before and after the user's move its data
+// (dataSteps).
+func pipelineTask(p *ir.Pipeline, s *ir.Step) (v1.PipelineTask, error) {
+	steps, results, err := dataSteps(p, s, step(p, s))
+	if err != nil {
+		return v1.PipelineTask{}, err
+	}
+	t := embeddedTask(p, s, v1.TaskSpec{Steps: steps, Results: results, Volumes: append(kube.ShmVolumes(s), podVolumes(p, s)...)})
 	queueTask(&t, s)
 	for _, name := range usedParams(s) {
 		t.Params = append(t.Params, v1.Param{Name: name, Value: *v1.NewStructuredValues(paramRef(name))})
 		t.TaskSpec.Params = append(t.TaskSpec.Params, v1.ParamSpec{Name: name, Type: v1.ParamTypeString})
 	}
 	for _, m := range s.Mounts {
+		if perPod(p, m.Volume) {
+			continue
+		}
 		name := cmp.Or(m.Name, m.Volume)
 		t.Workspaces = append(t.Workspaces, v1.WorkspacePipelineTaskBinding{Name: name, Workspace: m.Volume, SubPath: m.SubPath.Render(paramRef)})
 		t.TaskSpec.Workspaces = append(t.TaskSpec.Workspaces, v1.WorkspaceDeclaration{Name: name, MountPath: m.MountPath, ReadOnly: m.ReadOnly})
 	}
-	return t
+	return t, nil
 }
 
 // embeddedTask runs spec as the task of step s: its name, order, labels,
@@ -51,8 +61,9 @@ func embeddedTask(p *ir.Pipeline, s *ir.Step, spec v1.TaskSpec) v1.PipelineTask 
 }
 
 // step is the task's container: the MLCube runner's contract. Workspaces
-// are mounted by Tekton; only /dev/shm is mounted here.
-func step(s *ir.Step) v1.Step {
+// are mounted by Tekton; the task's own volumes, each pod's, and /dev/shm
+// are mounted here.
+func step(p *ir.Pipeline, s *ir.Step) v1.Step {
 	st := v1.Step{
 		Name:             stepName,
 		Image:            s.Image,
@@ -60,7 +71,7 @@ func step(s *ir.Step) v1.Step {
 		Command:          kube.Command(s.Command),
 		Env:              kube.Env(s.Env, paramRef),
 		ComputeResources: kube.Resources(s.Resources),
-		VolumeMounts:     kube.ShmMounts(s),
+		VolumeMounts:     append(podMounts(p, s), kube.ShmMounts(s)...),
 	}
 	for _, a := range s.Args {
 		st.Args = append(st.Args, kube.Arg(a, paramRef))

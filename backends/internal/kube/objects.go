@@ -1,9 +1,13 @@
 package kube
 
 import (
+	"strconv"
+
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/mlcube-compile/mlcube-compile/backends/emit"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+	"github.com/mlcube-compile/mlcube-compile/diag"
 )
 
 // The containers that move a step's data run POSIX sh scripts, in the
@@ -137,14 +141,16 @@ while [ $# -ge 3 ]; do
 done
 `
 
-// UploadScript uploads with rclone. Its items are two words each: the
-// output's path (a file, or a folder whose files go below the key) and
-// the bucket/key it goes to.
+// UploadScript uploads with rclone. Its items are three words each: the
+// output's path (a file, or a folder whose files go below the key), the
+// bucket/key it goes to, and a file its s3:// URI is written to once it
+// is there (empty for none).
 const UploadScript = `set -eu
-while [ $# -ge 2 ]; do
-  src=$1 dest=$2; shift 2
+while [ $# -ge 3 ]; do
+  src=$1 dest=$2 uri=$3; shift 3
   if [ -d "$src" ]; then rclone copy "$src" ":s3:$dest"; else rclone copyto "$src" ":s3:$dest"; fi
   echo "mlcube-compile: uploaded s3://$dest"
+  [ -z "$uri" ] || printf '%s' "s3://$dest" >"$uri"
 done
 `
 
@@ -154,4 +160,205 @@ func FetchSource(u *ir.URL) (kind, src string) {
 		return "s3", u.Bucket + "/" + u.Key
 	}
 	return "http", u.Raw
+}
+
+// SequenceScript runs scripts one after another in one container, each
+// on its own items, and fails at the first that fails. Its arguments
+// are groups of: a name (the script's $0, which its messages print),
+// the script, the number of words after it that are its items, and
+// those words. Sequence writes them.
+const SequenceScript = `set -eu
+while [ $# -ge 3 ]; do
+  name=$1 script=$2 n=$3; shift 3
+  [ "$#" -ge "$n" ] || { echo "mlcube-compile: $name: $n items wanted, $# left" >&2; exit 1; }
+  (
+    all=$# i=0
+    for w do
+      if [ "$i" -lt "$n" ]; then set -- "$@" "$w"; fi
+      i=$((i + 1))
+    done
+    shift "$all"
+    sh -c "$script" "$name" "$@"
+  )
+  shift "$n"
+done
+`
+
+// Phase is one script a SequenceScript runs, and its items, written for
+// a container's args (Kubernetes reads $(VAR) and $$ in them).
+type Phase struct {
+	Name, Script string
+	Items        []string
+}
+
+// Sequence is the command and args of a container that runs phases in
+// order. The scripts are escaped for the kubelet, which would read
+// their $(...); the items are as given, so that an engine's own
+// references in them ($(context.pipelineRun.uid), a Job's $(VAR)) are
+// replaced.
+func Sequence(phases ...Phase) (command, args []string) {
+	command = []string{"sh", "-c", ir.KubeLiteral(SequenceScript), "mlcube-compile"}
+	for _, ph := range phases {
+		args = append(args, ph.Name, ir.KubeLiteral(ph.Script), strconv.Itoa(len(ph.Items)))
+		args = append(args, ph.Items...)
+	}
+	return command, args
+}
+
+// Mover is what the containers that move a step's data on an engine
+// without artifacts of its own (Tekton, a Job) need of the engine: how
+// their args refer to what it knows at run time, and how they mount the
+// step's volumes.
+type Mover struct {
+	// RunID refers to the run's id, which every key the run uploads to
+	// starts with.
+	RunID string
+	// Ref refers to a pipeline parameter.
+	Ref func(param string) string
+	// Want refers to the sha256 that the producer of a From fetch
+	// recorded; nil where no step fetches From another.
+	Want func(f ir.Fetch) string
+	// DigestFile is the file an upload's sha256 is written to; URIFile,
+	// when not nil, the file its s3:// URI is written to.
+	DigestFile, URIFile func(u ir.Upload) string
+	// Mounts are the step's mounts as the mover's containers mount
+	// them; Writable makes them writable.
+	Mounts []corev1.VolumeMount
+	// Env comes before the bucket's own variables.
+	Env []corev1.EnvVar
+}
+
+// FetchContainer fetches s's Fetches into the scratch folder, one after
+// another, then checks each one's sha256 and copies it into place
+// (VerifyScript).
+func (m Mover) FetchContainer(p *ir.Pipeline, s *ir.Step, name string) corev1.Container {
+	var fetch, verify []string
+	for _, f := range s.Fetches {
+		kind, src, want := "s3", "", ""
+		if f.URL != nil {
+			kind, src = FetchSource(f.URL)
+			want = f.URL.SHA256
+		} else {
+			src = UploadKey(p, m.RunID, *f.From)
+			want = m.Want(f)
+		}
+		fetch = append(fetch, kind, src, ScratchOf(f))
+		verify = append(verify, f.Name, ScratchOf(f), want, VerifyDest(f, m.Ref))
+	}
+	c := m.container(p, name, Phase{"fetch", FetchScript, fetch}, Phase{"verify", VerifyScript, verify})
+	c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: ScratchVolume, MountPath: ScratchPath})
+	return c
+}
+
+// UploadContainer records the sha256 of each of s's Uploads
+// (DigestScript), then uploads it to its key (UploadKey).
+func (m Mover) UploadContainer(p *ir.Pipeline, s *ir.Step, name string) corev1.Container {
+	var digest, upload []string
+	for _, u := range s.Uploads {
+		path := u.Path.RenderContainer(m.Ref)
+		uri := ""
+		if m.URIFile != nil {
+			uri = m.URIFile(u)
+		}
+		digest = append(digest, u.Name, path, m.DigestFile(u))
+		upload = append(upload, path, UploadKey(p, m.RunID, ir.Output{Step: s.Name, Name: u.Name}), uri)
+	}
+	return m.container(p, name, Phase{"digest", DigestScript, digest}, Phase{"upload", UploadScript, upload})
+}
+
+// container runs phases in the platform's tool image, with the bucket's
+// variables and the step's mounts.
+func (m Mover) container(p *ir.Pipeline, name string, phases ...Phase) corev1.Container {
+	c := corev1.Container{
+		Name:         name,
+		Image:        p.ObjectStore.ToolImage,
+		Env:          append([]corev1.EnvVar(nil), m.Env...),
+		VolumeMounts: append([]corev1.VolumeMount(nil), m.Mounts...),
+		Resources:    MoverResources(p),
+	}
+	c.Command, c.Args = Sequence(phases...)
+	if p.ObjectStore.S3 != nil {
+		c.Env = append(c.Env, RcloneEnv(p.ObjectStore.S3)...)
+	}
+	return c
+}
+
+// MoverResources are what a container that moves data asks for: a
+// small request, limited only where the platform limits every container
+// to its requests (a CPU limit would slow the hashing of large data).
+func MoverResources(p *ir.Pipeline) corev1.ResourceRequirements {
+	return Resources(ir.Resources{CPU: "100m", Memory: "256Mi", LimitsEqualRequests: p.LimitsEqualRequests})
+}
+
+// Writable is mounts, none read-only.
+func Writable(mounts []corev1.VolumeMount) []corev1.VolumeMount {
+	out := append([]corev1.VolumeMount(nil), mounts...)
+	for i := range out {
+		out[i].ReadOnly = false
+	}
+	return out
+}
+
+// UploadKey is where output o of the run whose id runID refers to is in
+// the bucket: bucket/<run id>/<step>/<name>, with a trailing / for a
+// folder's files.
+func UploadKey(p *ir.Pipeline, runID string, o ir.Output) string {
+	key := p.ObjectStore.S3.Bucket + "/" + runID + "/" + o.Step + "/" + o.Name
+	if Uploaded(p, o).Folder {
+		key += "/"
+	}
+	return key
+}
+
+// Uploaded is the upload that o names; the zero Upload when no step of
+// p makes it.
+func Uploaded(p *ir.Pipeline, o ir.Output) ir.Upload {
+	for _, s := range p.Steps {
+		for _, u := range s.Uploads {
+			if s.Name == o.Step && u.Name == o.Name {
+				return u
+			}
+		}
+	}
+	return ir.Upload{}
+}
+
+// RefuseStore refuses p on engine (its --backend name), which moves data
+// with the Mover's containers, when a step moves data and the platform
+// does not say how: with no object store (an http input needs none on
+// Argo), there is no tool image; with only Argo's artifact repository,
+// rclone has no bucket, a platform for Argo alone, so that refusal is of
+// p's shape (emit.RefuseShape). who names the engine in its message, as
+// "Tekton".
+func RefuseStore(p *ir.Pipeline, engine, who string) error {
+	for _, s := range p.Steps {
+		if len(s.Fetches) == 0 && len(s.Uploads) == 0 {
+			continue
+		}
+		if p.ObjectStore == nil || p.ObjectStore.ToolImage == "" {
+			return emit.Refuse(diag.NoObjectStore, p.Platform, "%s: step %s moves data, which %s does in a tool image that the platform's objectStore names; add objectStore (its toolImage alone, or s3 with the bucket's endpoint and Secret keys), or use --backend argo", engine, s.Name, who)
+		}
+		if why := NeedsBucket(s); why != "" && p.ObjectStore.S3 == nil {
+			return emit.RefuseShape(p.Platform.Field("objectStore"), "%s: step %s %s, and %s has no artifact repository of its own: it fetches and uploads with rclone, which needs the bucket itself; name it in objectStore.s3 (its endpoint, bucket and Secret keys) in place of Argo's artifact repository, or use --backend argo", engine, s.Name, why, who)
+		}
+	}
+	return nil
+}
+
+// NeedsBucket says why step s needs the bucket itself (rclone's remote)
+// on an engine without artifacts: it uploads, fetches another step's
+// upload, or fetches an s3:// URL. Empty when it needs none.
+func NeedsBucket(s *ir.Step) string {
+	if len(s.Uploads) > 0 {
+		return "uploads its outputs"
+	}
+	for _, f := range s.Fetches {
+		if f.From != nil {
+			return "fetches what step " + f.From.Step + " uploaded"
+		}
+		if f.URL.Scheme == "s3" {
+			return "fetches " + f.URL.Raw
+		}
+	}
+	return ""
 }

@@ -1,0 +1,213 @@
+package kube
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+)
+
+// fakeRclone does what the scripts ask of rclone, on folders: the
+// bucket's remote :s3:KEY is $FAKE_S3/KEY.
+const fakeRclone = `#!/bin/sh
+set -eu
+at() { case $1 in :s3:*) echo "$FAKE_S3/${1#:s3:}" ;; *) echo "$1" ;; esac; }
+cmd=$1; shift
+case $cmd in
+lsjson) if [ -d "$(at "$2")" ]; then echo '{"IsDir": true}'; else echo '{"IsDir": false}'; fi ;;
+copy) d=$(at "$2"); mkdir -p "$d"; cp -R "$(at "$1")/." "$d/" ;;
+copyto) d=$(at "$2"); mkdir -p "$(dirname "$d")"; cp "$(at "$1")" "$d" ;;
+copyurl) cp "${1#file://}" "$2" ;;
+*) echo "fake rclone: $cmd" >&2; exit 2 ;;
+esac
+`
+
+// kubelet expands a container's words as the kubelet does: $$ is $, and
+// $(NAME) the value of a variable the container defines, else itself.
+func kubelet(word string, env map[string]string) string {
+	var out strings.Builder
+	for i := 0; i < len(word); i++ {
+		switch {
+		case strings.HasPrefix(word[i:], "$$"):
+			out.WriteByte('$')
+			i++
+		case strings.HasPrefix(word[i:], "$("):
+			if end := strings.IndexByte(word[i:], ')'); end > 0 {
+				if v, ok := env[word[i+2:i+end]]; ok {
+					out.WriteString(v)
+					i += end
+					continue
+				}
+			}
+			out.WriteByte('$')
+		default:
+			out.WriteByte(word[i])
+		}
+	}
+	return out.String()
+}
+
+// sandbox is a run of containers on this machine: the scratch folder and
+// the bucket are folders of dir, rclone a fake.
+type sandbox struct {
+	t   *testing.T
+	dir string
+}
+
+func newSandbox(t *testing.T) sandbox {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "bin")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(bin, "rclone"), []byte(fakeRclone), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return sandbox{t, dir}
+}
+
+// run runs c with env as its variables; the scratch folder is the
+// sandbox's. It returns the output and whether c succeeded.
+func (sb sandbox) run(c corev1.Container, env map[string]string) (string, bool) {
+	var words []string
+	for _, w := range append(slices.Clone(c.Command), c.Args...) {
+		w = kubelet(w, env)
+		if rest, ok := strings.CutPrefix(w, ScratchPath); ok {
+			w = filepath.Join(sb.dir, "scratch") + rest
+		}
+		words = append(words, w)
+	}
+	cmd := exec.Command(words[0], words[1:]...)
+	cmd.Env = append(os.Environ(), "PATH="+filepath.Join(sb.dir, "bin")+":"+os.Getenv("PATH"), "FAKE_S3="+filepath.Join(sb.dir, "s3"))
+	out, err := cmd.CombinedOutput()
+	return string(out), err == nil
+}
+
+// write makes the files of tree below dir.
+func write(t *testing.T, dir string, tree map[string]string) {
+	t.Helper()
+	for name, body := range tree {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// folderDigest is ir.FolderDigest of tree.
+func folderDigest(tree map[string]string) string {
+	var lines []string
+	for name, body := range tree {
+		sum := sha256.Sum256([]byte(body))
+		lines = append(lines, hex.EncodeToString(sum[:])+"  ./"+name+"\n")
+	}
+	slices.Sort(lines)
+	sum := sha256.Sum256([]byte(strings.Join(lines, "")))
+	return hex.EncodeToString(sum[:])
+}
+
+// A step's outputs are uploaded below the run's and the step's key, each
+// with its sha256 and URI written; a later step fetches one, whole or in
+// part, checked against that sha256, and a mismatch fails it.
+func TestMoverRoundTrip(t *testing.T) {
+	sb := newSandbox(t)
+	work := filepath.Join(sb.dir, "work")
+	data := map[string]string{"a.txt": "alpha\n", "sub/b.txt": "beta\n"}
+	write(t, filepath.Join(work, "data"), data)
+	write(t, work, map[string]string{"metrics.json": `{"acc": 1}`})
+	prod := &ir.Step{Name: "prod", Uploads: []ir.Upload{
+		{Name: "data", Path: ir.Lit(filepath.Join(work, "data")), Folder: true},
+		{Name: "metrics", Path: ir.Lit(filepath.Join(work, "metrics.json")), Final: true},
+	}}
+	out := filepath.Join(sb.dir, "out")
+	cons := &ir.Step{Name: "cons", Fetches: []ir.Fetch{
+		{Name: "prod-data", From: &ir.Output{Step: "prod", Name: "data"}, Path: ir.Lit(filepath.Join(out, "data"))},
+		{Name: "prod-data-2", From: &ir.Output{Step: "prod", Name: "data"}, Sub: "sub/b.txt", Path: ir.Lit(filepath.Join(out, "b.txt"))},
+	}}
+	p := &ir.Pipeline{Steps: []*ir.Step{prod, cons}, ObjectStore: &ir.ObjectStore{ToolImage: "rclone", S3: &ir.S3Bucket{Bucket: "b"}}}
+	digests := filepath.Join(sb.dir, "digests")
+	recorded := map[string]string{}
+	m := Mover{
+		RunID:      "$(RUN)",
+		Ref:        func(param string) string { return param },
+		Want:       func(f ir.Fetch) string { return recorded[f.From.Name] },
+		DigestFile: func(u ir.Upload) string { return filepath.Join(digests, u.Name) },
+		URIFile:    func(u ir.Upload) string { return filepath.Join(digests, u.Name+".uri") },
+	}
+	env := map[string]string{"RUN": "run-1"}
+	if log, ok := sb.run(m.UploadContainer(p, prod, "upload"), env); !ok {
+		t.Fatalf("the upload failed:\n%s", log)
+	}
+	for name, want := range map[string]string{
+		"s3/b/run-1/prod/data/sub/b.txt": "beta\n",
+		"s3/b/run-1/prod/metrics":        `{"acc": 1}`,
+		"digests/data":                   folderDigest(data),
+		"digests/metrics":                sha(`{"acc": 1}`),
+		"digests/data.uri":               "s3://b/run-1/prod/data/",
+		"digests/metrics.uri":            "s3://b/run-1/prod/metrics",
+	} {
+		got, err := os.ReadFile(filepath.Join(sb.dir, name))
+		if err != nil || string(got) != want {
+			t.Errorf("%s holds %q (%v), want %q", name, got, err, want)
+		}
+		if name == "digests/data" {
+			recorded["data"] = string(got)
+		}
+	}
+	if log, ok := sb.run(m.FetchContainer(p, cons, "fetch"), env); !ok {
+		t.Fatalf("the fetch failed:\n%s", log)
+	}
+	for name, want := range map[string]string{"out/data/a.txt": "alpha\n", "out/data/sub/b.txt": "beta\n", "out/b.txt": "beta\n"} {
+		if got, err := os.ReadFile(filepath.Join(sb.dir, name)); err != nil || string(got) != want {
+			t.Errorf("%s holds %q (%v), want %q", name, got, err, want)
+		}
+	}
+	recorded["data"] = strings.Repeat("0", 64)
+	if log, ok := sb.run(m.FetchContainer(p, cons, "fetch"), env); ok || !strings.Contains(log, "prod-data: sha256 "+folderDigest(data)+", want 000") {
+		t.Errorf("a fetch of the wrong digest succeeded (%v) or said otherwise:\n%s", ok, log)
+	}
+}
+
+func sha(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
+}
+
+// Each phase of a sequence gets its own items, and the first that fails
+// stops the rest.
+func TestSequence(t *testing.T) {
+	sb := newSandbox(t)
+	echo := `echo "$0:$#:$*"`
+	c := corev1.Container{}
+	c.Command, c.Args = Sequence(Phase{"one", echo, []string{"a b", "c"}}, Phase{"two", echo, nil}, Phase{"three", echo + "; exit 3", []string{"d"}}, Phase{"four", echo, []string{"e"}})
+	log, ok := sb.run(c, nil)
+	if want := "one:2:a b c\ntwo:0:\nthree:1:d\n"; ok || log != want {
+		t.Errorf("the sequence printed %q (succeeded: %v), want %q and a failure", log, ok, want)
+	}
+}
+
+// The Job's and Tekton's references reach the items as written, while
+// the scripts are escaped for the kubelet.
+func TestSequenceEscapes(t *testing.T) {
+	cmd, args := Sequence(Phase{"p", "echo $(date)", []string{"$(RUN)", "$(context.pipelineRun.uid)"}})
+	if cmd[2] != ir.KubeLiteral(SequenceScript) || !strings.Contains(cmd[2], "$$((i + 1))") {
+		t.Errorf("the sequence script is not escaped: %q", cmd[2])
+	}
+	if want := []string{"p", "echo $$(date)", "2", "$(RUN)", "$(context.pipelineRun.uid)"}; !slices.Equal(args, want) {
+		t.Errorf("args %q, want %q", args, want)
+	}
+}

@@ -1,0 +1,201 @@
+package tekton
+
+import (
+	"strings"
+
+	v1 "github.com/tektoncd/pipeline/pkg/apis/pipeline/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/mlcube-compile/mlcube-compile/backends/emit"
+	"github.com/mlcube-compile/mlcube-compile/backends/internal/kube"
+	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+	"github.com/mlcube-compile/mlcube-compile/diag"
+)
+
+// Tekton has no data artifacts (its Artifacts are metadata, and alpha),
+// so a step's data moves in steps of its own task, in the platform's
+// tool image: a fetch step before the user's, which fetches each input
+// into the scratch folder and checks its sha256, and an upload step
+// after it, which records each output's sha256 as a task result and
+// uploads it. The steps of a task share its volumes (taskSpec.volumes,
+// pod volumes mounted by each step's volumeMounts: pkg/pod/pod.go), so
+// a volume each pod has of its own (ir.Volume.PerPod) is one of them,
+// never a workspace: Tekton's affinity assistant places only the
+// TaskRuns that bind a claim (pkg/reconciler/pipelinerun/affinity_assistant.go),
+// so a run whose volumes are all per pod has none, and its tasks land
+// anywhere.
+
+const (
+	// fetchStep and uploadStep name the steps that move a task's data.
+	fetchStep  = "fetch"
+	uploadStep = "upload"
+	// runID is the run's id as a task refers to it; Tekton replaces it
+	// in every task of the run (pkg/reconciler/pipelinerun/resources/apply.go:394).
+	runID = "$(context.pipelineRun.uid)"
+	// uidLength is the length of a Kubernetes uid, which runID becomes.
+	uidLength = 36
+	// messageLimit is what one container may write to its termination
+	// message, where a task's results go: the last step's entrypoint
+	// writes every result file there, as JSON (pkg/termination/write.go:33-35).
+	messageLimit = 4096
+	// tektonShare is kept for what Tekton writes there too (StartedAt,
+	// and when a step fails, ExitCode and Reason).
+	tektonShare = 256
+)
+
+// digestResult and uriResult name the results of upload name.
+func digestResult(name string) string { return name + "-sha256" }
+func uriResult(name string) string    { return name + "-uri" }
+
+// perPod says whether the volume named is one each pod has of its own.
+// A volume p does not declare is a claim.
+func perPod(p *ir.Pipeline, volume string) bool {
+	for _, v := range p.Volumes {
+		if v.Name == volume {
+			return v.PerPod
+		}
+	}
+	return false
+}
+
+// podVolumes are the task's own volumes of step s: each per-pod volume
+// it mounts, then the scratch folder when it fetches.
+func podVolumes(p *ir.Pipeline, s *ir.Step) []corev1.Volume {
+	var out []corev1.Volume
+	for _, v := range p.Volumes {
+		for _, m := range s.Mounts {
+			if v.PerPod && m.Volume == v.Name {
+				out = append(out, kube.PerPodVolume(v))
+				break
+			}
+		}
+	}
+	if len(s.Fetches) > 0 {
+		out = append(out, kube.ScratchVolumeSpec())
+	}
+	return out
+}
+
+// podMounts are s's mounts of per-pod volumes, as its step mounts them.
+func podMounts(p *ir.Pipeline, s *ir.Step) []corev1.VolumeMount {
+	var out []corev1.VolumeMount
+	for _, m := range s.Mounts {
+		if perPod(p, m.Volume) {
+			out = append(out, corev1.VolumeMount{Name: m.Volume, MountPath: m.MountPath, SubPath: m.SubPath.Render(paramRef), ReadOnly: m.ReadOnly})
+		}
+	}
+	return out
+}
+
+// dataSteps puts main, the user's step of s, between the steps that move
+// its data, and declares the results of its uploads: each one's sha256,
+// and its s3:// URI when they all fit the termination message.
+func dataSteps(p *ir.Pipeline, s *ir.Step, main v1.Step) ([]v1.Step, []v1.TaskResult, error) {
+	if len(s.Fetches) == 0 && len(s.Uploads) == 0 {
+		return []v1.Step{main}, nil, nil
+	}
+	uris, err := resultsFit(p, s)
+	if err != nil {
+		return nil, nil, err
+	}
+	m := kube.Mover{
+		RunID: runID,
+		Ref:   paramRef,
+		Want: func(f ir.Fetch) string {
+			return "$(tasks." + f.From.Step + ".results." + digestResult(f.From.Name) + ")"
+		},
+		DigestFile: func(u ir.Upload) string { return "$(results." + digestResult(u.Name) + ".path)" },
+		Mounts:     kube.Writable(podMounts(p, s)),
+	}
+	if uris {
+		m.URIFile = func(u ir.Upload) string { return "$(results." + uriResult(u.Name) + ".path)" }
+	}
+	var steps []v1.Step
+	if len(s.Fetches) > 0 {
+		steps = append(steps, fromContainer(m.FetchContainer(p, s, fetchStep)))
+	}
+	steps = append(steps, main)
+	var results []v1.TaskResult
+	if len(s.Uploads) > 0 {
+		steps = append(steps, fromContainer(m.UploadContainer(p, s, uploadStep)))
+		for _, u := range s.Uploads {
+			results = append(results, v1.TaskResult{Name: digestResult(u.Name), Type: v1.ResultsTypeString, Description: digestText(u)})
+			if uris {
+				results = append(results, v1.TaskResult{Name: uriResult(u.Name), Type: v1.ResultsTypeString, Description: "where " + u.Name + " is in the bucket"})
+			}
+		}
+	}
+	return steps, results, nil
+}
+
+// digestText describes the digest of upload u.
+func digestText(u ir.Upload) string {
+	if u.Folder {
+		return "the sha256 of the folder " + u.Name + ": the " + ir.FolderDigest
+	}
+	return "the sha256 of the file " + u.Name
+}
+
+// fromContainer is a step of container c.
+func fromContainer(c corev1.Container) v1.Step {
+	return v1.Step{
+		Name: c.Name, Image: c.Image, Command: c.Command, Args: c.Args,
+		Env: c.Env, VolumeMounts: c.VolumeMounts, ComputeResources: c.Resources,
+	}
+}
+
+// resultsFit says whether the results of s's uploads fit the upload
+// step's termination message with their URIs; it refuses s when their
+// digests alone do not.
+func resultsFit(p *ir.Pipeline, s *ir.Step) (bool, error) {
+	size := func(name, value string) int { return len(`{"key":"","value":"","type":1},`) + len(name) + len(value) }
+	digests, uris := 0, 0
+	for _, u := range s.Uploads {
+		digests += size(digestResult(u.Name), strings.Repeat("0", 64))
+		key := kube.UploadKey(p, strings.Repeat("0", uidLength), ir.Output{Step: s.Name, Name: u.Name})
+		uris += size(uriResult(u.Name), "s3://"+key)
+	}
+	budget := messageLimit - tektonShare
+	if digests > budget {
+		return false, emit.Refuse(diag.EngineCannotRun, s.Loc, "tekton: step %s uploads %d outputs, and the results that record their sha256 take %d bytes, more than the %d that Tekton keeps of a step's results (its termination message); split the step's outputs among fewer folders, or use --backend argo", s.Name, len(s.Uploads), digests, budget)
+	}
+	return digests+uris <= budget, nil
+}
+
+// objectRefusals refuse what a step's data needs that Tekton cannot
+// give: an object store it can use (kube.RefuseStore); a file of a
+// per-pod volume mounted itself (podFiles).
+func objectRefusals(p *ir.Pipeline) error {
+	if err := kube.RefuseStore(p, "tekton", "Tekton"); err != nil {
+		return err
+	}
+	for _, s := range containerSteps(p) {
+		if err := podFiles(p, s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// podFiles refuses a file that s mounts itself from a per-pod volume:
+// one it creates (ir.Mount.File), or one it fetches. The kubelet makes a
+// subPath that is not there a folder as it starts a container
+// (makeMounts, pkg/kubelet/kubelet_pods.go of kubernetes/kubernetes),
+// and it starts every step of a task when the pod starts.
+func podFiles(p *ir.Pipeline, s *ir.Step) error {
+	for _, m := range s.Mounts {
+		if !perPod(p, m.Volume) || len(m.SubPath) == 0 {
+			continue
+		}
+		file := m.File
+		for _, f := range s.Fetches {
+			if f.From != nil && f.Sub == "" && f.Path.Render(paramRef) == m.MountPath && !kube.Uploaded(p, *f.From).Folder {
+				file = true
+			}
+		}
+		if file {
+			return emit.Refuse(diag.EngineCannotRun, s.Loc, "tekton: step %s mounts the file %s itself from a volume of its pod, which the kubelet makes a folder when the pod starts, before a step of the task could put the file there; mount its folder, or use --backend argo or a workspace claim (storage.workspace: claim)", s.Name, m.MountPath)
+		}
+	}
+	return nil
+}
