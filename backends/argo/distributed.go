@@ -165,8 +165,9 @@ func namespaced(name, namespace string) map[string]any {
 
 // RBAC is what the Workflow's service account sa needs: to create, read
 // and delete (by label, waiting until they are gone) the jobs of
-// distributed steps, and what every Argo executor needs
-// since v3.4 (workflowtaskresults). Owner references to the Workflow
+// distributed steps, what every Argo executor needs since v3.4
+// (workflowtaskresults), and what the pod that deletes the run's
+// artifacts needs. Owner references to the Workflow
 // also need update on workflows/finalizers where the API server enforces
 // owner reference permissions.
 func RBAC(p *ir.Pipeline, sa string) []any {
@@ -182,6 +183,14 @@ func RBAC(p *ir.Pipeline, sa string) []any {
 	if p.Config != nil {
 		// The first task applies the run's ConfigMap.
 		rules = append(rules, distributed.Rule{Group: "", Resources: []string{"configmaps"}, Verbs: []string{"create", "get", "patch"}})
+	}
+	if collectsArtifacts(p) {
+		// The pod that deletes the run's artifacts runs as sa
+		// (objectStoreSpec); what it needs is Argo's artifactgc Role
+		// (manifests/quick-start/base/artifactgc-role.yaml, v3.7.18).
+		rules = append(rules,
+			distributed.Rule{Group: "argoproj.io", Resources: []string{"workflowartifactgctasks"}, Verbs: []string{"list", "watch"}},
+			distributed.Rule{Group: "argoproj.io", Resources: []string{"workflowartifactgctasks/status"}, Verbs: []string{"patch"}})
 	}
 	return append(distributed.RBAC(p, sa, rules), executorToken(p, sa))
 }

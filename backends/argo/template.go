@@ -34,6 +34,10 @@ func buildTemplates(p *ir.Pipeline) ([]wfv1.Template, []wfv1.DAGTask, error) {
 	groups, byStep := groupSteps(p)
 	var templates []wfv1.Template
 	for _, g := range groups {
+		if movesData(g.steps[0]) {
+			templates = append(templates, objectTemplate(p, g.steps[0], g.name))
+			continue
+		}
 		templates = append(templates, template(p, g.steps[0], g.name, g.varying))
 	}
 	var tasks []wfv1.DAGTask
@@ -56,7 +60,7 @@ func buildTemplates(p *ir.Pipeline) ([]wfv1.Template, []wfv1.DAGTask, error) {
 			continue
 		}
 		g := byStep[s]
-		task := wfv1.DAGTask{Name: s.Name, Template: g.name, Dependencies: s.Dependencies}
+		task := wfv1.DAGTask{Name: s.Name, Template: g.name, Dependencies: s.Dependencies, Arguments: fetchArguments(s)}
 		for _, a := range s.Args {
 			if a.Param != "" && g.varying[a.Param] {
 				task.Arguments.Parameters = append(task.Arguments.Parameters, wfv1.Parameter{Name: a.Param, Value: wfv1.AnyStringPtr(renderContainer(a.Value))})
@@ -68,6 +72,7 @@ func buildTemplates(p *ir.Pipeline) ([]wfv1.Template, []wfv1.DAGTask, error) {
 }
 
 // groupSteps groups steps by cube task and by everything but their paths.
+// A step that fetches or uploads is a group of its own.
 func groupSteps(p *ir.Pipeline) ([]*group, map[*ir.Step]*group) {
 	var groups []*group
 	byShape := map[string]*group{}
@@ -76,8 +81,11 @@ func groupSteps(p *ir.Pipeline) ([]*group, map[*ir.Step]*group) {
 		if s.Kind != ir.Container {
 			continue
 		}
-		raw, _ := json.Marshal(template(p, s, s.Template, paramsOf(s)))
-		shape := s.Template + "\x00" + string(raw)
+		shape := s.Template + "\x00\x00" + s.Name
+		if !movesData(s) {
+			raw, _ := json.Marshal(template(p, s, s.Template, paramsOf(s)))
+			shape = s.Template + "\x00" + string(raw)
+		}
 		g, ok := byShape[shape]
 		if !ok {
 			g = &group{varying: map[string]bool{}}
@@ -245,6 +253,11 @@ func checkText(p *ir.Pipeline) error {
 		}
 		for _, e := range s.Env {
 			check(where, "env "+e.Name, e.Value.Render(func(string) string { return "" }))
+		}
+		for _, f := range s.Fetches {
+			if f.URL != nil {
+				check(where, "input URL", f.URL.Raw)
+			}
 		}
 		for k, v := range s.NodeSelector {
 			check(where, "nodeSelector", k+": "+v)

@@ -2,8 +2,11 @@ package argo
 
 import (
 	"fmt"
+	"regexp"
+	"slices"
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
+	apiv1 "k8s.io/api/core/v1"
 )
 
 // dagWindow is the most DAG tasks one call of Argo's validator sees.
@@ -40,8 +43,15 @@ func validateDAG(spec wfv1.WorkflowSpec, validate func(wfv1.WorkflowSpec) error)
 		byName[t.Name] = t
 	}
 	tasks := spec.Templates[entry].DAG.Tasks
+	all := map[string]wfv1.DAGTask{}
+	for _, t := range tasks {
+		all[t.Name] = t
+	}
+	if err := checkRefs(spec.Templates[entry].Name, tasks, all); err != nil {
+		return err
+	}
 	for start := 0; start < len(tasks); start += dagWindow {
-		window := windowSpec(spec, entry, byName, tasks[start:min(start+dagWindow, len(tasks))])
+		window := windowSpec(spec, entry, byName, all, tasks[start:min(start+dagWindow, len(tasks))])
 		if err := validate(window); err != nil {
 			return err
 		}
@@ -89,19 +99,22 @@ func checkNames(spec wfv1.WorkflowSpec, entry int) error {
 // windowSpec is spec with the DAG of its entry template holding tasks
 // alone, each depending on the tasks in the window it depends on, and with
 // the templates those tasks run, directly or through other templates;
-// byName indexes spec's templates.
-func windowSpec(spec wfv1.WorkflowSpec, entry int, byName map[string]wfv1.Template, tasks []wfv1.DAGTask) wfv1.WorkflowSpec {
+// byName indexes spec's templates, all the DAG's tasks. A task that reads
+// another's outputs depends on it directly in the window, and one outside
+// the window is there as a stub (outputStubs).
+func windowSpec(spec wfv1.WorkflowSpec, entry int, byName map[string]wfv1.Template, all map[string]wfv1.DAGTask, tasks []wfv1.DAGTask) wfv1.WorkflowSpec {
 	inWindow := map[string]bool{}
 	for _, t := range tasks {
 		inWindow[t.Name] = true
 	}
+	stubTasks, stubs := outputStubs(byName, all, tasks, inWindow)
 	dag := spec.Templates[entry]
 	// A copy of the DAG without its tasks: copying them all for each
 	// window would cost the square of the tasks.
 	rest := *dag.DAG
 	rest.Tasks = nil
 	dag.DAG = rest.DeepCopy()
-	dag.DAG.Tasks = make([]wfv1.DAGTask, len(tasks))
+	dag.DAG.Tasks = append(make([]wfv1.DAGTask, 0, len(stubTasks)+len(tasks)), stubTasks...)
 	for i, t := range tasks {
 		t.Dependencies = nil
 		for _, d := range tasks[i].Dependencies {
@@ -109,7 +122,12 @@ func windowSpec(spec wfv1.WorkflowSpec, entry int, byName map[string]wfv1.Templa
 				t.Dependencies = append(t.Dependencies, d)
 			}
 		}
-		dag.DAG.Tasks[i] = t
+		for _, r := range taskRefs(t) {
+			if !slices.Contains(t.Dependencies, r) {
+				t.Dependencies = append(t.Dependencies, r)
+			}
+		}
+		dag.DAG.Tasks = append(dag.DAG.Tasks, t)
 	}
 	used := map[string]bool{dag.Name: true}
 	var visit func(name string)
@@ -139,7 +157,92 @@ func windowSpec(spec wfv1.WorkflowSpec, entry int, byName map[string]wfv1.Templa
 			out.Templates = append(out.Templates, t)
 		}
 	}
+	out.Templates = append(out.Templates, stubs...)
 	return out
+}
+
+// taskRef finds the tasks whose outputs a DAG task's argument reads.
+var taskRef = regexp.MustCompile(`\{\{tasks\.([^.}]+)\.`)
+
+// taskRefs names the tasks whose outputs t's arguments read, in order,
+// each once.
+func taskRefs(t wfv1.DAGTask) []string {
+	var out []string
+	add := func(s string) {
+		for _, m := range taskRef.FindAllStringSubmatch(s, -1) {
+			if !slices.Contains(out, m[1]) {
+				out = append(out, m[1])
+			}
+		}
+	}
+	for _, p := range t.Arguments.Parameters {
+		if p.Value != nil {
+			add(p.Value.String())
+		}
+	}
+	for _, a := range t.Arguments.Artifacts {
+		add(a.From)
+	}
+	return out
+}
+
+// outputStubs stands in, in a window, for each task outside it (not in
+// inWindow) whose outputs a task of the window reads: a task of that name
+// that waits for nothing, running a template of nothing but the outputs
+// of the task's own. Argo's validator finds those outputs among what the
+// reading task waits for, as it would in the whole DAG (checkRefs checks
+// that they are).
+func outputStubs(byName map[string]wfv1.Template, all map[string]wfv1.DAGTask, tasks []wfv1.DAGTask, inWindow map[string]bool) ([]wfv1.DAGTask, []wfv1.Template) {
+	var stubTasks []wfv1.DAGTask
+	var stubs []wfv1.Template
+	named := map[string]bool{}
+	for _, t := range tasks {
+		for _, r := range taskRefs(t) {
+			if inWindow[r] || named[r] {
+				continue
+			}
+			named[r] = true
+			name := all[r].Template + "-outputs"
+			for i := 2; byName[name].Name != "" || slices.ContainsFunc(stubs, func(s wfv1.Template) bool { return s.Name == name }); i++ {
+				name = fmt.Sprintf("%s-outputs-%d", all[r].Template, i)
+			}
+			stubs = append(stubs, wfv1.Template{
+				Name:      name,
+				Container: &apiv1.Container{Name: containerName, Image: "stub"},
+				Outputs:   byName[all[r].Template].Outputs,
+			})
+			stubTasks = append(stubTasks, wfv1.DAGTask{Name: r, Template: name})
+		}
+	}
+	return stubTasks, stubs
+}
+
+// checkRefs checks what no window sees whole: each task of the DAG
+// template dag (whose tasks are all, by name) reads the outputs of tasks
+// it waits for, directly or not.
+func checkRefs(dag string, tasks []wfv1.DAGTask, all map[string]wfv1.DAGTask) error {
+	for _, t := range tasks {
+		refs := taskRefs(t)
+		if len(refs) == 0 {
+			continue
+		}
+		seen := map[string]bool{}
+		queue := slices.Clone(t.Dependencies)
+		for len(queue) > 0 && len(refs) > 0 {
+			d := queue[0]
+			queue = queue[1:]
+			if seen[d] {
+				continue
+			}
+			seen[d] = true
+			refs = slices.DeleteFunc(refs, func(r string) bool { return r == d })
+			queue = append(queue, all[d].Dependencies...)
+		}
+		if len(refs) > 0 {
+			return fmt.Errorf("templates.%s.tasks.%s reads the outputs of %q, which it does not wait for", dag, t.Name, refs[0])
+		}
+	}
+	return nil
 }
 
 // templateRefs names the templates a template runs.

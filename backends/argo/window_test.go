@@ -72,6 +72,9 @@ func TestValidateDAGInWindows(t *testing.T) {
 		{"a dependency on a later task", func(tasks []wfv1.DAGTask) { tasks[3].Dependencies = []string{"t100"} }, `depends on "t100", which is not a task before it`},
 		{"a task name used twice, in two windows", func(tasks []wfv1.DAGTask) { tasks[dagWindow+1].Name = "t0" }, "tasks.t0 is defined twice"},
 		{"a bad task name, in the last window", func(tasks []wfv1.DAGTask) { tasks[len(tasks)-1].Name = "Not_A_Name" }, "Not_A_Name"},
+		{"outputs of a task it does not wait for", func(tasks []wfv1.DAGTask) {
+			tasks[dagWindow+3].Arguments.Parameters = []wfv1.Parameter{{Name: "x", Value: wfv1.AnyStringPtr("{{tasks.t50.outputs.parameters.x}}")}}
+		}, `tasks.t35 reads the outputs of "t50", which it does not wait for`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			spec := chainSpec(n)
@@ -95,7 +98,11 @@ func TestWindowCostsItsTasks(t *testing.T) {
 			byName[tmpl.Name] = tmpl
 		}
 		tasks := spec.Templates[0].DAG.Tasks
-		return testing.AllocsPerRun(10, func() { windowSpec(spec, 0, byName, tasks[n-dagWindow:]) })
+		all := map[string]wfv1.DAGTask{}
+		for _, task := range tasks {
+			all[task.Name] = task
+		}
+		return testing.AllocsPerRun(10, func() { windowSpec(spec, 0, byName, all, tasks[n-dagWindow:]) })
 	}
 	small, large := allocs(2*dagWindow), allocs(100*dagWindow)
 	if large != small {

@@ -35,6 +35,9 @@ func compile(p *ir.Pipeline, opts Options) (any, diag.Diagnostics, error) {
 	if err := checkText(p); err != nil {
 		return nil, nil, err
 	}
+	if err := refuseObjects(p); err != nil {
+		return nil, nil, err
+	}
 	if replacesJobs(p, opts.Kind) {
 		p = withCronLabel(p)
 	}
@@ -85,6 +88,7 @@ func workflowSpec(p *ir.Pipeline, opts Options) (wfv1.WorkflowSpec, error) {
 	}
 	tokenForExecutorOnly(&spec, opts.ServiceAccountName)
 	addVolumes(&spec, p.Volumes)
+	objectStoreSpec(&spec, p, spec.ServiceAccountName)
 	return spec, nil
 }
 
@@ -166,9 +170,15 @@ func arguments(params []ir.Param) wfv1.Arguments {
 	return args
 }
 
-// addVolumes mounts existing claims and asks Argo to create the others.
+// addVolumes mounts existing claims, asks Argo to create the others, and
+// gives each pod a volume of its own of a per-pod volume: a volume of the
+// Workflow's spec is one of every pod's.
 func addVolumes(spec *wfv1.WorkflowSpec, vols []ir.Volume) {
 	for _, v := range vols {
+		if v.PerPod {
+			spec.Volumes = append(spec.Volumes, kube.PerPodVolume(v))
+			continue
+		}
 		if v.Create == nil {
 			spec.Volumes = append(spec.Volumes, apiv1.Volume{
 				Name:         v.Name,

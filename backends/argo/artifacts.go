@@ -1,0 +1,169 @@
+package argo
+
+import (
+	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
+	apiv1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
+
+	"github.com/mlcube-compile/mlcube-compile/backends/internal/kube"
+	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+	"github.com/mlcube-compile/mlcube-compile/diag"
+)
+
+// none keeps data as it is: Argo's executor extracts a tarball it
+// fetches, and tars an output it uploads, unless told not to
+// (LoadArtifacts and stageArchiveFile, workflow/executor/executor.go,
+// v3.7.18).
+func none() *wfv1.ArchiveStrategy { return &wfv1.ArchiveStrategy{None: &wfv1.NoneStrategy{}} }
+
+// fetchInputs are step s's input artifacts, each loaded into the
+// scratch folder (kube.ScratchOf), and the input parameters that carry
+// the sha256 of each upload of another step it fetches. A URL is read
+// from its own bucket through the platform's endpoint and keys, or over
+// HTTP; another step's upload is given by the DAG task (fetchArguments).
+// S3 loads an object, or, when there is none at the key, every object
+// below it (loadS3Artifact, workflow/artifacts/s3/s3.go, v3.7.18).
+func fetchInputs(p *ir.Pipeline, s *ir.Step) wfv1.Inputs {
+	var in wfv1.Inputs
+	for _, f := range s.Fetches {
+		a := wfv1.Artifact{Name: f.Name, Path: kube.ScratchOf(f), Archive: none()}
+		switch {
+		case f.From != nil:
+			in.Parameters = append(in.Parameters, wfv1.Parameter{Name: digestParam(f.Name)})
+		case f.URL.Scheme == "s3":
+			a.S3 = s3Location(p.ObjectStore, f.URL.Bucket, f.URL.Key)
+		default:
+			a.HTTP = &wfv1.HTTPArtifact{URL: f.URL.Raw}
+		}
+		in.Artifacts = append(in.Artifacts, a)
+	}
+	return in
+}
+
+// fetchArguments are what the DAG task of step s gives its template:
+// each upload of another step it fetches, and that upload's sha256.
+// The other step is one s waits for, as Argo requires
+// (validateDAGTaskArgumentDependency, workflow/validate/validate.go).
+func fetchArguments(s *ir.Step) wfv1.Arguments {
+	var args wfv1.Arguments
+	for _, f := range s.Fetches {
+		if f.From == nil {
+			continue
+		}
+		outputs := "{{tasks." + f.From.Step + ".outputs."
+		args.Artifacts = append(args.Artifacts, wfv1.Artifact{Name: f.Name, From: outputs + "artifacts." + f.From.Name + "}}"})
+		args.Parameters = append(args.Parameters, wfv1.Parameter{Name: digestParam(f.Name), Value: wfv1.AnyStringPtr(outputs + "parameters." + digestParam(f.From.Name) + "}}")})
+	}
+	return args
+}
+
+// uploadOutputs are step s's uploads, each at a key of the run, the step
+// and the upload ({{workflow.uid}} is the run's), a folder's files below
+// it: the key of a folder ends in / so that Argo's artifact GC deletes
+// the objects below it (Delete, workflow/artifacts/s3/s3.go, v3.7.18,
+// deletes a prefix only then). A final result is never collected. Each
+// upload's sha256 is an output parameter.
+func uploadOutputs(p *ir.Pipeline, s *ir.Step) wfv1.Outputs {
+	var out wfv1.Outputs
+	for _, u := range s.Uploads {
+		key := "{{workflow.uid}}/" + s.Name + "/" + u.Name
+		if u.Folder {
+			key += "/"
+		}
+		a := wfv1.Artifact{Name: u.Name, Path: render(u.Path), Archive: none(), ArtifactLocation: wfv1.ArtifactLocation{S3: s3Location(p.ObjectStore, "", key)}}
+		if u.Final && p.ObjectStore.ArtifactGC != "" {
+			a.ArtifactGC = &wfv1.ArtifactGC{Strategy: wfv1.ArtifactGCNever}
+		}
+		out.Artifacts = append(out.Artifacts, a)
+		out.Parameters = append(out.Parameters, wfv1.Parameter{Name: digestParam(u.Name), ValueFrom: &wfv1.ValueFrom{Path: digestsPath + "/" + u.Name}})
+	}
+	return out
+}
+
+// s3Location is key in bucket (the platform's when "") of the
+// platform's S3 endpoint, with its keys; only the key when the platform
+// names Argo's artifact repository, which completes the rest (Relocate,
+// ArtifactLocation in pkg/apis/workflow/v1alpha1/workflow_types.go,
+// v3.7.18).
+func s3Location(store *ir.ObjectStore, bucket, key string) *wfv1.S3Artifact {
+	if store == nil || store.S3 == nil {
+		return &wfv1.S3Artifact{Key: key}
+	}
+	b := store.S3
+	if bucket == "" {
+		bucket = b.Bucket
+	}
+	secret := func(k ir.SecretKey) *apiv1.SecretKeySelector {
+		return &apiv1.SecretKeySelector{LocalObjectReference: apiv1.LocalObjectReference{Name: k.Secret}, Key: k.Key}
+	}
+	loc := &wfv1.S3Artifact{Key: key, S3Bucket: wfv1.S3Bucket{
+		Endpoint: b.Endpoint, Bucket: bucket, Region: b.Region,
+		AccessKeySecret: secret(b.AccessKey), SecretKeySecret: secret(b.SecretKey),
+	}}
+	if b.Insecure {
+		loc.Insecure = ptr.To(true)
+	}
+	return loc
+}
+
+// collectsArtifacts says whether Argo deletes some of the run's
+// artifacts: the platform asks for it and a step uploads.
+func collectsArtifacts(p *ir.Pipeline) bool {
+	if p.ObjectStore == nil || p.ObjectStore.ArtifactGC == "" {
+		return false
+	}
+	for _, s := range p.Steps {
+		if len(s.Uploads) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// objectStoreSpec names the artifact repository the platform names, and
+// how the run's artifacts are deleted. The pod that deletes them runs as
+// the run's account sa (the namespace's default when ""): Argo gives it
+// none of its own unless told (getArtifactGCPodInfo,
+// workflow/controller/artifact_gc.go, v3.7.18), and it needs the rights
+// RBAC grants. A run whose artifacts could not be deleted can still be
+// deleted (forceFinalizerRemoval): a failed collection would otherwise
+// keep the Workflow, and its namespace, from going.
+func objectStoreSpec(spec *wfv1.WorkflowSpec, p *ir.Pipeline, sa string) {
+	store := p.ObjectStore
+	if store == nil {
+		return
+	}
+	if r := store.RepositoryRef; r != nil {
+		spec.ArtifactRepositoryRef = &wfv1.ArtifactRepositoryRef{ConfigMap: r.ConfigMap, Key: r.Key}
+	}
+	if collectsArtifacts(p) {
+		spec.ArtifactGC = &wfv1.WorkflowLevelArtifactGC{
+			ArtifactGC:            wfv1.ArtifactGC{Strategy: wfv1.ArtifactGCStrategy(store.ArtifactGC), ServiceAccountName: sa},
+			ForceFinalizerRemoval: true,
+		}
+	}
+}
+
+// refuseObjects refuses what the Workflow cannot move: data for a
+// distributed step, whose pods are the MPIJob's or DaskJob's, not
+// Argo's; and an s3:// URL when the run's bucket is Argo's artifact
+// repository, whose endpoint and keys the compiler does not know, and
+// which reads every key from the repository's own bucket.
+func refuseObjects(p *ir.Pipeline) error {
+	var out diag.Diagnostics
+	for _, s := range p.Steps {
+		if s.Kind != ir.Container && movesData(s) {
+			out = append(out, diag.Errorf(diag.EngineCannotRun, s.Loc, "argo: step %q runs as a distributed job, whose launcher or runner pod Argo does not make, so it fetches no input given as a URL; put the data on the claim the step mounts (storage.pvc) and give its path", s.Written))
+			continue
+		}
+		for _, f := range s.Fetches {
+			if f.URL != nil && f.URL.Scheme == "s3" && (p.ObjectStore == nil || p.ObjectStore.S3 == nil) {
+				out = append(out, diag.Errorf(diag.EngineCannotRun, s.Loc, "argo: step %q reads %s, and the platform's object store is Argo's artifact repository, from whose bucket Argo reads every key; name the bucket with objectStore.s3 (endpoint, bucket and Secret keys) in place of artifactRepositoryRef", s.Written, f.URL.Raw))
+			}
+		}
+	}
+	if len(out) > 0 {
+		return out
+	}
+	return nil
+}
