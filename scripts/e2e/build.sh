@@ -5,9 +5,10 @@
 # (argoexec), mpi-operator's controller, CoreDNS, and etcd from the etcd server
 # module that Kubernetes pins (Debian's etcd 3.4.23 is too old for the watch-list
 # requests that client-go v0.35+ sends: its clients then see changes only
-# when they relist, and a 1-second pod takes a minute). The two controllers
-# serve health checks on every interface; their copies are patched to
-# listen on 127.0.0.1 only (no flag or env sets the address).
+# when they relist, and a 1-second pod takes a minute), and SeaweedFS's
+# weed (the object store).
+# The two controllers serve health checks on every interface; their copies
+# are patched to listen on 127.0.0.1 only (no flag or env sets the address).
 #
 # The cache: each binary is kept under $E2E_CACHE/bin/NAME-VERSION-RECIPE/
 # (versions.sh says where $E2E_CACHE is, outside the checkout), and linked
@@ -207,6 +208,37 @@ replace_text() {
   FROM=$2 TO=$3 perl -i -pe 's/\Q$ENV{FROM}\E/$ENV{TO}/g' "$1"
 }
 
+# build_seaweedfs: SeaweedFS's `weed`, whose `weed mini` (a master, a
+# volume server, a filer and the S3 gateway in one process) is the
+# cluster's object store (objectstore.sh). mini has its servers reach each
+# other's gRPC through unix sockets at fixed paths,
+# /tmp/seaweedfs-{master,volume,filer,s3,admin}-grpc-PORT.sock
+# (weed/command/mini.go, the RegisterLocalGrpcSocket calls of lines
+# 1517-1523), and its filer and S3 gateway listen on
+# /tmp/seaweedfs-filer-PORT.sock and /tmp/seaweedfs-s3-PORT.sock when no
+# socket is named (weed/command/filer.go line 557, weed/command/s3.go line
+# 470): two clusters on one host would share them. The copy makes each
+# path's folder os.TempDir(), the TMPDIR objectstore.sh gives the server (a
+# folder of the run). Static (CGO_ENABLED=0), as SeaweedFS releases it.
+build_seaweedfs() {
+  local v=$SEAWEEDFS_VERSION r f
+  r=$(recipe "$(declare -f build_seaweedfs module_copy go_build)" "$v" "$LDFLAGS" "$GCFLAGS")
+  from_cache weed "$v" "$r" && return
+  log "building weed (SeaweedFS) $v (about 5 minutes cold on 2 cores)"
+  local src=$work/seaweedfs-$v
+  module_copy github.com/seaweedfs/seaweedfs "$v" "$src"
+  for f in mini.go filer.go s3.go; do
+    f=$src/weed/command/$f
+    grep -qF 'fmt.Sprintf("/tmp/seaweedfs-' "$f" || { log "$f no longer has its /tmp sockets: update build_seaweedfs"; exit 1; }
+    perl -i -pe 's{fmt\.Sprintf\("/tmp/(seaweedfs-[^"]*)", }{fmt.Sprintf("%s/$1", os.TempDir(), }g' "$f"
+    ! grep -n '"/tmp/seaweedfs-' "$f" >&2 || { log "$f: a /tmp socket is left (above): update build_seaweedfs"; exit 1; }
+  done
+  [ "$(grep -c 'os.TempDir(), ' "$src/weed/command/mini.go")" -ge 5 ] || { log "mini.go: fewer than 5 sockets moved: update build_seaweedfs"; exit 1; }
+  CGO_ENABLED=0 go_build "$src" "$work/weed" ./weed -ldflags "$LDFLAGS"
+  store weed "$v" "$r" "$work/weed"
+  rm -rf "$src"
+}
+
 # The cluster's servers and operators: Kubernetes' own binaries, etcd,
 # Tekton's binaries, Kueue, mpi-operator, KWOK and CoreDNS, built together
 # from one module (operators/go.mod beside this script, which requires each
@@ -360,11 +392,11 @@ build_operator_group() {
     store "$n" "$v" "$r" "$work/out/$(exe_name "$pkg")" "$took"
   done
 }
-# The two lanes of builds: the operators' module (most of the work), and
+# The lanes of builds: the operators' module (most of the work), and
 # Argo's two releases, each from a copy of its own module (they pin
-# k8s.io v0.33, which nothing else shares), with the registry. One go
-# build leaves a core idle while it waits on one big package, so the two
-# run at once on a 2-core machine.
+# k8s.io v0.33, which nothing else shares), with the registry, and the
+# object store's (below). One go build leaves a core idle while it waits
+# on one big package, so they run at once on a 2-core machine.
 lane_operators() {
   build_operators
 }
@@ -379,6 +411,12 @@ lane_argo() {
     cmd/workflow-controller/main.go 'http.ListenAndServe(":6060"' 'http.ListenAndServe("127.0.0.1:6060"'
 }
 
+# The third lane: the object store, from a copy of its own module
+# (measured cold on 2 cores beside other work: 389 CPU-seconds, 164 MB).
+lane_objectstore() {
+  build_seaweedfs
+}
+
 # The lanes, and the images' Debian root filesystem (mostly downloads),
 # run as jobs of their own process groups (set -m), so that the first
 # failure, an interrupt or the end of this script stops all of them,
@@ -391,6 +429,8 @@ set -m
 lane_operators &
 jobs_left+=($!)
 lane_argo &
+jobs_left+=($!)
+lane_objectstore &
 jobs_left+=($!)
 bash "$here/images.sh" rootfs &
 jobs_left+=($!)

@@ -16,6 +16,10 @@ MPI_OPERATOR_VERSION=v0.8.2
 KUEUE_VERSION=v0.19.2
 # Only its kubeflow.org/v1 MPIJob CRD, served beside mpi-operator's v2beta1.
 TRAINING_OPERATOR_VERSION=v1.9.2
+# The cluster's object store: SeaweedFS's `weed mini` (build.sh). No
+# release tag of the module is a Go module version, so it is pinned by
+# commit.
+SEAWEEDFS_VERSION=v0.0.0-20261109003541-7506e5f91cd6
 
 E2E_ROOT=${E2E_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/.e2e}
 # The build cache lives outside the checkout, so that every clone on this
