@@ -5,8 +5,8 @@
 # (argoexec), mpi-operator's controller, CoreDNS, and etcd from the etcd server
 # module that Kubernetes pins (Debian's etcd 3.4.23 is too old for the watch-list
 # requests that client-go v0.35+ sends: its clients then see changes only
-# when they relist, and a 1-second pod takes a minute), and SeaweedFS's
-# weed (the object store).
+# when they relist, and a 1-second pod takes a minute), SeaweedFS's weed
+# (the object store) and rclone (for the image that fetches and uploads).
 # The two controllers serve health checks on every interface; their copies
 # are patched to listen on 127.0.0.1 only (no flag or env sets the address).
 #
@@ -238,6 +238,35 @@ build_seaweedfs() {
   store weed "$v" "$r" "$work/weed"
   rm -rf "$src"
 }
+# build_rclone: rclone for the image mlcube-e2e/rclone:1 (images.sh), the
+# fetching and uploading of a step's files, and objectstore.sh's signed
+# readiness check. The copy's main (rclone.go, which imports backend/all
+# and cmd/all) imports only the backends and commands below: 339 packages
+# besides the standard library against 1,222 (go list -deps), no cloud SDK
+# but AWS's. Static, with the version set as rclone's Makefile sets it
+# (fs.Version in its LDFLAGS), so that `rclone version` says v1.71.1, not
+# v1.71.1-DEV.
+RCLONE_BACKENDS="s3 http local"
+RCLONE_COMMANDS="copy copyto copyurl lsf lsjson cat hashsum mkdir version"
+build_rclone() {
+  local v=$RCLONE_VERSION r b c
+  r=$(recipe "$(declare -f build_rclone module_copy go_build)" "$v" "$RCLONE_BACKENDS" "$RCLONE_COMMANDS" "$LDFLAGS" "$GCFLAGS")
+  from_cache rclone "$v" "$r" && return
+  log "building rclone $v (backends $RCLONE_BACKENDS; commands $RCLONE_COMMANDS)"
+  local src=$work/rclone-$v
+  module_copy github.com/rclone/rclone "$v" "$src"
+  grep -qF '"github.com/rclone/rclone/cmd/all"' "$src/rclone.go" || { log "$src/rclone.go changed: update build_rclone"; exit 1; }
+  {
+    printf '// The e2e cluster'"'"'s rclone (scripts/e2e/build.sh): some backends and commands.\npackage main\n\nimport (\n'
+    printf '\t"github.com/rclone/rclone/cmd"\n'
+    for b in $RCLONE_BACKENDS; do printf '\t_ "github.com/rclone/rclone/backend/%s"\n' "$b"; done
+    for c in $RCLONE_COMMANDS; do printf '\t_ "github.com/rclone/rclone/cmd/%s"\n' "$c"; done
+    printf ')\n\nfunc main() { cmd.Main() }\n'
+  } >"$src/rclone.go"
+  CGO_ENABLED=0 go_build "$src" "$work/rclone" . -ldflags "$LDFLAGS -X github.com/rclone/rclone/fs.Version=$v"
+  store rclone "$v" "$r" "$work/rclone"
+  rm -rf "$src"
+}
 
 # The cluster's servers and operators: Kubernetes' own binaries, etcd,
 # Tekton's binaries, Kueue, mpi-operator, KWOK and CoreDNS, built together
@@ -411,9 +440,11 @@ lane_argo() {
     cmd/workflow-controller/main.go 'http.ListenAndServe(":6060"' 'http.ListenAndServe("127.0.0.1:6060"'
 }
 
-# The third lane: the object store, from a copy of its own module
-# (measured cold on 2 cores beside other work: 389 CPU-seconds, 164 MB).
+# The third lane: rclone and the object store, each from a copy of its
+# own module (measured cold on 2 cores beside other work: rclone 93
+# CPU-seconds, weed 389, 164 MB). rclone first: the images need it.
 lane_objectstore() {
+  build_rclone
   build_seaweedfs
 }
 

@@ -16,6 +16,15 @@
 #                       PATH: the executor image of the 4.x controller,
 #                       whose init and wait containers run `argoexec`
 #                       (workflow/controller/workflowpod.go).
+#   mlcube-e2e/rclone:1 the same files, rclone (build.sh) among them at
+#                       /usr/local/bin/rclone, with entrypoint `rclone`, as
+#                       docker.io/rclone/rclone's (Dockerfile in rclone's
+#                       module): the image that fetches and uploads a step's
+#                       files to and from the object store, with `sh -c`
+#                       scripts of rclone, sha256sum, find and sort. Its sh
+#                       is Debian's dash, upstream's busybox's: the scripts
+#                       must stay POSIX. A name of the base image's one
+#                       layer, so that the node imports nothing more.
 #   mlcube-e2e/pause:1  the pod sandbox: Kubernetes' own pause.c, static.
 # The Debian root filesystem and the images are cached as tars in
 # $E2E_CACHE/images, each named by a hash of what goes into it, so an image
@@ -106,7 +115,7 @@ mpi_setup() {
 base_inputs() {
   local f
   for f in "$rootfs" "$here/image/record" "$here/images.sh" \
-    "$E2E_BIN/kubectl" "$E2E_BIN/argoexec" "$E2E_BIN/argoexec4" $(for n in $TEKTON_BINARIES; do echo "$E2E_BIN/tekton-$n"; done); do
+    "$E2E_BIN/kubectl" "$E2E_BIN/argoexec" "$E2E_BIN/argoexec4" "$E2E_BIN/rclone" $(for n in $TEKTON_BINARIES; do echo "$E2E_BIN/tekton-$n"; done); do
     sha256sum <"$f"
   done
 }
@@ -121,6 +130,7 @@ if [ ! -s "$images/base-$key.tar" ]; then
   ln -s mlcube-e2e-record "$dir/usr/local/bin/python"
   strip -o "$dir/usr/local/bin/kubectl" "$E2E_BIN/kubectl"
   strip -o "$dir/usr/local/bin/argoexec" "$E2E_BIN/argoexec"
+  install -m 0755 "$E2E_BIN/rclone" "$dir/usr/local/bin/rclone"
   mkdir -p "$dir/usr/local/argo4/bin"
   strip -o "$dir/usr/local/argo4/bin/argoexec" "$E2E_BIN/argoexec4"
   mkdir -p "$dir/ko-app"
@@ -129,7 +139,8 @@ if [ ! -s "$images/base-$key.tar" ]; then
   # the image's entrypoint with an argument).
   archive "$dir" "$images/base-$key.tar" mlcube-e2e/base:1 '["/usr/local/bin/mlcube-e2e-record"]' "$std_path" \
     mlcube-e2e/nop:1 '["/ko-app/nop"]' "$std_path" \
-    mlcube-e2e/argo4:1 '["/usr/local/bin/mlcube-e2e-record"]' "/usr/local/argo4/bin:$std_path"
+    mlcube-e2e/argo4:1 '["/usr/local/bin/mlcube-e2e-record"]' "/usr/local/argo4/bin:$std_path" \
+    "$RCLONE_IMAGE" '["rclone"]' "$std_path"
 
   rm -rf "$dir"
 else

@@ -20,6 +20,10 @@ TRAINING_OPERATOR_VERSION=v1.9.2
 # release tag of the module is a Go module version, so it is pinned by
 # commit.
 SEAWEEDFS_VERSION=v0.0.0-20261109003541-7506e5f91cd6
+# rclone, trimmed (build.sh), in the image mlcube-e2e/rclone:1 that
+# fetches and uploads a step's files to and from the object store.
+RCLONE_VERSION=v1.71.1
+RCLONE_IMAGE=mlcube-e2e/rclone:1
 
 E2E_ROOT=${E2E_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/.e2e}
 # The build cache lives outside the checkout, so that every clone on this
