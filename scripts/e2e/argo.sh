@@ -12,6 +12,13 @@
 # real node they all run that image (the legacy cube's image is that
 # image under another name), whose entrypoint is the recorder; on KWOK
 # nothing runs.
+#
+# Its default artifact repository (artifactRepository, config.Config in
+# config/config.go of v3.7 and v4 alike) is the bucket of the cluster's
+# object store (objectstore.sh), over plain HTTP, with the keys of the
+# Secret $S3_SECRET of the workflow's namespace: a workflow whose
+# namespace has no artifact-repositories ConfigMap of its own uses it
+# (workflow/artifactrepositories/artifactrepositories.go, Resolve).
 argo_config() {
   local images image
   images=$(sed -n 's/^ *image: *//p' "$repo"/testdata/golden/argo/*.yaml | tr -d "\"'" | sort -u)
@@ -25,6 +32,14 @@ data:
     enabled: false
   telemetryConfig: |
     enabled: false
+  artifactRepository: |
+    s3:
+      endpoint: "$NODE_IP:$S3_PORT"
+      bucket: $S3_BUCKET
+      region: $S3_REGION
+      insecure: true
+      accessKeySecret: {name: $S3_SECRET, key: accessKey}
+      secretKeySecret: {name: $S3_SECRET, key: secretKey}
   images: |
 CM
     for image in $images mlcube-e2e/base:1 docker.io/mlcube-e2e/base:1; do

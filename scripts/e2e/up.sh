@@ -4,7 +4,8 @@
 # etcd, kube-apiserver, kube-controller-manager, kube-scheduler, KWOK (the
 # kubelet of the fake nodes the suite registers), Argo's workflow-controller
 # and mpi-operator's controller, the real node (node.sh) and its DNS
-# (dns.sh), Tekton's controller (tekton.sh), Kueue's (kueue.sh), and installs
+# (dns.sh), Tekton's controller (tekton.sh), Kueue's (kueue.sh), the object
+# store that is Argo's artifact repository (objectstore.sh), and installs
 # the CRDs of Argo, Tekton, mpi-operator, Dask and Kueue. Every PID goes into .e2e/run/pids so that down.sh
 # stops exactly these processes. On failure it stops them too.
 set -Eeuo pipefail
@@ -122,6 +123,12 @@ SC
 start kube-scheduler "$E2E_BIN/kube-scheduler" --config="$E2E_RUN/scheduler.yaml" \
   --bind-address=127.0.0.1 --secure-port=0
 
+# Started here, waited for before Argo's controller: it starts while the
+# rest does.
+source "$here/objectstore.sh"
+log "the object store: SeaweedFS's S3 gateway on $NODE_IP:$S3_PORT"
+objectstore_start
+
 log "KWOK with its fast stages and ours"
 kwok_dir=$(module_dir sigs.k8s.io/kwok "$KWOK_VERSION")
 stages=$E2E_RUN/stages.yaml
@@ -183,6 +190,8 @@ tekton_up
 source "$here/argo.sh"
 log "Argo's workflow-controller $ARGO_VERSION"
 "$kubectl" create namespace argo >/dev/null
+log "the object store's bucket $S3_BUCKET, created by a signed request; the Secret $S3_SECRET"
+objectstore_ready
 argo_config
 argo_controller workflow-controller mlcube-e2e/base:1
 

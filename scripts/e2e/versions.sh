@@ -16,10 +16,21 @@ MPI_OPERATOR_VERSION=v0.8.2
 KUEUE_VERSION=v0.19.2
 # Only its kubeflow.org/v1 MPIJob CRD, served beside mpi-operator's v2beta1.
 TRAINING_OPERATOR_VERSION=v1.9.2
-# The cluster's object store: SeaweedFS's `weed mini` (build.sh). No
-# release tag of the module is a Go module version, so it is pinned by
-# commit.
+# The cluster's object store (scripts/e2e/objectstore.sh): SeaweedFS's
+# `weed mini`, whose S3 gateway listens on the node's address at S3_PORT
+# and holds S3_BUCKET, Argo's artifact repository. No release tag of the
+# module is a Go module version, so it is pinned by commit.
 SEAWEEDFS_VERSION=v0.0.0-20261109003541-7506e5f91cd6
+S3_PORT=8333
+S3_BUCKET=mlcube-e2e
+S3_REGION=us-east-1
+# The Secret of the store's keys (keys accessKey and secretKey) that Argo's
+# artifact repository names, in each namespace that uses it.
+S3_SECRET=s3-credentials
+# The Service S3_SERVICE in namespace S3_SERVICE_NAMESPACE is the gateway
+# too, for pods (the examples' platforms name seaweedfs.storage:8333).
+S3_SERVICE=seaweedfs
+S3_SERVICE_NAMESPACE=storage
 # rclone, trimmed (build.sh), in the image mlcube-e2e/rclone:1 that
 # fetches and uploads a step's files to and from the object store.
 RCLONE_VERSION=v1.71.1
