@@ -99,8 +99,23 @@ func podMounts(p *ir.Pipeline, s *ir.Step) mounts {
 			m.shared = append(m.shared, apiv1.VolumeMount{Name: mt.Volume, MountPath: mt.MountPath})
 		}
 	}
+	// Argo puts into a containerSet's pod only the volumes that
+	// containerSet.volumeMounts names (addVolumeReferences and
+	// Template.GetVolumeMounts, workflow/controller/workflowpod.go and
+	// pkg/apis/workflow/v1alpha1/workflow_types.go, v3.7.18 and v4.0.7):
+	// a volume only some containers mount, read-only or in part, is
+	// named there too, read-only at a path of its own.
+	for _, mt := range s.Mounts {
+		if !slices.ContainsFunc(m.shared, func(sh apiv1.VolumeMount) bool { return sh.Name == mt.Volume }) {
+			m.shared = append(m.shared, apiv1.VolumeMount{Name: mt.Volume, MountPath: volumeRefPath + "/" + mt.Volume, ReadOnly: true})
+		}
+	}
 	return m
 }
+
+// volumeRefPath is where a containerSet mounts, read-only, each volume
+// only some of its containers mount, so that Argo puts it in the pod.
+const volumeRefPath = "/mlcube-volumes"
 
 // isShared says whether mt is one of the shared mounts.
 func (m mounts) isShared(mt ir.Mount) bool {

@@ -274,3 +274,34 @@ func TestLargeObjectDAG(t *testing.T) {
 		t.Errorf("%s's artifacts %+v, want prepare's data-dir", tasks[40].Name, a)
 	}
 }
+
+// Argo gives a containerSet's pod only the volumes its volumeMounts name
+// (addVolumeReferences, workflow/controller/workflowpod.go, v3.7.18): a
+// volume one container mounts alone would be missing from the pod, and
+// the API server would refuse it. Every volume a container of a set
+// mounts is named there, and is the Workflow's or the template's.
+func TestContainerSetsNameEveryVolume(t *testing.T) {
+	for _, ex := range objectExamples {
+		wf := objectWorkflow(t, ex)
+		for _, tmpl := range wf.Spec.Templates {
+			set := tmpl.ContainerSet
+			if set == nil {
+				continue
+			}
+			named := map[string]bool{}
+			for _, vm := range set.VolumeMounts {
+				named[vm.Name] = slices.ContainsFunc(append(wf.Spec.Volumes, tmpl.Volumes...), func(v corev1.Volume) bool { return v.Name == vm.Name })
+				if !named[vm.Name] {
+					t.Errorf("%s: template %s: volume %s is in no volumes", ex, tmpl.Name, vm.Name)
+				}
+			}
+			for _, c := range set.Containers {
+				for _, vm := range c.VolumeMounts {
+					if _, ok := named[vm.Name]; !ok {
+						t.Errorf("%s: template %s: container %s mounts %s, which containerSet.volumeMounts does not name", ex, tmpl.Name, c.Name, vm.Name)
+					}
+				}
+			}
+		}
+	}
+}
