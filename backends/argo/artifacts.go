@@ -4,6 +4,7 @@ import (
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 	apiv1 "k8s.io/api/core/v1"
 	"k8s.io/utils/ptr"
+	"strings"
 
 	"github.com/mlcube-compile/mlcube-compile/backends/internal/kube"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
@@ -31,7 +32,7 @@ func fetchInputs(p *ir.Pipeline, s *ir.Step) wfv1.Inputs {
 		case f.From != nil:
 			in.Parameters = append(in.Parameters, wfv1.Parameter{Name: digestParam(f.Name)})
 		case f.URL.Scheme == "s3":
-			a.S3 = s3Location(p.ObjectStore, f.URL.Bucket, f.URL.Key)
+			a.S3 = s3Location(p.ObjectStore, f.URL.Bucket, strings.TrimSuffix(f.URL.Key, "/"))
 		default:
 			a.HTTP = &wfv1.HTTPArtifact{URL: f.URL.Raw}
 		}
@@ -41,17 +42,24 @@ func fetchInputs(p *ir.Pipeline, s *ir.Step) wfv1.Inputs {
 }
 
 // fetchArguments are what the DAG task of step s gives its template:
-// each upload of another step it fetches, and that upload's sha256.
-// The other step is one s waits for, as Argo requires
-// (validateDAGTaskArgumentDependency, workflow/validate/validate.go).
-func fetchArguments(s *ir.Step) wfv1.Arguments {
+// each upload of another step it fetches, by its key, and that upload's
+// sha256. The key has no trailing /, even for a folder: S3 then has no
+// object at it, and Argo lists and loads the objects below it
+// (loadS3Artifact and IsDirectory, workflow/artifacts/s3/s3.go,
+// v3.7.18), where a server that answers a GET of a folder's key with an
+// empty object (SeaweedFS does) would load one empty file. The other
+// step is one s waits for (its outputs.parameters give the digest), as
+// Argo requires (validateDAGTaskArgumentDependency,
+// workflow/validate/validate.go).
+func fetchArguments(p *ir.Pipeline, s *ir.Step) wfv1.Arguments {
 	var args wfv1.Arguments
 	for _, f := range s.Fetches {
 		if f.From == nil {
 			continue
 		}
 		outputs := "{{tasks." + f.From.Step + ".outputs."
-		args.Artifacts = append(args.Artifacts, wfv1.Artifact{Name: f.Name, From: outputs + "artifacts." + f.From.Name + "}}"})
+		key := uploadKey(f.From.Step, f.From.Name)
+		args.Artifacts = append(args.Artifacts, wfv1.Artifact{Name: f.Name, Archive: none(), ArtifactLocation: wfv1.ArtifactLocation{S3: s3Location(p.ObjectStore, "", key)}})
 		args.Parameters = append(args.Parameters, wfv1.Parameter{Name: digestParam(f.Name), Value: wfv1.AnyStringPtr(outputs + "parameters." + digestParam(f.From.Name) + "}}")})
 	}
 	return args
@@ -66,7 +74,7 @@ func fetchArguments(s *ir.Step) wfv1.Arguments {
 func uploadOutputs(p *ir.Pipeline, s *ir.Step) wfv1.Outputs {
 	var out wfv1.Outputs
 	for _, u := range s.Uploads {
-		key := "{{workflow.uid}}/" + s.Name + "/" + u.Name
+		key := uploadKey(s.Name, u.Name)
 		if u.Folder {
 			key += "/"
 		}
@@ -79,6 +87,9 @@ func uploadOutputs(p *ir.Pipeline, s *ir.Step) wfv1.Outputs {
 	}
 	return out
 }
+
+// uploadKey is the key of a step's upload in a run.
+func uploadKey(step, name string) string { return "{{workflow.uid}}/" + step + "/" + name }
 
 // s3Location is key in bucket (the platform's when "") of the
 // platform's S3 endpoint, with its keys; only the key when the platform

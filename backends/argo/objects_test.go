@@ -75,9 +75,21 @@ func TestFetchesAreCheckedBeforeTheStep(t *testing.T) {
 				if from < 0 {
 					continue
 				}
-				producer := strings.Split(task.Arguments.Artifacts[from].From, ".")[1]
-				if !strings.HasPrefix(task.Arguments.Artifacts[from].From, "{{tasks."+producer+".outputs.artifacts.") {
-					t.Errorf("%s: step %s: input %s from %q", ex, task.Name, a.Name, task.Arguments.Artifacts[from].From)
+				// By its key, never with a trailing / (which SeaweedFS answers
+				// with one empty object): a folder is loaded from the objects
+				// below it.
+				arg := task.Arguments.Artifacts[from]
+				key := ""
+				if arg.S3 != nil {
+					key = arg.S3.Key
+				}
+				parts := strings.Split(key, "/")
+				producer := ""
+				if len(parts) == 3 {
+					producer = parts[1]
+				}
+				if len(parts) != 3 || parts[0] != "{{workflow.uid}}" || strings.HasSuffix(key, "/") || arg.Archive == nil || arg.Archive.None == nil {
+					t.Errorf("%s: step %s: input %s given as %+v, want the key {{workflow.uid}}/<step>/<upload>, unarchived", ex, task.Name, a.Name, arg)
 				}
 				want := "{{inputs.parameters." + a.Name + "-sha256}}"
 				param := task.Arguments.GetParameterByName(a.Name + "-sha256")
@@ -163,8 +175,10 @@ func TestMixedStorageReadsTheClaimReadOnly(t *testing.T) {
 			continue
 		}
 		for _, vm := range tmpl.ContainerSet.VolumeMounts {
-			if vm.Name == "data" {
-				t.Errorf("template %s: every container mounts the claim", tmpl.Name)
+			// Named there only so that Argo puts it in the pod: read-only,
+			// away from the workspace.
+			if vm.Name == "data" && (!vm.ReadOnly || !strings.HasPrefix(vm.MountPath, "/mlcube-volumes/")) {
+				t.Errorf("template %s: every container mounts the claim at %s", tmpl.Name, vm.MountPath)
 			}
 		}
 		for _, c := range tmpl.ContainerSet.Containers {
@@ -270,7 +284,7 @@ func TestLargeObjectDAG(t *testing.T) {
 	}
 	// The last task, in the second window, reads prepare's data from the
 	// first.
-	if a := tasks[40].Arguments.Artifacts; len(a) != 1 || a[0].From != "{{tasks.prepare.outputs.artifacts.data-dir}}" {
+	if a := tasks[40].Arguments.Artifacts; len(a) != 1 || a[0].S3 == nil || a[0].S3.Key != "{{workflow.uid}}/prepare/data-dir" {
 		t.Errorf("%s's artifacts %+v, want prepare's data-dir", tasks[40].Name, a)
 	}
 }

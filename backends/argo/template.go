@@ -60,7 +60,7 @@ func buildTemplates(p *ir.Pipeline) ([]wfv1.Template, []wfv1.DAGTask, error) {
 			continue
 		}
 		g := byStep[s]
-		task := wfv1.DAGTask{Name: s.Name, Template: g.name, Dependencies: s.Dependencies, Arguments: fetchArguments(s)}
+		task := wfv1.DAGTask{Name: s.Name, Template: g.name, Dependencies: s.Dependencies, Arguments: fetchArguments(p, s)}
 		for _, a := range s.Args {
 			if a.Param != "" && g.varying[a.Param] {
 				task.Arguments.Parameters = append(task.Arguments.Parameters, wfv1.Parameter{Name: a.Param, Value: wfv1.AnyStringPtr(renderContainer(a.Value))})
