@@ -42,6 +42,9 @@ func TestE2EArgoOnRealNode(t *testing.T) {
 			if medPerfExample(name) {
 				t.Skip(medPerfNotRecorded)
 			}
+			if objectExample(name) {
+				t.Skip("run by TestE2EArgoObjectStorage, with the bucket it reads")
+			}
 			docs := compileForRealNode(t, filepath.Join(repoRoot, "examples", name), "argo", realImage)
 			ran++
 			t.Parallel()

@@ -28,6 +28,11 @@ func realNodePlatform(t *testing.T, from, image string) string {
 		}
 	}
 	maps.Copy(plat, map[string]any{"image": image, "imagePullPolicy": "Never", "kubectlImage": image})
+	if store, ok := plat["objectStore"].(map[string]any); ok {
+		// The steps that move data run in the suite's rclone image, which
+		// has sh, sha256sum and rclone as rclone's own image has.
+		store["toolImage"] = e2eObjectStore(t).Image
+	}
 	data, err := yaml.Marshal(plat)
 	if err != nil {
 		t.Fatal(err)
