@@ -3,6 +3,8 @@ package compiler
 import (
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -123,5 +125,54 @@ func TestURLInputs(t *testing.T) {
 		if m.Volume == "fetched" && !m.ReadOnly {
 			t.Errorf("the fetched inputs are mounted writable: %+v", m)
 		}
+	}
+}
+
+// A MedPerf folder volume given as a URL is fetched into a folder of its
+// own, mounted read-only at the volume's mount path; a file volume
+// cannot be (its file is mounted before anything is fetched).
+func TestMedPerfVolumeURL(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"cube/container_config.yaml": "container_type: DockerImage\nimage: example/m:1\ntasks:\n  evaluate:\n    input_volumes:\n" +
+			"      labels: {mount_path: /io/labels, type: directory}\n      params: {mount_path: /io/p/params.yaml, type: file}\n" +
+			"    output_volumes:\n      out: {mount_path: /io/out, type: directory}\n",
+		"pipeline.yaml": "name: m\ncubes: {c: ./cube}\nsteps:\n  evaluate:\n    cube: c\n    task: evaluate\n" +
+			"    inputs: {labels: \"s3://datasets/labels/\", params: params.yaml}\n    outputs: {out: out/}\n",
+		"platform.yaml": strings.Replace(objectPlatform, "{workspace: object}", "{workspace: object, pvc: data}", 1),
+	}
+	for name, text := range files {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, diags := Compile(Options{Task: filepath.Join(dir, "pipeline.yaml"), Platform: filepath.Join(dir, "platform.yaml")})
+	if diags.HasErrors() {
+		t.Fatal(diags.Error())
+	}
+	s := p.Steps[0]
+	if len(s.Fetches) != 1 || s.Fetches[0].Path.Render(nil) != "/io/labels" || s.Fetches[0].URL.Key != "labels/" {
+		t.Fatalf("fetches %+v", s.Fetches)
+	}
+	i := slices.IndexFunc(s.Mounts, func(m ir.Mount) bool { return m.MountPath == "/io/labels" })
+	if i < 0 || s.Mounts[i].Volume != "fetched" || !s.Mounts[i].ReadOnly || s.Mounts[i].SubPath.Render(nil) != "labels" {
+		t.Errorf("labels mounted as %+v", s.Mounts)
+	}
+	// params.yaml, which no step writes, is mounted read-only from the
+	// claim storage.pvc names, in place of the workspace's.
+	i = slices.IndexFunc(s.Mounts, func(m ir.Mount) bool { return m.MountPath == "/io/p/params.yaml" })
+	if i < 0 || s.Mounts[i].Volume != "data" || !s.Mounts[i].ReadOnly {
+		t.Errorf("params mounted as %+v", s.Mounts)
+	}
+	files["pipeline.yaml"] = strings.Replace(files["pipeline.yaml"], "params: params.yaml", `params: "https://example.com/params.yaml"`, 1)
+	if err := os.WriteFile(filepath.Join(dir, "pipeline.yaml"), []byte(files["pipeline.yaml"]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, diags = Compile(Options{Task: filepath.Join(dir, "pipeline.yaml"), Platform: filepath.Join(dir, "platform.yaml")})
+	if !strings.Contains(diags.Error(), "volume params is a file") {
+		t.Errorf("a file volume given as a URL: %v", diags)
 	}
 }

@@ -113,6 +113,12 @@ func (lw *lowering) volumeMount(st *spec.Step, p *spec.Param, kind string, vm *v
 // urlVolume mounts the folder a MedPerf input volume given as a URL is
 // fetched into, read-only at its mount path.
 func (lw *lowering) urlVolume(p *spec.Param, raw, kind string, at diag.Loc, vm *volumeMounts) {
+	if kind == "inputs" && !p.Dir {
+		// Its file would be mounted by itself, which the kubelet does
+		// when the pod starts, before any fetch: it would make a folder.
+		lw.errorf(diag.BadURL, at, "%q: volume %s is a file, mounted by itself when the pod starts, before anything is fetched; give a folder volume the URL, or put the file in the workspace", raw, p.Name)
+		return
+	}
 	dir, file, ok := lw.urlInput(p.Name, raw, kind, at)
 	if !ok {
 		return
