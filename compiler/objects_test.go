@@ -176,3 +176,20 @@ func TestMedPerfVolumeURL(t *testing.T) {
 		t.Errorf("a file volume given as a URL: %v", diags)
 	}
 }
+
+// A run that fetches only HTTP(S) URLs on a platform with no object
+// store still names the image its fetches run in.
+func TestHTTPInputsNeedNoStore(t *testing.T) {
+	dir := t.TempDir()
+	cube := "name: h\ndocker: {image: example/h:1}\ntasks:\n  train:\n    parameters:\n      inputs: {cfg: \"https://example.com/train.yaml\"}\n"
+	if err := os.WriteFile(filepath.Join(dir, "mlcube.yaml"), []byte(cube), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, diags := Compile(Options{MLCube: dir})
+	if diags.HasErrors() {
+		t.Fatal(diags.Error())
+	}
+	if s := p.ObjectStore; s == nil || s.ToolImage == "" || s.S3 != nil || s.RepositoryRef != nil {
+		t.Errorf("object store %+v, want only the tool image", s)
+	}
+}

@@ -6,7 +6,8 @@ type ObjectStore struct {
 	// S3 is the bucket the platform names; nil when the run uses the
 	// artifact repository its Argo cluster configures (RepositoryRef, or
 	// the namespace's default, or the controller's), which only Argo
-	// knows.
+	// knows, or, for a platform that names no object store, when the run
+	// only fetches HTTP(S) URLs, in ToolImage.
 	S3 *S3Bucket `json:",omitempty"`
 	// RepositoryRef names Argo's artifact repository by a ConfigMap's
 	// key; nil for the namespace's default or the controller's.

@@ -65,6 +65,7 @@ func Lower(ps *spec.Pipeline, plat *spec.Platform, needValues string) (*ir.Pipel
 	lw.order(steps, io)
 	lw.claimAccess()
 	lw.objectFlow()
+	lw.toolImageForURLs()
 	for _, name := range slices.Sorted(maps.Keys(lw.volumes)) {
 		lw.p.Volumes = append(lw.p.Volumes, lw.volumes[name])
 	}

@@ -141,3 +141,18 @@ func (lw *lowering) s3URL(u *url.URL, out *ir.URL, raw string, at diag.Loc) *ir.
 	}
 	return out
 }
+
+// toolImageForURLs gives a run that fetches HTTP(S) URLs and names no
+// object store one with the default tool image and no bucket, so that
+// every engine knows the image its fetches run in.
+func (lw *lowering) toolImageForURLs() {
+	if lw.p.ObjectStore != nil {
+		return
+	}
+	for _, s := range lw.p.Steps {
+		if len(s.Fetches) > 0 {
+			lw.p.ObjectStore = &ir.ObjectStore{ToolImage: defaultToolImage}
+			return
+		}
+	}
+}
