@@ -158,9 +158,10 @@ func toolContainer(p *ir.Pipeline, s *ir.Step, m mounts, name, script string, ar
 }
 
 // toolImage is the image of the containers that move data: the
-// platform's objectStore.toolImage, or, for a run that fetches only
-// from HTTP(S) URLs and names no object store, the kubectl image, which
-// has a shell and sha256sum too.
+// platform's objectStore.toolImage, or the compiler's default, which
+// lowering gives every run that moves data (a run of only HTTP(S)
+// inputs too); the kubectl image, which has a shell and sha256sum, only
+// for an IR made otherwise.
 func toolImage(p *ir.Pipeline) string {
 	if p.ObjectStore != nil && p.ObjectStore.ToolImage != "" {
 		return p.ObjectStore.ToolImage
