@@ -132,12 +132,5 @@ func TestMedPerfChestXRayFlow(t *testing.T) {
 // testdata/golden/job/medperf-chestxray-metrics.yaml.
 func TestGoldenMedPerfJob(t *testing.T) {
 	dir := filepath.Join(repoRoot, "examples", "medperf-chestxray")
-	args := []string{"mlcube-compile", "--backend", "job", "--mlcube", filepath.Join(dir, "metrics"), "--platform", filepath.Join(dir, "platform.yaml")}
-	out, stderr, code := compileArgs(t, args...)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	golden := filepath.Join(repoRoot, "testdata", "golden", "job", "medperf-chestxray-metrics.yaml")
-	compareGolden(t, golden, out)
-	validators["job"](t, golden, out)
+	jobGolden(t, "medperf-chestxray-metrics.yaml", "--mlcube", filepath.Join(dir, "metrics"), "--platform", filepath.Join(dir, "platform.yaml"))
 }
