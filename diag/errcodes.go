@@ -41,6 +41,7 @@ const (
 	BadMPI          Code = "MLC450"
 	BadDask         Code = "MLC451"
 	BadHostname     Code = "MLC452"
+	BadTorch        Code = "MLC453"
 	ReservedPath    Code = "MLC550"
 	BadClaim        Code = "MLC551"
 	BadAccessModes  Code = "MLC552"

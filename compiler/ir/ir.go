@@ -130,10 +130,13 @@ const (
 	// Dask steps run a Python function on a Dask cluster as a DaskJob:
 	// Step's image, env and mounts are the job runner's.
 	Dask
+	// Torch steps run the cube task with torchrun on every node of a
+	// Kubeflow Trainer TrainJob: Step's container is each node's.
+	Torch
 )
 
 // kindNames are the kinds as the IR's JSON writes them.
-var kindNames = []string{Container: "container", MPI: "mpi", Dask: "dask"}
+var kindNames = []string{Container: "container", MPI: "mpi", Dask: "dask", Torch: "torch"}
 
 // MarshalText writes the kind's name.
 func (k Kind) MarshalText() ([]byte, error) {
@@ -164,9 +167,10 @@ type Step struct {
 	// Loc is where the step is written, for warnings about it.
 	Loc  diag.Loc
 	Kind Kind
-	// MPI is set for Kind MPI, Dask for Kind Dask.
-	MPI  *MPIJob
-	Dask *DaskJob
+	// MPI is set for Kind MPI, Dask for Kind Dask, Train for Kind Torch.
+	MPI   *MPIJob
+	Dask  *DaskJob
+	Train *TrainJob `json:",omitempty"`
 	// Cube and Task are the names as the cube writes them.
 	Cube, Task string
 	// Template is the same for steps that run the same cube task; backends

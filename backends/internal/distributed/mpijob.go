@@ -111,6 +111,9 @@ func runPolicy(s *ir.Step) kubeflow.RunPolicy {
 	if s.Queue != "" {
 		rp.Suspend = ptr.To(true)
 	}
+	if s.MPI.ManagedBy != "" {
+		rp.ManagedBy = ptr.To(s.MPI.ManagedBy)
+	}
 	return rp
 }
 

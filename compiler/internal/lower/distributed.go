@@ -80,6 +80,7 @@ func (lw *lowering) lowerMPI(st *spec.Step, s *ir.Step) {
 		job.Launcher = lw.resourceOverride(*m.Launcher, st, "mpi", "launcher")
 	}
 	job.LauncherNodeSelector, job.LauncherTolerations = lw.placement(st, false)
+	job.ManagedBy = lw.managedBy(s)
 	s.Kind, s.MPI = ir.MPI, job
 }
 

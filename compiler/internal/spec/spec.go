@@ -117,7 +117,9 @@ type Platform struct {
 	TTLSeconds   *int32 `json:"ttlSecondsAfterFinished"`
 	Priorities
 	// Queue is the Kueue LocalQueue of every step; empty for none.
-	Queue       string       `json:"queue"`
+	Queue string `json:"queue"`
+	// MultiKueue hands queued TrainJobs and MPIJobs to Kueue's MultiKueue.
+	MultiKueue  bool         `json:"multiKueue"`
 	ObjectStore *ObjectStore `json:"objectStore"`
 }
 
@@ -269,10 +271,11 @@ type Step struct {
 	SecurityContext *SecurityContext
 	Retries         *Retries
 	Timeout         string
-	// MPI and Dask are set for distributed steps; a Dask step has no
-	// Cube or Task.
-	MPI  *MPI
-	Dask *Dask
+	// MPI, Torch and Dask are set for distributed steps; a Dask step
+	// has no Cube or Task.
+	MPI   *MPI
+	Torch *Torch
+	Dask  *Dask
 	// Queue is the step's Kueue LocalQueue: nil for the platform's, ""
 	// for none.
 	Queue *string
@@ -288,6 +291,15 @@ type MPI struct {
 	WorkerCommand    []string   `json:"workerCommand"`
 	SSHAuthMountPath string     `json:"sshAuthMountPath"`
 	Launcher         *Resources `json:"launcher"`
+}
+
+// Torch is a step's torch: section.
+type Torch struct {
+	Nodes        int    `json:"nodes"`
+	ProcsPerNode *int   `json:"procsPerNode"`
+	Runtime      string `json:"runtime"`
+	RuntimeKind  string `json:"runtimeKind"`
+	Entrypoint   string `json:"entrypoint"`
 }
 
 // Dask is a step's dask: section.
