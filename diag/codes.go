@@ -32,6 +32,7 @@ const (
 	SSHKeysUnreadable     Code = "MLC402"
 	RanksPerGPU           Code = "MLC403"
 	DaskSetupNeedsRoot    Code = "MLC404"
+	TorchNotCarried       Code = "MLC405"
 	ClaimReadWriteMany    Code = "MLC501"
 	ArgoV4TooManyTemplate Code = "MLC601"
 	ArgoV4TooManyTasks    Code = "MLC602"

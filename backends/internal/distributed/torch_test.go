@@ -128,3 +128,19 @@ func TestMultiKueueManagesQueuedJobs(t *testing.T) {
 		}
 	}
 }
+
+// What a TrainJob cannot carry to its node pods is a warning where it is
+// written, never dropped silently.
+func TestTorchSaysWhatItCannotCarry(t *testing.T) {
+	files := enginetest.TorchPipeline(t, "    torch: {nodes: 2}\n", "priorityClassName: high\nimagePullPolicy: Always\n")
+	out := manifestcheck.BuildFor(t, "argo", manifestcheck.Specs(files), emit.Options{}).Must(t)
+	var got []string
+	for _, d := range out.Diags {
+		if d.Code == "MLC405" {
+			got = append(got, d.Field)
+		}
+	}
+	if strings.Join(got, " ") != "priorityClassName imagePullPolicy" {
+		t.Errorf("MLC405 warnings at %q, want at priorityClassName and imagePullPolicy\n%s", got, out.Stderr())
+	}
+}

@@ -60,6 +60,7 @@ func (lw *lowering) lowerTorch(st *spec.Step, s *ir.Step) {
 	}
 	s.Command = torchrun(entry)
 	job.ManagedBy = lw.managedBy(s)
+	lw.notCarried(st, s)
 	s.Kind, s.Train = ir.Torch, job
 }
 
@@ -98,4 +99,22 @@ func (lw *lowering) envAt(st *spec.Step, name string) diag.Loc {
 		}
 	}
 	return st.Loc
+}
+
+// notCarried warns of the step's settings that a TrainJob cannot give
+// its node pods: Trainer's runtime patches have no priorityClassName or
+// imagePullPolicy (PodSpecPatch and ContainerPatch,
+// pkg/apis/trainer/v1alpha1/trainjob_types.go, v2.3.0), and the trainer
+// has none of its own. Each is said where it is written.
+func (lw *lowering) notCarried(st *spec.Step, s *ir.Step) {
+	if s.PriorityClassName != "" {
+		at := lw.plat.Loc.Field("priorityClassName")
+		if st.PriorityClassName != "" {
+			at = st.Loc.Field("priorityClassName")
+		}
+		lw.warnf(diag.TorchNotCarried, at, "step %q runs as a TrainJob, whose node pods cannot carry priorityClassName %q (Trainer's runtime patches have no such field): they run at the runtime's priority; for a queued step, Kueue's workloadPriorityClass orders admission", st.Name, s.PriorityClassName)
+	}
+	if s.ImagePullPolicy != "" {
+		lw.warnf(diag.TorchNotCarried, lw.plat.Loc.Field("imagePullPolicy"), "step %q runs as a TrainJob, whose node containers cannot carry imagePullPolicy %s (Trainer's runtime patches have no such field): the kubelet uses its default, Always for :latest, else IfNotPresent", st.Name, s.ImagePullPolicy)
+	}
 }
