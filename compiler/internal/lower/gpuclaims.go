@@ -67,6 +67,9 @@ func (lw *lowering) platformGPUs() *gpuRequests {
 	case g.ExtendedResourceName != "" && !isExtendedResourceName(g.ExtendedResourceName):
 		lw.errorf(diag.BadGPURequest, at.Field("extendedResourceName"), "%q is not an extended resource name: a domain outside kubernetes.io, '/', then at most 63 letters, digits, '-', '_' or '.'; give the DeviceClass's spec.extendedResourceName (kubectl get deviceclass %s -o jsonpath='{.spec.extendedResourceName}')", g.ExtendedResourceName, g.DeviceClass)
 	}
+	if g.DeviceClass != "" {
+		g.SharedClaim = "" // refused beside it by checkDeviceFields
+	}
 	if f := requestField(g.DeviceRequest); f != "" {
 		out.platform = &gpuRequest{DeviceRequest: g.DeviceRequest, at: at.Field(f), selectorAt: at.Field("selector"), extendedName: g.ExtendedResourceName}
 	}
@@ -115,6 +118,10 @@ func (lw *lowering) checkDeviceFields(r spec.DeviceRequest, at diag.Loc) {
 // resources mapping res written at at, gets them by DRA; nil when it
 // asks for them as an extended resource.
 func (lw *lowering) gpuClaim(res spec.Resources, at diag.Loc, gpus int) *ir.GPUClaim {
+	countAt := at // the cube's count, said at the step
+	if res.GPU != nil {
+		countAt = at.Field("gpu")
+	}
 	req := lw.gpuRequest(res, at)
 	if req == nil {
 		return nil
@@ -127,7 +134,7 @@ func (lw *lowering) gpuClaim(res spec.Resources, at diag.Loc, gpus int) *ir.GPUC
 		return claim
 	}
 	if gpus > maxClaimDevices {
-		lw.errorf(diag.BadGPURequest, req.at, "%d GPUs in one claim: Kubernetes allocates a ResourceClaim at most %d devices (AllocationResultsMaxSize), so the pod would never be scheduled; ask for at most %d per pod (an MPI step spreads more over its workers)", gpus, maxClaimDevices, maxClaimDevices)
+		lw.errorf(diag.BadGPURequest, countAt, "%d GPUs in one claim: Kubernetes allocates a ResourceClaim at most %d devices (AllocationResultsMaxSize), so the pod would never be scheduled; ask for at most %d per pod (an MPI step spreads more over its workers)", gpus, maxClaimDevices, maxClaimDevices)
 	}
 	claim.Template = lw.claimTemplate(req, gpus)
 	claim.ExtendedResourceName, claim.Why, claim.At = req.limit()
@@ -140,6 +147,9 @@ func (lw *lowering) gpuClaim(res spec.Resources, at diag.Loc, gpus int) *ir.GPUC
 // resource.
 func (lw *lowering) gpuRequest(res spec.Resources, at diag.Loc) *gpuRequest {
 	own, plat := res.DeviceRequest, lw.gpus.platform
+	if own.DeviceClass != "" {
+		own.SharedClaim = "" // refused beside it by checkDeviceFields
+	}
 	if f := requestField(own); f != "" {
 		req := &gpuRequest{DeviceRequest: own, at: at.Field(f), selectorAt: at.Field("selector")}
 		if plat != nil && plat.DeviceClass == own.DeviceClass {

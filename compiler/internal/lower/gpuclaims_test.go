@@ -123,7 +123,7 @@ func TestGPURequestErrors(t *testing.T) {
 		{platform(spec.DeviceRequest{}, "", ""), spec.Resources{DeviceRequest: spec.DeviceRequest{Selector: "true"}}, "steps.s.resources.selector: selector narrows the GPUs of a device class, and neither this nor the platform's gpu: section names one"},
 		{platform(spec.DeviceRequest{SharedClaim: "s"}, "", ""), spec.Resources{DeviceRequest: spec.DeviceRequest{Selector: "true"}}, "steps.s.resources.selector: the platform's pods share the claim s"},
 		{platform(spec.DeviceRequest{}, "", ""), spec.Resources{GPU: &zero, DeviceRequest: spec.DeviceRequest{DeviceClass: "g"}}, "steps.s.resources.deviceClass: deviceClass says how GPUs are asked for, and this asks for none"},
-		{platform(spec.DeviceRequest{DeviceClass: "g"}, "", ""), spec.Resources{GPU: &many}, "gpu.deviceClass: 33 GPUs in one claim: Kubernetes allocates a ResourceClaim at most 32 devices"},
+		{platform(spec.DeviceRequest{DeviceClass: "g"}, "", ""), spec.Resources{GPU: &many}, "steps.s.resources.gpu: 33 GPUs in one claim: Kubernetes allocates a ResourceClaim at most 32 devices"},
 	} {
 		wants(t, messages(&spec.Pipeline{Loc: at, Name: "run", Steps: []*spec.Step{gpuStep("s", 1, c.res)}}, c.plat, ""), c.want)
 	}
