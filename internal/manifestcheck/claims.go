@@ -49,11 +49,9 @@ var claimTemplateName = regexp.MustCompile(`resourceClaimTemplateName\\?"?:\s*\\
 // Argo resource template's manifest).
 func checkClaimRefs(t testing.TB, name, run string, templates map[string]bool) {
 	t.Helper()
-	WalkMaps(runTree(t, name, run), func(m map[string]any) {
-		if doc, ok := m["manifest"].(string); ok && strings.Contains(doc, "kind: ResourceClaimTemplate") {
-			claimTemplate(t, name, doc, templates)
-		}
-	})
+	for _, doc := range AppliedClaimTemplates(t, name, run) {
+		claimTemplate(t, name, doc, templates)
+	}
 	for _, ref := range claimTemplateName.FindAllStringSubmatch(run, -1) {
 		if !templates[ref[1]] {
 			t.Errorf("%s: a pod claims from the ResourceClaimTemplate %s, which is neither emitted nor applied with the run", name, ref[1])
@@ -69,4 +67,17 @@ func runTree(t testing.TB, name, run string) any {
 		t.Fatalf("%s: %v", name, err)
 	}
 	return tree
+}
+
+// AppliedClaimTemplates are the ResourceClaimTemplates a run applies
+// itself (an Argo Workflow's first tasks), as their manifests.
+func AppliedClaimTemplates(t testing.TB, name, run string) []string {
+	t.Helper()
+	var out []string
+	WalkMaps(runTree(t, name, run), func(m map[string]any) {
+		if doc, ok := m["manifest"].(string); ok && strings.Contains(doc, "kind: ResourceClaimTemplate") {
+			out = append(out, doc)
+		}
+	})
+	return out
 }

@@ -7,7 +7,9 @@ import (
 
 // Selectors written as Kubernetes' DRA documentation and drivers write
 // them parse; each mistake is found where it is, as the API server would
-// refuse it.
+// refuse it. (Each case was also created with --dry-run=server on
+// kube-apiserver v1.36.3, which took the first list and refused the
+// second at the same line and column.)
 func TestSelectorProblem(t *testing.T) {
 	for _, expr := range []string{
 		`device.attributes["gpu.example.com"].model == "LATEST-GPU-MODEL"`,
@@ -18,7 +20,7 @@ func TestSelectorProblem(t *testing.T) {
 		`device.attributes["gpu.example.com"].all(k, v, k != "" && v != "")`,
 		`device.attributes[?"gpu.example.com"].orValue({}).size() > 0`,
 		`sets.contains(["a", "b"], ["a"]) && !device.allowMultipleAllocations`,
-		`isSemver(device.attributes["gpu.example.com"].driverVersion) && type(device.driver) == string`,
+		`device.attributes["gpu.example.com"].driverVersion.compareTo(semver("1.0.0")) >= 0 && isSemver("1.0.0")`,
 		"device.driver == \"gpu.example.com\" &&\n  device.attributes[\"gpu.example.com\"].model == \"A100\"",
 	} {
 		if got := selectorProblem(expr); got != "" {
