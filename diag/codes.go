@@ -30,6 +30,7 @@ const (
 	ShmInMemoryLimit         Code = "MLC306"
 	GPUsByDRA                Code = "MLC307"
 	GPUsAsLimit              Code = "MLC308"
+	QueuedGPUClaims          Code = "MLC309"
 	DaskWorkersUnsized       Code = "MLC401"
 	SSHKeysUnreadable        Code = "MLC402"
 	RanksPerGPU              Code = "MLC403"

@@ -1,6 +1,7 @@
 package lower
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -151,4 +152,21 @@ func TestDaskWorkerGPUsAsLimit(t *testing.T) {
 	wants(t, messages(dask(""), draPlatform(spec.DeviceRequest{DeviceClass: "gpu.example.com"}, ""), ""), "steps.bench.dask.worker: the Dask workers ask for their GPUs as the limit deviceclass.resource.kubernetes.io/gpu.example.com")
 	wants(t, messages(dask("true"), draPlatform(spec.DeviceRequest{DeviceClass: "gpu.example.com"}, ""), ""),
 		"steps.bench.dask.worker.selector: the Dask workers ask for GPUs by Dynamic Resource Allocation, and a DaskJob's pods cannot carry claims (the dask-kubernetes operator's CRDs have no resourceClaims), so they would ask by the class's extended resource, but its selector narrows the class's devices")
+}
+
+// A queued step that claims GPUs from a template is said once per class:
+// Kueue admits it only with a deviceClassMappings entry for the class.
+func TestQueuedGPUClaims(t *testing.T) {
+	plat := draPlatform(spec.DeviceRequest{DeviceClass: "gpu.example.com"}, "")
+	plat.Queue = "team-a"
+	ps := &spec.Pipeline{Loc: at, Name: "run", Steps: []*spec.Step{gpuStep("a", 1, spec.Resources{}), gpuStep("b", 1, spec.Resources{})}}
+	got := messages(ps, plat, "")
+	wants(t, got, `gpu.deviceClass: step a runs in the Kueue queue team-a, and Kueue counts the GPUs its pods claim against the queue's quota only through a deviceClassMappings entry for gpu.example.com`)
+	if n := strings.Count(got, "Kueue queue"); n != 1 {
+		t.Errorf("said %d times, want once:\n%s", n, got)
+	}
+	plat.Queue = ""
+	if got := messages(ps, plat, ""); strings.Contains(got, "Kueue") {
+		t.Errorf("said without a queue:\n%s", got)
+	}
 }

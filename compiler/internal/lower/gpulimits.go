@@ -66,3 +66,27 @@ func (lw *lowering) daskWorkerGPUs(st *spec.Step, r ir.Resources) ir.Resources {
 	r.GPUResource, r.GPUClaim = c.ExtendedResourceName, nil
 	return r
 }
+
+// queuedClaims warns, once per device class, about a queued step whose
+// pods claim GPUs from a template: Kueue v0.19.2 (KueueDRAIntegration,
+// beta and on by default) counts a claim's devices against the queue's
+// quota through its configuration's deviceClassMappings, and leaves a
+// workload whose class has no mapping inadmissible
+// (GetResourceRequestsForResourceClaimTemplates, pkg/dra/claims.go).
+func (lw *lowering) queuedClaims() {
+	classes := map[string]string{}
+	for _, t := range lw.p.ResourceClaimTemplates {
+		classes[t.Name] = t.DeviceClass
+	}
+	warned := map[string]bool{}
+	for _, s := range lw.p.Steps {
+		for _, r := range stepResources(s) {
+			if s.Queue == "" || !r.UsesDRA() || r.GPUClaim.Template == "" || warned[classes[r.GPUClaim.Template]] {
+				continue
+			}
+			class := classes[r.GPUClaim.Template]
+			warned[class] = true
+			lw.warnf(diag.QueuedGPUClaims, r.GPUClaim.At, "step %s runs in the Kueue queue %s, and Kueue counts the GPUs its pods claim against the queue's quota only through a deviceClassMappings entry for %s in its configuration (KueueDRAIntegration, on by default from v0.18); without one it leaves the workload inadmissible (\"DeviceClass %s is not mapped in DRA configuration\")", s.Name, s.Queue, class, class)
+		}
+	}
+}

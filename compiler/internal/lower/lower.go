@@ -73,6 +73,7 @@ func Lower(ps *spec.Pipeline, plat *spec.Platform, needValues string) (*ir.Pipel
 	}
 	lw.scheduledConcurrency()
 	lw.p.ResourceClaimTemplates = lw.claimTemplates()
+	lw.queuedClaims()
 	return lw.p, lw.diags
 }
 
