@@ -7,6 +7,7 @@ require (
 	github.com/argoproj/argo-workflows/v3 v3.7.18
 	github.com/argoproj/argo-workflows/v4 v4.0.7
 	github.com/docker/go-units v0.5.0
+	github.com/google/cel-go v0.29.2
 	github.com/google/go-cmp v0.7.0
 	github.com/kubeflow/mpi-operator v0.8.2
 	github.com/kubeflow/trainer/v2 v2.3.0
@@ -71,7 +72,6 @@ require (
 	github.com/go-openapi/swag/yamlutils v0.27.1 // indirect
 	github.com/gogo/protobuf v1.3.2 // indirect
 	github.com/golang/protobuf v1.5.4 // indirect
-	github.com/google/cel-go v0.29.2 // indirect
 	github.com/google/gnostic-models v0.7.0 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/gorilla/websocket v1.5.4-0.20250319132907-e064f32e3674 // indirect

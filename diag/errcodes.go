@@ -38,6 +38,7 @@ const (
 	BadRetry        Code = "MLC356"
 	BadSchedule     Code = "MLC357"
 	BadQueue        Code = "MLC358"
+	BadGPURequest   Code = "MLC359"
 	BadMPI          Code = "MLC450"
 	BadDask         Code = "MLC451"
 	BadHostname     Code = "MLC452"

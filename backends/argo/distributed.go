@@ -201,7 +201,7 @@ func namespaced(name, namespace string) map[string]any {
 func RBAC(p *ir.Pipeline, sa string) []any {
 	rules := append(distributed.Rules(p, []string{"create", "delete", "get", "list", "watch"}),
 		distributed.Rule{Group: "argoproj.io", Resources: []string{"workflowtaskresults"}, Verbs: []string{"create", "patch"}})
-	owns := p.Config != nil
+	owns := p.Config != nil || len(p.ResourceClaimTemplates) > 0
 	for _, s := range p.Steps {
 		owns = owns || s.Kind != ir.Container
 	}
@@ -211,6 +211,11 @@ func RBAC(p *ir.Pipeline, sa string) []any {
 	if p.Config != nil {
 		// The first task applies the run's ConfigMap.
 		rules = append(rules, distributed.Rule{Group: "", Resources: []string{"configmaps"}, Verbs: []string{"create", "get", "patch"}})
+	}
+	if len(p.ResourceClaimTemplates) > 0 {
+		// The first tasks apply the run's ResourceClaimTemplates; the
+		// claims made from them are the resource-claim controller's.
+		rules = append(rules, distributed.Rule{Group: "resource.k8s.io", Resources: []string{"resourceclaimtemplates"}, Verbs: []string{"create", "get", "patch"}})
 	}
 	if collectsArtifacts(p) {
 		// The pod that deletes the run's artifacts runs as sa

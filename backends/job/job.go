@@ -57,6 +57,7 @@ func compile(p *ir.Pipeline) (*batchv1.Job, diag.Diagnostics, error) {
 					Tolerations:        kube.Tolerations(s.Tolerations),
 					SecurityContext:    kube.PodSecurityContext(s.SecurityContext),
 					Containers:         []corev1.Container{c},
+					ResourceClaims:     kube.PodResourceClaims(s.Resources),
 					Volumes:            append(volumes(p.Volumes), kube.ShmVolumes(s)...),
 				},
 			},

@@ -59,6 +59,10 @@ type Pipeline struct {
 	// object workspace, upload their outputs; nil when the platform
 	// names none.
 	ObjectStore *ObjectStore `json:",omitempty"`
+	// ResourceClaimTemplates are what the steps' GPU claims are made
+	// from, one per distinct request, sorted by name; created before the
+	// run.
+	ResourceClaimTemplates []ResourceClaimTemplate `json:",omitempty"`
 }
 
 // Param is a pipeline parameter that can be set when the run is submitted.
@@ -317,8 +321,12 @@ type Resources struct {
 	// CPU and Memory are Kubernetes quantities, empty when not requested.
 	CPU, Memory string
 	GPU         int
-	// GPUResource is the extended resource name, such as nvidia.com/gpu.
+	// GPUResource is the extended resource name, such as nvidia.com/gpu;
+	// empty when GPUClaim asks for the GPUs.
 	GPUResource string
+	// GPUClaim asks for the GPUs by Dynamic Resource Allocation, in place
+	// of GPUResource; nil for an extended resource, and without GPUs.
+	GPUClaim *GPUClaim `json:",omitempty"`
 	// LimitsEqualRequests limits cpu and memory to the requests, for
 	// namespaces whose ResourceQuota counts limits.
 	LimitsEqualRequests bool

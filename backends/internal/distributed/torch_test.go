@@ -144,3 +144,21 @@ func TestTorchSaysWhatItCannotCarry(t *testing.T) {
 		t.Errorf("MLC405 warnings at %q, want at priorityClassName and imagePullPolicy\n%s", got, out.Stderr())
 	}
 }
+
+// A TrainJob's node pods cannot carry claims: GPUs by DRA become the
+// device class's extended resource, or the step is refused at the
+// request when no limit can say it.
+func TestTorchGPUsByDRA(t *testing.T) {
+	files := enginetest.TorchPipeline(t, "    torch: {nodes: 2}\n", "gpu: {deviceClass: gpu.example.com, extendedResourceName: example.com/gpu}\n")
+	for _, backend := range []string{"argo", "tekton"} {
+		tr := enginetest.OneTrainJob(t, manifestcheck.BuildFor(t, backend, manifestcheck.Specs(files), emit.Options{}).Must(t).Run).Spec.Trainer
+		if gpu := tr.ResourcesPerNode.Limits["example.com/gpu"]; gpu.String() != "2" || len(tr.ResourcesPerNode.Claims) > 0 {
+			t.Errorf("%s: resources per node %+v, want 2 example.com/gpu and no claims", backend, tr.ResourcesPerNode)
+		}
+	}
+	files = enginetest.TorchPipeline(t, "    torch: {nodes: 2}\n", "gpu: {deviceClass: gpu.example.com, selector: 'device.attributes[\"gpu.example.com\"].model == \"LATEST-GPU-MODEL\"'}\n")
+	out := manifestcheck.BuildFor(t, "argo", manifestcheck.Specs(files), emit.Options{})
+	if !out.Failed() || !strings.Contains(out.Stderr(), "TrainJob's node pods cannot carry claims") {
+		t.Errorf("a DRA request with a selector on a torch step: want a refusal, got\n%s", out.Stderr())
+	}
+}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mlcube-compile/mlcube-compile/backends/internal/kube"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+	"github.com/mlcube-compile/mlcube-compile/diag"
 )
 
 const (
@@ -34,9 +35,17 @@ const trainStatus = `{.status.conditions[?(@.status=="True")].type}`
 // running the step's command with its args, env and resources; what the
 // TrainJob has no field of its own for (volumes, mounts, scheduling,
 // security, the account) reaches the node pods through a runtime patch.
+// That patch has no resourceClaims, so GPUs by DRA are asked for as the
+// device class's extended resource, or refused when no limit can say
+// them.
 func trainJob(p *ir.Pipeline, s *ir.Step, claim ClaimName, runName string) (*Job, error) {
 	t := s.Train
-	node := container(s, trainNode, kube.Command(s.Command), nil, s.Resources)
+	res, ok := kube.GPUsAsLimit(s.Resources)
+	if !ok {
+		c := s.Resources.GPUClaim
+		return nil, diag.Diagnostics{diag.Errorf(diag.EngineCannotRun, c.At, "step %s runs as a TrainJob and asks for GPUs by Dynamic Resource Allocation, and a TrainJob's node pods cannot carry claims (Trainer v2.3.0's runtime patches have no resourceClaims), so it would ask for them as the device class's extended resource, but %s; ask for them so that a limit can (a deviceClass with no selector), or as an extended resource (the platform's gpu.resource), or use mpi:", s.Name, c.Why)}
+	}
+	node := container(s, trainNode, kube.Command(s.Command), nil, res)
 	for _, a := range s.Args {
 		node.Args = append(node.Args, kube.Arg(a, noParams))
 	}

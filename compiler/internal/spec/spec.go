@@ -157,7 +157,20 @@ type Priorities struct {
 
 type GPU struct {
 	Resource string `json:"resource"`
+	DeviceRequest
+	// ExtendedResourceName is the DeviceClass's spec.extendedResourceName.
+	ExtendedResourceName string `json:"extendedResourceName"`
 	Scheduling
+}
+
+// DeviceRequest asks for GPUs by Dynamic Resource Allocation: a claim
+// per pod of DeviceClass's devices that match Selector, or the existing
+// claim SharedClaim that the pods share. It is the platform's gpu:
+// section's, or a resources mapping's own.
+type DeviceRequest struct {
+	DeviceClass string `json:"deviceClass"`
+	Selector    string `json:"selector"`
+	SharedClaim string `json:"sharedClaim"`
 }
 
 type Scheduling struct {
@@ -327,6 +340,7 @@ type Resources struct {
 	CPU    interface{} `json:"cpu"`
 	Memory interface{} `json:"memory"`
 	GPU    *int        `json:"gpu"`
+	DeviceRequest
 }
 
 type Retries struct {
