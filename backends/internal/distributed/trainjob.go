@@ -64,17 +64,7 @@ func trainJob(p *ir.Pipeline, s *ir.Step, claim ClaimName, runName string) (*Job
 				NumNodes: ptr.To(int32(t.Nodes)), NumProcPerNode: ptr.To(int32(t.ProcsPerNode)),
 				ResourcesPerNode: &node.Resources,
 			},
-			RuntimePatches: []trainer.RuntimePatch{{
-				Manager: patchManager,
-				TrainingRuntimeSpec: &trainer.TrainingRuntimeSpecPatch{Template: &trainer.JobSetTemplatePatch{
-					Spec: &trainer.JobSetSpecPatch{ReplicatedJobs: []trainer.ReplicatedJobPatch{{
-						Name: trainNode,
-						Template: &trainer.JobTemplatePatch{Spec: &trainer.JobSpecPatch{Template: &trainer.PodTemplatePatch{
-							Metadata: &meta, Spec: nodePatch(pod, node),
-						}}},
-					}}},
-				}},
-			}},
+			RuntimePatches: nodeRuntimePatch(meta, pod, node),
 		},
 	}
 	if s.Timeout > 0 {
@@ -98,6 +88,22 @@ func trainJob(p *ir.Pipeline, s *ir.Step, claim ClaimName, runName string) (*Job
 		Object: job, Resource: "trainjobs", Group: trainGroup,
 		Status: trainStatus, Succeeded: trainer.TrainJobComplete, Failed: trainer.TrainJobFailed,
 	}, nil
+}
+
+// nodeRuntimePatch is the compiler's one patch of the runtime: the pod
+// template of its node job, labelled as meta says.
+func nodeRuntimePatch(meta metav1.ObjectMeta, pod corev1.PodSpec, node corev1.Container) []trainer.RuntimePatch {
+	return []trainer.RuntimePatch{{
+		Manager: patchManager,
+		TrainingRuntimeSpec: &trainer.TrainingRuntimeSpecPatch{Template: &trainer.JobSetTemplatePatch{
+			Spec: &trainer.JobSetSpecPatch{ReplicatedJobs: []trainer.ReplicatedJobPatch{{
+				Name: trainNode,
+				Template: &trainer.JobTemplatePatch{Spec: &trainer.JobSpecPatch{Template: &trainer.PodTemplatePatch{
+					Metadata: &meta, Spec: nodePatch(pod, node),
+				}}},
+			}}},
+		}},
+	}}
 }
 
 // nodePatch is what the runtime patch sets on every node's pod: what the
