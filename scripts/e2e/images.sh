@@ -128,6 +128,18 @@ mpi_setup() {
   printf 'pml = ob1\nbtl = self,tcp\nosc = ^ucx\n' >>"$dir/etc/openmpi/openmpi-mca-params.conf"
 }
 
+# torch_setup DIR: Debian's torchrun (PyTorch 1.13) fails at its start
+# under Python 3.11 ("'NoneType' object has no attribute 'get'"): 3.11's
+# IntFlag no longer iterates over a flag's zero and multi-bit members, so
+# Std.from_str("0"), the default of its --redirects and --tee, finds none
+# and gives None (torch/distributed/elastic/multiprocessing/api.py;
+# PyTorch 2.0 no longer iterates). The copy names the four members.
+torch_setup() {
+  local f=$1/usr/lib/python3/dist-packages/torch/distributed/elastic/multiprocessing/api.py
+  grep -qxF '            for s in Std:' "$f" || { log "$f changed: update torch_setup"; exit 1; }
+  sed -i 's/^            for s in Std:$/            for s in (Std.NONE, Std.OUT, Std.ERR, Std.ALL):/' "$f"
+}
+
 # The inputs of the base image, by content alone (not by path, which
 # differs from clone to clone): a change to any of them rebuilds it.
 base_inputs() {
@@ -144,6 +156,7 @@ if [ ! -s "$images/base-$key.tar" ]; then
   mkdir -p "$dir"
   tar -C "$dir" -xf "$rootfs"
   mpi_setup "$dir"
+  torch_setup "$dir"
   install -m 0755 "$here/image/record" "$dir/usr/local/bin/mlcube-e2e-record"
   ln -s mlcube-e2e-record "$dir/usr/local/bin/python"
   install -m 0755 "$here/image/torchrun" "$dir/usr/local/bin/torchrun"
