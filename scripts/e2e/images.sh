@@ -34,10 +34,11 @@
 # image here is one layer of the same files, so a step of any image (a
 # workflow's kubectl or executor step beside a TrainJob's ranks) finds
 # what it needs, and the node imports one layer. Measured on 2 cores
-# (bookworm, 2026-12): debootstrap 84 s without python3-torch, 163 s with
-# it (460 packages against 157: libtorch pulls OpenCV, LLVM, GDAL, Qt and
-# more, nearly all in the import's library closure); the root
-# filesystem's tar 230 MB against 1,324 MB; `import torch,
+# that other work kept busy (bookworm, 2026-11): debootstrap 84 and 112 s
+# without python3-torch, 163 and 275 s with it (the second run 43 against
+# 113 CPU-seconds; 460 packages against 157: libtorch pulls OpenCV, LLVM,
+# GDAL, Qt and more, nearly all in the import's library closure); the root
+# filesystem's tar 1,305 MB against 230 MB; `import torch,
 # torch.distributed` about 4 s. The debootstrap runs beside the Go builds
 # (build.sh), so a cold run waits for none of it; the larger layer costs
 # the node's import at each start: 45 to 50 s against 20 (the base image
