@@ -2,7 +2,8 @@
 # Builds (or finds in the cache) every binary the e2e cluster needs:
 # kube-apiserver, kube-controller-manager, kube-scheduler and kubectl from the
 # k8s.io/kubernetes module, KWOK, Argo's workflow-controller and executor
-# (argoexec), mpi-operator's controller, CoreDNS, and etcd from the etcd server
+# (argoexec), mpi-operator's controller, Kubeflow Trainer's and JobSet's
+# controller managers, CoreDNS, and etcd from the etcd server
 # module that Kubernetes pins (Debian's etcd 3.4.23 is too old for the watch-list
 # requests that client-go v0.35+ sends: its clients then see changes only
 # when they relist, and a 1-second pod takes a minute), SeaweedFS's weed
@@ -269,7 +270,8 @@ build_rclone() {
 }
 
 # The cluster's servers and operators: Kubernetes' own binaries, etcd,
-# Tekton's binaries, Kueue, mpi-operator, KWOK and CoreDNS, built together
+# Tekton's binaries, Kueue, mpi-operator, Kubeflow Trainer and JobSet,
+# KWOK and CoreDNS, built together
 # from one module (operators/go.mod beside this script, which requires each
 # at its version of versions.sh), so that the libraries they share
 # (Kubernetes' staging modules, client-go, controller-runtime, knative,
@@ -281,7 +283,11 @@ build_rclone() {
 # is why the cluster runs the Kubernetes release whose staging modules the
 # operators need. The binaries are static (CGO_ENABLED=0, as Kubernetes'
 # own release builds them): Tekton's run in pods, and one setting keeps
-# every package compiled once.
+# every package compiled once. Kubeflow Trainer v2.3.0 is one of them, and
+# so Kueue's TrainJob integration compiles against Trainer's v2.3.0 API
+# (Kueue v0.19.2's go.mod asks for v2.2.1; the Kueue TrainJob test is what
+# says it still behaves), with logr v1.4.4 and scheduler-plugins
+# v0.35.4-devel for everyone.
 #
 OPERATOR_BINARIES="
 kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes KUBERNETES_VERSION
@@ -299,6 +305,8 @@ tekton-workingdirinit github.com/tektoncd/pipeline/cmd/workingdirinit github.com
 tekton-sidecarlogresults github.com/tektoncd/pipeline/cmd/sidecarlogresults github.com/tektoncd/pipeline TEKTON_VERSION
 kueue sigs.k8s.io/kueue/cmd/kueue sigs.k8s.io/kueue KUEUE_VERSION
 mpi-operator github.com/kubeflow/mpi-operator/cmd/mpi-operator github.com/kubeflow/mpi-operator MPI_OPERATOR_VERSION
+trainer-controller-manager github.com/kubeflow/trainer/v2/cmd/trainer-controller-manager github.com/kubeflow/trainer/v2 TRAINER_VERSION
+jobset sigs.k8s.io/jobset sigs.k8s.io/jobset JOBSET_VERSION
 kwok sigs.k8s.io/kwok/cmd/kwok sigs.k8s.io/kwok KWOK_VERSION
 coredns github.com/coredns/coredns github.com/coredns/coredns COREDNS_VERSION
 "

@@ -16,6 +16,10 @@ MPI_OPERATOR_VERSION=v0.8.2
 KUEUE_VERSION=v0.19.2
 # Only its kubeflow.org/v1 MPIJob CRD, served beside mpi-operator's v2beta1.
 TRAINING_OPERATOR_VERSION=v1.9.2
+# Kubeflow Trainer's controller manager (TrainJobs and their runtimes) and
+# JobSet's, which runs the JobSet each TrainJob becomes (trainer.sh).
+TRAINER_VERSION=v2.3.0
+JOBSET_VERSION=v0.12.0
 # The cluster's object store (scripts/e2e/objectstore.sh): SeaweedFS's
 # `weed mini`, whose S3 gateway listens on the node's address at S3_PORT
 # and holds S3_BUCKET, Argo's artifact repository. No release tag of the
