@@ -180,6 +180,10 @@ done
 log "the real node $NODE_NAME: containerd, kubelet, kube-proxy"
 node_up
 
+source "$here/dra.sh"
+log "DRA on $NODE_NAME: the DeviceClass $DRA_DRIVER, and the example driver's kubelet plugin with $DRA_DEVICES GPUs"
+dra_up
+
 source "$here/dns.sh"
 log "the cluster's DNS: CoreDNS on $NODE_IP:$COREDNS_PORT, Service kube-dns at $CLUSTER_DNS_IP"
 dns_up
