@@ -13,6 +13,7 @@ import (
 	"time"
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
+	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 )
 
@@ -37,7 +38,7 @@ func TestE2EArgoOnRealNode(t *testing.T) {
 			golden := goldenDocuments(t, path)
 			want := decodeWorkflow(t, golden[len(golden)-1])
 			if k := distributedKinds(want); len(k) > 0 {
-				t.Skipf("not run here: it creates %v (TestE2EMPIOnRealNode runs resnet50's MPIJob)", k)
+				t.Skipf("not run here: it creates %v (TestE2EMPIOnRealNode runs resnet50's MPIJob, TestE2ETorchOnRealNode torch-ddp's TrainJob)", k)
 			}
 			if medPerfExample(name) {
 				t.Skip(medPerfNotRecorded)
@@ -106,6 +107,12 @@ func distributedKinds(wf *wfv1.Workflow) []string {
 			if tmpl.Resource != nil && tmpl.Resource.Action == "create" && strings.Contains(tmpl.Resource.Manifest, "kind: "+k) {
 				kinds = append(kinds, k)
 			}
+		}
+		// A TrainJob is created by the wait script's container.
+		if c := tmpl.Container; c != nil && slices.ContainsFunc(c.Env, func(e corev1.EnvVar) bool {
+			return e.Name == "MANIFEST" && strings.Contains(e.Value, `"kind":"TrainJob"`)
+		}) {
+			kinds = append(kinds, "TrainJob")
 		}
 	}
 	slices.Sort(kinds)

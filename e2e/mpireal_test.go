@@ -143,6 +143,15 @@ func argoCreated(t *testing.T, wf *wfv1.Workflow, kind string) *string {
 		if res := wf.Spec.Templates[i].Resource; res != nil && res.Action == "create" && strings.Contains(res.Manifest, "kind: "+kind) {
 			return &res.Manifest
 		}
+		// A job whose end Argo's conditions cannot see (a TrainJob) is
+		// the MANIFEST of the container that runs the wait script.
+		if c := wf.Spec.Templates[i].Container; c != nil {
+			for j, e := range c.Env {
+				if e.Name == "MANIFEST" && strings.Contains(e.Value, `"kind":"`+kind+`"`) {
+					return &c.Env[j].Value
+				}
+			}
+		}
 	}
 	t.Fatalf("no %s in the workflow", kind)
 	return nil

@@ -44,8 +44,8 @@ func TestE2ETektonOnRealNode(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			golden := goldenDocuments(t, path)
 			last := golden[len(golden)-1]
-			if strings.Contains(last, "MPIJob") || strings.Contains(last, "DaskJob") {
-				t.Skip("not run here: it creates MPI jobs (TestE2ETektonMPIOnRealNode runs resnet50's) or Dask jobs")
+			if strings.Contains(last, "MPIJob") || strings.Contains(last, "DaskJob") || strings.Contains(last, "TrainJob") {
+				t.Skip("not run here: it creates MPI jobs (TestE2ETektonMPIOnRealNode runs resnet50's), TrainJobs (TestE2ETektonTorchOnRealNode runs torch-ddp's) or Dask jobs")
 			}
 			if medPerfExample(name) {
 				t.Skip(medPerfNotRecorded)

@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"os"
@@ -129,6 +130,17 @@ func trainJobOnRealNode(t *testing.T, manifest, ns string) string {
 	t.Helper()
 	return editJob(t, inNamespace(t, manifest, ns), func(job map[string]any) {
 		spec := job["spec"].(map[string]any)
+		// A compiled step asks what a GPU node holds (torch-ddp: 8 cpu,
+		// 32Gi per node), which the 2-core real node would never fit.
+		if tr, ok := spec["trainer"].(map[string]any); ok && tr["resourcesPerNode"] != nil {
+			var res corev1.ResourceRequirements
+			data, _ := json.Marshal(tr["resourcesPerNode"])
+			if err := json.Unmarshal(data, &res); err != nil {
+				t.Fatal(err)
+			}
+			shrink(&res)
+			tr["resourcesPerNode"] = res
+		}
 		patches, _ := spec["runtimePatches"].([]any)
 		spec["runtimePatches"] = append(patches, map[string]any{
 			"manager": realNodePatch,
