@@ -8,6 +8,7 @@ var codeDocs = []CodeDoc{
 	{BindingDropped, "a binding of a compact `.mlcube.yaml` that names no parameter", "MLCube 1.0 drops it when it unpacks the run; so does the compiler. Name a parameter of the task, or drop the binding."},
 	{PathOutsideWorkspace, "a 1.0 path without `$WORKSPACE`", "MLCube 1.0 takes it relative to the folder `mlcube` runs in; here it is relative to the workspace. Start it with `$WORKSPACE/`."},
 	{UnknownCode, "a disable comment names no warning's code", "`# mlcube-compile: disable CODE` takes the codes of this page (MLC301, …); correct the code, or drop the comment."},
+	{TaskNameIsFile, "`--task NAME` names tasks of the cube and a file here too", "A bare name that the cube has as a task runs that task, as `mlcube run --task NAME` does, though a file of that name is in the current folder: give `--task ./NAME` to read the file as a pipeline, or rename it."},
 	{PathInContainer, "an absolute path is in the container, not on the workspace", "Steps pass data only through paths on the workspace volume: make the path relative to the workspace."},
 	{PathTilde, "a path starting with `~`", "`~` is not expanded: MLCube and the compiler join it to the workspace as a folder named `~`. Write the path relative to the workspace."},
 	{PathLeavesWorkspace, "a path that leaves the workspace", "In the container it is outside the volume, so no other step sees it: keep the path inside the workspace."},

@@ -17,6 +17,7 @@ const (
 	BindingDropped        Code = "MLC103"
 	PathOutsideWorkspace  Code = "MLC104"
 	UnknownCode           Code = "MLC105"
+	TaskNameIsFile        Code = "MLC106"
 	PathInContainer       Code = "MLC201"
 	PathTilde             Code = "MLC202"
 	PathLeavesWorkspace   Code = "MLC203"
