@@ -29,6 +29,7 @@ const (
 	GPUsOfOneHost         Code = "MLC304"
 	LimitWithoutRequest   Code = "MLC305"
 	ShmInMemoryLimit      Code = "MLC306"
+	GPUsFromCube          Code = "MLC307"
 	DaskWorkersUnsized    Code = "MLC401"
 	SSHKeysUnreadable     Code = "MLC402"
 	RanksPerGPU           Code = "MLC403"
