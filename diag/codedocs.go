@@ -47,6 +47,7 @@ var codeDocs = []CodeDoc{
 	{ScheduleUnused, "a schedule used only by a CronWorkflow", "Add `--kind cronworkflow`, or ignore it for a one-off run."},
 	{BackendLeftOut, "`--backend all` leaves out a backend that cannot run the spec", "Such as the job backend for several tasks: expected; name the backends you want with `--backend`."},
 	{OutputStale, "an earlier compile's file in the `--output` folder", "This compile emits nothing for it: remove it before applying the folder."},
+	{GlobUnmatched, "a lint `--platform`, `--task` or `--exclude` glob matched nothing", "A glob with a `/` is matched from each path lint is given, as `.gitignore` matches (`clusters/*.yaml` under `lint plat` is `plat/clusters/*.yaml`; `**` stands for any folders), or against the path as typed; one without a `/` against each file's and folder's name. Correct the glob, or drop it."},
 	{PlatformRead, "(a note) the platform file read because it is beside the pipeline or the cube", "The command line named no platform file, so the one beside the pipeline (or the cube) was read: `-p FILE` reads another; `--disable MLC710` drops the note."},
 	{NoPlatformRead, "(a note) no platform file read for a pipeline on standard input", "A pipeline on standard input has no folder to find `platform.yaml` beside: `-p FILE` reads one."},
 	{FileSkipped, "(a note) lint skipped a YAML file that is not a spec", "`lint --verbose` names each: a values file or another tool's YAML is skipped; name a spec `mlcube.yaml`, `platform.yaml` or `pipeline.yaml`, or match it with `--task GLOB` or `--platform GLOB`."},

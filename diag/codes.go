@@ -56,6 +56,7 @@ const (
 	ScheduleUnused        Code = "MLC701"
 	BackendLeftOut        Code = "MLC702"
 	OutputStale           Code = "MLC703"
+	GlobUnmatched         Code = "MLC704"
 	PlatformRead          Code = "MLC710"
 	NoPlatformRead        Code = "MLC711"
 	FileSkipped           Code = "MLC712"
