@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -52,6 +53,9 @@ func (l *loader) noCubeHere(task string) bool {
 		return false
 	}
 	why := "name a cube folder with --mlcube DIR"
+	if names := l.files.ContainerFiles("."); len(names) > 0 {
+		why = fmt.Sprintf("it has MedPerf container files %s: name one, such as --mlcube %s", strings.Join(names, ", "), names[0])
+	}
 	switch task {
 	case "":
 		why += ", or a pipeline file with --task FILE"
