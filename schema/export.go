@@ -95,6 +95,7 @@ func (c *Context) jsonSchema(k Kind, title string) ([]byte, error) {
 		return nil, err
 	}
 	unwrap(out)
+	fitForEditors(out)
 	if tag, ok := tags[k]; ok {
 		if err := discriminate(out, tag); err != nil {
 			return nil, fmt.Errorf("the JSON Schema of %s: %w", k, err)
@@ -107,7 +108,8 @@ func (c *Context) jsonSchema(k Kind, title string) ([]byte, error) {
 }
 
 // unwrap joins the lines of each paragraph of every description in
-// schema s, wrapped as comments are, so that an editor wraps them itself.
+// schema s, wrapped as comments are, so that an editor wraps them itself,
+// and drops the definition's name a description starts with.
 func unwrap(s any) {
 	switch s := s.(type) {
 	case map[string]any:
@@ -117,7 +119,7 @@ func unwrap(s any) {
 				for i, p := range paras {
 					paras[i] = strings.Join(strings.Fields(p), " ")
 				}
-				s[k] = strings.Join(paras, "\n\n")
+				s[k] = plainDescription(strings.Join(paras, "\n\n"))
 				continue
 			}
 			unwrap(v)
