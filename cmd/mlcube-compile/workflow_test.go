@@ -106,12 +106,14 @@ func runSteps(t *testing.T, wf workflow, steps []step, dir string, env map[strin
 // package again, and fetch every module.
 func goCaches(t *testing.T) []string {
 	t.Helper()
-	out, err := exec.Command("go", "env", "GOCACHE", "GOMODCACHE", "GOPATH").Output()
-	if err != nil {
-		t.Fatal(err)
+	if goEnv == nil {
+		t.Fatal("go env printed no GOCACHE, GOMODCACHE and GOPATH")
 	}
-	v := strings.Split(strings.TrimSpace(string(out)), "\n")
-	return []string{"GOCACHE=" + v[0], "GOMODCACHE=" + v[1], "GOPATH=" + v[2]}
+	var out []string
+	for k, v := range goEnv {
+		out = append(out, k+"="+v)
+	}
+	return out
 }
 
 // lintAsTheWorkflow runs the workflow's last step, the lint, with path on
