@@ -45,6 +45,9 @@ func TestE2EArgoOnRealNode(t *testing.T) {
 			if objectExample(name) {
 				t.Skip("run by TestE2EArgoObjectStorage, with the bucket it reads")
 			}
+			if draExample(name) {
+				t.Skip(draNotRun)
+			}
 			docs := compileForRealNode(t, filepath.Join(repoRoot, "examples", name), "argo", realImage)
 			ran++
 			t.Parallel()

@@ -15,7 +15,8 @@ import (
 
 // TestE2EDryRunGoldens creates every document of every golden file with
 // `kubectl create --dry-run=server`, and every MPIJob, DaskJob and
-// DaskAutoscaler that a run would create from inside a step. The API
+// DaskAutoscaler that a run would create from inside a step, and each
+// ResourceClaimTemplate an Argo run applies as its first task. The API
 // server checks each against the installed CRD's schema (or, for core
 // kinds, its own validation), so a wrong type, an unknown field or a
 // missing required field fails here as it would for a user.
@@ -30,6 +31,10 @@ func TestE2EDryRunGoldens(t *testing.T) {
 				for _, doc := range docs {
 					c.dryRun(t, doc)
 					documents.Add(1)
+				}
+				for _, tmpl := range manifestcheck.AppliedClaimTemplates(t, name, docs[len(docs)-1]) {
+					c.dryRun(t, asSubmitted(tmpl))
+					embedded.Add(1)
 				}
 				for _, job := range manifestcheck.EmbeddedJobs(t, backend, strings.Join(docs, "\n---\n")) {
 					manifest, err := json.Marshal(job)

@@ -53,6 +53,9 @@ func TestE2ETektonOnRealNode(t *testing.T) {
 			if objectExample(name) {
 				t.Skip("run by TestE2ETektonObjectStorage, with the bucket it reads")
 			}
+			if draExample(name) {
+				t.Skip(draNotRun)
+			}
 			if name == "legacy-test-cube" {
 				t.Skip("not run here: a legacy cube's image is named by MLCube's docker platform, and Tekton reads a step's entrypoint from that image's registry")
 			}

@@ -25,6 +25,7 @@ func TestHelpIsReadFromTheSchema(t *testing.T) {
 		{`=~"^[A-Za-z0-9.-]+(:[0-9]{1,5})?$"`, "want host[:port] without a scheme, such as s3.amazonaws.com or minio.storage:9000"},
 		{`=~"^[a-z0-9-]+$"`, "want a region such as us-east-1"},
 		{`=~"^[-._a-zA-Z0-9]+$"`, "want a Secret key: letters, digits, '-', '_' and '.'"},
+		{`=~"^[a-z0-9.-]+/[A-Za-z0-9._-]+$"`, "want a domain-prefixed resource name such as example.com/gpu"},
 		{`=~"^\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([KMGTPE]i|[numkMGTPE]|[eE][-+]?[0-9]+)?$"`, "want a Kubernetes quantity, such as 500m, 4, 16Gi or 10G"},
 	}
 	s.Do(func(c *Context) {

@@ -28,15 +28,22 @@ func configsTemplate(p *ir.Pipeline, taken []wfv1.Template) (*wfv1.Template, err
 	if cm == nil {
 		return nil, nil
 	}
-	cm.OwnerReferences = []metav1.OwnerReference{{
+	return applyTemplate(p, uniqueName("configs", taken), cm)
+}
+
+// applyTemplate is a template named name that applies obj, an object
+// the run needs before its steps, owned by the run as configsTemplate
+// says.
+func applyTemplate(p *ir.Pipeline, name string, obj metav1.Object) (*wfv1.Template, error) {
+	obj.SetOwnerReferences([]metav1.OwnerReference{{
 		APIVersion: wfv1.SchemeGroupVersion.String(), Kind: "Workflow", Name: workflowName, UID: "{{workflow.uid}}",
-	}}
-	doc, err := emit.YAML(cm)
+	}})
+	doc, err := emit.YAML(obj)
 	if err != nil {
 		return nil, err
 	}
 	return &wfv1.Template{
-		Name:     uniqueName("configs", taken),
+		Name:     name,
 		Metadata: wfv1.Metadata{Labels: p.Labels},
 		Resource: &wfv1.ResourceTemplate{
 			Action: "apply", Manifest: doc,

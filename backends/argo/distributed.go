@@ -67,6 +67,11 @@ func distributedTemplates(p *ir.Pipeline, s *ir.Step, name string, taken []wfv1.
 			SuccessCondition: job.SuccessCondition, FailureCondition: job.FailureCondition,
 		},
 	}
+	if job.SuccessCondition == "" {
+		if create, err = waitTemplate(p, s, job, meta); err != nil {
+			return nil, err
+		}
+	}
 	outer := wfv1.Template{Name: name, Steps: []wfv1.ParallelSteps{{Steps: []wfv1.WorkflowStep{{Name: "clean", Template: clean.Name}}}}}
 	retryAndTimeout(&outer, &ir.Step{Retry: s.Retry})
 	if job.Autoscaler == nil {
@@ -76,6 +81,29 @@ func distributedTemplates(p *ir.Pipeline, s *ir.Step, name string, taken []wfv1.
 		return []wfv1.Template{outer, clean, create}, nil
 	}
 	return adaptiveDaskTemplates(p, s, job, meta, [3]wfv1.Template{outer, clean, create}, names("create", "autoscale", "wait"))
+}
+
+// waitTemplate runs the wait script in the platform's kubectl image, for
+// a job whose end Argo's resource conditions cannot see (a TrainJob's is
+// in status.conditions, a list, which the label-selector syntax of
+// successCondition cannot index: matchConditions,
+// workflow/executor/resource.go, v3.7.18). The job is owned by the
+// template's pod, and deleted when the script is stopped or fails.
+func waitTemplate(p *ir.Pipeline, s *ir.Step, job *distributed.Job, meta wfv1.Metadata) (wfv1.Template, error) {
+	manifest, err := distributed.OwnedManifest(job, s, []string{workflowName}, "shrink what the job carries (its env and args)")
+	if err != nil {
+		return wfv1.Template{}, err
+	}
+	return wfv1.Template{
+		Metadata: meta,
+		Container: &corev1.Container{
+			Name:  containerName,
+			Image: p.KubectlImage, ImagePullPolicy: corev1.PullPolicy(s.ImagePullPolicy),
+			Command:   []string{"sh", "-c", distributed.WaitScript},
+			Env:       distributed.WaitEnv(job, s, manifest, workflowName),
+			Resources: kube.Resources(kube.HelperResources()),
+		},
+	}, nil
 }
 
 // adaptiveDaskTemplates completes the templates of an adaptive Dask step,
@@ -173,7 +201,7 @@ func namespaced(name, namespace string) map[string]any {
 func RBAC(p *ir.Pipeline, sa string) []any {
 	rules := append(distributed.Rules(p, []string{"create", "delete", "get", "list", "watch"}),
 		distributed.Rule{Group: "argoproj.io", Resources: []string{"workflowtaskresults"}, Verbs: []string{"create", "patch"}})
-	owns := p.Config != nil
+	owns := p.Config != nil || len(p.ResourceClaimTemplates) > 0
 	for _, s := range p.Steps {
 		owns = owns || s.Kind != ir.Container
 	}
@@ -183,6 +211,11 @@ func RBAC(p *ir.Pipeline, sa string) []any {
 	if p.Config != nil {
 		// The first task applies the run's ConfigMap.
 		rules = append(rules, distributed.Rule{Group: "", Resources: []string{"configmaps"}, Verbs: []string{"create", "get", "patch"}})
+	}
+	if len(p.ResourceClaimTemplates) > 0 {
+		// The first tasks apply the run's ResourceClaimTemplates; the
+		// claims made from them are the resource-claim controller's.
+		rules = append(rules, distributed.Rule{Group: "resource.k8s.io", Resources: []string{"resourceclaimtemplates"}, Verbs: []string{"create", "get", "patch"}})
 	}
 	if collectsArtifacts(p) {
 		// The pod that deletes the run's artifacts runs as sa

@@ -48,6 +48,11 @@ func buildTemplates(p *ir.Pipeline) ([]wfv1.Template, []wfv1.DAGTask, error) {
 	if configs != nil {
 		templates = append(templates, *configs)
 	}
+	claims, err := claimTemplatesTemplates(p, templates)
+	if err != nil {
+		return nil, nil, err
+	}
+	templates = append(templates, claims...)
 	for _, s := range p.Steps {
 		if s.Kind != ir.Container {
 			name := uniqueName(s.Name, templates)
@@ -68,7 +73,7 @@ func buildTemplates(p *ir.Pipeline) ([]wfv1.Template, []wfv1.DAGTask, error) {
 		}
 		tasks = append(tasks, task)
 	}
-	return templates, afterConfigs(tasks, configs), nil
+	return templates, afterClaimTemplates(afterConfigs(tasks, configs), claims), nil
 }
 
 // groupSteps groups steps by cube task and by everything but their paths.
@@ -160,6 +165,7 @@ func template(p *ir.Pipeline, s *ir.Step, name string, varying map[string]bool) 
 		Tolerations:       kube.Tolerations(s.Tolerations),
 		SecurityContext:   kube.PodSecurityContext(s.SecurityContext),
 		Volumes:           kube.ShmVolumes(s),
+		PodSpecPatch:      claimsPatch(s.Resources),
 	}
 	for _, a := range s.Args {
 		if a.Param != "" && varying[a.Param] {

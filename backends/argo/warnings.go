@@ -21,6 +21,9 @@ func warnings(p *ir.Pipeline, account string) diag.Diagnostics {
 	if p.Config != nil && account == "" {
 		out = append(out, diag.Warnf(diag.ArgoConfigMapAccount, p.Spec.Field("configs"), "argo: the Workflow's first task applies its ConfigMap, and the run uses the namespace's default service account, which cannot create configmaps unless granted; compile with --emit-rbac, which makes the run an account with create, get and patch on configmaps, or name one set up for runs with serviceAccountName on the platform"))
 	}
+	if len(p.ResourceClaimTemplates) > 0 && account == "" {
+		out = append(out, diag.Warnf(diag.ArgoClaimTemplateAccount, firstTemplateRequest(p), "argo: the Workflow's first task applies the ResourceClaimTemplate its GPU pods claim their GPUs from, and the run uses the namespace's default service account, which cannot create resourceclaimtemplates unless granted; compile with --emit-rbac, which makes the run an account with create, get and patch on them, or name one set up for runs with serviceAccountName on the platform"))
+	}
 	for _, v := range p.Volumes {
 		if v.Create == nil {
 			continue

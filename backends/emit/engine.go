@@ -55,6 +55,10 @@ type Result struct {
 	// ConfigMap holds the pipeline's configs when the run reads them
 	// from a ConfigMap it does not create itself; nil otherwise.
 	ConfigMap any
+	// ResourceClaimTemplates are what the run's pods claim their GPUs
+	// from (Dynamic Resource Allocation), when the run does not create
+	// them itself.
+	ResourceClaimTemplates []any
 	// Run is the object that runs the pipeline: a Workflow, a
 	// PipelineRun, a Job. It is nil when the engine refused the spec.
 	Run any
@@ -72,13 +76,15 @@ type Result struct {
 }
 
 // Objects are the result's objects in the order they are applied: the
-// ConfigMap the run reads, the RBAC, then the run, which needs both.
+// ConfigMap the run reads, the RBAC, the ResourceClaimTemplates, then the
+// run, which needs them all.
 func (r Result) Objects() []any {
 	var objs []any
 	if r.ConfigMap != nil {
 		objs = append(objs, r.ConfigMap)
 	}
 	objs = append(objs, r.RBAC...)
+	objs = append(objs, r.ResourceClaimTemplates...)
 	return append(objs, r.Run)
 }
 

@@ -21,7 +21,8 @@ func (Engine) Needs(string) emit.Needs {
 	return emit.Needs{Values: "a Job has no run-time parameters"}
 }
 
-// Emit builds the Job and the ConfigMap it reads. A Job calls no
+// Emit builds the Job, the ConfigMap it reads and the
+// ResourceClaimTemplate its pod claims GPUs from. A Job calls no
 // Kubernetes API, so asking for RBAC adds nothing but a warning. A
 // pipeline of several steps, or of a distributed one, is refused as a
 // shape the job engine does not run.
@@ -36,6 +37,13 @@ func (Engine) Emit(p *ir.Pipeline, opts emit.Options) (emit.Result, error) {
 	res := emit.Result{Run: run, Warnings: warnings}
 	if cm := kube.ConfigMap(p); cm != nil {
 		res.ConfigMap = cm
+	}
+	templates, err := kube.ResourceClaimTemplates(p)
+	if err != nil {
+		return emit.Settle(emit.Result{}, err)
+	}
+	for _, t := range templates {
+		res.ResourceClaimTemplates = append(res.ResourceClaimTemplates, t)
 	}
 	return res, nil
 }

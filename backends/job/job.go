@@ -57,6 +57,7 @@ func compile(p *ir.Pipeline) (*batchv1.Job, diag.Diagnostics, error) {
 					Tolerations:        kube.Tolerations(s.Tolerations),
 					SecurityContext:    kube.PodSecurityContext(s.SecurityContext),
 					Containers:         []corev1.Container{c},
+					ResourceClaims:     kube.PodResourceClaims(s.Resources),
 					Volumes:            append(volumes(p.Volumes), kube.ShmVolumes(s)...),
 				},
 			},
@@ -135,7 +136,7 @@ func oneStep(p *ir.Pipeline) (*ir.Step, error) {
 	}
 	s := p.Steps[0]
 	if s.Kind != ir.Container {
-		kind := map[ir.Kind]string{ir.MPI: "an MPIJob (mpi:)", ir.Dask: "a DaskJob (dask:)"}[s.Kind]
+		kind := map[ir.Kind]string{ir.MPI: "an MPIJob (mpi:)", ir.Dask: "a DaskJob (dask:)", ir.Torch: "a TrainJob (torch:)"}[s.Kind]
 		return nil, emit.RefuseShape(backendFlag(p),
 			"a Job runs one task in one container, and step %s runs as %s, which an engine must create and wait for; use --backend argo or --backend tekton", s.Name, kind)
 	}

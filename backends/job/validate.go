@@ -74,6 +74,8 @@ func validatePod(t *corev1.PodTemplateSpec, p *field.Path) field.ErrorList {
 	if len(t.Spec.Containers) == 0 {
 		errs = append(errs, field.Required(spec.Child("containers"), ""))
 	}
+	claims := map[string]bool{}
+	errs = append(errs, validateResourceClaims(t.Spec.ResourceClaims, claims, spec.Child("resourceClaims"))...)
 	names := map[string]bool{}
 	for _, list := range []struct {
 		field      string
@@ -89,6 +91,7 @@ func validatePod(t *corev1.PodTemplateSpec, p *field.Path) field.ErrorList {
 			}
 			names[c.Name] = true
 			errs = append(errs, validateContainer(c, volumes, cp)...)
+			errs = append(errs, validateClaimNames(c.Resources.Claims, claims, cp.Child("resources", "claims"))...)
 		}
 	}
 	return errs
@@ -153,4 +156,47 @@ func envFieldPath(path string) bool {
 		}
 	}
 	return false
+}
+
+// validateResourceClaims checks the pod's claims as the API server does
+// (validatePodResourceClaims and validatePodResourceClaimSource,
+// pkg/apis/core/validation/validation.go of Kubernetes v1.36.3): each a
+// DNS label named once, from exactly one of a claim and a template, each
+// a DNS subdomain. It adds each name to names.
+func validateResourceClaims(claims []corev1.PodResourceClaim, names map[string]bool, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for i, c := range claims {
+		cp := p.Index(i)
+		for _, msg := range validation.IsDNS1123Label(c.Name) {
+			errs = append(errs, field.Invalid(cp.Child("name"), c.Name, msg))
+		}
+		if names[c.Name] {
+			errs = append(errs, field.Duplicate(cp.Child("name"), c.Name))
+		}
+		names[c.Name] = true
+		if (c.ResourceClaimName == nil) == (c.ResourceClaimTemplateName == nil) {
+			errs = append(errs, field.Invalid(cp, c.Name, "must set one of resourceClaimName and resourceClaimTemplateName"))
+			continue
+		}
+		for _, source := range []*string{c.ResourceClaimName, c.ResourceClaimTemplateName} {
+			if source != nil {
+				for _, msg := range validation.IsDNS1123Subdomain(*source) {
+					errs = append(errs, field.Invalid(cp, *source, msg))
+				}
+			}
+		}
+	}
+	return errs
+}
+
+// validateClaimNames checks that each claim a container names is one of
+// the pod's (validateResourceClaimNames, the same file).
+func validateClaimNames(claims []corev1.ResourceClaim, pod map[string]bool, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for i, c := range claims {
+		if !pod[c.Name] {
+			errs = append(errs, field.NotFound(p.Index(i), c.Name))
+		}
+	}
+	return errs
 }

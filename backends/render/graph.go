@@ -58,6 +58,8 @@ func stepDetail(s *ir.Step) string {
 	switch s.Kind {
 	case ir.MPI:
 		return fmt.Sprintf("%s: %s (MPI, %d workers)", s.Cube, s.Task, s.MPI.Workers)
+	case ir.Torch:
+		return fmt.Sprintf("%s: %s (torchrun, %d nodes × %d processes)", s.Cube, s.Task, s.Train.Nodes, s.Train.ProcsPerNode)
 	case ir.Dask:
 		return "dask: " + s.Dask.Function
 	}

@@ -171,7 +171,7 @@ func sameToleration(a, b ir.Toleration) bool {
 // what it is about. A Pipeline's required params are given at start, as
 // its start settings say.
 func warnings(p *ir.Pipeline, kind string) diag.Diagnostics {
-	var out diag.Diagnostics
+	out := limitWarnings(p)
 	for _, s := range coLocated(p) {
 		if s.Resources.GPU > 0 && len(s.NodeSelector) == 0 {
 			out = append(out, diag.Warnf(diag.TektonGPUUnplaced, s.Loc, "tekton: step %s asks for GPUs and has no node selector, and Tekton's affinity assistant (coschedule: %s) runs it on the assistant's node, which the run's pod template alone chooses: nothing draws that node to one with GPUs (a toleration lets a pod onto GPU nodes, but does not draw it there), so on a cluster with CPU nodes too the step can wait for ever; set gpu.nodeSelector in the platform to your GPU nodes' labels (such as nvidia.com/gpu.present: \"true\", which NVIDIA's GPU feature discovery sets), which the compiler gives the assistant", s.Name, coschedule(p)))

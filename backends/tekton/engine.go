@@ -51,7 +51,14 @@ func emitKind(p *ir.Pipeline, opts emit.Options) (emit.Result, error) {
 	if err != nil {
 		return emit.Result{}, err
 	}
+	templates, err := kube.ResourceClaimTemplates(jobClaimTemplates(p))
+	if err != nil {
+		return emit.Result{}, err
+	}
 	res := emit.Result{RBAC: rbac, Run: run, Warnings: warnings(p, opts.Kind)}
+	for _, t := range templates {
+		res.ResourceClaimTemplates = append(res.ResourceClaimTemplates, t)
+	}
 	if opts.Kind == KindPipeline {
 		pl, _, settings, err := asPipeline(p, run)
 		if err != nil {

@@ -29,6 +29,10 @@ type Options struct {
 // defaulting and validation. A rejection by the validator is a bug in
 // mlcube-compile.
 func compile(p *ir.Pipeline, opts Options) (*v1.PipelineRun, error) {
+	p, err := gpusAsLimits(p)
+	if err != nil {
+		return nil, err
+	}
 	if refused := refusals(p); len(refused) > 0 {
 		return nil, refused
 	}

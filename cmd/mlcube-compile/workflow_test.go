@@ -71,8 +71,9 @@ func readWorkflow(t *testing.T, name string) (workflow, []step) {
 // runSteps runs the run: steps but the last (the lint, which the caller
 // runs) as the runner does, in dir, each in bash -eo pipefail with the
 // workflow's env laid over by env: a step's additions to $GITHUB_PATH
-// come first on PATH for the steps after it. It returns that PATH.
-func runSteps(t *testing.T, wf workflow, steps []step, dir string, env map[string]string) string {
+// come first on PATH for the steps after it. It returns that PATH, and
+// the runner's temporary folder ($RUNNER_TEMP).
+func runSteps(t *testing.T, wf workflow, steps []step, dir string, env map[string]string) (path, temp string) {
 	t.Helper()
 	home, temp := t.TempDir(), t.TempDir()
 	githubPath := filepath.Join(temp, "github_path")
@@ -83,7 +84,7 @@ func runSteps(t *testing.T, wf workflow, steps []step, dir string, env map[strin
 		}
 		vars = append(vars, k+"="+v)
 	}
-	path := os.Getenv("PATH")
+	path = os.Getenv("PATH")
 	for _, s := range steps[:len(steps)-1] {
 		if s.Run == "" {
 			continue
@@ -98,7 +99,7 @@ func runSteps(t *testing.T, wf workflow, steps []step, dir string, env map[strin
 			os.Remove(githubPath)
 		}
 	}
-	return path
+	return path, temp
 }
 
 // goCaches keep Go's caches where they are when HOME changes, as on a
@@ -117,11 +118,12 @@ func goCaches(t *testing.T) []string {
 }
 
 // lintAsTheWorkflow runs the workflow's last step, the lint, with path on
-// this repository (exit 0) and on a bad cube (exit 1, an ::error line).
-func lintAsTheWorkflow(t *testing.T, steps []step, path, bad string) {
+// repo, a checkout of this repository (exit 0), and on a bad cube (exit
+// 1, an ::error line).
+func lintAsTheWorkflow(t *testing.T, steps []step, path, repo, bad string) {
 	t.Helper()
 	lint := steps[len(steps)-1].Run
-	if out, code := shell(t, path, repoRoot, lint); code != 0 {
+	if out, code := shell(t, path, repo, lint); code != 0 {
 		t.Fatalf("on this repository: exit %d\n%s", code, out)
 	}
 	out, code := shell(t, path, bad, lint)
@@ -152,16 +154,17 @@ func testReleaseWorkflow(t *testing.T, bad string) {
 	if out, code := shell(t, os.Getenv("PATH"), dist, "sha256sum --check SHA256SUMS"); code != 0 {
 		t.Fatalf("SHA256SUMS: exit %d\n%s", code, out)
 	}
-	path := runSteps(t, wf, steps, t.TempDir(), map[string]string{"MLCUBE_COMPILE_RELEASES": "file://" + dist, "MLCUBE_COMPILE_VERSION": version})
+	path, _ := runSteps(t, wf, steps, t.TempDir(), map[string]string{"MLCUBE_COMPILE_RELEASES": "file://" + dist, "MLCUBE_COMPILE_VERSION": version})
 	if out, _ := shell(t, path, repoRoot, "mlcube-compile --version"); !strings.HasPrefix(out, "mlcube-compile version "+version+" (") {
 		t.Errorf("the installed binary is not the release's: %s", out)
 	}
-	lintAsTheWorkflow(t, steps, path, bad)
+	lintAsTheWorkflow(t, steps, path, repoRoot, bad)
 }
 
 // testCloneWorkflow runs the recipe that builds the command from a clone
 // of this repository at a pinned commit: the clone is of this one, at
-// its HEAD. Its setup-go step takes Go's version from the clone's go.mod.
+// its HEAD, and the lint runs on the clone, whose examples are the
+// commit's. Its setup-go step takes Go's version from the clone's go.mod.
 func testCloneWorkflow(t *testing.T, bad string) {
 	wf, steps := readWorkflow(t, "github-actions-clone")
 	head, err := exec.Command("git", "-C", repoRoot, "rev-parse", "HEAD").Output()
@@ -173,9 +176,9 @@ func testCloneWorkflow(t *testing.T, bad string) {
 			t.Errorf("setup-go takes Go's version from the clone's go.mod: %v", s.With)
 		}
 	}
-	path := runSteps(t, wf, steps, t.TempDir(), map[string]string{"MLCUBE_COMPILE_REPO": mustAbs(t, repoRoot), "MLCUBE_COMPILE_REV": strings.TrimSpace(string(head))})
+	path, temp := runSteps(t, wf, steps, t.TempDir(), map[string]string{"MLCUBE_COMPILE_REPO": mustAbs(t, repoRoot), "MLCUBE_COMPILE_REV": strings.TrimSpace(string(head))})
 	if out, _ := shell(t, path, repoRoot, "mlcube-compile --version"); !strings.Contains(out, strings.TrimSpace(string(head))) {
 		t.Errorf("the built binary is not of the commit: %s", out)
 	}
-	lintAsTheWorkflow(t, steps, path, bad)
+	lintAsTheWorkflow(t, steps, path, filepath.Join(temp, "mlcube-compile"), bad)
 }

@@ -25,6 +25,25 @@ type MPIJob struct {
 	LauncherTolerations  []Toleration
 	// TTLSecondsAfterFinished is nil when the platform sets none.
 	TTLSecondsAfterFinished *int32
+	// ManagedBy hands the job to another controller, such as Kueue's
+	// MultiKueue; empty for mpi-operator itself.
+	ManagedBy string `json:",omitempty"`
+}
+
+// TrainJob is how a torch step runs: a Kubeflow Trainer TrainJob whose
+// runtime starts Nodes pods, each running the step's command (torchrun
+// and the task's entrypoint) with the step's args, env, mounts,
+// resources and scheduling.
+type TrainJob struct {
+	// GenerateName prefixes the job's name; the API server completes it.
+	GenerateName string
+	// Runtime names the training runtime, of RuntimeKind
+	// (ClusterTrainingRuntime or TrainingRuntime).
+	Runtime, RuntimeKind string
+	Nodes, ProcsPerNode  int
+	// ManagedBy hands the job to another controller, such as Kueue's
+	// MultiKueue; empty for Trainer's own.
+	ManagedBy string `json:",omitempty"`
 }
 
 // DaskJob is how a Dask step runs: a job runner calls Function with Args

@@ -59,6 +59,10 @@ type Pipeline struct {
 	// object workspace, upload their outputs; nil when the platform
 	// names none.
 	ObjectStore *ObjectStore `json:",omitempty"`
+	// ResourceClaimTemplates are what the steps' GPU claims are made
+	// from, one per distinct request, sorted by name; created before the
+	// run.
+	ResourceClaimTemplates []ResourceClaimTemplate `json:",omitempty"`
 }
 
 // Param is a pipeline parameter that can be set when the run is submitted.
@@ -130,10 +134,13 @@ const (
 	// Dask steps run a Python function on a Dask cluster as a DaskJob:
 	// Step's image, env and mounts are the job runner's.
 	Dask
+	// Torch steps run the cube task with torchrun on every node of a
+	// Kubeflow Trainer TrainJob: Step's container is each node's.
+	Torch
 )
 
 // kindNames are the kinds as the IR's JSON writes them.
-var kindNames = []string{Container: "container", MPI: "mpi", Dask: "dask"}
+var kindNames = []string{Container: "container", MPI: "mpi", Dask: "dask", Torch: "torch"}
 
 // MarshalText writes the kind's name.
 func (k Kind) MarshalText() ([]byte, error) {
@@ -164,9 +171,10 @@ type Step struct {
 	// Loc is where the step is written, for warnings about it.
 	Loc  diag.Loc
 	Kind Kind
-	// MPI is set for Kind MPI, Dask for Kind Dask.
-	MPI  *MPIJob
-	Dask *DaskJob
+	// MPI is set for Kind MPI, Dask for Kind Dask, Train for Kind Torch.
+	MPI   *MPIJob
+	Dask  *DaskJob
+	Train *TrainJob `json:",omitempty"`
 	// Cube and Task are the names as the cube writes them.
 	Cube, Task string
 	// Template is the same for steps that run the same cube task; backends
@@ -313,8 +321,12 @@ type Resources struct {
 	// CPU and Memory are Kubernetes quantities, empty when not requested.
 	CPU, Memory string
 	GPU         int
-	// GPUResource is the extended resource name, such as nvidia.com/gpu.
+	// GPUResource is the extended resource name, such as nvidia.com/gpu;
+	// empty when GPUClaim asks for the GPUs.
 	GPUResource string
+	// GPUClaim asks for the GPUs by Dynamic Resource Allocation, in place
+	// of GPUResource; nil for an extended resource, and without GPUs.
+	GPUClaim *GPUClaim `json:",omitempty"`
 	// LimitsEqualRequests limits cpu and memory to the requests, for
 	// namespaces whose ResourceQuota counts limits.
 	LimitsEqualRequests bool

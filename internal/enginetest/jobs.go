@@ -33,11 +33,15 @@ func Jobs(t testing.TB, run any) []map[string]any {
 	return nil
 }
 
-// TemplateJobs are the manifests of Argo resource templates that create.
+// TemplateJobs are the manifests of Argo resource templates that create,
+// and the MANIFEST env of containers that run the wait script.
 func TemplateJobs(t testing.TB, templates []wfv1.Template) []map[string]any {
 	t.Helper()
 	var jobs []map[string]any
 	for _, tmpl := range templates {
+		if tmpl.Container != nil {
+			jobs = append(jobs, manifestEnv(t, tmpl.Name, tmpl.Container.Env)...)
+		}
 		if tmpl.Resource == nil || tmpl.Resource.Action != "create" {
 			continue
 		}
@@ -56,18 +60,27 @@ func TaskJobs(t testing.TB, tasks []tektonv1.PipelineTask) []map[string]any {
 	var jobs []map[string]any
 	for _, task := range tasks {
 		for _, step := range task.TaskSpec.Steps {
-			for _, e := range step.Env {
-				if e.Name != "MANIFEST" {
-					continue
-				}
-				var m map[string]any
-				// The kubelet turns $$ back into $.
-				if err := json.Unmarshal([]byte(strings.ReplaceAll(e.Value, "$$", "$")), &m); err != nil {
-					t.Fatalf("task %s: %v", task.Name, err)
-				}
-				jobs = append(jobs, m)
-			}
+			jobs = append(jobs, manifestEnv(t, task.Name, step.Env)...)
 		}
+	}
+	return jobs
+}
+
+// manifestEnv decodes the job in the MANIFEST var of env, of the
+// container of the template or task named name.
+func manifestEnv(t testing.TB, name string, env []corev1.EnvVar) []map[string]any {
+	t.Helper()
+	var jobs []map[string]any
+	for _, e := range env {
+		if e.Name != "MANIFEST" {
+			continue
+		}
+		var m map[string]any
+		// The kubelet turns $$ back into $.
+		if err := json.Unmarshal([]byte(strings.ReplaceAll(e.Value, "$$", "$")), &m); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		jobs = append(jobs, m)
 	}
 	return jobs
 }

@@ -74,3 +74,14 @@ func DaskPipeline(t testing.TB, step, dask string) string {
 ` + dask + `      output: {path: out.csv}
 `})
 }
+
+// TorchPipeline is a folder with a pipeline of one step, train, of
+// examples/torch-ddp's cube, with more lines for the step, and a
+// platform.yaml of platform.
+func TorchPipeline(t testing.TB, step, platform string) string {
+	t.Helper()
+	return WriteFiles(t, map[string]string{
+		"pipeline.yaml": "name: ddp\ncubes: {ddp: " + Example(t, "torch-ddp") + "}\nsteps:\n  train:\n" + step,
+		"platform.yaml": platform,
+	})
+}

@@ -33,14 +33,12 @@ func RunDocument(t testing.TB, name, manifest string) string {
 	t.Helper()
 	docs := strings.Split(manifest, "\n---\n")
 	run := docs[len(docs)-1]
-	keys := map[string]bool{}
+	keys, templates := map[string]bool{}, map[string]bool{}
 	for _, doc := range docs[:len(docs)-1] {
-		beforeRun(t, name, doc, keys)
+		beforeRun(t, name, doc, keys, templates)
 	}
-	var tree any
-	if err := yaml.Unmarshal([]byte(run), &tree); err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
+	checkClaimRefs(t, name, run, templates)
+	tree := runTree(t, name, run)
 	// An Argo Workflow creates its ConfigMap in a resource template.
 	WalkMaps(tree, func(m map[string]any) {
 		if doc, ok := m["manifest"].(string); ok && strings.Contains(doc, "kind: ConfigMap") {
@@ -56,8 +54,10 @@ func RunDocument(t testing.TB, name, manifest string) string {
 	return run
 }
 
-// beforeRun decodes one document before the run strictly, as its kind.
-func beforeRun(t testing.TB, name, doc string, keys map[string]bool) {
+// beforeRun decodes one document before the run strictly, as its kind;
+// it adds each ConfigMap key to keys, and each ResourceClaimTemplate's
+// name to templates.
+func beforeRun(t testing.TB, name, doc string, keys, templates map[string]bool) {
 	t.Helper()
 	var meta metav1.TypeMeta
 	if err := yaml.Unmarshal([]byte(doc), &meta); err != nil {
@@ -67,6 +67,9 @@ func beforeRun(t testing.TB, name, doc string, keys map[string]bool) {
 	switch meta.Kind {
 	case "ConfigMap":
 		ConfigMapKeys(t, name, doc, keys)
+		return
+	case "ResourceClaimTemplate":
+		claimTemplate(t, name, doc, templates)
 		return
 	case "ServiceAccount":
 		obj = &corev1.ServiceAccount{}

@@ -67,14 +67,16 @@ func EmbeddedJobs(t testing.TB, backend, manifest string) []map[string]any {
 }
 
 // ValidateEmbeddedJobs runs mpi-operator's validation on every MPIJob the
-// printed manifest creates, and checks every Dask object against the
-// operator's CRD schema.
+// printed manifest creates, and checks every TrainJob and Dask object
+// against its operator's CRD schema.
 func ValidateEmbeddedJobs(t testing.TB, backend, manifest string) {
 	t.Helper()
 	for _, m := range EmbeddedJobs(t, backend, manifest) {
 		switch m["kind"] {
 		case "MPIJob":
 			enginetest.MPIJob(t, m)
+		case "TrainJob":
+			enginetest.TrainJob(t, m)
 		case "DaskJob", "DaskAutoscaler":
 			enginetest.CheckCRD(t, m)
 		}

@@ -69,6 +69,8 @@ func Kinds(p *ir.Pipeline) string {
 			kind = "mpijobs." + mpiGroup
 		case ir.Dask:
 			kind = "daskjobs." + daskGroup
+		case ir.Torch:
+			kind = "trainjobs." + trainGroup
 		}
 		if kind != "" && !slices.Contains(out, kind) {
 			out = append(out, kind)
@@ -86,6 +88,8 @@ func Build(p *ir.Pipeline, s *ir.Step, claim ClaimName, runName string) (*Job, e
 		return mpiJob(p, s, claim, runName)
 	case ir.Dask:
 		return daskJob(p, s, claim, runName), nil
+	case ir.Torch:
+		return trainJob(p, s, claim, runName)
 	}
 	return nil, fmt.Errorf("step %s is not a distributed step", s.Name)
 }

@@ -111,6 +111,9 @@ func runPolicy(s *ir.Step) kubeflow.RunPolicy {
 	if s.Queue != "" {
 		rp.Suspend = ptr.To(true)
 	}
+	if s.MPI.ManagedBy != "" {
+		rp.ManagedBy = ptr.To(s.MPI.ManagedBy)
+	}
 	return rp
 }
 
@@ -124,7 +127,7 @@ func mpiReplicas(p *ir.Pipeline, s *ir.Step, claim ClaimName, meta metav1.Object
 			RestartPolicy: kubeflow.RestartPolicyNever,
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: meta,
-				Spec:       podSpec(p, s, claim, m.LauncherNodeSelector, m.LauncherTolerations, launcher),
+				Spec:       withGPUClaims(podSpec(p, s, claim, m.LauncherNodeSelector, m.LauncherTolerations, launcher), coordinatorResources(p, m.Launcher)),
 			},
 		},
 		kubeflow.MPIReplicaTypeWorker: {
@@ -132,7 +135,7 @@ func mpiReplicas(p *ir.Pipeline, s *ir.Step, claim ClaimName, meta metav1.Object
 			RestartPolicy: kubeflow.RestartPolicyNever,
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: meta,
-				Spec:       podSpec(p, s, claim, s.NodeSelector, s.Tolerations, worker),
+				Spec:       withGPUClaims(podSpec(p, s, claim, s.NodeSelector, s.Tolerations, worker), s.Resources),
 			},
 		},
 	}

@@ -66,6 +66,16 @@ func podSpec(p *ir.Pipeline, s *ir.Step, claim ClaimName, sel map[string]string,
 	return spec
 }
 
+// withGPUClaims gives a pod whose container asks for r the claim its
+// GPUs by DRA are, when they are: an MPIJob's pod template carries
+// resourceClaims as a PodSpec does (the CRDs of mpi-operator v0.8.2 and
+// the training operator v1.9.3 have it), while the Dask operator's has
+// none, so the compiler asks for Dask workers' GPUs as a limit.
+func withGPUClaims(spec corev1.PodSpec, r ir.Resources) corev1.PodSpec {
+	spec.ResourceClaims = kube.PodResourceClaims(r)
+	return spec
+}
+
 // objectMeta labels a job and its pods like the engine's own objects.
 func objectMeta(p *ir.Pipeline, s *ir.Step) metav1.ObjectMeta {
 	return metav1.ObjectMeta{Labels: kube.Labels(p.Labels, s.Labels)}

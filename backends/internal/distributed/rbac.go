@@ -93,6 +93,8 @@ func Rules(p *ir.Pipeline, verbs []string) []Rule {
 		switch s.Kind {
 		case ir.MPI:
 			out = append(out, Rule{Group: mpiGroup, Resources: []string{"mpijobs"}, Verbs: verbs})
+		case ir.Torch:
+			out = append(out, Rule{Group: trainGroup, Resources: []string{"trainjobs"}, Verbs: verbs})
 		case ir.Dask:
 			out = append(out, Rule{Group: daskGroup, Resources: []string{"daskjobs"}, Verbs: verbs})
 			if s.Dask.Autoscale != nil {

@@ -24,10 +24,11 @@ func Quantity(s string) resource.Quantity {
 }
 
 // Resources requests cpu and memory and limits GPUs, which Kubernetes
-// requires for extended resources; cpu and memory are limited to their
-// requests too when r asks for it.
+// requires for extended resources, or names the pod's GPU claim when r
+// asks for GPUs by DRA; cpu and memory are limited to their requests too
+// when r asks for it.
 func Resources(r ir.Resources) corev1.ResourceRequirements {
-	var out corev1.ResourceRequirements
+	out := corev1.ResourceRequirements{Claims: containerClaims(r)}
 	req := corev1.ResourceList{}
 	if r.CPU != "" {
 		req[corev1.ResourceCPU] = Quantity(r.CPU)
@@ -39,7 +40,7 @@ func Resources(r ir.Resources) corev1.ResourceRequirements {
 		out.Requests = req
 	}
 	limits := corev1.ResourceList{}
-	if r.GPU > 0 {
+	if r.GPU > 0 && r.GPUClaim == nil {
 		limits[corev1.ResourceName(r.GPUResource)] = *resource.NewQuantity(int64(r.GPU), resource.DecimalSI)
 	}
 	if r.LimitsEqualRequests {

@@ -80,6 +80,7 @@ func (lw *lowering) lowerMPI(st *spec.Step, s *ir.Step) {
 		job.Launcher = lw.resourceOverride(*m.Launcher, st, "mpi", "launcher")
 	}
 	job.LauncherNodeSelector, job.LauncherTolerations = lw.placement(st, false)
+	job.ManagedBy = lw.managedBy(s)
 	s.Kind, s.MPI = ir.MPI, job
 }
 
@@ -166,6 +167,7 @@ func (lw *lowering) lowerDaskStep(st *spec.Step, name string) (*ir.Step, graph.I
 	if d.Worker != nil {
 		job.Worker = lw.resourceOverride(*d.Worker, st, "dask", "worker")
 	}
+	job.Worker = lw.daskWorkerGPUs(st, job.Worker)
 	job.WorkerNodeSelector, job.WorkerTolerations = lw.placement(st, job.Worker.GPU > 0)
 	var io graph.IO
 	out := cleanKeepParams(d.Output.Path)

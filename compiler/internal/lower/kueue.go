@@ -49,12 +49,30 @@ func (lw *lowering) queue(st *spec.Step, s *ir.Step) {
 	}
 }
 
+// multiKueueController is the managedBy of a job Kueue's MultiKueue
+// dispatches to a worker cluster (kueue.MultiKueueControllerName,
+// apis/kueue/v1beta2, sigs.k8s.io/kueue v0.19.2); the job's own
+// controller then leaves it alone on this cluster.
+const multiKueueController = "kueue.x-k8s.io/multikueue"
+
+// managedBy is the controller of a queued distributed step's job: Kueue's
+// MultiKueue when the platform asks for it, else the job's own.
+func (lw *lowering) managedBy(s *ir.Step) string {
+	if lw.plat.MultiKueue && s.Queue != "" {
+		return multiKueueController
+	}
+	return ""
+}
+
 // kueue checks the platform's queue and priorities, once the steps are
 // lowered: a platform with a queue may serve pipelines whose steps all
 // leave it, but a WorkloadPriorityClass with no queued step is refused.
 func (lw *lowering) kueue() {
 	lw.labelValue(lw.plat.Queue, lw.plat.Loc.Field("queue"), queueLabel)
 	lw.labelValue(lw.plat.WorkloadPriorityClass, lw.plat.Loc.Field("workloadPriorityClass"), priorityLabel)
+	if lw.plat.MultiKueue && !lw.queued && len(lw.spec.Steps) > 0 {
+		lw.errorf(diag.BadQueue, lw.plat.Loc.Field("multiKueue"), "MultiKueue dispatches queued workloads only, and no step runs in a queue; set queue in the platform file, or drop multiKueue")
+	}
 	if !lw.queued && lw.plat.Queue == "" && lw.plat.WorkloadPriorityClass != "" && len(lw.spec.Steps) > 0 {
 		lw.errorf(diag.BadQueue, lw.plat.Loc.Field("workloadPriorityClass"), "Kueue reads a WorkloadPriorityClass only from a queued workload, and no step runs in a queue; set queue in the platform file, or drop workloadPriorityClass")
 	}

@@ -51,6 +51,8 @@ type lowering struct {
 	volumeNames *nameSet
 	templates   *nameSet
 	tmplNames   map[string]string // cube file + task -> template name
+	// gpus are the requests for GPUs by Dynamic Resource Allocation.
+	gpus *gpuRequests
 }
 
 // Lower builds the IR from the decoded specs, resolving each value once
@@ -73,6 +75,8 @@ func Lower(ps *spec.Pipeline, plat *spec.Platform, needValues string) (*ir.Pipel
 		lw.p.Volumes = append(lw.p.Volumes, lw.volumes[name])
 	}
 	lw.scheduledConcurrency()
+	lw.p.ResourceClaimTemplates = lw.claimTemplates()
+	lw.queuedClaims()
 	return lw.p, lw.diags
 }
 
@@ -114,6 +118,7 @@ func newLowering(ps *spec.Pipeline, plat *spec.Platform, needValues string) *low
 		lw.p.Coschedule = defaultCoschedule
 	}
 	lw.pipelineMeta()
+	lw.gpus = lw.platformGPUs()
 	lw.lowerObjectStore()
 	lw.ws = lw.workspaceSpec()
 	lw.lowerParams()

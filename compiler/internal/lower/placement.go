@@ -26,7 +26,12 @@ func (lw *lowering) resources(res spec.Resources, at, owner diag.Loc, gpus int, 
 		// Said at the owner, which may not write resources.
 		lw.warnf(diag.LimitWithoutRequest, at.At(owner.Pos()), "the platform sets limitsEqualRequests, but this requests no cpu or no memory, so it gets no limit for it, and a ResourceQuota that counts limits rejects its pod; give it both cpu and memory")
 	}
-	if gpus > 0 {
+	lw.checkDeviceFields(res.DeviceRequest, at)
+	if gpus == 0 {
+		lw.checkUnasked(res, at)
+		return r
+	}
+	if r.GPUClaim = lw.gpuClaim(res, at, gpus); r.GPUClaim == nil {
 		r.GPUResource = lw.plat.GPU.Resource
 		if r.GPUResource == "" {
 			r.GPUResource = defaultGPUResource
@@ -40,7 +45,8 @@ func (lw *lowering) resources(res spec.Resources, at, owner diag.Loc, gpus int, 
 // the GPU nodes' placement with them, though it may well run on CPU.
 func (lw *lowering) gpusFromCube(st *spec.Step, gpus int) {
 	res := st.Resources
-	if gpus == 0 || res.GPU != nil || res.CPU == nil && res.Memory == nil {
+	if gpus == 0 || res.GPU != nil || res.CPU == nil && res.Memory == nil || res.DeviceRequest != (spec.DeviceRequest{}) {
+		// A step that asks for devices by DRA says it wants GPUs.
 		return
 	}
 	from := "platform.accelerator_count of cube " + st.Cube.Name

@@ -44,10 +44,14 @@ func (lw *lowering) lowerSteps() ([]*ir.Step, []graph.IO) {
 	return steps, io
 }
 
-// lowerStep lowers a container or MPI step.
+// lowerStep lowers a container, MPI or torch step.
 func (lw *lowering) lowerStep(st *spec.Step, name string) (*ir.Step, graph.IO) {
-	if st.MPI != nil {
+	switch {
+	case st.MPI != nil:
 		lw.noParams = "an MPIJob"
+		defer func() { lw.noParams = "" }()
+	case st.Torch != nil:
+		lw.noParams = "a TrainJob"
 		defer func() { lw.noParams = "" }()
 	}
 	c, t := st.Cube, st.Task
@@ -76,8 +80,11 @@ func (lw *lowering) lowerStep(st *spec.Step, name string) (*ir.Step, graph.IO) {
 	lw.scheduling(st, s, gpus > 0)
 	lw.retryAndTimeout(st, s)
 	lw.queue(st, s)
-	if st.MPI != nil {
+	switch {
+	case st.MPI != nil:
 		lw.lowerMPI(st, s)
+	case st.Torch != nil:
+		lw.lowerTorch(st, s)
 	}
 	return s, sio
 }

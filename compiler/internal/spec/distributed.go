@@ -30,6 +30,26 @@ func (l *loader) decodeMPI(step diag.Loc, sv cue.Value) *MPI {
 	return m
 }
 
+// decodeTorch reads the torch: section of the step sv written at step,
+// if it has one. A step is one kind of distributed job: torch: with mpi:
+// is refused at torch:.
+func (l *loader) decodeTorch(step diag.Loc, sv cue.Value, mpi *MPI) *Torch {
+	tv := sv.LookupPath(pathOf("torch"))
+	if !tv.Exists() {
+		return nil
+	}
+	t := &Torch{}
+	if err := tv.Decode(t); err != nil {
+		l.errorf(diag.Internal, step.Field("torch"), "decoding: %v", err)
+		return nil
+	}
+	if mpi != nil {
+		l.errorf(diag.BadShape, step.Field("torch"), "a step runs as one kind of job: torch: (torchrun, a TrainJob) or mpi: (mpirun, an MPIJob); keep one")
+		return nil
+	}
+	return t
+}
+
 // decodeDask reads the dask: section of the step sv written at step, if
 // it has one. The function's args are kept as JSON, in the order they are
 // written.

@@ -180,6 +180,7 @@ func (l *loader) decodeStep(doc *document, name string, sv cue.Value, cubes map[
 	}
 	l.add(checkParamRefs(st, params))
 	st.MPI = l.decodeMPI(at, sv)
+	st.Torch = l.decodeTorch(at, sv, st.MPI)
 	st.Dask = l.decodeDask(at, sv)
 	if st.Dask != nil {
 		return l.daskStep(st, sf)
@@ -216,7 +217,7 @@ func (l *loader) daskStep(st *Step, sf stepFields) *Step {
 	for _, f := range []struct {
 		key string
 		set bool
-	}{{"cube", sf.Cube != ""}, {"task", sf.Task != ""}, {"mpi", st.MPI != nil}, {"inputs", len(sf.Inputs) > 0}, {"outputs", len(sf.Outputs) > 0}, {"args", len(sf.Args) > 0}} {
+	}{{"cube", sf.Cube != ""}, {"task", sf.Task != ""}, {"mpi", st.MPI != nil}, {"torch", st.Torch != nil}, {"inputs", len(sf.Inputs) > 0}, {"outputs", len(sf.Outputs) > 0}, {"args", len(sf.Args) > 0}} {
 		if f.set {
 			l.errorf(diag.BadShape, st.Loc.Field(f.key), "a dask step runs dask.function on its own image, not a cube task; drop %s", f.key)
 			ok = false

@@ -117,7 +117,9 @@ type Platform struct {
 	TTLSeconds   *int32 `json:"ttlSecondsAfterFinished"`
 	Priorities
 	// Queue is the Kueue LocalQueue of every step; empty for none.
-	Queue       string       `json:"queue"`
+	Queue string `json:"queue"`
+	// MultiKueue hands queued TrainJobs and MPIJobs to Kueue's MultiKueue.
+	MultiKueue  bool         `json:"multiKueue"`
 	ObjectStore *ObjectStore `json:"objectStore"`
 }
 
@@ -155,7 +157,20 @@ type Priorities struct {
 
 type GPU struct {
 	Resource string `json:"resource"`
+	DeviceRequest
+	// ExtendedResourceName is the DeviceClass's spec.extendedResourceName.
+	ExtendedResourceName string `json:"extendedResourceName"`
 	Scheduling
+}
+
+// DeviceRequest asks for GPUs by Dynamic Resource Allocation: a claim
+// per pod of DeviceClass's devices that match Selector, or the existing
+// claim SharedClaim that the pods share. It is the platform's gpu:
+// section's, or a resources mapping's own.
+type DeviceRequest struct {
+	DeviceClass string `json:"deviceClass"`
+	Selector    string `json:"selector"`
+	SharedClaim string `json:"sharedClaim"`
 }
 
 type Scheduling struct {
@@ -269,10 +284,11 @@ type Step struct {
 	SecurityContext *SecurityContext
 	Retries         *Retries
 	Timeout         string
-	// MPI and Dask are set for distributed steps; a Dask step has no
-	// Cube or Task.
-	MPI  *MPI
-	Dask *Dask
+	// MPI, Torch and Dask are set for distributed steps; a Dask step
+	// has no Cube or Task.
+	MPI   *MPI
+	Torch *Torch
+	Dask  *Dask
 	// Queue is the step's Kueue LocalQueue: nil for the platform's, ""
 	// for none.
 	Queue *string
@@ -288,6 +304,15 @@ type MPI struct {
 	WorkerCommand    []string   `json:"workerCommand"`
 	SSHAuthMountPath string     `json:"sshAuthMountPath"`
 	Launcher         *Resources `json:"launcher"`
+}
+
+// Torch is a step's torch: section.
+type Torch struct {
+	Nodes        int    `json:"nodes"`
+	ProcsPerNode *int   `json:"procsPerNode"`
+	Runtime      string `json:"runtime"`
+	RuntimeKind  string `json:"runtimeKind"`
+	Entrypoint   string `json:"entrypoint"`
 }
 
 // Dask is a step's dask: section.
@@ -315,6 +340,7 @@ type Resources struct {
 	CPU    interface{} `json:"cpu"`
 	Memory interface{} `json:"memory"`
 	GPU    *int        `json:"gpu"`
+	DeviceRequest
 }
 
 type Retries struct {

@@ -17,12 +17,19 @@ const maxHostname = 63
 // hostnames checks that the names the operators derive from a
 // distributed job's generated name, the longest ending in a suffix, are
 // valid DNS-1035 labels: mpi-operator's worker pods, whose hostnames
-// they are, and the Dask operator's scheduler Service.
+// they are, the nodes of a TrainJob, and the Dask operator's scheduler
+// Service.
 func (v *verifier) hostnames() {
 	for _, s := range v.p.Steps {
 		switch {
 		case s.MPI != nil:
 			v.hostname(s, "mpi", s.MPI.GenerateName, "-worker-"+strconv.Itoa(s.MPI.Workers-1), "worker pod")
+		case s.Train != nil:
+			// JobSet names each node's Job <job>-node-0 and the indexed
+			// Job its pods' hostnames <job>-node-0-<index>, which torchrun
+			// reaches the first by (PET_MASTER_ADDR, Trainer's torch
+			// plugin, pkg/runtime/framework/plugins/torch/torch.go, v2.3.0).
+			v.hostname(s, "torch", s.Train.GenerateName, "-node-0-"+strconv.Itoa(s.Train.Nodes-1), "node pod")
 		case s.Dask != nil:
 			v.hostname(s, "dask", s.Dask.GenerateName, "-scheduler", "scheduler Service")
 		}

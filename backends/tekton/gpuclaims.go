@@ -1,0 +1,80 @@
+package tekton
+
+import (
+	"slices"
+
+	"github.com/mlcube-compile/mlcube-compile/backends/internal/kube"
+	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+	"github.com/mlcube-compile/mlcube-compile/diag"
+)
+
+// GPUs by Dynamic Resource Allocation on Tekton. A TaskRun's pod takes
+// its pod-level fields from the pod template, which has no
+// resourceClaims (pkg/apis/pipeline/pod/template.go, v1.15.0), so a
+// container step's pod cannot carry a claim: it asks for its GPUs as the
+// class's extended resource, a plain limit, which Kubernetes'
+// DRAExtendedResource feature maps to the class (alpha and off by
+// default in 1.34 and 1.35, beta and on from 1.36:
+// pkg/features/kube_features.go of v1.36.3), or is refused when no limit
+// can say its request. The pods of MPIJobs, which the kubectl tasks
+// create, carry their claims; the templates they claim from are the
+// documents before the run.
+
+// gpusAsLimits is p with each container step's GPUs by DRA asked for as
+// a limit, or the refusals of the steps whose request no limit can say.
+func gpusAsLimits(p *ir.Pipeline) (*ir.Pipeline, error) {
+	var refused diag.Diagnostics
+	out := *p
+	out.Steps = slices.Clone(p.Steps)
+	for i, s := range out.Steps {
+		if s.Kind != ir.Container {
+			continue
+		}
+		r, ok := kube.GPUsAsLimit(s.Resources)
+		if !ok {
+			c := s.Resources.GPUClaim
+			refused = append(refused, diag.Errorf(diag.EngineCannotRun, c.At, "tekton: step %s asks for GPUs by Dynamic Resource Allocation, and a TaskRun's pod cannot carry claims (Tekton's pod template has no resourceClaims), so it would ask for them as the device class's extended resource, but %s; ask for them so that a limit can (a deviceClass with no selector), or as an extended resource (the platform's gpu.resource), or use --backend argo", s.Name, c.Why))
+			continue
+		}
+		copied := *s
+		copied.Resources = r
+		out.Steps[i] = &copied
+	}
+	if len(refused) > 0 {
+		return nil, refused
+	}
+	return &out, nil
+}
+
+// limitWarnings say, for each container step of p that asks for GPUs by
+// DRA, what its limit needs of the cluster.
+func limitWarnings(p *ir.Pipeline) diag.Diagnostics {
+	var out diag.Diagnostics
+	for _, s := range p.Steps {
+		if r, ok := kube.GPUsAsLimit(s.Resources); ok && s.Kind == ir.Container && s.Resources.UsesDRA() {
+			out = append(out, diag.Warnf(diag.GPUsAsLimit, s.Loc, "tekton: step %s asks for its GPUs as the limit %s: a TaskRun's pod cannot carry claims, and Kubernetes maps that name to the device class only with its DRAExtendedResource feature (beta and on by default from 1.36; alpha and off in 1.34 and 1.35); elsewhere no node has that resource, and the pod stays Pending (Insufficient %s)", s.Name, r.GPUResource, r.GPUResource))
+		}
+	}
+	return out
+}
+
+// jobClaimTemplates are the templates of p that the pods of its MPIJobs
+// claim GPUs from: the documents before the run.
+func jobClaimTemplates(p *ir.Pipeline) *ir.Pipeline {
+	out := *p
+	out.ResourceClaimTemplates = nil
+	for _, t := range p.ResourceClaimTemplates {
+		if slices.ContainsFunc(p.Steps, func(s *ir.Step) bool { return s.MPI != nil && claimsFrom(s, t.Name) }) {
+			out.ResourceClaimTemplates = append(out.ResourceClaimTemplates, t)
+		}
+	}
+	return &out
+}
+
+// claimsFrom says whether a pod of the MPI step s claims GPUs from the
+// template name.
+func claimsFrom(s *ir.Step, name string) bool {
+	return slices.ContainsFunc([]ir.Resources{s.Resources, s.MPI.Launcher}, func(r ir.Resources) bool {
+		return r.UsesDRA() && r.GPUClaim.Template == name
+	})
+}

@@ -1,0 +1,92 @@
+package lower
+
+import (
+	"github.com/mlcube-compile/mlcube-compile/compiler/internal/spec"
+	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+	"github.com/mlcube-compile/mlcube-compile/diag"
+)
+
+// What a cluster does with a request for GPUs by DRA that it cannot
+// serve, from Kubernetes v1.36.3's source:
+//   - resource.k8s.io/v1 is served from 1.34, where DynamicResourceAllocation
+//     became GA (pkg/features/kube_features.go); an older API server refuses
+//     the ResourceClaimTemplate, and with the gate off (its default before
+//     1.34) drops the pod's resourceClaims and its containers'
+//     resources.claims (dropDisabledDynamicResourceAllocationFields,
+//     pkg/api/pod/util.go), so the pod runs without GPUs;
+//   - without the class's DeviceClass (which its driver installs), the
+//     scheduler leaves the pod unschedulable: "request gpu: device class X
+//     does not exist" (validateDeviceClass); without a device that matches
+//     (no driver publishing ResourceSlices, or none matching the
+//     selector), "cannot allocate all claims"; without a shared claim,
+//     its lookup's not found (foreachPodResourceClaim), all in
+//     pkg/scheduler/framework/plugins/dynamicresources/dynamicresources.go.
+
+// warnDRA says, once per request, what a cluster that cannot serve it
+// does with it.
+func (lw *lowering) warnDRA(r *gpuRequest) {
+	key := r.at.String()
+	if lw.gpus.warned[key] {
+		return
+	}
+	lw.gpus.warned[key] = true
+	if r.SharedClaim != "" {
+		lw.warnf(diag.GPUsByDRA, r.at, "GPUs by Dynamic Resource Allocation: the pods share the existing ResourceClaim %s, and get its devices whatever count they ask for, on the node those are on; a cluster older than Kubernetes 1.34 drops the pods' claims unless its DynamicResourceAllocation feature is on, so they run without GPUs; without the claim, or the DRA driver of its devices, the pods stay Pending, unschedulable (resourceclaim %q not found, or \"cannot allocate all claims\"); kubectl get resourceclaim %s shows it", r.SharedClaim, r.SharedClaim, r.SharedClaim)
+		return
+	}
+	lw.warnf(diag.GPUsByDRA, r.at, "GPUs by Dynamic Resource Allocation, of device class %s: each pod that asks for GPUs gets a claim of its own from a resource.k8s.io/v1 ResourceClaimTemplate made before the run (a pod that cannot carry claims asks for the class's extended resource). A cluster older than Kubernetes 1.34 serves no resource.k8s.io/v1, so it refuses the template, and unless its DynamicResourceAllocation feature is on it drops the pods' claims, so they run without GPUs; on a cluster without the class's DRA driver the pods stay Pending, unschedulable (\"device class %s does not exist\", or \"cannot allocate all claims\" while no node publishes a matching device); kubectl get deviceclass %s shows whether the cluster has it", r.DeviceClass, r.DeviceClass, r.DeviceClass)
+}
+
+// checkUnasked refuses DRA fields in a mapping written at at, under
+// owner, that asks for no GPUs: they would ask for nothing.
+func (lw *lowering) checkUnasked(res spec.Resources, at diag.Loc) {
+	for _, f := range []struct{ name, value string }{{"deviceClass", res.DeviceClass}, {"sharedClaim", res.SharedClaim}, {"selector", res.Selector}} {
+		if f.value != "" {
+			lw.errorf(diag.BadGPURequest, at.Field(f.name), "%s says how GPUs are asked for, and this asks for none (platform.accelerator_count of the cube, or gpu here): give gpu: N, or drop %s", f.name, f.name)
+			return
+		}
+	}
+}
+
+// daskWorkerGPUs asks for a Dask worker's GPUs as the class's extended
+// resource when r asks for them by DRA: the dask-kubernetes operator's
+// CRDs (../shared/crds/dask, commit 1daa175) give a DaskJob's pods no
+// resourceClaims, so the API server would refuse or prune them.
+// Kubernetes' DRAExtendedResource feature maps the limit to the class.
+func (lw *lowering) daskWorkerGPUs(st *spec.Step, r ir.Resources) ir.Resources {
+	if !r.UsesDRA() {
+		return r
+	}
+	c := r.GPUClaim
+	if c.ExtendedResourceName == "" {
+		lw.errorf(diag.BadGPURequest, c.At, "the Dask workers ask for GPUs by Dynamic Resource Allocation, and a DaskJob's pods cannot carry claims (the dask-kubernetes operator's CRDs have no resourceClaims), so they would ask by the class's extended resource, but %s; ask for the workers' GPUs by deviceClass alone, or as an extended resource (the platform's gpu.resource)", c.Why)
+		return r
+	}
+	lw.warnf(diag.GPUsAsLimit, st.Loc.Field("dask").Field("worker"), "the Dask workers ask for their GPUs as the limit %s: a DaskJob's pods cannot carry claims, and Kubernetes maps that name to the device class only with its DRAExtendedResource feature (beta and on by default from 1.36; alpha and off in 1.34 and 1.35); elsewhere no node has that resource, and the workers stay Pending (Insufficient %s)", c.ExtendedResourceName, c.ExtendedResourceName)
+	r.GPUResource, r.GPUClaim = c.ExtendedResourceName, nil
+	return r
+}
+
+// queuedClaims warns, once per device class, about a queued step whose
+// pods claim GPUs from a template: Kueue v0.19.2 (KueueDRAIntegration,
+// beta and on by default) counts a claim's devices against the queue's
+// quota through its configuration's deviceClassMappings, and leaves a
+// workload whose class has no mapping inadmissible
+// (GetResourceRequestsForResourceClaimTemplates, pkg/dra/claims.go).
+func (lw *lowering) queuedClaims() {
+	classes := map[string]string{}
+	for _, t := range lw.p.ResourceClaimTemplates {
+		classes[t.Name] = t.DeviceClass
+	}
+	warned := map[string]bool{}
+	for _, s := range lw.p.Steps {
+		for _, r := range stepResources(s) {
+			if s.Queue == "" || !r.UsesDRA() || r.GPUClaim.Template == "" || warned[classes[r.GPUClaim.Template]] {
+				continue
+			}
+			class := classes[r.GPUClaim.Template]
+			warned[class] = true
+			lw.warnf(diag.QueuedGPUClaims, r.GPUClaim.At, "step %s runs in the Kueue queue %s, and Kueue counts the GPUs its pods claim against the queue's quota only through a deviceClassMappings entry for %s in its configuration (KueueDRAIntegration, on by default from v0.18); without one it leaves the workload inadmissible (\"DeviceClass %s is not mapped in DRA configuration\")", s.Name, s.Queue, class, class)
+		}
+	}
+}
