@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -113,8 +114,8 @@ func (c *cluster) workloads(t *testing.T, ns string) map[string]workload {
 }
 
 // queued returns a manifest's object named name in ns, with the hold
-// annotation on the pod template at path when hold is set, and without
-// the queue label when kueueStripLabel is.
+// annotation on the pod template at path (map keys, and list indices)
+// when hold is set, and without the queue label when kueueStripLabel is.
 func queued(t *testing.T, manifest, ns, name string, hold bool, path ...string) string {
 	t.Helper()
 	var obj map[string]any
@@ -130,10 +131,19 @@ func queued(t *testing.T, manifest, ns, name string, hold bool, path ...string) 
 		t.Fatalf("%s has no %s label", name, kueueQueueLabel)
 	}
 	if hold {
-		tmpl := obj
+		var at any = obj
 		for _, k := range path {
-			tmpl = tmpl[k].(map[string]any)
+			if list, ok := at.([]any); ok {
+				i, err := strconv.Atoi(k)
+				if err != nil || i >= len(list) {
+					t.Fatalf("%s: no item %s in a list of %d", name, k, len(list))
+				}
+				at = list[i]
+			} else {
+				at = at.(map[string]any)[k]
+			}
 		}
+		tmpl := at.(map[string]any)
 		tmplMeta, _ := tmpl["metadata"].(map[string]any)
 		if tmplMeta == nil {
 			tmplMeta = map[string]any{}

@@ -17,7 +17,8 @@ type queuedKind struct {
 	suspend   string   // the jsonpath of spec's suspend
 	done      string   // the condition type that ends it well
 	podSpec   []string // the path to the pod template to hold
-	heldPod   string   // the label selector of the held pod, %s the name
+	heldPod   string   // the label selector of the held pods, %s the name
+	pods      int      // how many pods one workload runs (0: one)
 	gpus      int      // the ClusterQueue's GPUs: one workload's worth
 	queueName string
 }
@@ -85,12 +86,15 @@ func (c *cluster) admitsOneAtATime(t *testing.T, k queuedKind, manifest string) 
 	}
 	var tl timeline
 	c.admitted(t, ns, k, first, &tl)
-	held := waitForAny(t, 2*time.Minute, func() string {
+	held := strings.Fields(waitForAny(t, 2*time.Minute, func() string {
 		out, _ := c.run("", "-n", ns, "get", "pods", "-l", strings.ReplaceAll(k.heldPod, "%s", first),
 			"--field-selector=status.phase=Running", "-o", "jsonpath={.items[*].metadata.name}")
-		return strings.TrimSpace(out)
-	})
-	tl.add(time.Now(), "%s %s: its pod %s runs, and the quota is used", k.kind, first, held)
+		if len(strings.Fields(out)) < max(k.pods, 1) {
+			return ""
+		}
+		return out
+	}))
+	tl.add(time.Now(), "%s %s: its pods %s run, and the quota is used", k.kind, first, strings.Join(held, ", "))
 	time.Sleep(5 * time.Second)
 	if got := c.jsonPath(t, ns, k.resource+"/"+second, k.suspend); got != "true" {
 		t.Fatalf("%s %s has suspend %q while %s holds the quota, want true", k.kind, second, got, first)
@@ -99,7 +103,7 @@ func (c *cluster) admitsOneAtATime(t *testing.T, k queuedKind, manifest string) 
 		t.Fatalf("%s %s was given quota while %s holds it", k.kind, second, first)
 	}
 	tl.add(time.Now(), "%s %s: still suspended, its Workload pending", k.kind, second)
-	c.must(t, "", "-n", ns, "annotate", "pod", held, "e2e.mlcube-compile.io/hold-")
+	c.must(t, "", append(append([]string{"-n", ns, "annotate", "pod"}, held...), "e2e.mlcube-compile.io/hold-")...)
 	firstDone := c.finished(t, ns, k, first, &tl)
 	if secondAdmitted := c.admitted(t, ns, k, second, &tl); secondAdmitted.Before(firstDone) {
 		t.Errorf("%s admitted at %s, before %s finished at %s", second, secondAdmitted, first, firstDone)

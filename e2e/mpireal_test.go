@@ -132,13 +132,20 @@ type mpiJob struct {
 // argoJobManifest is the MPIJob a golden workflow's step creates.
 func argoJobManifest(t *testing.T, wf *wfv1.Workflow) string {
 	t.Helper()
-	for _, tmpl := range wf.Spec.Templates {
-		if res := tmpl.Resource; res != nil && res.Action == "create" && strings.Contains(res.Manifest, "kind: MPIJob") {
-			return res.Manifest
+	return *argoCreated(t, wf, "MPIJob")
+}
+
+// argoCreated is the manifest of the object of kind that a workflow's
+// resource step creates.
+func argoCreated(t *testing.T, wf *wfv1.Workflow, kind string) *string {
+	t.Helper()
+	for i := range wf.Spec.Templates {
+		if res := wf.Spec.Templates[i].Resource; res != nil && res.Action == "create" && strings.Contains(res.Manifest, "kind: "+kind) {
+			return &res.Manifest
 		}
 	}
-	t.Fatal("no MPIJob in the golden workflow")
-	return ""
+	t.Fatalf("no %s in the workflow", kind)
+	return nil
 }
 
 // mpiLauncher is the launcher's pod in an MPIJob manifest.
@@ -233,16 +240,23 @@ func TestE2ETektonMPIOnRealNode(t *testing.T) {
 // kubectl create.
 func tektonJobManifest(t *testing.T, pr *tektonv1.PipelineRun) *string {
 	t.Helper()
+	return tektonCreated(t, pr, "MPIJob")
+}
+
+// tektonCreated is the manifest of the object of kind that a
+// PipelineRun's step creates, as tektonJobManifest finds the MPIJob's.
+func tektonCreated(t *testing.T, pr *tektonv1.PipelineRun, kind string) *string {
+	t.Helper()
 	for _, task := range pr.Spec.PipelineSpec.Tasks {
 		for _, step := range task.TaskSpec.Steps {
 			for i, e := range step.Env {
-				if e.Name == "MANIFEST" && strings.Contains(e.Value, `"kind":"MPIJob"`) {
+				if e.Name == "MANIFEST" && strings.Contains(e.Value, `"kind":"`+kind+`"`) {
 					return &step.Env[i].Value
 				}
 			}
 		}
 	}
-	t.Fatal("no step of the PipelineRun creates an MPIJob")
+	t.Fatalf("no step of the PipelineRun creates a %s", kind)
 	return nil
 }
 

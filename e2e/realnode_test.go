@@ -381,4 +381,6 @@ type record struct {
 	// MPI is set for a rank under mpirun: its number, the world's size,
 	// and the sum of every rank's number the allreduce gave it.
 	MPI *struct{ Rank, Size, Sum int } `json:"mpi"`
+	// Torch is set for a rank under torchrun, likewise (trainjob_test.go).
+	Torch *torchRanks `json:"torch"`
 }

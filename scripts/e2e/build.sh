@@ -2,11 +2,13 @@
 # Builds (or finds in the cache) every binary the e2e cluster needs:
 # kube-apiserver, kube-controller-manager, kube-scheduler and kubectl from the
 # k8s.io/kubernetes module, KWOK, Argo's workflow-controller and executor
-# (argoexec), mpi-operator's controller, CoreDNS, and etcd from the etcd server
+# (argoexec), mpi-operator's controller, Kubeflow Trainer's and JobSet's
+# controller managers, CoreDNS, and etcd from the etcd server
 # module that Kubernetes pins (Debian's etcd 3.4.23 is too old for the watch-list
 # requests that client-go v0.35+ sends: its clients then see changes only
 # when they relist, and a 1-second pod takes a minute), SeaweedFS's weed
-# (the object store) and rclone (for the image that fetches and uploads).
+# (the object store) and rclone (for the image that fetches and uploads),
+# and the real node's containerd with its runc shim and its DRA driver.
 # The two controllers serve health checks on every interface; their copies
 # are patched to listen on 127.0.0.1 only (no flag or env sets the address).
 #
@@ -269,7 +271,8 @@ build_rclone() {
 }
 
 # The cluster's servers and operators: Kubernetes' own binaries, etcd,
-# Tekton's binaries, Kueue, mpi-operator, KWOK and CoreDNS, built together
+# Tekton's binaries, Kueue, mpi-operator, Kubeflow Trainer and JobSet,
+# KWOK and CoreDNS, built together
 # from one module (operators/go.mod beside this script, which requires each
 # at its version of versions.sh), so that the libraries they share
 # (Kubernetes' staging modules, client-go, controller-runtime, knative,
@@ -281,7 +284,11 @@ build_rclone() {
 # is why the cluster runs the Kubernetes release whose staging modules the
 # operators need. The binaries are static (CGO_ENABLED=0, as Kubernetes'
 # own release builds them): Tekton's run in pods, and one setting keeps
-# every package compiled once.
+# every package compiled once. Kubeflow Trainer v2.3.0 is one of them, and
+# so Kueue's TrainJob integration compiles against Trainer's v2.3.0 API
+# (Kueue v0.19.2's go.mod asks for v2.2.1; the Kueue TrainJob test is what
+# says it still behaves), with logr v1.4.4 and scheduler-plugins
+# v0.35.4-devel for everyone.
 #
 OPERATOR_BINARIES="
 kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes KUBERNETES_VERSION
@@ -299,6 +306,8 @@ tekton-workingdirinit github.com/tektoncd/pipeline/cmd/workingdirinit github.com
 tekton-sidecarlogresults github.com/tektoncd/pipeline/cmd/sidecarlogresults github.com/tektoncd/pipeline TEKTON_VERSION
 kueue sigs.k8s.io/kueue/cmd/kueue sigs.k8s.io/kueue KUEUE_VERSION
 mpi-operator github.com/kubeflow/mpi-operator/cmd/mpi-operator github.com/kubeflow/mpi-operator MPI_OPERATOR_VERSION
+trainer-controller-manager github.com/kubeflow/trainer/v2/cmd/trainer-controller-manager github.com/kubeflow/trainer/v2 TRAINER_VERSION
+jobset sigs.k8s.io/jobset sigs.k8s.io/jobset JOBSET_VERSION
 kwok sigs.k8s.io/kwok/cmd/kwok sigs.k8s.io/kwok KWOK_VERSION
 coredns github.com/coredns/coredns github.com/coredns/coredns COREDNS_VERSION
 "
@@ -448,6 +457,57 @@ lane_objectstore() {
   build_seaweedfs
 }
 
+# The fourth lane: the real node's runtime and its DRA driver, each from a
+# copy of its own module (measured cold, alone on 2 cores: containerd and
+# its shim 133 CPU-seconds, the driver 148).
+#
+# build_containerd: containerd and its runc shim, with one go build, for
+# the CDI devices that kubelet passes in CRI's ContainerConfig.CDIDevices
+# (DRA's, scripts/e2e/dra.sh), which Debian's containerd 1.6 ignores. Static
+# (CGO_ENABLED=0), without the snapshotters that need cgo or a kernel
+# module the node does not use (btrfs, devmapper, ZFS) and without
+# OpenTelemetry's exporters (cmd/containerd/builtins/*.go in the module say
+# which tag drops which); urfave_cli_no_docs as its Makefile builds it.
+CONTAINERD_TAGS="no_btrfs no_devmapper no_zfs no_tracing urfave_cli_no_docs osusergo netgo"
+build_containerd() {
+  local v=$CONTAINERD_VERSION r n missing=()
+  r=$(recipe "$(declare -f build_containerd module_copy go_build_into)" "$v" "$CONTAINERD_TAGS" "$LDFLAGS" "$GCFLAGS")
+  for n in containerd containerd-shim-runc-v2; do from_cache "$n" "$v" "$r" || missing+=("$n"); done
+  [ ${#missing[@]} -gt 0 ] || return 0
+  log "building containerd and containerd-shim-runc-v2 $v"
+  local src=$work/containerd-$v
+  module_copy github.com/containerd/containerd/v2 "$v" "$src"
+  CGO_ENABLED=0 go_build_into "$src" "$work/containerd-out" -tags "$CONTAINERD_TAGS" \
+    -ldflags "$LDFLAGS -X github.com/containerd/containerd/v2/version.Version=$v" ./cmd/containerd ./cmd/containerd-shim-runc-v2
+  local took=$((SECONDS - built_from))
+  for n in containerd containerd-shim-runc-v2; do store "$n" "$v" "$r" "$work/containerd-out/$n" "$took"; done
+  rm -rf "$src"
+}
+# build_dra_driver: the DRA example driver's kubelet plugin, with the
+# versions its own go.mod pins (k8s.io v0.34: in the operators' module,
+# its CDI library's runtime-tools does not compile against the newer
+# runtime-spec). Its module's checksum is missing from the checksum
+# database, so the download skips it (GONOSUMDB, here only) and the hash
+# is checked against versions.sh's instead.
+build_dra_driver() {
+  local v=$DRA_DRIVER_VERSION mod=sigs.k8s.io/dra-example-driver n=dra-example-kubeletplugin r sum
+  r=$(recipe "$(declare -f build_dra_driver module_copy go_build)" "$v" "$DRA_DRIVER_SUM" "$LDFLAGS" "$GCFLAGS")
+  from_cache "$n" "$v" "$r" && return
+  log "building $n $v"
+  local -x GONOSUMDB=$mod${GONOSUMDB:+,$GONOSUMDB}
+  sum=$(go mod download -json "$mod@$v" | sed -n 's/^\t"Sum": "\(.*\)",$/\1/p')
+  [ "$sum" = "$DRA_DRIVER_SUM" ] || { log "$mod@$v has hash '$sum', not $DRA_DRIVER_SUM (versions.sh)"; exit 1; }
+  local src=$work/$n-$v
+  module_copy "$mod" "$v" "$src"
+  CGO_ENABLED=0 go_build "$src" "$work/$n" ./cmd/$n -ldflags "$LDFLAGS"
+  store "$n" "$v" "$r" "$work/$n"
+  rm -rf "$src"
+}
+lane_node() {
+  build_containerd
+  build_dra_driver
+}
+
 # The lanes, and the images' Debian root filesystem (mostly downloads),
 # run as jobs of their own process groups (set -m), so that the first
 # failure, an interrupt or the end of this script stops all of them,
@@ -462,6 +522,8 @@ jobs_left+=($!)
 lane_argo &
 jobs_left+=($!)
 lane_objectstore &
+jobs_left+=($!)
+lane_node &
 jobs_left+=($!)
 bash "$here/images.sh" rootfs &
 jobs_left+=($!)

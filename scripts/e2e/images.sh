@@ -10,7 +10,11 @@
 #                       mpi-operator's own images are (build/base/Dockerfile
 #                       and openmpi.Dockerfile in its module): OpenMPI,
 #                       mpi4py, and sshd run by user mpiuser (uid 1000) on
-#                       port 2222 with the key mpi-operator mounts.
+#                       port 2222 with the key mpi-operator mounts; and
+#                       PyTorch (Debian's python3-torch 1.13, CPU, with
+#                       the gloo backend) and its torchrun, through
+#                       image/torchrun, whose ranks run the recorder as
+#                       `python`, for the TrainJobs of Kubeflow Trainer.
 #   mlcube-e2e/nop:1    the same files, with Tekton's nop as entrypoint.
 #   mlcube-e2e/argo4:1  the same files, with Argo 4's argoexec first on its
 #                       PATH: the executor image of the 4.x controller,
@@ -26,6 +30,19 @@
 #                       must stay POSIX. A name of the base image's one
 #                       layer, so that the node imports nothing more.
 #   mlcube-e2e/pause:1  the pod sandbox: Kubernetes' own pause.c, static.
+# PyTorch is in the one root filesystem, not an image of its own: each
+# image here is one layer of the same files, so a step of any image (a
+# workflow's kubectl or executor step beside a TrainJob's ranks) finds
+# what it needs, and the node imports one layer. Measured on 2 cores
+# that other work kept busy (bookworm, 2026-11): debootstrap 84 and 112 s
+# without python3-torch, 163 and 275 s with it (the second run 43 against
+# 113 CPU-seconds; 460 packages against 157: libtorch pulls OpenCV, LLVM,
+# GDAL, Qt and more, nearly all in the import's library closure); the root
+# filesystem's tar 1,305 MB against 230 MB; `import torch,
+# torch.distributed` about 4 s. The debootstrap runs beside the Go builds
+# (build.sh), so a cold run waits for none of it; the larger layer costs
+# the node's import at each start: 45 to 50 s against 20 (the base image
+# 1,849 MB against 774; docs/development.md).
 # The Debian root filesystem and the images are cached as tars in
 # $E2E_CACHE/images, each named by a hash of what goes into it, so an image
 # is rebuilt only when that changes; .e2e/images/ links to the ones this
@@ -42,16 +59,20 @@ work=$(mktemp -d "$E2E_CACHE/tmp/images.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 # rootfs: debootstrap's minbase with these packages, without apt's caches.
-packages=python3,openmpi-bin,python3-mpi4py,openssh-server,openssh-client
+packages=python3,openmpi-bin,python3-mpi4py,openssh-server,openssh-client,python3-torch
 rootfs=$E2E_CACHE/rootfs-$DEBIAN_SUITE-$(echo "$packages" | sha256sum | cut -c1-8).tar
 # make_rootfs: the root filesystem's tar, from the cache or debootstrapped.
 make_rootfs() {
   [ ! -s "$rootfs" ] || { log "the $DEBIAN_SUITE root filesystem: from the cache ($(basename "$rootfs"))"; return; }
-  log "debootstrap $DEBIAN_SUITE minbase with $packages (about two minutes)"
+  log "debootstrap $DEBIAN_SUITE minbase with $packages (about three minutes)"
   tmp=$work/rootfs
   mkdir -p "$tmp"
   debootstrap --variant=minbase --include="$packages" "$DEBIAN_SUITE" "$tmp" "$DEBIAN_MIRROR" >"$work/debootstrap.log" 2>&1 ||
     { tail -20 "$work/debootstrap.log" >&2; exit 1; }
+  # With python3-torch's packages, debootstrap once left the target's
+  # /proc mounted (not again since): it must not go into the tar, nor
+  # stop its removal.
+  ! mountpoint -q "$tmp/proc" || umount "$tmp/proc"
   rm -rf "$tmp"/var/cache/apt/archives/*.deb "$tmp"/var/lib/apt/lists/* "$tmp"/usr/share/doc "$tmp"/usr/share/man \
     "$tmp"/etc/ssh/ssh_host_*
   tar -C "$tmp" --numeric-owner -cf "$rootfs.part.$$" .
@@ -110,11 +131,23 @@ mpi_setup() {
   printf 'pml = ob1\nbtl = self,tcp\nosc = ^ucx\n' >>"$dir/etc/openmpi/openmpi-mca-params.conf"
 }
 
+# torch_setup DIR: Debian's torchrun (PyTorch 1.13) fails at its start
+# under Python 3.11 ("'NoneType' object has no attribute 'get'"): 3.11's
+# IntFlag no longer iterates over a flag's zero and multi-bit members, so
+# Std.from_str("0"), the default of its --redirects and --tee, finds none
+# and gives None (torch/distributed/elastic/multiprocessing/api.py;
+# PyTorch 2.0 no longer iterates). The copy names the four members.
+torch_setup() {
+  local f=$1/usr/lib/python3/dist-packages/torch/distributed/elastic/multiprocessing/api.py
+  grep -qxF '            for s in Std:' "$f" || { log "$f changed: update torch_setup"; exit 1; }
+  sed -i 's/^            for s in Std:$/            for s in (Std.NONE, Std.OUT, Std.ERR, Std.ALL):/' "$f"
+}
+
 # The inputs of the base image, by content alone (not by path, which
 # differs from clone to clone): a change to any of them rebuilds it.
 base_inputs() {
   local f
-  for f in "$rootfs" "$here/image/record" "$here/images.sh" \
+  for f in "$rootfs" "$here/image/record" "$here/image/torchrun" "$here/images.sh" \
     "$E2E_BIN/kubectl" "$E2E_BIN/argoexec" "$E2E_BIN/argoexec4" "$E2E_BIN/rclone" $(for n in $TEKTON_BINARIES; do echo "$E2E_BIN/tekton-$n"; done); do
     sha256sum <"$f"
   done
@@ -126,8 +159,10 @@ if [ ! -s "$images/base-$key.tar" ]; then
   mkdir -p "$dir"
   tar -C "$dir" -xf "$rootfs"
   mpi_setup "$dir"
+  torch_setup "$dir"
   install -m 0755 "$here/image/record" "$dir/usr/local/bin/mlcube-e2e-record"
   ln -s mlcube-e2e-record "$dir/usr/local/bin/python"
+  install -m 0755 "$here/image/torchrun" "$dir/usr/local/bin/torchrun"
   strip -o "$dir/usr/local/bin/kubectl" "$E2E_BIN/kubectl"
   strip -o "$dir/usr/local/bin/argoexec" "$E2E_BIN/argoexec"
   install -m 0755 "$E2E_BIN/rclone" "$dir/usr/local/bin/rclone"

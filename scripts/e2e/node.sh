@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sourced by up.sh once the API server runs: starts the real node beside
-# the KWOK ones. containerd (Debian's) with runc and the CNI bridge,
-# kubelet and kube-proxy (built from Kubernetes), the e2e images imported.
+# the KWOK ones. containerd (built from its module) with Debian's runc and
+# CNI bridge, kubelet and kube-proxy (built from Kubernetes), the e2e
+# images imported (by Debian's ctr, which containerd v2 still serves).
 # It runs in the cluster's network namespace (node_netns below), which
 # holds its address, bridge, routes and netfilter rules. Every change it
 # makes outside .e2e/ (the namespace, a kernel module, kubelet's global
@@ -64,32 +65,48 @@ node_netns() {
   in_netns ip route add default dev e2e-default
 }
 
+# node_containerd: containerd v2 (build.sh), configured in its version 4
+# format, where each server plugin has its own address: both sockets are
+# named, or the ttrpc one would be /run/containerd's. Its CRI plugin reads
+# CDI specs from the node's cdi folder, where the DRA driver writes them
+# (dra.sh), and adds each device that kubelet names in a container's
+# CDIDevices (internal/cri/opts/spec_linux.go, WithCDI). NRI is off: it
+# would listen on /var/run/nri. The shims' sockets stay in
+# /run/containerd/s (core/runtime/v2/shim_unix.go, defaultSocketDir), as
+# containerd 1.6's did.
 node_containerd() {
+  mkdir -p "$node_dir/cdi"
   cat >"$node_dir/containerd/config.toml" <<TOML
-version = 2
+version = 4
 root = "$node_dir/containerd/root"
 state = "$node_dir/containerd/state"
-disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshotter.v1.btrfs",
-  "io.containerd.snapshotter.v1.zfs", "io.containerd.snapshotter.v1.devmapper", "io.containerd.tracing.processor.v1.otlp"]
-[grpc]
+disabled_plugins = ["io.containerd.nri.v1.nri"]
+[plugins."io.containerd.server.v1.grpc"]
   address = "$node_dir/containerd/containerd.sock"
+[plugins."io.containerd.server.v1.ttrpc"]
+  address = "$node_dir/containerd/containerd.sock.ttrpc"
 [plugins."io.containerd.internal.v1.opt"]
   path = "$node_dir/containerd/opt"
-[plugins."io.containerd.grpc.v1.cri"]
-  sandbox_image = "docker.io/mlcube-e2e/pause:1"
+[plugins."io.containerd.cri.v1.images"]
+  snapshotter = "overlayfs"
+  [plugins."io.containerd.cri.v1.images".pinned_images]
+    sandbox = "docker.io/mlcube-e2e/pause:1"
+[plugins."io.containerd.cri.v1.runtime"]
   restrict_oom_score_adj = true
-  stream_server_address = "127.0.0.1"
   netns_mounts_under_state_dir = true
-  [plugins."io.containerd.grpc.v1.cri".containerd]
-    snapshotter = "overlayfs"
+  cdi_spec_dirs = ["$node_dir/cdi"]
+  [plugins."io.containerd.cri.v1.runtime".containerd]
     default_runtime_name = "runc"
-    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
+    [plugins."io.containerd.cri.v1.runtime".containerd.runtimes.runc]
       runtime_type = "io.containerd.runc.v2"
-      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
+      runtime_path = "$E2E_BIN/containerd-shim-runc-v2"
+      [plugins."io.containerd.cri.v1.runtime".containerd.runtimes.runc.options]
         Root = "$node_dir/runc"
-  [plugins."io.containerd.grpc.v1.cri".cni]
-    bin_dir = "/usr/lib/cni"
+  [plugins."io.containerd.cri.v1.runtime".cni]
+    bin_dirs = ["/usr/lib/cni"]
     conf_dir = "$node_dir/cni/net.d"
+[plugins."io.containerd.grpc.v1.cri"]
+  stream_server_address = "127.0.0.1"
 TOML
   cat >"$node_dir/cni/net.d/10-mlcube-e2e.conflist" <<CNI
 {"cniVersion": "0.4.0", "name": "mlcube-e2e", "plugins": [
@@ -97,7 +114,7 @@ TOML
    "ipam": {"type": "host-local", "ranges": [[{"subnet": "$NODE_POD_CIDR"}]], "routes": [{"dst": "0.0.0.0/0"}],
             "dataDir": "$node_dir/cni/ipam"}}]}
 CNI
-  start containerd containerd --config "$node_dir/containerd/config.toml"
+  start containerd "$E2E_BIN/containerd" --config "$node_dir/containerd/config.toml"
   wait_for containerd 30 ctr --address "$node_dir/containerd/containerd.sock" version
   local image
   for image in base pause; do

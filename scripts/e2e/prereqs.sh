@@ -21,7 +21,7 @@ PACKAGES=(
   "iproute2:/sbin/ip"                                 # the network namespace, its addresses and routes
   "procps:/sbin/sysctl"                               # the node's sysctls
   "kmod:/sbin/modprobe"                               # br_netfilter
-  "containerd:/usr/bin/containerd"                    # the real node's runtime
+  "containerd:/usr/bin/ctr"                           # ctr, which imports the node's images (its containerd is built)
   "runc:/usr/sbin/runc"                               # its containers
   "containernetworking-plugins:/usr/lib/cni/bridge"   # its pods' network
   "iptables:/usr/sbin/iptables"                       # kube-proxy's Services

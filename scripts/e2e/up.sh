@@ -4,9 +4,10 @@
 # etcd, kube-apiserver, kube-controller-manager, kube-scheduler, KWOK (the
 # kubelet of the fake nodes the suite registers), Argo's workflow-controller
 # and mpi-operator's controller, the real node (node.sh) and its DNS
-# (dns.sh), Tekton's controller (tekton.sh), Kueue's (kueue.sh), the object
-# store that is Argo's artifact repository (objectstore.sh), and installs
-# the CRDs of Argo, Tekton, mpi-operator, Dask and Kueue. Every PID goes into .e2e/run/pids so that down.sh
+# (dns.sh), Tekton's controller (tekton.sh), Kueue's (kueue.sh), Kubeflow
+# Trainer's and JobSet's (trainer.sh), the object store that is Argo's
+# artifact repository (objectstore.sh), and installs the CRDs of Argo,
+# Tekton, mpi-operator, Dask, Kueue, JobSet and Trainer. Every PID goes into .e2e/run/pids so that down.sh
 # stops exactly these processes. On failure it stops them too.
 set -Eeuo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -179,6 +180,10 @@ done
 log "the real node $NODE_NAME: containerd, kubelet, kube-proxy"
 node_up
 
+source "$here/dra.sh"
+log "DRA on $NODE_NAME: the DeviceClass $DRA_DRIVER, and the example driver's kubelet plugin with $DRA_DEVICES GPUs"
+dra_up
+
 source "$here/dns.sh"
 log "the cluster's DNS: CoreDNS on $NODE_IP:$COREDNS_PORT, Service kube-dns at $CLUSTER_DNS_IP"
 dns_up
@@ -199,9 +204,17 @@ log "mpi-operator's controller"
 "$kubectl" create namespace mpi-operator >/dev/null
 start mpi-operator "$E2E_BIN/mpi-operator" --kubeConfig="$KUBECONFIG" --lock-namespace=mpi-operator --monitoring-port=0
 
+source "$here/trainer.sh"
+log "JobSet's and Kubeflow Trainer's CRDs, and their controllers ($JOBSET_VERSION, $TRAINER_VERSION) starting"
+trainer_crds
+trainer_start
+
 source "$here/kueue.sh"
 log "Kueue's controller $KUEUE_VERSION, for the namespaces labelled $KUEUE_NAMESPACE_LABEL=true"
 kueue_up
+
+log "JobSet's and Trainer's webhooks, and Trainer's torch-distributed runtime"
+trainer_ready
 
 wait_for "the default service account" 60 "$kubectl" -n default get serviceaccount default
 # Every process started must still run (kube-proxy, say, exits on a bad

@@ -16,6 +16,10 @@ MPI_OPERATOR_VERSION=v0.8.2
 KUEUE_VERSION=v0.19.2
 # Only its kubeflow.org/v1 MPIJob CRD, served beside mpi-operator's v2beta1.
 TRAINING_OPERATOR_VERSION=v1.9.2
+# Kubeflow Trainer's controller manager (TrainJobs and their runtimes) and
+# JobSet's, which runs the JobSet each TrainJob becomes (trainer.sh).
+TRAINER_VERSION=v2.3.0
+JOBSET_VERSION=v0.12.0
 # The cluster's object store (scripts/e2e/objectstore.sh): SeaweedFS's
 # `weed mini`, whose S3 gateway listens on the node's address at S3_PORT
 # and holds S3_BUCKET, Argo's artifact repository. No release tag of the
@@ -68,6 +72,22 @@ NODE_TAINT=e2e.mlcube-compile.io/real-node
 # 16: the suite's runs share them at once (-parallel in run.sh), up to
 # four MPI steps of 4 GPUs among them.
 NODE_GPUS=16
+# The real node's runtime: containerd and its runc shim, built from the
+# module (build.sh), whose CRI plugin hands a container the CDI devices
+# kubelet names (Debian's containerd 1.6 has no CDI).
+CONTAINERD_VERSION=v2.4.2
+# Dynamic Resource Allocation on the real node (scripts/e2e/dra.sh): the
+# DRA example driver's kubelet plugin, a process of the cluster, publishes
+# DRA_DEVICES simulated GPUs (as many as NODE_GPUS, for the same parallel
+# runs) of driver DRA_DRIVER, which the DeviceClass of that name selects;
+# a container's limit of DRA_EXTENDED_RESOURCE gets one of them too. The
+# driver's checksum is not in the Go checksum database: build.sh fetches
+# it with GONOSUMDB and checks its hash against DRA_DRIVER_SUM instead.
+DRA_DRIVER_VERSION=v0.2.0
+DRA_DRIVER_SUM=h1:wIVDmIza7969HfPl0EFuB2B45Axd2U3Mt9nXex53iYs=
+DRA_DRIVER=gpu.example.com
+DRA_DEVICES=16
+DRA_EXTENDED_RESOURCE=example.com/gpu
 # The cluster's DNS (scripts/e2e/dns.sh): CoreDNS with only the plugins
 # its Corefile uses, on the node's address, behind the kube-dns Service.
 CLUSTER_DNS_IP=10.0.0.10
