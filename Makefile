@@ -11,7 +11,7 @@ FUZZFLAGS   ?=
 # Each fuzz target, as package:name.
 FUZZ_TARGETS = ./compiler/internal/spec:FuzzSpec ./compiler/internal/source:FuzzEnvFile ./compiler/internal/source:FuzzYAMLSlip ./compiler/internal/spec:FuzzValues ./cmd/mlcube-compile:FuzzCompile ./cmd/mlcube-compile:FuzzLint
 
-.PHONY: help build test golden lint lint-cubes fmt tidy fuzz fuzz-build fuzz-long bench e2e e2e-up e2e-down e2e-clean-cache ci
+.PHONY: help build release test golden lint lint-cubes fmt tidy fuzz fuzz-build fuzz-long bench e2e e2e-up e2e-down e2e-clean-cache ci
 
 # CUBES are the folders lint-cubes checks, and LINT_EXCLUDE the globs it
 # leaves out: MedPerf's containers a cluster cannot run (archives,
@@ -28,6 +28,19 @@ COMMIT  ?= $(shell git rev-parse HEAD 2>/dev/null)
 
 build: ## Build the binary into bin/, stamped with VERSION and COMMIT.
 	$(GO) build -ldflags "-X main.version=$(VERSION) -X main.commit=$(COMMIT)" -o $(BIN) ./cmd/mlcube-compile
+
+# RELEASE_TARGETS are the GOOS/GOARCH pairs make release builds into DIST;
+# RELEASE_CGO and RELEASE_FLAGS how (static, -trimpath): the command's
+# test builds one target with the flags its own build has, which the
+# build cache already holds (cmd/mlcube-compile/release_test.go).
+RELEASE_TARGETS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
+DIST            ?= dist
+RELEASE_CGO     ?= 0
+RELEASE_FLAGS   ?= -trimpath
+
+release: ## Build versioned binaries (RELEASE_TARGETS: linux and darwin, amd64 and arm64) into DIST/ (dist/), with DIST/SHA256SUMS; offline.
+	@GO="$(GO)" VERSION="$(VERSION)" COMMIT="$(COMMIT)" DIST="$(DIST)" RELEASE_TARGETS="$(RELEASE_TARGETS)" \
+		RELEASE_CGO="$(RELEASE_CGO)" RELEASE_FLAGS="$(RELEASE_FLAGS)" bash scripts/release.sh
 
 test: ## Run every test.
 	$(GO) test ./...

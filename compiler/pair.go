@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/mlcube-compile/mlcube-compile/compiler/internal/source"
+	"github.com/mlcube-compile/mlcube-compile/compiler/internal/spec"
+	"github.com/mlcube-compile/mlcube-compile/schema"
 )
 
 // Pairing is what Pair decided: the options with the files the flags left
@@ -43,8 +45,10 @@ var platformNames = []string{"platform.yaml", "platform.yml"}
 //     is the current folder's unless --mlcube says otherwise, and no
 //     platform file is read unless --platform names one.
 //
-// A --task that names a task of the cube, not a file, pairs as no pipeline
-// file does. Pair reads nothing but whether files exist, through opts.FS.
+// A --task that names tasks of the cube, not a file, pairs as no pipeline
+// file does. Pair reads nothing but whether files exist, through opts.FS,
+// and, for a --task that is a bare name and a file too, the cube's task
+// names.
 func Pair(opts Options) Pairing {
 	files := source.New(opts.FS)
 	out := Pairing{Options: opts}
@@ -57,7 +61,7 @@ func Pair(opts Options) Pairing {
 		out.Unplaced = opts.Platform == ""
 		return out
 	}
-	if isTaskFile(files, opts.Task) {
+	if isTaskFile(files, opts) {
 		dir, beside = filepath.Dir(opts.Task), "beside the pipeline"
 		root := legacyRoot(files, dir)
 		if opts.MLCube != "" {
@@ -87,17 +91,28 @@ func Pair(opts Options) Pairing {
 // candidate is a platform file Pair may choose, and where it is.
 type candidate struct{ path, beside string }
 
-// isTaskFile tells a --task that names a file from one that names a task
-// of the cube: a file that is there, or a path or YAML name that is not
+// isTaskFile tells a --task that names a file from one that names tasks
+// of the cube, by spec.NamesTasks: a file that is there, unless its bare
+// name is a task of the cube too, or a path or YAML name that is not
 // (whose reading then says so).
-func isTaskFile(files *source.Files, task string) bool {
-	switch {
-	case task == "":
-		return false
-	case isFile(files, task):
-		return true
+func isTaskFile(files *source.Files, opts Options) bool {
+	return opts.Task != "" && !spec.NamesTasks(files, opts.Task, func() []string { return CubeTasks(opts) })
+}
+
+// CubeTasks are the names --task takes for the cube opts.MLCube names
+// ("." when empty): its tasks, or a 1.0 cube's run files; nil when it
+// cannot be read, which its compilation reports.
+func CubeTasks(opts Options) []string {
+	s, err := opts.Schema, error(nil)
+	if s == nil {
+		s, err = schema.Load()
 	}
-	return strings.ContainsAny(task, `/\`) || strings.HasSuffix(task, ".yaml") || strings.HasSuffix(task, ".yml")
+	if err != nil {
+		return nil
+	}
+	var names []string
+	s.Do(func(sc *schema.Context) { names = spec.CubeTaskNames(sc, source.New(opts.FS), opts.MLCube) })
+	return names
 }
 
 // legacyRoot is the folder above run/ when dir is the run/ folder of a

@@ -15,7 +15,7 @@ var errorDocs = []CodeDoc{
 	{WrongValue, "a value the schema refuses", "The message says what the field takes (a string, a number, one of a list, a pattern): write a value of that kind."},
 	{MissingField, "a required field is missing", "Add the field the message names."},
 	{UnknownName, "a name that is not there: a task, cube, step or parameter", "The message lists the names there are, and the hint the nearest: use one of them."},
-	{BadParamRef, "a `${params.X}` reference that cannot be used", "A reference names a pipeline param, and only the pipeline file's args, env, paths and values may hold one: not a cube's own fields, configs, MPI or Dask steps, nor right after `$` or `{`."},
+	{BadParamRef, "a `${params.X}` reference that cannot be used", "A reference names a pipeline param, and only the pipeline file's args, env, paths and values may hold one: not a cube's own fields or configs, nor right after `$` or `{`. In an MPI or Dask step it takes the value `--set` or `-f` gives at compile time (a value given at submit time does not reach it), and is refused without one."},
 	{BadParam, "a parameter declared wrong", "A param's name is letters, digits, `_` and `-`; a required param has no default; a default is one of its `enum`; a value the run needs now (a Job has no run-time parameters) is given with `--set` or `-f`; a cube parameter is an input or an output, not both."},
 	{NoNameChars, "a name with no letters or digits", "Kubernetes names are made of letters and digits: rename the pipeline or step."},
 	{DependencyCycle, "a dependency cycle", "The steps named read what each other writes, or name each other in `after:`: break the cycle by changing a path or an `after:`."},

@@ -62,8 +62,9 @@ func Emit(p *ir.Pipeline, req Request) (emit.Result, error) {
 	return res, res.Err()
 }
 
-// Compile turns the request's specs into the YAML stream of every object
-// its backend emits, in the order they are applied. Its error is a
+// Compile turns the request's specs into the YAML stream (or JSON, as
+// req.Format asks) of every object its backend emits, in the order they
+// are applied. Its error is a
 // UsageError, the diag.Diagnostics of the spec's errors, or an
 // InternalError; the warnings come back with any of them.
 func Compile(req Request) (Output, error) {
@@ -85,7 +86,11 @@ func compile(req Request) (Output, error) {
 	if err != nil {
 		return Output{Warnings: warnings}, err
 	}
-	out, err := emit.Encode(res.Objects()...)
+	encode := emit.Encode
+	if req.Format == "json" {
+		encode = emit.EncodeJSON
+	}
+	out, err := encode(res.Objects()...)
 	if err != nil {
 		return Output{Warnings: warnings}, InternalError{Input: Describe(req.Compiler), Err: err}
 	}

@@ -57,13 +57,23 @@ type Request struct {
 	Compiler compiler.Options
 	Backend  string
 	Emit     emit.Options
+	// Format is how the objects are written: yaml (also when empty) or
+	// json, one of OutputFormats.
+	Format string
 }
+
+// OutputFormats are the forms the objects are written in, the default
+// first: a YAML stream, or JSON (one object, or a v1 List of several).
+var OutputFormats = []string{"yaml", "json"}
 
 // prepare checks the backend, the kind and the schedule flags together,
 // and says in the compiler's options why params need values now, if they
 // do; a --namespace that is no namespace is refused here, before the
 // specs are read. Its errors are UsageErrors.
 func (r *Request) prepare() (emit.Engine, error) {
+	if r.Format != "" && !slices.Contains(OutputFormats, r.Format) {
+		return nil, UsageError{fmt.Errorf("unknown --format %q (formats: %s)%s", r.Format, strings.Join(OutputFormats, ", "), diag.Suggest(r.Format, OutputFormats))}
+	}
 	e, ok := engine(r.Backend)
 	if !ok {
 		names := append(Backends(), AllBackends)

@@ -24,21 +24,23 @@ type fileSet struct {
 }
 
 // find walks the paths and classifies every YAML file: by name, by
-// the --platform and --task globs, then by content (a file that does not
-// parse, by the keys its lines show); the YAML files that are none of
-// ours are kept as skipped. Hidden files and folders (but a compact
-// cube's .mlcube.yaml), and those --exclude matches, are skipped; symbolic links to files are followed.
-func find(paths []string, opts Options) (*fileSet, error) {
+// the --platform and --task globs (globs.go), then by content (a file
+// that does not parse, by the keys its lines show); the YAML files that
+// are none of ours are kept as skipped. Hidden files and folders (but a
+// compact cube's .mlcube.yaml), and those --exclude matches, are
+// skipped; symbolic links to files are followed. g keeps which globs
+// matched.
+func find(paths []string, opts Options, g *globs) (*fileSet, error) {
 	set := &fileSet{files: map[string]compiler.FileKind{}}
-	excluded := func(path string) bool {
-		return slices.ContainsFunc(opts.Exclude, func(g string) bool { return globMatch(g, path) })
+	excluded := func(root, path string) bool {
+		return slices.ContainsFunc(opts.Exclude, func(glob string) bool { return g.match(glob, root, path) })
 	}
-	classify := func(path string) {
+	classify := func(root, path string) {
 		kind := compiler.Classify(path)
 		switch {
-		case globMatch(opts.TaskGlob, path):
+		case g.match(opts.TaskGlob, root, path):
 			kind = compiler.TaskFile
-		case globMatch(opts.PlatformGlob, path):
+		case g.match(opts.PlatformGlob, root, path):
 			kind = compiler.PlatformFile
 		}
 		switch kind {
@@ -55,12 +57,12 @@ func find(paths []string, opts Options) (*fileSet, error) {
 			return nil, fmt.Errorf("cannot lint %s: %w", root, unwrapPathError(err))
 		}
 		if !info.IsDir() {
-			classify(root)
+			classify(filepath.Dir(root), root)
 			continue
 		}
 		err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 			hidden := d.Name()[0] == '.' && (d.IsDir() || d.Name() != compiler.CompactCubeFile)
-			skipped := path != root && (hidden || excluded(path))
+			skipped := path != root && (hidden || excluded(root, path))
 			switch {
 			case err != nil:
 				return err
@@ -70,10 +72,10 @@ func find(paths []string, opts Options) (*fileSet, error) {
 				return nil
 			case d.Type()&fs.ModeSymlink != 0:
 				if info, err := os.Stat(path); err == nil && info.Mode().IsRegular() {
-					classify(path)
+					classify(root, path)
 				}
 			case d.Type().IsRegular():
-				classify(path)
+				classify(root, path)
 			}
 			return nil
 		})
@@ -82,18 +84,6 @@ func find(paths []string, opts Options) (*fileSet, error) {
 		}
 	}
 	return set, nil
-}
-
-// globMatch matches a glob against a file's path or its name.
-func globMatch(glob, path string) bool {
-	if glob == "" {
-		return false
-	}
-	if ok, _ := filepath.Match(glob, path); ok {
-		return true
-	}
-	ok, _ := filepath.Match(glob, filepath.Base(path))
-	return ok
 }
 
 // unwrapPathError is err without the operation and path a *fs.PathError

@@ -64,7 +64,8 @@ func Run(paths []string, opts Options) (Report, error) {
 	if len(paths) == 0 {
 		paths = []string{"."}
 	}
-	set, err := find(paths, opts)
+	g := newGlobs()
+	set, err := find(paths, opts, g)
 	if err != nil {
 		return Report{}, err
 	}
@@ -76,7 +77,7 @@ func Run(paths []string, opts Options) (Report, error) {
 	for i := range units {
 		units[i].opts.Disable = opts.Disable
 	}
-	diags := runUnits(units, opts)
+	diags := append(runUnits(units, opts), compiler.Silence(nil, g.unmatched(opts, paths), opts.Disable)...)
 	if opts.Strict {
 		for i := range diags {
 			diags[i].Severity = diag.Error

@@ -80,7 +80,7 @@ func (s *fileSet) units() []unit {
 		pair(compiler.Options{MLCube: cube}, filepath.Dir(cube))
 	}
 	for _, task := range s.ofKind(compiler.TaskFile) {
-		pair(compiler.Options{Task: task}, filepath.Dir(task))
+		pair(compiler.Options{Task: asFile(task)}, filepath.Dir(task))
 	}
 	for _, p := range s.ofKind(compiler.PlatformFile) {
 		if !used[p] && !s.readByLegacyCube(p) {
@@ -88,6 +88,16 @@ func (s *fileSet) units() []unit {
 		}
 	}
 	return out
+}
+
+// asFile keeps a task file lint found a file: a bare name (train, which
+// a --task glob matched in the folder linted) that is a task of the cube
+// too would name the task, as --task train does (compiler.Pair).
+func asFile(task string) string {
+	if ext := filepath.Ext(task); filepath.Dir(task) != "." || ext == ".yaml" || ext == ".yml" {
+		return task
+	}
+	return "." + string(filepath.Separator) + task
 }
 
 // readByLegacyCube reports whether a platform file is in the platforms/

@@ -95,6 +95,7 @@ func (c *Context) jsonSchema(k Kind, title string) ([]byte, error) {
 		return nil, err
 	}
 	unwrap(out)
+	fitForEditors(out)
 	if tag, ok := tags[k]; ok {
 		if err := discriminate(out, tag); err != nil {
 			return nil, fmt.Errorf("the JSON Schema of %s: %w", k, err)
@@ -107,26 +108,20 @@ func (c *Context) jsonSchema(k Kind, title string) ([]byte, error) {
 }
 
 // unwrap joins the lines of each paragraph of every description in
-// schema s, wrapped as comments are, so that an editor wraps them itself.
+// schema s, wrapped as comments are, so that an editor wraps them itself,
+// and drops the definition's name a description starts with.
 func unwrap(s any) {
-	switch s := s.(type) {
-	case map[string]any:
-		for k, v := range s {
-			if d, ok := v.(string); ok && k == "description" {
-				paras := strings.Split(d, "\n\n")
-				for i, p := range paras {
-					paras[i] = strings.Join(strings.Fields(p), " ")
-				}
-				s[k] = strings.Join(paras, "\n\n")
-				continue
-			}
-			unwrap(v)
+	walk(s, func(m map[string]any) {
+		d, ok := m["description"].(string)
+		if !ok {
+			return
 		}
-	case []any:
-		for _, v := range s {
-			unwrap(v)
+		paras := strings.Split(d, "\n\n")
+		for i, p := range paras {
+			paras[i] = strings.Join(strings.Fields(p), " ")
 		}
-	}
+		m["description"] = plainDescription(strings.Join(paras, "\n\n"))
+	})
 }
 
 // tags names, for a kind that is one of two layouts, the key only one of

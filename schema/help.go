@@ -131,11 +131,11 @@ func fieldHelp(v cue.Value, a cue.Attribute) ([]patternHelp, error) {
 }
 
 // bounds returns the patterns of v: its own, or those of the values it is
-// the unification of.
+// the unification of, or the disjunction of.
 func bounds(v cue.Value) []bound {
 	op, args := v.Expr()
 	switch op {
-	case cue.AndOp:
+	case cue.AndOp, cue.OrOp:
 		var out []bound
 		for _, a := range args {
 			out = append(out, bounds(a)...)

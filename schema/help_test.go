@@ -26,6 +26,7 @@ func TestHelpIsReadFromTheSchema(t *testing.T) {
 		{`=~"^[a-z0-9-]+$"`, "want a region such as us-east-1"},
 		{`=~"^[-._a-zA-Z0-9]+$"`, "want a Secret key: letters, digits, '-', '_' and '.'"},
 		{`=~"^[a-z0-9.-]+/[A-Za-z0-9._-]+$"`, "want a domain-prefixed resource name such as example.com/gpu"},
+		{`=~"^\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([KMGTPE]i|[numkMGTPE]|[eE][-+]?[0-9]+)?$"`, "want a Kubernetes quantity, such as 500m, 4, 16Gi or 10G"},
 	}
 	s.Do(func(c *Context) {
 		if len(c.help) != len(want) {

@@ -25,6 +25,27 @@ func Encode(objs ...any) ([]byte, error) {
 	return out.Bytes(), nil
 }
 
+// EncodeJSON writes the objects as indented JSON, as kubectl get -o json
+// prints them: one object as itself, several as the items of a v1 List,
+// in the order given, which kubectl create -f takes as it takes the YAML
+// stream.
+func EncodeJSON(objs ...any) ([]byte, error) {
+	items := make([]any, len(objs))
+	for i, obj := range objs {
+		m, err := clean(obj)
+		if err != nil {
+			return nil, fmt.Errorf("encoding object %d: %w", i, err)
+		}
+		items[i] = m
+	}
+	var doc any = map[string]any{"apiVersion": "v1", "kind": "List", "items": items}
+	if len(items) == 1 {
+		doc = items[0]
+	}
+	out, err := json.MarshalIndent(doc, "", "  ")
+	return append(out, '\n'), err
+}
+
 // YAML writes one object as YAML, without what only the API server sets.
 func YAML(obj any) (string, error) {
 	m, err := clean(obj)

@@ -65,9 +65,7 @@ func emitKind(p *ir.Pipeline, opts emit.Options) (emit.Result, error) {
 			return emit.Result{}, err
 		}
 		res.Run = pl
-		for _, s := range settings {
-			res.Warnings = append(res.Warnings, s.warning())
-		}
+		res.Warnings = append(res.Warnings, startWarnings(p, pl, settings)...)
 	}
 	if cm := kube.ConfigMap(p); cm != nil {
 		res.ConfigMap = cm

@@ -25,31 +25,70 @@ import (
 const placeholder = "VALUE"
 
 // setting is part of a run that a Pipeline cannot carry: what in the spec
-// asks for it, why the Pipeline does not say it, and how to give it at
-// start: tkn pipeline start's flags, with a file they name and what it
-// holds, and the PipelineRun field; or, where tkn has no flag for it, the
-// field alone.
+// asks for it, what the Pipeline lacks (and why it matters), and how to
+// give it at start: tkn pipeline start's flags, with a file they name and
+// what it holds; or, where tkn has no flag for it, the PipelineRun field.
 type setting struct {
 	at            diag.Loc
-	why           string
+	lacks         string
 	flags         string
 	file, content string
 	field         string
 }
 
-// warning says how to give the setting. The flags follow "start it with
-// tkn pipeline start " and end at ", where" or " (in a PipelineRun: ";
-// a field tkn cannot set follows "add " and ends at " to its
-// spec.taskRunSpecs". backends/tekton/tkntest reads them back so.
-func (s setting) warning() diag.Diagnostic {
-	if s.flags == "" {
-		return diag.Warnf(diag.TektonNoStartFlag, s.at, "tekton: %s, and tkn pipeline start has no flag for it: print the run by adding --dry-run -o yaml to its flags, %s, and create it with kubectl create -f", s.why, s.field)
+// startWarnings say how to start pl: one warning that names what the
+// Pipeline lacks and ends with the one command line, ready to paste, that
+// writes the files the flags name and runs tkn pipeline start with every
+// flag; a warning of its own for each setting tkn has no flag for. The
+// command follows "start it with: "; a field tkn cannot set follows "add "
+// and ends at " to its spec.taskRunSpecs". backends/tekton/tkntest reads
+// them back so.
+func startWarnings(p *ir.Pipeline, pl *v1.Pipeline, settings []setting) diag.Diagnostics {
+	var out diag.Diagnostics
+	var lacks, files, flags []string
+	for _, s := range settings {
+		if s.flags == "" {
+			out = append(out, diag.Warnf(diag.TektonNoStartFlag, s.at, "tekton: %s, and tkn pipeline start has no flag for it: print the run by adding --dry-run -o yaml to its flags, %s, and create it with kubectl create -f", s.lacks, s.field))
+			continue
+		}
+		lacks, flags = append(lacks, s.lacks), append(flags, s.flags)
+		if s.file != "" {
+			files = append(files, "printf '%s\\n' "+shellQuote(s.content)+" > "+s.file)
+		}
 	}
-	flags := s.flags
-	if s.file != "" {
-		flags += ", where " + s.file + " holds " + s.content
+	if len(flags) == 0 {
+		return out
 	}
-	return diag.Warnf(diag.TektonStartFlag, s.at, "tekton: %s: start it with tkn pipeline start %s (in a PipelineRun: %s)", s.why, flags, s.field)
+	tkn := "tkn pipeline start " + pl.Name
+	if pl.Namespace != "" {
+		tkn += " -n " + pl.Namespace
+	}
+	command := strings.Join(append(files, tkn+" "+strings.Join(flags, " ")), " && ")
+	start := diag.Warnf(diag.TektonStartFlag, p.Spec, "tekton: a Pipeline has %s: start it with: %s", joinAnd(lacks), command)
+	return append(diag.Diagnostics{start}, out...)
+}
+
+// noValue says which params a Pipeline has no value for: "no value for
+// param lr", "no values for params a, b" (they have no default).
+func noValue(names []string) string {
+	if len(names) == 1 {
+		return "no value for param " + names[0] + " (it has no default)"
+	}
+	return "no values for params " + strings.Join(names, ", ") + " (they have no default)"
+}
+
+// joinAnd joins a list as a sentence does: "a, b and c".
+func joinAnd(items []string) string {
+	if len(items) < 2 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
+}
+
+// shellQuote quotes s for a POSIX shell: in single quotes, each of its
+// own closing the quotes, escaped, and opening them again.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // start is the PipelineRun that tkn pipeline start NAME makes of pl with
@@ -93,7 +132,7 @@ func runTimeout(p *ir.Pipeline, run *v1.PipelineRun) setting {
 	run.Spec.Timeouts = &v1.TimeoutFields{Pipeline: &metav1.Duration{Duration: 0}}
 	return setting{
 		at:    p.Spec,
-		why:   "a Pipeline has no run timeout, and Tekton stops a run that sets none after the cluster's default-timeout-minutes (60 unless changed), however long its steps may take",
+		lacks: "no run timeout (Tekton stops a run that sets none after the cluster's default-timeout-minutes, 60 unless changed, however long its steps take)",
 		flags: "--pipeline-timeout 0",
 		field: "spec.timeouts.pipeline: 0s",
 	}
@@ -119,7 +158,7 @@ func requiredParams(p *ir.Pipeline, run *v1.PipelineRun) ([]setting, error) {
 	field, err := json.Marshal(run.Spec.Params)
 	return []setting{{
 		at:    p.Spec.Field("params"),
-		why:   noDefault(names),
+		lacks: noValue(names),
 		flags: "--use-param-defaults " + strings.Join(flags, " "),
 		field: "spec.params: " + string(field),
 	}}, err
@@ -134,7 +173,7 @@ func serviceAccount(p *ir.Pipeline, pr, run *v1.PipelineRun) []setting {
 	run.Spec.TaskRunTemplate.ServiceAccountName = sa
 	return []setting{{
 		at:    platformField(p, "serviceAccountName"),
-		why:   "a Pipeline has no service account, so its tasks would run as the namespace's default",
+		lacks: "no service account (its tasks would run as the namespace's default)",
 		flags: "-s " + sa,
 		field: "spec.taskRunTemplate.serviceAccountName: " + sa,
 	}}
@@ -148,7 +187,7 @@ func workspaces(p *ir.Pipeline, pr, run *v1.PipelineRun) ([]setting, error) {
 		run.Spec.Workspaces = append(run.Spec.Workspaces, *b.DeepCopy())
 		s := setting{at: platformField(p, "storage")}
 		if c := b.PersistentVolumeClaim; c != nil {
-			s.why = fmt.Sprintf("a Pipeline names its workspace %s, not the claim behind it", b.Name)
+			s.lacks = fmt.Sprintf("no claim for its workspace %s", b.Name)
 			s.flags = fmt.Sprintf("-w name=%s,claimName=%s", b.Name, c.ClaimName)
 			s.field = fmt.Sprintf(`add {"name":%q,"persistentVolumeClaim":{"claimName":%q}} to spec.workspaces`, b.Name, c.ClaimName)
 			out = append(out, s)
@@ -158,7 +197,7 @@ func workspaces(p *ir.Pipeline, pr, run *v1.PipelineRun) ([]setting, error) {
 		if err != nil {
 			return nil, err
 		}
-		s.why = fmt.Sprintf("a Pipeline does not say how to make the claim of its workspace %s", b.Name)
+		s.lacks = fmt.Sprintf("no template for the claim of its workspace %s", b.Name)
 		s.file = b.Name + "-claim.yaml"
 		s.flags = fmt.Sprintf("-w name=%s,volumeClaimTemplateFile=%s", b.Name, s.file)
 		s.content = content
@@ -200,7 +239,7 @@ func podTemplates(p *ir.Pipeline, pr, run *v1.PipelineRun) ([]setting, error) {
 		}
 		out = append(out, setting{
 			at:    stepLoc(p, trs.PipelineTaskName),
-			why:   fmt.Sprintf("step %s: a Pipeline cannot carry the pod settings of one task", trs.PipelineTaskName),
+			lacks: fmt.Sprintf("step %s: a Pipeline cannot carry the pod settings of one task", trs.PipelineTaskName),
 			field: "add " + string(text) + " to its spec.taskRunSpecs",
 		})
 	}
@@ -232,7 +271,7 @@ func podTemplateSetting(p *ir.Pipeline, t *pod.PodTemplate) (setting, error) {
 	}
 	return setting{
 		at:      loc,
-		why:     "a Pipeline has no pod template, which its tasks' pods and Tekton's affinity assistant take",
+		lacks:   "no pod template (its tasks' pods and Tekton's affinity assistant take one)",
 		flags:   "--pod-template pod-template.yaml",
 		file:    "pod-template.yaml",
 		content: string(text),

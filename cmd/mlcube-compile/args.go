@@ -22,7 +22,7 @@ type flagSpec struct {
 func flagSpecs(flags []cli.Flag, top bool) map[string]flagSpec {
 	out := map[string]flagSpec{"help": {name: "help"}, "h": {name: "help"}}
 	if top {
-		out["version"], out["v"] = flagSpec{name: "version"}, flagSpec{name: "version"}
+		out["version"] = flagSpec{name: "version"}
 	}
 	for _, f := range flags {
 		names := f.Names()
@@ -58,7 +58,12 @@ func normalizeArgs(app *cli.App, args []string) ([]string, error) {
 		case strings.HasPrefix(a, "-") && a != "-":
 			written, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
 			spec, ok := specs[written]
-			if !ok {
+			switch {
+			case !ok && a == "-P" && i+1 < len(args):
+				return nil, mlcubeOverride(a + args[i+1])
+			case !ok && strings.HasPrefix(a, "-P") && len(a) > 2:
+				return nil, mlcubeOverride(a)
+			case !ok:
 				return nil, unknownFlag(a, scope, specs)
 			}
 			// One token a flag, --name=value, so that it can move.
@@ -128,6 +133,9 @@ func unknownFlag(written, scope string, specs map[string]flagSpec) error {
 		}
 	}
 	msg := fmt.Sprintf("unknown flag %s for %s", written, where)
+	if hint, ok := foreignFlags[strings.TrimLeft(strings.SplitN(written, "=", 2)[0], "-")]; ok {
+		return usageError{fmt.Errorf("%s: %s", msg, hint)}
+	}
 	if near := diag.Nearest(strings.TrimLeft(strings.SplitN(written, "=", 2)[0], "-"), names); near != "" {
 		msg += fmt.Sprintf("; did you mean --%s?", near)
 	}

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/mlcube-compile/mlcube-compile/backends/render"
+	"github.com/mlcube-compile/mlcube-compile/compiler"
 	"github.com/mlcube-compile/mlcube-compile/driver"
 )
 
@@ -17,12 +19,15 @@ const completeCommand = "__complete"
 // under the cursor, "" when it is empty), the words before it being the
 // command line so far: the values of the flag before it (nothing, for
 // file names, where a flag takes a path), flag names when it starts with
-// -, commands before any command, completion's shells; nothing else, so
-// that the shell completes file names.
+// -, commands before any command, completion's shells, the cube's task
+// names after --task; nothing else, so that the shell completes file
+// names.
 func complete(app *cli.App, words []string) []string {
 	cur, before := words[len(words)-1], words[:len(words)-1]
 	line := readLine(app, before)
 	switch {
+	case line.pending == "task" && line.command != "lint":
+		return taskWords(line.seen["mlcube"], cur)
 	case line.pending != "":
 		return flagValues(line.command, line.seen["backend"])[line.pending]
 	case strings.HasPrefix(cur, "-"):
@@ -33,6 +38,23 @@ func complete(app *cli.App, words []string) []string {
 		return shells
 	}
 	return nil
+}
+
+// taskWords are what --task may take for the cube mlcube names (the
+// current folder's when ""): its task names, each after the list typed
+// so far in cur (train,<TAB> offers train,evaluate), but those listed;
+// nothing when there is no cube to read, so that file names complete.
+func taskWords(mlcube, cur string) []string {
+	names := compiler.CubeTasks(compiler.Options{MLCube: mlcube})
+	cut := strings.LastIndex(cur, ",") + 1
+	listed := strings.Split(cur[:cut], ",")
+	var out []string
+	for _, n := range names {
+		if !slices.Contains(listed, n) {
+			out = append(out, cur[:cut]+n)
+		}
+	}
+	return out
 }
 
 // typedLine is a command line as far as it is typed: its command, the

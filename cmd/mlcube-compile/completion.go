@@ -57,16 +57,13 @@ _mlcube_compile_complete() {
 complete -o bashdefault -o default -F _mlcube_compile_complete mlcube-compile
 `
 
-// zshCompletion does the same for zsh.
+// zshCompletion does the same for zsh: file names where no word offered
+// fits what is typed.
 const zshCompletion = `#compdef mlcube-compile
 _mlcube_compile_complete() {
   local -a words_next
   words_next=(${(f)"$(${words[1]} __complete "${(@)words[2,CURRENT]}" 2>/dev/null)"})
-  if (( ${#words_next} )); then
-    compadd -- $words_next
-  else
-    _files
-  fi
+  compadd -- $words_next || _files
 }
 compdef _mlcube_compile_complete mlcube-compile
 `

@@ -1,22 +1,27 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/urfave/cli/v2"
 
 	"github.com/mlcube-compile/mlcube-compile/compiler"
 	"github.com/mlcube-compile/mlcube-compile/diag"
 	"github.com/mlcube-compile/mlcube-compile/driver"
 )
 
+// outputName is the file a backend's output is written to in a folder:
+// BACKEND.yaml, or BACKEND.json for --format json.
+func outputName(backend, format string) string {
+	return backend + "." + cmp.Or(format, driver.OutputFormats[0])
+}
+
 // outputFile is where -o puts one backend's output: the file it names,
-// or BACKEND.yaml in a folder, one that is there or one ending in / that
-// it creates, as --backend all writes each backend's.
-func outputFile(output, backend string) (string, error) {
+// or name (outputName) in a folder, one that is there or one ending in /
+// that it creates, as --backend all writes each backend's.
+func outputFile(output, name string) (string, error) {
 	info, err := os.Stat(output)
 	isDir := err == nil && info.IsDir()
 	if output == "" || !isDir && !strings.HasSuffix(output, "/") {
@@ -25,13 +30,12 @@ func outputFile(output, backend string) (string, error) {
 	if err := os.MkdirAll(output, 0o755); err != nil {
 		return "", fmt.Errorf("creating %s: %w", output, err)
 	}
-	return filepath.Join(output, backend+".yaml"), nil
+	return filepath.Join(output, name), nil
 }
 
-// compileEach is --backend all: one file per backend, BACKEND.yaml, in the
-// folder -o names.
-func compileEach(c *cli.Context, s *session, req driver.Request) error {
-	dir := c.String("output")
+// compileEach is --backend all: one file per backend (outputName), in the
+// folder dir, which -o names.
+func compileEach(s *session, req driver.Request, dir string) error {
 	if dir == "" {
 		return usageError{fmt.Errorf("--backend %s writes one file per backend: name their folder with -o DIR/", driver.AllBackends)}
 	}
@@ -50,24 +54,31 @@ func compileEach(c *cli.Context, s *session, req driver.Request) error {
 	}
 	written := map[string]bool{}
 	for _, o := range outs {
-		if err := writeOutput(filepath.Join(dir, o.Backend+".yaml"), o.Bytes, s.stdout); err != nil {
+		if err := writeOutput(filepath.Join(dir, outputName(o.Backend, req.Format)), o.Bytes, s.stdout); err != nil {
 			return err
 		}
 		written[o.Backend] = true
 	}
-	s.warnings = append(s.warnings, compiler.Silence(nil, staleOutputs(dir, written), req.Compiler.Disable)...)
+	s.warnings = append(s.warnings, compiler.Silence(nil, staleOutputs(dir, req.Format, written), req.Compiler.Disable)...)
 	return nil
 }
 
-// staleOutputs warns of each BACKEND.yaml in dir that this compile did
-// not write, a backend's output from an earlier one: kubectl create -f
-// DIR/ would apply it with the new ones.
-func staleOutputs(dir string, written map[string]bool) diag.Diagnostics {
+// staleOutputs warns of each backend's file in dir (outputName, in either
+// format) that this compile did not write, a backend's output from an
+// earlier one: kubectl create -f DIR/ would apply it with the new ones.
+func staleOutputs(dir, format string, written map[string]bool) diag.Diagnostics {
 	var out diag.Diagnostics
 	for _, backend := range driver.Backends() {
-		path := filepath.Join(dir, backend+".yaml")
-		if _, err := os.Stat(path); err == nil && !written[backend] {
-			out = append(out, diag.Warnf(diag.OutputStale, diag.At(diag.Pos{File: path}).Field("--output"), "not written by this compile, which emits nothing for %s: it is an earlier compile's; remove it before applying the folder", backend))
+		for _, f := range driver.OutputFormats {
+			path := filepath.Join(dir, outputName(backend, f))
+			why := "which emits nothing for " + backend
+			if written[backend] {
+				why = "which writes " + outputName(backend, format)
+			}
+			current := written[backend] && f == cmp.Or(format, driver.OutputFormats[0])
+			if _, err := os.Stat(path); err == nil && !current {
+				out = append(out, diag.Warnf(diag.OutputStale, diag.At(diag.Pos{File: path}).Field("--output"), "not written by this compile, %s: it is an earlier compile's; remove it before applying the folder", why))
+			}
 		}
 	}
 	return out

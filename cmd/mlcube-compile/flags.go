@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 
@@ -55,7 +54,9 @@ func disabledCodes(c *cli.Context) ([]diag.Code, error) {
 func runFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "backend", Aliases: []string{"b"}, Value: "argo", Usage: "what to emit: " + strings.Join(driver.Backends(), ", ") + ", or all (one file each, with -o DIR/)"},
-		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` atomically instead of stdout; into a folder (one there, or DIR/ created), as BACKEND.yaml"},
+		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` atomically instead of stdout; into a folder (one there, or DIR/ created), as BACKEND.yaml; -o yaml and -o json print that format, as kubectl's -o does"},
+		&cli.StringFlag{Name: "format", Value: driver.OutputFormats[0], Usage: "how the objects are written: yaml (a stream of documents) or json (one object, or a v1 List of several, as kubectl get -o json prints them)"},
+		verboseFlag(),
 		errorFormatFlag(),
 		&cli.StringFlag{Name: "namespace", Aliases: []string{"n"}, Usage: "the `NAMESPACE` to run in, in place of the platform's"},
 		&cli.BoolFlag{Name: "emit-rbac", Usage: "also emit the ServiceAccount, Role and RoleBinding the run needs (argo, tekton)"},
@@ -66,13 +67,16 @@ func runFlags() []cli.Flag {
 	}
 }
 
-// compilerOptions reads the spec flags, and fills in the files they leave
-// out by compiler.Pair, noting in the session which platform file that
-// chose.
+// compilerOptions reads the spec flags and the arguments, and fills in
+// the files they leave out by compiler.Pair, noting in the session which
+// platform file that chose when -v asks for notes.
 func compilerOptions(c *cli.Context, s *session) (compiler.Options, error) {
 	opts := compiler.Options{
 		MLCube: c.String("mlcube"), Platform: c.String("platform"), Task: c.String("task"),
 		Values: c.StringSlice("values"),
+	}
+	if err := checkPlatformValue(opts.Platform); err != nil {
+		return opts, err
 	}
 	for _, s := range c.StringSlice("set") {
 		name, value, ok := strings.Cut(s, "=")
@@ -82,17 +86,9 @@ func compilerOptions(c *cli.Context, s *session) (compiler.Options, error) {
 		opts.Set = append(opts.Set, compiler.Setting{Name: strings.TrimSpace(name), Value: value})
 	}
 	for _, a := range c.Args().Slice() {
-		name, value, ok := strings.Cut(a, "=")
-		if !ok || strings.TrimSpace(name) == "" || strings.HasPrefix(name, "-") {
-			if cmd := nearestCommand(c, a); cmd != "" {
-				return opts, usageError{fmt.Errorf("unexpected argument %q; did you mean the command %s?", a, cmd)}
-			}
-			if flag := specFlag(a); flag != "" {
-				return opts, usageError{fmt.Errorf("unexpected argument %q; did you mean %s %s? (a spec file or folder is named by its flag)", a, flag, a)}
-			}
-			return opts, usageError{fmt.Errorf("unexpected argument %q; a cube parameter's path is given as NAME=PATH, as mlcube run takes it", a)}
+		if err := readArg(c, &opts, a); err != nil {
+			return opts, err
 		}
-		opts.Paths = append(opts.Paths, compiler.Setting{Name: strings.TrimSpace(name), Value: value})
 	}
 	disabled, err := disabledCodes(c)
 	if err != nil {
@@ -103,17 +99,62 @@ func compilerOptions(c *cli.Context, s *session) (compiler.Options, error) {
 		return opts, err
 	}
 	paired := compiler.Pair(opts)
-	var n note
-	switch {
-	case paired.Platform != "":
-		n = note{File: paired.Platform, Field: "--platform", Message: "read because it is " + paired.Beside + "; -p FILE reads another", Code: diag.PlatformRead}
-	case paired.Unplaced:
-		n = note{File: compiler.StdinName, Field: "--platform", Message: "no platform file read: a pipeline on standard input has no folder to find platform.yaml beside; -p FILE reads one", Code: diag.NoPlatformRead}
-	}
-	if n.Code != "" && !slices.Contains(disabled, n.Code) {
+	if n := pairingNote(paired); n.Code != "" && c.Bool("verbose") && !slices.Contains(disabled, n.Code) {
 		s.notes = append(s.notes, n)
 	}
 	return paired.Options, nil
+}
+
+// readArg reads an argument: a spec file or folder, which fills the flag
+// that names it (compiler.PathAlone), or a cube parameter's NAME=PATH,
+// as mlcube run takes it.
+func readArg(c *cli.Context, opts *compiler.Options, a string) error {
+	if kind, path := compiler.PathAlone(a); kind != compiler.NotASpec {
+		return placeArg(opts, a, kind, path)
+	}
+	name, value, ok := strings.Cut(a, "=")
+	if !ok || strings.TrimSpace(name) == "" || strings.HasPrefix(name, "-") {
+		if cmd := nearestCommand(c, a); cmd != "" {
+			return usageError{fmt.Errorf("unexpected argument %q; did you mean the command %s?", a, cmd)}
+		}
+		return usageError{fmt.Errorf("unexpected argument %q; a cube parameter's path is given as NAME=PATH, as mlcube run takes it, and a spec file or folder by its path, and none is there of that name", a)}
+	}
+	opts.Paths = append(opts.Paths, compiler.Setting{Name: strings.TrimSpace(name), Value: value})
+	return nil
+}
+
+// placeArg gives a spec path given alone to the flag that names its kind:
+// --mlcube, --task or --platform, unless that flag names another.
+func placeArg(opts *compiler.Options, arg string, kind compiler.FileKind, path string) error {
+	var flag string
+	var to *string
+	switch kind {
+	case compiler.CubeFile:
+		flag, to = "--mlcube", &opts.MLCube
+	case compiler.TaskFile:
+		flag, to = "--task", &opts.Task
+	case compiler.PlatformFile:
+		flag, to = "--platform", &opts.Platform
+	default:
+		return usageError{fmt.Errorf("unexpected argument %q: not a cube, pipeline or platform file (a values file is given with -f)", arg)}
+	}
+	if *to != "" && *to != path {
+		return usageError{fmt.Errorf("%s would be %s %s, and %s names %s already; give one", arg, flag, path, flag, *to)}
+	}
+	*to = path
+	return nil
+}
+
+// pairingNote is the note on the platform file Pair chose, or on the one
+// it could not look for; none when it did neither.
+func pairingNote(paired compiler.Pairing) note {
+	switch {
+	case paired.Platform != "":
+		return note{File: paired.Platform, Field: "--platform", Message: "read because it is " + paired.Beside + "; -p FILE reads another", Code: diag.PlatformRead}
+	case paired.Unplaced:
+		return note{File: compiler.StdinName, Field: "--platform", Message: "no platform file read: a pipeline on standard input has no folder to find platform.yaml beside; -p FILE reads one", Code: diag.NoPlatformRead}
+	}
+	return note{}
 }
 
 // request reads every flag of a compilation.
@@ -131,6 +172,11 @@ func request(c *cli.Context, s *session) (driver.Request, error) {
 	}, nil
 }
 
+// verboseFlag asks for notes: which platform file was read, and why.
+func verboseFlag() cli.Flag {
+	return &cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "also print notes on stderr: which platform file was read because of where it is"}
+}
+
 // errorFormatFlag is how errors and warnings are printed on stderr.
 func errorFormatFlag() cli.Flag {
 	return &cli.StringFlag{Name: "error-format", Value: diagnosticFormats[0], Usage: "how errors and warnings are printed: text, json (usage errors too), or github (GitHub Actions annotations)"}
@@ -140,23 +186,4 @@ func errorFormatFlag() cli.Flag {
 // version included), else "".
 func nearestCommand(c *cli.Context, arg string) string {
 	return diag.Nearest(arg, append([]string{"help", "version"}, commandNames(c.App)...))
-}
-
-// specFlag is the flag that names arg, a spec file or folder given
-// without one, as lint takes paths: --mlcube for a folder or a cube,
-// --task for a pipeline, --platform for a platform file; "" when arg is
-// none of them.
-func specFlag(arg string) string {
-	if info, err := os.Stat(arg); err == nil && info.IsDir() {
-		return "--mlcube"
-	}
-	switch compiler.Classify(arg) {
-	case compiler.CubeFile:
-		return "--mlcube"
-	case compiler.TaskFile:
-		return "--task"
-	case compiler.PlatformFile:
-		return "--platform"
-	}
-	return ""
 }

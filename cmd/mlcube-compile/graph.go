@@ -16,17 +16,24 @@ func graphCommand(s *session) *cli.Command {
 	return &cli.Command{
 		Name:      "graph",
 		Usage:     "print the pipeline's DAG as Mermaid or Graphviz DOT",
-		UsageText: "mlcube-compile graph [--format mermaid|dot] [--mlcube PATH] [--platform FILE|-] [--task FILE|-] [-f VALUES]... [--set NAME=VALUE]... [--disable CODE]... [-o FILE] [--error-format text|json|github] [NAME=PATH]...",
+		UsageText: "mlcube-compile graph [--format mermaid|dot] [--mlcube PATH] [--platform FILE|-] [--task FILE|-] [-f VALUES]... [--set NAME=VALUE]... [--disable CODE]... [-o FILE] [--error-format text|json|github] [-v] [PATH|NAME=PATH]...",
 		Flags: append(specFlags(),
 			&cli.StringFlag{Name: "format", Value: render.Formats[0], Usage: "mermaid (for Markdown) or dot (for Graphviz)"},
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` atomically instead of stdout"},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` atomically instead of stdout; -o mermaid and -o dot print that format"},
 			errorFormatFlag(),
+			verboseFlag(),
 		),
 		Action: func(c *cli.Context) error {
 			if err := s.readFormat(c); err != nil {
 				return err
 			}
-			format := c.String("format")
+			output, format, err := outputFormat(c.String("output"), c.String("format"), c.IsSet("format"), render.Formats)
+			if err == nil {
+				err = checkGraphOutput(output)
+			}
+			if err != nil {
+				return err
+			}
 			if !slices.Contains(render.Formats, format) {
 				return usageError{fmt.Errorf("unknown --format %q (formats: %s)", format, strings.Join(render.Formats, ", "))}
 			}
@@ -39,7 +46,7 @@ func graphCommand(s *session) *cli.Command {
 			if err != nil {
 				return err
 			}
-			return writeOutput(c.String("output"), out.Bytes, s.stdout)
+			return writeOutput(output, out.Bytes, s.stdout)
 		},
 	}
 }

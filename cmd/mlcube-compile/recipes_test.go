@@ -48,12 +48,12 @@ func goBuild(t *testing.T) string {
 }
 
 // shell runs a command line with PATH in dir and returns its output and
-// exit code.
-func shell(t *testing.T, path, dir, line string) (string, int) {
+// exit code; env adds to the environment.
+func shell(t *testing.T, path, dir, line string, env ...string) (string, int) {
 	t.Helper()
-	cmd := exec.Command("sh", "-c", line)
+	cmd := exec.Command("bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", line)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "PATH="+path)
+	cmd.Env = append(append(os.Environ(), "PATH="+path), env...)
 	out, err := cmd.CombinedOutput()
 	if exit, ok := err.(*exec.ExitError); ok {
 		return string(out), exit.ExitCode()
@@ -63,98 +63,22 @@ func shell(t *testing.T, path, dir, line string) (string, int) {
 	return string(out), 0
 }
 
+// badCube is a folder holding a cube with a mistake at line 2.
+func badCube(t *testing.T) string {
+	return enginetest.WriteFiles(t, map[string]string{"cube/mlcube.yaml": "name: bad\ndocker: {image: 42}\ntasks: {train: {}}\n"})
+}
+
+// Each recipe of docs/recipes.md as written: the GitHub Actions workflows
+// (workflow_test.go), the pre-commit hook and the make target.
 func TestCIRecipes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("skipped with -short: it builds the binary with go build, to run the recipes of docs/recipes.md as a user would")
 	}
 	path := buildBinary(t)
-	bad := enginetest.WriteFiles(t, map[string]string{"cube/mlcube.yaml": "name: bad\ndocker: {image: 42}\ntasks: {train: {}}\n"})
-
-	t.Run("github-actions", func(t *testing.T) {
-		var wf struct {
-			Jobs map[string]struct {
-				RunsOn string `json:"runs-on"`
-				Steps  []struct {
-					Uses, Run string
-					With      map[string]string
-				}
-			}
-		}
-		if err := yaml.Unmarshal([]byte(docRecipe(t, "github-actions")), &wf); err != nil {
-			t.Fatal(err)
-		}
-		for name, job := range wf.Jobs {
-			if job.RunsOn == "" || len(job.Steps) == 0 || job.Steps[0].Uses == "" {
-				t.Errorf("job %s: want runs-on and steps starting with a checkout", name)
-			}
-		}
-		var lint []string
-		for _, job := range wf.Jobs {
-			for _, s := range job.Steps {
-				if strings.HasPrefix(s.Run, "mlcube-compile ") {
-					lint = append(lint, s.Run)
-				}
-			}
-		}
-		if len(lint) != 1 || !strings.Contains(lint[0], "--format github") {
-			t.Fatalf("want one mlcube-compile lint --format github step, got %q", lint)
-		}
-		out, code := shell(t, path, repoRoot, lint[0])
-		if code != 0 {
-			t.Fatalf("on this repository: exit %d\n%s", code, out)
-		}
-		out, code = shell(t, path, bad, lint[0])
-		if code != 1 || !regexp.MustCompile(`(?m)^::error file=cube/mlcube.yaml,line=2,col=`).MatchString(out) {
-			t.Errorf("on a bad cube: exit %d, want 1 and an ::error line\n%s", code, out)
-		}
-	})
-
-	t.Run("pre-commit", func(t *testing.T) {
-		var config struct {
-			Repos []struct {
-				Repo, Rev string
-				Hooks     []struct{ ID string }
-			}
-		}
-		if err := yaml.UnmarshalStrict([]byte(docRecipe(t, "pre-commit")), &config); err != nil {
-			t.Fatal(err)
-		}
-		raw, err := os.ReadFile(filepath.Join(repoRoot, ".pre-commit-hooks.yaml"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var hooks []struct {
-			ID, Name, Description, Entry, Language, Files string
-			PassFilenames                                 bool `json:"pass_filenames"`
-		}
-		if err := yaml.UnmarshalStrict(raw, &hooks); err != nil {
-			t.Fatal(err)
-		}
-		want := config.Repos[0].Hooks[0].ID
-		for _, h := range hooks {
-			if h.ID != want {
-				continue
-			}
-			// language: golang installs the module's commands, so the
-			// entry's first word must be this command's name.
-			if h.Language != "golang" || !strings.HasPrefix(h.Entry, "mlcube-compile ") || filepath.Base(mustAbs(t, ".")) != "mlcube-compile" {
-				t.Errorf("hook %+v does not run this module's mlcube-compile", h)
-			}
-			files := regexp.MustCompile(h.Files)
-			if !files.MatchString("cubes/a/pipeline.yaml") || files.MatchString("main.go") {
-				t.Errorf("files: %q should select YAML files only", h.Files)
-			}
-			if out, code := shell(t, path, repoRoot, h.Entry); code != 0 {
-				t.Errorf("entry on this repository: exit %d\n%s", code, out)
-			}
-			if _, code := shell(t, path, bad, h.Entry); code != 1 {
-				t.Errorf("entry on a bad cube: exit %d, want 1", code)
-			}
-			return
-		}
-		t.Fatalf("the hook %q of docs/recipes.md is not in .pre-commit-hooks.yaml", want)
-	})
-
+	bad := badCube(t)
+	t.Run("github-actions", func(t *testing.T) { testReleaseWorkflow(t, bad) })
+	t.Run("github-actions-clone", func(t *testing.T) { testCloneWorkflow(t, bad) })
+	t.Run("pre-commit", func(t *testing.T) { testPreCommit(t, path, bad) })
 	t.Run("make", func(t *testing.T) {
 		makefile := filepath.Join(t.TempDir(), "Makefile")
 		if err := os.WriteFile(makefile, []byte(docRecipe(t, "make")+"\n"), 0o644); err != nil {
@@ -170,6 +94,92 @@ func TestCIRecipes(t *testing.T) {
 			t.Errorf("make lint-cubes: exit %d\n%s", code, out)
 		}
 	})
+}
+
+// testPreCommit runs the recipe's hook: its entry on this repository and
+// on a bad cube, and, where pre-commit is installed, pre-commit itself
+// in a repository holding each. This repository's .pre-commit-hooks.yaml
+// serves the same hook for a hosted copy.
+func testPreCommit(t *testing.T, path, bad string) {
+	var config struct {
+		Repos []struct {
+			Repo, Rev string
+			Hooks     []struct {
+				ID, Name, Entry, Language, Files string
+				PassFilenames                    bool `json:"pass_filenames"`
+			}
+		}
+	}
+	recipe := docRecipe(t, "pre-commit")
+	if err := yaml.UnmarshalStrict([]byte(recipe), &config); err != nil {
+		t.Fatal(err)
+	}
+	hook := config.Repos[0].Hooks[0]
+	if config.Repos[0].Repo != "local" || hook.Language != "system" || hook.PassFilenames {
+		t.Errorf("want a local system hook given no file names: %+v", config.Repos[0])
+	}
+	if out, code := shell(t, path, repoRoot, hook.Entry); code != 0 {
+		t.Errorf("entry on this repository: exit %d\n%s", code, out)
+	}
+	if _, code := shell(t, path, bad, hook.Entry); code != 1 {
+		t.Errorf("entry on a bad cube: exit %d, want 1", code)
+	}
+	checkHostedHook(t, hook.ID, path, bad)
+	if _, err := exec.LookPath("pre-commit"); err != nil {
+		t.Log("pre-commit is not installed: its run is not tested")
+		return
+	}
+	for _, c := range []struct {
+		cube string
+		want int
+	}{{"examples/mnist/mlcube.yaml", 0}, {filepath.Join(bad, "cube", "mlcube.yaml"), 1}} {
+		src, err := os.ReadFile(filepath.Join(repoRoot, c.cube))
+		if filepath.IsAbs(c.cube) {
+			src, err = os.ReadFile(c.cube)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := enginetest.WriteFiles(t, map[string]string{".pre-commit-config.yaml": recipe, "cube/mlcube.yaml": string(src)})
+		out, code := shell(t, path, dir, "git init -q . && git add -A && pre-commit run --all-files", "PRE_COMMIT_HOME="+t.TempDir())
+		if code != c.want {
+			t.Errorf("pre-commit run on %s: exit %d, want %d\n%s", c.cube, code, c.want, out)
+		}
+	}
+}
+
+// checkHostedHook checks this repository's .pre-commit-hooks.yaml, which
+// serves the hook id to a hosted copy: pre-commit builds the command
+// (language: golang), whose name the entry starts with.
+func checkHostedHook(t *testing.T, id, path, bad string) {
+	raw, err := os.ReadFile(filepath.Join(repoRoot, ".pre-commit-hooks.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hooks []struct {
+		ID, Name, Description, Entry, Language, Files string
+		PassFilenames                                 bool `json:"pass_filenames"`
+	}
+	if err := yaml.UnmarshalStrict(raw, &hooks); err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range hooks {
+		if h.ID != id {
+			continue
+		}
+		if h.Language != "golang" || !strings.HasPrefix(h.Entry, "mlcube-compile ") || filepath.Base(mustAbs(t, ".")) != "mlcube-compile" {
+			t.Errorf("hook %+v does not run this module's mlcube-compile", h)
+		}
+		files := regexp.MustCompile(h.Files)
+		if !files.MatchString("cubes/a/pipeline.yaml") || files.MatchString("main.go") {
+			t.Errorf("files: %q should select YAML files only", h.Files)
+		}
+		if _, code := shell(t, path, bad, h.Entry); code != 1 {
+			t.Errorf("entry on a bad cube: exit %d, want 1", code)
+		}
+		return
+	}
+	t.Fatalf("the hook %q of docs/recipes.md is not in .pre-commit-hooks.yaml", id)
 }
 
 func mustAbs(t *testing.T, p string) string {

@@ -146,7 +146,12 @@ func isFlagError(err error) bool {
 	return strings.Contains(msg, "flag provided but not defined") || strings.Contains(msg, "flag needs an argument") || strings.Contains(msg, "invalid value")
 }
 
+// versionFlag is --version, without urfave/cli's -v: -v is --verbose
+// here, for every command.
+var versionFlag = &cli.BoolFlag{Name: "version", Usage: "print the version"}
+
 func newApp(s *session, stderr io.Writer) *cli.App {
+	cli.VersionFlag = versionFlag
 	commands := []*cli.Command{graphCommand(s), schemaCommand(s.stdout), lintCommand(s.stdout), completionCommand(s.stdout)}
 	return &cli.App{
 		Name:            "mlcube-compile",
@@ -171,8 +176,8 @@ func newApp(s *session, stderr io.Writer) *cli.App {
 // compileUsage is the compile's usage, every flag of it.
 const compileUsage = `mlcube-compile [--backend argo|tekton|job|all] [--mlcube PATH] [--platform FILE|-] [--task FILE|NAME|-]
     [-f VALUES]... [--set NAME=VALUE]... [--disable CODE]... [--kind KIND] [--schedule CRON]... [--timezone TZ]
-    [--concurrency-policy Allow|Forbid|Replace] [--namespace NS] [--emit-rbac] [-o FILE|DIR/]
-    [--error-format text|json|github] [NAME=PATH]...`
+    [--concurrency-policy Allow|Forbid|Replace] [--namespace NS] [--emit-rbac] [-o FILE|DIR/] [--format yaml|json]
+    [--error-format text|json|github] [-v] [PATH|NAME=PATH]...`
 
 // usageText is the top-level help's usage: the compile's, the first
 // line of each command's, and --version.
@@ -188,19 +193,24 @@ func compile(c *cli.Context, s *session) error {
 	if err := s.readFormat(c); err != nil {
 		return err
 	}
+	output, format, err := outputFormat(c.String("output"), c.String("format"), c.IsSet("format"), driver.OutputFormats)
+	if err != nil {
+		return err
+	}
 	req, err := request(c, s)
 	if err != nil {
 		return err
 	}
+	req.Format = format
 	if req.Backend == driver.AllBackends {
-		return compileEach(c, s, req)
+		return compileEach(s, req, output)
 	}
 	out, err := driver.Compile(req)
 	s.warnings = append(s.warnings, out.Warnings...)
 	if err != nil {
 		return err
 	}
-	path, err := outputFile(c.String("output"), req.Backend)
+	path, err := outputFile(output, outputName(req.Backend, format))
 	if err != nil {
 		return err
 	}

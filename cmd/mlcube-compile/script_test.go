@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -17,9 +18,19 @@ func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){"mlcube-compile": main})
 }
 
+// goEnv are Go's caches, for the scripts that build with go.
+var goEnv = func() map[string]string {
+	out, err := exec.Command("go", "env", "GOCACHE", "GOMODCACHE", "GOPATH").Output()
+	v := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if err != nil || len(v) != 3 {
+		return nil
+	}
+	return map[string]string{"GOCACHE": v[0], "GOMODCACHE": v[1], "GOPATH": v[2]}
+}()
+
 // TestScripts runs the CLI scripts: each command, flag and exit code as a
 // user types them. $EXAMPLES and $SHARED are the repository's examples and
-// ../shared/cubes. go test -update rewrites the files the scripts cmp
+// ../shared/cubes, $REPO the repository. go test -update rewrites the files the scripts cmp
 // against.
 func TestScripts(t *testing.T) {
 	examples, err := filepath.Abs(filepath.Join(repoRoot, "examples"))
@@ -33,6 +44,12 @@ func TestScripts(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("EXAMPLES", examples)
 			env.Setenv("SHARED", shared)
+			env.Setenv("REPO", filepath.Dir(examples))
+			// A script that builds with go keeps this test's caches:
+			// a script's HOME is none.
+			for k, v := range goEnv {
+				env.Setenv(k, v)
+			}
 			return nil
 		},
 		Condition: func(cond string) (bool, error) {

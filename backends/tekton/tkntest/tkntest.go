@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -15,31 +16,32 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// Start is one tkn pipeline start: its flags, the files they name, and the
-// taskRunSpecs a user adds to the run that --dry-run prints.
+// Start is one tkn pipeline start: the Pipeline it names, its flags, the
+// files they name, and the taskRunSpecs a user adds to the run that
+// --dry-run prints.
 type Start struct {
+	Name string
 	Args []string
 	// Files holds each file a flag names, by name.
 	Files        map[string]string
 	TaskRunSpecs []v1.PipelineTaskRunSpec
 }
 
-// The forms of the warnings (backends/tekton/start.go): flags, and a file
-// they name with what it holds; or a taskRunSpec to add by hand.
+// The forms of the warnings (backends/tekton/start.go): the command line
+// that starts the Pipeline; or a taskRunSpec to add by hand.
 var (
-	startWith = regexp.MustCompile(`start it with tkn pipeline start (.+?)(?:, where (\S+) holds (\{.*\}))? \(in a PipelineRun: `)
+	startWith = regexp.MustCompile(`start it with: (.*?)(?: \[MLC\d+\])?$`)
 	addSpec   = regexp.MustCompile(`, add (\{.*\}) to its spec\.taskRunSpecs, `)
 )
 
-// FromWarnings reads the flags, files and taskRunSpecs out of warnings,
-// one a line, as the command prints them or as their messages.
+// FromWarnings reads the command line, and the taskRunSpecs, out of
+// warnings, one a line, as the command prints them or as their messages.
 func FromWarnings(lines []string) (Start, error) {
 	s := Start{Files: map[string]string{}}
 	for _, line := range lines {
 		if m := startWith.FindStringSubmatch(line); m != nil {
-			s.Args = append(s.Args, strings.Fields(m[1])...)
-			if m[2] != "" {
-				s.Files[m[2]] = m[3]
+			if err := s.readCommand(m[1]); err != nil {
+				return s, fmt.Errorf("%w: %s", err, m[1])
 			}
 		}
 		if m := addSpec.FindStringSubmatch(line); m != nil {
@@ -51,6 +53,74 @@ func FromWarnings(lines []string) (Start, error) {
 		}
 	}
 	return s, nil
+}
+
+// readCommand reads the command line of the warning, as a POSIX shell
+// splits it: commands joined by &&, each printf '%s\n' CONTENT > FILE,
+// which writes a file, but the last, tkn pipeline start NAME FLAGS....
+func (s *Start) readCommand(line string) error {
+	words, err := shellWords(line)
+	if err != nil {
+		return err
+	}
+	for {
+		cmd := words
+		i := slices.Index(words, "&&")
+		if i >= 0 {
+			cmd, words = words[:i], words[i+1:]
+		}
+		switch {
+		case len(cmd) == 5 && cmd[0] == "printf" && cmd[1] == `%s\n` && cmd[3] == ">":
+			s.Files[cmd[4]] = cmd[2]
+		case i < 0 && len(cmd) >= 4 && strings.Join(cmd[:3], " ") == "tkn pipeline start":
+			s.Name, s.Args = cmd[3], cmd[4:]
+			return nil
+		default:
+			return fmt.Errorf("neither a file written with printf nor tkn pipeline start NAME: %q", cmd)
+		}
+	}
+}
+
+// shellWords splits a command line as a POSIX shell does for the forms
+// the warning writes: words, single-quoted strings, a character escaped
+// with a backslash (a quote in a quoted string closes it, is escaped, and
+// opens it again), and the operators && and > apart by spaces.
+func shellWords(line string) ([]string, error) {
+	var words []string
+	var cur strings.Builder
+	inWord, quoted, escaped := false, false, false
+	for _, r := range line {
+		switch {
+		case escaped:
+			cur.WriteRune(r)
+			escaped = false
+		case quoted && r == '\'':
+			quoted = false
+		case quoted:
+			cur.WriteRune(r)
+		case r == '\'':
+			quoted, inWord = true, true
+		case r == '\\':
+			escaped, inWord = true, true
+		case r == ' ':
+			if inWord {
+				words, inWord = append(words, cur.String()), false
+				cur.Reset()
+			}
+		case r == '"' || r == '$' || r == '`' || r == ';' || r == '|':
+			return nil, fmt.Errorf("%q outside single quotes: the model reads the forms the warning writes", r)
+		default:
+			cur.WriteRune(r)
+			inWord = true
+		}
+	}
+	if quoted {
+		return nil, errors.New("a quote left open")
+	}
+	if inWord {
+		words = append(words, cur.String())
+	}
+	return words, nil
 }
 
 // flags are the flags of tkn pipeline start that the model knows.
@@ -105,6 +175,9 @@ func (s Start) PipelineRun(pl *v1.Pipeline, extra ...string) (*v1.PipelineRun, e
 	f, err := parse(append(append([]string(nil), s.Args...), extra...))
 	if err != nil {
 		return nil, err
+	}
+	if s.Name != pl.Name {
+		return nil, fmt.Errorf("tkn pipeline start %s starts another Pipeline than %s", s.Name, pl.Name)
 	}
 	if pl.Namespace != "" && f.namespace != pl.Namespace {
 		return nil, fmt.Errorf("tkn finds no Pipeline %s in namespace %q", pl.Name, f.namespace)

@@ -161,16 +161,22 @@ func (lw *lowering) parseText(s string, at *diag.Loc) ir.Text {
 	for _, m := range spec.AnyRef.FindAllStringSubmatchIndex(s, -1) {
 		ref := strings.TrimSpace(s[m[2]:m[3]])
 		param, problem := spec.ParamOf(ref, lw.params)
+		value, given := lw.given[param]
 		switch {
 		case problem != "":
 			report(diag.BadParamRef, "%s", problem)
 			continue
-		case lw.noParams != "":
-			report(diag.BadParamRef, "${%s}: this step runs as %s, whose manifest the engine fills in without escaping, so a parameter's value could rewrite it; write the value itself", ref, lw.noParams)
+		case lw.noParams != "" && !given:
+			report(diag.BadParamRef, "${%s}: this step runs as %s, whose manifest the engine fills in without escaping, so a value given at run time could rewrite it, and %s has no value at compile time (a default is a run-time value, which argo submit -p changes): give it one with --set %s=VALUE or -f VALUES.yaml, or write the value itself", ref, lw.noParams, param, param)
 		case strings.HasSuffix(s[last:m[0]], "$") || strings.HasSuffix(s[last:m[0]], "{"):
 			report(diag.BadParamRef, "%q right before ${%s} would join with its value into engine syntax such as $(…) or {{…}}; put something else between them", s[m[0]-1:m[0]], ref)
 		}
-		out = append(out, ir.Piece{Literal: s[last:m[0]]}, ir.Piece{Param: param})
+		if lw.noParams != "" && given {
+			// Its manifest takes the compile-time value as written.
+			out = append(out, ir.Piece{Literal: s[last:m[0]] + value})
+		} else {
+			out = append(out, ir.Piece{Literal: s[last:m[0]]}, ir.Piece{Param: param})
+		}
 		last = m[1]
 	}
 	out = append(out, ir.Piece{Literal: s[last:]})

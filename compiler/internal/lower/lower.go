@@ -23,12 +23,15 @@ type lowering struct {
 	spec  *spec.Pipeline
 	plat  *spec.Platform
 	diags diag.Diagnostics
-	// params are the names a ${params.X} may refer to.
+	// params are the names a ${params.X} may refer to, and given the
+	// values -f and --set give them at compile time.
 	params map[string]bool
+	given  map[string]string
 	// needValues, when set, says why every param needs a value now.
 	needValues string
 	// noParams, when set, names the kind of job whose manifest the step
-	// being lowered becomes: parameter references are refused there.
+	// being lowered becomes: a parameter reference there is replaced by
+	// its compile-time value, and refused without one.
 	noParams string
 	// queued says whether a step runs in a Kueue queue.
 	queued    bool
@@ -90,7 +93,7 @@ func (lw *lowering) warnf(code diag.Code, at diag.Loc, format string, args ...an
 func newLowering(ps *spec.Pipeline, plat *spec.Platform, needValues string) *lowering {
 	lw := &lowering{
 		spec: ps, plat: plat, needValues: needValues,
-		params: map[string]bool{}, volumes: map[string]ir.Volume{},
+		params: map[string]bool{}, given: map[string]string{}, volumes: map[string]ir.Volume{},
 		templates: newNameSet(), tmplNames: map[string]string{},
 		claimVolumes: map[string]string{}, volumeNames: newNameSet(workspaceVolume, fetchedVolume),
 		data: map[string]*stepData{},

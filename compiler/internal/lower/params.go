@@ -25,6 +25,9 @@ func (lw *lowering) lowerParams() {
 		}
 		lw.checkDefault(pp)
 		lw.params[pp.Name] = true
+		if pp.Given != nil && pp.Default != nil {
+			lw.given[pp.Name] = *pp.Default
+		}
 	}
 }
 

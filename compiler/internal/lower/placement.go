@@ -40,6 +40,26 @@ func (lw *lowering) resources(res spec.Resources, at, owner diag.Loc, gpus int, 
 	return r
 }
 
+// gpusFromCube warns, once per step, of a step that sets resources
+// without gpu: and so takes the GPUs its cube asks for every task, and
+// the GPU nodes' placement with them, though it may well run on CPU.
+func (lw *lowering) gpusFromCube(st *spec.Step, gpus int) {
+	res := st.Resources
+	if gpus == 0 || res.GPU != nil || res.CPU == nil && res.Memory == nil || res.DeviceRequest != (spec.DeviceRequest{}) {
+		// A step that asks for devices by DRA says it wants GPUs.
+		return
+	}
+	from := "platform.accelerator_count of cube " + st.Cube.Name
+	if st.Task.Run != nil {
+		from = "the gpus of task " + st.Task.Name + "'s run_args"
+	}
+	count := "1 GPU"
+	if gpus > 1 {
+		count = fmt.Sprintf("%d GPUs", gpus)
+	}
+	lw.warnf(diag.GPUsFromCube, st.Loc.Field("resources"), "sets cpu or memory but no gpu, so the step takes %s from %s, with the platform's GPU placement; set gpu: 0 if it runs on CPU, or gpu: %d to say it needs them", count, from, gpus)
+}
+
 // scheduling merges the platform's GPU or CPU scheduling with the step's;
 // the step wins for a node selector key, and tolerations add up.
 func (lw *lowering) scheduling(st *spec.Step, s *ir.Step, gpu bool) {

@@ -65,6 +65,7 @@ func (lw *lowering) lowerStep(st *spec.Step, name string) (*ir.Step, graph.IO) {
 		},
 	}
 	gpus, args := st.GPUs()
+	lw.gpusFromCube(st, gpus)
 	fx, diags := spec.MapDockerArgs(args, gpus)
 	lw.diags = append(lw.diags, diags...)
 	if fx.GPUs != nil && *fx.GPUs != gpus && gpus > 0 && st.Resources.GPU == nil {

@@ -88,10 +88,20 @@ func (fl *Files) containerFilesHint(path string) string {
 	if filepath.Base(path) != "mlcube.yaml" {
 		return ""
 	}
-	dir := filepath.Dir(path)
+	names := fl.ContainerFiles(filepath.Dir(path))
+	if len(names) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; the folder has no mlcube.yaml or %s, but MedPerf container files %s: name one, such as --mlcube %s",
+		ContainerConfigFile, strings.Join(names, ", "), filepath.Join(filepath.Dir(path), names[0]))
+}
+
+// ContainerFiles are the MedPerf container files of a folder
+// (container_config*.yaml), sorted.
+func (fl *Files) ContainerFiles(dir string) []string {
 	entries, err := fs.ReadDir(fl.fsys, dir)
 	if err != nil {
-		return ""
+		return nil
 	}
 	var names []string
 	for _, e := range entries {
@@ -99,11 +109,7 @@ func (fl *Files) containerFilesHint(path string) string {
 			names = append(names, n)
 		}
 	}
-	if len(names) == 0 {
-		return ""
-	}
-	return fmt.Sprintf("; the folder has no mlcube.yaml or %s, but MedPerf container files %s: name one, such as --mlcube %s",
-		ContainerConfigFile, strings.Join(names, ", "), filepath.Join(dir, names[0]))
+	return names
 }
 
 // ContainerConfigFile is the name of MedPerf's container file.

@@ -22,7 +22,7 @@ func SetPaths(p *Pipeline, paths []Setting) diag.Diagnostics {
 	}
 	top := diag.At(diag.Pos{File: p.File, Line: 1, Col: 1})
 	if !p.FromCube {
-		return diag.Diagnostics{diag.Errorf(diag.BadPathArg, top.Field(paths[0].Name), "%s=%s sets a cube parameter's path when no pipeline file is given; a pipeline file gives its steps' paths in inputs: and outputs:", paths[0].Name, paths[0].Value)}
+		return pathsWithPipeline(p, paths, top)
 	}
 	var diags diag.Diagnostics
 	for _, s := range paths {
@@ -36,6 +36,25 @@ func SetPaths(p *Pipeline, paths []Setting) diag.Diagnostics {
 		}
 	}
 	return diags
+}
+
+// pathsWithPipeline refuses NAME=PATH arguments given with a pipeline
+// file, which says its steps' paths itself; a NAME that is one of its
+// params was meant as its value, which --set gives (argo submit -p's
+// habit: -p name=value).
+func pathsWithPipeline(p *Pipeline, paths []Setting, top diag.Loc) diag.Diagnostics {
+	var diags diag.Diagnostics
+	for _, s := range paths {
+		for _, pp := range p.Params {
+			if pp.Name == s.Name {
+				diags = append(diags, diag.Errorf(diag.BadPathArg, pp.Loc, "%s=%s on the command line: %s is a param of the pipeline, given its value with --set %s=%s (NAME=PATH sets a cube parameter's path, with no pipeline file)", s.Name, s.Value, s.Name, s.Name, s.Value))
+			}
+		}
+	}
+	if len(diags) > 0 {
+		return diags
+	}
+	return diag.Diagnostics{diag.Errorf(diag.BadPathArg, top.Field(paths[0].Name), "%s=%s sets a cube parameter's path when no pipeline file is given; a pipeline file gives its steps' paths in inputs: and outputs:", paths[0].Name, paths[0].Value)}
 }
 
 // setPath gives every step whose task has a parameter named s.Name the

@@ -238,12 +238,26 @@ func (l *loader) stepCube(st *Step, name string, cubes map[string]*Cube, names [
 		l.errorf(diag.BadShape, st.Loc, "the pipeline has several cubes; say which with cube: (cubes: %s)", strings.Join(slices.Sorted(slices.Values(names)), ", "))
 		return nil
 	}
+	if names[0] == "" {
+		return l.cubeBeside(st, name, cubes[""])
+	}
 	c, ok := cubes[name]
-	if !ok || names[0] == "" {
+	if !ok {
 		l.add(diag.Diagnostics{diag.Errorf(diag.UnknownName, st.Loc.Field("cube"), "no cube %q (cubes: %s)", name, strings.Join(slices.Sorted(slices.Values(names)), ", ")).WithHint(diag.DidYouMean(name, names))})
 		return nil
 	}
 	return c
+}
+
+// cubeBeside is the one cube of a pipeline without cubes: (the --mlcube
+// cube, or the one beside the pipeline), which a step's cube: may name
+// by its name; another name is refused, naming the cube's.
+func (l *loader) cubeBeside(st *Step, name string, c *Cube) *Cube {
+	if c == nil || name == c.Name {
+		return c
+	}
+	l.add(diag.Diagnostics{diag.Errorf(diag.UnknownName, st.Loc.Field("cube"), "no cube %q: the pipeline has no cubes:, and its steps run the cube %q (%s); write cube: %s, or leave cube: out", name, c.Name, c.File, c.Name)})
+	return nil
 }
 
 // checkOverrides reports path overrides for parameters the task does not have.

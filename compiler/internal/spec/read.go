@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -21,11 +22,12 @@ func Read(sc *schema.Context, files *source.Files, mlcube, platform, task string
 	}
 	l := newLoader(sc, files)
 	plat, docker := l.platform(platform)
+	named := NamesTasks(files, task, func() []string { return CubeTaskNames(sc, files, mlcube) })
 	loadCube := func(invoke *ast.File) *Cube {
 		if mlcube == "." && l.noCubeHere(task) {
 			return nil
 		}
-		if (task == "" || isTaskName(l.files, task)) && l.pipelineBeside(l.files.CubeFile(mlcube), source.Flag("--mlcube")) {
+		if (task == "" || named) && l.pipelineBeside(l.files.CubeFile(mlcube), source.Flag("--mlcube")) {
 			return nil
 		}
 		c := l.cube(mlcube, source.Flag("--mlcube"))
@@ -36,7 +38,7 @@ func Read(sc *schema.Context, files *source.Files, mlcube, platform, task string
 		docker.apply(c)
 		return c
 	}
-	p := l.pipeline(task, loadCube)
+	p := l.pipeline(task, named, loadCube)
 	if p != nil {
 		p.Incomplete = l.incomplete
 	}
@@ -51,6 +53,9 @@ func (l *loader) noCubeHere(task string) bool {
 		return false
 	}
 	why := "name a cube folder with --mlcube DIR"
+	if names := l.files.ContainerFiles("."); len(names) > 0 {
+		why = fmt.Sprintf("it has MedPerf container files %s: name one, such as --mlcube %s", strings.Join(names, ", "), names[0])
+	}
 	switch task {
 	case "":
 		why += ", or a pipeline file with --task FILE"
@@ -89,9 +94,10 @@ func (l *loader) platform(file string) (*Platform, *legacyDocker) {
 	return plat, nil
 }
 
-// pipeline reads what --task names: nothing (every task of the cube), a
-// task of the cube, a legacy invoke file or a pipeline file.
-func (l *loader) pipeline(task string, loadCube func(invoke *ast.File) *Cube) *Pipeline {
+// pipeline reads what --task names: nothing (every task of the cube),
+// tasks of the cube (named, as NamesTasks tells), a legacy invoke file or
+// a pipeline file.
+func (l *loader) pipeline(task string, named bool, loadCube func(invoke *ast.File) *Cube) *Pipeline {
 	if task == "" {
 		p := cubePipeline(loadCube(nil))
 		if p != nil {
@@ -99,7 +105,8 @@ func (l *loader) pipeline(task string, loadCube func(invoke *ast.File) *Cube) *P
 		}
 		return p
 	}
-	if isTaskName(l.files, task) {
+	if named {
+		l.shadowedFile(task)
 		return l.taskList(loadCube(nil), task)
 	}
 	if info, err := l.files.Stat(task); err == nil && info.IsDir() {
@@ -147,15 +154,6 @@ func (l *loader) readTaskFile(task string) *ast.File {
 	return l.readYAML(task, source.Flag("--task"))
 }
 
-// isTaskName tells a task name given to --task from a file: it is not a
-// file, has no folder and no YAML extension.
-func isTaskName(files *source.Files, s string) bool {
-	if _, err := files.Stat(s); err == nil {
-		return false
-	}
-	return !strings.ContainsAny(s, `/\`) && !strings.HasSuffix(s, ".yaml") && !strings.HasSuffix(s, ".yml")
-}
-
 // taskList makes the pipeline that runs one task of a cube, or the tasks
 // of a comma-separated list one after another in the order given, as
 // mlcube run --task a,b,c does (mlcube/mlcube/__main__.py splits the
@@ -184,7 +182,11 @@ func (l *loader) taskList(c *Cube, list string) *Pipeline {
 			l.errorf(diag.BadTaskList, at, "%q is the task of several run files of cube %q: %s; give --task one of those names or files", name, c.Name, runs)
 		case st == nil:
 			tasks := c.TaskNames()
-			l.add(diag.Diagnostics{diag.Errorf(diag.UnknownName, at, "%q is neither a file nor a task of cube %q (tasks: %s)", name, c.Name, strings.Join(slices.Sorted(slices.Values(tasks)), ", ")).WithHint(diag.DidYouMean(name, tasks))})
+			neither := "neither a file nor a task"
+			if _, err := l.files.Stat(list); err == nil {
+				neither = "an empty file here, and no task"
+			}
+			l.add(diag.Diagnostics{diag.Errorf(diag.UnknownName, at, "%q is %s of cube %q (tasks: %s)", name, neither, c.Name, strings.Join(slices.Sorted(slices.Values(tasks)), ", ")).WithHint(diag.DidYouMean(name, tasks))})
 		case slices.Contains(p.Steps, st):
 			l.errorf(diag.BadTaskList, at, "task %q is listed twice in %q; a task runs once", name, list)
 		default:

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/mlcube-compile/mlcube-compile/driver"
+)
+
+// What users of argo, kubectl, tkn, helm and MLCube type out of habit,
+// where it means something else here: read as they mean it where that is
+// unambiguous, else a usage error that names the flag to use.
+
+// mlcubeRunners are the runners MLCube's --platform names (mlcube run
+// --platform=docker), which a platform file here replaces.
+var mlcubeRunners = []string{"docker", "podman", "singularity", "k8s", "kubernetes", "kubeflow", "ssh", "gcp"}
+
+// checkPlatformValue refuses a --platform (-p) value that is no file and
+// reads as another tool's: a NAME=VALUE param, as argo submit -p and tkn
+// pipeline start -p take one, or an MLCube runner.
+func checkPlatformValue(value string) error {
+	if value == "" || value == "-" {
+		return nil
+	}
+	if _, err := os.Stat(value); err == nil {
+		return nil
+	}
+	if name, v, ok := strings.Cut(value, "="); ok && name != "" {
+		return usageError{fmt.Errorf("-p %s: -p is --platform here, a platform file; a param's value, as argo submit -p and tkn -p give it, is --set %s=%s", value, name, v)}
+	}
+	if slices.Contains(mlcubeRunners, strings.ToLower(value)) {
+		return usageError{fmt.Errorf("--platform %s: MLCube's --platform names a runner; here it names a platform file (the cluster's namespace, storage and GPUs), and what runs the cube is --backend %s; the cube's docker: section is read whatever the backend", value, strings.Join(driver.Backends(), "|"))}
+	}
+	return nil
+}
+
+// outputFormat reads -o as kubectl, argo and tkn read it when it is one
+// of formats, an output format rather than a file (-o json); format is
+// --format, given when set. A file named so is written with -o ./json.
+func outputFormat(output, format string, set bool, formats []string) (file, asked string, err error) {
+	if !slices.Contains(formats, output) {
+		return output, format, nil
+	}
+	if set && format != output {
+		return "", "", usageError{fmt.Errorf("-o %s and --format %s disagree: -o names the file to write (-o ./%s for a file named so), --format the form", output, format, output)}
+	}
+	return "", output, nil
+}
+
+// checkGraphOutput refuses -o yaml or -o json for graph, which draws a
+// picture: -o names its file, --format the kind of picture.
+func checkGraphOutput(output string) error {
+	if slices.Contains(driver.OutputFormats, output) {
+		return usageError{fmt.Errorf("-o %s: graph draws the DAG as --format mermaid or dot, and -o names the file to write it to (-o ./%s for a file named so); the manifests as %s are mlcube-compile --format %s", output, output, output, output)}
+	}
+	return nil
+}
+
+// foreignFlags are other tools' flags that this command does not take,
+// and what takes their place here.
+var foreignFlags = map[string]string{
+	"workspace":      "MLCube's --workspace is a folder on the host; here the workspace is a PersistentVolumeClaim, named in the platform file (storage.pvc, or storage.size for a claim made per run) and mounted at storage.mountPath",
+	"parameter":      "a param's value, as argo submit --parameter gives it, is --set NAME=VALUE here",
+	"param":          "a param's value, as tkn pipeline start --param gives it, is --set NAME=VALUE here",
+	"parameter-file": "params' values from a file, as argo submit --parameter-file reads them, are -f VALUES.yaml here",
+	"dry-run":        "the manifests are printed, never applied: there is nothing to dry-run; pipe them to kubectl create --dry-run=server -f -",
+}
+
+// cubeKeyPlaces are where keys of the cube that mlcube run -Pkey=value
+// sets are given here.
+var cubeKeyPlaces = map[string]string{
+	"docker.image":               "the platform file's image: (which replaces the cube's docker.image)",
+	"platform.accelerator_count": "a pipeline step's resources: {gpu: N}",
+	"docker.gpu_args":            "a pipeline step's resources: (gpu, memory) and the platform's gpu: section",
+	"docker.cpu_args":            "a pipeline step's resources: (cpu, memory)",
+	"docker.env_args":            "a pipeline step's env:",
+	"k8s.namespace":              "--namespace, or the platform file's namespace:",
+	"k8s.pvc":                    "the platform file's storage.pvc",
+}
+
+// mlcubeOverride is the usage error for MLCube's -Pkey=value, which sets
+// a key of the cube: where that key is given here.
+func mlcubeOverride(written string) error {
+	key, value, _ := strings.Cut(strings.TrimPrefix(written, "-P"), "=")
+	place, ok := cubeKeyPlaces[key]
+	if !ok {
+		place = "mlcube.yaml itself, or each step's settings in a pipeline file (docs/guide.md)"
+	}
+	return usageError{fmt.Errorf("%s: MLCube's -P sets a key of the cube for one run; here %s=%s is given in %s", written, key, value, place)}
+}
