@@ -162,3 +162,13 @@ func TestTorchGPUsByDRA(t *testing.T) {
 		t.Errorf("a DRA request with a selector on a torch step: want a refusal, got\n%s", out.Stderr())
 	}
 }
+
+// A torch step's GPUs by DRA are a limit, so no ResourceClaimTemplate is
+// made for it: Argo applies none and asks for no rights on them.
+func TestTorchMakesNoClaimTemplate(t *testing.T) {
+	files := enginetest.TorchPipeline(t, "    torch: {nodes: 2}\n", "gpu: {deviceClass: gpu.example.com}\n")
+	out := manifestcheck.BuildFor(t, "argo", manifestcheck.Specs(files), emit.Options{}).Must(t)
+	if y := out.YAML(t); strings.Contains(y, "ResourceClaimTemplate") {
+		t.Errorf("a torch step's run applies a ResourceClaimTemplate no pod claims from:\n%s", y)
+	}
+}

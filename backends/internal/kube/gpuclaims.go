@@ -25,7 +25,11 @@ import (
 // namespace, each checked as the API server checks it.
 func ResourceClaimTemplates(p *ir.Pipeline) ([]*resourcev1.ResourceClaimTemplate, error) {
 	var out []*resourcev1.ResourceClaimTemplate
+	claimed := claimedTemplates(p)
 	for _, t := range p.ResourceClaimTemplates {
+		if !claimed[t.Name] {
+			continue
+		}
 		obj := ResourceClaimTemplate(p, t)
 		if err := ValidateResourceClaimTemplate(obj); err != nil {
 			return nil, fmt.Errorf("ResourceClaimTemplate %s: %w", t.Name, err)
@@ -139,4 +143,27 @@ func GPUsAsLimit(r ir.Resources) (ir.Resources, bool) {
 	}
 	r.GPUResource, r.GPUClaim = r.GPUClaim.ExtendedResourceName, nil
 	return r, true
+}
+
+// claimedTemplates are the templates some pod claims from: a container
+// step's, and an MPIJob's launcher's and workers'. A TrainJob's node pods
+// and Dask workers cannot carry claims, and ask for their GPUs as a
+// limit instead, so a template only they would use is never made.
+func claimedTemplates(p *ir.Pipeline) map[string]bool {
+	out := map[string]bool{}
+	for _, s := range p.Steps {
+		rs := []ir.Resources{s.Resources}
+		switch s.Kind {
+		case ir.MPI:
+			rs = append(rs, s.MPI.Launcher)
+		case ir.Torch, ir.Dask:
+			continue
+		}
+		for _, r := range rs {
+			if r.UsesDRA() && r.GPUClaim.Template != "" {
+				out[r.GPUClaim.Template] = true
+			}
+		}
+	}
+	return out
 }

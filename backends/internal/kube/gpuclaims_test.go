@@ -64,10 +64,18 @@ func TestGPUsAsLimit(t *testing.T) {
 func TestResourceClaimTemplate(t *testing.T) {
 	p := &ir.Pipeline{Namespace: "ml", Labels: map[string]string{"app": "run"}, ResourceClaimTemplates: []ir.ResourceClaimTemplate{
 		{Name: "run-gpu-abc", DeviceClass: "gpu.example.com", Selector: `device.driver == "gpu.example.com"`, Count: 2},
+		{Name: "run-gpu-torch", DeviceClass: "gpu.example.com", Count: 2},
+	}, Steps: []*ir.Step{
+		{Kind: ir.Container, Resources: ir.Resources{GPU: 2, GPUClaim: &ir.GPUClaim{Template: "run-gpu-abc"}}},
+		// A TrainJob's pods cannot claim: its GPUs are a limit.
+		{Kind: ir.Torch, Resources: ir.Resources{GPU: 2, GPUClaim: &ir.GPUClaim{Template: "run-gpu-torch"}}},
 	}}
 	objs, err := ResourceClaimTemplates(p)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(objs) != 1 {
+		t.Fatalf("want the template a container step claims from, and not the torch step's: got %d", len(objs))
 	}
 	req := objs[0].Spec.Spec.Devices.Requests[0]
 	if objs[0].Namespace != "ml" || objs[0].Spec.Labels["app"] != "run" || req.Name != "gpu" || req.Exactly.Count != 2 ||
@@ -83,7 +91,8 @@ func TestResourceClaimTemplate(t *testing.T) {
 		{ir.ResourceClaimTemplate{Name: "run", DeviceClass: "g", Count: 0}, "allocationMode ExactCount with count 0"},
 		{ir.ResourceClaimTemplate{Name: "run", DeviceClass: "g", Count: 33}, "with count 33"},
 	} {
-		_, err := ResourceClaimTemplates(&ir.Pipeline{ResourceClaimTemplates: []ir.ResourceClaimTemplate{c.t}})
+		claimed := &ir.Step{Resources: ir.Resources{GPU: 1, GPUClaim: &ir.GPUClaim{Template: c.t.Name}}}
+		_, err := ResourceClaimTemplates(&ir.Pipeline{ResourceClaimTemplates: []ir.ResourceClaimTemplate{c.t}, Steps: []*ir.Step{claimed}})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: got %v, want %q", c.t, err, c.want)
 		}
