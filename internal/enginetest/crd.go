@@ -103,6 +103,12 @@ func CRDSchema(t testing.TB, kind string) map[string]any {
 	if err != nil {
 		t.Skipf("skipping: %v", err)
 	}
+	return crdSchema(t, raw)
+}
+
+// crdSchema is the openAPIV3Schema of the first version of the CRD raw.
+func crdSchema(t testing.TB, raw []byte) map[string]any {
+	t.Helper()
 	var crd struct {
 		Spec struct {
 			Versions []struct {

@@ -59,17 +59,5 @@ func trainJobSchema(t testing.TB) map[string]any {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var crd struct {
-		Spec struct {
-			Versions []struct {
-				Schema struct {
-					OpenAPIV3Schema map[string]any `json:"openAPIV3Schema"`
-				} `json:"schema"`
-			} `json:"versions"`
-		} `json:"spec"`
-	}
-	if err := yaml.Unmarshal(raw, &crd); err != nil {
-		t.Fatal(err)
-	}
-	return crd.Spec.Versions[0].Schema.OpenAPIV3Schema
+	return crdSchema(t, raw)
 }
