@@ -54,11 +54,8 @@ func mpiJob(p *ir.Pipeline, s *ir.Step, claim ClaimName, runName string) (*Job, 
 	worker := container(s, mpiContainer, kube.Command(m.WorkerCommand), nil, s.Resources)
 	meta := objectMeta(p, s)
 	job := &kubeflow.MPIJob{
-		TypeMeta: metav1.TypeMeta{APIVersion: kubeflow.SchemeGroupVersion.String(), Kind: kubeflow.Kind},
-		ObjectMeta: metav1.ObjectMeta{
-			GenerateName: m.GenerateName, Namespace: p.Namespace,
-			Labels: kube.Labels(withRun(meta.Labels, runName, s.Name), kube.QueueLabels(s)),
-		},
+		TypeMeta:   metav1.TypeMeta{APIVersion: kubeflow.SchemeGroupVersion.String(), Kind: kubeflow.Kind},
+		ObjectMeta: queuedJobMeta(p, s, meta, m.GenerateName, runName),
 		Spec: kubeflow.MPIJobSpec{
 			SlotsPerWorker:    ptr.To(int32(m.SlotsPerWorker)),
 			SSHAuthMountPath:  m.SSHAuthMountPath,

@@ -76,6 +76,16 @@ func withGPUClaims(spec corev1.PodSpec, r ir.Resources) corev1.PodSpec {
 	return spec
 }
 
+// queuedJobMeta is the metadata of a job Kueue may admit (an MPIJob, a
+// TrainJob): named from generateName, labelled as its pods (meta) are,
+// with the run's and step's labels and the step's queue labels.
+func queuedJobMeta(p *ir.Pipeline, s *ir.Step, meta metav1.ObjectMeta, generateName, runName string) metav1.ObjectMeta {
+	return metav1.ObjectMeta{
+		GenerateName: generateName, Namespace: p.Namespace,
+		Labels: kube.Labels(withRun(meta.Labels, runName, s.Name), kube.QueueLabels(s)),
+	}
+}
+
 // objectMeta labels a job and its pods like the engine's own objects.
 func objectMeta(p *ir.Pipeline, s *ir.Step) metav1.ObjectMeta {
 	return metav1.ObjectMeta{Labels: kube.Labels(p.Labels, s.Labels)}

@@ -52,11 +52,8 @@ func trainJob(p *ir.Pipeline, s *ir.Step, claim ClaimName, runName string) (*Job
 	pod := podSpec(p, s, claim, s.NodeSelector, s.Tolerations, node)
 	meta := objectMeta(p, s)
 	job := &trainer.TrainJob{
-		TypeMeta: metav1.TypeMeta{APIVersion: trainer.GroupVersion.String(), Kind: trainer.TrainJobKind},
-		ObjectMeta: metav1.ObjectMeta{
-			GenerateName: t.GenerateName, Namespace: p.Namespace,
-			Labels: kube.Labels(withRun(meta.Labels, runName, s.Name), kube.QueueLabels(s)),
-		},
+		TypeMeta:   metav1.TypeMeta{APIVersion: trainer.GroupVersion.String(), Kind: trainer.TrainJobKind},
+		ObjectMeta: queuedJobMeta(p, s, meta, t.GenerateName, runName),
 		Spec: trainer.TrainJobSpec{
 			RuntimeRef: trainer.RuntimeRef{Name: t.Runtime, APIGroup: ptr.To(trainGroup), Kind: ptr.To(t.RuntimeKind)},
 			Trainer: &trainer.Trainer{
