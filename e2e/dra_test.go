@@ -105,27 +105,14 @@ func (c *cluster) runDRAPod(t *testing.T, ns string, docs []string) draResult {
 		}
 		return ""
 	})
-	r := draResult{claims: map[string]resourcev1.ResourceClaim{}, logs: map[string]string{}}
+	r := draResult{logs: map[string]string{}}
 	if err := json.Unmarshal([]byte(c.must(t, "", "-n", ns, "get", "pod", pod.Name, "-o", "json")), &r.pod); err != nil {
 		t.Fatal(err)
 	}
 	for _, ctr := range r.pod.Spec.Containers {
 		r.logs[ctr.Name], _ = c.run("", "-n", ns, "logs", pod.Name, "-c", ctr.Name)
 	}
-	allocated := watch.stop(t)
-	for _, s := range r.pod.Status.ResourceClaimStatuses {
-		if s.ResourceClaimName == nil {
-			continue
-		}
-		if claim, ok := allocated[*s.ResourceClaimName]; ok {
-			r.claims[s.Name] = claim
-		}
-	}
-	if s := r.pod.Status.ExtendedResourceClaimStatus; s != nil {
-		if claim, ok := allocated[s.ResourceClaimName]; ok {
-			r.claims[draExtendedResource] = claim
-		}
-	}
+	r.claims = podClaims(r.pod, watch.stop(t))
 	if phase != "Succeeded" {
 		status, _ := json.MarshalIndent(r.pod.Status, "", "  ")
 		t.Fatalf("pod %s/%s %s\nstatus: %s\nlogs: %v", ns, pod.Name, phase, status, r.logs)
@@ -203,12 +190,14 @@ func wantDRAEnv(uid string, devices ...string) map[string]string {
 }
 
 // allocatedDevices checks that every device of the claim's allocation is
-// the driver's, in the real node's pool, for request, and returns them.
+// the driver's, in the real node's pool, for request (any request if
+// empty: the scheduler names those of the claims it makes), and returns
+// them.
 func allocatedDevices(t *testing.T, claim resourcev1.ResourceClaim, request string) []string {
 	t.Helper()
 	var devices []string
 	for _, r := range claim.Status.Allocation.Devices.Results {
-		if r.Driver != draDriver || r.Pool != realNode || r.Request != request {
+		if r.Driver != draDriver || r.Pool != realNode || (request != "" && r.Request != request) {
 			t.Errorf("claim %s: allocated %s/%s/%s for request %s, want driver %s, pool %s, request %s",
 				claim.Name, r.Driver, r.Pool, r.Device, r.Request, draDriver, realNode, request)
 		}
@@ -323,13 +312,7 @@ func TestE2EDRAExtendedResource(t *testing.T) {
 	if !ok {
 		t.Fatalf("no allocated claim seen for the pod's extended resources (status %+v)", r.pod.Status.ExtendedResourceClaimStatus)
 	}
-	var devices []string
-	for _, res := range claim.Status.Allocation.Devices.Results {
-		if res.Driver != draDriver || res.Pool != realNode {
-			t.Errorf("claim %s: allocated %s/%s/%s, want driver %s, pool %s", claim.Name, res.Driver, res.Pool, res.Device, draDriver, realNode)
-		}
-		devices = append(devices, res.Device)
-	}
+	devices := allocatedDevices(t, claim, "")
 	if len(devices) != 1 {
 		t.Fatalf("claim %s: %d devices allocated, want 1: %v", claim.Name, len(devices), devices)
 	}

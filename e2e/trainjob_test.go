@@ -65,9 +65,7 @@ type handTrainJob struct {
 	nodes, procs int
 	command      []string
 	env          map[string]string
-	gpus         int    // nvidia.com/gpu of each node, if any
 	claim        string // mounted at workspace, if set
-	labels       map[string]string
 }
 
 func (h handTrainJob) manifest(t *testing.T) string {
@@ -85,9 +83,6 @@ func (h handTrainJob) manifest(t *testing.T) string {
 	if env != nil {
 		trainer["env"] = env
 	}
-	if h.gpus > 0 {
-		trainer["resourcesPerNode"] = map[string]any{"limits": map[string]any{"nvidia.com/gpu": h.gpus}}
-	}
 	pod := map[string]any{}
 	if h.claim != "" {
 		pod["volumes"] = []any{map[string]any{"name": "workspace", "persistentVolumeClaim": map[string]any{"claimName": h.claim}}}
@@ -97,7 +92,7 @@ func (h handTrainJob) manifest(t *testing.T) string {
 	job := map[string]any{
 		"apiVersion": "trainer.kubeflow.org/v1alpha1",
 		"kind":       "TrainJob",
-		"metadata":   map[string]any{"name": h.name, "labels": h.labels},
+		"metadata":   map[string]any{"name": h.name},
 		"spec": map[string]any{
 			"runtimeRef": map[string]any{"name": torchRuntime},
 			"trainer":    trainer,
@@ -334,18 +329,51 @@ func TestE2ETrainJobDeleteDeletesJobSet(t *testing.T) {
 }
 
 // TestE2EKueueAdmitsTrainJobsOneAtATime is TestE2EKueueAdmitsOneAtATime's
-// run for TrainJobs (Kueue's TrainJob integration): two TrainJobs of two
-// trainer nodes of one GPU each, in a ClusterQueue of three GPUs. The
-// first is admitted whole, and its two pods run (KWOK holds them); the
-// second, whose two GPUs do not fit the one left, stays suspended, its
-// Workload without quota, and is admitted whole only after the first
-// has finished.
+// run for TrainJobs (Kueue's TrainJob integration), with the TrainJob the
+// compiler makes of torch-ddp's train step on the queued platform of
+// examples/shared-gpu-queue: two trainer nodes of two GPUs each, in a
+// ClusterQueue of six GPUs. The first is admitted whole, and its two pods
+// run (KWOK holds them); the second, whose four GPUs do not fit the two
+// left, stays suspended, its Workload without quota, and is admitted
+// whole only after the first has finished.
 func TestE2EKueueAdmitsTrainJobsOneAtATime(t *testing.T) {
 	c := e2eCluster(t)
+	needTorchExample(t, "argo")
 	t.Parallel()
 	k := queuedKind{kind: "TrainJob", resource: "trainjobs.trainer.kubeflow.org", suspend: "{.spec.suspend}", done: "Complete",
-		podSpec: holdPath, heldPod: "jobset.sigs.k8s.io/jobset-name=%s", pods: 2, gpus: 3, queueName: "team-a-gpu"}
-	job := handTrainJob{name: "queued", nodes: 2, procs: 1, gpus: 1, command: []string{"torchrun", "train.py"},
-		labels: map[string]string{kueueQueueLabel: k.queueName}}
-	c.admitsOneAtATime(t, k, job.manifest(t))
+		podSpec: holdPath, heldPod: "jobset.sigs.k8s.io/jobset-name=%s", pods: 2, gpus: 6, queueName: "team-a-gpu"}
+	c.admitsOneAtATime(t, k, queuedTrainJob(t))
+}
+
+// queuedTrainJob is the TrainJob that torch-ddp's train step compiles to
+// for Argo on examples/shared-gpu-queue's platform, as the step's
+// container creates it, but for the owner reference to that container's
+// pod, which would have the garbage collector delete it here.
+func queuedTrainJob(t *testing.T) string {
+	t.Helper()
+	out, stderr, code := compileArgs(t, "mlcube-compile", "--backend", "argo",
+		"--task", filepath.Join(repoRoot, "examples", torchExample, "pipeline.yaml"),
+		"--platform", filepath.Join(sharedGPUQueue(t), "platform.yaml"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	docs := strings.Split(out, "\n---\n")
+	manifest := *argoCreated(t, decodeWorkflow(t, docs[len(docs)-1]), "TrainJob")
+	var job map[string]any
+	if err := yaml.Unmarshal([]byte(asSubmitted(manifest)), &job); err != nil {
+		t.Fatal(err)
+	}
+	meta := job["metadata"].(map[string]any)
+	if meta["ownerReferences"] == nil {
+		t.Fatalf("the compiled TrainJob has no owner reference: %s", manifest)
+	}
+	delete(meta, "ownerReferences")
+	if spec := job["spec"].(map[string]any); spec["suspend"] != true {
+		t.Fatalf("the compiled queued TrainJob is not created suspended: %v", spec["suspend"])
+	}
+	clean, err := yaml.Marshal(job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(clean)
 }
