@@ -2,7 +2,9 @@ package main
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/mlcube-compile/mlcube-compile/diag"
@@ -68,11 +70,18 @@ func normalizeArgs(app *cli.App, args []string) ([]string, error) {
 			}
 			// One token a flag, --name=value, so that it can move.
 			switch {
+			case hasValue && !spec.value:
+				if _, err := strconv.ParseBool(value); err != nil {
+					return nil, usageError{fmt.Errorf("invalid value %q for --%s: a switch takes true or false, or nothing", value, spec.name)}
+				}
+				flags = append(flags, "--"+spec.name+"="+value)
 			case hasValue:
 				flags = append(flags, "--"+spec.name+"="+value)
 			case spec.value && i+1 < len(args):
 				flags = append(flags, "--"+spec.name+"="+args[i+1])
 				i++
+			case spec.value:
+				return nil, usageError{fmt.Errorf("flag needs an argument: --%s", spec.name)}
 			default:
 				flags = append(flags, "--"+spec.name)
 			}
@@ -132,11 +141,12 @@ func unknownFlag(written, scope string, specs map[string]flagSpec) error {
 			names = append(names, n)
 		}
 	}
-	msg := fmt.Sprintf("unknown flag %s for %s", written, where)
-	if hint, ok := foreignFlags[strings.TrimLeft(strings.SplitN(written, "=", 2)[0], "-")]; ok {
+	flag, _, _ := strings.Cut(written, "=")
+	msg := fmt.Sprintf("unknown flag %s for %s", flag, where)
+	if hint, ok := foreignFlags[strings.TrimLeft(flag, "-")]; ok {
 		return usageError{fmt.Errorf("%s: %s", msg, hint)}
 	}
-	if near := diag.Nearest(strings.TrimLeft(strings.SplitN(written, "=", 2)[0], "-"), names); near != "" {
+	if near := diag.Nearest(strings.TrimLeft(flag, "-"), names); near != "" {
 		msg += fmt.Sprintf("; did you mean --%s?", near)
 	}
 	return usageError{fmt.Errorf("%s", msg)}
@@ -183,4 +193,14 @@ func commandNames(app *cli.App) []string {
 		names = append(names, c.Name)
 	}
 	return names
+}
+
+// goFlagName is a flag's name as Go's flag package writes it in its
+// errors, with one dash: "flag needs an argument: -platform".
+var goFlagName = regexp.MustCompile(`(argument: |defined: |for (flag )?)-([A-Za-z0-9][A-Za-z0-9-]+)`)
+
+// flagUsageError is urfave/cli's error about a flag, a usage error, the
+// flag named as it is written: --platform, not Go's -platform.
+func flagUsageError(_ *cli.Context, err error, _ bool) error {
+	return usageError{fmt.Errorf("%s", goFlagName.ReplaceAllString(err.Error(), "${1}--${3}"))}
 }
