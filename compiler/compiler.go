@@ -75,9 +75,13 @@ func Compile(opts Options) (*ir.Pipeline, diag.Diagnostics) {
 func compile(sc *schema.Context, opts Options) (*ir.Pipeline, diag.Diagnostics) {
 	files := source.New(opts.FS)
 	ps, plat, diags := spec.Read(sc, files, opts.MLCube, opts.Platform, opts.Task)
-	diags = append(diags, spec.SetPaths(ps, opts.Paths)...)
+	more, meant := spec.SetPaths(ps, opts.Paths)
+	diags = append(diags, more...)
 	values, more := spec.ReadValues(sc, files, opts.Values, opts.Set)
 	diags = append(diags, more...)
+	// A NAME=VALUE argument meant for a param fills it before -f and
+	// --set do: its error is the one the mistake gets.
+	values = append(meant, values...)
 	if opts.Namespace != "" && plat != nil {
 		diags = append(diags, namespaceFlag(opts.Namespace)...)
 		plat.Namespace = opts.Namespace
