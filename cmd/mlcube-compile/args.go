@@ -68,22 +68,13 @@ func normalizeArgs(app *cli.App, args []string) ([]string, error) {
 			case !ok:
 				return nil, unknownFlag(a, scope, specs)
 			}
-			// One token a flag, --name=value, so that it can move.
-			switch {
-			case hasValue && !spec.value:
-				if _, err := strconv.ParseBool(value); err != nil {
-					return nil, usageError{fmt.Errorf("invalid value %q for --%s: a switch takes true or false, or nothing", value, spec.name)}
-				}
-				flags = append(flags, "--"+spec.name+"="+value)
-			case hasValue:
-				flags = append(flags, "--"+spec.name+"="+value)
-			case spec.value && i+1 < len(args):
-				flags = append(flags, "--"+spec.name+"="+args[i+1])
+			token, took, err := oneToken(spec, value, hasValue, args[i+1:])
+			if err != nil {
+				return nil, err
+			}
+			flags = append(flags, token)
+			if took {
 				i++
-			case spec.value:
-				return nil, usageError{fmt.Errorf("flag needs an argument: --%s", spec.name)}
-			default:
-				flags = append(flags, "--"+spec.name)
 			}
 		case scope == "" && len(rest) == 0 && (a == "help" || a == "version"):
 			// help and version as commands, as go and kubectl take them.
@@ -107,6 +98,28 @@ func normalizeArgs(app *cli.App, args []string) ([]string, error) {
 		}
 	}
 	return append(out, rest...), nil
+}
+
+// oneToken is a flag as one token, --name=value, so that it can move:
+// its value is the one written with it, or the next argument, which it
+// took then. A flag that takes a value and has none, and a switch given
+// one that is not true or false, are usage errors naming the flag as it
+// is written (Go's flag package would say -name).
+func oneToken(spec flagSpec, value string, hasValue bool, next []string) (token string, took bool, err error) {
+	switch {
+	case hasValue && !spec.value:
+		if _, err := strconv.ParseBool(value); err != nil {
+			return "", false, usageError{fmt.Errorf("invalid value %q for --%s: a switch takes true or false, or nothing", value, spec.name)}
+		}
+		return "--" + spec.name + "=" + value, false, nil
+	case hasValue:
+		return "--" + spec.name + "=" + value, false, nil
+	case spec.value && len(next) > 0:
+		return "--" + spec.name + "=" + next[0], true, nil
+	case spec.value:
+		return "", false, usageError{fmt.Errorf("flag needs an argument: --%s", spec.name)}
+	}
+	return "--" + spec.name, false, nil
 }
 
 // beforeCommand sorts the flags written before command: help and
