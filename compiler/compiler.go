@@ -30,6 +30,11 @@ type Options struct {
 	// becomes its param's default.
 	Values []string
 	Set    []Setting
+	// SharedValues says Values and Set are given to many pipelines at
+	// once, as lint gives them: one for a param this pipeline does not
+	// have is a note (diag.UnknownName, with an error's words), not an
+	// error; lint reports it when no pipeline had the param.
+	SharedValues bool
 	// Paths (NAME=PATH arguments, as mlcube run takes them) give the
 	// parameter NAME of every task of a cube the path PATH, with no
 	// pipeline file.
@@ -87,7 +92,7 @@ func compile(sc *schema.Context, opts Options) (*ir.Pipeline, diag.Diagnostics) 
 		plat.Namespace = opts.Namespace
 	}
 	if ps != nil {
-		diags = append(diags, spec.ApplyValues(ps, values)...)
+		diags = append(diags, spec.ApplyValues(ps, values, opts.SharedValues)...)
 		ps.Schedule = spec.OverrideSchedule(ps.Schedule, opts.Schedule)
 	}
 	var p *ir.Pipeline
