@@ -35,6 +35,10 @@ type Options struct {
 	// have is a note (diag.UnknownName, with an error's words), not an
 	// error; lint reports it when no pipeline had the param.
 	SharedValues bool
+	// Steps (--step) are the steps of a pipeline file to compile, as it
+	// writes their names; every step when empty. The others are left
+	// out, with the after: entries that name them.
+	Steps []string
 	// Paths (NAME=PATH arguments, as mlcube run takes them) give the
 	// parameter NAME of every task of a cube the path PATH, with no
 	// pipeline file.
@@ -80,6 +84,7 @@ func Compile(opts Options) (*ir.Pipeline, diag.Diagnostics) {
 func compile(sc *schema.Context, opts Options) (*ir.Pipeline, diag.Diagnostics) {
 	files := source.New(opts.FS)
 	ps, plat, diags := spec.Read(sc, files, opts.MLCube, opts.Platform, opts.Task)
+	diags = append(diags, spec.PickSteps(ps, opts.Steps)...)
 	more, meant := spec.SetPaths(ps, opts.Paths)
 	diags = append(diags, more...)
 	values, more := spec.ReadValues(sc, files, opts.Values, opts.Set)

@@ -85,6 +85,7 @@ func runFlags() []cli.Flag {
 		&cli.StringFlag{Name: "namespace", Aliases: []string{"n"}, Usage: "the `NAMESPACE` to run in, in place of the platform's"},
 		&cli.BoolFlag{Name: "emit-rbac", Usage: "also emit the ServiceAccount, Role and RoleBinding the run needs (argo, tekton)"},
 		&cli.StringFlag{Name: "kind", Usage: "what the backend emits, its first kind by default: " + driver.Kinds()},
+		stepFlag(),
 		&cli.StringSliceFlag{Name: "schedule", Usage: "with --kind cronworkflow, a cron `SCHEDULE` such as '0 2 * * *'; repeatable; replaces the pipeline's schedule.cron"},
 		&cli.StringFlag{Name: "timezone", Usage: "with --kind cronworkflow, the schedule's IANA timezone, such as Europe/Berlin"},
 		&cli.StringFlag{Name: "concurrency-policy", Usage: "with --kind cronworkflow, what to do when a run is due while one runs: Allow, Forbid or Replace"},
@@ -183,6 +184,9 @@ func pairingNote(paired compiler.Pairing) note {
 func request(c *cli.Context, s *session) (driver.Request, error) {
 	opts, err := compilerOptions(c, s)
 	if err != nil {
+		return driver.Request{}, err
+	}
+	if opts.Steps, err = pickedSteps(c, opts); err != nil {
 		return driver.Request{}, err
 	}
 	opts.Namespace = c.String("namespace")

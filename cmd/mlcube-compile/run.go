@@ -177,7 +177,7 @@ func newApp(s *session, stderr io.Writer) *cli.App {
 }
 
 // compileUsage is the compile's usage, every flag of it.
-const compileUsage = `mlcube-compile [--backend argo|tekton|job|all] [--mlcube PATH] [--platform FILE|-] [--task FILE|NAME|-]
+const compileUsage = `mlcube-compile [--backend argo|tekton|job|all] [--mlcube PATH] [--platform FILE|-] [--task FILE|NAME|-] [--step NAME]...
     [-f VALUES]... [--set NAME=VALUE]... [--disable CODE]... [--kind KIND] [--schedule CRON]... [--timezone TZ]
     [--concurrency-policy Allow|Forbid|Replace] [--namespace NS] [--emit-rbac] [-o FILE|DIR/] [--format yaml|json]
     [--error-format text|json|github] [-v] [PATH|NAME=PATH]...`
