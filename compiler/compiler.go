@@ -30,6 +30,15 @@ type Options struct {
 	// becomes its param's default.
 	Values []string
 	Set    []Setting
+	// SharedValues says Values and Set are given to many pipelines at
+	// once, as lint gives them: one for a param this pipeline does not
+	// have is a note (diag.UnknownName, with an error's words), not an
+	// error; lint reports it when no pipeline had the param.
+	SharedValues bool
+	// Steps (--step) are the steps of a pipeline file to compile, as it
+	// writes their names; every step when empty. The others are left
+	// out, with the after: entries that name them.
+	Steps []string
 	// Paths (NAME=PATH arguments, as mlcube run takes them) give the
 	// parameter NAME of every task of a cube the path PATH, with no
 	// pipeline file.
@@ -75,15 +84,20 @@ func Compile(opts Options) (*ir.Pipeline, diag.Diagnostics) {
 func compile(sc *schema.Context, opts Options) (*ir.Pipeline, diag.Diagnostics) {
 	files := source.New(opts.FS)
 	ps, plat, diags := spec.Read(sc, files, opts.MLCube, opts.Platform, opts.Task)
-	diags = append(diags, spec.SetPaths(ps, opts.Paths)...)
+	diags = append(diags, spec.PickSteps(ps, opts.Steps)...)
+	more, meant := spec.SetPaths(ps, opts.Paths)
+	diags = append(diags, more...)
 	values, more := spec.ReadValues(sc, files, opts.Values, opts.Set)
 	diags = append(diags, more...)
+	// A NAME=VALUE argument meant for a param fills it before -f and
+	// --set do: its error is the one the mistake gets.
+	values = append(meant, values...)
 	if opts.Namespace != "" && plat != nil {
 		diags = append(diags, namespaceFlag(opts.Namespace)...)
 		plat.Namespace = opts.Namespace
 	}
 	if ps != nil {
-		diags = append(diags, spec.ApplyValues(ps, values)...)
+		diags = append(diags, spec.ApplyValues(ps, values, opts.SharedValues)...)
 		ps.Schedule = spec.OverrideSchedule(ps.Schedule, opts.Schedule)
 	}
 	var p *ir.Pipeline

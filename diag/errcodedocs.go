@@ -22,7 +22,7 @@ var errorDocs = []CodeDoc{
 	{BadTaskList, "a `--task` list or run files that do not name each task once", "List each task once, as `a,b,c`; a task with several run files is run by the file's name; a compact `.mlcube.yaml` names each run once."},
 	{Credential, "a credential in a spec", "Anyone who reads the spec or the manifest could use it: put it in a Secret and name it with `secretEnv` (see [what it reads](specs.md#what-it-reads))."},
 	{BadEnv, "an environment variable that cannot be set", "A name is letters, digits and `_`, not starting with a digit, and a variable comes from `env` or `secretEnv`, not both."},
-	{BadPathArg, "a `NAME=PATH` argument that cannot be applied", "`NAME=PATH` sets a cube parameter's path when no pipeline file is given: give a path, name a parameter of the tasks run, or set it in the pipeline file."},
+	{BadPathArg, "a `NAME=PATH` argument that cannot be applied", "`NAME=PATH` sets a cube parameter's path when no pipeline file is given: give a path, name a parameter of the tasks run, or set it in the pipeline file. With a pipeline file, a param's value is `--set NAME=VALUE` (argo's `-p NAME=VALUE`), as the message says."},
 	{BadConfigs, "`configs:` that cannot become a ConfigMap", "Each value must be writable as JSON and not null, and all of them fit in 1 MiB: put large data in the workspace."},
 	{BadShape, "a spec with no steps or tasks, too many, or a step that needs its cube named", "A pipeline has 1 to 1000 steps and a cube at least one task; with several cubes each step names its `cube:`; a Dask step has no cube task."},
 	{BadQuantity, "a quantity that is not one", "Write cpu, memory and sizes as Kubernetes quantities: `500m`, `4`, `512Mi`, `10Gi`."},

@@ -26,6 +26,11 @@ type Options struct {
 	Disable []diag.Code
 	// Backends are the backends to check for; every backend when empty.
 	Backends []string
+	// Values (-f) and Set (--set) fill the params of every pipeline
+	// linted that has them, as a compile's -f and --set do; a name no
+	// pipeline has is an error (sharedValues).
+	Values []string
+	Set    []compiler.Setting
 	// Exclude are globs of files and folders not to lint, matched as
 	// PlatformGlob is, against the path or the name: a folder that
 	// matches is not walked into, such as a cookiecutter template's.
@@ -77,7 +82,10 @@ func Run(paths []string, opts Options) (Report, error) {
 	for i := range units {
 		units[i].opts.Disable = opts.Disable
 	}
-	diags := append(runUnits(units, opts), compiler.Silence(nil, g.unmatched(opts, paths), opts.Disable)...)
+	if err := giveValues(units, opts, paths); err != nil {
+		return Report{Skipped: set.skipped}, err
+	}
+	diags := append(unusedValues(units, runUnits(units, opts)), compiler.Silence(nil, g.unmatched(opts, paths), opts.Disable)...)
 	if opts.Strict {
 		for i := range diags {
 			diags[i].Severity = diag.Error
@@ -110,11 +118,10 @@ func checkGlob(glob string) error {
 }
 
 // runUnits runs the units on a worker per CPU, each with its own schema
-// (a CUE context serves one goroutine at a time), and returns every
-// diagnostic, sorted and without duplicates: the same file read by two
-// units is reported once. Results are kept by index, so the report never
-// depends on which worker finished first.
-func runUnits(units []unit, opts Options) diag.Diagnostics {
+// (a CUE context serves one goroutine at a time), and returns each one's
+// diagnostics, by index, so the report never depends on which worker
+// finished first.
+func runUnits(units []unit, opts Options) []diag.Diagnostics {
 	results := make([]diag.Diagnostics, len(units))
 	next := make(chan int)
 	var wg sync.WaitGroup
@@ -138,11 +145,7 @@ func runUnits(units []unit, opts Options) diag.Diagnostics {
 	}
 	close(next)
 	wg.Wait()
-	var all diag.Diagnostics
-	for _, r := range results {
-		all = append(all, r...)
-	}
-	return all.Sorted()
+	return results
 }
 
 // checkCached is check through opts.Cache, when there is one: a unit

@@ -2,6 +2,7 @@ package job
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -114,33 +115,61 @@ func container(s *ir.Step, ref func(param string) string) corev1.Container {
 }
 
 // oneStep is the step a Job runs: the only one of p, in one container.
+// Its refusals name --step for a pipeline file's steps (p.FileSteps),
+// --task for a cube's tasks.
 func oneStep(p *ir.Pipeline) (*ir.Step, error) {
 	if len(p.Steps) != 1 {
-		// The tasks as --task takes them (the cube's sanity_check, not
-		// the step sanity-check), each once.
-		var names []string
-		seen := map[string]bool{}
-		for _, s := range p.Steps {
-			name := s.Task
-			if name == "" {
-				name = s.Name
-			}
-			if !seen[name] {
-				seen[name] = true
-				names = append(names, name)
-			}
-		}
-		return nil, emit.RefuseShape(backendFlag(p),
-			"a Job runs one task, and %d would run here (%s); name one task of the cube with --task NAME (in place of a pipeline file), or use --backend argo or --backend tekton, which run them all",
-			len(p.Steps), strings.Join(names, ", "))
+		return nil, tooManySteps(p)
 	}
 	s := p.Steps[0]
 	if s.Kind != ir.Container {
 		kind := map[ir.Kind]string{ir.MPI: "an MPIJob (mpi:)", ir.Dask: "a DaskJob (dask:)", ir.Torch: "a TrainJob (torch:)"}[s.Kind]
+		var others []string
+		for _, name := range p.FileSteps {
+			if name != s.Written {
+				others = append(others, name)
+			}
+		}
+		more := ""
+		if len(others) > 0 {
+			more = fmt.Sprintf("; --step NAME compiles each of the pipeline's other steps (%s) as a Job", strings.Join(others, ", "))
+		}
 		return nil, emit.RefuseShape(backendFlag(p),
-			"a Job runs one task in one container, and step %s runs as %s, which an engine must create and wait for; use --backend argo or --backend tekton", s.Name, kind)
+			"a Job runs one task in one container, and step %s runs as %s, which an engine must create and wait for; use --backend argo or --backend tekton%s", s.Name, kind, more)
 	}
 	return s, nil
+}
+
+// tooManySteps refuses p's steps, more than one: a pipeline file's by
+// their names, in its order, to compile one at a time with --step; a cube's by its
+// tasks, as --task takes them (the cube's sanity_check, not the step
+// sanity-check), each once.
+func tooManySteps(p *ir.Pipeline) error {
+	var names []string
+	if p.FileSteps != nil {
+		for _, name := range p.FileSteps {
+			if slices.ContainsFunc(p.Steps, func(s *ir.Step) bool { return s.Written == name }) {
+				names = append(names, name)
+			}
+		}
+		return emit.RefuseShape(backendFlag(p),
+			"a Job runs one step, and %d would run here (%s); compile them one at a time with --step NAME, or use --backend argo or --backend tekton, which run them all",
+			len(p.Steps), strings.Join(names, ", "))
+	}
+	seen := map[string]bool{}
+	for _, s := range p.Steps {
+		name := s.Task
+		if name == "" {
+			name = s.Name
+		}
+		if !seen[name] {
+			seen[name] = true
+			names = append(names, name)
+		}
+	}
+	return emit.RefuseShape(backendFlag(p),
+		"a Job runs one task, and %d would run here (%s); name one task of the cube with --task NAME (in place of a pipeline file), or use --backend argo or --backend tekton, which run them all",
+		len(p.Steps), strings.Join(names, ", "))
 }
 
 // warnings explain what the Job does differently from the engines, each

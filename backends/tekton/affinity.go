@@ -172,10 +172,8 @@ func sameToleration(a, b ir.Toleration) bool {
 // its start settings say.
 func warnings(p *ir.Pipeline, kind string) diag.Diagnostics {
 	out := limitWarnings(p)
-	for _, s := range coLocated(p) {
-		if s.Resources.GPU > 0 && len(s.NodeSelector) == 0 {
-			out = append(out, diag.Warnf(diag.TektonGPUUnplaced, s.Loc, "tekton: step %s asks for GPUs and has no node selector, and Tekton's affinity assistant (coschedule: %s) runs it on the assistant's node, which the run's pod template alone chooses: nothing draws that node to one with GPUs (a toleration lets a pod onto GPU nodes, but does not draw it there), so on a cluster with CPU nodes too the step can wait for ever; set gpu.nodeSelector in the platform to your GPU nodes' labels (such as nvidia.com/gpu.present: \"true\", which NVIDIA's GPU feature discovery sets), which the compiler gives the assistant", s.Name, coschedule(p)))
-		}
+	if w, ok := gpuUnplaced(p); ok {
+		out = append(out, w)
 	}
 	for _, s := range p.Steps {
 		if n := boundClaims(p, s); n > 1 && coschedule(p) == coscheduleWorkspaces {
@@ -246,4 +244,35 @@ func pronoun(names []string) string {
 		return "it a value"
 	}
 	return "them values"
+}
+
+// gpuUnplaced is the one warning about the GPU steps that Tekton's
+// affinity assistant places and that have no node selector: at the first
+// of them, naming each, with a note at each other; none when there are
+// none.
+func gpuUnplaced(p *ir.Pipeline) (diag.Diagnostic, bool) {
+	var steps []*ir.Step
+	for _, s := range coLocated(p) {
+		if s.Resources.GPU > 0 && len(s.NodeSelector) == 0 {
+			steps = append(steps, s)
+		}
+	}
+	if len(steps) == 0 {
+		return diag.Diagnostic{}, false
+	}
+	what := "step " + steps[0].Name + " asks for GPUs and has no node selector, and Tekton's affinity assistant (coschedule: %s) runs it on the assistant's node"
+	waits := "the step can wait"
+	if len(steps) > 1 {
+		var names []string
+		for _, s := range steps {
+			names = append(names, s.Name)
+		}
+		what = "steps " + strings.Join(names, ", ") + " ask for GPUs and have no node selector, and Tekton's affinity assistant (coschedule: %s) runs them on the assistant's node"
+		waits = "they can wait"
+	}
+	w := diag.Warnf(diag.TektonGPUUnplaced, steps[0].Loc, "tekton: "+what+", which the run's pod template alone chooses: nothing draws that node to one with GPUs (a toleration lets a pod onto GPU nodes, but does not draw it there), so on a cluster with CPU nodes too %s for ever; set gpu.nodeSelector in the platform to your GPU nodes' labels (such as nvidia.com/gpu.present: \"true\", which NVIDIA's GPU feature discovery sets), which the compiler gives the assistant", coschedule(p), waits)
+	for _, s := range steps[1:] {
+		w = w.WithRelated(s.Loc.Pos(), "step "+s.Name+" asks for GPUs too")
+	}
+	return w, true
 }

@@ -2,7 +2,9 @@ package main
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/mlcube-compile/mlcube-compile/diag"
@@ -66,15 +68,13 @@ func normalizeArgs(app *cli.App, args []string) ([]string, error) {
 			case !ok:
 				return nil, unknownFlag(a, scope, specs)
 			}
-			// One token a flag, --name=value, so that it can move.
-			switch {
-			case hasValue:
-				flags = append(flags, "--"+spec.name+"="+value)
-			case spec.value && i+1 < len(args):
-				flags = append(flags, "--"+spec.name+"="+args[i+1])
+			token, took, err := oneToken(spec, value, hasValue, args[i+1:])
+			if err != nil {
+				return nil, err
+			}
+			flags = append(flags, token)
+			if took {
 				i++
-			default:
-				flags = append(flags, "--"+spec.name)
 			}
 		case scope == "" && len(rest) == 0 && (a == "help" || a == "version"):
 			// help and version as commands, as go and kubectl take them.
@@ -98,6 +98,28 @@ func normalizeArgs(app *cli.App, args []string) ([]string, error) {
 		}
 	}
 	return append(out, rest...), nil
+}
+
+// oneToken is a flag as one token, --name=value, so that it can move:
+// its value is the one written with it, or the next argument, which it
+// took then. A flag that takes a value and has none, and a switch given
+// one that is not true or false, are usage errors naming the flag as it
+// is written (Go's flag package would say -name).
+func oneToken(spec flagSpec, value string, hasValue bool, next []string) (token string, took bool, err error) {
+	switch {
+	case hasValue && !spec.value:
+		if _, err := strconv.ParseBool(value); err != nil {
+			return "", false, usageError{fmt.Errorf("invalid value %q for --%s: a switch takes true or false, or nothing", value, spec.name)}
+		}
+		return "--" + spec.name + "=" + value, false, nil
+	case hasValue:
+		return "--" + spec.name + "=" + value, false, nil
+	case spec.value && len(next) > 0:
+		return "--" + spec.name + "=" + next[0], true, nil
+	case spec.value:
+		return "", false, usageError{fmt.Errorf("flag needs an argument: --%s", spec.name)}
+	}
+	return "--" + spec.name, false, nil
 }
 
 // beforeCommand sorts the flags written before command: help and
@@ -132,11 +154,12 @@ func unknownFlag(written, scope string, specs map[string]flagSpec) error {
 			names = append(names, n)
 		}
 	}
-	msg := fmt.Sprintf("unknown flag %s for %s", written, where)
-	if hint, ok := foreignFlags[strings.TrimLeft(strings.SplitN(written, "=", 2)[0], "-")]; ok {
+	flag, _, _ := strings.Cut(written, "=")
+	msg := fmt.Sprintf("unknown flag %s for %s", flag, where)
+	if hint, ok := foreignFlags[strings.TrimLeft(flag, "-")]; ok {
 		return usageError{fmt.Errorf("%s: %s", msg, hint)}
 	}
-	if near := diag.Nearest(strings.TrimLeft(strings.SplitN(written, "=", 2)[0], "-"), names); near != "" {
+	if near := diag.Nearest(strings.TrimLeft(flag, "-"), names); near != "" {
 		msg += fmt.Sprintf("; did you mean --%s?", near)
 	}
 	return usageError{fmt.Errorf("%s", msg)}
@@ -183,4 +206,14 @@ func commandNames(app *cli.App) []string {
 		names = append(names, c.Name)
 	}
 	return names
+}
+
+// goFlagName is a flag's name as Go's flag package writes it in its
+// errors, with one dash: "flag needs an argument: -platform".
+var goFlagName = regexp.MustCompile(`(argument: |defined: |for (flag )?)-([A-Za-z0-9][A-Za-z0-9-]+)`)
+
+// flagUsageError is urfave/cli's error about a flag, a usage error, the
+// flag named as it is written: --platform, not Go's -platform.
+func flagUsageError(_ *cli.Context, err error, _ bool) error {
+	return usageError{fmt.Errorf("%s", goFlagName.ReplaceAllString(err.Error(), "${1}--${3}"))}
 }

@@ -20,14 +20,16 @@ const completeCommand = "__complete"
 // command line so far: the values of the flag before it (nothing, for
 // file names, where a flag takes a path), flag names when it starts with
 // -, commands before any command, completion's shells, the cube's task
-// names after --task; nothing else, so that the shell completes file
-// names.
+// names after --task, the pipeline's steps after --step; nothing else,
+// so that the shell completes file names.
 func complete(app *cli.App, words []string) []string {
 	cur, before := words[len(words)-1], words[:len(words)-1]
 	line := readLine(app, before)
 	switch {
 	case line.pending == "task" && line.command != "lint":
 		return taskWords(line.seen["mlcube"], cur)
+	case line.pending == "step" && line.command == "":
+		return stepWords(line, cur)
 	case line.pending != "":
 		return flagValues(line.command, line.seen["backend"])[line.pending]
 	case strings.HasPrefix(cur, "-"):
@@ -45,7 +47,12 @@ func complete(app *cli.App, words []string) []string {
 // so far in cur (train,<TAB> offers train,evaluate), but those listed;
 // nothing when there is no cube to read, so that file names complete.
 func taskWords(mlcube, cur string) []string {
-	names := compiler.CubeTasks(compiler.Options{MLCube: mlcube})
+	return listWords(compiler.CubeTasks(compiler.Options{MLCube: mlcube}), cur)
+}
+
+// listWords are names, each after the comma-separated list typed so far
+// in cur, but those listed.
+func listWords(names []string, cur string) []string {
 	cut := strings.LastIndex(cur, ",") + 1
 	listed := strings.Split(cur[:cut], ",")
 	var out []string

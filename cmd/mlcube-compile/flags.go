@@ -20,10 +20,34 @@ func specFlags() []cli.Flag {
 		&cli.StringFlag{Name: "mlcube", Aliases: []string{"m"}, Usage: "cube folder or its mlcube.yaml (or MedPerf's container_config.yaml); default: the pipeline file's folder, else the current folder"},
 		&cli.StringFlag{Name: "platform", Aliases: []string{"p"}, Usage: "platform file (or a legacy platforms/docker.yaml); default: platform.yaml beside the pipeline file, else beside the cube; - reads it from standard input"},
 		&cli.StringFlag{Name: "task", Aliases: []string{"t"}, Usage: "pipeline file, legacy invoke file, or task names a,b,c run in that order (as mlcube run --task a,b,c); default: every task of the cube, in the file's order wherever their paths touch; - reads a pipeline file from standard input (then no platform file is read without -p)"},
-		&cli.StringSliceFlag{Name: "values", Aliases: []string{"f"}, Usage: "values `FILE` of param: value lines; repeatable, later files win"},
-		&cli.StringSliceFlag{Name: "set", Usage: "give param `NAME=VALUE` a value; repeatable, wins over -f"},
+		valuesFlag("values `FILE` of param: value lines; repeatable, later files win"),
+		setFlag("give param `NAME=VALUE` a value; repeatable, wins over -f"),
 		disableFlag(),
 	}
+}
+
+// valuesFlag is -f (--values), the values files that fill params at
+// compile time; compile, graph and lint take it.
+func valuesFlag(usage string) cli.Flag {
+	return &cli.StringSliceFlag{Name: "values", Aliases: []string{"f"}, Usage: usage}
+}
+
+// setFlag is --set NAME=VALUE, which wins over -f.
+func setFlag(usage string) cli.Flag {
+	return &cli.StringSliceFlag{Name: "set", Usage: usage}
+}
+
+// settings reads --set: each NAME=VALUE.
+func settings(c *cli.Context) ([]compiler.Setting, error) {
+	var out []compiler.Setting
+	for _, s := range c.StringSlice("set") {
+		name, value, ok := strings.Cut(s, "=")
+		if !ok || strings.TrimSpace(name) == "" {
+			return nil, usageError{fmt.Errorf("--set %q: want NAME=VALUE", s)}
+		}
+		out = append(out, compiler.Setting{Name: strings.TrimSpace(name), Value: value})
+	}
+	return out, nil
 }
 
 // disableFlag silences warnings by code, as a disable comment in a spec
@@ -61,6 +85,7 @@ func runFlags() []cli.Flag {
 		&cli.StringFlag{Name: "namespace", Aliases: []string{"n"}, Usage: "the `NAMESPACE` to run in, in place of the platform's"},
 		&cli.BoolFlag{Name: "emit-rbac", Usage: "also emit the ServiceAccount, Role and RoleBinding the run needs (argo, tekton)"},
 		&cli.StringFlag{Name: "kind", Usage: "what the backend emits, its first kind by default: " + driver.Kinds()},
+		stepFlag(),
 		&cli.StringSliceFlag{Name: "schedule", Usage: "with --kind cronworkflow, a cron `SCHEDULE` such as '0 2 * * *'; repeatable; replaces the pipeline's schedule.cron"},
 		&cli.StringFlag{Name: "timezone", Usage: "with --kind cronworkflow, the schedule's IANA timezone, such as Europe/Berlin"},
 		&cli.StringFlag{Name: "concurrency-policy", Usage: "with --kind cronworkflow, what to do when a run is due while one runs: Allow, Forbid or Replace"},
@@ -78,13 +103,11 @@ func compilerOptions(c *cli.Context, s *session) (compiler.Options, error) {
 	if err := checkPlatformValue(opts.Platform); err != nil {
 		return opts, err
 	}
-	for _, s := range c.StringSlice("set") {
-		name, value, ok := strings.Cut(s, "=")
-		if !ok || strings.TrimSpace(name) == "" {
-			return opts, usageError{fmt.Errorf("--set %q: want NAME=VALUE", s)}
-		}
-		opts.Set = append(opts.Set, compiler.Setting{Name: strings.TrimSpace(name), Value: value})
+	set, err := settings(c)
+	if err != nil {
+		return opts, err
 	}
+	opts.Set = set
 	for _, a := range c.Args().Slice() {
 		if err := readArg(c, &opts, a); err != nil {
 			return opts, err
@@ -161,6 +184,9 @@ func pairingNote(paired compiler.Pairing) note {
 func request(c *cli.Context, s *session) (driver.Request, error) {
 	opts, err := compilerOptions(c, s)
 	if err != nil {
+		return driver.Request{}, err
+	}
+	if opts.Steps, err = pickedSteps(c, opts); err != nil {
 		return driver.Request{}, err
 	}
 	opts.Namespace = c.String("namespace")

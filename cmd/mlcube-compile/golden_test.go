@@ -107,11 +107,12 @@ func TestGolden(t *testing.T) {
 	}
 }
 
-// notForBackend recognises the job backend's refusal of several steps,
-// or of a param left for submit time, and Tekton's and the Job's of a
-// bucket only Argo's artifact repository names.
+// notForBackend recognises the job backend's refusal of several steps
+// (a cube's tasks or a pipeline file's steps), or of a param left for
+// submit time, and Tekton's and the Job's of a bucket only Argo's
+// artifact repository names.
 func notForBackend(stderr string) bool {
-	return strings.Contains(stderr, "--backend: a Job runs one task") || strings.Contains(stderr, "a Job has no run-time parameters") ||
+	return strings.Contains(stderr, "--backend: a Job runs one task") || strings.Contains(stderr, "--backend: a Job runs one step") || strings.Contains(stderr, "a Job has no run-time parameters") ||
 		strings.Contains(stderr, "has no artifact repository of its own")
 }
 

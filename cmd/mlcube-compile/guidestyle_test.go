@@ -68,3 +68,18 @@ func TestGuideSentences(t *testing.T) {
 		t.Errorf("guideSentences found %d sentences in the sample, want 4", n)
 	}
 }
+
+// The README's set-up says, beside its first command, how long the
+// first run takes: it builds everything, which a new user would
+// otherwise take for a hang.
+func TestReadmeFirstRunTime(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	setup, _, _ := strings.Cut(string(raw), "## Quickstart")
+	_, setup, _ = strings.Cut(setup, "## Set up")
+	if !regexp.MustCompile(`(?s)first run[^.]* about \d+ minutes on a \d-core machine`).MatchString(setup) {
+		t.Errorf("README.md's Set up says not how long the first run takes (about N minutes on an N-core machine):\n%s", setup)
+	}
+}

@@ -24,12 +24,14 @@ func lintCommand(stdout io.Writer) *cli.Command {
 			"docker: or name:, schema_type:, or only platform keys), so its mistake is reported at its line and column.\n" +
 			"Other YAML files (other tools', values files) are skipped; the summary counts them and --verbose names them.",
 		Usage:     "check every cube, platform and pipeline file under the paths, on every backend or those --backend names",
-		UsageText: "mlcube-compile lint [--backend argo|tekton|job]... [--format|--error-format text|json|github] [--strict] [--disable CODE]... [--verbose] [--platform GLOB] [--task GLOB] [--exclude GLOB]... [--cache DIR] [PATH...]",
+		UsageText: "mlcube-compile lint [--backend argo|tekton|job]... [--format|--error-format text|json|github] [--strict] [--disable CODE]... [-f VALUES]... [--set NAME=VALUE]... [--verbose] [--platform GLOB] [--task GLOB] [--exclude GLOB]... [--cache DIR] [PATH...]",
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "backend", Aliases: []string{"b"}, Usage: "check for backend `NAME` only (" + strings.Join(driver.Backends(), ", ") + "); repeatable; default: every backend"},
 			&cli.StringFlag{Name: "format", Aliases: []string{"error-format"}, Value: diagnosticFormats[0], Usage: "text, json, or github (GitHub Actions annotations); --error-format, as compile and graph spell it, is the same flag"},
 			&cli.BoolFlag{Name: "strict", Usage: "count warnings as errors (those --disable and the specs' disable comments leave)"},
 			disableFlag(),
+			valuesFlag("values `FILE` of param: value lines, for every pipeline linted that has those params, as the compile's -f (an MPI, Dask or torch step's ${params.X} needs a value at compile time); repeatable, later files win"),
+			setFlag("give param `NAME=VALUE` a value in every pipeline linted that has it, as the compile's --set; repeatable, wins over -f"),
 			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "also name each YAML file skipped as not a cube, platform or pipeline file"},
 			&cli.StringFlag{Name: "platform", Usage: "treat files matching `GLOB` as platform files, whatever their content"},
 			&cli.StringFlag{Name: "task", Usage: "treat files matching `GLOB` as pipeline or invoke files, whatever their content"},
@@ -45,7 +47,11 @@ func lintCommand(stdout io.Writer) *cli.Command {
 			if err != nil {
 				return err
 			}
-			opts := lint.Options{PlatformGlob: c.String("platform"), TaskGlob: c.String("task"), Strict: c.Bool("strict"), Disable: disabled, Backends: c.StringSlice("backend"), Exclude: c.StringSlice("exclude")}
+			set, err := settings(c)
+			if err != nil {
+				return err
+			}
+			opts := lint.Options{PlatformGlob: c.String("platform"), TaskGlob: c.String("task"), Strict: c.Bool("strict"), Disable: disabled, Backends: c.StringSlice("backend"), Exclude: c.StringSlice("exclude"), Values: c.StringSlice("values"), Set: set}
 			if err := withCache(&opts, c.String("cache")); err != nil {
 				return usageError{err}
 			}

@@ -153,6 +153,11 @@ var versionFlag = &cli.BoolFlag{Name: "version", Usage: "print the version"}
 func newApp(s *session, stderr io.Writer) *cli.App {
 	cli.VersionFlag = versionFlag
 	commands := []*cli.Command{graphCommand(s), schemaCommand(s.stdout), lintCommand(s.stdout), completionCommand(s.stdout)}
+	for _, c := range commands {
+		// A command's usage error is one line, as the compile's, never
+		// its whole help on stdout.
+		c.OnUsageError = flagUsageError
+	}
 	return &cli.App{
 		Name:            "mlcube-compile",
 		Usage:           "compile MLCubes into Argo Workflows, Tekton PipelineRuns or Kubernetes Jobs",
@@ -164,17 +169,15 @@ func newApp(s *session, stderr io.Writer) *cli.App {
 		// Cron schedules and values hold commas; each flag is one value.
 		DisableSliceFlagSeparator: true,
 		ExitErrHandler:            func(*cli.Context, error) {},
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			return usageError{err}
-		},
-		Flags:    append(specFlags(), runFlags()...),
-		Action:   func(c *cli.Context) error { return compile(c, s) },
-		Commands: commands,
+		OnUsageError:              flagUsageError,
+		Flags:                     append(specFlags(), runFlags()...),
+		Action:                    func(c *cli.Context) error { return compile(c, s) },
+		Commands:                  commands,
 	}
 }
 
 // compileUsage is the compile's usage, every flag of it.
-const compileUsage = `mlcube-compile [--backend argo|tekton|job|all] [--mlcube PATH] [--platform FILE|-] [--task FILE|NAME|-]
+const compileUsage = `mlcube-compile [--backend argo|tekton|job|all] [--mlcube PATH] [--platform FILE|-] [--task FILE|NAME|-] [--step NAME]...
     [-f VALUES]... [--set NAME=VALUE]... [--disable CODE]... [--kind KIND] [--schedule CRON]... [--timezone TZ]
     [--concurrency-policy Allow|Forbid|Replace] [--namespace NS] [--emit-rbac] [-o FILE|DIR/] [--format yaml|json]
     [--error-format text|json|github] [-v] [PATH|NAME=PATH]...`

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"io"
 	"strings"
 	"testing"
@@ -67,6 +68,27 @@ func checkFlags(t *testing.T, where, usage string, flags []cli.Flag) {
 		}
 		if !found {
 			t.Errorf("%s: no --%s in\n%s", where, f.Names()[0], usage)
+		}
+	}
+}
+
+// TestFlagUsageErrorNamesLongFlags: an error of Go's flag package, which
+// urfave/cli passes on, names a long flag with --, as it is written, and
+// a one-letter one with -.
+func TestFlagUsageErrorNamesLongFlags(t *testing.T) {
+	for in, want := range map[string]string{
+		"flag needs an argument: -platform":                     "flag needs an argument: --platform",
+		`invalid boolean value "x" for -emit-rbac: parse error`: `invalid boolean value "x" for --emit-rbac: parse error`,
+		`invalid value "x" for flag -kind: bad`:                 `invalid value "x" for flag --kind: bad`,
+		"flag provided but not defined: -zz":                    "flag provided but not defined: --zz",
+		"flag needs an argument: -o":                            "flag needs an argument: -o",
+	} {
+		err := flagUsageError(nil, errors.New(in), false)
+		if got := err.Error(); got != want {
+			t.Errorf("%q: got %q, want %q", in, got, want)
+		}
+		if !errors.As(err, new(usageError)) {
+			t.Errorf("%q: not a usage error", in)
 		}
 	}
 }

@@ -43,6 +43,11 @@ type Pipeline struct {
 	Volumes []Volume
 	// Steps are in topological order, ties broken by name.
 	Steps []*Step
+	// FileSteps are the steps of the pipeline file, as it writes their
+	// names and in its order, those --step left out of Steps included;
+	// nil for a cube's tasks. They are for messages (a backend that runs
+	// one step names --step and the others), so not in the IR's JSON.
+	FileSteps []string `json:"-"`
 	// Config is the ConfigMap the pipeline's configs become, created
 	// before the run; nil when there are none.
 	Config *ConfigMap

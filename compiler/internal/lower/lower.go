@@ -110,6 +110,7 @@ func newLowering(ps *spec.Pipeline, plat *spec.Platform, needValues string) *low
 		TTLSecondsAfterFinished: plat.TTLSeconds,
 		KubectlImage:            plat.KubectlImage,
 		Coschedule:              plat.Tekton.Coschedule,
+		FileSteps:               ps.FileSteps,
 	}
 	if lw.p.KubectlImage == "" {
 		lw.p.KubectlImage = defaultKubectlImage

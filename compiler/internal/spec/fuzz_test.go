@@ -95,7 +95,7 @@ func fuzzValues(t *testing.T, sc *schema.Context, src []byte) {
 		return
 	}
 	p := &Pipeline{File: "pipeline.yaml", Params: []*PipelineParam{{Name: "epochs"}, {Name: "size", Enum: []string{"small", "large"}}}}
-	diags = append(diags, ApplyValues(p, values)...)
+	diags = append(diags, ApplyValues(p, values, false)...)
 	spectest.CheckDiagnostics(t, diags, "-f")
 	for _, v := range values {
 		if v.Loc.Pos().Line < 1 || v.Loc.Path() == "" {

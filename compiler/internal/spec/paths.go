@@ -15,10 +15,12 @@ import (
 // parameter's name), as a pipeline step's inputs: or outputs: would give
 // it; for a MedPerf container, a volume's location. Only a cube run
 // without a pipeline file takes them: a pipeline file says its paths in
-// its steps.
-func SetPaths(p *Pipeline, paths []Setting) diag.Diagnostics {
+// its steps. The values that come back are those NAME=VALUE arguments
+// meant for a pipeline's params (pathsWithPipeline), to fill them for the
+// rest of the compile.
+func SetPaths(p *Pipeline, paths []Setting) (diag.Diagnostics, []ParamValue) {
 	if p == nil || len(paths) == 0 {
-		return nil
+		return nil, nil
 	}
 	top := diag.At(diag.Pos{File: p.File, Line: 1, Col: 1})
 	if !p.FromCube {
@@ -35,26 +37,44 @@ func SetPaths(p *Pipeline, paths []Setting) diag.Diagnostics {
 			diags = append(diags, diag.Errorf(diag.UnknownName, top.Field(s.Name), "%q is no parameter of the tasks run (parameters: %s)", s.Name, strings.Join(names, ", ")).WithHint(diag.DidYouMean(s.Name, names)))
 		}
 	}
-	return diags
+	return diags, nil
 }
 
 // pathsWithPipeline refuses NAME=PATH arguments given with a pipeline
-// file, which says its steps' paths itself; a NAME that is one of its
-// params was meant as its value, which --set gives (argo submit -p's
-// habit: -p name=value).
-func pathsWithPipeline(p *Pipeline, paths []Setting, top diag.Loc) diag.Diagnostics {
+// file, which says its steps' paths itself, one error each. A NAME that is
+// one of its params was meant as its value, which --set gives (argo
+// submit -p's habit: -p name=value), and so was one near a param's name,
+// which the hint names. Those values come back, to fill their params for
+// the rest of the compile: the one mistake is one error, not also that
+// the param has no value.
+func pathsWithPipeline(p *Pipeline, paths []Setting, top diag.Loc) (diag.Diagnostics, []ParamValue) {
+	byName := map[string]*PipelineParam{}
+	var names []string
+	for _, pp := range p.Params {
+		byName[pp.Name] = pp
+		names = append(names, pp.Name)
+	}
+	slices.Sort(names)
 	var diags diag.Diagnostics
+	var meant []ParamValue
 	for _, s := range paths {
-		for _, pp := range p.Params {
-			if pp.Name == s.Name {
-				diags = append(diags, diag.Errorf(diag.BadPathArg, pp.Loc, "%s=%s on the command line: %s is a param of the pipeline, given its value with --set %s=%s (NAME=PATH sets a cube parameter's path, with no pipeline file)", s.Name, s.Value, s.Name, s.Name, s.Value))
-			}
+		if pp, ok := byName[s.Name]; ok {
+			diags = append(diags, diag.Errorf(diag.BadPathArg, pp.Loc, "%s=%s on the command line: %s is a param of the pipeline, given its value with --set %s=%s (NAME=PATH sets a cube parameter's path, with no pipeline file)", s.Name, s.Value, s.Name, s.Name, s.Value))
+			meant = append(meant, ParamValue{Name: s.Name, Value: s.Value, Loc: pp.Loc})
+			continue
 		}
+		msg := s.Name + "=" + s.Value + " sets a cube parameter's path when no pipeline file is given; a pipeline file gives its steps' paths in inputs: and outputs:"
+		if len(names) > 0 {
+			msg += ", and a value to one of its params (" + strings.Join(names, ", ") + ") with --set NAME=VALUE"
+		}
+		d := diag.Errorf(diag.BadPathArg, top.Field(s.Name), "%s", msg)
+		if near := diag.Nearest(s.Name, names); near != "" {
+			d = d.WithHint("did you mean --set " + near + "=" + s.Value + "?")
+			meant = append(meant, ParamValue{Name: near, Value: s.Value, Loc: byName[near].Loc})
+		}
+		diags = append(diags, d)
 	}
-	if len(diags) > 0 {
-		return diags
-	}
-	return diag.Diagnostics{diag.Errorf(diag.BadPathArg, top.Field(paths[0].Name), "%s=%s sets a cube parameter's path when no pipeline file is given; a pipeline file gives its steps' paths in inputs: and outputs:", paths[0].Name, paths[0].Value)}
+	return diags, meant
 }
 
 // setPath gives every step whose task has a parameter named s.Name the

@@ -222,6 +222,10 @@ type Pipeline struct {
 	// FromCube marks the pipeline made of a cube's tasks, with no
 	// pipeline file.
 	FromCube bool
+	// FileSteps are the names of a pipeline file's steps, in its order,
+	// those --step left out of Steps included (PickSteps); nil for a
+	// cube's tasks.
+	FileSteps []string
 	// Incomplete says a part the steps rest on could not be read: the
 	// platform file, or a step (its cube or task not found). The checks
 	// after reading would report only the consequences, such as a step

@@ -66,8 +66,11 @@ func decodeValues(sc *schema.Context, f *ast.File) ([]ParamValue, diag.Diagnosti
 }
 
 // ApplyValues gives each param named by a value that value as its
-// default. A value for a param the pipeline does not have is an error.
-func ApplyValues(p *Pipeline, values []ParamValue) diag.Diagnostics {
+// default. A value for a param the pipeline does not have is an error;
+// with shared, values given to many pipelines at once (lint's), it is a
+// note of the same code and words, which lint makes an error when no
+// pipeline had the param.
+func ApplyValues(p *Pipeline, values []ParamValue, shared bool) diag.Diagnostics {
 	byName := map[string]*PipelineParam{}
 	var names []string
 	for _, pp := range p.Params {
@@ -86,6 +89,9 @@ func ApplyValues(p *Pipeline, values []ParamValue) diag.Diagnostics {
 			diags = append(diags, diag.Errorf(diag.UnknownName, v.Loc, "no param %q: %s declares no params (--set and -f fill a pipeline file's params:; a cube parameter's path is given as an argument, %s=PATH)", v.Name, p.File, v.Name))
 		default:
 			diags = append(diags, diag.Errorf(diag.UnknownName, v.Loc, "no parameter %q in %s (params: %s)", v.Name, p.File, strings.Join(slices.Sorted(slices.Values(names)), ", ")).WithHint(diag.DidYouMean(v.Name, names)))
+		}
+		if shared {
+			diags[len(diags)-1].Severity = diag.Note
 		}
 	}
 	return diags
