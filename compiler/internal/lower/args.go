@@ -161,6 +161,9 @@ func (lw *lowering) parseText(s string, at *diag.Loc) ir.Text {
 	for _, m := range spec.AnyRef.FindAllStringSubmatchIndex(s, -1) {
 		ref := strings.TrimSpace(s[m[2]:m[3]])
 		param, problem := spec.ParamOf(ref, lw.params)
+		if problem == "" {
+			lw.used[param] = true
+		}
 		value, given := lw.given[param]
 		switch {
 		case problem != "":

@@ -13,7 +13,7 @@ import (
 var paramName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
 
 // lowerParams turns pipeline params into IR params, checking each: its
-// name, its default against required, needValues and its enum,
+// name, its default against required and its enum,
 // credentials and "$$". Each param with a valid name may be referred to
 // as ${params.NAME}.
 func (lw *lowering) lowerParams() {
@@ -41,8 +41,6 @@ func (lw *lowering) checkDefault(pp *spec.PipelineParam) {
 	switch {
 	case pp.Required && pp.Default != nil && pp.Given == nil:
 		lw.errorf(diag.BadParam, pp.Loc, "a required parameter has no default; drop one of required and default")
-	case pp.Default == nil && lw.needValues != "":
-		lw.errorf(diag.BadParam, pp.Loc, "has no value, and %s; give it one with --set %s=VALUE or -f VALUES.yaml", lw.needValues, pp.Name)
 	}
 	if pp.Default != nil && len(pp.Enum) > 0 && !slices.Contains(pp.Enum, *pp.Default) {
 		lw.errorf(diag.BadParam, value, "%q is not one of the enum values of params.%s (%s)", *pp.Default, pp.Name, strings.Join(pp.Enum, ", "))
@@ -63,4 +61,20 @@ func deref(s *string) string {
 		return ""
 	}
 	return *s
+}
+
+// paramValues, once every reference is read, reports each param with no
+// value when needValues says every param needs one now. With steps left
+// out by --step, a param none of the kept steps refers to is left out
+// too: it needs no value, and the engine gets no parameter for it.
+func (lw *lowering) paramValues() {
+	picked := len(lw.spec.Steps) < len(lw.spec.FileSteps)
+	if picked {
+		lw.p.Params = slices.DeleteFunc(lw.p.Params, func(p ir.Param) bool { return !lw.used[p.Name] })
+	}
+	for _, pp := range lw.spec.Params {
+		if pp.Default == nil && lw.needValues != "" && (lw.used[pp.Name] || !picked) {
+			lw.errorf(diag.BadParam, pp.Loc, "has no value, and %s; give it one with --set %s=VALUE or -f VALUES.yaml", lw.needValues, pp.Name)
+		}
+	}
 }
