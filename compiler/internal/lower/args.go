@@ -179,6 +179,7 @@ func (lw *lowering) parseText(s string, at *diag.Loc) ir.Text {
 			out = append(out, ir.Piece{Literal: s[last:m[0]] + value})
 		} else {
 			out = append(out, ir.Piece{Literal: s[last:m[0]]}, ir.Piece{Param: param})
+			lw.atRunTime[param] = true
 		}
 		last = m[1]
 	}

@@ -27,8 +27,10 @@ type lowering struct {
 	// values -f and --set give them at compile time.
 	params map[string]bool
 	given  map[string]string
-	// used are the params some ${params.X} refers to.
-	used map[string]bool
+	// used are the params some ${params.X} refers to, and atRunTime
+	// those of them some reference leaves to the engine (not replaced by
+	// its compile-time value in a job's manifest).
+	used, atRunTime map[string]bool
 	// needValues, when set, says why every param needs a value now.
 	needValues string
 	// noParams, when set, names the kind of job whose manifest the step
@@ -96,7 +98,7 @@ func (lw *lowering) warnf(code diag.Code, at diag.Loc, format string, args ...an
 func newLowering(ps *spec.Pipeline, plat *spec.Platform, needValues string) *lowering {
 	lw := &lowering{
 		spec: ps, plat: plat, needValues: needValues,
-		params: map[string]bool{}, given: map[string]string{}, used: map[string]bool{}, volumes: map[string]ir.Volume{},
+		params: map[string]bool{}, given: map[string]string{}, used: map[string]bool{}, atRunTime: map[string]bool{}, volumes: map[string]ir.Volume{},
 		templates: newNameSet(), tmplNames: map[string]string{},
 		claimVolumes: map[string]string{}, volumeNames: newNameSet(workspaceVolume, fetchedVolume),
 		data: map[string]*stepData{},

@@ -63,15 +63,19 @@ func deref(s *string) string {
 	return *s
 }
 
-// paramValues, once every reference is read, reports each param with no
-// value when needValues says every param needs one now. With steps left
-// out by --step, a param none of the kept steps refers to is left out
-// too: it needs no value, and the engine gets no parameter for it.
+// paramValues, once every reference is read, leaves out of the engine's
+// parameters those no reference leaves to the engine, and reports each
+// param with no value when needValues says every param needs one now:
+//   - a param that only MPI, Dask or torch manifests refer to took its
+//     compile-time value there, so a run-time value (argo submit -p, tkn
+//     pipeline start -p) would reach nothing: it is no engine parameter;
+//   - with steps left out by --step, a param none of the kept steps
+//     refers to is left out too, and needs no value.
 func (lw *lowering) paramValues() {
 	picked := len(lw.spec.Steps) < len(lw.spec.FileSteps)
-	if picked {
-		lw.p.Params = slices.DeleteFunc(lw.p.Params, func(p ir.Param) bool { return !lw.used[p.Name] })
-	}
+	lw.p.Params = slices.DeleteFunc(lw.p.Params, func(p ir.Param) bool {
+		return (lw.used[p.Name] && !lw.atRunTime[p.Name]) || (picked && !lw.used[p.Name])
+	})
 	for _, pp := range lw.spec.Params {
 		if pp.Default == nil && lw.needValues != "" && (lw.used[pp.Name] || !picked) {
 			lw.errorf(diag.BadParam, pp.Loc, "has no value, and %s; give it one with --set %s=VALUE or -f VALUES.yaml", lw.needValues, pp.Name)
