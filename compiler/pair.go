@@ -32,6 +32,10 @@ var platformNames = []string{"platform.yaml", "platform.yml"}
 // command line leaves them out; compile, graph and lint all follow it, so
 // that lint checks what a user compiles.
 //
+//   - With nothing named (no --mlcube, no --task, no NAME=PATH, which
+//     only a cube run takes), the pipeline is the current folder's
+//     pipeline.yaml (or pipeline.yml) when it has one, as the argument
+//     "." reads it (PathAlone); else the current folder is the cube.
 //   - A pipeline's cube is in the pipeline's own folder: with --task
 //     x/pipeline.yaml and no --mlcube, the cube is x/mlcube.yaml (its
 //     cubes:, if it has them, name their own folders). A legacy invoke
@@ -51,6 +55,14 @@ var platformNames = []string{"platform.yaml", "platform.yml"}
 // names.
 func Pair(opts Options) Pairing {
 	files := source.New(opts.FS)
+	if opts.MLCube == "" && opts.Task == "" && len(opts.Paths) == 0 {
+		for _, name := range pipelineNames {
+			if isFile(files, name) {
+				opts.Task = name
+				break
+			}
+		}
+	}
 	out := Pairing{Options: opts}
 	if out.Options.MLCube == "" {
 		out.Options.MLCube = "."

@@ -21,10 +21,13 @@ func PathAlone(path string) (FileKind, string) {
 	case !info.IsDir():
 		return Classify(path), path
 	}
-	for _, name := range []string{"pipeline.yaml", "pipeline.yml"} {
+	for _, name := range pipelineNames {
 		if isFile(files, filepath.Join(path, name)) {
 			return TaskFile, filepath.Join(path, name)
 		}
 	}
 	return CubeFile, path
 }
+
+// pipelineNames are the names of the pipeline file a folder is read as.
+var pipelineNames = []string{"pipeline.yaml", "pipeline.yml"}

@@ -19,7 +19,7 @@ func specFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "mlcube", Aliases: []string{"m"}, Usage: "cube folder or its mlcube.yaml (or MedPerf's container_config.yaml); default: the pipeline file's folder, else the current folder"},
 		&cli.StringFlag{Name: "platform", Aliases: []string{"p"}, Usage: "platform file (or a legacy platforms/docker.yaml); default: platform.yaml beside the pipeline file, else beside the cube; - reads it from standard input"},
-		&cli.StringFlag{Name: "task", Aliases: []string{"t"}, Usage: "pipeline file, legacy invoke file, or task names a,b,c run in that order (as mlcube run --task a,b,c); default: every task of the cube, in the file's order wherever their paths touch; - reads a pipeline file from standard input (then no platform file is read without -p)"},
+		&cli.StringFlag{Name: "task", Aliases: []string{"t"}, Usage: "pipeline file, legacy invoke file, or task names a,b,c run in that order (as mlcube run --task a,b,c); default: the current folder's pipeline.yaml when no --mlcube or path is given, else every task of the cube, in the file's order wherever their paths touch; - reads a pipeline file from standard input (then no platform file is read without -p)"},
 		valuesFlag("values `FILE` of param: value lines; repeatable, later files win"),
 		setFlag("give param `NAME=VALUE` a value; repeatable, wins over -f"),
 		disableFlag(),
