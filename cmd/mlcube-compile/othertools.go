@@ -40,6 +40,9 @@ func checkPlatformValue(value string) error {
 // of formats, an output format rather than a file (-o json); format is
 // --format, given when set. A file named so is written with -o ./json.
 func outputFormat(output, format string, set bool, formats []string) (file, asked string, err error) {
+	if err := checkKubectlOutput(output, formats); err != nil {
+		return "", "", err
+	}
 	if !slices.Contains(formats, output) {
 		return output, format, nil
 	}
@@ -47,6 +50,26 @@ func outputFormat(output, format string, set bool, formats []string) (file, aske
 		return "", "", usageError{fmt.Errorf("-o %s and --format %s disagree: -o names the file to write (-o ./%s for a file named so), --format the form", output, format, output)}
 	}
 	return "", output, nil
+}
+
+// kubectlOutputs are kubectl's -o formats that are not formats here,
+// with the file name they stand for (kubectl -o jsonpath=... and the
+// like start so).
+var kubectlOutputs = []string{"yml", "wide", "name", "jsonpath", "go-template", "custom-columns", "template"}
+
+// checkKubectlOutput refuses an -o of kubectl's that is no format here
+// (-o wide, -o yml, -o jsonpath=...), which would write a file of that
+// name; -o ./wide writes one.
+func checkKubectlOutput(output string, formats []string) error {
+	name, _, _ := strings.Cut(output, "=")
+	if !slices.Contains(kubectlOutputs, name) {
+		return nil
+	}
+	hint := ""
+	if name == "yml" {
+		hint = "; did you mean -o yaml?"
+	}
+	return usageError{fmt.Errorf("-o %s: -o names the file to write (-o ./%s for a file named so), and -o %s print that format, as kubectl's -o does; -o %s is no format here%s", output, output, strings.Join(formats, " or -o "), name, hint)}
 }
 
 // checkGraphOutput refuses -o yaml or -o json for graph, which draws a
