@@ -137,6 +137,9 @@ func readArg(c *cli.Context, opts *compiler.Options, a string) error {
 	}
 	name, value, ok := strings.Cut(a, "=")
 	if !ok || strings.TrimSpace(name) == "" || strings.HasPrefix(name, "-") {
+		if use, ok := otherCommands[a]; ok {
+			return usageError{fmt.Errorf("%q is no command here: %s", a, use)}
+		}
 		if cmd := nearestCommand(c, a); cmd != "" {
 			return usageError{fmt.Errorf("unexpected argument %q; did you mean the command %s?", a, cmd)}
 		}

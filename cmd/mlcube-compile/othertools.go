@@ -81,6 +81,16 @@ func checkGraphOutput(output string) error {
 	return nil
 }
 
+// otherCommands are other tools' commands that users type first, and
+// what does their work here: compiling needs no command.
+var otherCommands = map[string]string{
+	"run":       "mlcube run runs a cube here and now, and mlcube-compile compiles it with no command: mlcube-compile --task NAME (or a pipeline file) prints the manifests, which argo submit, tkn or kubectl create run",
+	"configure": "mlcube configure builds or pulls the cube's image; here the image is the cube's docker.image (or the platform's image:), which the cluster pulls, and mlcube-compile with no command compiles",
+	"template":  "helm template DIR is mlcube-compile DIR here, with no command",
+	"build":     "kustomize build DIR is mlcube-compile DIR here, with no command",
+	"submit":    "argo submit takes what mlcube-compile prints, with no command: mlcube-compile … > wf.yaml, then argo submit wf.yaml",
+}
+
 // foreignFlags are other tools' flags that this command does not take,
 // and what takes their place here.
 var foreignFlags = map[string]string{
