@@ -109,7 +109,12 @@ func oneToken(spec flagSpec, value string, hasValue bool, next []string) (token 
 	switch {
 	case hasValue && !spec.value:
 		if _, err := strconv.ParseBool(value); err != nil {
-			return "", false, usageError{fmt.Errorf("invalid value %q for --%s: a switch takes true or false, or nothing", value, spec.name)}
+			more := ""
+			if spec.name == "verbose" {
+				// kubectl's and argo's -v=N.
+				more = "; -v has no levels: -v alone prints the notes"
+			}
+			return "", false, usageError{fmt.Errorf("invalid value %q for --%s: a switch takes true or false, or nothing%s", value, spec.name, more)}
 		}
 		return "--" + spec.name + "=" + value, false, nil
 	case hasValue:
