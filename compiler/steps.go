@@ -16,21 +16,43 @@ func PipelineSteps(opts Options) (steps []string, file bool) {
 	if opts.Task == "" {
 		return nil, false
 	}
+	file = true
+	readPipeline(opts, func(ps *spec.Pipeline) {
+		spec.PickSteps(ps, nil)
+		steps, file = ps.FileSteps, !ps.FromCube
+	})
+	return steps, file
+}
+
+// PipelineParams are the names of the params of the pipeline file opts
+// name (Task, once paired), in its order, for --set; nil when opts name
+// none, or it cannot be read.
+func PipelineParams(opts Options) []string {
+	var names []string
+	if opts.Task == "" {
+		return nil
+	}
+	readPipeline(opts, func(ps *spec.Pipeline) {
+		for _, p := range ps.Params {
+			names = append(names, p.Name)
+		}
+	})
+	return names
+}
+
+// readPipeline reads what opts name and gives it to use, when it can be
+// read; Compile says why when it cannot.
+func readPipeline(opts Options, use func(*spec.Pipeline)) {
 	s, err := opts.Schema, error(nil)
 	if s == nil {
 		s, err = schema.Load()
 	}
 	if err != nil {
-		return nil, true
+		return
 	}
-	file = true
 	s.Do(func(sc *schema.Context) {
-		ps, _, _ := spec.Read(sc, source.New(opts.FS), opts.MLCube, opts.Platform, opts.Task)
-		if ps == nil {
-			return
+		if ps, _, _ := spec.Read(sc, source.New(opts.FS), opts.MLCube, opts.Platform, opts.Task); ps != nil {
+			use(ps)
 		}
-		spec.PickSteps(ps, nil)
-		steps, file = ps.FileSteps, !ps.FromCube
 	})
-	return steps, file
 }

@@ -20,8 +20,9 @@ const completeCommand = "__complete"
 // command line so far: the values of the flag before it (nothing, for
 // file names, where a flag takes a path), flag names when it starts with
 // -, commands before any command, completion's shells, the cube's task
-// names after --task, the pipeline's steps after --step; nothing else,
-// so that the shell completes file names.
+// names after --task, the pipeline's steps after --step, NAME= for its
+// params after --set; nothing else, so that the shell completes file
+// names.
 func complete(app *cli.App, words []string) []string {
 	cur, before := words[len(words)-1], words[:len(words)-1]
 	line := readLine(app, before)
@@ -30,6 +31,8 @@ func complete(app *cli.App, words []string) []string {
 		return taskWords(line.seen["mlcube"], cur)
 	case line.pending == "step" && line.command == "":
 		return stepWords(line, cur)
+	case line.pending == "set" && (line.command == "" || line.command == "graph"):
+		return paramWords(line)
 	case line.pending != "":
 		return flagValues(line.command, line.seen["backend"])[line.pending]
 	case strings.HasPrefix(cur, "-"):

@@ -51,12 +51,29 @@ func pickedSteps(c *cli.Context, opts compiler.Options) ([]string, error) {
 // list typed so far in cur, but those listed; nothing when there is no
 // pipeline file to read.
 func stepWords(line typedLine, cur string) []string {
+	steps, _ := compiler.PipelineSteps(line.options())
+	return listWords(steps, cur)
+}
+
+// paramWords are what --set may take for the pipeline file the line so
+// far names: NAME= for each of its params; nothing when there is no
+// pipeline file to read.
+func paramWords(line typedLine) []string {
+	var out []string
+	for _, name := range compiler.PipelineParams(line.options()) {
+		out = append(out, name+"=")
+	}
+	return out
+}
+
+// options are the files the line so far names (by --mlcube, --task or
+// as arguments), paired as a compilation pairs them.
+func (line typedLine) options() compiler.Options {
 	opts := compiler.Options{MLCube: line.seen["mlcube"], Task: line.seen["task"]}
 	for _, a := range line.args {
 		if kind, path := compiler.PathAlone(a); kind == compiler.TaskFile && opts.Task == "" {
 			opts.Task = path
 		}
 	}
-	steps, _ := compiler.PipelineSteps(compiler.Pair(opts).Options)
-	return listWords(steps, cur)
+	return compiler.Pair(opts).Options
 }
