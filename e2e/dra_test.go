@@ -262,19 +262,9 @@ func TestE2EDRAClaimTemplate(t *testing.T) {
 	t.Parallel()
 	c := e2eCluster(t)
 	r := c.runDRAPod(t, "e2e-dra-template", []string{claimTemplateManifest("gpu", 1), draPodManifest("dra-one", []string{"gpu"}, nil)})
-	claim, ok := r.claims["gpu"]
-	if !ok {
-		t.Fatalf("no allocated claim seen for the pod's claim gpu (statuses %+v)", r.pod.Status.ResourceClaimStatuses)
-	}
-	devices := allocatedDevices(t, claim, "gpu")
-	if len(devices) != 1 {
-		t.Fatalf("claim %s: %d devices allocated, want 1: %v", claim.Name, len(devices), devices)
-	}
-	if got, want := draEnv(r.logs["main"]), wantDRAEnv(string(claim.UID), devices...); !maps.Equal(got, want) {
-		t.Errorf("the container saw:\n%s\nwant %v", r.logs["main"], want)
-	}
-	t.Logf("claim %s: %s allocated on %s; the container saw GPU_DEVICE_%s=%s", claim.Name, devices[0], realNode,
-		strings.TrimPrefix(devices[0], "gpu-"), devices[0])
+	claim, device := oneDevice(t, r.claims, "gpu", r.logs["main"])
+	t.Logf("claim %s: %s allocated on %s; the container saw GPU_DEVICE_%s=%s", claim.Name, device, realNode,
+		strings.TrimPrefix(device, "gpu-"), device)
 }
 
 // TestE2EDRASelector: a request for two devices with a CEL selector on
@@ -308,16 +298,31 @@ func TestE2EDRAExtendedResource(t *testing.T) {
 	t.Parallel()
 	c := e2eCluster(t)
 	r := c.runDRAPod(t, "e2e-dra-extended", []string{draPodManifest("dra-extended", nil, corev1.ResourceList{draExtendedResource: resource.MustParse("1")})})
-	claim, ok := r.claims[draExtendedResource]
+	claim, device := oneDevice(t, r.claims, draExtendedResource, r.logs["main"])
+	t.Logf("limit %s: 1 met by claim %s, device %s", draExtendedResource, claim.Name, device)
+}
+
+// oneDevice checks that claims holds an allocated claim for name (the
+// pod's name for it, or draExtendedResource for the one the scheduler
+// made for its extended resources) with one device of the driver, and
+// that what a container saw (draEnvScript's lines) is exactly what the
+// driver injects for it; it returns the claim and the device.
+func oneDevice(t *testing.T, claims map[string]resourcev1.ResourceClaim, name, seen string) (resourcev1.ResourceClaim, string) {
+	t.Helper()
+	claim, ok := claims[name]
 	if !ok {
-		t.Fatalf("no allocated claim seen for the pod's extended resources (status %+v)", r.pod.Status.ExtendedResourceClaimStatus)
+		t.Fatalf("no allocated claim seen for %s (seen for: %v)", name, slices.Sorted(maps.Keys(claims)))
 	}
-	devices := allocatedDevices(t, claim, "")
+	request := "gpu" // the request's name in the templates here and in the compiler's
+	if name == draExtendedResource {
+		request = ""
+	}
+	devices := allocatedDevices(t, claim, request)
 	if len(devices) != 1 {
 		t.Fatalf("claim %s: %d devices allocated, want 1: %v", claim.Name, len(devices), devices)
 	}
-	if got, want := draEnv(r.logs["main"]), wantDRAEnv(string(claim.UID), devices...); !maps.Equal(got, want) {
-		t.Errorf("the container saw:\n%s\nwant %v", r.logs["main"], want)
+	if got, want := draEnv(seen), wantDRAEnv(string(claim.UID), devices...); !maps.Equal(got, want) {
+		t.Errorf("the container saw:\n%s\nwant %v", seen, want)
 	}
-	t.Logf("limit %s: 1 met by claim %s, device %s", draExtendedResource, claim.Name, devices[0])
+	return claim, devices[0]
 }

@@ -4,7 +4,6 @@ package e2e
 
 import (
 	"encoding/json"
-	"maps"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -81,27 +80,13 @@ func (r *realRun) checkDRA(t *testing.T, pod, name string, watch *claimWatch) {
 	if err := json.Unmarshal([]byte(r.c.must(t, "", "-n", r.ns, "get", "pod", pod, "-o", "json")), &p); err != nil {
 		t.Fatal(err)
 	}
-	claim, ok := podClaims(p, watch.stop(t))[name]
-	if !ok {
-		t.Fatalf("pod %s: no allocated claim seen for %s (statuses %+v, %+v)", pod, name,
-			p.Status.ResourceClaimStatuses, p.Status.ExtendedResourceClaimStatus)
-	}
-	request := "gpu"
-	if name == draExtendedResource {
-		request = ""
-	}
-	devices := allocatedDevices(t, claim, request)
-	if len(devices) != 1 {
-		t.Fatalf("claim %s: %d devices allocated, want 1: %v", claim.Name, len(devices), devices)
-	}
+	claims := podClaims(p, watch.stop(t))
 	rec, ok := r.records(t)[pod]
 	if !ok {
 		t.Fatalf("pod %s left no record in the workspace", pod)
 	}
-	if got, want := draEnv(injected(rec.Env)), wantDRAEnv(string(claim.UID), devices...); !maps.Equal(got, want) {
-		t.Errorf("pod %s's container saw %v, want %v", pod, got, want)
-	}
-	t.Logf("pod %s: claim %s allocated %s of %s; the container saw it", pod, claim.Name, devices[0], realNode)
+	claim, device := oneDevice(t, claims, name, injected(rec.Env))
+	t.Logf("pod %s: claim %s allocated %s of %s; the container saw it", pod, claim.Name, device, realNode)
 }
 
 // injected is, of a recorded env, the lines draEnvScript prints.
