@@ -1,9 +1,11 @@
 package main
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/mlcube-compile/mlcube-compile/internal/enginetest"
@@ -66,6 +68,54 @@ func TestOutputFileIsWrittenAtomically(t *testing.T) {
 	}
 	b, _ := os.ReadFile(out)
 	manifestcheck.ValidateWorkflow(t, out, string(b))
+}
+
+// -o onto what is not a regular file writes through it: a symlink's
+// target is replaced and the link kept, and a FIFO (as /dev/null or
+// /dev/stdout, a device) is written to, never renamed over. Renaming a
+// temporary file onto /dev/null, as root, once left the machine's
+// /dev/null a regular file.
+func TestOutputWritesThroughLinksAndDevices(t *testing.T) {
+	dir := enginetest.WriteFiles(t, map[string]string{"mlcube.yaml": enginetest.DemoCube})
+	target := filepath.Join(dir, "target.yaml")
+	if err := os.WriteFile(target, []byte("old\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link.yaml")
+	if err := os.Symlink("target.yaml", link); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, code := compileArgs(t, "mlcube-compile", "--mlcube", dir, "-o", link); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("-o %s replaced the symlink with a file (%v)", link, err)
+	}
+	b, _ := os.ReadFile(target)
+	manifestcheck.ValidateWorkflow(t, target, string(b))
+
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("no FIFO here: %v", err)
+	}
+	got := make(chan []byte)
+	go func() {
+		f, err := os.Open(fifo)
+		if err != nil {
+			got <- nil
+			return
+		}
+		defer f.Close()
+		b, _ := io.ReadAll(f)
+		got <- b
+	}()
+	if _, stderr, code := compileArgs(t, "mlcube-compile", "--mlcube", dir, "-o", fifo); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if fi, err := os.Lstat(fifo); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
+		t.Fatalf("-o %s replaced the FIFO with a file (%v)", fifo, err)
+	}
+	manifestcheck.ValidateWorkflow(t, fifo, string(<-got))
 }
 
 func TestStepEnvBeatsEnvFileAndLegacyClaimsStayApart(t *testing.T) {

@@ -264,8 +264,25 @@ func writeAtomic(path string, data []byte) error {
 }
 
 // writeThroughTemp writes data to a temporary file beside path, then
-// renames it to path.
+// renames it to path. A symlink is followed, so that its target is
+// replaced and the link kept; what is not a regular file (a device such
+// as /dev/null or /dev/stdout, a FIFO) is written to as it is: renamed
+// over, it would be replaced by a file, and as root /dev/null with it.
 func writeThroughTemp(path string, data []byte) error {
+	if target, err := filepath.EvalSymlinks(path); err == nil {
+		path = target
+	}
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
+		if err != nil {
+			return err
+		}
+		if _, err := f.Write(data); err != nil {
+			f.Close()
+			return err
+		}
+		return f.Close()
+	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
 		return err
