@@ -1,6 +1,9 @@
 package graph
 
-import "sort"
+import (
+	"slices"
+	"sort"
+)
 
 // Mixed is a path two steps write and a later step reads, where nothing
 // but their place in the file orders the writers.
@@ -31,20 +34,26 @@ func MixedWriters(io []IO, after [][]int) []Mixed {
 			}
 		}
 	}
-	var shared []string
+	// A path whose writers all run one after another, each after the
+	// one before it, mixes nothing for any reader: any of them run in
+	// that order too. The others are checked reader by reader.
+	d := newDataOrder(io, after)
+	var broken []string
 	for p, ws := range writers {
-		if len(ws) > 1 {
-			shared = append(shared, p)
+		for i := 1; i < len(ws); i++ {
+			if !d.ordered(ws[i], ws[i-1]) {
+				broken = append(broken, p)
+				break
+			}
 		}
 	}
-	if len(shared) == 0 {
+	if len(broken) == 0 {
 		return nil
 	}
-	sort.Strings(shared)
-	d := newDataOrder(io, after)
+	sort.Strings(broken)
 	var out []Mixed
 	for r, s := range io {
-		for _, p := range shared {
+		for _, p := range broken {
 			if !readsTouching(s.Reads, p) {
 				continue
 			}
@@ -73,10 +82,11 @@ type dataOrder struct {
 	after   [][]int
 	written *pathNode
 	preds   map[int][]int
+	known   map[[2]int]bool
 }
 
 func newDataOrder(io []IO, after [][]int) *dataOrder {
-	d := &dataOrder{io: io, after: after, written: &pathNode{}, preds: map[int][]int{}}
+	d := &dataOrder{io: io, after: after, written: &pathNode{}, preds: map[int][]int{}, known: map[[2]int]bool{}}
 	for i, s := range io {
 		for _, w := range s.Writes {
 			d.written.add(w, i)
@@ -98,7 +108,7 @@ func (d *dataOrder) unchained(r int, ws []int) (int, int, bool) {
 		}
 	}
 	for i := 1; i < len(seen); i++ {
-		if !d.reaches(seen[i], seen[i-1]) {
+		if !d.ordered(seen[i], seen[i-1]) {
 			return seen[i-1], seen[i], true
 		}
 	}
@@ -136,6 +146,26 @@ func (d *dataOrder) predecessors(s int) []int {
 	}
 	d.preds[s] = ps
 	return ps
+}
+
+// ordered says whether step b runs after step a by after: and data:
+// first whether b names a or reads what a writes, then through others.
+func (d *dataOrder) ordered(b, a int) bool {
+	key := [2]int{b, a}
+	if v, ok := d.known[key]; ok {
+		return v
+	}
+	v := b < len(d.after) && slices.Contains(d.after[b], a)
+	if !v && (a < b || !d.sameWrites(a, b)) {
+		for _, r := range d.io[b].Reads {
+			v = v || slices.ContainsFunc(d.io[a].Writes, func(w string) bool { return Touch(r, w) })
+		}
+	}
+	if !v {
+		v = d.reaches(b, a)
+	}
+	d.known[key] = v
+	return v
 }
 
 // reaches says whether step from runs after step to by after: and data.
