@@ -29,6 +29,8 @@ const (
 	BadPathArg      Code = "MLC258"
 	BadConfigs      Code = "MLC259"
 	BadShape        Code = "MLC260"
+	MixedWriters    Code = "MLC261"
+	CubeFileClash   Code = "MLC262"
 	BadQuantity     Code = "MLC350"
 	BadDockerFlags  Code = "MLC351"
 	BadPlacement    Code = "MLC352"

@@ -94,7 +94,7 @@ func compile(req Request) (Output, error) {
 	if err != nil {
 		return Output{Warnings: warnings}, InternalError{Input: Describe(req.Compiler), Err: err}
 	}
-	return Output{Bytes: out, Warnings: append(warnings, resultNotes(p)...)}, nil
+	return Output{Bytes: out, Warnings: append(append(warnings, resultNotes(p)...), neededNote(p)...)}, nil
 }
 
 // Graph draws the pipeline's DAG in format, one of render.Formats.

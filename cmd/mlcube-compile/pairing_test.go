@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mlcube-compile/mlcube-compile/diag"
 )
 
 // Every example compiles from the repository root with only --task (or
@@ -55,7 +57,7 @@ func compileFromRoot(t *testing.T, backend, golden, note string, args []string) 
 	if note != "" && first != note {
 		t.Errorf("stderr starts with %q, want %q", first, note)
 	}
-	if note == "" && strings.Contains(stderr, "note:") {
+	if note == "" && strings.Contains(stderr, "["+string(diag.PlatformRead)+"]") {
 		t.Errorf("stderr notes a platform file, want none:\n%s", stderr)
 	}
 }

@@ -68,6 +68,20 @@ type Pipeline struct {
 	// from, one per distinct request, sorted by name; created before the
 	// run.
 	ResourceClaimTemplates []ResourceClaimTemplate `json:",omitempty"`
+	// Needed are the paths the run reads that no step writes, which must
+	// be on their claims before it starts, for the note that says so.
+	Needed []Needed `json:"-"`
+}
+
+// Needed is a path the run reads and no step writes.
+type Needed struct {
+	// Claim is the claim that must hold it; empty for a workspace claim
+	// created for each run, which starts empty.
+	Claim string
+	// Path is where on the claim, a folder with a trailing /.
+	Path string
+	// Steps are the steps that read it, as the pipeline names them.
+	Steps []string
 }
 
 // Param is a pipeline parameter that can be set when the run is submitted.

@@ -3,6 +3,7 @@ package specgen
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 )
 
@@ -24,14 +25,14 @@ type RandomStep struct {
 // writers and readers overlap in every way path flow knows (the same
 // folder, one inside the other) and the graph never has a cycle. Some
 // steps also wait for earlier ones with after:, and some have retries, a
-// timeout, GPUs, env, or run as an MPIJob.
+// timeout, GPUs, env, or run as an MPIJob. Two steps that write one
+// folder that a step reads are chained with after: (chainWriters).
 func Random(seed uint64, n int) (string, []RandomStep) {
 	rng := rand.New(rand.NewPCG(seed, 0x5eed))
 	layers := 1 + rng.IntN(max(1, n/2))
 	sub := []string{"", "a/", "b/", "a/x/", "a/y/", "b/x/"}
 	steps := make([]RandomStep, n)
-	var b strings.Builder
-	b.WriteString("name: random\nsteps:\n")
+	extra := make([]string, n)
 	for i := range steps {
 		layer := min(layers-1, i*layers/n)
 		s := &steps[i]
@@ -41,11 +42,10 @@ func Random(seed uint64, n int) (string, []RandomStep) {
 		if layer > 0 {
 			s.Read = fmt.Sprintf("l%d/%s", rng.IntN(layer), sub[rng.IntN(len(sub))])
 		}
-		fmt.Fprintf(&b, "  %s:\n    task: stage\n    inputs: {src: %s}\n    outputs: {dst: %s}\n", s.Name, s.Read, s.Write)
 		if i > 0 && rng.IntN(4) == 0 {
 			s.After = []int{rng.IntN(i)}
-			fmt.Fprintf(&b, "    after: [r%02d]\n", s.After[0])
 		}
+		var b strings.Builder
 		switch rng.IntN(6) {
 		case 0:
 			fmt.Fprintf(&b, "    retries: {limit: %d, backoff: %ds}\n", 1+rng.IntN(3), 1+rng.IntN(60))
@@ -59,6 +59,46 @@ func Random(seed uint64, n int) (string, []RandomStep) {
 			s.MPI = true
 			fmt.Fprintf(&b, "    resources: {gpu: %d}\n    mpi: {workers: %d, entrypoint: python work.py}\n", rng.IntN(3), 1+rng.IntN(4))
 		}
+		extra[i] = b.String()
+	}
+	chainWriters(steps)
+	var b strings.Builder
+	b.WriteString("name: random\nsteps:\n")
+	for i, s := range steps {
+		fmt.Fprintf(&b, "  %s:\n    task: stage\n    inputs: {src: %s}\n    outputs: {dst: %s}\n", s.Name, s.Read, s.Write)
+		if len(s.After) > 0 {
+			names := make([]string, len(s.After))
+			for k, a := range s.After {
+				names[k] = steps[a].Name
+			}
+			fmt.Fprintf(&b, "    after: [%s]\n", strings.Join(names, ", "))
+		}
+		b.WriteString(extra[i])
 	}
 	return b.String(), steps
+}
+
+// chainWriters makes a step that writes the folder an earlier step
+// writes wait for it with after:, when a step reads what touches that
+// folder: a pipeline where only the file orders two writers of what a
+// step reads is refused (graph.MixedWriters).
+func chainWriters(steps []RandomStep) {
+	last := map[string]int{}
+	for i := range steps {
+		s := &steps[i]
+		if prev, ok := last[s.Write]; ok && readAfter(steps, s.Write) && !slices.Contains(s.After, prev) {
+			s.After = append(s.After, prev)
+		}
+		last[s.Write] = i
+	}
+}
+
+// readAfter says whether some step reads a folder that touches dir.
+func readAfter(steps []RandomStep, dir string) bool {
+	for _, s := range steps {
+		if strings.HasPrefix(s.Read, dir) || strings.HasPrefix(dir, s.Read) {
+			return true
+		}
+	}
+	return false
 }

@@ -34,13 +34,14 @@ const (
 	// of one path run in declaration order, a chain.
 	SharedChain Shape = "shared-chain"
 	// SharedWriters: every step but the last reads a folder of its own
-	// and writes out/, which the last step reads: a fan of writers of one
-	// path, which run in declaration order, into one reader.
+	// and writes out/, which the last step reads: writers of one path,
+	// each naming the one before in after: (the compiler refuses writers
+	// of what a step reads that only the file orders), into one reader.
 	SharedWriters Shape = "shared-writers"
-	// SharedReaders: one step in ten writes shared/, and every other
-	// step reads it and writes a folder of its own: a fan of readers of
-	// one path, each of which waits for every writer, declared before it
-	// or after it.
+	// SharedReaders: one step in ten writes shared/, after the writer
+	// before it, and every other step reads it and writes a folder of its
+	// own: a fan of readers of one path, each of which waits for every
+	// writer, declared before it or after it.
 	SharedReaders Shape = "shared-readers"
 )
 
@@ -72,6 +73,9 @@ func Pipeline(shape Shape, n int, opts Options) (string, error) {
 		if p.dst != "" {
 			fmt.Fprintf(&b, ", outputs: {dst: %s}", p.dst)
 		}
+		if p.after > 0 {
+			fmt.Fprintf(&b, ", after: [s%05d]", p.after-1)
+		}
 		if opts.Env != "" {
 			fmt.Fprintf(&b, ", env: {NOTE: %d-%s}", i, opts.Env)
 		}
@@ -81,8 +85,12 @@ func Pipeline(shape Shape, n int, opts Options) (string, error) {
 }
 
 // stepIO is the folder one step reads and the folder it writes; "" is
-// the task's default (in/, out/), left out of the step.
-type stepIO struct{ src, dst string }
+// the task's default (in/, out/), left out of the step. after, when not
+// 0, is one more than the step it names in after:.
+type stepIO struct {
+	src, dst string
+	after    int
+}
 
 // stepPaths gives each of n steps its folders, which wire the shape.
 func stepPaths(shape Shape, n int) ([]stepIO, error) {
@@ -90,7 +98,7 @@ func stepPaths(shape Shape, n int) ([]stepIO, error) {
 	switch shape {
 	case Chain:
 		for i := 0; i < n; i++ {
-			out = append(out, stepIO{fmt.Sprintf("d%d/", i), fmt.Sprintf("d%d/", i+1)})
+			out = append(out, stepIO{fmt.Sprintf("d%d/", i), fmt.Sprintf("d%d/", i+1), 0})
 		}
 	case Fan:
 		// The leaves write beside each other under leaves/, which the
@@ -98,23 +106,23 @@ func stepPaths(shape Shape, n int) ([]stepIO, error) {
 		for i := 0; i < n; i++ {
 			switch {
 			case i == 0:
-				out = append(out, stepIO{"in/", "root/"})
+				out = append(out, stepIO{"in/", "root/", 0})
 			case i == n-1 && n > 2:
-				out = append(out, stepIO{"leaves/", "out/"})
+				out = append(out, stepIO{"leaves/", "out/", 0})
 			default:
-				out = append(out, stepIO{"root/", fmt.Sprintf("leaves/l%d/", i)})
+				out = append(out, stepIO{"root/", fmt.Sprintf("leaves/l%d/", i), 0})
 			}
 		}
 	case Diamond:
 		// Step 0 writes t0/; then, for each diamond k, a left and a right
 		// step read tk/ and write inside jk/, which the bottom step reads
 		// to write t(k+1)/.
-		out = append(out, stepIO{"in/", "t0/"})
+		out = append(out, stepIO{"in/", "t0/", 0})
 		for k := 0; len(out) < n; k++ {
 			out = append(out,
-				stepIO{fmt.Sprintf("t%d/", k), fmt.Sprintf("j%d/l/", k)},
-				stepIO{fmt.Sprintf("t%d/", k), fmt.Sprintf("j%d/r/", k)},
-				stepIO{fmt.Sprintf("j%d/", k), fmt.Sprintf("t%d/", k+1)})
+				stepIO{fmt.Sprintf("t%d/", k), fmt.Sprintf("j%d/l/", k), 0},
+				stepIO{fmt.Sprintf("t%d/", k), fmt.Sprintf("j%d/r/", k), 0},
+				stepIO{fmt.Sprintf("j%d/", k), fmt.Sprintf("t%d/", k+1), 0})
 		}
 	case SharedChain, SharedWriters, SharedReaders:
 		out = sharedPaths(shape, n)
@@ -134,13 +142,13 @@ func sharedPaths(shape Shape, n int) []stepIO {
 	for i := range out {
 		switch {
 		case shape == SharedWriters && i == n-1 && n > 1:
-			out[i] = stepIO{"out/", "result/"}
+			out[i] = stepIO{"out/", "result/", 0}
 		case shape == SharedWriters:
-			out[i] = stepIO{fmt.Sprintf("in/w%d/", i), ""}
+			out[i] = stepIO{fmt.Sprintf("in/w%d/", i), "", i}
 		case shape == SharedReaders && i%10 == 0:
-			out[i] = stepIO{"", "shared/"}
+			out[i] = stepIO{"", "shared/", max(0, i-9)}
 		case shape == SharedReaders:
-			out[i] = stepIO{"shared/", fmt.Sprintf("r/%d/", i)}
+			out[i] = stepIO{"shared/", fmt.Sprintf("r/%d/", i), 0}
 		}
 	}
 	return out

@@ -56,6 +56,9 @@ func (lw *lowering) paramArg(st *spec.Step, p *spec.Param, kind, override string
 	// A legacy binding too is named as a cube's parameter.
 	raw, at := p.Path, diag.At(p.Loc.Pos()).Field("tasks").Field(st.Task.Name).Field("parameters").Field(kind).Field(p.Name)
 	parse := func(s string) ir.Text { return ir.Lit(s) } // a cube's own paths hold no pipeline references
+	if own := st.CubeInputs[p.Name]; kind == "inputs" && own != "" && override == "" {
+		raw = own // the cube's own file, under its name (spec's keepCubeInputs)
+	}
 	if override != "" {
 		raw, at = override, st.Loc.Field(kind).Field(p.Name)
 		parse = func(s string) ir.Text { return lw.text(s, at) }

@@ -64,6 +64,9 @@ type volumeMounts struct {
 // creates the empty file first.
 func (lw *lowering) volumeMount(st *spec.Step, p *spec.Param, kind string, vm *volumeMounts) (string, bool) {
 	raw, at, parse := p.Path, p.Loc, ir.Lit
+	if own := st.CubeInputs[p.Name]; kind == "inputs" && own != "" {
+		raw = own // the cube's own file, under its name (spec's keepCubeInputs)
+	}
 	rel := cleanKeepParams(raw)
 	if override := overrideOf(st, kind, p.Name); override != "" {
 		raw, at, rel = override, st.Loc.Field(kind).Field(p.Name), cleanKeepParams(override)

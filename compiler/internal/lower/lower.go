@@ -69,6 +69,7 @@ type lowering struct {
 func Lower(ps *spec.Pipeline, plat *spec.Platform, needValues string) (*ir.Pipeline, diag.Diagnostics) {
 	lw := newLowering(ps, plat, needValues)
 	steps, io := lw.lowerSteps()
+	lw.needed(steps, io)
 	lw.kueue()
 	lw.listOrder(io)
 	lw.order(steps, io)

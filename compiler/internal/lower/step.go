@@ -179,6 +179,9 @@ func (lw *lowering) order(steps []*ir.Step, io []graph.IO) {
 		lw.depend(steps, edges, nil)
 		return
 	}
+	if lw.spec.Tasks == spec.PipelineSteps {
+		lw.mixedWriters(steps, io, after)
+	}
 	order := graph.TopoOrder(names, edges)
 	lw.depend(steps, graph.Reduce(order, edges), order)
 }

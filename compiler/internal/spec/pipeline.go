@@ -68,6 +68,9 @@ func (l *loader) decodePipeline(f *ast.File, defaultCube func() *Cube) *Pipeline
 			l.incomplete = true
 		}
 	}
+	if !l.incomplete {
+		l.add(keepCubeInputs(p, len(cubeNames)))
+	}
 	return p
 }
 
@@ -194,6 +197,12 @@ func (l *loader) cubeStep(st *Step, sf stepFields, cubes map[string]*Cube, cubeN
 	st.Cube = l.stepCube(st, sf.Cube, cubes, cubeNames)
 	if st.Cube == nil {
 		return nil
+	}
+	if len(cubeNames) > 0 && cubeNames[0] != "" {
+		st.CubeKey = sf.Cube
+		if st.CubeKey == "" {
+			st.CubeKey = cubeNames[0]
+		}
 	}
 	taskName := sf.Task
 	if taskName == "" {

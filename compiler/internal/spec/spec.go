@@ -271,12 +271,19 @@ type PipelineParam struct {
 type Step struct {
 	Name string
 	// Loc is where the step is written, and its fields below it.
-	Loc   diag.Loc
-	Cube  *Cube
-	Task  *Task
-	After []string
+	Loc  diag.Loc
+	Cube *Cube
+	// CubeKey is the name the pipeline's cubes: gives Cube; empty when
+	// it has no cubes:.
+	CubeKey string
+	Task    *Task
+	After   []string
 	// Inputs and Outputs override the paths of the task's parameters.
 	Inputs, Outputs map[string]string
+	// CubeInputs are the cube's own files in a pipeline of several
+	// cubes: the inputs left at their default place that no step writes,
+	// each at its place under the cube's name (keepCubeInputs).
+	CubeInputs      map[string]string
 	Args            []string
 	Env             []EnvVar
 	EnvFile         string

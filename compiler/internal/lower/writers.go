@@ -1,0 +1,103 @@
+package lower
+
+import (
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/mlcube-compile/mlcube-compile/compiler/graph"
+	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+	"github.com/mlcube-compile/mlcube-compile/diag"
+)
+
+// mixedWriters refuses a step that reads what two steps write at one
+// path when only the file orders the writers (graph.MixedWriters): the
+// run would succeed with the reader given what the last writer left,
+// whichever it meant. The error is at the reader and names both writers
+// and the fix.
+func (lw *lowering) mixedWriters(steps []*ir.Step, io []graph.IO, after [][]int) {
+	for _, m := range graph.MixedWriters(io, after) {
+		reader, first, second := lw.spec.Steps[m.Reader], lw.spec.Steps[m.First], lw.spec.Steps[m.Second]
+		shown, out, folder := lw.written(steps[m.Second].Name, m.Path)
+		in := lw.readOf(steps[m.Reader].Name, m.Path)
+		own := path.Join(second.Name, path.Base(strings.TrimSuffix(shown, "/")))
+		if folder {
+			own += "/"
+		}
+		d := diag.Errorf(diag.MixedWriters, reader.Loc,
+			"reads %s, which steps %s and %s both write, and nothing orders one after the other: they run in the file's order, so %s would read what %s left there and never %s's; give one of them a place of its own with outputs: (steps.%s.outputs: {%s: %s}) and say which %s reads with inputs: (steps.%s.inputs: {%s: ...}); or, if %s rewrites %s's data in place, order it with after: [%s]",
+			shown, first.Name, second.Name, reader.Name, second.Name, first.Name,
+			second.Name, out, own, reader.Name, reader.Name, in, second.Name, first.Name, first.Name)
+		d = d.WithRelated(first.Loc.Pos(), fmt.Sprintf("step %s writes %s", first.Name, shown))
+		d = d.WithRelated(second.Loc.Pos(), fmt.Sprintf("step %s writes %s", second.Name, shown))
+		lw.diags = append(lw.diags, d)
+	}
+}
+
+// written is how a step's write of the volume-qualified path q is shown:
+// its workspace path, the parameter that writes it, and whether it is
+// a folder.
+func (lw *lowering) written(step, q string) (string, string, bool) {
+	if d := lw.data[step]; d != nil {
+		for _, p := range d.paths {
+			if p.write && graph.Qualify(workspaceVolume, p.rel) == q {
+				return shownPath(p), p.param, p.folder
+			}
+		}
+	}
+	return strings.TrimPrefix(q, workspaceVolume+":/"), "OUTPUT", false
+}
+
+// readOf is the parameter by which a step reads what touches q.
+func (lw *lowering) readOf(step, q string) string {
+	if d := lw.data[step]; d != nil {
+		for _, p := range d.paths {
+			if !p.write && graph.Touch(graph.Qualify(workspaceVolume, p.rel), q) {
+				return p.param
+			}
+		}
+	}
+	return "INPUT"
+}
+
+// shownPath is a workspace path as a user writes it, a folder with a
+// trailing /.
+func shownPath(p dataPath) string {
+	if p.folder && p.rel != "" {
+		return p.rel + "/"
+	}
+	return p.rel
+}
+
+// needed notes the paths the run reads that no step writes
+// (graph.Unwritten), each on the claim that must hold it before the run
+// starts: the workspace claim, with an object workspace storage.pvc's,
+// or a legacy binding's claim.
+func (lw *lowering) needed(steps []*ir.Step, io []graph.IO) {
+	for _, u := range graph.Unwritten(io) {
+		vol, rel, _ := strings.Cut(u.Path, ":/")
+		n := ir.Needed{Path: rel}
+		switch {
+		case vol != workspaceVolume:
+			n.Claim = lw.volumes[vol].ClaimName
+		case lw.objectWorkspace():
+			n.Claim = lw.plat.Storage.PVC
+		default:
+			n.Claim = lw.ws.ClaimName
+		}
+		for _, r := range u.Readers {
+			n.Steps = append(n.Steps, lw.spec.Steps[r].Name)
+			if d := lw.data[steps[r].Name]; d != nil && vol == workspaceVolume {
+				for _, p := range d.paths {
+					if !p.write && p.rel == rel && p.folder {
+						n.Path = shownPath(p)
+					}
+				}
+			}
+		}
+		if n.Path == "" {
+			n.Path = "./"
+		}
+		lw.p.Needed = append(lw.p.Needed, n)
+	}
+}
