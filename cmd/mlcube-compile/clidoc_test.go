@@ -29,7 +29,10 @@ func renderCLIDoc() string {
 	b.WriteString("# CLI reference\n\n")
 	fmt.Fprintf(&b, "`%s`: %s.\n\n", app.Name, app.Usage)
 	b.WriteString("Manifests go to stdout; notes, warnings and errors to stderr. Exit codes: 0 compiled (or no error),\n")
-	b.WriteString("1 a spec is bad, 2 a usage error. The [user guide](guide.md) explains the flags in context.\n\n")
+	b.WriteString("1 a spec is bad, 2 a usage error. The [user guide](guide.md) explains the flags in context.\n")
+	b.WriteString("A flag that takes one value is given once (twice is a usage error that names both values); those marked\n")
+	b.WriteString("repeatable take one value each time. Other tools' flags (argo's --serviceaccount and -l, kubectl's -l,\n")
+	b.WriteString("--node-selector, MLCube's --workspace and -Pkey=value) are usage errors that name the spec key doing their job.\n\n")
 	writeUsage(&b, app.UsageText)
 	writeFlags(&b, app.Flags)
 	for _, c := range app.VisibleCommands() {
