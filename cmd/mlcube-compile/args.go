@@ -95,6 +95,13 @@ func normalizeArgs(app *cli.App, args []string) ([]string, error) {
 			rest = append(rest, a)
 		}
 	}
+	return assemble(head, flags, rest, specs)
+}
+
+// assemble is the command line normalizeArgs parsed, once each flag that
+// takes one value is given once: the command, its flags, its arguments
+// (after "--" when one starts with "-").
+func assemble(head, flags, rest []string, specs map[string]flagSpec) ([]string, error) {
 	if err := givenOnce(flags, specs); err != nil {
 		return nil, err
 	}

@@ -32,7 +32,10 @@ func renderCLIDoc() string {
 	b.WriteString("1 a spec is bad, 2 a usage error. The [user guide](guide.md) explains the flags in context.\n")
 	b.WriteString("A flag that takes one value is given once (twice is a usage error that names both values); those marked\n")
 	b.WriteString("repeatable take one value each time. Other tools' flags (argo's --serviceaccount and -l, kubectl's -l,\n")
-	b.WriteString("--node-selector, MLCube's --workspace and -Pkey=value) are usage errors that name the spec key doing their job.\n\n")
+	b.WriteString("--node-selector, MLCube's --workspace and -Pkey=value) are usage errors that name the spec key doing their job.\n")
+	b.WriteString("`-o` never names a file the compile reads (a spec, a values or env file, by any path or link to it): that is a usage\n")
+	b.WriteString("error, and nothing is written. Output redirected onto a spec with `>` empties it before the compile reads it;\n")
+	b.WriteString("the error then says so.\n\n")
 	writeUsage(&b, app.UsageText)
 	writeFlags(&b, app.Flags)
 	for _, c := range app.VisibleCommands() {
