@@ -66,6 +66,7 @@ const (
 	NoPlatformRead           Code = "MLC711"
 	FileSkipped              Code = "MLC712"
 	ResultsKept              Code = "MLC713"
+	CompiledAlone            Code = "MLC715"
 )
 
 // CodeDoc is what docs/troubleshooting.md says of a code.

@@ -53,18 +53,18 @@ func unitKey(u unit, opts Options) (string, bool) {
 	return hex.EncodeToString(sum[:]), true
 }
 
-// cached is the unit's result from the cache, when every file it looked
-// at is as it was.
-func cached(c Cache, key string, fsys fs.FS) (diag.Diagnostics, bool) {
+// cached is the unit's entry in the cache, when every file it looked at
+// is as it was.
+func cached(c Cache, key string, fsys fs.FS) (entry, bool) {
 	raw, ok := c.Get(key)
 	if !ok {
-		return nil, false
+		return entry{}, false
 	}
 	var e entry
 	if err := json.Unmarshal(raw, &e); err != nil || e.Inputs == nil || !unchanged(fsys, e.Inputs) {
-		return nil, false
+		return entry{}, false
 	}
-	return e.Diagnostics, true
+	return e, true
 }
 
 // keep stores a unit's result, unless some file was not read to its end.

@@ -85,10 +85,14 @@ func Run(paths []string, opts Options) (Report, error) {
 	if err := giveValues(units, opts, paths); err != nil {
 		return Report{Skipped: set.skipped}, err
 	}
-	diags := append(unusedValues(units, runUnits(units, opts)), compiler.Silence(nil, g.unmatched(opts, paths), opts.Disable)...)
+	results, reads := runUnits(units, opts)
+	results = aloneNotes(units, results, reads, opts.Disable)
+	diags := append(unusedValues(units, results), compiler.Silence(nil, g.unmatched(opts, paths), opts.Disable)...)
 	if opts.Strict {
 		for i := range diags {
-			diags[i].Severity = diag.Error
+			if diags[i].Severity == diag.Warning {
+				diags[i].Severity = diag.Error
+			}
 		}
 	}
 	return Report{Files: len(set.files), Diagnostics: diags, Skipped: set.skipped}, nil
@@ -119,10 +123,11 @@ func checkGlob(glob string) error {
 
 // runUnits runs the units on a worker per CPU, each with its own schema
 // (a CUE context serves one goroutine at a time), and returns each one's
-// diagnostics, by index, so the report never depends on which worker
-// finished first.
-func runUnits(units []unit, opts Options) []diag.Diagnostics {
+// diagnostics and the files it read, by index, so the report never
+// depends on which worker finished first.
+func runUnits(units []unit, opts Options) ([]diag.Diagnostics, [][]string) {
 	results := make([]diag.Diagnostics, len(units))
+	reads := make([][]string, len(units))
 	next := make(chan int)
 	var wg sync.WaitGroup
 	workers := min(runtime.GOMAXPROCS(0), len(units))
@@ -136,7 +141,7 @@ func runUnits(units []unit, opts Options) []diag.Diagnostics {
 					results[i] = diag.Diagnostics{{Pos: diag.Pos{File: units[i].name()}, Field: "schema", Code: diag.Internal, Message: err.Error()}}
 					continue
 				}
-				results[i] = checkCached(units[i], s, opts)
+				results[i], reads[i] = checkCached(units[i], s, opts)
 			}
 		}()
 	}
@@ -145,31 +150,34 @@ func runUnits(units []unit, opts Options) []diag.Diagnostics {
 	}
 	close(next)
 	wg.Wait()
-	return results
+	return results, reads
 }
 
 // checkCached is check through opts.Cache, when there is one: a unit
 // whose key and files are unchanged since a run kept its result is not
 // run again. A platform file checked on its own, and a unit that panics,
-// are not kept.
-func checkCached(u unit, s *schema.Schema, opts Options) diag.Diagnostics {
-	if opts.Cache == nil || u.platformOnly != "" {
-		return check(u, s, opts.Backends)
+// are not kept. It returns the files the unit read whole, too.
+func checkCached(u unit, s *schema.Schema, opts Options) (diag.Diagnostics, []string) {
+	if u.platformOnly != "" {
+		return check(u, s, opts.Backends), nil
 	}
-	key, ok := unitKey(u, opts)
-	if !ok {
-		return check(u, s, opts.Backends)
+	key, ok := "", false
+	if opts.Cache != nil {
+		key, ok = unitKey(u, opts)
 	}
-	if diags, hit := cached(opts.Cache, key, compiler.Disk); hit {
-		return diags
+	if ok {
+		if e, hit := cached(opts.Cache, key, compiler.Disk); hit {
+			return e.Diagnostics, readWhole(e.Inputs)
+		}
 	}
 	rec := newRecorder(compiler.Disk)
 	u.opts.FS = rec
 	diags, panicked := checkUnit(u, s, opts.Backends)
-	if !panicked {
+	if ok && !panicked {
 		keep(opts.Cache, key, rec, diags)
 	}
-	return diags
+	inputs, _ := rec.inputs()
+	return diags, readWhole(inputs)
 }
 
 // check compiles one unit and emits it for each of backends (every
