@@ -18,6 +18,7 @@ const (
 	PathOutsideWorkspace     Code = "MLC104"
 	UnknownCode              Code = "MLC105"
 	TaskNameIsFile           Code = "MLC106"
+	DisableUnused            Code = "MLC107"
 	PathInContainer          Code = "MLC201"
 	PathTilde                Code = "MLC202"
 	PathLeavesWorkspace      Code = "MLC203"

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/mlcube-compile/mlcube-compile/compiler"
 	"github.com/mlcube-compile/mlcube-compile/diag"
 )
 
@@ -15,18 +16,6 @@ import (
 // input the pipeline gives as a URL, which alone nothing gives) is not
 // the folder's: it is a note that says so (diag.CompiledAlone). An error
 // a pipeline that reads the cube reports too stays an error, once.
-
-// readWhole are the paths of the files in inputs that were read to their
-// end, each cleaned, for aloneNotes to compare.
-func readWhole(inputs []input) []string {
-	var out []string
-	for _, in := range inputs {
-		if in.Sum != "" {
-			out = append(out, absPath(in.Path))
-		}
-	}
-	return out
-}
 
 // absPath is path made absolute and clean, so that two compilations
 // name one file alike whatever path reached it; path itself when it
@@ -55,42 +44,42 @@ func keyOf(d diag.Diagnostic) sameDiag {
 // note (diag.CompiledAlone), unless disabled holds its code (then it is
 // dropped). A cube no pipeline read keeps its errors: alone is how it is
 // compiled.
-func aloneNotes(units []unit, results []diag.Diagnostics, reads [][]string, disabled []diag.Code) []diag.Diagnostics {
+func aloneNotes(units []unit, results []result, disabled []diag.Code) {
 	for i, u := range units {
-		if !u.alone || !results[i].HasErrors() {
+		if !u.alone || !results[i].Diagnostics.HasErrors() {
 			continue
 		}
-		cube := absPath(cubeFileRead(u, reads[i]))
+		cube := cubeFileRead(u, results[i].Silenced.Files)
 		var readers []string
 		found := map[sameDiag]bool{}
 		for j, v := range units {
-			if v.alone || v.platformOnly != "" || v.opts.Task == "" || !slices.Contains(reads[j], cube) {
+			if v.alone || v.platformOnly != "" || v.opts.Task == "" || !slices.ContainsFunc(results[j].Silenced.Files, func(f string) bool { return absPath(f) == cube }) {
 				continue
 			}
 			if !slices.Contains(readers, v.opts.Task) {
 				readers = append(readers, v.opts.Task)
 			}
-			for _, d := range results[j] {
+			for _, d := range results[j].Diagnostics {
 				found[keyOf(d)] = true
 			}
 		}
 		if len(readers) > 0 {
-			results[i] = noteAlone(results[i], found, readers, disabled)
+			results[i].Diagnostics = noteAlone(results[i].Diagnostics, found, readers, disabled)
 		}
 	}
-	return results
 }
 
-// cubeFileRead is the cube file a unit of a cube alone read: the one its
-// --mlcube names, or, for a folder, the file of it that was read.
-func cubeFileRead(u unit, reads []string) string {
+// cubeFileRead is the cube file a unit of a cube alone read, absolute:
+// the one its --mlcube names, or, for a folder, the file of it that was
+// read.
+func cubeFileRead(u unit, files []string) string {
 	folder := absPath(u.opts.MLCube)
-	for _, r := range reads {
-		if r == folder || filepath.Dir(r) == folder {
+	for _, f := range files {
+		if r := absPath(f); r == folder || filepath.Dir(r) == folder {
 			return r
 		}
 	}
-	return u.opts.MLCube
+	return folder
 }
 
 // noteAlone is ds with each error that found does not hold as a note
@@ -110,4 +99,32 @@ func noteAlone(ds diag.Diagnostics, found map[sameDiag]bool, readers []string, d
 		out = append(out, d)
 	}
 	return out
+}
+
+// unusedComments warns (compiler.UnusedComments) of each disable comment
+// that silenced nothing in any unit: judged on everything lint reported
+// for its file, every engine's and every platform's beside. A file read
+// by a unit with errors is not judged, as its warnings are not all known
+// (a cube's errors compiled alone, now notes, leave it unjudged by that
+// unit only); the command's codes are never judged, nor an engine's when
+// --backend leaves engines out.
+func unusedComments(results []result, hadErrors []bool, opts Options) diag.Diagnostics {
+	var all compiler.Silenced
+	broken := map[string]bool{}
+	for i, r := range results {
+		all.Used = append(all.Used, r.Silenced.Used...)
+		switch {
+		case r.Diagnostics.HasErrors():
+			for _, f := range r.Silenced.Files {
+				broken[f] = true
+			}
+		case !hadErrors[i]:
+			all.Files = append(all.Files, r.Silenced.Files...)
+		}
+	}
+	all.Files = slices.DeleteFunc(all.Files, func(f string) bool { return broken[f] })
+	skip := func(c diag.Code) bool {
+		return compiler.CommandCode(c) || len(opts.Backends) > 0 && compiler.EngineCode(c)
+	}
+	return compiler.UnusedComments(nil, []compiler.Silenced{all}, opts.Disable, skip)
 }

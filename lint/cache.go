@@ -7,7 +7,6 @@ import (
 	"io/fs"
 
 	"github.com/mlcube-compile/mlcube-compile/compiler"
-	"github.com/mlcube-compile/mlcube-compile/diag"
 )
 
 // Cache keeps what lint found for a compilation between runs, by a key
@@ -21,13 +20,13 @@ type Cache interface {
 
 // cacheFormat names the layout of keys and entries; a change to either
 // changes it, so that no entry of an older layout is read.
-const cacheFormat = "mlcube-compile lint cache 1"
+const cacheFormat = "mlcube-compile lint cache 2"
 
 // entry is what the cache keeps for one compilation: the files it looked
 // at, and what it found before --strict.
 type entry struct {
-	Inputs      []input          `json:"inputs"`
-	Diagnostics diag.Diagnostics `json:"diagnostics"`
+	Inputs []input `json:"inputs"`
+	Result result  `json:"result"`
 }
 
 // unitKey is a compilation's key: the cache's format, the tool (Options'
@@ -68,12 +67,12 @@ func cached(c Cache, key string, fsys fs.FS) (entry, bool) {
 }
 
 // keep stores a unit's result, unless some file was not read to its end.
-func keep(c Cache, key string, rec *recorder, diags diag.Diagnostics) {
+func keep(c Cache, key string, rec *recorder, r result) {
 	inputs, whole := rec.inputs()
 	if !whole {
 		return
 	}
-	raw, err := json.Marshal(entry{Inputs: inputs, Diagnostics: diags})
+	raw, err := json.Marshal(entry{Inputs: inputs, Result: r})
 	if err != nil {
 		return
 	}
