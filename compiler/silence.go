@@ -214,3 +214,11 @@ func EngineCode(c diag.Code) bool { return len(c) == 6 && c[3] == '6' }
 
 // CommandCode: see EngineCode.
 func CommandCode(c diag.Code) bool { return len(c) == 6 && c[3] == '7' }
+
+// Whole reports whether opts compiles all that its files say, so that a
+// disable comment in them that silences nothing can be judged: no --step
+// picks some steps, and --task, when given, is a file, not task names,
+// which compile a part of the cube.
+func Whole(opts Options) bool {
+	return len(opts.Steps) == 0 && (opts.Task == "" || isTaskFile(source.New(opts.FS), opts))
+}

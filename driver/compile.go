@@ -26,10 +26,18 @@ func readPipeline(opts compiler.Options) (*ir.Pipeline, diag.Diagnostics, error)
 	return p, diags.Warnings(), nil
 }
 
+// silencing silences one output's warnings.
+type silencing struct {
+	*compiler.Silencer
+	// whole says the compilation is of all its files say
+	// (compiler.Whole), so that their comments are judged.
+	whole bool
+}
+
 // silencer silences one output's warnings: it watches opts, so that
 // the disable comments of every file the compilation reads are judged.
-func silencer(opts *compiler.Options) *compiler.Silencer {
-	s := compiler.NewSilencer(opts.FS, opts.Disable)
+func silencer(opts *compiler.Options) silencing {
+	s := silencing{compiler.NewSilencer(opts.FS, opts.Disable), compiler.Whole(*opts)}
 	s.Watch(opts)
 	return s
 }
@@ -37,11 +45,11 @@ func silencer(opts *compiler.Options) *compiler.Silencer {
 // silenced is out without the warnings that --disable or the specs'
 // disable comments silence (compiler.Silencer), applied once to all of
 // an output's warnings, with a warning for each comment that silenced
-// nothing when it compiled; a compile for one backend and a graph do not
-// judge an engine's codes, nor the command's.
-func silenced(s *compiler.Silencer, out Output, err error) (Output, error) {
+// nothing when it compiled all its files say; a compile for one backend
+// and a graph do not judge an engine's codes, nor the command's.
+func silenced(s silencing, out Output, err error) (Output, error) {
 	out.Warnings = s.Silence(out.Warnings)
-	if err == nil {
+	if err == nil && s.whole {
 		out.Warnings = append(out.Warnings, s.Unused(func(c diag.Code) bool { return compiler.EngineCode(c) || compiler.CommandCode(c) })...)
 	}
 	return out, err
