@@ -3,6 +3,8 @@ package compiler
 import (
 	"io/fs"
 	"slices"
+	"sort"
+	"sync"
 
 	"github.com/mlcube-compile/mlcube-compile/compiler/internal/source"
 	"github.com/mlcube-compile/mlcube-compile/diag"
@@ -10,19 +12,98 @@ import (
 
 // Silence returns ds without the warnings that disabled names (--disable)
 // or that a disable comment in their spec file silences, read from fsys
-// (Disk when nil): "# mlcube-compile: disable CODE" at the warning's line
-// or alone on the line above it, "# mlcube-compile: disable-file CODE"
-// anywhere in the file. A comment that names no code is itself warned
-// about (MLC105, which may be silenced too) when its file has a warning.
-// Errors are never silenced.
+// (Disk when nil): "# mlcube-compile: disable CODE" on a line of the node
+// the warning is placed in (the mapping entry or list item at its
+// field), or alone on the line above one, "# mlcube-compile: disable-file
+// CODE" anywhere in the file. A comment that names no code is itself
+// warned about (MLC105, which may be silenced too) when its file has a
+// warning. Errors are never silenced.
 func Silence(fsys fs.FS, ds diag.Diagnostics, disabled []diag.Code) diag.Diagnostics {
-	files := source.New(fsys)
-	read := map[string]source.Disabled{}
+	return NewSilencer(fsys, disabled).Silence(ds)
+}
+
+// DisableComment is one code of a disable comment, where it is written.
+type DisableComment = source.Comment
+
+// Silenced is what silencing one compilation found: every file it read
+// (Watch), and the disable comments that silenced a warning.
+type Silenced struct {
+	Files []string         `json:"files,omitempty"`
+	Used  []DisableComment `json:"used,omitempty"`
+}
+
+// Silencer silences the warnings of one compilation, as Silence does,
+// keeping which disable comments silenced something, so that those that
+// silence nothing are said (Unused).
+type Silencer struct {
+	files    *source.Files
+	disabled []diag.Code
+	read     map[string]source.Disabled
+	used     map[DisableComment]bool
+	// opened are the files the compilation opened, when Watch saw it.
+	mu     sync.Mutex
+	opened []string
+}
+
+// NewSilencer silences warnings by the codes disabled (--disable) and
+// the disable comments of their files, read from fsys (Disk when nil).
+func NewSilencer(fsys fs.FS, disabled []diag.Code) *Silencer {
+	return &Silencer{files: source.New(fsys), disabled: disabled, read: map[string]source.Disabled{}, used: map[DisableComment]bool{}}
+}
+
+// Watch makes opts read its files through s, which notes each one
+// opened, so that Unused covers every file the compilation read, not
+// only those it warned about.
+func (s *Silencer) Watch(opts *Options) {
+	opts.FS = watched{fsys: cmpFS(opts.FS), s: s}
+}
+
+func cmpFS(fsys fs.FS) fs.FS {
+	if fsys == nil {
+		return Disk
+	}
+	return fsys
+}
+
+// watched is an fs.FS that notes in its Silencer every file opened.
+type watched struct {
+	fsys fs.FS
+	s    *Silencer
+}
+
+func (w watched) Open(name string) (fs.File, error) {
+	f, err := w.fsys.Open(name)
+	if err == nil && name != StdinName {
+		w.s.mu.Lock()
+		if !slices.Contains(w.s.opened, name) {
+			w.s.opened = append(w.s.opened, name)
+		}
+		w.s.mu.Unlock()
+	}
+	return f, err
+}
+
+func (w watched) Stat(name string) (fs.FileInfo, error) { return fs.Stat(w.fsys, name) }
+
+// disabledIn is the disable comments of file, read once.
+func (s *Silencer) disabledIn(file string) (source.Disabled, bool) {
+	dis, ok := s.read[file]
+	if !ok {
+		dis = s.files.ReadDisabled(file)
+		s.read[file] = dis
+	}
+	return dis, ok
+}
+
+// Silence returns ds without the warnings --disable or a disable comment
+// silences (see Silence), noting each comment that silenced one.
+func (s *Silencer) Silence(ds diag.Diagnostics) diag.Diagnostics {
 	var unknown diag.Diagnostics
 	for _, d := range ds {
-		if _, ok := read[d.Pos.File]; !ok && d.Severity == diag.Warning && d.Code != "" && d.Pos.File != "" {
-			read[d.Pos.File] = files.ReadDisabled(d.Pos.File)
-			unknown = append(unknown, read[d.Pos.File].Unknown...)
+		if d.Severity == diag.Warning && d.Code != "" && d.Pos.File != "" {
+			if dis, seen := s.disabledIn(d.Pos.File); !seen {
+				unknown = append(unknown, dis.Unknown...)
+			}
 		}
 	}
 	var out diag.Diagnostics
@@ -31,11 +112,113 @@ func Silence(fsys fs.FS, ds diag.Diagnostics, disabled []diag.Code) diag.Diagnos
 			out = append(out, d)
 			continue
 		}
-		dis := read[d.Pos.File]
-		if slices.Contains(disabled, d.Code) || dis.File[d.Code] || dis.Lines[d.Pos.Line][d.Code] {
-			continue
+		silenced := false
+		if d.Pos.File != "" {
+			dis, _ := s.disabledIn(d.Pos.File)
+			for _, c := range dis.Comments {
+				if c.Code == d.Code && dis.Silences(c, d.Pos, d.Field) {
+					s.used[c] = true
+					silenced = true
+				}
+			}
 		}
-		out = append(out, d)
+		if !silenced && !slices.Contains(s.disabled, d.Code) {
+			out = append(out, d)
+		}
 	}
 	return out
+}
+
+// Record is what s found: the files the compilation opened, and the
+// comments that silenced something.
+func (s *Silencer) Record() Silenced {
+	s.mu.Lock()
+	files := slices.Clone(s.opened)
+	s.mu.Unlock()
+	var used []DisableComment
+	for c := range s.used {
+		used = append(used, c)
+	}
+	sort.Slice(used, func(i, j int) bool {
+		a, b := used[i], used[j]
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.Col < b.Col
+	})
+	sort.Strings(files)
+	return Silenced{Files: files, Used: used}
+}
+
+// Unused is the warning (MLC107) of each disable comment in the files
+// the compilation read that silenced nothing, silenced in turn (Unused
+// as any warning). skip says which codes not to judge.
+func (s *Silencer) Unused(skip func(diag.Code) bool) diag.Diagnostics {
+	return unusedComments(s.files, []Silenced{s.Record()}, s.disabled, skip)
+}
+
+// UnusedComments warns (MLC107) of every disable comment in the files
+// of records that silenced nothing in any of them: the compilations of
+// one lint (or the one of a compile), each engine's warnings included,
+// so that a comment for a code only one engine raises is used when that
+// engine raised it. skip says which codes not to judge (those of an
+// engine or the command that the compilations did not run). The
+// warnings go through --disable (disabled) and the comments, as any.
+func UnusedComments(fsys fs.FS, records []Silenced, disabled []diag.Code, skip func(diag.Code) bool) diag.Diagnostics {
+	return unusedComments(source.New(fsys), records, disabled, skip)
+}
+
+func unusedComments(files *source.Files, records []Silenced, disabled []diag.Code, skip func(diag.Code) bool) diag.Diagnostics {
+	used := map[DisableComment]bool{}
+	var paths []string
+	for _, r := range records {
+		for _, c := range r.Used {
+			used[c] = true
+		}
+		for _, f := range r.Files {
+			if !slices.Contains(paths, f) {
+				paths = append(paths, f)
+			}
+		}
+	}
+	sort.Strings(paths)
+	var out diag.Diagnostics
+	for _, path := range paths {
+		for _, c := range files.ReadDisabled(path).Comments {
+			if used[c] || skip != nil && skip(c.Code) {
+				continue
+			}
+			out = append(out, unusedWarning(c))
+		}
+	}
+	return (&Silencer{files: files, disabled: disabled, read: map[string]source.Disabled{}, used: map[DisableComment]bool{}}).Silence(out)
+}
+
+// unusedWarning is MLC107 for c.
+func unusedWarning(c DisableComment) diag.Diagnostic {
+	at := diag.At(diag.Pos{File: c.File, Line: c.Line, Col: c.Col}).Field("mlcube-compile")
+	if c.WholeFile {
+		return diag.Warnf(diag.DisableUnused, at, "disable-file %s silences nothing: no %s warning is reported in this file; remove the comment", c.Code, c.Code)
+	}
+	return diag.Warnf(diag.DisableUnused, at, "disable %s silences nothing: no %s warning is reported at this line or in the node it is on; remove the comment, or move it onto a line of the node the warning names", c.Code, c.Code)
+}
+
+// EngineCode and CommandCode are the codes a compilation may leave
+// unjudged: an engine's (MLC6xx), which a compile for one backend raises
+// for that one only, and the command's (MLC7xx), which depend on its
+// flags and which lint does not raise.
+func EngineCode(c diag.Code) bool { return len(c) == 6 && c[3] == '6' }
+
+// CommandCode: see EngineCode.
+func CommandCode(c diag.Code) bool { return len(c) == 6 && c[3] == '7' }
+
+// Whole reports whether opts compiles all that its files say, so that a
+// disable comment in them that silences nothing can be judged: no --step
+// picks some steps, and --task, when given, is a file, not task names,
+// which compile a part of the cube.
+func Whole(opts Options) bool {
+	return len(opts.Steps) == 0 && (opts.Task == "" || isTaskFile(source.New(opts.FS), opts))
 }

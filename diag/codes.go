@@ -18,6 +18,7 @@ const (
 	PathOutsideWorkspace     Code = "MLC104"
 	UnknownCode              Code = "MLC105"
 	TaskNameIsFile           Code = "MLC106"
+	DisableUnused            Code = "MLC107"
 	PathInContainer          Code = "MLC201"
 	PathTilde                Code = "MLC202"
 	PathLeavesWorkspace      Code = "MLC203"
@@ -67,6 +68,7 @@ const (
 	FileSkipped              Code = "MLC712"
 	ResultsKept              Code = "MLC713"
 	InputsNeeded             Code = "MLC714"
+	CompiledAlone            Code = "MLC715"
 )
 
 // CodeDoc is what docs/troubleshooting.md says of a code.

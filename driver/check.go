@@ -65,13 +65,17 @@ func checkTargets(p *ir.Pipeline, backends []string) []target {
 
 // Lint is what lint reports of one compilation: the compiler's
 // diagnostics, and when they hold no error, Check's of the IR for each of
-// backends.
-func Lint(opts compiler.Options, backends []string) diag.Diagnostics {
+// backends, silenced; and what silencing found (the files read, the
+// disable comments used), for lint to judge the comments on every
+// compilation of a file (compiler.UnusedComments).
+func Lint(opts compiler.Options, backends []string) (diag.Diagnostics, compiler.Silenced) {
+	s := compiler.NewSilencer(opts.FS, opts.Disable)
+	s.Watch(&opts)
 	p, diags := compiler.Compile(opts)
 	if !diags.HasErrors() {
 		diags = append(diags, checkEngines(p, backends)...)
 	}
-	return compiler.Silence(opts.FS, diags, opts.Disable)
+	return s.Silence(diags), s.Record()
 }
 
 // CheckBackends refuses, as a UsageError that lists the backends, a name

@@ -26,11 +26,32 @@ func readPipeline(opts compiler.Options) (*ir.Pipeline, diag.Diagnostics, error)
 	return p, diags.Warnings(), nil
 }
 
+// silencing silences one output's warnings.
+type silencing struct {
+	*compiler.Silencer
+	// whole says the compilation is of all its files say
+	// (compiler.Whole), so that their comments are judged.
+	whole bool
+}
+
+// silencer silences one output's warnings: it watches opts, so that
+// the disable comments of every file the compilation reads are judged.
+func silencer(opts *compiler.Options) silencing {
+	s := silencing{compiler.NewSilencer(opts.FS, opts.Disable), compiler.Whole(*opts)}
+	s.Watch(opts)
+	return s
+}
+
 // silenced is out without the warnings that --disable or the specs'
-// disable comments silence (compiler.Silence), applied once to all of an
-// output's warnings.
-func silenced(opts compiler.Options, out Output, err error) (Output, error) {
-	out.Warnings = compiler.Silence(opts.FS, out.Warnings, opts.Disable)
+// disable comments silence (compiler.Silencer), applied once to all of
+// an output's warnings, with a warning for each comment that silenced
+// nothing when it compiled all its files say; a compile for one backend
+// and a graph do not judge an engine's codes, nor the command's.
+func silenced(s silencing, out Output, err error) (Output, error) {
+	out.Warnings = s.Silence(out.Warnings)
+	if err == nil && s.whole {
+		out.Warnings = append(out.Warnings, s.Unused(func(c diag.Code) bool { return compiler.EngineCode(c) || compiler.CommandCode(c) })...)
+	}
 	return out, err
 }
 
@@ -68,8 +89,9 @@ func Emit(p *ir.Pipeline, req Request) (emit.Result, error) {
 // UsageError, the diag.Diagnostics of the spec's errors, or an
 // InternalError; the warnings come back with any of them.
 func Compile(req Request) (Output, error) {
+	s := silencer(&req.Compiler)
 	out, err := compile(req)
-	return silenced(req.Compiler, out, err)
+	return silenced(s, out, err)
 }
 
 // compile is Compile, every warning kept.
@@ -99,8 +121,9 @@ func compile(req Request) (Output, error) {
 
 // Graph draws the pipeline's DAG in format, one of render.Formats.
 func Graph(opts compiler.Options, format string) (Output, error) {
+	s := silencer(&opts)
 	out, err := graph(opts, format)
-	return silenced(opts, out, err)
+	return silenced(s, out, err)
 }
 
 // graph is Graph, every warning kept.

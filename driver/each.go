@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/mlcube-compile/mlcube-compile/compiler"
 	"github.com/mlcube-compile/mlcube-compile/diag"
 )
 
@@ -53,6 +54,6 @@ func Each(req Request) ([]Named, diag.Diagnostics, error) {
 	if len(out) == 0 {
 		return nil, warnings.Sorted(), first
 	}
-	left, _ := silenced(req.Compiler, Output{Warnings: skipped}, nil)
-	return out, append(warnings, left.Warnings...).Sorted(), nil
+	left := compiler.Silence(req.Compiler.FS, skipped, req.Compiler.Disable)
+	return out, append(warnings, left...).Sorted(), nil
 }

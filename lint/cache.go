@@ -7,7 +7,6 @@ import (
 	"io/fs"
 
 	"github.com/mlcube-compile/mlcube-compile/compiler"
-	"github.com/mlcube-compile/mlcube-compile/diag"
 )
 
 // Cache keeps what lint found for a compilation between runs, by a key
@@ -21,13 +20,13 @@ type Cache interface {
 
 // cacheFormat names the layout of keys and entries; a change to either
 // changes it, so that no entry of an older layout is read.
-const cacheFormat = "mlcube-compile lint cache 1"
+const cacheFormat = "mlcube-compile lint cache 2"
 
 // entry is what the cache keeps for one compilation: the files it looked
 // at, and what it found before --strict.
 type entry struct {
-	Inputs      []input          `json:"inputs"`
-	Diagnostics diag.Diagnostics `json:"diagnostics"`
+	Inputs []input `json:"inputs"`
+	Result result  `json:"result"`
 }
 
 // unitKey is a compilation's key: the cache's format, the tool (Options'
@@ -53,27 +52,27 @@ func unitKey(u unit, opts Options) (string, bool) {
 	return hex.EncodeToString(sum[:]), true
 }
 
-// cached is the unit's result from the cache, when every file it looked
-// at is as it was.
-func cached(c Cache, key string, fsys fs.FS) (diag.Diagnostics, bool) {
+// cached is the unit's entry in the cache, when every file it looked at
+// is as it was.
+func cached(c Cache, key string, fsys fs.FS) (entry, bool) {
 	raw, ok := c.Get(key)
 	if !ok {
-		return nil, false
+		return entry{}, false
 	}
 	var e entry
 	if err := json.Unmarshal(raw, &e); err != nil || e.Inputs == nil || !unchanged(fsys, e.Inputs) {
-		return nil, false
+		return entry{}, false
 	}
-	return e.Diagnostics, true
+	return e, true
 }
 
 // keep stores a unit's result, unless some file was not read to its end.
-func keep(c Cache, key string, rec *recorder, diags diag.Diagnostics) {
+func keep(c Cache, key string, rec *recorder, r result) {
 	inputs, whole := rec.inputs()
 	if !whole {
 		return
 	}
-	raw, err := json.Marshal(entry{Inputs: inputs, Diagnostics: diags})
+	raw, err := json.Marshal(entry{Inputs: inputs, Result: r})
 	if err != nil {
 		return
 	}

@@ -85,10 +85,19 @@ func Run(paths []string, opts Options) (Report, error) {
 	if err := giveValues(units, opts, paths); err != nil {
 		return Report{Skipped: set.skipped}, err
 	}
-	diags := append(unusedValues(units, runUnits(units, opts)), compiler.Silence(nil, g.unmatched(opts, paths), opts.Disable)...)
+	results := runUnits(units, opts)
+	hadErrors := make([]bool, len(results))
+	for i, r := range results {
+		hadErrors[i] = r.Diagnostics.HasErrors()
+	}
+	aloneNotes(units, results, opts.Disable)
+	diags := append(unusedValues(units, results), compiler.Silence(nil, g.unmatched(opts, paths), opts.Disable)...)
+	diags = append(diags, unusedComments(results, hadErrors, opts)...).Sorted()
 	if opts.Strict {
 		for i := range diags {
-			diags[i].Severity = diag.Error
+			if diags[i].Severity == diag.Warning {
+				diags[i].Severity = diag.Error
+			}
 		}
 	}
 	return Report{Files: len(set.files), Diagnostics: diags, Skipped: set.skipped}, nil
@@ -117,12 +126,19 @@ func checkGlob(glob string) error {
 	return nil
 }
 
+// result is what lint found of one unit: its diagnostics, and what
+// silencing them found (the files it read, the disable comments used).
+type result struct {
+	Diagnostics diag.Diagnostics  `json:"diagnostics"`
+	Silenced    compiler.Silenced `json:"silenced"`
+}
+
 // runUnits runs the units on a worker per CPU, each with its own schema
 // (a CUE context serves one goroutine at a time), and returns each one's
-// diagnostics, by index, so the report never depends on which worker
-// finished first.
-func runUnits(units []unit, opts Options) []diag.Diagnostics {
-	results := make([]diag.Diagnostics, len(units))
+// result, by index, so the report never depends on which worker finished
+// first.
+func runUnits(units []unit, opts Options) []result {
+	results := make([]result, len(units))
 	next := make(chan int)
 	var wg sync.WaitGroup
 	workers := min(runtime.GOMAXPROCS(0), len(units))
@@ -133,7 +149,7 @@ func runUnits(units []unit, opts Options) []diag.Diagnostics {
 			s, err := schema.New()
 			for i := range next {
 				if err != nil {
-					results[i] = diag.Diagnostics{{Pos: diag.Pos{File: units[i].name()}, Field: "schema", Code: diag.Internal, Message: err.Error()}}
+					results[i].Diagnostics = diag.Diagnostics{{Pos: diag.Pos{File: units[i].name()}, Field: "schema", Code: diag.Internal, Message: err.Error()}}
 					continue
 				}
 				results[i] = checkCached(units[i], s, opts)
@@ -152,7 +168,7 @@ func runUnits(units []unit, opts Options) []diag.Diagnostics {
 // whose key and files are unchanged since a run kept its result is not
 // run again. A platform file checked on its own, and a unit that panics,
 // are not kept.
-func checkCached(u unit, s *schema.Schema, opts Options) diag.Diagnostics {
+func checkCached(u unit, s *schema.Schema, opts Options) result {
 	if opts.Cache == nil || u.platformOnly != "" {
 		return check(u, s, opts.Backends)
 	}
@@ -160,37 +176,42 @@ func checkCached(u unit, s *schema.Schema, opts Options) diag.Diagnostics {
 	if !ok {
 		return check(u, s, opts.Backends)
 	}
-	if diags, hit := cached(opts.Cache, key, compiler.Disk); hit {
-		return diags
+	if e, hit := cached(opts.Cache, key, compiler.Disk); hit {
+		return e.Result
 	}
 	rec := newRecorder(compiler.Disk)
 	u.opts.FS = rec
-	diags, panicked := checkUnit(u, s, opts.Backends)
+	r, panicked := checkUnit(u, s, opts.Backends)
 	if !panicked {
-		keep(opts.Cache, key, rec, diags)
+		keep(opts.Cache, key, rec, r)
 	}
-	return diags
+	return r
 }
 
 // check compiles one unit and emits it for each of backends (every
 // backend when there are none) that applies. A panic is reported against
 // the unit as a bug of ours, as a single compile reports one.
-func check(u unit, s *schema.Schema, backends []string) diag.Diagnostics {
-	diags, _ := checkUnit(u, s, backends)
-	return diags
+func check(u unit, s *schema.Schema, backends []string) result {
+	r, _ := checkUnit(u, s, backends)
+	return r
 }
 
 // checkUnit is check, saying whether it recovered from a panic.
-func checkUnit(u unit, s *schema.Schema, backends []string) (diags diag.Diagnostics, panicked bool) {
+func checkUnit(u unit, s *schema.Schema, backends []string) (r result, panicked bool) {
 	defer func() {
-		if r := recover(); r != nil {
-			diags = diag.Diagnostics{{Pos: diag.Pos{File: u.name()}, Field: "lint", Code: diag.Internal, Message: driver.InternalError{Input: driver.Describe(u.opts), Err: fmt.Errorf("%v", r)}.Error()}}
+		if p := recover(); p != nil {
+			r = result{Diagnostics: diag.Diagnostics{{Pos: diag.Pos{File: u.name()}, Field: "lint", Code: diag.Internal, Message: driver.InternalError{Input: driver.Describe(u.opts), Err: fmt.Errorf("%v", p)}.Error()}}}
 			panicked = true
 		}
 	}()
 	if u.platformOnly != "" {
-		return compiler.Silence(nil, compiler.CheckPlatform(u.platformOnly), u.opts.Disable), false
+		sil := compiler.NewSilencer(nil, u.opts.Disable)
+		diags := sil.Silence(compiler.CheckPlatform(u.platformOnly))
+		rec := sil.Record()
+		rec.Files = []string{u.platformOnly}
+		return result{diags, rec}, false
 	}
 	u.opts.Schema = s
-	return driver.Lint(u.opts, backends), false
+	diags, rec := driver.Lint(u.opts, backends)
+	return result{diags, rec}, false
 }

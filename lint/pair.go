@@ -37,6 +37,10 @@ type unit struct {
 	opts compiler.Options
 	// platformOnly is a platform file with nothing beside it to compile.
 	platformOnly string
+	// alone is a cube compiled with no pipeline file (every task of it,
+	// as mlcube-compile -m DIR compiles it); aloneNotes weighs its
+	// errors against the pipelines that read the cube.
+	alone bool
 }
 
 // name is the file a unit is about, for problems with the unit itself.
@@ -62,18 +66,19 @@ func (s *fileSet) units() []unit {
 	used := map[string]bool{}
 	pair := func(opts compiler.Options, dir string) {
 		paired := compiler.Pair(opts).Options
+		alone := opts.Task == "" && paired.Task == ""
 		platforms := s.inDir(compiler.PlatformFile, dir)
 		if paired.Platform != "" && !slices.Contains(platforms, paired.Platform) {
 			platforms = append([]string{paired.Platform}, platforms...)
 		}
 		if len(platforms) == 0 {
-			out = append(out, unit{opts: paired})
+			out = append(out, unit{opts: paired, alone: alone})
 		}
 		for _, p := range platforms {
 			o := paired
 			o.Platform = p
 			used[p] = true
-			out = append(out, unit{opts: o})
+			out = append(out, unit{opts: o, alone: alone})
 		}
 	}
 	for _, cube := range s.ofKind(compiler.CubeFile) {

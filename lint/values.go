@@ -37,7 +37,7 @@ func giveValues(units []unit, opts Options, paths []string) error {
 // in lint's; a value some pipeline took is no problem (nor is one that a
 // unit whose pipeline could not be read did not note: its errors say
 // why).
-func unusedValues(units []unit, results []diag.Diagnostics) diag.Diagnostics {
+func unusedValues(units []unit, results []result) diag.Diagnostics {
 	type place struct {
 		pos   diag.Pos
 		field string
@@ -51,7 +51,7 @@ func unusedValues(units []unit, results []diag.Diagnostics) diag.Diagnostics {
 			given++
 		}
 		seen := map[place]bool{}
-		for _, d := range r {
+		for _, d := range r.Diagnostics {
 			if d.Severity != diag.Note || d.Code != diag.UnknownName {
 				all = append(all, d)
 				continue

@@ -17,6 +17,9 @@ type flagSpec struct {
 	name string
 	// value says whether the flag takes a value.
 	value bool
+	// repeats says whether it may be given more than once, each value
+	// kept (a slice flag: -f, --set, --disable, lint's --backend).
+	repeats bool
 }
 
 // flagSpecs are a command's flags by each name and alias, with the help
@@ -29,8 +32,9 @@ func flagSpecs(flags []cli.Flag, top bool) map[string]flagSpec {
 	for _, f := range flags {
 		names := f.Names()
 		_, isBool := f.(*cli.BoolFlag)
+		_, isSlice := f.(*cli.StringSliceFlag)
 		for _, n := range names {
-			out[n] = flagSpec{name: names[0], value: !isBool}
+			out[n] = flagSpec{name: names[0], value: !isBool, repeats: isSlice}
 		}
 	}
 	return out
@@ -91,6 +95,16 @@ func normalizeArgs(app *cli.App, args []string) ([]string, error) {
 			rest = append(rest, a)
 		}
 	}
+	return assemble(head, flags, rest, specs)
+}
+
+// assemble is the command line normalizeArgs parsed, once each flag that
+// takes one value is given once: the command, its flags, its arguments
+// (after "--" when one starts with "-").
+func assemble(head, flags, rest []string, specs map[string]flagSpec) ([]string, error) {
+	if err := givenOnce(flags, specs); err != nil {
+		return nil, err
+	}
 	out := append(head, flags...)
 	for _, a := range rest {
 		if strings.HasPrefix(a, "-") && a != "-" {
@@ -125,6 +139,31 @@ func oneToken(spec flagSpec, value string, hasValue bool, next []string) (token 
 		return "", false, usageError{fmt.Errorf("flag needs an argument: --%s", spec.name)}
 	}
 	return "--" + spec.name, false, nil
+}
+
+// givenOnce refuses a flag that takes one value given twice, as
+// --name=value tokens of one command (oneToken): urfave/cli would keep
+// the last one without a word. A flag that repeats, and a switch, may be
+// given again.
+func givenOnce(flags []string, specs map[string]flagSpec) error {
+	seen := map[string]string{}
+	for _, f := range flags {
+		name, value, _ := strings.Cut(strings.TrimPrefix(f, "--"), "=")
+		if spec := specs[name]; !spec.value || spec.repeats {
+			continue
+		}
+		first, ok := seen[name]
+		if !ok {
+			seen[name] = value
+			continue
+		}
+		more := ""
+		if name == "backend" {
+			more = " (--backend all compiles for every backend, with -o DIR/)"
+		}
+		return usageError{fmt.Errorf("--%s is given twice, %s and %s, and takes one value: give it once%s", name, first, value, more)}
+	}
+	return nil
 }
 
 // beforeCommand sorts the flags written before command: help and

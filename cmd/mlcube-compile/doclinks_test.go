@@ -100,3 +100,26 @@ func anchors(text string) map[string]bool {
 	}
 	return out
 }
+
+// outputOnSpec is a command line of the docs that writes its output to
+// a file named as a spec (> pipeline.yaml, -o platform.yaml, tee
+// mlcube.yaml): run in the spec's folder, it would empty or replace the
+// spec it reads.
+var outputOnSpec = regexp.MustCompile(`(>|\btee|-o|--output)[ =]+(\S*/)?(pipeline|platform|mlcube|container_config|values|\.mlcube)\.ya?ml\b`)
+
+// TestDocsWriteNoSpec checks that no command line of the README or docs/
+// writes its output onto a file named as a spec.
+func TestDocsWriteNoSpec(t *testing.T) {
+	pages, err := filepath.Glob(filepath.Join(repoRoot, "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, page := range append(pages, filepath.Join(repoRoot, "README.md")) {
+		for i, line := range strings.Split(readText(t, page), "\n") {
+			if m := outputOnSpec.FindString(line); m != "" {
+				rel, _ := filepath.Rel(repoRoot, page)
+				t.Errorf("%s:%d: %q writes the output onto a file named as a spec; name it after what it holds (workflow.yaml, tekton-pipeline.yaml)", rel, i+1, m)
+			}
+		}
+	}
+}

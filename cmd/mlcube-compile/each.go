@@ -44,10 +44,24 @@ func compileEach(s *session, req driver.Request, dir string) error {
 	} else if err != nil && !strings.HasSuffix(dir, "/") {
 		return usageError{fmt.Errorf("--backend %s writes one file per backend: -o %s does not exist; end it with / to create the folder", driver.AllBackends, dir)}
 	}
+	for _, backend := range driver.Backends() {
+		name := outputName(backend, req.Format)
+		if err := outputOnInput(dir, filepath.Join(dir, name), namedInputs(req.Compiler), name); err != nil {
+			return err
+		}
+	}
+	read := recordReads(&req.Compiler)
 	outs, warnings, err := driver.Each(req)
 	s.warnings = append(s.warnings, warnings...)
 	if err != nil {
+		explainEmptied(err, s.stdout, outputName(driver.Backends()[0], req.Format))
 		return err
+	}
+	for _, o := range outs {
+		name := outputName(o.Backend, req.Format)
+		if err := outputOnInput(dir, filepath.Join(dir, name), read.inputs(), name); err != nil {
+			return err
+		}
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("creating %s: %w", dir, err)

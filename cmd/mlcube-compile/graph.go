@@ -11,6 +11,10 @@ import (
 	"github.com/mlcube-compile/mlcube-compile/driver"
 )
 
+// graphFile is a file name for each format of graph's, to suggest
+// instead of a spec -o names.
+var graphFile = map[string]string{"mermaid": "graph.md", "dot": "graph.dot"}
+
 // graphCommand prints the pipeline's DAG, to see before submitting it.
 func graphCommand(s *session) *cli.Command {
 	return &cli.Command{
@@ -41,9 +45,18 @@ func graphCommand(s *session) *cli.Command {
 			if err != nil {
 				return err
 			}
+			name := graphFile[format]
+			if err := outputOnInput(output, output, namedInputs(opts), name); err != nil {
+				return err
+			}
+			read := recordReads(&opts)
 			out, err := driver.Graph(opts, format)
 			s.warnings = append(s.warnings, out.Warnings...)
 			if err != nil {
+				explainEmptied(err, s.stdout, name)
+				return err
+			}
+			if err := outputOnInput(output, output, read.inputs(), name); err != nil {
 				return err
 			}
 			return writeOutput(output, out.Bytes, s.stdout)

@@ -94,12 +94,24 @@ var otherCommands = map[string]string{
 // foreignFlags are other tools' flags that this command does not take,
 // and what takes their place here.
 var foreignFlags = map[string]string{
-	"workspace":      "MLCube's --workspace is a folder on the host; here the workspace is a PersistentVolumeClaim, named in the platform file (storage.pvc, or storage.size for a claim made per run) and mounted at storage.mountPath",
-	"parameter":      "a param's value, as argo submit --parameter gives it, is --set NAME=VALUE here",
-	"param":          "a param's value, as tkn pipeline start --param gives it, is --set NAME=VALUE here",
-	"parameter-file": "params' values from a file, as argo submit --parameter-file reads them, are -f VALUES.yaml here",
-	"dry-run":        "the manifests are printed, never applied: there is nothing to dry-run; pipe them to kubectl create --dry-run=server -f -",
+	"workspace":       "MLCube's --workspace is a folder on the host; here the workspace is a PersistentVolumeClaim, named in the platform file (storage.pvc, or storage.size for a claim made per run) and mounted at storage.mountPath",
+	"parameter":       "a param's value, as argo submit --parameter gives it, is --set NAME=VALUE here",
+	"param":           "a param's value, as tkn pipeline start --param gives it, is --set NAME=VALUE here",
+	"parameter-file":  "params' values from a file, as argo submit --parameter-file reads them, are -f VALUES.yaml here",
+	"serviceaccount":  serviceAccountHint,
+	"service-account": serviceAccountHint,
+	"node-selector":   "the nodes pods run on are chosen by the platform file's cpu.nodeSelector: and gpu.nodeSelector: (steps with and without GPUs), and a pipeline step's nodeSelector:",
+	"l":               labelsHint,
+	"labels":          labelsHint,
+	"dry-run":         "the manifests are printed, never applied: there is nothing to dry-run; pipe them to kubectl create --dry-run=server -f -",
 }
+
+// serviceAccountHint says where argo submit --serviceaccount's account
+// is given here.
+const serviceAccountHint = "the run's service account is the platform file's serviceAccountName: (and jobServiceAccountName: for the pods of MPI and Dask jobs), as argo submit --serviceaccount sets it"
+
+// labelsHint answers argo submit's -l (--labels) and kubectl's -l.
+const labelsHint = "no spec key sets the objects' labels as argo submit -l and kubectl -l do: the platform file's queue: sets Kueue's queue-name label, and kubectl label adds others to the objects created"
 
 // cubeKeyPlaces are where keys of the cube that mlcube run -Pkey=value
 // sets are given here.

@@ -54,15 +54,21 @@ func writeDiagnostics(w io.Writer, format string, notes []note, diags diag.Diagn
 // YAML files were skipped: "; 2 other YAML files skipped (--verbose
 // names them)".
 func lintSummary(report lint.Report) string {
-	errs, warns := 0, 0
+	errs, warns, notes := 0, 0, 0
 	for _, d := range report.Diagnostics {
-		if d.Severity == diag.Warning {
+		switch d.Severity {
+		case diag.Warning:
 			warns++
-		} else {
+		case diag.Note:
+			notes++
+		default:
 			errs++
 		}
 	}
 	out := fmt.Sprintf("%s, %s, %s", plural(report.Files, "file"), plural(errs, "error"), plural(warns, "warning"))
+	if notes > 0 {
+		out += ", " + plural(notes, "note")
+	}
 	switch n := len(report.Skipped); {
 	case n == 1:
 		out += "; 1 other YAML file skipped (--verbose names it)"

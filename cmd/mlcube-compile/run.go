@@ -208,12 +208,21 @@ func compile(c *cli.Context, s *session) error {
 	if req.Backend == driver.AllBackends {
 		return compileEach(s, req, output)
 	}
+	name := outputName(req.Backend, format)
+	if err := outputOnInput(output, candidateOutput(output, name), namedInputs(req.Compiler), name); err != nil {
+		return err
+	}
+	read := recordReads(&req.Compiler)
 	out, err := driver.Compile(req)
 	s.warnings = append(s.warnings, out.Warnings...)
 	if err != nil {
+		explainEmptied(err, s.stdout, name)
 		return err
 	}
-	path, err := outputFile(output, outputName(req.Backend, format))
+	if err := outputOnInput(output, candidateOutput(output, name), read.inputs(), name); err != nil {
+		return err
+	}
+	path, err := outputFile(output, name)
 	if err != nil {
 		return err
 	}

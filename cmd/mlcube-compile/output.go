@@ -1,0 +1,192 @@
+package main
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mlcube-compile/mlcube-compile/compiler"
+	"github.com/mlcube-compile/mlcube-compile/diag"
+)
+
+// Output never lands on an input: -o naming a file the compile reads
+// would replace the spec with what was compiled from it. Files are
+// compared as the system knows them (os.SameFile), so that ./x, x, a
+// symbolic link and a hard link to it are one file.
+
+// input is a file a compile reads, and what it is to the compile.
+type input struct {
+	path string
+	// role is what the file is, "the pipeline file"; for one the
+	// compile opened that no flag names, what it is by its kind (a
+	// pipeline's cubes), else "a file" (an env file, a legacy cube's
+	// task files).
+	role string
+}
+
+// namedInputs are the files opts names: the cube (a folder's cube
+// file, whichever of its names it has), the platform, the pipeline and
+// the values files.
+func namedInputs(opts compiler.Options) []input {
+	var out []input
+	cube := cmp.Or(opts.MLCube, ".")
+	if info, err := os.Stat(cube); err == nil && info.IsDir() {
+		for _, name := range []string{"mlcube.yaml", compiler.CompactCubeFile, "container_config.yaml"} {
+			out = append(out, input{filepath.Join(cube, name), "the cube"})
+		}
+	} else {
+		out = append(out, input{cube, "the cube"})
+	}
+	if opts.Platform != "" {
+		out = append(out, input{opts.Platform, "the platform file"})
+	}
+	if opts.Task != "" {
+		out = append(out, input{opts.Task, "the pipeline file"})
+	}
+	for _, v := range opts.Values {
+		out = append(out, input{v, "the values file"})
+	}
+	return out
+}
+
+// readFiles is an fs.FS that keeps the name of every file the compile
+// opened through it, for the check of -o after it.
+type readFiles struct {
+	fsys   fs.FS
+	mu     sync.Mutex
+	opened []string
+}
+
+// recordReads makes opts read through a readFiles, which it returns.
+func recordReads(opts *compiler.Options) *readFiles {
+	r := &readFiles{fsys: cmp.Or[fs.FS](opts.FS, compiler.Disk)}
+	opts.FS = r
+	return r
+}
+
+// Open implements fs.FS.
+func (r *readFiles) Open(name string) (fs.File, error) {
+	f, err := r.fsys.Open(name)
+	if err == nil && name != compiler.StdinName {
+		r.mu.Lock()
+		r.opened = append(r.opened, name)
+		r.mu.Unlock()
+	}
+	return f, err
+}
+
+// Stat implements fs.StatFS.
+func (r *readFiles) Stat(name string) (fs.FileInfo, error) { return fs.Stat(r.fsys, name) }
+
+// inputs are the files the compile opened, each once.
+func (r *readFiles) inputs() []input {
+	if r == nil {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []input
+	for _, name := range r.opened {
+		if !slices.ContainsFunc(out, func(in input) bool { return in.path == name }) {
+			out = append(out, input{name, readRole(name)})
+		}
+	}
+	return out
+}
+
+// readRole is what a file the compile opened is, by compiler.Classify.
+func readRole(path string) string {
+	switch compiler.Classify(path) {
+	case compiler.CubeFile:
+		return "a cube"
+	case compiler.TaskFile:
+		return "a pipeline file"
+	case compiler.PlatformFile:
+		return "a platform file"
+	}
+	return "a file"
+}
+
+// outputOnInput refuses, as a usage error, writing path (what -o
+// output writes) when it is one of inputs: suggest is a file name to
+// write instead. A path that is not there is no input.
+func outputOnInput(output, path string, inputs []input, suggest string) error {
+	if path == "" {
+		return nil
+	}
+	out, err := os.Stat(path)
+	if err != nil {
+		return nil
+	}
+	for _, in := range inputs {
+		info, err := os.Stat(in.path)
+		if err != nil || !info.Mode().IsRegular() || !os.SameFile(out, info) {
+			continue
+		}
+		what := in.role
+		if filepath.Clean(path) != filepath.Clean(in.path) {
+			what = in.path + ", " + in.role
+		}
+		written := output
+		if path != output {
+			written = path
+		}
+		return usageError{fmt.Errorf("-o %s is %s this compile reads: writing there would replace it; name another file, such as -o %s", written, what, suggest)}
+	}
+	return nil
+}
+
+// candidateOutput is the file -o output names for one output called
+// name, as outputFile decides it, without creating a folder.
+func candidateOutput(output, name string) string {
+	if output == "" {
+		return ""
+	}
+	if info, err := os.Stat(output); err == nil && info.IsDir() || strings.HasSuffix(output, "/") {
+		return filepath.Join(output, name)
+	}
+	return output
+}
+
+// emptiedWithin is how recent an empty spec's last change is for the
+// error to say that something written onto it may have emptied it.
+const emptiedWithin = 5 * time.Second
+
+// explainEmptied adds to err's "file is empty" errors why the file may
+// be empty: the shell empties a spec the output is redirected onto
+// (> pipeline.yaml) before the compile reads it. stdout is the command's
+// standard output; suggest a file name to write instead.
+func explainEmptied(err error, stdout io.Writer, suggest string) {
+	var diags diag.Diagnostics
+	if !errors.As(err, &diags) {
+		return
+	}
+	var out fs.FileInfo
+	if f, ok := stdout.(*os.File); ok {
+		out, _ = f.Stat()
+	}
+	for i, d := range diags {
+		if d.Severity != diag.Error || d.Code != diag.FileUnreadable || d.Pos.Line != 0 || d.Pos.File == "" || d.Pos.File == compiler.StdinName {
+			continue
+		}
+		info, err := os.Stat(d.Pos.File)
+		if err != nil || !info.Mode().IsRegular() || info.Size() != 0 {
+			continue
+		}
+		name := d.Pos.File
+		switch {
+		case out != nil && os.SameFile(out, info):
+			diags[i].Message += fmt.Sprintf(": the output was redirected onto it (> %s), and the shell emptied it before the compile could read it; restore it (git checkout -- %s) and write the output to another file, such as > %s or -o %s", name, name, suggest, suggest)
+		case time.Since(info.ModTime()) < emptiedWithin:
+			diags[i].Message += fmt.Sprintf(", and was emptied moments ago: if the output was sent to it (> %s, tee %s), the shell emptied it before the compile could read it; restore it (git checkout -- %s) and write the output to another file, such as > %s or -o %s", name, name, name, suggest, suggest)
+		}
+	}
+}
