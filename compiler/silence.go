@@ -95,12 +95,13 @@ func (s *Silencer) disabledIn(file string) (source.Disabled, bool) {
 	return dis, ok
 }
 
-// Silence returns ds without the warnings --disable or a disable comment
-// silences (see Silence), noting each comment that silenced one.
+// Silence returns ds without the warnings and notes --disable or a
+// disable comment silences (see Silence), noting each comment that
+// silenced one. Errors are never silenced.
 func (s *Silencer) Silence(ds diag.Diagnostics) diag.Diagnostics {
 	var unknown diag.Diagnostics
 	for _, d := range ds {
-		if d.Severity == diag.Warning && d.Code != "" && d.Pos.File != "" {
+		if d.Severity != diag.Error && d.Code != "" && d.Pos.File != "" {
 			if dis, seen := s.disabledIn(d.Pos.File); !seen {
 				unknown = append(unknown, dis.Unknown...)
 			}
@@ -108,7 +109,7 @@ func (s *Silencer) Silence(ds diag.Diagnostics) diag.Diagnostics {
 	}
 	var out diag.Diagnostics
 	for _, d := range append(slices.Clone(ds), unknown...) {
-		if d.Severity != diag.Warning || d.Code == "" {
+		if d.Severity == diag.Error || d.Code == "" {
 			out = append(out, d)
 			continue
 		}
