@@ -85,7 +85,9 @@ func Run(paths []string, opts Options) (Report, error) {
 	if err := giveValues(units, opts, paths); err != nil {
 		return Report{Skipped: set.skipped}, err
 	}
-	diags := append(unusedValues(units, runUnits(units, opts)), compiler.Silence(nil, g.unmatched(opts, paths), opts.Disable)...)
+	results := runUnits(units, opts)
+	settingsUnused(units, results)
+	diags := append(unusedValues(units, results), compiler.Silence(nil, g.unmatched(opts, paths), opts.Disable)...)
 	if opts.Strict {
 		for i := range diags {
 			diags[i].Severity = diag.Error
