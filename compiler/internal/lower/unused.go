@@ -1,6 +1,8 @@
 package lower
 
 import (
+	"slices"
+
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
 	"github.com/mlcube-compile/mlcube-compile/diag"
 )
@@ -19,7 +21,8 @@ import (
 //   - tekton.coschedule: what the cluster's Tekton does, read to place
 //     the run, whatever it is; objectStore.artifactGC and
 //     artifactRepositoryRef are Argo's, and said with objectStore;
-//   - multiKueue: refused when no step is queued (kueue).
+//   - multiKueue and a workloadPriorityClass with no step queued at
+//     all: refused (kueue), not said.
 
 // unused says the settings of the platform, and the params, that no step
 // of the compiled run uses.
@@ -81,6 +84,12 @@ func (lw *lowering) unusedJobs() {
 	if lw.plat.JobServiceAccount != "" && !kinds[ir.MPI] && !kinds[ir.Torch] && !kinds[ir.Dask] {
 		lw.warnf(diag.PlatformSettingUnused, lw.plat.Loc.Field("jobServiceAccountName"), "no step of the run is a distributed job (mpi:, torch: or dask:), so jobServiceAccountName applies to nothing")
 	}
+	// With no queued step at all, kueue refuses multiKueue.
+	if lw.plat.MultiKueue && lw.queued && !slices.ContainsFunc(lw.p.Steps, func(s *ir.Step) bool {
+		return s.Queue != "" && (s.Kind == ir.MPI || s.Kind == ir.Torch)
+	}) {
+		lw.warnf(diag.PlatformSettingUnused, lw.plat.Loc.Field("multiKueue"), "multiKueue hands queued mpi: and torch: jobs to Kueue's MultiKueue, and no step of the run is one, so it applies to nothing")
+	}
 }
 
 // unusedKueue: the platform's queue is for the steps that name none, its
@@ -128,6 +137,9 @@ func (lw *lowering) unusedObjects() {
 		lw.warnf(diag.ObjectStoreUnused, at.Field("s3"), "the run fetches only http(s):// URLs, and storage.workspace is not object, so objectStore.s3 applies to nothing")
 	case o.ArtifactRepositoryRef != nil:
 		lw.warnf(diag.ObjectStoreUnused, at.Field("artifactRepositoryRef"), "the run fetches only http(s):// URLs, and storage.workspace is not object, so objectStore.artifactRepositoryRef applies to nothing")
+	}
+	if o := lw.plat.ObjectStore; o != nil && o.ArtifactGC != "" && !lw.objectWorkspace() && s3 {
+		lw.warnf(diag.ObjectStoreUnused, at.Field("artifactGC"), "artifactGC deletes a run's uploads, and with storage.workspace not object no step uploads anything, so it applies to nothing")
 	}
 	if lw.objectWorkspace() && lw.plat.Storage.PVC != "" && lw.dataClaim != "" {
 		if _, ok := lw.volumes[lw.dataClaim]; !ok {
