@@ -16,8 +16,6 @@ import (
 //   - namespace, serviceAccountName, image settings, securityContext,
 //     limitsEqualRequests, ttlSecondsAfterFinished, storage.mountPath,
 //     size, storageClassName, accessModes and workspace: every run;
-//   - kubectlImage: the pods that create files, jobs and clean up, which
-//     the engine decides;
 //   - tekton.coschedule: what the cluster's Tekton does, read to place
 //     the run, whatever it is; objectStore.artifactGC and
 //     artifactRepositoryRef are Argo's, and said with objectStore;
@@ -72,7 +70,9 @@ func (lw *lowering) unusedGPU() {
 }
 
 // unusedJobs: mpi.apiVersion is for mpi: steps, jobServiceAccountName
-// for the pods of every distributed job.
+// for the pods of every distributed job, kubectlImage for the pods that
+// create those jobs (and clean them up) and MedPerf's output files, the
+// platform's image for every step but a Dask step.
 func (lw *lowering) unusedJobs() {
 	kinds := map[ir.Kind]bool{}
 	for _, s := range lw.p.Steps {
@@ -83,6 +83,15 @@ func (lw *lowering) unusedJobs() {
 	}
 	if lw.plat.JobServiceAccount != "" && !kinds[ir.MPI] && !kinds[ir.Torch] && !kinds[ir.Dask] {
 		lw.warnf(diag.PlatformSettingUnused, lw.plat.Loc.Field("jobServiceAccountName"), "no step of the run is a distributed job (mpi:, torch: or dask:), so jobServiceAccountName applies to nothing")
+	}
+	files := slices.ContainsFunc(lw.p.Steps, func(s *ir.Step) bool {
+		return slices.ContainsFunc(s.Mounts, func(m ir.Mount) bool { return m.File })
+	})
+	if lw.plat.KubectlImage != "" && !kinds[ir.MPI] && !kinds[ir.Torch] && !kinds[ir.Dask] && !files {
+		lw.warnf(diag.PlatformSettingUnused, lw.plat.Loc.Field("kubectlImage"), "kubectlImage runs the pods that create a distributed job (mpi:, torch:, dask:) or a MedPerf output file, and the run has none, so it applies to nothing")
+	}
+	if lw.plat.Image != "" && len(kinds) == 1 && kinds[ir.Dask] {
+		lw.warnf(diag.PlatformSettingUnused, lw.plat.Loc.Field("image"), "every step of the run is a dask: step, which runs dask.image, so the platform's image applies to nothing")
 	}
 	// With no queued step at all, kueue refuses multiKueue.
 	if lw.plat.MultiKueue && lw.queued && !slices.ContainsFunc(lw.p.Steps, func(s *ir.Step) bool {
