@@ -3,6 +3,7 @@ package compiler
 import (
 	"cmp"
 	"io/fs"
+	"slices"
 
 	"github.com/mlcube-compile/mlcube-compile/compiler/internal/lower"
 	"github.com/mlcube-compile/mlcube-compile/compiler/internal/source"
@@ -111,7 +112,12 @@ func compile(sc *schema.Context, opts Options) (*ir.Pipeline, diag.Diagnostics) 
 		diags = append(append(diags, more...), verify.Verify(p)...)
 	}
 	if diags.HasErrors() {
+		// A refused run uses nothing: what it would leave unused is no
+		// news beside what refused it.
 		p = nil
+		diags = slices.DeleteFunc(diags, func(d diag.Diagnostic) bool {
+			return d.Code.SaysSettingUnused() || d.Code == diag.ParamReachesNothing
+		})
 	}
 	return p, diags.Sorted()
 }

@@ -24,6 +24,7 @@ const (
 	PathLeavesWorkspace      Code = "MLC203"
 	NameCut                  Code = "MLC204"
 	TaskBeforeWriter         Code = "MLC205"
+	ParamReachesNothing      Code = "MLC208"
 	DockerGPUsUnasked        Code = "MLC301"
 	DockerFlagNotApplied     Code = "MLC302"
 	GPUCountDiffers          Code = "MLC303"
@@ -34,12 +35,17 @@ const (
 	GPUsAsLimit              Code = "MLC308"
 	QueuedGPUClaims          Code = "MLC309"
 	GPUsFromCube             Code = "MLC310"
+	GPUSettingUnused         Code = "MLC314"
+	CPUPlacementUnused       Code = "MLC315"
+	PlatformSettingUnused    Code = "MLC316"
 	DaskWorkersUnsized       Code = "MLC401"
 	SSHKeysUnreadable        Code = "MLC402"
 	RanksPerGPU              Code = "MLC403"
 	DaskSetupNeedsRoot       Code = "MLC404"
 	TorchNotCarried          Code = "MLC405"
 	ClaimReadWriteMany       Code = "MLC501"
+	ObjectStoreUnused        Code = "MLC502"
+	DataClaimUnused          Code = "MLC503"
 	ArgoV4TooManyTemplate    Code = "MLC601"
 	ArgoV4TooManyTasks       Code = "MLC602"
 	ArgoV4TooManyParams      Code = "MLC603"
@@ -70,6 +76,13 @@ const (
 	InputsNeeded             Code = "MLC714"
 	CompiledAlone            Code = "MLC715"
 )
+
+// SaysSettingUnused says that a warning of code c is about a setting of
+// the platform file that the compiled run never uses: lint keeps one only
+// when every compilation that reads the file gives it.
+func (c Code) SaysSettingUnused() bool {
+	return slices.Contains([]Code{GPUSettingUnused, CPUPlacementUnused, PlatformSettingUnused, ObjectStoreUnused, DataClaimUnused}, c)
+}
 
 // CodeDoc is what docs/troubleshooting.md says of a code.
 type CodeDoc struct {

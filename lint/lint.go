@@ -90,6 +90,7 @@ func Run(paths []string, opts Options) (Report, error) {
 	for i, r := range results {
 		hadErrors[i] = r.Diagnostics.HasErrors()
 	}
+	settingsUnused(units, results)
 	aloneNotes(units, results, opts.Disable)
 	diags := append(unusedValues(units, results), compiler.Silence(nil, g.unmatched(opts, paths), opts.Disable)...)
 	diags = append(diags, unusedComments(results, hadErrors, opts)...).Sorted()

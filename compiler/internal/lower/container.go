@@ -119,7 +119,11 @@ func (lw *lowering) urlVolume(p *spec.Param, raw, kind string, at diag.Loc, vm *
 	if kind == "inputs" && !p.Dir {
 		// Its file would be mounted by itself, which the kubelet does
 		// when the pod starts, before any fetch: it would make a folder.
-		lw.errorf(diag.BadURL, at, "%q: volume %s is a file, mounted by itself when the pod starts, before anything is fetched; give a folder volume the URL, or put the file in the workspace", raw, p.Name)
+		where := "in the workspace (the claim the platform's storage.pvc names)"
+		if lw.objectWorkspace() {
+			where = "on the claim the platform's storage.pvc names (with storage.workspace: object, the inputs no step writes are mounted from it)"
+		}
+		lw.errorf(diag.BadURL, at, "%q: volume %s is a file, mounted by itself when the pod starts, before anything is fetched; give a folder volume the URL, or give %s a path %s and put the file there", raw, p.Name, p.Name, where)
 		return
 	}
 	dir, file, ok := lw.urlInput(p.Name, raw, kind, at)

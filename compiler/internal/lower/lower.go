@@ -57,6 +57,10 @@ type lowering struct {
 	tmplNames   map[string]string // cube file + task -> template name
 	// gpus are the requests for GPUs by Dynamic Resource Allocation.
 	gpus *gpuRequests
+	// askedGPU says some pod asks for GPUs; placed, which of the
+	// platform's placements (cpu: false, gpu: true) some pod took.
+	askedGPU bool
+	placed   [2]bool
 }
 
 // Lower builds the IR from the decoded specs, resolving each value once
@@ -83,6 +87,7 @@ func Lower(ps *spec.Pipeline, plat *spec.Platform, needValues string) (*ir.Pipel
 	lw.p.ResourceClaimTemplates = lw.claimTemplates()
 	lw.queuedClaims()
 	lw.paramValues()
+	lw.unused()
 	return lw.p, lw.diags
 }
 

@@ -120,7 +120,7 @@ func (lw *lowering) fetchRead(s *ir.Step, d *stepData, r dataPath, written []upl
 func (lw *lowering) claimRead(s *ir.Step, r dataPath) {
 	switch {
 	case lw.dataClaim == "":
-		lw.errorf(diag.NeedsClaim, r.at, "with storage.workspace: object, no earlier step writes %q, so no upload holds it: give it as a URL (s3://bucket/key or https://…), or name the claim that holds it in the platform's storage.pvc", cmp.Or(r.rel, "the workspace"))
+		lw.errorf(diag.NeedsClaim, r.at, "with storage.workspace: object, no earlier step writes %q, so no upload holds it: give it as a URL %s, or name the claim that holds it in the platform's storage.pvc", cmp.Or(r.rel, "the workspace"), lw.whereURL(s, r.param))
 		return
 	case r.rel == "" || strings.Contains(r.rel, "${"):
 		lw.errorf(diag.NeedsClaim, r.at, "with storage.workspace: object, %q is mounted from storage.pvc's claim, which needs a literal folder or file below the workspace", cmp.Or(r.rel, "the workspace"))
@@ -138,4 +138,17 @@ func (lw *lowering) claimRead(s *ir.Step, r dataPath) {
 		}
 	}
 	s.Mounts = append(s.Mounts, ir.Mount{Volume: lw.dataClaim, MountPath: mp, SubPath: ir.Lit(r.rel), ReadOnly: true})
+}
+
+// whereURL says where the input param of step s is given as a URL: with
+// no pipeline file, NAME=URL on the command line (spec.SetPaths); in a
+// pipeline, the step's inputs:.
+func (lw *lowering) whereURL(s *ir.Step, param string) string {
+	switch {
+	case param == "":
+		return "(s3://bucket/key or https://…)"
+	case lw.spec.FromCube:
+		return fmt.Sprintf("on the command line (%s=s3://bucket/key, or %s=https://…)", param, param)
+	}
+	return fmt.Sprintf("in step %s's inputs (%s: s3://bucket/key, or https://…)", s.Written, param)
 }

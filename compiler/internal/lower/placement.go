@@ -27,6 +27,7 @@ func (lw *lowering) resources(res spec.Resources, at, owner diag.Loc, gpus int, 
 		lw.warnf(diag.LimitWithoutRequest, at.At(owner.Pos()), "the platform sets limitsEqualRequests, but this requests no cpu or no memory, so it gets no limit for it, and a ResourceQuota that counts limits rejects its pod; give it both cpu and memory")
 	}
 	lw.checkDeviceFields(res.DeviceRequest, at)
+	lw.askedGPU = lw.askedGPU || gpus > 0
 	if gpus == 0 {
 		lw.checkUnasked(res, at)
 		return r
@@ -91,6 +92,9 @@ func (lw *lowering) placement(st *spec.Step, gpu bool) (map[string]string, []ir.
 	base, section := lw.plat.CPU, lw.plat.Loc.Field("cpu")
 	if gpu {
 		base, section = lw.plat.GPU.Scheduling, lw.plat.Loc.Field("gpu")
+		lw.placed[1] = true
+	} else {
+		lw.placed[0] = true
 	}
 	sel := map[string]string{}
 	for k, v := range base.NodeSelector {

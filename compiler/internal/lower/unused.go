@@ -1,0 +1,179 @@
+package lower
+
+import (
+	"slices"
+
+	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+	"github.com/mlcube-compile/mlcube-compile/diag"
+)
+
+// What a platform key is for, and when the compiled run ignores it; each
+// such key set is said once, at the key (unusedGPU, unusedJobs,
+// unusedKueue, unusedObjects), and each param no step refers to
+// (unusedParams). The steps are those compiled: --step's, for a pipeline
+// file. Keys every run uses, or that describe the cluster rather than
+// ask anything of it, are never said:
+//   - namespace, serviceAccountName, image settings, securityContext,
+//     limitsEqualRequests, ttlSecondsAfterFinished, storage.mountPath,
+//     size, storageClassName, accessModes and workspace: every run;
+//   - tekton.coschedule: what the cluster's Tekton does, read to place
+//     the run, whatever it is; objectStore.artifactGC and
+//     artifactRepositoryRef are Argo's, and said with objectStore;
+//   - multiKueue and a workloadPriorityClass with no step queued at
+//     all: refused (kueue), not said.
+
+// unused says the settings of the platform, and the params, that no step
+// of the compiled run uses.
+func (lw *lowering) unused() {
+	if len(lw.spec.Steps) == 0 || lw.spec.Incomplete {
+		return
+	}
+	lw.unusedGPU()
+	lw.unusedJobs()
+	lw.unusedKueue()
+	lw.unusedObjects()
+	lw.unusedParams()
+}
+
+// unusedGPU: the gpu: settings go to pods that ask for GPUs, its
+// placement to those pods; cpu:'s placement to the others.
+func (lw *lowering) unusedGPU() {
+	g, at := lw.plat.GPU, lw.plat.Loc.Field("gpu")
+	set := []struct {
+		key string
+		on  bool
+	}{
+		{"resource", g.Resource != ""}, {"deviceClass", g.DeviceClass != ""}, {"selector", g.Selector != ""},
+		{"extendedResourceName", g.ExtendedResourceName != ""}, {"sharedClaim", g.SharedClaim != ""},
+		{"nodeSelector", len(g.NodeSelector) > 0}, {"tolerations", len(g.Tolerations) > 0},
+	}
+	for _, f := range set {
+		placement := f.key == "nodeSelector" || f.key == "tolerations"
+		switch {
+		case !f.on:
+		case !lw.askedGPU:
+			lw.warnf(diag.GPUSettingUnused, at.Field(f.key), "no step of the run asks for a GPU, so gpu.%s applies to nothing", f.key)
+		case placement && !lw.placed[1]:
+			lw.warnf(diag.GPUSettingUnused, at.Field(f.key), "no pod of the run that asks for GPUs is placed by gpu:, so gpu.%s applies to nothing", f.key)
+		}
+	}
+	c, cat := lw.plat.CPU, lw.plat.Loc.Field("cpu")
+	if lw.placed[0] {
+		return
+	}
+	if len(c.NodeSelector) > 0 {
+		lw.warnf(diag.CPUPlacementUnused, cat.Field("nodeSelector"), "every step of the run asks for GPUs and is placed by gpu:, so cpu.nodeSelector applies to nothing")
+	}
+	if len(c.Tolerations) > 0 {
+		lw.warnf(diag.CPUPlacementUnused, cat.Field("tolerations"), "every step of the run asks for GPUs and is placed by gpu:, so cpu.tolerations applies to nothing")
+	}
+}
+
+// unusedJobs: mpi.apiVersion is for mpi: steps, jobServiceAccountName
+// for the pods of every distributed job, kubectlImage for the pods that
+// create those jobs (and clean them up) and MedPerf's output files, the
+// platform's image for every step but a Dask step.
+func (lw *lowering) unusedJobs() {
+	kinds := map[ir.Kind]bool{}
+	for _, s := range lw.p.Steps {
+		kinds[s.Kind] = true
+	}
+	if lw.plat.MPI.APIVersion != "" && !kinds[ir.MPI] {
+		lw.warnf(diag.PlatformSettingUnused, lw.plat.Loc.Field("mpi").Field("apiVersion"), "no step of the run is an mpi: step, so mpi.apiVersion applies to nothing")
+	}
+	if lw.plat.JobServiceAccount != "" && !kinds[ir.MPI] && !kinds[ir.Torch] && !kinds[ir.Dask] {
+		lw.warnf(diag.PlatformSettingUnused, lw.plat.Loc.Field("jobServiceAccountName"), "no step of the run is a distributed job (mpi:, torch: or dask:), so jobServiceAccountName applies to nothing")
+	}
+	files := slices.ContainsFunc(lw.p.Steps, func(s *ir.Step) bool {
+		return slices.ContainsFunc(s.Mounts, func(m ir.Mount) bool { return m.File })
+	})
+	if lw.plat.KubectlImage != "" && !kinds[ir.MPI] && !kinds[ir.Torch] && !kinds[ir.Dask] && !files {
+		lw.warnf(diag.PlatformSettingUnused, lw.plat.Loc.Field("kubectlImage"), "kubectlImage runs the pods that create a distributed job (mpi:, torch:, dask:) or a MedPerf output file, and the run has none, so it applies to nothing")
+	}
+	if lw.plat.Image != "" && len(kinds) == 1 && kinds[ir.Dask] {
+		lw.warnf(diag.PlatformSettingUnused, lw.plat.Loc.Field("image"), "every step of the run is a dask: step, which runs dask.image, so the platform's image applies to nothing")
+	}
+	// With no queued step at all, kueue refuses multiKueue.
+	if lw.plat.MultiKueue && lw.queued && !slices.ContainsFunc(lw.p.Steps, func(s *ir.Step) bool {
+		return s.Queue != "" && (s.Kind == ir.MPI || s.Kind == ir.Torch)
+	}) {
+		lw.warnf(diag.PlatformSettingUnused, lw.plat.Loc.Field("multiKueue"), "multiKueue hands queued mpi: and torch: jobs to Kueue's MultiKueue, and no step of the run is one, so it applies to nothing")
+	}
+}
+
+// unusedKueue: the platform's queue is for the steps that name none, its
+// workloadPriorityClass for the queued steps that name none, its
+// priorityClassName for the steps that name none.
+func (lw *lowering) unusedKueue() {
+	var queue, wpc, pcn bool
+	for _, st := range lw.spec.Steps {
+		queue = queue || st.Queue == nil
+		wpc = wpc || lw.plat.QueueOf(st) != "" && st.WorkloadPriorityClass == ""
+		pcn = pcn || st.PriorityClassName == ""
+	}
+	at := lw.plat.Loc
+	if lw.plat.Queue != "" && !queue {
+		lw.warnf(diag.PlatformSettingUnused, at.Field("queue"), "every step of the run sets its own queue, so the platform's queue applies to nothing")
+	}
+	// With no queue at all, kueue refuses the platform's class.
+	if lw.plat.WorkloadPriorityClass != "" && !wpc && (lw.queued || lw.plat.Queue != "") {
+		lw.warnf(diag.PlatformSettingUnused, at.Field("workloadPriorityClass"), "no step of the run runs in a queue with the platform's workloadPriorityClass, so it applies to nothing")
+	}
+	if lw.plat.PriorityClassName != "" && !pcn {
+		lw.warnf(diag.PlatformSettingUnused, at.Field("priorityClassName"), "every step of the run sets its own priorityClassName, so the platform's applies to nothing")
+	}
+}
+
+// unusedObjects: the object store holds an object workspace's data and
+// s3:// inputs (its toolImage fetches any URL); with an object workspace,
+// storage.pvc's claim holds the inputs no step writes.
+func (lw *lowering) unusedObjects() {
+	var s3, url bool
+	for _, s := range lw.p.Steps {
+		for _, f := range s.Fetches {
+			if f.URL != nil {
+				url = true
+				s3 = s3 || f.URL.Scheme == "s3"
+			}
+		}
+	}
+	at := lw.plat.Loc.Field("objectStore")
+	switch o := lw.plat.ObjectStore; {
+	case o == nil || lw.objectWorkspace() || s3:
+	case !url:
+		lw.warnf(diag.ObjectStoreUnused, at, "no step of the run fetches an s3:// URL, and storage.workspace is not object, so objectStore applies to nothing")
+	case o.S3 != nil:
+		lw.warnf(diag.ObjectStoreUnused, at.Field("s3"), "the run fetches only http(s):// URLs, and storage.workspace is not object, so objectStore.s3 applies to nothing")
+	case o.ArtifactRepositoryRef != nil:
+		lw.warnf(diag.ObjectStoreUnused, at.Field("artifactRepositoryRef"), "the run fetches only http(s):// URLs, and storage.workspace is not object, so objectStore.artifactRepositoryRef applies to nothing")
+	}
+	if o := lw.plat.ObjectStore; o != nil && o.ArtifactGC != "" && !lw.objectWorkspace() && s3 {
+		lw.warnf(diag.ObjectStoreUnused, at.Field("artifactGC"), "artifactGC deletes a run's uploads, and with storage.workspace not object no step uploads anything, so it applies to nothing")
+	}
+	if lw.objectWorkspace() && lw.plat.Storage.PVC != "" && lw.dataClaim != "" {
+		if _, ok := lw.volumes[lw.dataClaim]; !ok {
+			lw.warnf(diag.DataClaimUnused, lw.plat.Loc.Field("storage").Field("pvc"), "with storage.workspace: object, the claim %s holds only the inputs no step writes, and every input of the run is written by an earlier step or given as a URL, so no step mounts it", lw.plat.Storage.PVC)
+		}
+	}
+}
+
+// unusedParams: a param no step refers to; with --step, one whose value
+// -f or --set gave, since the steps left out may refer to the others.
+func (lw *lowering) unusedParams() {
+	picked := len(lw.spec.Steps) < len(lw.spec.FileSteps)
+	for _, pp := range lw.spec.Params {
+		if lw.used[pp.Name] || !lw.params[pp.Name] {
+			continue
+		}
+		switch {
+		case pp.Given != nil:
+			why := ""
+			if picked {
+				why = " (--step left out the others)"
+			}
+			lw.warnf(diag.ParamReachesNothing, pp.Given.Loc, "%s=%s: no step of the run refers to ${params.%s}, so the value reaches no step%s", pp.Name, pp.Given.Value, pp.Name, why)
+		case !picked:
+			lw.warnf(diag.ParamReachesNothing, pp.Loc, "no step of the run refers to ${params.%s}, so the param reaches no step", pp.Name)
+		}
+	}
+}
