@@ -68,6 +68,11 @@ const (
 	ResultsKept              Code = "MLC713"
 )
 
+// Docker flags read as docker and MLCube read them (issue 48).
+const (
+	GPUsFromFlag Code = "MLC716"
+)
+
 // CodeDoc is what docs/troubleshooting.md says of a code.
 type CodeDoc struct {
 	Code Code

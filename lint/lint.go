@@ -88,7 +88,10 @@ func Run(paths []string, opts Options) (Report, error) {
 	diags := append(unusedValues(units, runUnits(units, opts)), compiler.Silence(nil, g.unmatched(opts, paths), opts.Disable)...)
 	if opts.Strict {
 		for i := range diags {
-			diags[i].Severity = diag.Error
+			// A note says what was chosen, and is no warning.
+			if diags[i].Severity == diag.Warning {
+				diags[i].Severity = diag.Error
+			}
 		}
 	}
 	return Report{Files: len(set.files), Diagnostics: diags, Skipped: set.skipped}, nil

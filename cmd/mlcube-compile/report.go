@@ -56,9 +56,10 @@ func writeDiagnostics(w io.Writer, format string, notes []note, diags diag.Diagn
 func lintSummary(report lint.Report) string {
 	errs, warns := 0, 0
 	for _, d := range report.Diagnostics {
-		if d.Severity == diag.Warning {
+		switch d.Severity {
+		case diag.Warning:
 			warns++
-		} else {
+		case diag.Error:
 			errs++
 		}
 	}

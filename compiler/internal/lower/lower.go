@@ -57,6 +57,8 @@ type lowering struct {
 	tmplNames   map[string]string // cube file + task -> template name
 	// gpus are the requests for GPUs by Dynamic Resource Allocation.
 	gpus *gpuRequests
+	// noted are the places already given a note said once per place.
+	noted map[string]bool
 }
 
 // Lower builds the IR from the decoded specs, resolving each value once
