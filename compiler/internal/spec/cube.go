@@ -45,6 +45,7 @@ func decodeCube(sc *schema.Context, f *ast.File) (*Cube, diag.Diagnostics) {
 	var more2 diag.Diagnostics
 	c.GPUFlag, more2 = gpuFlagOf(v.LookupPath(pathOf("docker", "--gpus")), doc.at("docker", "--gpus"))
 	diags = append(diags, more2...)
+	diags = append(diags, blankRunnerValues(doc, v)...)
 	forFields(v.LookupPath(pathOf("docker")), func(name string, fv cue.Value) {
 		if strings.HasPrefix(name, "--") && name != "--gpus" && name != "--mount_opts" {
 			c.Flags = append(c.Flags, DockerArgs{Text: shellQuote(name + "=" + scalarString(fv)), Loc: doc.at("docker", name)})
@@ -174,4 +175,21 @@ func scalarString(v cue.Value) string {
 // shellQuote quotes a word for SplitWords, so that it reads back whole.
 func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'"'"'`) + "'"
+}
+
+// blankRunnerValues refuses an image, docker command or build strategy
+// of only spaces: MLCube's docker runner wants each a string that is not
+// blank (Config.validate, docker_run.py: check_values(["image",
+// "docker", "build_strategy"], str, blanks=False), mlcube/validate.py),
+// and stops mlcube run before the container starts. An empty one the
+// schema refuses.
+func blankRunnerValues(doc *document, v cue.Value) diag.Diagnostics {
+	var diags diag.Diagnostics
+	for _, key := range []string{"image", "docker", "build_strategy"} {
+		if s := str(v, "docker", key); s != "" && strings.TrimSpace(s) == "" {
+			diags = append(diags, diag.Errorf(diag.RunnerValueRefused, doc.at("docker", key), "is blank: MLCube's docker runner wants a string here that is not blank, and stops mlcube run before the container starts (check_values in docker_run.py)").
+				WithHint("write the value"))
+		}
+	}
+	return diags
 }
