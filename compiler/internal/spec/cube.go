@@ -42,10 +42,9 @@ func decodeCube(sc *schema.Context, f *ast.File) (*Cube, diag.Diagnostics) {
 	if n, err := v.LookupPath(pathOf("platform", "accelerator_count")).Int64(); err == nil {
 		c.AcceleratorCount = int(n)
 	}
-	var more2 diag.Diagnostics
-	c.GPUFlag, more2 = gpuFlagOf(v.LookupPath(pathOf("docker", "--gpus")), doc.at("docker", "--gpus"))
-	diags = append(diags, more2...)
-	diags = append(diags, blankRunnerValues(doc, v)...)
+	gpuFlag, refused := gpuFlagOf(v.LookupPath(pathOf("docker", "--gpus")), doc.at("docker", "--gpus"))
+	c.GPUFlag = gpuFlag
+	diags = append(append(diags, refused...), blankRunnerValues(doc, v)...)
 	forFields(v.LookupPath(pathOf("docker")), func(name string, fv cue.Value) {
 		if strings.HasPrefix(name, "--") && name != "--gpus" && name != "--mount_opts" {
 			c.Flags = append(c.Flags, DockerArgs{Text: shellQuote(name + "=" + scalarString(fv)), Loc: doc.at("docker", name)})
