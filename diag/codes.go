@@ -84,6 +84,11 @@ func (c Code) SaysSettingUnused() bool {
 	return slices.Contains([]Code{GPUSettingUnused, CPUPlacementUnused, PlatformSettingUnused, ObjectStoreUnused, DataClaimUnused}, c)
 }
 
+// Docker flags read as docker and MLCube read them (issue 48).
+const (
+	GPUsFromFlag Code = "MLC716"
+)
+
 // CodeDoc is what docs/troubleshooting.md says of a code.
 type CodeDoc struct {
 	Code Code

@@ -61,6 +61,14 @@ const (
 	CommandFailed   Code = "MLC752"
 )
 
+// MLCube's own refusals, mirrored: docs/specs.md, "What MLCube refuses".
+const (
+	RunnerKeyUnknown   Code = "MLC161"
+	OutputTypeUnknown  Code = "MLC162"
+	RunnerValueRefused Code = "MLC163"
+	LegacyRuntime      Code = "MLC164"
+)
+
 // ErrorCodes are the errors' codes, in order.
 func ErrorCodes() []CodeDoc { return slices.Clone(errorDocs) }
 

@@ -21,9 +21,22 @@ type Output struct {
 func readPipeline(opts compiler.Options) (*ir.Pipeline, diag.Diagnostics, error) {
 	p, diags := compiler.Compile(opts)
 	if diags.HasErrors() {
-		return nil, diags.Warnings(), diags.Errors()
+		return nil, notErrors(diags), diags.Errors()
 	}
-	return p, diags.Warnings(), nil
+	return p, notErrors(diags), nil
+}
+
+// notErrors are the warnings and the notes of diags, sorted: a note the
+// compiler makes (a choice it made, such as the GPUs a --gpus flag asks
+// for) travels with the warnings.
+func notErrors(diags diag.Diagnostics) diag.Diagnostics {
+	var out diag.Diagnostics
+	for _, d := range diags.Sorted() {
+		if d.Severity != diag.Error {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // silencing silences one output's warnings.

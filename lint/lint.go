@@ -96,6 +96,7 @@ func Run(paths []string, opts Options) (Report, error) {
 	diags = append(diags, unusedComments(results, hadErrors, opts)...).Sorted()
 	if opts.Strict {
 		for i := range diags {
+			// A note says what was chosen, and is no warning.
 			if diags[i].Severity == diag.Warning {
 				diags[i].Severity = diag.Error
 			}

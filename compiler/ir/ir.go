@@ -208,7 +208,11 @@ type Step struct {
 	Env     []EnvVar
 	Mounts  []Mount
 	// ShmSize sizes a memory-backed /dev/shm; empty means the default.
-	ShmSize         string
+	ShmSize string
+	// ShmHost asks for a memory-backed /dev/shm with no size of its own,
+	// as large as the pod's memory allows: what docker's --ipc=host and
+	// -v /dev/shm:/dev/shm give, the host's /dev/shm. ShmSize is empty.
+	ShmHost         bool `json:",omitempty"`
 	Resources       Resources
 	NodeSelector    map[string]string
 	Tolerations     []Toleration

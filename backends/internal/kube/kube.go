@@ -126,21 +126,25 @@ func VolumeMounts(s *ir.Step, ref func(param string) string) []corev1.VolumeMoun
 
 // ShmMounts mounts /dev/shm when the step has one.
 func ShmMounts(s *ir.Step) []corev1.VolumeMount {
-	if s.ShmSize == "" {
+	if s.ShmSize == "" && !s.ShmHost {
 		return nil
 	}
 	return []corev1.VolumeMount{{Name: ShmVolume, MountPath: "/dev/shm"}}
 }
 
-// ShmVolumes is the memory-backed /dev/shm a step asks for, if any.
+// ShmVolumes is the memory-backed /dev/shm a step asks for, if any: of
+// its size, or with none (ShmHost), which the kubelet makes as large as
+// the pod's memory limit, or the node's allocatable memory without one.
 func ShmVolumes(s *ir.Step) []corev1.Volume {
-	if s.ShmSize == "" {
+	if s.ShmSize == "" && !s.ShmHost {
 		return nil
 	}
-	size := Quantity(s.ShmSize)
-	return []corev1.Volume{{Name: ShmVolume, VolumeSource: corev1.VolumeSource{
-		EmptyDir: &corev1.EmptyDirVolumeSource{Medium: corev1.StorageMediumMemory, SizeLimit: &size},
-	}}}
+	dir := &corev1.EmptyDirVolumeSource{Medium: corev1.StorageMediumMemory}
+	if s.ShmSize != "" {
+		size := Quantity(s.ShmSize)
+		dir.SizeLimit = &size
+	}
+	return []corev1.Volume{{Name: ShmVolume, VolumeSource: corev1.VolumeSource{EmptyDir: dir}}}
 }
 
 // Tolerations converts the step's tolerations.

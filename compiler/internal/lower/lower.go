@@ -61,6 +61,8 @@ type lowering struct {
 	// platform's placements (cpu: false, gpu: true) some pod took.
 	askedGPU bool
 	placed   [2]bool
+	// noted are the places already given a note said once per place.
+	noted map[string]bool
 }
 
 // Lower builds the IR from the decoded specs, resolving each value once

@@ -61,6 +61,29 @@ func (lw *lowering) gpusFromCube(st *spec.Step, gpus int) {
 	lw.warnf(diag.GPUsFromCube, st.Loc.Field("resources"), "sets cpu or memory but no gpu, so the step takes %s from %s, with the platform's GPU placement; set gpu: 0 if it runs on CPU, or gpu: %d to say it needs them", count, from, gpus)
 }
 
+// noteGPUFlag says, once per flag, how many GPUs a cube's --gpus flag
+// makes its tasks ask for (spec.GPUFlag), unless the step says it.
+func (lw *lowering) noteGPUFlag(st *spec.Step) {
+	g := st.Cube.GPUFlag
+	if g == nil || st.Resources.GPU != nil || st.Task.Run != nil || lw.noted[g.Loc.String()] {
+		return
+	}
+	if lw.noted == nil {
+		lw.noted = map[string]bool{}
+	}
+	lw.noted[g.Loc.String()] = true
+	count := "no GPUs"
+	switch {
+	case g.Count == 1:
+		count = "1 GPU"
+	case g.Count > 1:
+		count = fmt.Sprintf("%d GPUs", g.Count)
+	}
+	d := diag.Warnf(diag.GPUsFromFlag, g.Loc, "each task of cube %s asks for %s: %s; a step's resources.gpu, or --gpus=N here, sets another count", st.Cube.Name, count, g.Why)
+	d.Severity = diag.Note
+	lw.diags = append(lw.diags, d)
+}
+
 // scheduling merges the platform's GPU or CPU scheduling with the step's;
 // the step wins for a node selector key, and tolerations add up.
 func (lw *lowering) scheduling(st *spec.Step, s *ir.Step, gpu bool) {

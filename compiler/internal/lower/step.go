@@ -66,12 +66,18 @@ func (lw *lowering) lowerStep(st *spec.Step, name string) (*ir.Step, graph.IO) {
 	}
 	gpus, args := st.GPUs()
 	lw.gpusFromCube(st, gpus)
+	lw.noteGPUFlag(st)
 	fx, diags := spec.MapDockerArgs(args, gpus)
 	lw.diags = append(lw.diags, diags...)
+	for _, f := range st.Cube.Flags {
+		more, diags := spec.MapDockerArgs(f, gpus)
+		lw.diags = append(lw.diags, diags...)
+		fx = fx.Then(more)
+	}
 	if fx.GPUs != nil && *fx.GPUs != gpus && gpus > 0 && st.Resources.GPU == nil {
 		lw.warnf(diag.GPUCountDiffers, args.Loc, "--gpus=%d differs from platform.accelerator_count %d; the step asks for %d", *fx.GPUs, gpus, gpus)
 	}
-	s.ShmSize = fx.ShmSize
+	s.ShmSize, s.ShmHost = fx.ShmSize, fx.ShmHost
 	s.Resources = lw.resources(st.Resources, st.Loc.Field("resources"), st.Loc, gpus, fx)
 	lw.chargeShm(st, s)
 	var sio graph.IO

@@ -42,13 +42,23 @@ func decodeCube(sc *schema.Context, f *ast.File) (*Cube, diag.Diagnostics) {
 	if n, err := v.LookupPath(pathOf("platform", "accelerator_count")).Int64(); err == nil {
 		c.AcceleratorCount = int(n)
 	}
+	gpuFlag, refused := gpuFlagOf(v.LookupPath(pathOf("docker", "--gpus")), doc.at("docker", "--gpus"))
+	c.GPUFlag = gpuFlag
+	diags = append(append(diags, refused...), blankRunnerValues(doc, v)...)
+	forFields(v.LookupPath(pathOf("docker")), func(name string, fv cue.Value) {
+		if strings.HasPrefix(name, "--") && name != "--gpus" && name != "--mount_opts" {
+			c.Flags = append(c.Flags, DockerArgs{Text: shellQuote(name + "=" + scalarString(fv)), Loc: doc.at("docker", name)})
+		}
+	})
 	forFields(v.LookupPath(pathOf("docker", "env_args")), func(name string, ev cue.Value) {
 		c.Env = append(c.Env, EnvVar{Name: name, Value: scalarString(ev), Loc: doc.at("docker", "env_args", name)})
 	})
 	forFields(v.LookupPath(pathOf("tasks")), func(name string, tv cue.Value) {
 		t := &Task{Name: name, Loc: doc.at("tasks", name), Entrypoint: str(tv, "entrypoint")}
-		t.Inputs = decodeParams(doc, tv, name, "inputs")
-		t.Outputs = decodeParams(doc, tv, name, "outputs")
+		t.Inputs, _ = decodeParams(doc, tv, name, "inputs")
+		var untyped diag.Diagnostics
+		t.Outputs, untyped = decodeParams(doc, tv, name, "outputs")
+		diags = append(diags, untyped...)
 		diags = append(diags, checkParamNames(t, t.Loc.Field("parameters"))...)
 		c.Tasks = append(c.Tasks, t)
 	})
@@ -58,30 +68,47 @@ func decodeCube(sc *schema.Context, f *ast.File) (*Cube, diag.Diagnostics) {
 	return c, diags
 }
 
-// decodeParams reads a task's inputs or outputs in the order they are written.
-func decodeParams(doc *document, task cue.Value, taskName, kind string) []*Param {
+// decodeParams reads a task's inputs or outputs in the order they are
+// written, and refuses an output whose type MLCube cannot tell.
+func decodeParams(doc *document, task cue.Value, taskName, kind string) ([]*Param, diag.Diagnostics) {
 	var out []*Param
+	var diags diag.Diagnostics
 	forFields(task.LookupPath(pathOf("parameters", kind)), func(name string, pv cue.Value) {
 		p := &Param{Name: name, Loc: doc.at("tasks", taskName, "parameters", kind, name)}
 		// No default means the parameter's name; a default of "" is the
 		// workspace itself, as MLCube makes it (Path(workspace) / "").
-		given := true
+		given, typed := true, false
 		if pv.Kind() == cue.StringKind {
 			p.Path = str(pv)
 		} else {
 			given = pv.LookupPath(pathOf("default")).Exists()
 			p.Path = str(pv, "default")
 			p.Dir = str(pv, "type") == "directory"
+			typed = str(pv, "type") != ""
 		}
 		if p.Path == "" && !given {
 			p.Path = name
 		}
-		if strings.HasSuffix(p.Path, "/") {
-			p.Dir = true
+		// MLCube takes a path that ends in a separator, / or \\, for a
+		// directory (MLCubeConfig.check_parameters, mlcube/config.py).
+		if strings.HasSuffix(p.Path, "/") || strings.HasSuffix(p.Path, `\`) {
+			p.Dir, typed = true, true
+		}
+		if kind == "outputs" && !typed {
+			diags = append(diags, untypedOutput(p))
 		}
 		out = append(out, p)
 	})
-	return out
+	return out, diags
+}
+
+// untypedOutput refuses an output MLCube cannot tell a file from a folder
+// of: its runner stops before the container starts (Shell.
+// generate_mounts_and_args, mlcube/shell.py). An input of unknown type
+// MLCube types by what is on the host, which only the run can tell.
+func untypedOutput(p *Param) diag.Diagnostic {
+	return diag.Errorf(diag.OutputTypeUnknown, p.Loc, "output %q has no type, and its path %q does not end in /: MLCube cannot tell a file from a folder, and stops mlcube run before the container starts (\"Type cannot be unknown for output parameters\")", p.Name, p.Path).
+		WithHint("give it type: file or type: directory, or end a folder's path in /")
 }
 
 // cubeParamName is what a parameter may be called: it becomes a --flag
@@ -142,4 +169,26 @@ func scalarString(v cue.Value) string {
 		return s
 	}
 	return fmt.Sprint(v)
+}
+
+// shellQuote quotes a word for SplitWords, so that it reads back whole.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'"'"'`) + "'"
+}
+
+// blankRunnerValues refuses an image, docker command or build strategy
+// of only spaces: MLCube's docker runner wants each a string that is not
+// blank (Config.validate, docker_run.py: check_values(["image",
+// "docker", "build_strategy"], str, blanks=False), mlcube/validate.py),
+// and stops mlcube run before the container starts. An empty one the
+// schema refuses.
+func blankRunnerValues(doc *document, v cue.Value) diag.Diagnostics {
+	var diags diag.Diagnostics
+	for _, key := range []string{"image", "docker", "build_strategy"} {
+		if s := str(v, "docker", key); s != "" && strings.TrimSpace(s) == "" {
+			diags = append(diags, diag.Errorf(diag.RunnerValueRefused, doc.at("docker", key), "is blank: MLCube's docker runner wants a string here that is not blank, and stops mlcube run before the container starts (check_values in docker_run.py)").
+				WithHint("write the value"))
+		}
+	}
+	return diags
 }

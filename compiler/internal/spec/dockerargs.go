@@ -15,9 +15,33 @@ import (
 type DockerEffects struct {
 	GPUs    *int // from --gpus; nil for all, for named devices, or when absent
 	ShmSize string
+	// ShmHost is the host's /dev/shm (--ipc=host, -v /dev/shm:/dev/shm):
+	// a memory-backed /dev/shm without a size of its own. It wins over
+	// ShmSize, as docker gives a container the host's IPC namespace and
+	// /dev/shm whatever --shm-size says.
+	ShmHost bool
 	CPU     string
 	Memory  string
 	Env     []EnvVar
+}
+
+// Then is fx with the effects of flags that come after fx's: each value
+// they set wins, and their variables are added.
+func (fx DockerEffects) Then(more DockerEffects) DockerEffects {
+	if more.GPUs != nil {
+		fx.GPUs = more.GPUs
+	}
+	for _, f := range []struct {
+		to   *string
+		from string
+	}{{&fx.ShmSize, more.ShmSize}, {&fx.CPU, more.CPU}, {&fx.Memory, more.Memory}} {
+		if f.from != "" {
+			*f.to = f.from
+		}
+	}
+	fx.ShmHost = fx.ShmHost || more.ShmHost
+	fx.Env = append(fx.Env, more.Env...)
+	return fx
 }
 
 // flagsWithValue are the docker run flags that take a value.
@@ -60,10 +84,44 @@ func MapDockerArgs(a DockerArgs, gpus int) (DockerEffects, diag.Diagnostics) {
 		case problem != "":
 			diags = append(diags, diag.Errorf(diag.BadDockerFlags, a.Loc, "%s", problem))
 		case !known:
-			diags = append(diags, diag.Warnf(diag.DockerFlagNotApplied, a.Loc, "docker flag %q has no Kubernetes equivalent in mlcube-compile and is not applied", whole))
+			diags = append(diags, diag.Warnf(diag.DockerFlagNotApplied, a.Loc, "docker flag %q %s", whole, notApplied(flag, value)))
 		}
 	}
+	if fx.ShmHost {
+		fx.ShmSize = ""
+	}
 	return fx, diags
+}
+
+// podCannot says, for the docker flags that ask for what a pod of
+// mlcube-compile's cannot have, what the container gets instead.
+var podCannot = map[string]string{
+	"--privileged":   "is not applied: the container runs unprivileged, with the runtime's default capabilities and devices",
+	"--cap-add":      "is not applied: the container gets the runtime's default capabilities",
+	"--security-opt": "is not applied: the container gets the runtime's default seccomp and AppArmor profiles (the pod's securityContext, which mlcube-compile does not set from docker flags)",
+	"--ulimit":       "is not applied: a pod cannot set ulimits, so the container gets the node's container runtime's limits",
+	"--device":       "is not applied: a pod cannot map a host's devices (ask for GPUs with --gpus or the step's resources.gpu)",
+	"--uts":          "is not applied: the pod has a hostname of its own",
+	"--pid":          "is not applied: the pod has a process namespace of its own",
+	"--userns":       "is not applied: the pod gets the node's user namespace setting",
+	"-v":             "is not applied: a pod mounts no host path; steps share data through the workspace",
+	"--volume":       "is not applied: a pod mounts no host path; steps share data through the workspace",
+	"--mount":        "is not applied: a pod mounts no host path; steps share data through the workspace",
+}
+
+// notApplied says why a flag without a Kubernetes meaning here is not
+// applied: what a pod gets instead where it cannot have what the flag
+// asks for, such as the host's network.
+func notApplied(flag, value string) string {
+	switch {
+	case (flag == "--net" || flag == "--network") && value == "host":
+		return "is not applied: the pod has a network of its own, not the host's (hostNetwork), and reaches other pods and Services by name"
+	case flag == "--ipc" && value != "host":
+		return "is not applied: the pod has an IPC namespace of its own"
+	case podCannot[flag] != "":
+		return podCannot[flag]
+	}
+	return "has no Kubernetes equivalent in mlcube-compile and is not applied"
 }
 
 // isGPUFlag tells the docker flags that ask for GPUs: --gpus, and the
@@ -77,7 +135,7 @@ func isGPUFlag(flag, value string) bool {
 func mapDockerFlag(fx *DockerEffects, flag, value string, a DockerArgs) (known bool, problem string) {
 	switch flag {
 	case "--gpus":
-		n, err := dockerGPUs(value)
+		n, _, err := dockerGPUs(value)
 		if err != nil {
 			return true, fmt.Sprintf("--gpus=%s: %v (docker's own words)", value, err)
 		}
@@ -103,6 +161,21 @@ func mapDockerFlag(fx *DockerEffects, flag, value string, a DockerArgs) (known b
 	case "--runtime":
 		// Only nvidia, which the step's GPU limit expresses, reaches here.
 		return value == "nvidia", ""
+	case "--ipc":
+		// docker's --ipc=host shares the host's IPC namespace, and so its
+		// /dev/shm; other modes give the container one of its own.
+		fx.ShmHost = fx.ShmHost || value == "host"
+		return value == "host", ""
+	case "-v", "--volume":
+		// The host's /dev/shm mounted over the container's, as a cube asks
+		// for shared memory as large as the host's.
+		src, rest, _ := strings.Cut(value, ":")
+		dst, _, _ := strings.Cut(rest, ":")
+		if src == "/dev/shm" && dst == "/dev/shm" {
+			fx.ShmHost = true
+			return true, ""
+		}
+		return false, ""
 	case "-e", "--env":
 		k, v, _ := strings.Cut(value, "=")
 		fx.Env = append(fx.Env, EnvVar{Name: k, Value: v, Loc: a.Loc.Field(k)})
@@ -186,11 +259,15 @@ func SplitWords(s string) ([]string, error) {
 }
 
 // GPUs returns how many GPUs a container step asks for (its own
-// resources.gpu, else its cube's accelerator_count) and the cube's docker
+// resources.gpu, else its cube's --gpus flag, else its cube's
+// accelerator_count) and the cube's docker
 // flags for them: gpu_args with GPUs, cpu_args without. A MedPerf task's
 // GPUs are its run_args.gpus, and its flags its run_args.shm_size.
 func (st *Step) GPUs() (int, DockerArgs) {
 	gpus := st.Cube.AcceleratorCount
+	if g := st.Cube.GPUFlag; g != nil {
+		gpus = g.Count
+	}
 	run := st.Task != nil && st.Task.Run != nil
 	if run {
 		gpus = st.Task.Run.GPUs

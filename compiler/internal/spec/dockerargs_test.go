@@ -10,15 +10,24 @@ import (
 func TestDockerArgs(t *testing.T) {
 	at := source.Flag("docker").Field("gpu_args")
 	fx, diags := MapDockerArgs(DockerArgs{Text: `--gpus=2 --shm-size 1G --ipc=host -v /data:/data -e "A=b c" --cpus=4 --memory=8g`, Loc: at}, 2)
-	if fx.GPUs == nil || *fx.GPUs != 2 || fx.ShmSize != "1Gi" || fx.CPU != "4" || fx.Memory != "8Gi" {
+	// --ipc=host gives the host's /dev/shm, whatever --shm-size says.
+	if fx.GPUs == nil || *fx.GPUs != 2 || fx.ShmSize != "" || !fx.ShmHost || fx.CPU != "4" || fx.Memory != "8Gi" {
 		t.Fatalf("effects %+v", fx)
 	}
 	if len(fx.Env) != 1 || fx.Env[0].Name != "A" || fx.Env[0].Value != "b c" {
 		t.Fatalf("env %+v", fx.Env)
 	}
 	warnings := diags.Warnings()
-	if len(warnings) != 2 || !strings.Contains(warnings[0].Message, "--ipc=host") || !strings.Contains(warnings[1].Message, "-v=/data:/data") {
+	if len(warnings) != 1 || !strings.Contains(warnings[0].Message, `"-v=/data:/data" is not applied: a pod mounts no host path`) {
 		t.Fatalf("warnings %v", warnings)
+	}
+	fx, diags = MapDockerArgs(DockerArgs{Text: `--shm-size 1G -v /dev/shm:/dev/shm:rw --ipc=private`, Loc: at}, 0)
+	if fx.ShmSize != "" || !fx.ShmHost || len(diags) != 1 || !strings.Contains(diags[0].Message, "IPC namespace of its own") {
+		t.Fatalf("effects %+v, diagnostics %v", fx, diags)
+	}
+	fx, _ = MapDockerArgs(DockerArgs{Text: `--shm-size 1G`, Loc: at}, 0)
+	if fx.ShmSize != "1Gi" || fx.ShmHost {
+		t.Fatalf("effects %+v", fx)
 	}
 	_, diags = MapDockerArgs(DockerArgs{Text: `--shm-size=lots --gpus=x "unclosed`, Loc: at}, 1)
 	if !diags.HasErrors() {

@@ -14,18 +14,19 @@ import (
 // capabilities= or options=, each at most once; a count is "all" or an
 // integer, -1 meaning all; no count and no devices ask for one GPU. It
 // returns the number of GPUs, or nil for all of them or for named devices
-// (a pod asks for a number of GPUs, which the step's own count gives).
-func dockerGPUs(value string) (*int, error) {
+// (a pod asks for a number of GPUs, which the step's own count gives),
+// and how many devices it names.
+func dockerGPUs(value string) (*int, int, error) {
 	fields, err := csv.NewReader(strings.NewReader(value)).Read()
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	seen := map[string]bool{}
-	count, devices := 1, false
+	count, devices := 1, 0
 	for _, field := range fields {
 		key, val, withValue := strings.Cut(field, "=")
 		if seen[key] {
-			return nil, fmt.Errorf("gpu request key '%s' can be specified only once", key)
+			return nil, 0, fmt.Errorf("gpu request key '%s' can be specified only once", key)
 		}
 		seen[key] = true
 		switch {
@@ -35,25 +36,25 @@ func dockerGPUs(value string) (*int, error) {
 			fallthrough
 		case key == "count":
 			if count, err = dockerGPUCount(val); err != nil {
-				return nil, err
+				return nil, 0, err
 			}
 		case key == "device":
-			devices = true
+			devices = countDevices(val)
 		case key == "driver", key == "capabilities", key == "options":
 		default:
-			return nil, fmt.Errorf("unexpected key '%s' in '%s'", key, field)
+			return nil, 0, fmt.Errorf("unexpected key '%s' in '%s'", key, field)
 		}
 	}
 	switch {
-	case devices && seen["count"]:
+	case devices > 0 && seen["count"]:
 		// The daemon refuses what the parser takes (daemon/nvidia_linux.go,
 		// errConflictCountDeviceIDs): unquoted, device=0,1 is device=0 and a
 		// count of 1.
-		return nil, fmt.Errorf("cannot set both Count and DeviceIDs on device request (docker's daemon refuses it; unquoted, device=0,1 is device 0 and a count of 1: quote it, '\"device=0,1\"')")
-	case count == -1 || devices:
-		return nil, nil
+		return nil, 0, fmt.Errorf("cannot set both Count and DeviceIDs on device request (docker's daemon refuses it; unquoted, device=0,1 is device 0 and a count of 1: quote it, '\"device=0,1\"')")
+	case count == -1 || devices > 0:
+		return nil, devices, nil
 	}
-	return &count, nil
+	return &count, 0, nil
 }
 
 // dockerGPUCount is parseCount of docker/cli opts/gpus.go: all (-1) or an

@@ -11,7 +11,7 @@ import (
 func TestDockerGPUs(t *testing.T) {
 	all := []string{"all", "-1", "count=all", "count=-1", "device=0", `"device=0,2"`, "driver=nvidia,device=GPU-3a23c669"}
 	for _, s := range all {
-		if n, err := dockerGPUs(s); err != nil || n != nil {
+		if n, _, err := dockerGPUs(s); err != nil || n != nil {
 			t.Errorf("%s: %v, %v; want all (nil)", s, n, err)
 		}
 	}
@@ -23,7 +23,7 @@ func TestDockerGPUs(t *testing.T) {
 		"1", "capabilities=utility",
 	}
 	for _, s := range ones {
-		if n, err := dockerGPUs(s); err != nil || n == nil || *n != 1 {
+		if n, _, err := dockerGPUs(s); err != nil || n == nil || *n != 1 {
 			t.Errorf("%s: %v, %v; want 1", s, n, err)
 		}
 	}
@@ -37,7 +37,7 @@ func TestDockerGPUs(t *testing.T) {
 		"device=0,1":            `cannot set both Count and DeviceIDs`,
 		"count=2,device=0":      `cannot set both Count and DeviceIDs`,
 	} {
-		if _, err := dockerGPUs(s); err == nil || !strings.Contains(err.Error(), want) {
+		if _, _, err := dockerGPUs(s); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v; want %q", s, err, want)
 		}
 	}

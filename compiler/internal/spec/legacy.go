@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -249,6 +250,7 @@ func (d *legacyDocker) apply(c *Cube) {
 	}
 	c.Image = d.Image
 	c.GPUArgs, c.CPUArgs = d.RunArgs, d.RunArgs
+	c.GPUFlag = runArgsGPUs(d.RunArgs)
 }
 
 // of is what a cube read before took from its platform file.
@@ -266,6 +268,13 @@ func decodeLegacyPlatform(sc *schema.Context, f *ast.File) (*legacyDocker, diag.
 	}
 	if name := str(doc.data, "platform", "name"); name == "singularity" {
 		return nil, append(diags, diag.Errorf(diag.NoImage, doc.at("platform", "name"), "a singularity platform file names an image file, which Kubernetes cannot run; MLCube's docker platform file (%s) names the container image", legacyPlatformFile))
+	}
+	// MLCube 1.0's docker runner exits when container.runtime is set
+	// (DockerRun.run in runners/mlcube_docker/mlcube_docker/docker_run.py,
+	// before Configuration 2.0): any value but an empty one.
+	if rt := doc.data.LookupPath(pathOf("container", "runtime")); rt.Exists() && strings.TrimSpace(scalarString(rt)) != "" && rt.IncompleteKind() != cue.NullKind {
+		diags = append(diags, diag.Errorf(diag.LegacyRuntime, doc.at("container", "runtime"), "MLCube 1.0's docker runner stops before the container starts when runtime is set (\"The 'runtime' parameter is deprecated. Please, use: 'run_args: --runtime=%s'\")", scalarString(rt)).
+			WithHint(fmt.Sprintf("write it as a docker flag, run_args: --runtime=%s (for GPUs, --gpus=N)", scalarString(rt))))
 	}
 	return &legacyDocker{
 		Image:   str(doc.data, "container", "image"),

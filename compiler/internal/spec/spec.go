@@ -17,9 +17,16 @@ type Cube struct {
 	// AcceleratorCount is platform.accelerator_count.
 	AcceleratorCount int
 	GPUArgs, CPUArgs DockerArgs
-	Env              []EnvVar
-	K8s              K8sRunner
-	Tasks            []*Task
+	// GPUFlag is the --gpus that sets how many GPUs each task asks for,
+	// over AcceleratorCount; nil for none.
+	GPUFlag *GPUFlag
+	// Flags are the docker section's --KEY: VALUE entries but --gpus and
+	// --mount_opts, each as the flag --KEY=VALUE that MLCube's docker
+	// runner adds to every docker run (DockerRun.run, docker_run.py).
+	Flags []DockerArgs
+	Env   []EnvVar
+	K8s   K8sRunner
+	Tasks []*Task
 	// Legacy marks the 1.0 layout: its tasks are run files.
 	Legacy bool
 	// Container marks a MedPerf container_config.yaml, whose tasks mount

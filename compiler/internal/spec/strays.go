@@ -1,6 +1,8 @@
 package spec
 
 import (
+	"strings"
+
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/ast"
 
@@ -38,6 +40,10 @@ func (d *document) strays(sc *schema.Context, sv cue.Value, decls []ast.Decl, at
 	return source.KeepFields(decls, func(name string, field *ast.Field) bool {
 		child := schemaChild(sv, cue.Str(name))
 		if closed && !child.Exists() {
+			if runner, ok := runnerSections[at.Path()]; ok {
+				*diags = append(*diags, runnerKeyUnknown(runner, name, names, at.Field(name)))
+				return false
+			}
 			if near := diag.Nearest(name, names); near != "" {
 				*diags = append(*diags, diag.Errorf(diag.UnknownField, at.Field(name), "unknown field").WithHint(diag.DidYouMean(name, names)))
 			} else {
@@ -74,4 +80,26 @@ func closedStruct(sv cue.Value) bool {
 		return false
 	}
 	return !sv.LookupPath(cue.MakePath(cue.AnyString)).Exists()
+}
+
+// runnerSections are the sections of an mlcube.yaml that an MLCube
+// runner checks key by key before it starts a container, by the runner's
+// source: the runner merges the section into its settings and refuses a
+// key its defaults do not have, with "Unknown keys" (Validate's
+// check_unknown_keys, mlcube/validate.py, called by Config.validate in
+// runners/mlcube_docker/mlcube_docker/docker_run.py and
+// runners/mlcube_singularity/mlcube_singularity/singularity_run.py). The
+// schema's #Docker and #Singularity have exactly those keys.
+var runnerSections = map[string]string{
+	"docker":      "MLCube's docker runner (docker_run.py) refuses a key it does not know, and stops mlcube run",
+	"singularity": "MLCube's singularity runner (singularity_run.py) refuses a key it does not know, and stops mlcube run --platform=singularity",
+}
+
+// runnerKeyUnknown refuses a key of a runner section, as the runner does.
+func runnerKeyUnknown(runner, name string, names []string, at diag.Loc) diag.Diagnostic {
+	d := diag.Errorf(diag.RunnerKeyUnknown, at, "unknown key: %s before the container starts (\"Unknown keys: ['%s']\")", runner, name)
+	if hint := diag.DidYouMean(name, names); hint != "" {
+		return d.WithHint(hint)
+	}
+	return d.WithHint("its keys: " + strings.Join(names, ", "))
 }

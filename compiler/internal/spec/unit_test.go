@@ -98,7 +98,7 @@ tasks:
   train:
     parameters:
       inputs: {data: "${workspace}/data/", cfg: {default: "${runtime.workspace}/cfg.yaml"}, all: "${workspace}", d2: "${runtime.root}/workspace/d2/"}
-      outputs: {out: "${runtime.root}/workspace"}
+      outputs: {out: {type: directory, default: "${runtime.root}/workspace"}}
 `)
 	if diags.HasErrors() {
 		t.Fatal(diags)
