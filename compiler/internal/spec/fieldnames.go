@@ -64,6 +64,7 @@ func synonymOf(name string, fields []string) string {
 	}
 	return ""
 }
+
 // outermostUnknown is the first field on path that the definition of kind
 // does not declare, or path itself.
 func outermostUnknown(sc *schema.Context, kind schema.Kind, path cue.Path) cue.Path {
