@@ -120,8 +120,8 @@ func pathOf(sels ...string) cue.Path {
 }
 
 // schemaIssues gathers CUE's errors by field, in the order CUE gives
-// them, and the paths of the values CUE calls incomplete: those a
-// missing field leaves without a value. An empty disjunction is one
+// them, and the paths of the values CUE calls incomplete or required:
+// those a missing field leaves without a value. An empty disjunction is one
 // issue, at the deepest field that went wrong, naming the forms that
 // would have been accepted.
 func (d *document) schemaIssues(sc *schema.Context, err error) ([]*schemaIssue, []cue.Path) {
@@ -130,11 +130,11 @@ func (d *document) schemaIssues(sc *schema.Context, err error) ([]*schemaIssue, 
 	var incomplete []cue.Path
 	for _, e := range errors.Errors(err) {
 		format, args := e.Msg()
-		if strings.Contains(format, "errors in empty disjunction") || strings.Contains(format, "required but not present") {
+		if strings.Contains(format, "errors in empty disjunction") {
 			continue
 		}
 		path := cue.MakePath(selectorsOf(e.Path())...)
-		if strings.HasPrefix(format, "incomplete value") {
+		if strings.HasPrefix(format, "incomplete value") || strings.Contains(format, "required but not present") {
 			incomplete = append(incomplete, path)
 			continue
 		}

@@ -70,6 +70,7 @@ func (r *refusals) add(field string, diags diag.Diagnostics) {
 // of f without its unknown keys, when that copy holds.
 func (d *document) refuse(sc *schema.Context, f *ast.File, err error) diag.Diagnostics {
 	r := &refusals{said: map[string]bool{}}
+	last := d.value
 	for _, field := range d.meant {
 		r.said[field] = true
 	}
@@ -110,6 +111,7 @@ func (d *document) refuse(sc *schema.Context, f *ast.File, err error) diag.Diagn
 			break
 		}
 		value := data.Unify(sc.Def(d.kind))
+		last = value
 		if err = value.Validate(cue.Concrete(true)); err == nil {
 			if onlyUnknown {
 				d.data, d.value, d.usable = data, value, true
@@ -117,7 +119,11 @@ func (d *document) refuse(sc *schema.Context, f *ast.File, err error) diag.Diagn
 			break
 		}
 	}
+	// The file as written, and the last copy: a value that failed
+	// every form it may take (a number or a mapping) shows what it lacks
+	// only once its wrong fields are cut.
 	d.checkRequired(r, d.value, d.top())
+	d.checkRequired(r, last, d.top())
 	return r.diags
 }
 
