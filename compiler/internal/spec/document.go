@@ -167,7 +167,7 @@ func (d *document) schemaIssues(sc *schema.Context, err error) ([]*schemaIssue, 
 			continue
 		}
 		if strings.HasPrefix(format, "conflicting values") && len(args) >= 2 {
-			want := d.otherSide(path, args[:2])
+			want := d.otherSide(sc, path, args[:2])
 			en.allowed = append(en.allowed, want)
 			en.msgs = append(en.msgs, fmt.Sprintf("got %s, want %s", shown(d.data.LookupPath(path)), want))
 			continue
@@ -256,9 +256,10 @@ func selectorsOf(path []string) []cue.Selector {
 	return out
 }
 
-// otherSide returns the side of a conflict that came from the schema. A
-// whole struct of the schema reads as "a mapping".
-func (d *document) otherSide(path cue.Path, args []any) string {
+// otherSide returns the side of a conflict that came from the schema, in
+// words: a whole struct of the schema reads as "a mapping", a kind as a
+// YAML file writes it, a pattern as its @help says it.
+func (d *document) otherSide(sc *schema.Context, path cue.Path, args []any) string {
 	got := fmt.Sprint(d.data.LookupPath(path))
 	want := fmt.Sprint(args[0])
 	if want == got || (got != "" && want != "" && want[0] == got[0] && strings.ContainsAny(got[:1], "{[")) {
@@ -272,6 +273,13 @@ func (d *document) otherSide(path cue.Path, args []any) string {
 	}
 	if words, ok := kindWords[want]; ok {
 		return words
+	}
+	if strings.HasPrefix(want, "=~") || strings.HasPrefix(want, "!~") {
+		// A pattern alone, which only a string can match: its words.
+		if help, ok := sc.Help("out of bound " + want); ok {
+			return strings.TrimPrefix(help, "want ")
+		}
+		return "a string"
 	}
 	return want
 }
