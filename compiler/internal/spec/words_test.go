@@ -39,7 +39,9 @@ func TestEveryRefusalInWords(t *testing.T) {
 		t.Fatalf("%d example files, want at least 20", len(files))
 	}
 	wrong := []func(pos token.Pos) ast.Expr{
-		func(pos token.Pos) ast.Expr { return &ast.ListLit{Lbrack: pos, Elts: []ast.Expr{ast.NewLit(token.INT, "1")}} },
+		func(pos token.Pos) ast.Expr {
+			return &ast.ListLit{Lbrack: pos, Elts: []ast.Expr{ast.NewLit(token.INT, "1")}}
+		},
 		func(pos token.Pos) ast.Expr { return &ast.BasicLit{ValuePos: pos, Kind: token.INT, Value: "-1"} },
 		func(pos token.Pos) ast.Expr { return &ast.BasicLit{ValuePos: pos, Kind: token.STRING, Value: `"a b"`} },
 		func(pos token.Pos) ast.Expr { return &ast.BasicLit{ValuePos: pos, Kind: token.STRING, Value: `""`} },
