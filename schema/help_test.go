@@ -4,8 +4,11 @@ import (
 	"strings"
 	"testing"
 
+	"cuelang.org/go/cue/ast"
 	"cuelang.org/go/cue/cuecontext"
+	"cuelang.org/go/cue/format"
 	"cuelang.org/go/cue/parser"
+	"cuelang.org/go/cue/token"
 )
 
 // TestHelpIsReadFromTheSchema checks the words of every @help of the
@@ -27,9 +30,12 @@ func TestHelpIsReadFromTheSchema(t *testing.T) {
 		{`=~"^[-._a-zA-Z0-9]+$"`, "want a Secret key: letters, digits, '-', '_' and '.'"},
 		{`=~"^[a-z0-9.-]+/[A-Za-z0-9._-]+$"`, "want a domain-prefixed resource name such as example.com/gpu"},
 		{`=~"^\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([KMGTPE]i|[numkMGTPE]|[eE][-+]?[0-9]+)?$"`, "want a Kubernetes quantity, such as 500m, 4, 16Gi or 10G"},
+		{`=~"^([a-z0-9.-]+/)?[A-Za-z0-9._-]+$"`, "want a resource name such as nvidia.com/gpu or amd.com/gpu"},
+		{`=~"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$"`, "want a Kubernetes label value: letters, digits, '-', '_' and '.', starting and ending with a letter or digit"},
+		{`=~"^[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)+$"`, "want a Python function with its module, such as package.module.function"},
 	}
 	s.Do(func(c *Context) {
-		if len(c.help) != len(want) {
+		if len(c.help) != len(want)+1 { // a second =~"^/"
 			t.Fatalf("got %d @help patterns, want %d: %q", len(c.help), len(want), c.help)
 		}
 		for _, w := range want {
@@ -38,7 +44,7 @@ func TestHelpIsReadFromTheSchema(t *testing.T) {
 				t.Errorf("%s: got %q, want %q", msg, got, w.help)
 			}
 		}
-		if help, ok := c.Help(`invalid value "a b" (out of bound =~"^([a-z0-9.-]+/)?[A-Za-z0-9._-]+$")`); ok {
+		if help, ok := c.Help(`invalid value "a b" (out of bound =~"^[a-z]+$")`); ok {
 			t.Errorf("a pattern without @help is explained: %q", help)
 		}
 	})
@@ -51,6 +57,66 @@ func TestHelpIsReadFromTheSchema(t *testing.T) {
 			t.Errorf("%s holds the pattern of a DNS label %d times; want it once, in platform.cue", name, n)
 		}
 	}
+}
+
+// TestEveryPatternHasWords checks that every pattern of the schema's
+// values is explained in words: its field has a @help, or a @help of
+// another field explains the same pattern. A value out of a pattern is
+// never reported as CUE's =~"…".
+func TestEveryPatternHasWords(t *testing.T) {
+	s, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srcs, err := sources()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Do(func(c *Context) {
+		for name, src := range srcs {
+			f, err := parser.ParseFile(name, src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var fields []*ast.Field
+			ast.Walk(f, func(n ast.Node) bool {
+				switch x := n.(type) {
+				case *ast.Field:
+					fields = append(fields, x)
+					// A pattern of a label says which keys a mapping
+					// takes: a key out of it is an unknown one.
+					ast.Walk(x.Value, func(n ast.Node) bool { return checkWords(t, c, name, fields, n) }, nil)
+					return false
+				}
+				return true
+			}, nil)
+		}
+	})
+}
+
+// checkWords checks a pattern n, written in the innermost of fields, and
+// walks on into fields below.
+func checkWords(t *testing.T, c *Context, file string, fields []*ast.Field, n ast.Node) bool {
+	switch x := n.(type) {
+	case *ast.Field:
+		ast.Walk(x.Value, func(n ast.Node) bool { return checkWords(t, c, file, append(fields, x), n) }, nil)
+		return false
+	case *ast.UnaryExpr:
+		if x.Op != token.MAT && x.Op != token.NMAT {
+			return true
+		}
+		if hasHelp(fields[len(fields)-1]) {
+			return true
+		}
+		printed, err := format.Node(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := c.Help(`invalid value "X" (out of bound ` + string(printed) + ")"); !ok {
+			t.Errorf("%s: %s: %s has no words: give its field a @help", file, x.Pos(), printed)
+		}
+	}
+	return true
 }
 
 func TestIsDNSSubdomain(t *testing.T) {

@@ -27,6 +27,10 @@ import (
 // file[:line:col]: [warning: |note: ]field: message, or a whole-file message.
 var diagnosticLine = regexp.MustCompile(`^[^:\s]+(:\d+:\d+)?: (warning: |note: )?([^\s"]|"([^"\\]|\\.)*")+: .+$`)
 
+// cueText is what CUE's own messages hold and a user's must not: every
+// refusal of the schema is said in words (a pattern in its @help).
+var cueText = regexp.MustCompile(`incomplete value|conflicting values|empty disjunction|out of bound|does not satisfy|not allowed|=~|!~|_\|_| & |MaxRunes|mismatched types`)
+
 func TestBadInputCorpus(t *testing.T) {
 	root := filepath.Join(repoRoot, "testdata", "bad")
 	cases, err := os.ReadDir(root)
@@ -57,6 +61,9 @@ func TestBadInputCorpus(t *testing.T) {
 			for _, line := range strings.Split(strings.TrimSpace(stderr), "\n") {
 				if !diagnosticLine.MatchString(line) {
 					t.Errorf("not file:line:col: field: message: %q", line)
+				}
+				if m := cueText.FindString(line); m != "" {
+					t.Errorf("CUE's words %q, not ours: %q", m, line)
 				}
 			}
 			compareGolden(t, filepath.Join(src, "stderr.golden"), stderr)

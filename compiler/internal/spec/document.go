@@ -2,7 +2,6 @@ package spec
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -29,6 +28,10 @@ type document struct {
 	value cue.Value
 	// written is where each field of the whole file is written.
 	written *source.Positions
+	// meant are the fields that the did-you-mean of a misspelt key
+	// dropped before the schema saw the file names (dropStrayKeys): the
+	// key stands for the field, which is not missing too.
+	meant []string
 	// usable says data and value hold what the schema accepts: the
 	// file's own values, or, where the schema refused some, the rest of
 	// them (salvage).
@@ -76,10 +79,7 @@ func (d *document) check(sc *schema.Context, f *ast.File) diag.Diagnostics {
 		d.usable = true
 		return nil
 	}
-	diags := d.schemaErrors(sc, err)
-	diags = append(diags, d.checkRequired(d.value, d.top())...)
-	d.usable = d.salvage(sc, f, err)
-	return diags
+	return d.refuse(sc, f, err)
 }
 
 // top is the document as a whole, where its fields' locations start.
@@ -118,18 +118,25 @@ func pathOf(sels ...string) cue.Path {
 	return cue.MakePath(out...)
 }
 
-// schemaErrors turns CUE's errors into diagnostics. An empty disjunction
-// is reported once, at the deepest field that went wrong, naming the forms
-// that would have been accepted.
-func (d *document) schemaErrors(sc *schema.Context, err error) diag.Diagnostics {
+// schemaIssues gathers CUE's errors by field, in the order CUE gives
+// them, and the paths of the values CUE calls incomplete or required:
+// those a missing field leaves without a value. An empty disjunction is one
+// issue, at the deepest field that went wrong, naming the forms that
+// would have been accepted.
+func (d *document) schemaIssues(sc *schema.Context, err error) ([]*schemaIssue, []cue.Path) {
 	byField := map[string]*schemaIssue{}
 	var order []string
+	var incomplete []cue.Path
 	for _, e := range errors.Errors(err) {
 		format, args := e.Msg()
-		if strings.Contains(format, "errors in empty disjunction") || strings.Contains(format, "required but not present") {
+		if strings.Contains(format, "errors in empty disjunction") {
 			continue
 		}
 		path := cue.MakePath(selectorsOf(e.Path())...)
+		if strings.HasPrefix(format, "incomplete value") || strings.Contains(format, "required but not present") {
+			incomplete = append(incomplete, path)
+			continue
+		}
 		unknown := format == "field not allowed"
 		if unknown {
 			// Beside other errors, CUE refuses each field below an
@@ -146,32 +153,33 @@ func (d *document) schemaErrors(sc *schema.Context, err error) diag.Diagnostics 
 		}
 		en, ok := byField[field]
 		if !ok {
-			en = &schemaIssue{path: path, at: at}
+			en = &schemaIssue{path: path, field: field, at: at}
 			byField[field] = en
 			order = append(order, field)
 		}
+		if unknown {
+			en.unknown = true
+			if !slices.Contains(en.msgs, "unknown field") {
+				en.msgs = append(en.msgs, "unknown field")
+				en.hint, en.meant = d.unknownFieldHint(sc, path)
+			}
+			continue
+		}
 		if strings.HasPrefix(format, "conflicting values") && len(args) >= 2 {
-			want := d.otherSide(path, args[:2])
+			want := d.otherSide(sc, path, args[:2])
 			en.allowed = append(en.allowed, want)
 			en.msgs = append(en.msgs, fmt.Sprintf("got %s, want %s", shown(d.data.LookupPath(path)), want))
 			continue
 		}
-		if unknown {
-			if !slices.Contains(en.msgs, "unknown field") {
-				en.msgs = append(en.msgs, "unknown field")
-				en.hint = d.unknownFieldHint(sc, path)
-			}
-			continue
-		}
 		en.msgs = append(en.msgs, friendly(sc, format, args))
 	}
-	var diags diag.Diagnostics
+	var issues []*schemaIssue
 	for _, field := range order {
 		if !hasDeeper(field, order) {
-			diags = append(diags, d.issueDiagnostics(byField[field])...)
+			issues = append(issues, byField[field])
 		}
 	}
-	return diags
+	return issues, incomplete
 }
 
 // issueDiagnostics are the diagnostics of one field's schema errors: one
@@ -200,12 +208,17 @@ func (d *document) issueDiagnostics(en *schemaIssue) diag.Diagnostics {
 
 // schemaIssue gathers the errors CUE reports for one field.
 type schemaIssue struct {
-	path    cue.Path
-	at      diag.Loc
+	path cue.Path
+	// field is path as diagnostics write it.
+	field string
+	at    diag.Loc
+	// unknown says the schema does not know the field.
+	unknown bool
 	allowed []string
 	msgs    []string
-	// hint is the unknown field's, among msgs.
-	hint string
+	// hint is the unknown field's, among msgs, and meant the field it
+	// suggests.
+	hint, meant string
 }
 
 // hasDeeper reports whether another error sits below field: a struct that
@@ -242,75 +255,55 @@ func selectorsOf(path []string) []cue.Selector {
 	return out
 }
 
-// otherSide returns the side of a conflict that came from the schema. A
-// whole struct of the schema reads as "a mapping".
-func (d *document) otherSide(path cue.Path, args []any) string {
-	got := fmt.Sprint(d.data.LookupPath(path))
-	want := fmt.Sprint(args[0])
-	if want == got || (got != "" && want != "" && want[0] == got[0] && strings.ContainsAny(got[:1], "{[")) {
-		want = fmt.Sprint(args[1])
-	}
-	if strings.HasPrefix(want, "{") {
-		return "a mapping"
-	}
-	if strings.HasPrefix(want, "[") {
-		return "a list"
-	}
-	return want
-}
-
-// shown is a value as an error message quotes it: a mapping or a list
-// that takes more than one line is named rather than printed.
-func shown(v cue.Value) string {
-	text := fmt.Sprint(v)
-	if !strings.Contains(text, "\n") {
-		return text
-	}
-	if v.IncompleteKind() == cue.ListKind {
-		return "a list"
-	}
-	return "a mapping"
-}
-
-// friendly rewrites CUE's messages for people who write YAML: a value
-// out of a pattern is explained in the words of the pattern's @help.
-func friendly(sc *schema.Context, format string, args []any) string {
-	msg := fmt.Sprintf(format, args...)
-	if help, ok := sc.Help(msg); ok && len(args) > 0 {
-		return fmt.Sprintf("got %v, %s", args[0], help)
-	}
-	if m := outOfBound.FindStringSubmatch(msg); m != nil {
-		return fmt.Sprintf("got %s, want %s %s", m[1], boundWords[m[2]], m[3])
-	}
-	return msg
-}
-
-// outOfBound matches CUE's message for a number outside a bound.
-var outOfBound = regexp.MustCompile(`^invalid value (\S+) \(out of bound ([<>]=?)(\S+)\)$`)
-
-var boundWords = map[string]string{">=": "at least", "<=": "at most", ">": "more than", "<": "less than"}
-
 // checkRequired walks the unified value at loc and reports every
-// required field the file leaves out. CUE reports these only when nothing
-// else is wrong, and a user fixing a file wants all of its problems at
-// once.
-func (d *document) checkRequired(v cue.Value, loc diag.Loc) diag.Diagnostics {
+// required field the file leaves out that no round has reported: a field
+// written with ! in the schema, or a regular one whose value the schema
+// leaves incomplete. CUE reports these only when nothing else is wrong,
+// and a user fixing a file wants all of its problems at once.
+func (d *document) checkRequired(r *refusals, v cue.Value, loc diag.Loc) {
+	if v.IncompleteKind() == cue.ListKind {
+		for i := 0; ; i++ {
+			item := loc.Index(i)
+			if !item.Written() {
+				return
+			}
+			if w := v.LookupPath(cue.MakePath(cue.Index(i))); w.Exists() {
+				d.checkRequired(r, w, item)
+			}
+		}
+	}
 	it, err := v.Fields(cue.Optional(true))
 	if err != nil {
-		return nil
+		return
 	}
-	var diags diag.Diagnostics
 	for it.Next() {
 		sel := it.Selector()
-		child := loc.Field(sel.Unquoted())
-		present := child.Written()
-		if sel.ConstraintType() == cue.RequiredConstraint && !present {
-			diags = append(diags, diag.Errorf(diag.MissingField, child.At(loc.Pos()), "missing required field"))
+		if !sel.IsString() {
+			// A list's items, where CUE lists a value that failed as
+			// a list: their own errors say what is wrong.
 			continue
 		}
-		if present && it.Value().IncompleteKind() == cue.StructKind {
-			diags = append(diags, d.checkRequired(it.Value(), child)...)
+		child := loc.Field(sel.Unquoted())
+		present := child.Written()
+		if !present && required(sel, it.Value()) {
+			r.add(child.Path(), diag.Diagnostics{missingField(child, loc)})
+			continue
+		}
+		if present && !r.under(child.Path()) {
+			d.checkRequired(r, it.Value(), child)
 		}
 	}
-	return diags
+}
+
+// required reports whether the schema asks for the field sel, of value
+// v: it is written with !, or it is a regular field without a value of
+// its own.
+func required(sel cue.Selector, v cue.Value) bool {
+	switch sel.ConstraintType() {
+	case cue.RequiredConstraint:
+		return true
+	case cue.OptionalConstraint:
+		return false
+	}
+	return v.Validate(cue.Concrete(true)) != nil
 }

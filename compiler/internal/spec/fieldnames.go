@@ -1,8 +1,10 @@
 package spec
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"cuelang.org/go/cue"
 
@@ -11,18 +13,56 @@ import (
 )
 
 // unknownFieldHint is the hint for a field the schema's closed struct at
-// its parent does not allow: the nearest field it does allow, or "".
-func (d *document) unknownFieldHint(sc *schema.Context, path cue.Path) string {
+// its parent does not allow, and the field it suggests: the nearest field
+// it does allow, or one the key is a synonym of (synonyms); "" when
+// none.
+func (d *document) unknownFieldHint(sc *schema.Context, path cue.Path) (hint, meant string) {
 	sels := path.Selectors()
 	if len(sels) == 0 {
-		return ""
+		return "", ""
 	}
 	name := selectorName(sels[len(sels)-1])
 	fields := schemaFields(sc, d.kind, sels[:len(sels)-1])
 	if slices.Contains(fields, "accessKeySecret") && credentialKey(name) {
-		return "credentials are never written in a spec: put the key in a Secret of the run's namespace and name it, as accessKeySecret: {name: SECRET, key: KEY} and secretKeySecret"
+		return "credentials are never written in a spec: put the key in a Secret of the run's namespace and name it, as accessKeySecret: {name: SECRET, key: KEY} and secretKeySecret", ""
 	}
-	return diag.DidYouMean(name, fields)
+	meant = diag.Nearest(name, fields)
+	if meant == "" {
+		meant = synonymOf(name, fields)
+	}
+	if meant == "" {
+		return "", ""
+	}
+	return fmt.Sprintf("did you mean %q?", meant), meant
+}
+
+// synonyms are keys that Kubernetes, Argo, Tekton or Kueue use for what a
+// field of ours holds, by the field: words for the same thing that no
+// slip of the keyboard turns into ours, so that edit distance cannot find
+// them (claim is five edits from pvc).
+var synonyms = map[string][]string{
+	"pvc":                     {"claim", "claimName", "volumeClaim", "persistentVolumeClaim", "pvcName"},
+	"after":                   {"dependencies", "depends", "dependsOn", "runAfter"},
+	"retries":                 {"retry", "retryStrategy"},
+	"timeout":                 {"activeDeadlineSeconds"},
+	"queue":                   {"queueName", "localQueue", "localQueueName"},
+	"bucket":                  {"bucketName"},
+	"endpoint":                {"url", "endpointURL", "host"},
+	"ttlSecondsAfterFinished": {"ttl", "ttlSeconds", "ttlStrategy"},
+	"env":                     {"environment", "envVars"},
+}
+
+// synonymOf is the one of fields that name names in other words
+// (synonyms), or "".
+func synonymOf(name string, fields []string) string {
+	for _, field := range fields {
+		for _, s := range synonyms[field] {
+			if strings.EqualFold(s, name) {
+				return field
+			}
+		}
+	}
+	return ""
 }
 
 // outermostUnknown is the first field on path that the definition of kind

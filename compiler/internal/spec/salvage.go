@@ -1,80 +1,189 @@
 package spec
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/ast"
-	"cuelang.org/go/cue/errors"
 
+	"github.com/mlcube-compile/mlcube-compile/diag"
 	"github.com/mlcube-compile/mlcube-compile/schema"
 )
 
-// The schema refuses a key it does not know (a misspelt one); the rest of
-// the file may still be read, so that the checks after the schema (names,
-// cycles, images, params) report their problems in the same run. salvage
-// drops from a copy of the file every unknown key and checks the copy
-// again, until it holds, or the schema refuses something else
-// (refusedPaths), or nothing is left to drop. The decoders read the copy:
-// they see only values the schema accepts, as when the file is valid.
+// A file the schema refuses is reported whole, in one run. CUE does not
+// say everything at once: beside a wrong value it keeps quiet about some
+// unknown keys (those of the file's top level), and it reports a
+// required field that is missing only when nothing else is wrong. So the
+// refusals are gathered in rounds: each round drops from a copy of the
+// file every field the schema refused (a wrong value, an unknown key),
+// checks the copy again and reports what that check finds that no round
+// before said, until the copy holds or nothing is left to drop.
+//
+// The copy is also what the decoders read when only unknown keys were
+// dropped (salvage), so that the checks after the schema (names, cycles,
+// images, params) report their problems in the same run; they see only
+// values the schema accepts, as when the file is valid. A wrong value, or
+// a required field that is missing, keeps them from running: leaving
+// out a value the schema knows changes what the file means (a step
+// without its task: runs the task of its name; a dask: step without its
+// function is no container step; a step left out is one an after:
+// names), so that they would report what the file does not say.
 
 // salvageRounds bounds how often a copy is cut and checked again: a
-// round can show unknown keys the round before hid.
-const salvageRounds = 4
+// round can show refusals the round before hid.
+const salvageRounds = 6
 
-// salvage sets d.data and d.value to those of f without the fields its
-// schema refuses (err says which), and reports whether such a copy holds.
-func (d *document) salvage(sc *schema.Context, f *ast.File, err error) bool {
-	for range salvageRounds {
-		paths := refusedPaths(err)
-		if len(paths) == 0 {
-			return false
-		}
-		for _, p := range paths {
-			if len(p) == 0 {
-				return false // the file as a whole is refused
+// refusals are the schema's findings in a file over the rounds.
+type refusals struct {
+	diags diag.Diagnostics
+	// said holds the field paths that have a diagnostic.
+	said map[string]bool
+	// dropped holds the field paths cut from the copy: what is below
+	// them, or missing there, is the dropped value's, already said.
+	dropped []string
+}
+
+// under reports whether field is one of the dropped fields or below
+// one.
+func (r *refusals) under(field string) bool {
+	return slices.ContainsFunc(r.dropped, func(d string) bool { return within(field, d) })
+}
+
+// within reports whether field is top or a field below it.
+func within(field, top string) bool {
+	return field == top || strings.HasPrefix(field, top+".") || strings.HasPrefix(field, top+"[")
+}
+
+// add keeps the diagnostics of a field no round has reported yet.
+func (r *refusals) add(field string, diags diag.Diagnostics) {
+	if r.said[field] || r.under(field) {
+		return
+	}
+	r.said[field] = true
+	r.diags = append(r.diags, diags...)
+}
+
+// refuse reports every problem the schema finds in f, whose first check
+// gave err, and sets d.usable, with d.data and d.value those of the copy
+// of f without its unknown keys, when that copy holds.
+func (d *document) refuse(sc *schema.Context, f *ast.File, err error) diag.Diagnostics {
+	r := &refusals{said: map[string]bool{}}
+	last := d.value
+	for _, field := range d.meant {
+		r.said[field] = true
+	}
+	onlyUnknown := true
+	for round := 0; ; round++ {
+		issues, incomplete := d.schemaIssues(sc, err)
+		for _, en := range issues {
+			r.add(en.field, d.issueDiagnostics(en))
+			if en.meant != "" {
+				// The misspelt key's did-you-mean names the field
+				// it stands for: that field is not missing too.
+				r.said[d.locOf(parentOf(en.path)).Field(en.meant).Path()] = true
 			}
-			f = &ast.File{Filename: f.Filename, Decls: dropPath(f.Decls, p)}
+		}
+		for _, path := range incomplete {
+			d.missing(r, path)
+		}
+		var cut []*schemaIssue
+		for _, en := range issues {
+			if len(en.path.Selectors()) == 0 {
+				return r.diags // the file as a whole is refused
+			}
+			if !r.under(en.field) {
+				cut = append(cut, en)
+			}
+		}
+		if len(cut) == 0 || round == salvageRounds {
+			break
+		}
+		for _, en := range cut {
+			onlyUnknown = onlyUnknown && en.unknown
+			path := wholeList(en.path)
+			f = &ast.File{Filename: f.Filename, Decls: dropPath(f.Decls, cutPath(path))}
+			r.dropped = append(r.dropped, d.locOf(path).Path())
 		}
 		data := sc.CUE().BuildFile(f)
 		if data.Err() != nil {
-			return false
+			break
 		}
 		value := data.Unify(sc.Def(d.kind))
+		last = value
 		if err = value.Validate(cue.Concrete(true)); err == nil {
-			d.data, d.value = data, value
-			return true
+			if onlyUnknown {
+				d.data, d.value, d.usable = data, value, true
+			}
+			break
 		}
 	}
-	return false
+	// The file as written, and the last copy: a value that failed
+	// every form it may take (a number or a mapping) shows what it lacks
+	// only once its wrong fields are cut.
+	d.checkRequired(r, d.value, d.top())
+	d.checkRequired(r, last, d.top())
+	return r.diags
 }
 
-// refusedPaths are the paths of the keys err refuses as unknown, which
-// the decoders would not read anyway. Any other refusal refuses the
-// salvage: leaving out a value the schema knows changes what the file
-// means (a step without its task: runs the task of its name; a dask: step
-// without its function is no container step; a step left out is one an
-// after: names), so that the checks after it would report what the file
-// does not say.
-func refusedPaths(err error) [][]string {
-	var out [][]string
-	for _, e := range errors.Errors(err) {
-		if format, _ := e.Msg(); format != "field not allowed" {
-			return [][]string{nil}
+// missing reports the field a value CUE calls incomplete lacks: the first
+// field on path that the file does not write (a file's values are all
+// concrete, so a value is incomplete only where the schema's own stands).
+func (d *document) missing(r *refusals, path cue.Path) {
+	loc := d.top()
+	for _, s := range path.Selectors() {
+		parent := loc
+		switch {
+		case s.IsDefinition():
+			continue
+		case s.Type() == cue.IndexLabel:
+			loc = loc.Index(s.Index())
+		default:
+			loc = loc.Field(s.Unquoted())
 		}
-		out = append(out, valuePath(e.Path()))
+		if !loc.Written() {
+			r.add(loc.Path(), diag.Diagnostics{missingField(loc, parent)})
+			return
+		}
 	}
-	return out
 }
 
-// valuePath is a CUE error's path without the definitions it passed
-// through.
-func valuePath(path []string) []string {
+// missingField is the error for the field at loc, which the mapping at
+// parent lacks: at the mapping's position, the field path naming the
+// missing field.
+func missingField(loc, parent diag.Loc) diag.Diagnostic {
+	return diag.Errorf(diag.MissingField, loc.At(parent.Pos()), "missing required field")
+}
+
+// parentOf is the path of the mapping or list that holds path.
+func parentOf(path cue.Path) cue.Path {
+	sels := path.Selectors()
+	return cue.MakePath(sels[:max(len(sels)-1, 0)]...)
+}
+
+// wholeList is path, or where it names an item of a list, the list: an
+// item left out would move those after it, and the next round would
+// report them at another's place.
+func wholeList(path cue.Path) cue.Path {
+	sels := path.Selectors()
+	for len(sels) > 1 && sels[len(sels)-1].Type() == cue.IndexLabel {
+		sels = sels[:len(sels)-1]
+	}
+	return cue.MakePath(sels...)
+}
+
+// cutPath is a path as dropPath reads it: each label as CUE's error
+// paths write it, quoted when it is not an identifier.
+func cutPath(path cue.Path) []string {
 	var out []string
-	for _, p := range path {
-		if !strings.HasPrefix(p, "#") {
-			out = append(out, p)
+	for _, s := range path.Selectors() {
+		switch {
+		case s.IsDefinition():
+		case s.Type() == cue.IndexLabel:
+			out = append(out, strconv.Itoa(s.Index()))
+		default:
+			out = append(out, cue.Str(s.Unquoted()).String())
 		}
 	}
 	return out

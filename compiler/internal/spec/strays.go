@@ -46,6 +46,7 @@ func (d *document) strays(sc *schema.Context, sv cue.Value, decls []ast.Decl, at
 			}
 			if near := diag.Nearest(name, names); near != "" {
 				*diags = append(*diags, diag.Errorf(diag.UnknownField, at.Field(name), "unknown field").WithHint(diag.DidYouMean(name, names)))
+				d.meant = append(d.meant, at.Field(near).Path())
 			} else {
 				*diags = append(*diags, diag.Warnf(diag.KeyIgnored, at.Field(name), "%s", ignoredKey))
 			}
