@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"io/fs"
 	"slices"
+	"strings"
 
 	"github.com/mlcube-compile/mlcube-compile/compiler/internal/lower"
 	"github.com/mlcube-compile/mlcube-compile/compiler/internal/source"
@@ -109,7 +110,11 @@ func compile(sc *schema.Context, opts Options) (*ir.Pipeline, diag.Diagnostics) 
 		// It is total, so the checks of the lowered pipeline run whatever
 		// it found.
 		p, more = lower.Lower(ps, plat, opts.NeedValues)
-		diags = append(append(diags, more...), verify.Verify(p)...)
+		more = append(more, verify.Verify(p)...)
+		if plat != nil && len(plat.Cut) > 0 {
+			more = keepCut(more, plat.File, plat.Cut)
+		}
+		diags = append(diags, more...)
 	}
 	if diags.HasErrors() {
 		// A refused run uses nothing: what it would leave unused is no
@@ -120,6 +125,33 @@ func compile(sc *schema.Context, opts Options) (*ir.Pipeline, diag.Diagnostics) 
 		})
 	}
 	return p, diags.Sorted()
+}
+
+// keepCut is, of the checks after the schema, those a platform file read
+// without its wrong values (its fields cut) can be trusted with: those
+// about the platform file, but for those about a cut field, below one or
+// about a mapping that holds one, and those that say something is absent
+// (absentCodes: an objectStore cut is not "no object store"). The others
+// may be the cut's consequences, and the run has errors already.
+func keepCut(ds diag.Diagnostics, file string, cut []string) diag.Diagnostics {
+	return slices.DeleteFunc(ds, func(d diag.Diagnostic) bool {
+		if d.Pos.File != file || d.Field == "" || slices.Contains(absentCodes, d.Code) {
+			return true
+		}
+		return slices.ContainsFunc(cut, func(c string) bool { return related(d.Field, c) })
+	})
+}
+
+// absentCodes are the errors that say a value is absent, which a value
+// cut for being wrong is in the copy read.
+var absentCodes = []diag.Code{diag.NoObjectStore, diag.NoImage, diag.NeedsClaim, diag.MissingField, diag.MissingFile}
+
+// related reports whether field a is field b, or one holds the other.
+func related(a, b string) bool { return holds(a, b) || holds(b, a) }
+
+// holds reports whether field is top or below it.
+func holds(top, field string) bool {
+	return field == top || strings.HasPrefix(field, top+".") || strings.HasPrefix(field, top+"[")
 }
 
 // CheckNamespace says why ns, a --namespace value, is not a Kubernetes

@@ -36,6 +36,9 @@ type document struct {
 	// file's own values, or, where the schema refused some, the rest of
 	// them (salvage).
 	usable bool
+	// cut are the fields whose wrong values a usable platform file was
+	// read without (salvage.go says why only a platform's).
+	cut []string
 }
 
 // checkDocument unifies a parsed file with the definition of its kind and

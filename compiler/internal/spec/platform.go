@@ -17,6 +17,6 @@ func decodePlatform(sc *schema.Context, f *ast.File) (*Platform, diag.Diagnostic
 	if err := doc.data.Decode(p); err != nil {
 		return nil, append(diags, diag.Errorf(diag.Internal, diag.At(diag.Pos{File: doc.file}), "decoding: %v", err))
 	}
-	p.File, p.Loc = doc.file, doc.top()
+	p.File, p.Loc, p.Cut = doc.file, doc.top(), doc.cut
 	return p, diags
 }

@@ -24,12 +24,19 @@ import (
 // The copy is also what the decoders read when only unknown keys were
 // dropped (salvage), so that the checks after the schema (names, cycles,
 // images, params) report their problems in the same run; they see only
-// values the schema accepts, as when the file is valid. A wrong value, or
-// a required field that is missing, keeps them from running: leaving
-// out a value the schema knows changes what the file means (a step
-// without its task: runs the task of its name; a dask: step without its
-// function is no container step; a step left out is one an after:
-// names), so that they would report what the file does not say.
+// values the schema accepts, as when the file is valid. In a cube or a
+// pipeline, a wrong value, or a required field that is missing, keeps
+// them from running: leaving out a value the schema knows changes what
+// the file means (a step without its task: runs the task of its name; a
+// dask: step without its function is no container step; a step left out
+// is one an after: names), so that they would report what the file does
+// not say. A platform file's fields are settings, each optional or
+// defaulted, that mean nothing to one another's shape: its copy without
+// its wrong values is read too (document.cut names what was cut), and
+// the compiler keeps, of the checks after the schema, those about the
+// platform file that are neither about a cut field nor about a mapping
+// that holds one (compiler.keepCut), so that a wrong value does not hide
+// a bad label key or bucket name, and a cut claim name is no "no claim".
 
 // salvageRounds bounds how often a copy is cut and checked again: a
 // round can show refusals the round before hid.
@@ -43,6 +50,9 @@ type refusals struct {
 	// dropped holds the field paths cut from the copy: what is below
 	// them, or missing there, is the dropped value's, already said.
 	dropped []string
+	// wrong holds those of dropped that were wrong values, not unknown
+	// keys.
+	wrong []string
 }
 
 // under reports whether field is one of the dropped fields or below
@@ -105,6 +115,9 @@ func (d *document) refuse(sc *schema.Context, f *ast.File, err error) diag.Diagn
 			path := wholeList(en.path)
 			f = &ast.File{Filename: f.Filename, Decls: dropPath(f.Decls, cutPath(path))}
 			r.dropped = append(r.dropped, d.locOf(path).Path())
+			if !en.unknown {
+				r.wrong = append(r.wrong, d.locOf(path).Path())
+			}
 		}
 		data := sc.CUE().BuildFile(f)
 		if data.Err() != nil {
@@ -113,9 +126,10 @@ func (d *document) refuse(sc *schema.Context, f *ast.File, err error) diag.Diagn
 		value := data.Unify(sc.Def(d.kind))
 		last = value
 		if err = value.Validate(cue.Concrete(true)); err == nil {
-			if onlyUnknown {
+			if onlyUnknown || d.kind == schema.Platform {
 				d.data, d.value, d.usable = data, value, true
 			}
+			d.cut = r.wrong
 			break
 		}
 	}

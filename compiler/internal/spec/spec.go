@@ -102,7 +102,11 @@ type EnvVar = source.EnvVar
 type Platform struct {
 	File string `json:"-"`
 	// Loc is the platform file, or nowhere without one.
-	Loc                diag.Loc         `json:"-"`
+	Loc diag.Loc `json:"-"`
+	// Cut are the fields of the file whose wrong values it was read
+	// without (salvage): the file has errors, and the checks after the
+	// schema are kept only where they are not about these.
+	Cut                []string         `json:"-"`
 	Namespace          string           `json:"namespace"`
 	ServiceAccountName string           `json:"serviceAccountName"`
 	JobServiceAccount  string           `json:"jobServiceAccountName"`
