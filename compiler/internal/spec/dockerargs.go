@@ -1,6 +1,8 @@
 package spec
 
 import (
+	"cmp"
+	"encoding/csv"
 	"fmt"
 	"strconv"
 	"strings"
@@ -74,6 +76,15 @@ func MapDockerArgs(a DockerArgs, gpus int) (DockerEffects, diag.Diagnostics) {
 		whole := flag
 		if hasValue {
 			whole += "=" + value
+		}
+		if flag == "--gpus" {
+			// A value docker refuses is an error whether the step
+			// asks for GPUs or not: read as unasked, it would leave a
+			// run meant for GPUs on CPU with a warning.
+			if _, _, err := dockerGPUs(value); err != nil {
+				diags = append(diags, diag.Errorf(diag.BadDockerFlags, a.Loc, "--gpus=%s: %v (docker's own words)", value, err))
+				continue
+			}
 		}
 		if isGPUFlag(flag, value) && gpus == 0 {
 			diags = append(diags, diag.Warnf(diag.DockerGPUsUnasked, a.Loc, "docker flag %q asks for GPUs, but the step asks for none (platform.accelerator_count or the step's resources.gpu), so it is not applied", whole))
@@ -172,6 +183,26 @@ func mapDockerFlag(fx *DockerEffects, flag, value string, a DockerArgs) (known b
 		src, rest, _ := strings.Cut(value, ":")
 		dst, _, _ := strings.Cut(rest, ":")
 		if src == "/dev/shm" && dst == "/dev/shm" {
+			fx.ShmHost = true
+			return true, ""
+		}
+		return false, ""
+	case "--mount":
+		// --mount type=bind,source=/dev/shm,target=/dev/shm is -v
+		// /dev/shm:/dev/shm written long (docker/cli opts/mount.go: CSV
+		// fields; src and source, dst, destination and target alike).
+		fields, err := csv.NewReader(strings.NewReader(value)).Read()
+		if err != nil {
+			return false, ""
+		}
+		m := map[string]string{}
+		for _, f := range fields {
+			k, v, _ := strings.Cut(f, "=")
+			m[strings.ToLower(k)] = v
+		}
+		src := cmp.Or(m["source"], m["src"])
+		dst := cmp.Or(m["target"], m["destination"], m["dst"])
+		if m["type"] == "bind" && src == "/dev/shm" && dst == "/dev/shm" {
 			fx.ShmHost = true
 			return true, ""
 		}
