@@ -119,6 +119,11 @@ func (lw *lowering) fetchRead(s *ir.Step, d *stepData, r dataPath, written []upl
 // read-only where the step reads it; without that claim it is refused.
 func (lw *lowering) claimRead(s *ir.Step, r dataPath) {
 	switch {
+	case lw.dataClaim == "" && r.mount >= 0 && !r.folder:
+		// A MedPerf file volume is mounted by itself when the pod
+		// starts, before any fetch: a URL cannot fill it (urlVolume).
+		lw.errorf(diag.NeedsClaim, r.at, "with storage.workspace: object, no earlier step writes %q, so no upload holds it, and a file volume (%s) takes no URL: it is mounted by itself when the pod starts, before any fetch; name the claim that holds it in the platform's storage.pvc", r.rel, r.param)
+		return
 	case lw.dataClaim == "":
 		lw.errorf(diag.NeedsClaim, r.at, "with storage.workspace: object, no earlier step writes %q, so no upload holds it: give it as a URL %s, or name the claim that holds it in the platform's storage.pvc", cmp.Or(r.rel, "the workspace"), lw.whereURL(s, r.param))
 		return
