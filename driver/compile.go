@@ -118,6 +118,9 @@ func compile(req Request) (Output, error) {
 	}
 	res, err := Emit(p, req)
 	warnings = append(warnings, res.Warnings...)
+	if !req.everyBackend {
+		warnings = append(warnings, otherEngines(p, req.Backend)...)
+	}
 	if err != nil {
 		return Output{Warnings: warnings}, err
 	}

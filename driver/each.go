@@ -33,6 +33,7 @@ func Each(req Request) ([]Named, diag.Diagnostics, error) {
 	var out []Named
 	var warnings, skipped diag.Diagnostics
 	var first error
+	req.everyBackend = true
 	for _, name := range Backends() {
 		req.Backend = name
 		o, err := Compile(req)

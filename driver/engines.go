@@ -9,6 +9,7 @@ import (
 	"github.com/mlcube-compile/mlcube-compile/backends/emit"
 	"github.com/mlcube-compile/mlcube-compile/backends/engines"
 	"github.com/mlcube-compile/mlcube-compile/compiler"
+	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
 	"github.com/mlcube-compile/mlcube-compile/diag"
 )
 
@@ -19,6 +20,21 @@ func Backends() []string {
 		names[i] = e.Name()
 	}
 	return names
+}
+
+// otherEngines says each platform section named for an engine (such as
+// tekton:, what that engine's cluster is set to) that the run compiled
+// for backend, another engine, applies to nothing. Lint, which compiles
+// for every engine, does not say it: the section is for one of them.
+func otherEngines(p *ir.Pipeline, backend string) diag.Diagnostics {
+	var out diag.Diagnostics
+	for _, e := range engines.All {
+		at := p.Platform.Field(e.Name())
+		if e.Name() != backend && at.Written() {
+			out = append(out, diag.Warnf(diag.PlatformSettingUnused, at, "%s: only the %s engine reads %s: (what its cluster is set to); this %s run applies it to nothing (--backend %s reads it)", backend, e.Name(), e.Name(), backend, e.Name()))
+		}
+	}
+	return out
 }
 
 // engine finds a backend by name.
@@ -60,6 +76,9 @@ type Request struct {
 	// Format is how the objects are written: yaml (also when empty) or
 	// json, one of OutputFormats.
 	Format string
+	// everyBackend says the compile is one of Each's, which compiles for
+	// every engine: no platform section is another engine's alone.
+	everyBackend bool
 }
 
 // OutputFormats are the forms the objects are written in, the default

@@ -17,7 +17,8 @@ import (
 //     limitsEqualRequests, ttlSecondsAfterFinished, storage.mountPath,
 //     size, storageClassName, accessModes and workspace: every run;
 //   - tekton.coschedule: what the cluster's Tekton does, read to place
-//     the run, whatever it is; objectStore.artifactGC and
+//     a Tekton run, whatever it is (another engine's run is told by the
+//     driver, otherEngines); objectStore.artifactGC and
 //     artifactRepositoryRef are Argo's, and said with objectStore;
 //   - multiKueue and a workloadPriorityClass with no step queued at
 //     all: refused (kueue), not said.
