@@ -84,7 +84,7 @@ func decodeParams(doc *document, task cue.Value, taskName, kind string) ([]*Para
 			given = pv.LookupPath(pathOf("default")).Exists()
 			p.Path = str(pv, "default")
 			p.Dir = str(pv, "type") == "directory"
-			typed = str(pv, "type") != ""
+			typed = str(pv, "type") != "" && str(pv, "type") != "unknown"
 		}
 		if p.Path == "" && !given {
 			p.Path = name
