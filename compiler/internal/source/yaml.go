@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -66,7 +67,14 @@ func parseYAML(path string, via diag.Loc, src []byte, keepLast bool) (*ast.File,
 		f.Decls, dropped = dropEarlierKeys(f.Decls, diag.Loc{})
 	}
 	if diags := CheckTree(f); diags != nil {
-		return nil, diags
+		if slices.ContainsFunc(diags, func(d diag.Diagnostic) bool { return d.Code != diag.DuplicateKey }) {
+			return nil, diags
+		}
+		// A key written twice is an error, and the file is read on with
+		// the key's first value, so that its other mistakes are said in
+		// the same run: the compile fails on the duplicate all the same.
+		f.Decls = dropLaterKeys(f.Decls)
+		return f, append(dropped, diags...)
 	}
 	return f, dropped
 }

@@ -50,3 +50,31 @@ func dropEarlierIn(e ast.Expr, loc diag.Loc) diag.Diagnostics {
 	}
 	return diags
 }
+
+// dropLaterKeys removes, from every mapping under decls, each key that
+// the same mapping wrote before, keeping its first value (CheckTree has
+// said each as an error).
+func dropLaterKeys(decls []ast.Decl) []ast.Decl {
+	seen := map[string]bool{}
+	kept := KeepFields(decls, func(name string, f *ast.Field) bool {
+		if seen[name] {
+			return false
+		}
+		seen[name] = true
+		dropLaterIn(f.Value)
+		return true
+	})
+	return kept
+}
+
+// dropLaterIn applies dropLaterKeys to the mappings in a value.
+func dropLaterIn(e ast.Expr) {
+	switch v := e.(type) {
+	case *ast.StructLit:
+		v.Elts = dropLaterKeys(v.Elts)
+	case *ast.ListLit:
+		for _, el := range v.Elts {
+			dropLaterIn(el)
+		}
+	}
+}
