@@ -105,6 +105,11 @@ func classifyRaw(keys []source.RawKey) FileKind {
 	return OtherYAML
 }
 
+// PlatformKeys are the keys of a platform file that hold a setting, by
+// their dotted paths (storage.pvc, gpu.nodeSelector), in the schema's
+// order.
+func PlatformKeys() []string { return spec.PlatformKeys() }
+
 // allPlatformKeys reports whether every key is a field of the platform
 // schema.
 func allPlatformKeys(keys []source.RawKey) bool {

@@ -185,8 +185,9 @@ func beforeCommand(flags []string, command string, specs map[string]flagSpec) (t
 	return top, moved, nil
 }
 
-// unknownFlag says which flag is unknown, and the nearest one the command
-// takes.
+// unknownFlag says which flag is unknown, and the one the command takes
+// spelled so in another case or dash form, else what takes its place
+// (foreignHint), else the nearest one the command takes.
 func unknownFlag(written, scope string, specs map[string]flagSpec) error {
 	where := "mlcube-compile"
 	if scope != "" {
@@ -198,9 +199,15 @@ func unknownFlag(written, scope string, specs map[string]flagSpec) error {
 			names = append(names, n)
 		}
 	}
+	slices.Sort(names)
 	flag, _, _ := strings.Cut(written, "=")
 	msg := fmt.Sprintf("unknown flag %s for %s", flag, where)
-	if hint, ok := foreignFlags[strings.TrimLeft(flag, "-")]; ok {
+	for _, n := range names {
+		if w := flagWord(n); w != "" && w == flagWord(strings.TrimLeft(flag, "-")) {
+			return usageError{fmt.Errorf("%s; did you mean --%s?", msg, n)}
+		}
+	}
+	if hint := foreignHint(strings.TrimLeft(flag, "-"), scope); hint != "" {
 		return usageError{fmt.Errorf("%s: %s", msg, hint)}
 	}
 	if near := diag.Nearest(strings.TrimLeft(flag, "-"), names); near != "" {
