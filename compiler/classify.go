@@ -122,6 +122,21 @@ func allPlatformKeys(keys []source.RawKey) bool {
 	return true
 }
 
+// SchemaType is the schema_type a file of MLCube's 1.0 layout names
+// (mlcube_root, mlcube_task, mlcube_invoke, mlcube_platform), read from
+// its top-level lines; "" for a file that names none or cannot be read.
+func SchemaType(path string) string {
+	if ext := filepath.Ext(path); ext != ".yaml" && ext != ".yml" {
+		return ""
+	}
+	for _, k := range source.New(nil).RawTopLevel(path) {
+		if k.Name == "schema_type" {
+			return k.Value
+		}
+	}
+	return ""
+}
+
 // schemaTypes are the kinds of the 1.0 layout's files, by schema_type.
 var schemaTypes = map[string]FileKind{"mlcube_root": CubeFile, "mlcube_platform": PlatformFile, "mlcommons_box_platform": PlatformFile, "mlcube_invoke": TaskFile}
 

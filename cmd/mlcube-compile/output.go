@@ -49,7 +49,11 @@ func namedInputs(opts compiler.Options) []input {
 		out = append(out, input{opts.Platform, "the platform file"})
 	}
 	if opts.Task != "" {
-		out = append(out, input{opts.Task, "the pipeline file"})
+		role := "the pipeline file"
+		if compiler.SchemaType(opts.Task) == "mlcube_invoke" {
+			role = "the run file of the 1.0 layout"
+		}
+		out = append(out, input{opts.Task, role})
 	}
 	for _, v := range opts.Values {
 		out = append(out, input{v, "the values file"})
@@ -102,8 +106,22 @@ func (r *readFiles) inputs() []input {
 	return out
 }
 
-// readRole is what a file the compile opened is, by compiler.Classify.
+// readRoles10 are the files of MLCube's 1.0 layout, by schema_type:
+// a run file (run/*.yaml) is no pipeline file, a task file
+// (tasks/*.yaml) no mere file.
+var readRoles10 = map[string]string{
+	"mlcube_invoke":          "a run file of the 1.0 layout",
+	"mlcube_task":            "a task file of the 1.0 layout",
+	"mlcube_platform":        "a platform file of the 1.0 layout",
+	"mlcommons_box_platform": "a platform file of the 1.0 layout",
+}
+
+// readRole is what a file the compile opened is: a 1.0 layout's file by
+// its schema_type, else by compiler.Classify.
 func readRole(path string) string {
+	if role, ok := readRoles10[compiler.SchemaType(path)]; ok {
+		return role
+	}
 	switch compiler.Classify(path) {
 	case compiler.CubeFile:
 		return "a cube"
