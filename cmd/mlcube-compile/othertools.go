@@ -129,7 +129,7 @@ func foreignHint(flag, scope string) string {
 	var keys []string
 	for _, key := range compiler.PlatformKeys() {
 		last := key[strings.LastIndex(key, ".")+1:]
-		if flagWord(key) == written || !slices.Contains(referenceParts, last) && flagWord(last) == written {
+		if flagWord(key) == written || !slices.Contains(wholeKeyOnly, last) && flagWord(last) == written {
 			keys = append(keys, key+":")
 		}
 	}
@@ -143,10 +143,12 @@ func foreignHint(flag, scope string) string {
 	return fmt.Sprintf("no flag sets this; the platform file's %s does (%s)", strings.Join(keys, " or "), where)
 }
 
-// referenceParts are the last parts of platform keys that name a part
-// of a reference (objectStore.s3.accessKeySecret.name), which a flag
-// of that one word does not mean: only the whole key's spelling names them.
-var referenceParts = []string{"name", "key"}
+// wholeKeyOnly are the last parts of platform keys that a flag of that
+// one word does not mean: a part of a reference
+// (objectStore.s3.accessKeySecret.name), and gpu.selector, a device's
+// CEL selector, where kubectl's --selector selects objects by label.
+// Only the whole key's spelling (--gpu-selector) names them.
+var wholeKeyOnly = []string{"name", "key", "selector"}
 
 // flagWord is a flag's or key's name as one word, for comparing them
 // whatever their case and dashes: lower case, without - _ and ., and
