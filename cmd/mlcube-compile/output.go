@@ -181,7 +181,7 @@ func elsewhere(output, path string, inputs []input, suggest string) string {
 	if filepath.Clean(path) != filepath.Clean(output) {
 		name := filepath.Base(path)
 		for _, dir := range []string{"out", "compiled", "manifests"} {
-			if filepath.Clean(dir) == filepath.Clean(output) {
+			if info, err := os.Stat(dir); filepath.Clean(dir) == filepath.Clean(output) || err == nil && !info.IsDir() {
 				continue
 			}
 			if _, ok := inputAt(filepath.Join(dir, name), inputs); !ok {
