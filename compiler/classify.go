@@ -105,6 +105,11 @@ func classifyRaw(keys []source.RawKey) FileKind {
 	return OtherYAML
 }
 
+// PlatformKeys are the keys of a platform file that hold a setting, by
+// their dotted paths (storage.pvc, gpu.nodeSelector), in the schema's
+// order.
+func PlatformKeys() []string { return spec.PlatformKeys() }
+
 // allPlatformKeys reports whether every key is a field of the platform
 // schema.
 func allPlatformKeys(keys []source.RawKey) bool {
@@ -115,6 +120,21 @@ func allPlatformKeys(keys []source.RawKey) bool {
 		}
 	}
 	return true
+}
+
+// SchemaType is the schema_type a file of MLCube's 1.0 layout names
+// (mlcube_root, mlcube_task, mlcube_invoke, mlcube_platform), read from
+// its top-level lines; "" for a file that names none or cannot be read.
+func SchemaType(path string) string {
+	if ext := filepath.Ext(path); ext != ".yaml" && ext != ".yml" {
+		return ""
+	}
+	for _, k := range source.New(nil).RawTopLevel(path) {
+		if k.Name == "schema_type" {
+			return k.Value
+		}
+	}
+	return ""
 }
 
 // schemaTypes are the kinds of the 1.0 layout's files, by schema_type.

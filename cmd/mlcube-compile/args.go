@@ -54,7 +54,7 @@ func normalizeArgs(app *cli.App, args []string) ([]string, error) {
 		return []string{args[0], args[2], "--help"}, nil
 	}
 	specs, scope := flagSpecs(app.Flags, true), ""
-	head, flags, rest := []string{args[0]}, []string(nil), []string(nil)
+	head, flags, rest := []string{args[0]}, []flagArg(nil), []string(nil)
 	for i := 1; i < len(args); i++ {
 		a := args[i]
 		switch {
@@ -76,13 +76,14 @@ func normalizeArgs(app *cli.App, args []string) ([]string, error) {
 			if err != nil {
 				return nil, err
 			}
-			flags = append(flags, token)
+			typed, _, _ := strings.Cut(a, "=")
+			flags = append(flags, flagArg{token, typed})
 			if took {
 				i++
 			}
 		case scope == "" && len(rest) == 0 && (a == "help" || a == "version"):
 			// help and version as commands, as go and kubectl take them.
-			flags = append(flags, "--"+a)
+			flags = append(flags, flagArg{"--" + a, a})
 		case scope == "" && len(rest) == 0 && app.Command(a) != nil:
 			specs = flagSpecs(app.Command(a).Flags, false)
 			top, moved, err := beforeCommand(flags, a, specs)
@@ -98,14 +99,23 @@ func normalizeArgs(app *cli.App, args []string) ([]string, error) {
 	return assemble(head, flags, rest, specs)
 }
 
+// flagArg is a flag of the command line as one token, --name=value
+// (oneToken), and its name as the user typed it (-o, --error-format).
+type flagArg struct {
+	token, typed string
+}
+
 // assemble is the command line normalizeArgs parsed, once each flag that
 // takes one value is given once: the command, its flags, its arguments
 // (after "--" when one starts with "-").
-func assemble(head, flags, rest []string, specs map[string]flagSpec) ([]string, error) {
+func assemble(head []string, flags []flagArg, rest []string, specs map[string]flagSpec) ([]string, error) {
 	if err := givenOnce(flags, specs); err != nil {
 		return nil, err
 	}
-	out := append(head, flags...)
+	out := head
+	for _, f := range flags {
+		out = append(out, f.token)
+	}
 	for _, a := range rest {
 		if strings.HasPrefix(a, "-") && a != "-" {
 			return append(append(out, "--"), rest...), nil
@@ -142,26 +152,31 @@ func oneToken(spec flagSpec, value string, hasValue bool, next []string) (token 
 }
 
 // givenOnce refuses a flag that takes one value given twice, as
-// --name=value tokens of one command (oneToken): urfave/cli would keep
-// the last one without a word. A flag that repeats, and a switch, may be
-// given again.
-func givenOnce(flags []string, specs map[string]flagSpec) error {
-	seen := map[string]string{}
+// flags of one command (--name=value tokens, oneToken): urfave/cli would
+// keep the last one without a word. It says them as typed: -o twice, or
+// -o and --output, each with its value. A flag that repeats, and a
+// switch, may be given again.
+func givenOnce(flags []flagArg, specs map[string]flagSpec) error {
+	seen := map[string]flagArg{}
 	for _, f := range flags {
-		name, value, _ := strings.Cut(strings.TrimPrefix(f, "--"), "=")
+		name, value, _ := strings.Cut(strings.TrimPrefix(f.token, "--"), "=")
 		if spec := specs[name]; !spec.value || spec.repeats {
 			continue
 		}
 		first, ok := seen[name]
 		if !ok {
-			seen[name] = value
+			seen[name] = f
 			continue
 		}
+		_, firstValue, _ := strings.Cut(first.token, "=")
 		more := ""
 		if name == "backend" {
 			more = " (--backend all compiles for every backend, with -o DIR/)"
 		}
-		return usageError{fmt.Errorf("--%s is given twice, %s and %s, and takes one value: give it once%s", name, first, value, more)}
+		if first.typed != f.typed {
+			return usageError{fmt.Errorf("%s and %s are one flag, given twice (%s and %s), and it takes one value: give it once%s", first.typed, f.typed, firstValue, value, more)}
+		}
+		return usageError{fmt.Errorf("%s is given twice, %s and %s, and takes one value: give it once%s", f.typed, firstValue, value, more)}
 	}
 	return nil
 }
@@ -170,12 +185,12 @@ func givenOnce(flags []string, specs map[string]flagSpec) error {
 // version stay the program's, a flag the command takes too moves after
 // it (-b argo lint . is lint --backend argo .), and any other is an error,
 // since the command would not read it.
-func beforeCommand(flags []string, command string, specs map[string]flagSpec) (top, moved []string, err error) {
+func beforeCommand(flags []flagArg, command string, specs map[string]flagSpec) (top []string, moved []flagArg, err error) {
 	for _, f := range flags {
-		name, _, _ := strings.Cut(strings.TrimPrefix(f, "--"), "=")
+		name, _, _ := strings.Cut(strings.TrimPrefix(f.token, "--"), "=")
 		switch _, takes := specs[name]; {
 		case name == "help" || name == "version":
-			top = append(top, f)
+			top = append(top, f.token)
 		case takes:
 			moved = append(moved, f)
 		default:
@@ -185,8 +200,9 @@ func beforeCommand(flags []string, command string, specs map[string]flagSpec) (t
 	return top, moved, nil
 }
 
-// unknownFlag says which flag is unknown, and the nearest one the command
-// takes.
+// unknownFlag says which flag is unknown, and the one the command takes
+// spelled so in another case or dash form, else what takes its place
+// (foreignHint), else the nearest one the command takes.
 func unknownFlag(written, scope string, specs map[string]flagSpec) error {
 	where := "mlcube-compile"
 	if scope != "" {
@@ -198,9 +214,15 @@ func unknownFlag(written, scope string, specs map[string]flagSpec) error {
 			names = append(names, n)
 		}
 	}
+	slices.Sort(names)
 	flag, _, _ := strings.Cut(written, "=")
 	msg := fmt.Sprintf("unknown flag %s for %s", flag, where)
-	if hint, ok := foreignFlags[strings.TrimLeft(flag, "-")]; ok {
+	for _, n := range names {
+		if w := flagWord(n); w != "" && w == flagWord(strings.TrimLeft(flag, "-")) {
+			return usageError{fmt.Errorf("%s; did you mean --%s?", msg, n)}
+		}
+	}
+	if hint := foreignHint(strings.TrimLeft(flag, "-"), scope); hint != "" {
 		return usageError{fmt.Errorf("%s: %s", msg, hint)}
 	}
 	if near := diag.Nearest(strings.TrimLeft(flag, "-"), names); near != "" {

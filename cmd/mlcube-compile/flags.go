@@ -37,17 +37,35 @@ func setFlag(usage string) cli.Flag {
 	return &cli.StringSliceFlag{Name: "set", Usage: usage}
 }
 
-// settings reads --set: each NAME=VALUE.
+// settings reads --set: each NAME=VALUE, each NAME once (the last
+// would win without a word; a --set over a values file's value is
+// precedence, and stays).
 func settings(c *cli.Context) ([]compiler.Setting, error) {
 	var out []compiler.Setting
+	seen := map[string]string{}
 	for _, s := range c.StringSlice("set") {
 		name, value, ok := strings.Cut(s, "=")
 		if !ok || strings.TrimSpace(name) == "" {
 			return nil, usageError{fmt.Errorf("--set %q: want NAME=VALUE", s)}
 		}
-		out = append(out, compiler.Setting{Name: strings.TrimSpace(name), Value: value})
+		name = strings.TrimSpace(name)
+		if err := nameOnce(seen, name, s, "--set "+name, "a param takes one value"); err != nil {
+			return nil, err
+		}
+		out = append(out, compiler.Setting{Name: name, Value: value})
 	}
 	return out, nil
+}
+
+// nameOnce refuses a NAME=VALUE whose name seen has already, naming it
+// as what (--set epochs) with both as written; else it keeps written as
+// name's. takes says why one is all it takes.
+func nameOnce(seen map[string]string, name, written, what, takes string) error {
+	if first, ok := seen[name]; ok {
+		return usageError{fmt.Errorf("%s is given twice, %s and %s, and %s: give it once", what, first, written, takes)}
+	}
+	seen[name] = written
+	return nil
 }
 
 // disableFlag silences warnings by code, as a disable comment in a spec
@@ -108,8 +126,9 @@ func compilerOptions(c *cli.Context, s *session) (compiler.Options, error) {
 		return opts, err
 	}
 	opts.Set = set
+	paths := map[string]string{}
 	for _, a := range c.Args().Slice() {
-		if err := readArg(c, &opts, a); err != nil {
+		if err := readArg(c, &opts, a, paths); err != nil {
 			return opts, err
 		}
 	}
@@ -130,8 +149,8 @@ func compilerOptions(c *cli.Context, s *session) (compiler.Options, error) {
 
 // readArg reads an argument: a spec file or folder, which fills the flag
 // that names it (compiler.PathAlone), or a cube parameter's NAME=PATH,
-// as mlcube run takes it.
-func readArg(c *cli.Context, opts *compiler.Options, a string) error {
+// as mlcube run takes it, each name once: seen holds the names given.
+func readArg(c *cli.Context, opts *compiler.Options, a string, seen map[string]string) error {
 	if kind, path := compiler.PathAlone(a); kind != compiler.NotASpec {
 		return placeArg(opts, a, kind, path)
 	}
@@ -145,7 +164,11 @@ func readArg(c *cli.Context, opts *compiler.Options, a string) error {
 		}
 		return usageError{fmt.Errorf("unexpected argument %q; a cube parameter's path is given as NAME=PATH, as mlcube run takes it, and a spec file or folder by its path, and none is there of that name", a)}
 	}
-	opts.Paths = append(opts.Paths, compiler.Setting{Name: strings.TrimSpace(name), Value: value})
+	name = strings.TrimSpace(name)
+	if err := nameOnce(seen, name, a, name, "a cube parameter takes one path"); err != nil {
+		return err
+	}
+	opts.Paths = append(opts.Paths, compiler.Setting{Name: name, Value: value})
 	return nil
 }
 

@@ -2,10 +2,12 @@ package main
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strings"
 
+	"github.com/mlcube-compile/mlcube-compile/compiler"
 	"github.com/mlcube-compile/mlcube-compile/driver"
 )
 
@@ -104,6 +106,58 @@ var foreignFlags = map[string]string{
 	"l":               labelsHint,
 	"labels":          labelsHint,
 	"dry-run":         "the manifests are printed, never applied: there is nothing to dry-run; pipe them to kubectl create --dry-run=server -f -",
+}
+
+// foreignHint is what takes the place of flag (written without its
+// dashes) here, else "": another tool's flag of foreignFlags, or a flag
+// spelled like a key of the platform file, in any case or dash form
+// (--nodeSelector, --storage-class, --image-pull-secret), which names
+// that key. scope is the command the flag was given to.
+func foreignHint(flag, scope string) string {
+	if hint, ok := foreignFlags[flag]; ok {
+		return hint
+	}
+	written := flagWord(flag)
+	if written == "" {
+		return ""
+	}
+	for _, name := range slices.Sorted(maps.Keys(foreignFlags)) {
+		if flagWord(name) == written {
+			return foreignFlags[name]
+		}
+	}
+	var keys []string
+	for _, key := range compiler.PlatformKeys() {
+		last := key[strings.LastIndex(key, ".")+1:]
+		if flagWord(key) == written || !slices.Contains(wholeKeyOnly, last) && flagWord(last) == written {
+			keys = append(keys, key+":")
+		}
+	}
+	if len(keys) == 0 {
+		return ""
+	}
+	where := "-p FILE, or the platform.yaml beside the spec"
+	if scope == "lint" {
+		where = "the platform.yaml lint finds beside each spec, or --platform GLOB"
+	}
+	return fmt.Sprintf("no flag sets this; the platform file's %s does (%s)", strings.Join(keys, " or "), where)
+}
+
+// wholeKeyOnly are the last parts of platform keys that a flag of that
+// one word does not mean: a part of a reference
+// (objectStore.s3.accessKeySecret.name), and gpu.selector, a device's
+// CEL selector, where kubectl's --selector selects objects by label.
+// Only the whole key's spelling (--gpu-selector) names them.
+var wholeKeyOnly = []string{"name", "key", "selector"}
+
+// flagWord is a flag's or key's name as one word, for comparing them
+// whatever their case and dashes: lower case, without - _ and ., and
+// without a last "name" or plural s (--storage-class is
+// storageClassName, --image-pull-secret imagePullSecrets).
+func flagWord(name string) string {
+	w := strings.ToLower(strings.NewReplacer("-", "", "_", "", ".", "").Replace(name))
+	w = strings.TrimSuffix(w, "name")
+	return strings.TrimSuffix(w, "s")
 }
 
 // serviceAccountHint says where argo submit --serviceaccount's account

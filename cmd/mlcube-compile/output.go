@@ -49,7 +49,11 @@ func namedInputs(opts compiler.Options) []input {
 		out = append(out, input{opts.Platform, "the platform file"})
 	}
 	if opts.Task != "" {
-		out = append(out, input{opts.Task, "the pipeline file"})
+		role := "the pipeline file"
+		if compiler.SchemaType(opts.Task) == "mlcube_invoke" {
+			role = "the run file of the 1.0 layout"
+		}
+		out = append(out, input{opts.Task, role})
 	}
 	for _, v := range opts.Values {
 		out = append(out, input{v, "the values file"})
@@ -102,8 +106,22 @@ func (r *readFiles) inputs() []input {
 	return out
 }
 
-// readRole is what a file the compile opened is, by compiler.Classify.
+// readRoles10 are the files of MLCube's 1.0 layout, by schema_type:
+// a run file (run/*.yaml) is no pipeline file, a task file
+// (tasks/*.yaml) no mere file.
+var readRoles10 = map[string]string{
+	"mlcube_invoke":          "a run file of the 1.0 layout",
+	"mlcube_task":            "a task file of the 1.0 layout",
+	"mlcube_platform":        "a platform file of the 1.0 layout",
+	"mlcommons_box_platform": "a platform file of the 1.0 layout",
+}
+
+// readRole is what a file the compile opened is: a 1.0 layout's file by
+// its schema_type, else by compiler.Classify.
 func readRole(path string) string {
+	if role, ok := readRoles10[compiler.SchemaType(path)]; ok {
+		return role
+	}
 	switch compiler.Classify(path) {
 	case compiler.CubeFile:
 		return "a cube"
@@ -116,32 +134,68 @@ func readRole(path string) string {
 }
 
 // outputOnInput refuses, as a usage error, writing path (what -o
-// output writes) when it is one of inputs: suggest is a file name to
-// write instead. A path that is not there is no input.
+// output writes) when it is one of inputs: suggest is the file name to
+// write instead, as a folder's output is named. A path that is not there
+// is no input.
 func outputOnInput(output, path string, inputs []input, suggest string) error {
-	if path == "" {
+	in, ok := inputAt(path, inputs)
+	if !ok {
 		return nil
+	}
+	what := in.role
+	if filepath.Clean(path) != filepath.Clean(in.path) {
+		what = in.path + ", " + in.role
+	}
+	written := output
+	if path != output {
+		written = path
+	}
+	return usageError{fmt.Errorf("-o %s is %s this compile reads: writing there would replace it; %s", written, what, elsewhere(output, path, inputs, suggest))}
+}
+
+// inputAt is the input that path is, by os.SameFile; none when path is
+// not there.
+func inputAt(path string, inputs []input) (input, bool) {
+	if path == "" {
+		return input{}, false
 	}
 	out, err := os.Stat(path)
 	if err != nil {
-		return nil
+		return input{}, false
 	}
 	for _, in := range inputs {
 		info, err := os.Stat(in.path)
-		if err != nil || !info.Mode().IsRegular() || !os.SameFile(out, info) {
-			continue
+		if err == nil && info.Mode().IsRegular() && os.SameFile(out, info) {
+			return in, true
 		}
-		what := in.role
-		if filepath.Clean(path) != filepath.Clean(in.path) {
-			what = in.path + ", " + in.role
-		}
-		written := output
-		if path != output {
-			written = path
-		}
-		return usageError{fmt.Errorf("-o %s is %s this compile reads: writing there would replace it; name another file, such as -o %s", written, what, suggest)}
 	}
-	return nil
+	return input{}, false
+}
+
+// elsewhere says where to write in place of path, which -o output
+// names and is an input: with -o DIR/ (path is in the folder), another
+// folder; else the file suggest, or, when that is the refused file or
+// another input, suggest with -compiled before its extension. Never the
+// refused file.
+func elsewhere(output, path string, inputs []input, suggest string) string {
+	if filepath.Clean(path) != filepath.Clean(output) {
+		name := filepath.Base(path)
+		for _, dir := range []string{"out", "compiled", "manifests"} {
+			if info, err := os.Stat(dir); filepath.Clean(dir) == filepath.Clean(output) || err == nil && !info.IsDir() {
+				continue
+			}
+			if _, ok := inputAt(filepath.Join(dir, name), inputs); !ok {
+				return "name another folder, such as -o " + dir + "/"
+			}
+		}
+	}
+	ext := filepath.Ext(suggest)
+	for _, file := range []string{suggest, strings.TrimSuffix(suggest, ext) + "-compiled" + ext} {
+		if _, ok := inputAt(file, inputs); !ok && filepath.Clean(file) != filepath.Clean(path) {
+			return "name another file, such as -o " + file
+		}
+	}
+	return "name another file"
 }
 
 // candidateOutput is the file -o output names for one output called
@@ -181,7 +235,10 @@ func explainEmptied(err error, stdout io.Writer, suggest string) {
 		if err != nil || !info.Mode().IsRegular() || info.Size() != 0 {
 			continue
 		}
-		name := d.Pos.File
+		name, suggest := d.Pos.File, suggest
+		if _, same := inputAt(suggest, []input{{path: name}}); same {
+			suggest = strings.TrimSuffix(suggest, filepath.Ext(suggest)) + "-compiled" + filepath.Ext(suggest)
+		}
 		switch {
 		case out != nil && os.SameFile(out, info):
 			diags[i].Message += fmt.Sprintf(": the output was redirected onto it (> %s), and the shell emptied it before the compile could read it; restore it (git checkout -- %s) and write the output to another file, such as > %s or -o %s", name, name, suggest, suggest)

@@ -1,6 +1,9 @@
 package spec
 
 import (
+	"slices"
+
+	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/ast"
 
 	"github.com/mlcube-compile/mlcube-compile/compiler/internal/source"
@@ -21,6 +24,30 @@ func IsPlatform(f *ast.File) bool {
 	var diags diag.Diagnostics
 	s.Do(func(sc *schema.Context) { _, diags = checkDocument(sc, f, schema.Platform) })
 	return !diags.HasErrors()
+}
+
+// PlatformKeys are the keys of a platform file that hold a setting, by
+// their dotted paths (storage.pvc, gpu.nodeSelector): every field of the
+// platform schema that is no mapping of fields of its own.
+func PlatformKeys() []string {
+	s, err := schema.Load()
+	if err != nil {
+		return nil
+	}
+	var keys []string
+	var walk func(sc *schema.Context, path []cue.Selector, prefix string)
+	walk = func(sc *schema.Context, path []cue.Selector, prefix string) {
+		for _, name := range schemaFields(sc, schema.Platform, path) {
+			sub := append(slices.Clip(path), cue.Str(name))
+			if len(schemaFields(sc, schema.Platform, sub)) == 0 {
+				keys = append(keys, prefix+name)
+				continue
+			}
+			walk(sc, sub, prefix+name+".")
+		}
+	}
+	s.Do(func(sc *schema.Context) { walk(sc, nil, "") })
+	return keys
 }
 
 // PlatformFields are the top-level keys of a platform file.
