@@ -72,7 +72,7 @@ func shownPath(p dataPath) string {
 // needed notes the paths the run reads that no step writes
 // (graph.Unwritten), each on the claim that must hold it before the run
 // starts: the workspace claim, with an object workspace storage.pvc's,
-// or a legacy binding's claim.
+// or a legacy binding's claim; each path with its params' values.
 func (lw *lowering) needed(steps []*ir.Step, io []graph.IO) {
 	for _, u := range graph.Unwritten(io) {
 		vol, rel, _ := strings.Cut(u.Path, ":/")
@@ -98,6 +98,23 @@ func (lw *lowering) needed(steps []*ir.Step, io []graph.IO) {
 		if n.Path == "" {
 			n.Path = "./"
 		}
+		n.Path = lw.withValues(n.Path)
 		lw.p.Needed = append(lw.p.Needed, n)
 	}
+}
+
+// withValues is a workspace path as the compiled run reads it: each
+// ${params.X} in it written as X's value (the one --set or a values file
+// gives, or its default); a param with no value at compile time, which
+// the run is given when it starts, stays a reference.
+func (lw *lowering) withValues(rel string) string {
+	if !strings.Contains(rel, "${params.") {
+		return rel
+	}
+	for _, pp := range lw.spec.Params {
+		if pp.Default != nil {
+			rel = strings.ReplaceAll(rel, "${params."+pp.Name+"}", *pp.Default)
+		}
+	}
+	return rel
 }
