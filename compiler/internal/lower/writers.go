@@ -34,6 +34,42 @@ func (lw *lowering) mixedWriters(steps []*ir.Step, io []graph.IO, after [][]int)
 	}
 }
 
+// overwrites warns of two steps that write one path no step reads,
+// when only the file orders them (graph.Overwrites): the run keeps only
+// what the second writes there. One warning per pair of writers, at the
+// second, names the paths, both writers and the fix.
+func (lw *lowering) overwrites(steps []*ir.Step, io []graph.IO, after [][]int) {
+	var pairs [][2]int
+	paths := map[[2]int][]string{}
+	for _, o := range graph.Overwrites(io, after) {
+		k := [2]int{o.First, o.Second}
+		if paths[k] == nil {
+			pairs = append(pairs, k)
+		}
+		paths[k] = append(paths[k], o.Path)
+	}
+	for _, k := range pairs {
+		first, second := lw.spec.Steps[k[0]], lw.spec.Steps[k[1]]
+		var shown, own []string
+		for _, q := range paths[k] {
+			sh, out, folder := lw.written(steps[k[1]].Name, q)
+			place := path.Join(second.Name, path.Base(strings.TrimSuffix(sh, "/")))
+			if folder {
+				place += "/"
+			}
+			shown, own = append(shown, sh), append(own, out+": "+place)
+		}
+		list := strings.Join(shown, ", ")
+		if n := len(shown); n > 1 {
+			list = strings.Join(shown[:n-1], ", ") + " and " + shown[n-1]
+		}
+		d := diag.Warnf(diag.Overwritten, second.Loc,
+			"steps %s and %s both write %s, and nothing orders one after the other: they run in the file's order, so the run keeps only %s's and %s's is written over; give one of them a place of its own with outputs: (steps.%s.outputs: {%s}); or, if %s rewrites %s's data in place on purpose, order it with after: [%s]",
+			first.Name, second.Name, list, second.Name, first.Name, second.Name, strings.Join(own, ", "), second.Name, first.Name, first.Name)
+		lw.diags = append(lw.diags, d.WithRelated(first.Loc.Pos(), fmt.Sprintf("step %s writes %s", first.Name, list)))
+	}
+}
+
 // written is how a step's write of the volume-qualified path q is shown:
 // its workspace path, the parameter that writes it, and whether it is
 // a folder.
