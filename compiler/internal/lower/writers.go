@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mlcube-compile/mlcube-compile/compiler/graph"
+	"github.com/mlcube-compile/mlcube-compile/compiler/internal/spec"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
 	"github.com/mlcube-compile/mlcube-compile/diag"
 )
@@ -18,16 +19,12 @@ import (
 func (lw *lowering) mixedWriters(steps []*ir.Step, io []graph.IO, after [][]int) {
 	for _, m := range graph.MixedWriters(io, after) {
 		reader, first, second := lw.spec.Steps[m.Reader], lw.spec.Steps[m.First], lw.spec.Steps[m.Second]
-		shown, out, folder := lw.written(steps[m.Second].Name, m.Path)
+		shown, own := lw.ownPlace(second, steps[m.Second].Name, []string{m.Path})
 		in := lw.readOf(steps[m.Reader].Name, m.Path)
-		own := path.Join(second.Name, path.Base(strings.TrimSuffix(shown, "/")))
-		if folder {
-			own += "/"
-		}
 		d := diag.Errorf(diag.MixedWriters, reader.Loc,
-			"reads %s, which steps %s and %s both write, and nothing orders one after the other: they run in the file's order, so %s would read what %s left there and never %s's; give one of them a place of its own with outputs: (steps.%s.outputs: {%s: %s}) and say which %s reads with inputs: (steps.%s.inputs: {%s: ...}); or, if %s rewrites %s's data in place, order it with after: [%s]",
+			"reads %s, which steps %s and %s both write, and nothing orders one after the other: they run in the file's order, so %s would read what %s left there and never %s's; give one of them a place of its own with %s and say which %s reads with inputs: (steps.%s.inputs: {%s: ...}); or, if %s rewrites %s's data in place, order it with after: [%s]",
 			shown, first.Name, second.Name, reader.Name, second.Name, first.Name,
-			second.Name, out, own, reader.Name, reader.Name, in, second.Name, first.Name, first.Name)
+			own, reader.Name, reader.Name, in, second.Name, first.Name, first.Name)
 		d = d.WithRelated(first.Loc.Pos(), fmt.Sprintf("step %s writes %s", first.Name, shown))
 		d = d.WithRelated(second.Loc.Pos(), fmt.Sprintf("step %s writes %s", second.Name, shown))
 		lw.diags = append(lw.diags, d)
@@ -50,24 +47,37 @@ func (lw *lowering) overwrites(steps []*ir.Step, io []graph.IO, after [][]int) {
 	}
 	for _, k := range pairs {
 		first, second := lw.spec.Steps[k[0]], lw.spec.Steps[k[1]]
-		var shown, own []string
-		for _, q := range paths[k] {
-			sh, out, folder := lw.written(steps[k[1]].Name, q)
-			place := path.Join(second.Name, path.Base(strings.TrimSuffix(sh, "/")))
-			if folder {
-				place += "/"
-			}
-			shown, own = append(shown, sh), append(own, out+": "+place)
-		}
-		list := strings.Join(shown, ", ")
-		if n := len(shown); n > 1 {
-			list = strings.Join(shown[:n-1], ", ") + " and " + shown[n-1]
-		}
+		list, own := lw.ownPlace(second, steps[k[1]].Name, paths[k])
 		d := diag.Warnf(diag.Overwritten, second.Loc,
-			"steps %s and %s both write %s, and nothing orders one after the other: they run in the file's order, so the run keeps only %s's and %s's is written over; give one of them a place of its own with outputs: (steps.%s.outputs: {%s}); or, if %s rewrites %s's data in place on purpose, order it with after: [%s]",
-			first.Name, second.Name, list, second.Name, first.Name, second.Name, strings.Join(own, ", "), second.Name, first.Name, first.Name)
+			"steps %s and %s both write %s, and nothing orders one after the other: they run in the file's order, so the run keeps only %s's and %s's is written over; give one of them a place of its own with %s; or, if %s rewrites %s's data in place on purpose, order it with after: [%s]",
+			first.Name, second.Name, list, second.Name, first.Name, own, second.Name, first.Name, first.Name)
 		lw.diags = append(lw.diags, d.WithRelated(first.Loc.Pos(), fmt.Sprintf("step %s writes %s", first.Name, list)))
 	}
+}
+
+// ownPlace is how step st (name, as lowered) writes the
+// volume-qualified paths qs, listed as a user writes them, and the
+// setting that gives them a place of its own under the step's name: its
+// outputs:, or a Dask step's dask.output.
+func (lw *lowering) ownPlace(st *spec.Step, name string, qs []string) (string, string) {
+	var shown, own []string
+	for _, q := range qs {
+		sh, out, folder := lw.written(name, q)
+		place := path.Join(st.Name, path.Base(strings.TrimSuffix(sh, "/")))
+		if folder {
+			place += "/"
+		}
+		shown, own = append(shown, sh), append(own, out+": "+place)
+	}
+	list := strings.Join(shown, ", ")
+	if n := len(shown); n > 1 {
+		list = strings.Join(shown[:n-1], ", ") + " and " + shown[n-1]
+	}
+	if st.Dask != nil {
+		_, place, _ := strings.Cut(own[0], ": ")
+		return list, fmt.Sprintf("dask.output (steps.%s.dask.output: {path: %s})", st.Name, place)
+	}
+	return list, fmt.Sprintf("outputs: (steps.%s.outputs: {%s})", st.Name, strings.Join(own, ", "))
 }
 
 // written is how a step's write of the volume-qualified path q is shown:
