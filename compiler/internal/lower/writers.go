@@ -19,7 +19,7 @@ import (
 func (lw *lowering) mixedWriters(steps []*ir.Step, io []graph.IO, after [][]int) {
 	for _, m := range graph.MixedWriters(io, after) {
 		reader, first, second := lw.spec.Steps[m.Reader], lw.spec.Steps[m.First], lw.spec.Steps[m.Second]
-		shown, own := lw.ownPlace(second, steps[m.Second].Name, []string{m.Path})
+		shown, own, _ := lw.ownPlace(second, steps[m.Second].Name, []string{m.Path})
 		in := lw.readOf(steps[m.Reader].Name, m.Path)
 		d := diag.Errorf(diag.MixedWriters, reader.Loc,
 			"reads %s, which steps %s and %s both write, and nothing orders one after the other: they run in the file's order, so %s would read what %s left there and never %s's; give one of them a place of its own with %s and say which %s reads with inputs: (steps.%s.inputs: {%s: ...}); or, if %s rewrites %s's data in place, order it with after: [%s]",
@@ -47,26 +47,32 @@ func (lw *lowering) overwrites(steps []*ir.Step, io []graph.IO, after [][]int) {
 	}
 	for _, k := range pairs {
 		first, second := lw.spec.Steps[k[0]], lw.spec.Steps[k[1]]
-		list, own := lw.ownPlace(second, steps[k[1]].Name, paths[k])
+		list, own, folder := lw.ownPlace(second, steps[k[1]].Name, paths[k])
+		lost := fmt.Sprintf("the run keeps only %s's and %s's is written over", second.Name, first.Name)
+		if folder {
+			lost = fmt.Sprintf("of the files both write by one name, the run keeps only %s's and %s's are written over", second.Name, first.Name)
+		}
 		d := diag.Warnf(diag.Overwritten, second.Loc,
-			"steps %s and %s both write %s, and nothing orders one after the other: they run in the file's order, so the run keeps only %s's and %s's is written over; give one of them a place of its own with %s; or, if %s rewrites %s's data in place on purpose, order it with after: [%s]",
-			first.Name, second.Name, list, second.Name, first.Name, own, second.Name, first.Name, first.Name)
+			"steps %s and %s both write %s, and nothing orders one after the other: they run in the file's order, so %s; give one of them a place of its own with %s; or, if %s rewrites %s's data in place on purpose, order it with after: [%s]",
+			first.Name, second.Name, list, lost, own, second.Name, first.Name, first.Name)
 		lw.diags = append(lw.diags, d.WithRelated(first.Loc.Pos(), fmt.Sprintf("step %s writes %s", first.Name, list)))
 	}
 }
 
 // ownPlace is how step st (name, as lowered) writes the
-// volume-qualified paths qs, listed as a user writes them, and the
-// setting that gives them a place of its own under the step's name: its
-// outputs:, or a Dask step's dask.output.
-func (lw *lowering) ownPlace(st *spec.Step, name string, qs []string) (string, string) {
+// volume-qualified paths qs, listed as a user writes them, the setting
+// that gives them a place of its own under the step's name (its
+// outputs:, or a Dask step's dask.output), and whether one is a folder.
+func (lw *lowering) ownPlace(st *spec.Step, name string, qs []string) (string, string, bool) {
 	var shown, own []string
+	anyFolder := false
 	for _, q := range qs {
 		sh, out, folder := lw.written(name, q)
 		place := path.Join(st.Name, path.Base(strings.TrimSuffix(sh, "/")))
 		if folder {
 			place += "/"
 		}
+		anyFolder = anyFolder || folder
 		shown, own = append(shown, sh), append(own, out+": "+place)
 	}
 	list := strings.Join(shown, ", ")
@@ -75,9 +81,9 @@ func (lw *lowering) ownPlace(st *spec.Step, name string, qs []string) (string, s
 	}
 	if st.Dask != nil {
 		_, place, _ := strings.Cut(own[0], ": ")
-		return list, fmt.Sprintf("dask.output (steps.%s.dask.output: {path: %s})", st.Name, place)
+		return list, fmt.Sprintf("dask.output (steps.%s.dask.output: {path: %s})", st.Name, place), anyFolder
 	}
-	return list, fmt.Sprintf("outputs: (steps.%s.outputs: {%s})", st.Name, strings.Join(own, ", "))
+	return list, fmt.Sprintf("outputs: (steps.%s.outputs: {%s})", st.Name, strings.Join(own, ", ")), anyFolder
 }
 
 // written is how a step's write of the volume-qualified path q is shown:
