@@ -24,6 +24,7 @@ const (
 	PathLeavesWorkspace      Code = "MLC203"
 	NameCut                  Code = "MLC204"
 	TaskBeforeWriter         Code = "MLC205"
+	Overwritten              Code = "MLC206"
 	ParamReachesNothing      Code = "MLC208"
 	DockerGPUsUnasked        Code = "MLC301"
 	DockerFlagNotApplied     Code = "MLC302"

@@ -26,31 +26,7 @@ type Mixed struct {
 // second reads the first's data and writes it back) are left out. The
 // result is sorted by reader, path and writers.
 func MixedWriters(io []IO, after [][]int) []Mixed {
-	writers := map[string][]int{}
-	for i, s := range io {
-		for _, w := range s.Writes {
-			if ws := writers[w]; len(ws) == 0 || ws[len(ws)-1] != i {
-				writers[w] = append(ws, i)
-			}
-		}
-	}
-	// A path whose writers all run one after another, each after the
-	// one before it, mixes nothing for any reader: any of them run in
-	// that order too. The others are checked reader by reader.
-	d := newDataOrder(io, after)
-	var broken []string
-	for p, ws := range writers {
-		for i := 1; i < len(ws); i++ {
-			if !d.ordered(ws[i], ws[i-1]) {
-				broken = append(broken, p)
-				break
-			}
-		}
-	}
-	if len(broken) == 0 {
-		return nil
-	}
-	sort.Strings(broken)
+	d, writers, broken := unorderedWrites(io, after)
 	var out []Mixed
 	for r, s := range io {
 		for _, p := range broken {
@@ -63,6 +39,79 @@ func MixedWriters(io []IO, after [][]int) []Mixed {
 		}
 	}
 	return out
+}
+
+// Overwrite is a path two steps write, where nothing but their place in
+// the file orders the writers and no step reads it after them: the run
+// keeps what Second writes there, and First's is written over.
+type Overwrite struct {
+	// Path is the volume-qualified path both write.
+	Path string
+	// First and Second are the writers, in declaration order.
+	First, Second int
+}
+
+// Overwrites finds each path two steps write when the second does not
+// run after the first for a reason of the pipeline's own (after:, or
+// reading what the first writes, as MixedWriters has it), and no step
+// reads it in a way MixedWriters refuses: a step that reads it there
+// reads one writer's data, which MixedWriters says; where none does,
+// one writer's data is lost. Of a path's writers, the first two in
+// declaration order that nothing orders are given. The result is sorted
+// by path.
+func Overwrites(io []IO, after [][]int) []Overwrite {
+	d, writers, broken := unorderedWrites(io, after)
+	var out []Overwrite
+	for _, p := range broken {
+		read := false
+		for r, s := range io {
+			if readsTouching(s.Reads, p) {
+				if _, _, ok := d.unchained(r, writers[p]); ok {
+					read = true
+					break
+				}
+			}
+		}
+		if read {
+			continue
+		}
+		ws := writers[p]
+		for i := 1; i < len(ws); i++ {
+			if !d.ordered(ws[i], ws[i-1]) {
+				out = append(out, Overwrite{Path: p, First: ws[i-1], Second: ws[i]})
+				break
+			}
+		}
+	}
+	return out
+}
+
+// unorderedWrites is the order after: and data give the steps, each
+// written path's writers in declaration order, and, sorted, the paths
+// whose writers do not all run one after another, each after the one
+// before it. A path whose writers do mixes nothing for any reader: any
+// of them run in that order too.
+func unorderedWrites(io []IO, after [][]int) (*dataOrder, map[string][]int, []string) {
+	writers := map[string][]int{}
+	for i, s := range io {
+		for _, w := range s.Writes {
+			if ws := writers[w]; len(ws) == 0 || ws[len(ws)-1] != i {
+				writers[w] = append(ws, i)
+			}
+		}
+	}
+	d := newDataOrder(io, after)
+	var broken []string
+	for p, ws := range writers {
+		for i := 1; i < len(ws); i++ {
+			if !d.ordered(ws[i], ws[i-1]) {
+				broken = append(broken, p)
+				break
+			}
+		}
+	}
+	sort.Strings(broken)
+	return d, writers, broken
 }
 
 // readsTouching says whether one of reads touches p.

@@ -187,6 +187,7 @@ func (lw *lowering) order(steps []*ir.Step, io []graph.IO) {
 	}
 	if lw.spec.Tasks == spec.PipelineSteps {
 		lw.mixedWriters(steps, io, after)
+		lw.overwrites(steps, io, after)
 	}
 	order := graph.TopoOrder(names, edges)
 	lw.depend(steps, graph.Reduce(order, edges), order)

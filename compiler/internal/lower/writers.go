@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mlcube-compile/mlcube-compile/compiler/graph"
+	"github.com/mlcube-compile/mlcube-compile/compiler/internal/spec"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
 	"github.com/mlcube-compile/mlcube-compile/diag"
 )
@@ -18,20 +19,71 @@ import (
 func (lw *lowering) mixedWriters(steps []*ir.Step, io []graph.IO, after [][]int) {
 	for _, m := range graph.MixedWriters(io, after) {
 		reader, first, second := lw.spec.Steps[m.Reader], lw.spec.Steps[m.First], lw.spec.Steps[m.Second]
-		shown, out, folder := lw.written(steps[m.Second].Name, m.Path)
+		shown, own, _ := lw.ownPlace(second, steps[m.Second].Name, []string{m.Path})
 		in := lw.readOf(steps[m.Reader].Name, m.Path)
-		own := path.Join(second.Name, path.Base(strings.TrimSuffix(shown, "/")))
-		if folder {
-			own += "/"
-		}
 		d := diag.Errorf(diag.MixedWriters, reader.Loc,
-			"reads %s, which steps %s and %s both write, and nothing orders one after the other: they run in the file's order, so %s would read what %s left there and never %s's; give one of them a place of its own with outputs: (steps.%s.outputs: {%s: %s}) and say which %s reads with inputs: (steps.%s.inputs: {%s: ...}); or, if %s rewrites %s's data in place, order it with after: [%s]",
+			"reads %s, which steps %s and %s both write, and nothing orders one after the other: they run in the file's order, so %s would read what %s left there and never %s's; give one of them a place of its own with %s and say which %s reads with inputs: (steps.%s.inputs: {%s: ...}); or, if %s rewrites %s's data in place, order it with after: [%s]",
 			shown, first.Name, second.Name, reader.Name, second.Name, first.Name,
-			second.Name, out, own, reader.Name, reader.Name, in, second.Name, first.Name, first.Name)
+			own, reader.Name, reader.Name, in, second.Name, first.Name, first.Name)
 		d = d.WithRelated(first.Loc.Pos(), fmt.Sprintf("step %s writes %s", first.Name, shown))
 		d = d.WithRelated(second.Loc.Pos(), fmt.Sprintf("step %s writes %s", second.Name, shown))
 		lw.diags = append(lw.diags, d)
 	}
+}
+
+// overwrites warns of two steps that write one path no step reads,
+// when only the file orders them (graph.Overwrites): the run keeps only
+// what the second writes there. One warning per pair of writers, at the
+// second, names the paths, both writers and the fix.
+func (lw *lowering) overwrites(steps []*ir.Step, io []graph.IO, after [][]int) {
+	var pairs [][2]int
+	paths := map[[2]int][]string{}
+	for _, o := range graph.Overwrites(io, after) {
+		k := [2]int{o.First, o.Second}
+		if paths[k] == nil {
+			pairs = append(pairs, k)
+		}
+		paths[k] = append(paths[k], o.Path)
+	}
+	for _, k := range pairs {
+		first, second := lw.spec.Steps[k[0]], lw.spec.Steps[k[1]]
+		list, own, folder := lw.ownPlace(second, steps[k[1]].Name, paths[k])
+		lost := fmt.Sprintf("the run keeps only %s's and %s's is written over", second.Name, first.Name)
+		if folder {
+			lost = fmt.Sprintf("of the files both write by one name, the run keeps only %s's and %s's are written over", second.Name, first.Name)
+		}
+		d := diag.Warnf(diag.Overwritten, second.Loc,
+			"steps %s and %s both write %s, and nothing orders one after the other: they run in the file's order, so %s; give one of them a place of its own with %s; or, if %s rewrites %s's data in place on purpose, order it with after: [%s]",
+			first.Name, second.Name, list, lost, own, second.Name, first.Name, first.Name)
+		lw.diags = append(lw.diags, d.WithRelated(first.Loc.Pos(), fmt.Sprintf("step %s writes %s", first.Name, list)))
+	}
+}
+
+// ownPlace is how step st (name, as lowered) writes the
+// volume-qualified paths qs, listed as a user writes them, the setting
+// that gives them a place of its own under the step's name (its
+// outputs:, or a Dask step's dask.output), and whether one is a folder.
+func (lw *lowering) ownPlace(st *spec.Step, name string, qs []string) (string, string, bool) {
+	var shown, own []string
+	anyFolder := false
+	for _, q := range qs {
+		sh, out, folder := lw.written(name, q)
+		place := path.Join(st.Name, path.Base(strings.TrimSuffix(sh, "/")))
+		if folder {
+			place += "/"
+		}
+		anyFolder = anyFolder || folder
+		shown, own = append(shown, sh), append(own, out+": "+place)
+	}
+	list := strings.Join(shown, ", ")
+	if n := len(shown); n > 1 {
+		list = strings.Join(shown[:n-1], ", ") + " and " + shown[n-1]
+	}
+	if st.Dask != nil {
+		_, place, _ := strings.Cut(own[0], ": ")
+		return list, fmt.Sprintf("dask.output (steps.%s.dask.output: {path: %s})", st.Name, place), anyFolder
+	}
+	return list, fmt.Sprintf("outputs: (steps.%s.outputs: {%s})", st.Name, strings.Join(own, ", ")), anyFolder
 }
 
 // written is how a step's write of the volume-qualified path q is shown:
@@ -72,7 +124,7 @@ func shownPath(p dataPath) string {
 // needed notes the paths the run reads that no step writes
 // (graph.Unwritten), each on the claim that must hold it before the run
 // starts: the workspace claim, with an object workspace storage.pvc's,
-// or a legacy binding's claim.
+// or a legacy binding's claim; each path with its params' values.
 func (lw *lowering) needed(steps []*ir.Step, io []graph.IO) {
 	for _, u := range graph.Unwritten(io) {
 		vol, rel, _ := strings.Cut(u.Path, ":/")
@@ -98,6 +150,23 @@ func (lw *lowering) needed(steps []*ir.Step, io []graph.IO) {
 		if n.Path == "" {
 			n.Path = "./"
 		}
+		n.Path = lw.withValues(n.Path)
 		lw.p.Needed = append(lw.p.Needed, n)
 	}
+}
+
+// withValues is a workspace path as the compiled run reads it: each
+// ${params.X} in it written as X's value (the one --set or a values file
+// gives, or its default); a param with no value at compile time, which
+// the run is given when it starts, stays a reference.
+func (lw *lowering) withValues(rel string) string {
+	if !strings.Contains(rel, "${params.") {
+		return rel
+	}
+	for _, pp := range lw.spec.Params {
+		if pp.Default != nil {
+			rel = strings.ReplaceAll(rel, "${params."+pp.Name+"}", *pp.Default)
+		}
+	}
+	return rel
 }

@@ -10,14 +10,16 @@ import (
 // keepCubeInputs keeps each cube's own files apart in a pipeline whose
 // cubes: names several cubes, as MLCube and MedPerf run each cube with
 // its own workspace: when steps of two cubes read one path (or paths one
-// inside the other) by their cubes' defaults, with no inputs: entry, and
-// no step writes it, that path is each cube's own file (its parameters
-// file, a model's weights), and each cube's lives under the cube's name
-// as cubes: calls it (cube cnn's parameters.yaml at cnn/parameters.yaml).
-// A path some step writes is the data that flows between them and stays
-// where it is; so does one only one cube reads, and one the pipeline
-// maps a step's inputs: to. A moved input that lands on what a step
-// writes is an error at the step: inputs: must give it a place.
+// inside the other), and no step writes it, the input a step reads there
+// by its cube's default, with no inputs: entry, is the cube's own file
+// (its parameters file, a model's weights), and lives under the cube's
+// name as cubes: calls it (cube cnn's parameters.yaml at
+// cnn/parameters.yaml), whether the other cube's step reads the path by
+// its default too or by an inputs: entry. A path some step writes is the
+// data that flows between them and stays where it is; so does one only
+// one cube reads, and one the pipeline maps a step's inputs: to. A moved
+// input that lands on what a step writes is an error at the step:
+// inputs: must give it a place.
 func keepCubeInputs(p *Pipeline, cubes int) diag.Diagnostics {
 	if cubes < 2 {
 		return nil
@@ -26,30 +28,7 @@ func keepCubeInputs(p *Pipeline, cubes int) diag.Diagnostics {
 	for _, st := range p.Steps {
 		written = append(written, stepWrites(st)...)
 	}
-	type read struct {
-		st  *Step
-		prm *Param
-		rel string
-	}
-	var reads []read
-	readers := map[string]map[string]bool{} // path → the cubes that read it by default
-	for _, st := range p.Steps {
-		if st.Cube == nil || st.Task == nil || st.CubeKey == "" {
-			continue
-		}
-		for _, prm := range st.Task.Inputs {
-			if st.Inputs[prm.Name] != "" || prm.Claim != "" {
-				continue
-			}
-			if rel, ok := workspacePath(prm.Path); ok && rel != "" && !touchesAny(rel, written) {
-				reads = append(reads, read{st, prm, rel})
-				if readers[rel] == nil {
-					readers[rel] = map[string]bool{}
-				}
-				readers[rel][st.CubeKey] = true
-			}
-		}
-	}
+	reads, readers := cubeReads(p, written)
 	shared := sharedPaths(readers)
 	var diags diag.Diagnostics
 	for _, r := range reads {
@@ -70,6 +49,48 @@ func keepCubeInputs(p *Pipeline, cubes int) diag.Diagnostics {
 		st.CubeInputs[prm.Name] = keepSlash(moved, prm)
 	}
 	return diags
+}
+
+// cubeRead is an input a step reads at its cube's default place.
+type cubeRead struct {
+	st  *Step
+	prm *Param
+	rel string
+}
+
+// cubeReads are the inputs steps of cubes read by their defaults at
+// workspace paths no step writes (written), and, for those paths and the
+// ones inputs: entries name, the cubes whose steps read each.
+func cubeReads(p *Pipeline, written []string) ([]cubeRead, map[string]map[string]bool) {
+	var reads []cubeRead
+	readers := map[string]map[string]bool{}
+	for _, st := range p.Steps {
+		if st.Cube == nil || st.Task == nil || st.CubeKey == "" {
+			continue
+		}
+		for _, prm := range st.Task.Inputs {
+			mapped := st.Inputs[prm.Name]
+			if mapped == "" && prm.Claim != "" {
+				continue
+			}
+			raw := prm.Path
+			if mapped != "" {
+				raw = mapped
+			}
+			rel, ok := workspacePath(raw)
+			if !ok || rel == "" || touchesAny(rel, written) {
+				continue
+			}
+			if mapped == "" {
+				reads = append(reads, cubeRead{st, prm, rel})
+			}
+			if readers[rel] == nil {
+				readers[rel] = map[string]bool{}
+			}
+			readers[rel][st.CubeKey] = true
+		}
+	}
+	return reads, readers
 }
 
 // sharedPaths are the paths of readers that cubes share: read by two,
