@@ -188,25 +188,8 @@ func mapDockerFlag(fx *DockerEffects, flag, value string, a DockerArgs) (known b
 		}
 		return false, ""
 	case "--mount":
-		// --mount type=bind,source=/dev/shm,target=/dev/shm is -v
-		// /dev/shm:/dev/shm written long (docker/cli opts/mount.go: CSV
-		// fields; src and source, dst, destination and target alike).
-		fields, err := csv.NewReader(strings.NewReader(value)).Read()
-		if err != nil {
-			return false, ""
-		}
-		m := map[string]string{}
-		for _, f := range fields {
-			k, v, _ := strings.Cut(f, "=")
-			m[strings.ToLower(k)] = v
-		}
-		src := cmp.Or(m["source"], m["src"])
-		dst := cmp.Or(m["target"], m["destination"], m["dst"])
-		if m["type"] == "bind" && src == "/dev/shm" && dst == "/dev/shm" {
-			fx.ShmHost = true
-			return true, ""
-		}
-		return false, ""
+		fx.ShmHost = fx.ShmHost || bindsShm(value)
+		return bindsShm(value), ""
 	case "-e", "--env":
 		k, v, _ := strings.Cut(value, "=")
 		fx.Env = append(fx.Env, EnvVar{Name: k, Value: v, Loc: a.Loc.Field(k)})
@@ -214,6 +197,22 @@ func mapDockerFlag(fx *DockerEffects, flag, value string, a DockerArgs) (known b
 		return false, ""
 	}
 	return true, ""
+}
+
+// bindsShm says a --mount value is type=bind,source=/dev/shm,target=
+// /dev/shm: -v /dev/shm:/dev/shm written long (docker/cli opts/mount.go:
+// CSV fields; src and source, dst, destination and target alike).
+func bindsShm(value string) bool {
+	fields, err := csv.NewReader(strings.NewReader(value)).Read()
+	if err != nil {
+		return false
+	}
+	m := map[string]string{}
+	for _, f := range fields {
+		k, v, _ := strings.Cut(f, "=")
+		m[strings.ToLower(k)] = v
+	}
+	return m["type"] == "bind" && cmp.Or(m["source"], m["src"]) == "/dev/shm" && cmp.Or(m["target"], m["destination"], m["dst"]) == "/dev/shm"
 }
 
 // dockerSize reads a size as docker reads --shm-size and --memory

@@ -84,7 +84,6 @@ func (d *document) refuse(sc *schema.Context, f *ast.File, err error) diag.Diagn
 	for _, field := range d.meant {
 		r.said[field] = true
 	}
-	onlyUnknown := true
 	for round := 0; ; round++ {
 		issues, incomplete := d.schemaIssues(sc, err)
 		for _, en := range issues {
@@ -110,15 +109,7 @@ func (d *document) refuse(sc *schema.Context, f *ast.File, err error) diag.Diagn
 		if len(cut) == 0 || round == salvageRounds {
 			break
 		}
-		for _, en := range cut {
-			onlyUnknown = onlyUnknown && en.unknown
-			path := wholeList(en.path)
-			f = &ast.File{Filename: f.Filename, Decls: dropPath(f.Decls, cutPath(path))}
-			r.dropped = append(r.dropped, d.locOf(path).Path())
-			if !en.unknown {
-				r.wrong = append(r.wrong, d.locOf(path).Path())
-			}
-		}
+		f = d.dropIssues(r, f, cut)
 		data := sc.CUE().BuildFile(f)
 		if data.Err() != nil {
 			break
@@ -126,7 +117,7 @@ func (d *document) refuse(sc *schema.Context, f *ast.File, err error) diag.Diagn
 		value := data.Unify(sc.Def(d.kind))
 		last = value
 		if err = value.Validate(cue.Concrete(true)); err == nil {
-			if onlyUnknown || d.kind == schema.Platform {
+			if len(r.wrong) == 0 || d.kind == schema.Platform {
 				d.data, d.value, d.usable = data, value, true
 			}
 			d.cut = r.wrong
@@ -139,6 +130,20 @@ func (d *document) refuse(sc *schema.Context, f *ast.File, err error) diag.Diagn
 	d.checkRequired(r, d.value, d.top())
 	d.checkRequired(r, last, d.top())
 	return r.diags
+}
+
+// dropIssues is f without the fields of cut, each noted in r as dropped,
+// and as wrong where it is a wrong value, not an unknown key.
+func (d *document) dropIssues(r *refusals, f *ast.File, cut []*schemaIssue) *ast.File {
+	for _, en := range cut {
+		path := wholeList(en.path)
+		f = &ast.File{Filename: f.Filename, Decls: dropPath(f.Decls, cutPath(path))}
+		r.dropped = append(r.dropped, d.locOf(path).Path())
+		if !en.unknown {
+			r.wrong = append(r.wrong, d.locOf(path).Path())
+		}
+	}
+	return f
 }
 
 // missing reports the field a value CUE calls incomplete lacks: the first
