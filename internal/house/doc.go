@@ -27,6 +27,11 @@
 // imports, names no package the table lacks, and the document names
 // every package of the table (archdoc_test.go).
 //
+// TestPinnedVersions holds go.mod to the oldest versions it may require
+// (Tekton's LTS patch, cel-go's security fix, the newest k8s.io v0.36
+// patch), the e2e cluster's Tekton and Argo (scripts/e2e/versions.sh) to
+// go.mod's, and docs/backends.md to naming them (pins_test.go).
+//
 // Rule 4 reads the imports of non-test files (tests may import more), of
 // every build tag, so it needs no go command; files are parsed, never
 // built, and the whole run takes well under a second.

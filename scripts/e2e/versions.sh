@@ -10,7 +10,7 @@ KWOK_VERSION=v0.8.0
 # 4.x one (run.sh), each with its own executor.
 ARGO_VERSION=v3.7.18
 ARGO4_VERSION=v4.0.7
-TEKTON_VERSION=v1.15.0
+TEKTON_VERSION=v1.15.1
 MPI_OPERATOR_VERSION=v0.8.2
 # Kueue's controller: queues, quotas and admission of GPU steps.
 KUEUE_VERSION=v0.19.2
