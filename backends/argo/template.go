@@ -182,7 +182,24 @@ func template(p *ir.Pipeline, s *ir.Step, name string, varying map[string]bool) 
 	return t
 }
 
-// retryAndTimeout sets the step's retry strategy and timeout on t.
+// preempted is the retry expression of a queued step without retries of
+// its own: true when its last try's pod was deleted or killed under it,
+// as Kueue's preemption deletes it (kube.PreemptionRetries), and false
+// when its program failed. Argo marks a node Error, "pod deleted", when
+// its pod is gone before it saw the pod end (podReconciliation), and
+// Failed with the main container's exit code when it saw the pod fail:
+// 143 for the SIGTERM of a deletion, 137 for the SIGKILL after the grace
+// period (inferFailedReason). An OOM kill is 137 too, and a step's
+// deadline kills its pod ("Pod was active on the node longer than the
+// specified deadline"): neither is tried again. Argo evaluates it over
+// lastRetry.status, lastRetry.exitCode and lastRetry.message
+// (buildRetryStrategyLocalScope, processNodeRetries,
+// workflow/controller/operator.go, v3.7.18 and v4.0.7).
+const preempted = `lastRetry.status == "Error" || lastRetry.exitCode in ["137", "143"] && !(lastRetry.message contains "OOMKilled") && !(lastRetry.message contains "deadline")`
+
+// retryAndTimeout sets the step's retry strategy and timeout on t: a
+// queued container step without retries of its own is tried again when
+// Kueue preempts it (preempted).
 //
 // The policy is Always: Argo's default, OnFailure, retries a node that
 // Failed (its container exited non-zero, or its deadline passed) but not
@@ -192,6 +209,10 @@ func template(p *ir.Pipeline, s *ir.Step, name string, varying map[string]bool) 
 // (v3.7.18 and v4.0.7). Tekton retries a TaskRun whatever failed it, so
 // with Always a step's retries cover the same failures on both engines.
 func retryAndTimeout(t *wfv1.Template, s *ir.Step) {
+	if kube.RetriedOnPreemption(s) {
+		limit := intstr.FromInt(kube.PreemptionRetries)
+		t.RetryStrategy = &wfv1.RetryStrategy{Limit: &limit, RetryPolicy: wfv1.RetryPolicyAlways, Expression: preempted}
+	}
 	if s.Retry != nil {
 		limit := intstr.FromInt(s.Retry.Limit)
 		t.RetryStrategy = &wfv1.RetryStrategy{Limit: &limit, RetryPolicy: wfv1.RetryPolicyAlways}
