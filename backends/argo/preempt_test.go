@@ -38,8 +38,11 @@ func TestQueuedStepRetriedOnPreemption(t *testing.T) {
 		{"Error", "-1", "pod deleted", true},
 		{"Failed", "143", "main: Error (exit code 143)", true},
 		{"Failed", "137", "main: Error (exit code 137)", true},
+		{"Failed", "-1", "run: Error (exit code 143)", true},
+		{"Failed", "143", "main: Error (exit code 143): terminated", true},
 		{"Error", "-1", "Pod failed before main container starts due to PodInitializing: ", true},
 		{"Failed", "1", "main: Error (exit code 1)", false},
+		{"Failed", "-1", "run: Error (exit code 1)", false},
 		{"Failed", "137", "main: OOMKilled (exit code 137)", false},
 		{"Failed", "143", "Pod was active on the node longer than the specified deadline", false},
 	} {

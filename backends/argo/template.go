@@ -187,15 +187,18 @@ func template(p *ir.Pipeline, s *ir.Step, name string, varying map[string]bool) 
 // as Kueue's preemption deletes it (kube.PreemptionRetries), and false
 // when its program failed. Argo marks a node Error, "pod deleted", when
 // its pod is gone before it saw the pod end (podReconciliation), and
-// Failed with the main container's exit code when it saw the pod fail:
-// 143 for the SIGTERM of a deletion, 137 for the SIGKILL after the grace
-// period (inferFailedReason). An OOM kill is 137 too, and a step's
-// deadline kills its pod ("Pod was active on the node longer than the
-// specified deadline"): neither is tried again. Argo evaluates it over
-// lastRetry.status, lastRetry.exitCode and lastRetry.message
-// (buildRetryStrategyLocalScope, processNodeRetries,
+// Failed with the message "<container>: Error (exit code N)" of the
+// first main container that failed when it saw the pod fail
+// (inferFailedReason): 143 for the SIGTERM of a deletion, 137 for the
+// SIGKILL after the grace period. The message, not lastRetry.exitCode,
+// which is only a container named main's (getExitCode), also covers a
+// containerSet's containers. An OOM kill ("OOMKilled (exit code 137)")
+// is not tried again, nor a step's deadline, whose message is the
+// pod's own ("Pod was active on the node longer than the specified
+// deadline"). Argo evaluates it over lastRetry.status and
+// lastRetry.message (buildRetryStrategyLocalScope, processNodeRetries;
 // workflow/controller/operator.go, v3.7.18 and v4.0.7).
-const preempted = `lastRetry.status == "Error" || lastRetry.exitCode in ["137", "143"] && !(lastRetry.message contains "OOMKilled") && !(lastRetry.message contains "deadline")`
+const preempted = `lastRetry.status == "Error" || lastRetry.message matches "\\(exit code 1(37|43)\\)" && !(lastRetry.message contains "OOMKilled")`
 
 // retryAndTimeout sets the step's retry strategy and timeout on t: a
 // queued container step without retries of its own is tried again when
