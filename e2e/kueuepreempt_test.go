@@ -232,3 +232,56 @@ func (r *tektonRun) waitDone(t *testing.T, created string, timeout time.Duration
 		}
 	}
 }
+
+// TestE2EKueuePreemptedArgoStepRetriedByKueue has Kueue itself preempt
+// finetune: its ClusterQueue of one GPU preempts lower priorities
+// (withinClusterQueue: LowerPriority), and while finetune runs at the
+// platform's team-a-normal, a pod of one GPU at team-a-urgent is queued
+// beside it. Kueue evicts finetune's Workload and deletes its pod
+// (Pod.Stop); the compiled retry's pod waits in the queue until the
+// urgent pod is done, then runs, and the run succeeds.
+func TestE2EKueuePreemptedArgoStepRetriedByKueue(t *testing.T) {
+	c := e2eCluster(t)
+	t.Parallel()
+	const target, name = "finetune", "kueue-preempt-real"
+	docs := compileQueued(t, "argo", "")
+	r := c.newRealRun(t, name, docs, decodeWorkflow(t, docs[len(docs)-1]))
+	c.kueueQueues(t, r.ns, 1, "team-a-gpu")
+	c.must(t, "", "patch", "clusterqueue", r.ns, "--type=merge", "-p", `{"spec":{"preemption":{"withinClusterQueue":"LowerPriority"}}}`)
+	c.must(t, "", "-n", r.ns, "delete", "pod", "urgent", "--ignore-not-found", "--wait")
+	created := r.create(t)
+	pod := r.runningPod(t, target, 5*time.Minute)
+	r.nodeSettled(t, created, target+"(0)")
+	urgent := fmt.Sprintf(`apiVersion: v1
+kind: Pod
+metadata:
+  name: urgent
+  namespace: %s
+  labels: {kueue.x-k8s.io/queue-name: team-a-gpu, kueue.x-k8s.io/priority-class: team-a-urgent}
+spec:
+  restartPolicy: Never
+  nodeSelector: {kubernetes.io/hostname: %s}
+  tolerations: [{key: %s, operator: Exists, effect: NoSchedule}]
+  containers:
+  - name: main
+    image: %s
+    imagePullPolicy: Never
+    command: [sh, -c, "sleep 10"]
+    resources:
+      limits: {cpu: 100m, memory: 64Mi, nvidia.com/gpu: "1"}
+`, r.ns, realNode, realNodeTaint, realImage)
+	c.must(t, urgent, "create", "-f", "-")
+	done := r.c.wait(t, r.ns, created, 6*time.Minute)
+	attempts := retryAttempts(done, target)
+	if done.Status.Phase != wfv1.WorkflowSucceeded || len(attempts) != 2 || attempts[0].Phase == wfv1.NodeSucceeded {
+		t.Fatalf("phase %s, %d attempts of %s, want Succeeded after a second attempt\n%s", done.Status.Phase, len(attempts), target, nodeSummary(done))
+	}
+	ended := c.jsonPath(t, r.ns, "pod/urgent", `{.status.containerStatuses[0].state.terminated.finishedAt}`)
+	again := podOfNode(t, c, r.ns, done.Name, attempts[1].Name)
+	admitted := c.workloads(t, r.ns)["Pod/"+again].at("Admitted")
+	if end, err := time.Parse(time.RFC3339, ended); err != nil || admitted.Before(end.Add(-time.Second)) {
+		t.Errorf("the retry's pod %s admitted at %s, before the urgent pod ended at %q", again, admitted, ended)
+	}
+	events, _ := c.run("", "-n", r.ns, "get", "events", "--field-selector", "reason=Preempted", "-o", "jsonpath={range .items[*]}{.involvedObject.kind}/{.involvedObject.name}: {.message}{\"\\n\"}{end}")
+	t.Logf("%s: Succeeded on %s; Kueue preempted %s's pod %s for the urgent pod, which ended at %s; the retry's pod %s was admitted at %s:\n%s\nKueue's events:\n%s", done.Name, realNode, target, pod, ended, again, admitted.Format(time.RFC3339), nodeSummary(done), events)
+}
