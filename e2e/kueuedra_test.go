@@ -84,6 +84,10 @@ func (c *cluster) pendingWhy(t *testing.T, ns, owner string) string {
 func TestE2EKueueAdmitsDRALimits(t *testing.T) {
 	c := e2eCluster(t)
 	t.Parallel()
+	t.Run("kueue-dra-job-claims", func(t *testing.T) {
+		t.Parallel()
+		c.queuedDRAJobClaims(t)
+	})
 	for _, listed := range []bool{true, false} {
 		name := map[bool]string{true: "kueue-dra", false: "kueue-dra-unlisted"}[listed]
 		gpu := map[bool]string{true: draImplicitResource, false: "nvidia.com/gpu"}[listed]
@@ -187,4 +191,36 @@ func (c *cluster) queuedDRATrainJob(t *testing.T, name, gpu string, listed bool)
 	waitFor(t, 2*time.Minute, func() string { return c.jsonPath(t, ns, "trainjobs.trainer.kubeflow.org/train", "{.spec.suspend}") }, "false")
 	w := c.workloads(t, ns)["TrainJob/train"]
 	t.Logf("TrainJob train, whose 2 nodes ask for 2 %s each, admitted by Kueue (Workload %s, at %s) in a ClusterQueue of 4 of them, and unsuspended", draImplicitResource, w.Metadata.Name, w.at("Admitted").Format(time.TimeOnly))
+}
+
+// queuedDRAJobClaims creates the Job of examples/shared-gpu-queue's
+// finetune (--backend job) with GPUs by DRA, whose pod claims them from
+// a ResourceClaimTemplate, in a queue of a Kueue with no
+// deviceClassMappings (scripts/e2e/kueue.sh): Kueue holds it, "DeviceClass
+// gpu.example.com is not mapped in DRA configuration" (pkg/dra/claims.go),
+// as MLC309 says.
+func (c *cluster) queuedDRAJobClaims(t *testing.T) {
+	t.Helper()
+	out, stderr, code := compileArgs(t, "mlcube-compile", "--backend", "job", "--mlcube", sharedGPUQueue(t), "--task", "finetune", "--platform", draQueuedPlatform(t, realImage))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "[MLC309]") {
+		t.Errorf("no MLC309 in:\n%s", stderr)
+	}
+	ns := "e2e-kueue-dra-claims"
+	c.kueueQueuesOf(t, ns, draDriver, 1, "team-a-gpu")
+	c.ensure(t, "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: team-a-runner, namespace: "+ns+"}\n")
+	docs := strings.Split(strings.TrimSuffix(out, "\n"), "\n---\n")
+	for _, doc := range docs[:len(docs)-1] {
+		c.ensure(t, inNamespace(t, doc, ns))
+	}
+	c.must(t, "", "-n", ns, "delete", "jobs.batch", "finetune", "--ignore-not-found", "--wait")
+	c.must(t, queued(t, docs[len(docs)-1], ns, "finetune", false), "create", "-f", "-")
+	defer c.must(t, "", "-n", ns, "delete", "jobs.batch", "finetune", "--wait=false")
+	why := waitForAny(t, 2*time.Minute, func() string { return c.pendingWhy(t, ns, "Job/finetune") })
+	if !strings.Contains(why, "DeviceClass "+draDriver+" is not mapped in DRA configuration") {
+		t.Fatalf("Job finetune's Workload is pending for %q", why)
+	}
+	t.Logf("Job finetune, whose pod claims its GPU from a ResourceClaimTemplate, with no deviceClassMappings in Kueue's configuration: suspended, its Workload pending: %s", why)
 }
