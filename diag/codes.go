@@ -39,6 +39,8 @@ const (
 	GPUSettingUnused         Code = "MLC314"
 	CPUPlacementUnused       Code = "MLC315"
 	PlatformSettingUnused    Code = "MLC316"
+	QueuedGPUsAsLimit        Code = "MLC319"
+	PreemptionRetried        Code = "MLC320"
 	DaskWorkersUnsized       Code = "MLC401"
 	SSHKeysUnreadable        Code = "MLC402"
 	RanksPerGPU              Code = "MLC403"

@@ -40,6 +40,13 @@ var kueueStripLabel = os.Getenv("E2E_KUEUE_STRIP_LABEL") != ""
 // classes examples/shared-gpu-queue names.
 func (c *cluster) kueueQueues(t *testing.T, ns string, gpus int, queues ...string) {
 	t.Helper()
+	c.kueueQueuesOf(t, ns, "nvidia.com/gpu", gpus, queues...)
+}
+
+// kueueQueuesOf is kueueQueues with the GPUs' quota held by the resource
+// gpu, such as the name a DRA device class's limit is counted as.
+func (c *cluster) kueueQueuesOf(t *testing.T, ns, gpu string, gpus int, queues ...string) {
+	t.Helper()
 	c.namespace(t, ns)
 	c.must(t, "", "label", "namespace", ns, kueueLabel+"=true", "--overwrite")
 	docs := []string{
@@ -50,14 +57,14 @@ metadata: {name: %s}
 spec:
   namespaceSelector: {}
   resourceGroups:
-  - coveredResources: [cpu, memory, nvidia.com/gpu]
+  - coveredResources: [cpu, memory, %s]
     flavors:
     - name: e2e-default
       resources:
       - {name: cpu, nominalQuota: "64"}
       - {name: memory, nominalQuota: 512Gi}
-      - {name: nvidia.com/gpu, nominalQuota: %d}
-`, ns, gpus),
+      - {name: %s, nominalQuota: %d}
+`, ns, gpu, gpu, gpus),
 	}
 	for _, q := range queues {
 		docs = append(docs, fmt.Sprintf("apiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata: {name: %s, namespace: %s}\nspec: {clusterQueue: %s}\n", q, ns, ns))

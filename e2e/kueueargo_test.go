@@ -113,7 +113,10 @@ func (c *cluster) stepPods(t *testing.T, ns, wf string) map[string]stepPod {
 	}
 	pods := map[string]stepPod{}
 	for _, p := range list.Items {
+		// A queued step is retried on preemption: its pod's node is
+		// the attempt, TASK(0).
 		task := strings.TrimPrefix(p.Metadata.Annotations["workflows.argoproj.io/node-name"], wf+".")
+		task, _, _ = strings.Cut(task, "(")
 		sp := stepPod{name: p.Metadata.Name, created: p.Metadata.CreationTimestamp}
 		for _, cs := range p.Status.ContainerStatuses {
 			if cs.Name == "main" && cs.State.Terminated != nil {

@@ -182,7 +182,27 @@ func template(p *ir.Pipeline, s *ir.Step, name string, varying map[string]bool) 
 	return t
 }
 
-// retryAndTimeout sets the step's retry strategy and timeout on t.
+// preempted is the retry expression of a queued step without retries of
+// its own: true when its last try's pod was deleted or killed under it,
+// as Kueue's preemption deletes it (kube.PreemptionRetries), and false
+// when its program failed. Argo marks a node Error, "pod deleted", when
+// its pod is gone before it saw the pod end (podReconciliation), and
+// Failed with the message "<container>: Error (exit code N)" of the
+// first main container that failed when it saw the pod fail
+// (inferFailedReason): 143 for the SIGTERM of a deletion, 137 for the
+// SIGKILL after the grace period. The message, not lastRetry.exitCode,
+// which is only a container named main's (getExitCode), also covers a
+// containerSet's containers. An OOM kill ("OOMKilled (exit code 137)")
+// is not tried again, nor a step's deadline, whose message is the
+// pod's own ("Pod was active on the node longer than the specified
+// deadline"). Argo evaluates it over lastRetry.status and
+// lastRetry.message (buildRetryStrategyLocalScope, processNodeRetries;
+// workflow/controller/operator.go, v3.7.18 and v4.0.7).
+const preempted = `lastRetry.status == "Error" || lastRetry.message matches "\\(exit code 1(37|43)\\)" && !(lastRetry.message contains "OOMKilled")`
+
+// retryAndTimeout sets the step's retry strategy and timeout on t: a
+// queued container step without retries of its own is tried again when
+// Kueue preempts it (preempted).
 //
 // The policy is Always: Argo's default, OnFailure, retries a node that
 // Failed (its container exited non-zero, or its deadline passed) but not
@@ -192,6 +212,10 @@ func template(p *ir.Pipeline, s *ir.Step, name string, varying map[string]bool) 
 // (v3.7.18 and v4.0.7). Tekton retries a TaskRun whatever failed it, so
 // with Always a step's retries cover the same failures on both engines.
 func retryAndTimeout(t *wfv1.Template, s *ir.Step) {
+	if kube.RetriedOnPreemption(s) {
+		limit := intstr.FromInt(kube.PreemptionRetries)
+		t.RetryStrategy = &wfv1.RetryStrategy{Limit: &limit, RetryPolicy: wfv1.RetryPolicyAlways, Expression: preempted}
+	}
 	if s.Retry != nil {
 		limit := intstr.FromInt(s.Retry.Limit)
 		t.RetryStrategy = &wfv1.RetryStrategy{Limit: &limit, RetryPolicy: wfv1.RetryPolicyAlways}

@@ -179,6 +179,9 @@ func warnings(p *ir.Pipeline, kind string) diag.Diagnostics {
 		if n := boundClaims(p, s); n > 1 && coschedule(p) == coscheduleWorkspaces {
 			out = append(out, diag.Warnf(diag.TektonClaims, s.Loc, "tekton: step %s mounts %d claims; Tekton's affinity assistant (coschedule: workspaces) refuses a TaskRun with more than one, so the cluster needs coschedule: pipelineruns or disabled in Tekton's feature-flags, and the platform tekton: {coschedule: ...} to match", s.Name, n))
 		}
+		if kube.RetriedOnPreemption(s) {
+			out = append(out, diag.Warnf(diag.PreemptionRetried, s.Loc, "tekton: step %s runs in the Kueue queue %s, whose preemption deletes its pod and would fail the run, so it is retried %d times; Tekton retries a TaskRun whatever failed it, so a program that fails runs again too: give the step retries: to choose (retries: {limit: 0} runs it once)", s.Name, s.Queue, kube.PreemptionRetries))
+		}
 		if s.Retry != nil && s.Retry.Backoff > 0 {
 			out = append(out, diag.Warnf(diag.TektonNoBackoff, s.Loc.Field("retries").Field("backoff"), "tekton: step %s: Tekton retries at once; the %v backoff is not applied", s.Name, s.Retry.Backoff))
 		}

@@ -2,6 +2,7 @@ package tekton
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/mlcube-compile/mlcube-compile/backends/internal/kube"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
@@ -53,6 +54,9 @@ func limitWarnings(p *ir.Pipeline) diag.Diagnostics {
 	for _, s := range p.Steps {
 		if r, ok := kube.GPUsAsLimit(s.Resources); ok && s.Kind == ir.Container && s.Resources.UsesDRA() {
 			out = append(out, diag.Warnf(diag.GPUsAsLimit, s.Loc, "tekton: step %s asks for its GPUs as the limit %s: a TaskRun's pod cannot carry claims, and Kubernetes maps that name to the device class only with its DRAExtendedResource feature (beta and on by default from 1.36; alpha and off in 1.34 and 1.35); elsewhere no node has that resource, and the pod stays Pending (Insufficient %s)", s.Name, r.GPUResource, r.GPUResource))
+			if s.Queue != "" {
+				out = append(out, queuedLimit(s, r.GPUResource))
+			}
 		}
 	}
 	return out
@@ -77,4 +81,22 @@ func claimsFrom(s *ir.Step, name string) bool {
 	return slices.ContainsFunc([]ir.Resources{s.Resources, s.MPI.Launcher}, func(r ir.Resources) bool {
 		return r.UsesDRA() && r.GPUClaim.Template == name
 	})
+}
+
+// queuedLimit warns that Kueue counts the limit name of a queued step's
+// GPUs by DRA as a resource of that name, which the queue's ClusterQueue
+// must list: Kueue v0.19.2 maps a limit to a device class only when it
+// is the class's spec.extendedResourceName, with its alpha
+// KueueDRAIntegrationExtendedResource gate on (deviceClassHandler,
+// pkg/controller/core/workload_controller.go; resolveQuotaKey,
+// pkg/dra/extended_resources.go), never the
+// deviceclass.resource.kubernetes.io/<class> name, and a workload asking
+// for a resource its ClusterQueue lists not is never admitted ("resource
+// X unavailable in ClusterQueue", pkg/scheduler/flavorassigner).
+func queuedLimit(s *ir.Step, name string) diag.Diagnostic {
+	how := " (unless its KueueDRAIntegrationExtendedResource gate, alpha and off by default, is on and deviceClassMappings maps the class, when it counts the mapped name)"
+	if strings.HasPrefix(name, "deviceclass.resource.kubernetes.io/") {
+		how = " (it maps a limit to its device class only by the class's spec.extendedResourceName, never by the name Kubernetes gives every class, and no deviceClassMappings entry counts it)"
+	}
+	return diag.Warnf(diag.QueuedGPUsAsLimit, s.Resources.GPUClaim.At, "tekton: step %s runs in the Kueue queue %s and asks for its GPUs as the limit %s; Kueue counts that as a resource of its own name%s: list %s in the queue's ClusterQueue's coveredResources with a quota, or the workload stays pending (\"resource %s unavailable in ClusterQueue\")", s.Name, s.Queue, name, how, name, name)
 }

@@ -108,10 +108,18 @@ func usedParams(s *ir.Step) []string {
 // (pkg/pod/pod.go, makeLabels), v1.13.0 and v1.15.0 alike, so the pod
 // carries the label and Kueue's pod integration gates it until its
 // workload is admitted. A distributed step's task runs kubectl, which is
-// not queued: its job is.
+// not queued: its job is. Kueue preempts such a pod by deleting it, and
+// a TaskRun whose pod fails while deleted fails (MakeTaskRunStatus); one
+// with retries left is tried again with a new pod, whatever failed it
+// (IsRetriable, pkg/apis/pipeline/v1/taskrun_types.go; retryTaskRun,
+// pkg/reconciler/taskrun/taskrun.go, v1.15.0). So a queued step without
+// retries of its own gets kube.PreemptionRetries, and a warning.
 func queueTask(t *v1.PipelineTask, s *ir.Step) {
 	if labels := kube.QueueLabels(s); labels != nil {
 		t.TaskSpec.Metadata.Labels = kube.Labels(t.TaskSpec.Metadata.Labels, labels)
+	}
+	if kube.RetriedOnPreemption(s) {
+		t.Retries = kube.PreemptionRetries
 	}
 }
 

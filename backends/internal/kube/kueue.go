@@ -25,3 +25,19 @@ func QueueLabels(s *ir.Step) map[string]string {
 	}
 	return out
 }
+
+// PreemptionRetries is how many times the engines try again a queued
+// container step that says nothing of retries. Kueue preempts a workload
+// of its pod integration by deleting its pod (Pod.Stop,
+// pkg/controller/jobs/pod/pod_controller.go, sigs.k8s.io/kueue v0.19.2),
+// where it suspends a Job, MPIJob or TrainJob and requeues it; a step
+// whose pod is deleted and is not tried again fails the run.
+const PreemptionRetries = 3
+
+// RetriedOnPreemption says whether the engines try step s again after
+// Kueue preempts it: a container step, whose pod Kueue admits, that runs
+// in a queue and has no retries of its own (retries: {limit: 0} keeps
+// it at one try).
+func RetriedOnPreemption(s *ir.Step) bool {
+	return s.Queue != "" && s.Kind == ir.Container && s.Retry == nil
+}
