@@ -11,13 +11,6 @@ import (
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
 )
 
-// executorUser is the user Argo's executor runs as where Argo chooses
-// it: the USER of its argoexec image, and the runAsUser of the
-// securityContext it gives the pods it locks down itself, a resource
-// template's and artifact GC's (MinimalCtrSC,
-// workflow/common/security_context.go, v3.7.18 and v4.0.7).
-const executorUser int64 = 8737
-
 // executorPatch is the podSpecPatch that locks down Argo's own
 // containers in the pod of a container or containerSet template of a
 // step whose pod's settings are sc: its init container and its wait container
@@ -29,10 +22,15 @@ const executorUser int64 = 8737
 // ApplyPodSpecPatch, workflow/util/util.go; v3.7.18 and v4.0.7). So the
 // compiler sets what the restricted Pod Security Standard wants of them,
 // laid over what the executor config gives. It sets their user, too,
-// when the pod must run as non-root and names no user: argoexec's own,
-// so that the kubelet can verify it is not root whatever the executor
-// image's USER says; with a user, they run as it, as Argo runs them,
-// and can read what the step wrote. Empty when there is nothing to set.
+// when the pod must run as non-root and names no user, so that the
+// kubelet can verify it is not root whatever the executor image's USER
+// says: kube.HelperUser, the user of the compiler's own containers,
+// since the verify container must read what the init container loaded
+// (minio-go makes a folder 0700 and its files 0600), where Argo's own
+// choice for the pods it locks down is 8737 (MinimalCtrSC,
+// workflow/common/security_context.go). With a user, they run as it, as
+// Argo runs them, and read what the step wrote. Empty when there is
+// nothing to set.
 func executorPatch(p *ir.Pipeline, sc *ir.SecurityContext) string {
 	named := sc != nil && sc.RunAsUser != nil && *sc.RunAsUser != 0
 	needUser := !named && (kube.Restricted(p) || !kube.MayRunAsRoot(sc))
@@ -45,7 +43,10 @@ func executorPatch(p *ir.Pipeline, sc *ir.SecurityContext) string {
 		ctx.RunAsUser, ctx.RunAsGroup = nil, nil
 	}
 	if needUser {
-		ctx.RunAsUser = ptr.To(executorUser)
+		ctx.RunAsUser = ptr.To(kube.HelperUser)
+		if sc == nil || sc.RunAsGroup == nil {
+			ctx.RunAsGroup = ptr.To(kube.HelperUser)
+		}
 	}
 	patch := map[string]any{
 		"initContainers": []map[string]any{{"name": "init", "securityContext": ctx}},
