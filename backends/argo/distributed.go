@@ -99,10 +99,12 @@ func waitTemplate(p *ir.Pipeline, s *ir.Step, job *distributed.Job, meta wfv1.Me
 		Container: &corev1.Container{
 			Name:  containerName,
 			Image: p.KubectlImage, ImagePullPolicy: corev1.PullPolicy(s.ImagePullPolicy),
-			Command:   []string{"sh", "-c", distributed.WaitScript},
-			Env:       distributed.WaitEnv(job, s, manifest, workflowName),
-			Resources: kube.Resources(kube.HelperResources()),
+			Command:         []string{"sh", "-c", distributed.WaitScript},
+			Env:             distributed.WaitEnv(job, s, manifest, workflowName),
+			Resources:       kube.Resources(kube.HelperResources()),
+			SecurityContext: kube.HelperSecurity(p, s.SecurityContext),
 		},
+		PodSpecPatch: executorPatch(p, nil),
 	}, nil
 }
 

@@ -137,10 +137,10 @@ func (m mounts) own(vms []apiv1.VolumeMount) []apiv1.VolumeMount {
 
 // toolContainer runs script in the platform's tool image, with args,
 // mounting what step s mounts beside the shared mounts, each read-only
-// when readOnly says. Argo needs the command of every container of a
+// when readOnly says, as sc says. Argo needs the command of every container of a
 // containerSet, or looks it up in the image's registry
 // (createWorkflowPod, workflow/controller/workflowpod.go, v3.7.18).
-func toolContainer(p *ir.Pipeline, s *ir.Step, m mounts, name, script string, args []string, readOnly func(ir.Mount) bool) apiv1.Container {
+func toolContainer(p *ir.Pipeline, s *ir.Step, m mounts, name, script string, args []string, readOnly func(ir.Mount) bool, sc *apiv1.SecurityContext) apiv1.Container {
 	c := apiv1.Container{
 		Name:            name,
 		Image:           toolImage(p),
@@ -148,6 +148,7 @@ func toolContainer(p *ir.Pipeline, s *ir.Step, m mounts, name, script string, ar
 		Command:         []string{"sh", "-c", script, name},
 		Args:            args,
 		Resources:       kube.Resources(kube.HelperResources()),
+		SecurityContext: sc,
 	}
 	for _, mt := range s.Mounts {
 		if !m.isShared(mt) {
@@ -187,7 +188,7 @@ func verifyContainer(p *ir.Pipeline, s *ir.Step, m mounts) apiv1.Container {
 	}
 	return toolContainer(p, s, m, verifyName, kube.VerifyScript, args, func(mt ir.Mount) bool {
 		return mt.ReadOnly && !m.perPod[mt.Volume] && !fetchesBelow(s, mt.MountPath)
-	})
+	}, kube.WriterSecurity(p, s.SecurityContext))
 }
 
 // fetchesBelow says whether one of step s's fetches lands at or below
@@ -210,5 +211,5 @@ func digestContainer(p *ir.Pipeline, s *ir.Step, m mounts) apiv1.Container {
 	for _, u := range s.Uploads {
 		args = append(args, u.Name, u.Path.RenderContainer(parameterRef), digestsPath+"/"+u.Name)
 	}
-	return toolContainer(p, s, m, containerName, kube.DigestScript, args, func(ir.Mount) bool { return true })
+	return toolContainer(p, s, m, containerName, kube.DigestScript, args, func(ir.Mount) bool { return true }, kube.HelperSecurity(p, s.SecurityContext))
 }

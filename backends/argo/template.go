@@ -161,18 +161,18 @@ func template(p *ir.Pipeline, s *ir.Step, name string, varying map[string]bool) 
 		Metadata:          wfv1.Metadata{Labels: kube.Labels(p.Labels, s.Labels, kube.QueueLabels(s))},
 		PriorityClassName: s.PriorityClassName,
 		NodeSelector:      s.NodeSelector,
-		Container:         container(s, varying),
+		Container:         container(p, s, varying),
 		Tolerations:       kube.Tolerations(s.Tolerations),
-		SecurityContext:   kube.PodSecurityContext(s.SecurityContext),
+		SecurityContext:   kube.PodSecurityContext(p, s.SecurityContext),
 		Volumes:           kube.ShmVolumes(s),
-		PodSpecPatch:      claimsPatch(s.Resources),
+		PodSpecPatch:      podSpecPatch(claimsPatch(s.Resources), executorPatch(p, s.SecurityContext)),
 	}
 	for _, a := range s.Args {
 		if a.Param != "" && varying[a.Param] {
 			t.Inputs.Parameters = append(t.Inputs.Parameters, wfv1.Parameter{Name: a.Param})
 		}
 	}
-	if c := kube.CreateFiles(s, p.KubectlImage, s.ImagePullPolicy, parameterRef); c != nil {
+	if c := kube.CreateFiles(p, s, parameterRef); c != nil {
 		// Argo runs a template's init containers after its own init
 		// container and before the main one (createWorkflowPod and
 		// addInitContainers, workflow/controller/workflowpod.go, v3.7.18).
@@ -230,7 +230,7 @@ func retryAndTimeout(t *wfv1.Template, s *ir.Step) {
 }
 
 // container is the step's container: the MLCube runner's contract.
-func container(s *ir.Step, varying map[string]bool) *apiv1.Container {
+func container(p *ir.Pipeline, s *ir.Step, varying map[string]bool) *apiv1.Container {
 	c := &apiv1.Container{
 		Name:            containerName,
 		Image:           s.Image,
@@ -239,6 +239,7 @@ func container(s *ir.Step, varying map[string]bool) *apiv1.Container {
 		Env:             kube.Env(s.Env, parameterRef),
 		VolumeMounts:    kube.VolumeMounts(s, parameterRef),
 		Resources:       kube.Resources(s.Resources),
+		SecurityContext: kube.StepSecurity(p),
 	}
 	for _, a := range s.Args {
 		if a.Param != "" && varying[a.Param] {

@@ -38,7 +38,7 @@ func compile(p *ir.Pipeline) (*batchv1.Job, diag.Diagnostics, error) {
 	if s.Retry != nil {
 		backoff = int32(s.Retry.Limit)
 	}
-	c := container(s, ref)
+	c := container(p, s, ref)
 	meta := kube.RunMeta(p, s.Labels)
 	job := &batchv1.Job{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
@@ -56,7 +56,7 @@ func compile(p *ir.Pipeline) (*batchv1.Job, diag.Diagnostics, error) {
 					ImagePullSecrets:   kube.ImagePullSecrets(p.ImagePullSecrets),
 					NodeSelector:       s.NodeSelector,
 					Tolerations:        kube.Tolerations(s.Tolerations),
-					SecurityContext:    kube.PodSecurityContext(s.SecurityContext),
+					SecurityContext:    kube.PodSecurityContext(p, s.SecurityContext),
 					Containers:         []corev1.Container{c},
 					ResourceClaims:     kube.PodResourceClaims(s.Resources),
 					Volumes:            append(volumes(p.Volumes), kube.ShmVolumes(s)...),
@@ -64,7 +64,7 @@ func compile(p *ir.Pipeline) (*batchv1.Job, diag.Diagnostics, error) {
 			},
 		},
 	}
-	if init := kube.CreateFiles(s, p.KubectlImage, s.ImagePullPolicy, ref); init != nil {
+	if init := kube.CreateFiles(p, s, ref); init != nil {
 		job.Spec.Template.Spec.InitContainers = []corev1.Container{*init}
 	}
 	if err := moveData(p, s, ref, &job.Spec.Template.Spec); err != nil {
@@ -98,7 +98,7 @@ func suspend(s *ir.Step) *bool {
 }
 
 // container runs s, its parameters' references replaced by ref.
-func container(s *ir.Step, ref func(param string) string) corev1.Container {
+func container(p *ir.Pipeline, s *ir.Step, ref func(param string) string) corev1.Container {
 	c := corev1.Container{
 		Name:            containerName,
 		Image:           s.Image,
@@ -107,6 +107,7 @@ func container(s *ir.Step, ref func(param string) string) corev1.Container {
 		Env:             kube.Env(s.Env, ref),
 		VolumeMounts:    kube.VolumeMounts(s, ref),
 		Resources:       kube.Resources(s.Resources),
+		SecurityContext: kube.StepSecurity(p),
 	}
 	for _, a := range s.Args {
 		c.Args = append(c.Args, kube.Arg(a, ref))

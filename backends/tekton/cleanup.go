@@ -52,6 +52,7 @@ func cleanupTask(p *ir.Pipeline) (v1.PipelineTask, bool) {
 				},
 				Script:           cleanupScript,
 				ComputeResources: kube.Resources(kube.HelperResources()),
+				SecurityContext:  kube.HelperSecurity(p, nil),
 			}}},
 		},
 	}, true

@@ -42,6 +42,7 @@ func distributedTask(p *ir.Pipeline, s *ir.Step) (v1.PipelineTask, error) {
 		Name: stepName, Image: p.KubectlImage, ImagePullPolicy: corev1.PullPolicy(s.ImagePullPolicy),
 		Env: env, Script: distributed.WaitScript,
 		ComputeResources: kube.Resources(kube.HelperResources()),
+		SecurityContext:  kube.HelperSecurity(p, s.SecurityContext),
 	}}})
 	for _, w := range unique(workspaces) {
 		t.Workspaces = append(t.Workspaces, v1.WorkspacePipelineTaskBinding{Name: w, Workspace: w})

@@ -7,6 +7,7 @@ import (
 	"github.com/mlcube-compile/mlcube-compile/backends/internal/distributed"
 	"github.com/mlcube-compile/mlcube-compile/backends/internal/kube"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+	"github.com/mlcube-compile/mlcube-compile/diag"
 )
 
 // The kinds --kind takes.
@@ -42,6 +43,15 @@ func (Engine) Emit(p *ir.Pipeline, opts emit.Options) (emit.Result, error) {
 func emitKind(p *ir.Pipeline, opts emit.Options) (emit.Result, error) {
 	if opts.Kind != "" && opts.Kind != KindPipelineRun && opts.Kind != KindPipeline {
 		return emit.Result{}, fmt.Errorf("tekton emits no kind %q", opts.Kind)
+	}
+	if kube.Restricted(p) && !p.SetSecurityContext {
+		// Tekton gives its own init containers (prepare, place-scripts,
+		// working-dir-initializer) and its affinity assistant a
+		// securityContext only with the flag (pkg/pod/pod.go, script.go,
+		// workingdir_init.go, security_context_config.go, Tekton v1.15);
+		// a PodTemplate sets the pod's alone, which cannot say
+		// allowPrivilegeEscalation or capabilities.
+		return emit.Result{}, emit.Refuse(diag.EngineNotLocked, p.Platform.Field("podSecurity"), "tekton: podSecurity is restricted, which admits no pod whose containers allow privilege escalation, and Tekton's own init containers (prepare, place-scripts) and affinity assistant drop it only with its set-security-context feature flag; set set-security-context: \"true\" in the feature-flags ConfigMap of tekton-pipelines, then tekton.setSecurityContext: true in the platform")
 	}
 	sa, rbac, err := distributed.RunnerRBAC(p, opts.RBAC, RBAC)
 	if err != nil {

@@ -141,6 +141,7 @@ func fromContainer(c corev1.Container) v1.Step {
 	return v1.Step{
 		Name: c.Name, Image: c.Image, Command: c.Command, Args: c.Args,
 		Env: c.Env, VolumeMounts: c.VolumeMounts, ComputeResources: c.Resources,
+		SecurityContext: c.SecurityContext,
 	}
 }
 

@@ -105,7 +105,7 @@ func addTasks(pr *v1.PipelineRun, p *ir.Pipeline) error {
 			t.RunAfter = append(slices.Clone(t.RunAfter), files.Name)
 		}
 		pr.Spec.PipelineSpec.Tasks = append(pr.Spec.PipelineSpec.Tasks, t)
-		if spec := taskRunSpec(s, slices.Contains(placed, s)); spec != nil {
+		if spec := taskRunSpec(p, s, slices.Contains(placed, s)); spec != nil {
 			pr.Spec.TaskRunSpecs = append(pr.Spec.TaskRunSpecs, *spec)
 		}
 	}
@@ -211,7 +211,7 @@ func containerSteps(p *ir.Pipeline) []*ir.Step {
 // over the run's field by field (MergePodTemplateWithDefault,
 // pkg/apis/pipeline/pod/template.go), so the step's own tolerations
 // would drop those of the assistant's node.
-func taskRunSpec(s *ir.Step, placedByRun bool) *v1.PipelineTaskRunSpec {
+func taskRunSpec(p *ir.Pipeline, s *ir.Step, placedByRun bool) *v1.PipelineTaskRunSpec {
 	sel, tols := s.NodeSelector, kube.Tolerations(s.Tolerations)
 	if placedByRun {
 		sel, tols = nil, nil
@@ -224,7 +224,7 @@ func taskRunSpec(s *ir.Step, placedByRun bool) *v1.PipelineTaskRunSpec {
 		PodTemplate: &pod.PodTemplate{
 			NodeSelector:    sel,
 			Tolerations:     tols,
-			SecurityContext: kube.PodSecurityContext(s.SecurityContext),
+			SecurityContext: kube.PodSecurityContext(p, s.SecurityContext),
 		},
 	}
 	if s.PriorityClassName != "" {

@@ -72,6 +72,7 @@ func step(p *ir.Pipeline, s *ir.Step) v1.Step {
 		Env:              kube.Env(s.Env, paramRef),
 		ComputeResources: kube.Resources(s.Resources),
 		VolumeMounts:     append(podMounts(p, s), kube.ShmMounts(s)...),
+		SecurityContext:  kube.StepSecurity(p),
 	}
 	for _, a := range s.Args {
 		st.Args = append(st.Args, kube.Arg(a, paramRef))
@@ -129,7 +130,7 @@ func queueTask(t *v1.PipelineTask, s *ir.Step) {
 // run in time, since the kubelet resolves the mounts of every container
 // of the pod as it creates them, before the first step runs.
 func filesTask(p *ir.Pipeline, s *ir.Step) (v1.PipelineTask, bool) {
-	c := kube.CreateFiles(s, p.KubectlImage, s.ImagePullPolicy, paramRef)
+	c := kube.CreateFiles(p, s, paramRef)
 	if c == nil {
 		return v1.PipelineTask{}, false
 	}
@@ -141,6 +142,7 @@ func filesTask(p *ir.Pipeline, s *ir.Step) (v1.PipelineTask, bool) {
 			TaskSpec: v1.TaskSpec{Steps: []v1.Step{{
 				Name: stepName, Image: c.Image, ImagePullPolicy: c.ImagePullPolicy,
 				Command: c.Command, Args: c.Args, ComputeResources: c.Resources,
+				SecurityContext: c.SecurityContext,
 			}}},
 		},
 	}

@@ -60,6 +60,12 @@ type Pipeline struct {
 	// the platform says it: workspaces (the default), pipelineruns,
 	// isolate-pipelinerun or disabled.
 	Coschedule string
+	// SetSecurityContext is Tekton's set-security-context feature flag
+	// on the cluster, as the platform says it.
+	SetSecurityContext bool `json:",omitempty"`
+	// PodSecurity is the Pod Security Standard the run's namespace
+	// enforces, as the platform says it: PodSecurityRestricted, or empty.
+	PodSecurity string `json:",omitempty"`
 	// ObjectStore is where steps fetch inputs given as URLs and, with an
 	// object workspace, upload their outputs; nil when the platform
 	// names none.
@@ -372,3 +378,7 @@ type Retry struct {
 	Limit   int
 	Backoff time.Duration
 }
+
+// PodSecurityRestricted is Pipeline.PodSecurity for Kubernetes'
+// restricted Pod Security Standard.
+const PodSecurityRestricted = "restricted"

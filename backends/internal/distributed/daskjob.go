@@ -123,7 +123,7 @@ func daskRunnerEnv(d *ir.DaskJob, setup []corev1.EnvVar) []corev1.EnvVar {
 
 // schedulerContainer is the scheduler's container, with its ports and probes.
 func schedulerContainer(p *ir.Pipeline, bare *ir.Step, setup []corev1.EnvVar) corev1.Container {
-	scheduler := daskContainer(bare, "scheduler", []string{"dask-scheduler"}, coordinatorResources(p, ir.Resources{}), setup)
+	scheduler := daskContainer(p, bare, "scheduler", []string{"dask-scheduler"}, coordinatorResources(p, ir.Resources{}), setup)
 	scheduler.Ports = []corev1.ContainerPort{
 		{Name: "tcp-comm", ContainerPort: schedulerPort, Protocol: corev1.ProtocolTCP},
 		{Name: "http-dashboard", ContainerPort: dashboardPort, Protocol: corev1.ProtocolTCP},
@@ -151,7 +151,7 @@ func daskJob(p *ir.Pipeline, s *ir.Step, claim ClaimName, runName string) *Job {
 		TypeMeta: metav1.TypeMeta{APIVersion: daskAPIVersion, Kind: "DaskJob"},
 		Metadata: metav1.ObjectMeta{GenerateName: d.GenerateName, Namespace: p.Namespace, Labels: withRun(labels, runName, s.Name)},
 	}
-	runnerC := daskContainer(s, "job", []string{"python", "-c", runner}, s.Resources, runnerEnv)
+	runnerC := daskContainer(p, s, "job", []string{"python", "-c", runner}, s.Resources, runnerEnv)
 	job.Spec.Job = daskPod{Metadata: daskMeta{Labels: labels}, Spec: podSpec(p, s, claim, s.NodeSelector, s.Tolerations, runnerC)}
 	if s.Timeout > 0 {
 		secs := int64(s.Timeout.Seconds())
@@ -172,7 +172,7 @@ func daskJob(p *ir.Pipeline, s *ir.Step, claim ClaimName, runName string) *Job {
 	}
 	sized := d.Worker
 	sized.LimitsEqualRequests = true
-	worker := daskContainer(&bare, "worker", workerArgs(d.Worker), sized, setup)
+	worker := daskContainer(p, &bare, "worker", workerArgs(d.Worker), sized, setup)
 	cs.Worker = daskWorker{Replicas: d.Workers, daskPod: daskPod{Metadata: daskMeta{Labels: labels}, Spec: podSpec(p, &bare, claim, d.WorkerNodeSelector, d.WorkerTolerations, worker)}}
 	// Pods of a Dask cluster are restarted by their Deployments.
 	cs.Scheduler.Spec.RestartPolicy, cs.Worker.Spec.RestartPolicy = "", ""
@@ -225,8 +225,8 @@ func coordinatorResources(p *ir.Pipeline, asked ir.Resources) ir.Resources {
 
 // daskContainer is a container of the Dask cluster. Its args go to the
 // image's entrypoint, which installs the setup packages first.
-func daskContainer(s *ir.Step, name string, args []string, r ir.Resources, extra []corev1.EnvVar) corev1.Container {
-	c := container(s, name, nil, args, r)
+func daskContainer(p *ir.Pipeline, s *ir.Step, name string, args []string, r ir.Resources, extra []corev1.EnvVar) corev1.Container {
+	c := container(p, s, name, nil, args, r)
 	c.Env = append(c.Env, extra...)
 	return c
 }

@@ -47,11 +47,11 @@ const (
 // mpiJob builds the MPIJob: one launcher running mpirun, and the workers.
 func mpiJob(p *ir.Pipeline, s *ir.Step, claim ClaimName, runName string) (*Job, error) {
 	m := s.MPI
-	launcher := container(s, mpiContainer, kube.Command(s.Command), nil, coordinatorResources(p, m.Launcher))
+	launcher := container(p, s, mpiContainer, kube.Command(s.Command), nil, coordinatorResources(p, m.Launcher))
 	for _, a := range s.Args {
 		launcher.Args = append(launcher.Args, kube.Arg(a, noParams))
 	}
-	worker := container(s, mpiContainer, kube.Command(m.WorkerCommand), nil, s.Resources)
+	worker := container(p, s, mpiContainer, kube.Command(m.WorkerCommand), nil, s.Resources)
 	meta := objectMeta(p, s)
 	job := &kubeflow.MPIJob{
 		TypeMeta:   metav1.TypeMeta{APIVersion: kubeflow.SchemeGroupVersion.String(), Kind: kubeflow.Kind},

@@ -19,8 +19,9 @@ type ClaimName func(v ir.Volume) string
 // distributed steps; an empty reference would show in the golden files.
 func noParams(string) string { return "" }
 
-// container is a container of the step's job: its image, env and mounts.
-func container(s *ir.Step, name string, command, args []string, r ir.Resources) corev1.Container {
+// container is a container of the step's job: its image, env, mounts and
+// security.
+func container(p *ir.Pipeline, s *ir.Step, name string, command, args []string, r ir.Resources) corev1.Container {
 	return corev1.Container{
 		Name:            name,
 		Image:           s.Image,
@@ -30,6 +31,7 @@ func container(s *ir.Step, name string, command, args []string, r ir.Resources) 
 		Env:             kube.Env(s.Env, noParams),
 		VolumeMounts:    kube.VolumeMounts(s, noParams),
 		Resources:       kube.Resources(r),
+		SecurityContext: kube.StepSecurity(p),
 	}
 }
 
@@ -42,7 +44,7 @@ func podSpec(p *ir.Pipeline, s *ir.Step, claim ClaimName, sel map[string]string,
 		ServiceAccountName: p.JobServiceAccountName,
 		NodeSelector:       sel,
 		Tolerations:        kube.Tolerations(tols),
-		SecurityContext:    kube.PodSecurityContext(s.SecurityContext),
+		SecurityContext:    kube.PodSecurityContext(p, s.SecurityContext),
 		ImagePullSecrets:   kube.ImagePullSecrets(p.ImagePullSecrets),
 		Volumes:            kube.ShmVolumes(s),
 		PriorityClassName:  s.PriorityClassName,

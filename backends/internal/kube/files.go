@@ -15,7 +15,9 @@ const FilesRoot = "/mlcube-files"
 // createFilesScript makes each file given as an argument, and its folder,
 // unless it is there: an empty file, as MedPerf makes an output file
 // before it binds it. No $(...): Kubernetes and Tekton would read it.
-const createFilesScript = `for f do mkdir -p "${f%/*}" && { [ -e "$f" ] || : >"$f"; } || exit 1; done`
+// What it makes anyone may write (umask 0): it runs as a user of its
+// own (WriterSecurity), which may not be the step's.
+const createFilesScript = `umask 0; for f do mkdir -p "${f%/*}" && { [ -e "$f" ] || : >"$f"; } || exit 1; done`
 
 // CreateFilesName names the container, or Tekton's task, that creates a
 // step's files.
@@ -25,10 +27,11 @@ const CreateFilesName = "create-files"
 // container starts, each file the step mounts itself (ir.Mount.File)
 // and its volume lacks: the kubelet would make a missing subPath a
 // folder (makeMounts, pkg/kubelet/kubelet_pods.go of
-// kubernetes/kubernetes). It runs image (the platform's kubectl image,
-// which has a shell) with each volume at FilesRoot/<volume>; ref writes
-// a pipeline parameter in a subPath. Nil when the step mounts no file.
-func CreateFiles(s *ir.Step, image, pullPolicy string, ref func(param string) string) *corev1.Container {
+// kubernetes/kubernetes). It runs p's kubectl image, which has a shell,
+// as WriterSecurity says, with each volume at FilesRoot/<volume>; ref
+// writes a pipeline parameter in a subPath. Nil when the step mounts no
+// file.
+func CreateFiles(p *ir.Pipeline, s *ir.Step, ref func(param string) string) *corev1.Container {
 	var files []string
 	var mounts []corev1.VolumeMount
 	seen := map[string]bool{}
@@ -48,11 +51,12 @@ func CreateFiles(s *ir.Step, image, pullPolicy string, ref func(param string) st
 	}
 	return &corev1.Container{
 		Name:            CreateFilesName,
-		Image:           image,
-		ImagePullPolicy: corev1.PullPolicy(pullPolicy),
+		Image:           p.KubectlImage,
+		ImagePullPolicy: corev1.PullPolicy(s.ImagePullPolicy),
 		Command:         []string{"sh", "-c", createFilesScript, CreateFilesName},
 		Args:            files,
 		VolumeMounts:    mounts,
 		Resources:       Resources(HelperResources()),
+		SecurityContext: WriterSecurity(p, s.SecurityContext),
 	}
 }

@@ -4,7 +4,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
 )
@@ -155,20 +154,6 @@ func Tolerations(ts []ir.Toleration) []corev1.Toleration {
 			Key: t.Key, Operator: corev1.TolerationOperator(t.Operator), Value: t.Value,
 			Effect: corev1.TaintEffect(t.Effect), TolerationSeconds: t.TolerationSeconds,
 		})
-	}
-	return out
-}
-
-// PodSecurityContext converts the step's security settings; nil for none.
-func PodSecurityContext(sc *ir.SecurityContext) *corev1.PodSecurityContext {
-	if sc == nil {
-		return nil
-	}
-	out := &corev1.PodSecurityContext{RunAsUser: sc.RunAsUser, RunAsGroup: sc.RunAsGroup, FSGroup: sc.FSGroup, RunAsNonRoot: sc.RunAsNonRoot}
-	if sc.FSGroup != nil {
-		// Without it the kubelet changes the group of every file of every
-		// volume each time a pod starts: minutes on a large dataset.
-		out.FSGroupChangePolicy = ptr.To(corev1.FSGroupChangeOnRootMismatch)
 	}
 	return out
 }

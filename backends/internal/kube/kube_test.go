@@ -69,7 +69,7 @@ func TestPodSecurityContext(t *testing.T) {
 			FSGroup: ptr.To[int64](1000), RunAsNonRoot: ptr.To(true), FSGroupChangePolicy: ptr.To(corev1.FSGroupChangeOnRootMismatch),
 		}},
 	} {
-		if diff := cmp.Diff(c.want, PodSecurityContext(c.in)); diff != "" {
+		if diff := cmp.Diff(c.want, PodSecurityContext(&ir.Pipeline{}, c.in)); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", c.name, diff)
 		}
 	}

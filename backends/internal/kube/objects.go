@@ -247,6 +247,7 @@ func (m Mover) FetchContainer(p *ir.Pipeline, s *ir.Step, name string) corev1.Co
 	}
 	c := m.container(p, name, Phase{"fetch", FetchScript, fetch}, Phase{"verify", VerifyScript, verify})
 	c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: ScratchVolume, MountPath: ScratchPath})
+	c.SecurityContext = WriterSecurity(p, s.SecurityContext)
 	return c
 }
 
@@ -263,7 +264,9 @@ func (m Mover) UploadContainer(p *ir.Pipeline, s *ir.Step, name string) corev1.C
 		digest = append(digest, u.Name, path, m.DigestFile(u))
 		upload = append(upload, path, UploadKey(p, m.RunID, ir.Output{Step: s.Name, Name: u.Name}), uri)
 	}
-	return m.container(p, name, Phase{"digest", DigestScript, digest}, Phase{"upload", UploadScript, upload})
+	c := m.container(p, name, Phase{"digest", DigestScript, digest}, Phase{"upload", UploadScript, upload})
+	c.SecurityContext = HelperSecurity(p, s.SecurityContext)
+	return c
 }
 
 // container runs phases in the platform's tool image, with the bucket's

@@ -51,13 +51,7 @@ func (lw *lowering) lowerMPI(st *spec.Step, s *ir.Step) {
 	if job.Implementation == "" {
 		job.Implementation = "OpenMPI"
 	}
-	if job.SSHAuthMountPath == "" {
-		job.SSHAuthMountPath = defaultSSHAuthMountPath
-		if runsAsNonRoot(s.SecurityContext) && job.APIVersion != mpiV1 {
-			// Said at mpi:, which does not write sshAuthMountPath.
-			lw.warnf(diag.SSHKeysUnreadable, at.Field("sshAuthMountPath").At(at.Pos()), "the workers run as %s, whose SSH server cannot read keys under /root/.ssh; set sshAuthMountPath to that user's ~/.ssh (mpi-operator's images use /home/mpiuser/.ssh)", nonRootUser(s.SecurityContext))
-		}
-	}
+	lw.mpiUser(at, s, job)
 	lw.checkSSHKeys(st, s, job)
 	if len(job.WorkerCommand) == 0 && job.APIVersion != mpiV1 {
 		job.WorkerCommand = defaultWorkerCommand
@@ -225,6 +219,10 @@ func (lw *lowering) checkRootForSetup(st *spec.Step, s *ir.Step, d *spec.Dask) {
 	if len(d.Setup.Apt)+len(d.Setup.Pip)+len(d.Setup.Conda) == 0 || !runsAsNonRoot(s.SecurityContext) {
 		return
 	}
+	if lw.plat.PodSecurity == ir.PodSecurityRestricted {
+		lw.errorf(diag.CannotLockDown, st.Loc.Field("dask").Field("setup"), "podSecurity is restricted, so the Dask pods run as a non-root user, but the image installs setup packages at start with apt-get (which needs root) and pip or conda into the image's own environment (owned by root); build an image with the packages in it, and drop setup")
+		return
+	}
 	lw.warnf(diag.DaskSetupNeedsRoot, st.Loc.Field("dask").Field("setup"), "the Dask pods run as %s, but the image installs setup packages at start with apt-get (which needs root) and pip or conda into the image's own environment (owned by root), so they will fail; build an image with the packages in it, or run the Dask step as root", nonRootUser(s.SecurityContext))
 }
 
@@ -270,5 +268,26 @@ func (lw *lowering) daskPackages(st *spec.Step, d *spec.Dask) {
 				lw.errorf(diag.BadDask, at.Index(i).At(at.Pos()), "%q is not one package: the image installs $EXTRA_*_PACKAGES split on spaces, so give each package as its own entry, without options", p)
 			}
 		}
+	}
+}
+
+// mpiUser says what the user the MPI step's pods run as cannot do: read
+// root's SSH keys (the default sshAuthMountPath) as a non-root user, a
+// warning, or under podSecurity restricted, an error; a kubeflow.org/v1
+// MPIJob is refused under restricted.
+func (lw *lowering) mpiUser(at diag.Loc, s *ir.Step, job *ir.MPIJob) {
+	if job.SSHAuthMountPath == "" {
+		job.SSHAuthMountPath = defaultSSHAuthMountPath
+		switch {
+		case lw.plat.PodSecurity == ir.PodSecurityRestricted && job.APIVersion != mpiV1:
+			// Said at mpi:, which does not write sshAuthMountPath.
+			lw.errorf(diag.CannotLockDown, at.Field("sshAuthMountPath").At(at.Pos()), "podSecurity is restricted, so the workers run as a non-root user, whose SSH server cannot read keys under /root/.ssh (root's, the default); set sshAuthMountPath to that user's ~/.ssh and give the step its runAsUser (mpi-operator's images: /home/mpiuser/.ssh, user 1000)")
+		case runsAsNonRoot(s.SecurityContext) && job.APIVersion != mpiV1:
+			// Said at mpi:, which does not write sshAuthMountPath.
+			lw.warnf(diag.SSHKeysUnreadable, at.Field("sshAuthMountPath").At(at.Pos()), "the workers run as %s, whose SSH server cannot read keys under /root/.ssh; set sshAuthMountPath to that user's ~/.ssh (mpi-operator's images use /home/mpiuser/.ssh)", nonRootUser(s.SecurityContext))
+		}
+	}
+	if lw.plat.PodSecurity == ir.PodSecurityRestricted && job.APIVersion == mpiV1 {
+		lw.errorf(diag.CannotLockDown, lw.plat.Loc.Field("mpi").Field("apiVersion"), "podSecurity is restricted, and the training operator gives a kubeflow.org/v1 MPIJob's launcher an init container (kubectl-delivery, which runs as root with no securityContext: pkg/controller.v1/mpi/mpijob_controller.go) that the compiler cannot lock down; use kubeflow.org/v2beta1 (mpi-operator)")
 	}
 }

@@ -123,6 +123,8 @@ func newLowering(ps *spec.Pipeline, plat *spec.Platform, needValues string) *low
 		TTLSecondsAfterFinished: plat.TTLSeconds,
 		KubectlImage:            plat.KubectlImage,
 		Coschedule:              plat.Tekton.Coschedule,
+		SetSecurityContext:      plat.Tekton.SetSecurityContext,
+		PodSecurity:             plat.PodSecurity,
 		FileSteps:               ps.FileSteps,
 	}
 	if lw.p.KubectlImage == "" {

@@ -90,6 +90,38 @@ func (lw *lowering) scheduling(st *spec.Step, s *ir.Step, gpu bool) {
 	s.NodeSelector, s.Tolerations = lw.placement(st, gpu)
 	s.SecurityContext = mergeSecurity(lw.plat.SecurityContext, st.SecurityContext)
 	lw.checkRootContradiction(st, s.SecurityContext)
+	lw.restrict(st, s)
+}
+
+// restrict gives step s runAsNonRoot when the platform's podSecurity is
+// restricted, which admits no pod that may run as root (runAsNonRoot,
+// policy/check_runAsNonRoot.go and check_runAsUser.go of
+// k8s.io/pod-security-admission v0.36.6), and refuses a step that says
+// it runs as root: runAsNonRoot false, or runAsUser 0 (with
+// runAsNonRoot true, MLC353 says it), said at the step's field or, where
+// it writes none, the platform's.
+func (lw *lowering) restrict(st *spec.Step, s *ir.Step) {
+	if lw.plat.PodSecurity != ir.PodSecurityRestricted {
+		return
+	}
+	if s.SecurityContext == nil {
+		s.SecurityContext = &ir.SecurityContext{}
+	}
+	sc := s.SecurityContext
+	at := func(field string, set func(*spec.SecurityContext) bool) diag.Loc {
+		if st.SecurityContext != nil && set(st.SecurityContext) {
+			return st.Loc.Field("securityContext").Field(field)
+		}
+		return lw.plat.Loc.Field("securityContext").Field(field)
+	}
+	if sc.RunAsNonRoot != nil && !*sc.RunAsNonRoot {
+		lw.errorf(diag.RunsAsRoot, at("runAsNonRoot", func(c *spec.SecurityContext) bool { return c.RunAsNonRoot != nil }), "podSecurity is restricted, which admits no pod with runAsNonRoot: false; drop it, and give a step whose image runs as root a non-zero runAsUser")
+	}
+	if sc.RunAsUser != nil && *sc.RunAsUser == 0 && (sc.RunAsNonRoot == nil || !*sc.RunAsNonRoot) {
+		lw.errorf(diag.RunsAsRoot, at("runAsUser", func(c *spec.SecurityContext) bool { return c.RunAsUser != nil }), "podSecurity is restricted, which admits no pod with runAsUser: 0 (root); give a non-zero runAsUser, or leave it out to run as the image's own non-root user")
+	}
+	nonRoot := true
+	sc.RunAsNonRoot = &nonRoot
 }
 
 // checkRootContradiction refuses runAsUser 0 with runAsNonRoot true: the

@@ -118,11 +118,13 @@ type Platform struct {
 	CPU                Scheduling       `json:"cpu"`
 	Storage            Storage          `json:"storage"`
 	SecurityContext    *SecurityContext `json:"securityContext"`
+	PodSecurity        string           `json:"podSecurity"`
 	MPI                struct {
 		APIVersion string `json:"apiVersion"`
 	} `json:"mpi"`
 	Tekton struct {
-		Coschedule string `json:"coschedule"`
+		Coschedule         string `json:"coschedule"`
+		SetSecurityContext bool   `json:"setSecurityContext"`
 	} `json:"tekton"`
 	KubectlImage string `json:"kubectlImage"`
 	TTLSeconds   *int32 `json:"ttlSecondsAfterFinished"`
