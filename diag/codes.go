@@ -55,6 +55,7 @@ const (
 	ArgoClaimDeleted         Code = "MLC606"
 	ArgoClaimOneNode         Code = "MLC607"
 	ArgoClaimTemplateAccount Code = "MLC608"
+	ArgoArtifactGCAccount    Code = "MLC609"
 	TektonNoStartFlag        Code = "MLC621"
 	TektonStartFlag          Code = "MLC622"
 	TektonGPUUnplaced        Code = "MLC623"
