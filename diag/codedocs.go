@@ -55,6 +55,7 @@ var codeDocs = []CodeDoc{
 	{TektonParamNoDefault, "params without a default in a PipelineRun", "Give them values in the PipelineRun's `spec.params` before `kubectl create -f`."},
 	{TektonClaimDeleted, "the claim made for each run is owned by the PipelineRun", "It and the results written there are deleted with the run: use an existing claim to keep them."},
 	{TektonNoTTL, "a PipelineRun has no `ttlSecondsAfterFinished`", "Set up Tekton's pruner to delete finished runs."},
+	{TektonWorkspaceUnseen, "a Tekton step runs its image's own entrypoint, and Tekton hides the image's `/workspace`", "Tekton mounts an emptyDir at `/workspace` in every step; the compiler cannot see whether the image keeps its program there (MLCube's template does: `ENTRYPOINT python3 /workspace/...`). If it does, set `tekton: {imageWorkspace: always}` on the platform, which mounts each step's image's `/workspace` as an image volume, or name the program in the task's `entrypoint`; if it does not, `imageWorkspace: none` or `--disable MLC629` silences this."},
 	{JobBackoff, "a Job waits between retries with its own backoff", "The step's `backoff` is not applied (10s, 20s, 40s, … up to 6m)."},
 	{JobClaimEphemeral, "a claim per run is an ephemeral volume of the Job's pod", "Results do not outlive the Job: use an existing claim (`storage.pvc`)."},
 	{JobNoRBAC, "`--emit-rbac` adds nothing to a Job", "A Job calls no Kubernetes API: drop the flag."},

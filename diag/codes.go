@@ -64,6 +64,7 @@ const (
 	TektonParamNoDefault     Code = "MLC626"
 	TektonClaimDeleted       Code = "MLC627"
 	TektonNoTTL              Code = "MLC628"
+	TektonWorkspaceUnseen    Code = "MLC629"
 	JobBackoff               Code = "MLC641"
 	JobClaimEphemeral        Code = "MLC642"
 	JobNoRBAC                Code = "MLC643"

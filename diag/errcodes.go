@@ -56,6 +56,7 @@ const (
 	NeedsClaim      Code = "MLC558"
 	EngineCannotRun Code = "MLC650"
 	TooLarge        Code = "MLC651"
+	WorkspaceHidden Code = "MLC652"
 	BadFlag         Code = "MLC750"
 	Internal        Code = "MLC751"
 	CommandFailed   Code = "MLC752"

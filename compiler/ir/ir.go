@@ -60,6 +60,9 @@ type Pipeline struct {
 	// the platform says it: workspaces (the default), pipelineruns,
 	// isolate-pipelinerun or disabled.
 	Coschedule string
+	// ImageWorkspace is the platform's tekton.imageWorkspace: named (the
+	// default, also when empty), always or none.
+	ImageWorkspace string `json:",omitempty"`
 	// ObjectStore is where steps fetch inputs given as URLs and, with an
 	// object workspace, upload their outputs; nil when the platform
 	// names none.

@@ -123,6 +123,7 @@ func newLowering(ps *spec.Pipeline, plat *spec.Platform, needValues string) *low
 		TTLSecondsAfterFinished: plat.TTLSeconds,
 		KubectlImage:            plat.KubectlImage,
 		Coschedule:              plat.Tekton.Coschedule,
+		ImageWorkspace:          plat.Tekton.ImageWorkspace,
 		FileSteps:               ps.FileSteps,
 	}
 	if lw.p.KubectlImage == "" {

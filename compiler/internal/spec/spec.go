@@ -122,7 +122,8 @@ type Platform struct {
 		APIVersion string `json:"apiVersion"`
 	} `json:"mpi"`
 	Tekton struct {
-		Coschedule string `json:"coschedule"`
+		Coschedule     string `json:"coschedule"`
+		ImageWorkspace string `json:"imageWorkspace"`
 	} `json:"tekton"`
 	KubectlImage string `json:"kubectlImage"`
 	TTLSeconds   *int32 `json:"ttlSecondsAfterFinished"`
