@@ -65,6 +65,7 @@ const (
 	TektonClaimDeleted       Code = "MLC627"
 	TektonNoTTL              Code = "MLC628"
 	TektonWorkspaceUnseen    Code = "MLC629"
+	IsolationEgress          Code = "MLC630"
 	JobBackoff               Code = "MLC641"
 	JobClaimEphemeral        Code = "MLC642"
 	JobNoRBAC                Code = "MLC643"

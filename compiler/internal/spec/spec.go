@@ -125,6 +125,9 @@ type Platform struct {
 		Coschedule     string `json:"coschedule"`
 		ImageWorkspace string `json:"imageWorkspace"`
 	} `json:"tekton"`
+	MedPerf struct {
+		Network string `json:"network"`
+	} `json:"medperf"`
 	KubectlImage string `json:"kubectlImage"`
 	TTLSeconds   *int32 `json:"ttlSecondsAfterFinished"`
 	Priorities
