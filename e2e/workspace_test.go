@@ -79,3 +79,17 @@ func TestE2ETektonWorkspaceProgramOnRealNode(t *testing.T) {
 		t.Fatalf("imageWorkspace: none: exit %d, want 1 with MLC652 and nothing on stdout\nstdout:\n%s\nstderr:\n%s", code, out, stderr)
 	}
 }
+
+// imageWorkspaceOnRealNode points the image volumes that mount the
+// suite's base image's /workspace (a step whose program the cube names
+// in /workspace, such as torch-ddp's prepare) at workspaceImage's: the
+// base image stands in for images that keep a /workspace
+// (pytorch/pytorch's WORKDIR) and has none, and its recorder, the
+// step's program, reads no script.
+func imageWorkspaceOnRealNode(volumes []corev1.Volume) {
+	for i := range volumes {
+		if img := volumes[i].Image; img != nil && strings.HasSuffix(img.Reference, realImage) {
+			img.Reference = workspaceImage
+		}
+	}
+}
