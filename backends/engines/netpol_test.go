@@ -77,7 +77,7 @@ func selectedPods(t *testing.T, out enginetest.Emitted, np *networkingv1.Network
 // MedPerf shuts its containers off: a NetworkPolicy emitted with the run
 // selects them by the labels each engine puts on them, and denies them
 // ingress, and egress but for what Argo's executor in the same pod needs
-// (the API server), said in a warning. The platform opts out with
+// (the API server). The platform opts out with
 // medperf: {network: allowed}.
 func TestMedPerfStepsHaveNoNetwork(t *testing.T) {
 	for _, backend := range []string{"argo", "tekton", "job"} {
@@ -103,8 +103,10 @@ func TestMedPerfStepsHaveNoNetwork(t *testing.T) {
 			if len(np.Spec.Egress) != 1 || len(np.Spec.Egress[0].Ports) != 2 || np.Spec.Egress[0].Ports[0].Port.IntValue() != 443 || np.Spec.Egress[0].Ports[1].Port.IntValue() != 6443 {
 				t.Errorf("argo: egress %+v, want the API server's ports alone", np.Spec.Egress)
 			}
-			if !strings.Contains(stderr, "Argo's executor, in every pod, reports to the API server (any host on TCP ports 443 and 6443)") || !strings.Contains(stderr, "[MLC630]") {
-				t.Errorf("argo: no MLC630:\n%s", stderr)
+			// The engine's own need is the policy's and the docs', not
+			// a warning in every compile of a MedPerf cube.
+			if strings.Contains(stderr, "MLC630") {
+				t.Errorf("argo: MLC630 with the data on the claim:\n%s", stderr)
 			}
 		default:
 			if len(np.Spec.Egress) != 0 || strings.Contains(stderr, "MLC630") {
@@ -145,7 +147,7 @@ func TestMedPerfMoversReachTheStore(t *testing.T) {
 		if !toStore || !dns {
 			t.Errorf("%s: egress %+v: want namespace storage and DNS", backend, np.Spec.Egress)
 		}
-		if stderr := out.Stderr(); !strings.Contains(stderr, "moves its data through the object store at seaweedfs.storage:8333 (namespace storage, any port)") {
+		if stderr := out.Stderr(); !strings.Contains(stderr, "moves its data through the object store at seaweedfs.storage:8333 (namespace storage, any port)") || !strings.Contains(stderr, "[MLC630]") {
 			t.Errorf("%s: the warning does not name the store:\n%s", backend, stderr)
 		}
 	}

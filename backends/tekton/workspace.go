@@ -4,6 +4,7 @@ import (
 	"path"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	tektonpaths "github.com/tektoncd/pipeline/pkg/apis/pipeline"
@@ -55,11 +56,55 @@ func namesWorkspace(s *ir.Step) string {
 	return ""
 }
 
+// programImages keep their program in /workspace and run it as their
+// entrypoint; workdirImages have /workspace for their working directory,
+// where a script named relative to it lives. Each from its Dockerfile:
+// mlcommons/mlcube_examples at 4c52d41 (hello_world, fets/metrics,
+// fets/preprocessing, mnist_fl/pytorch), and pytorch/pytorch's
+// (docker/pytorch/Dockerfile, WORKDIR /workspace).
+var (
+	programImages = []string{"mlcommons/hello_world", "mlcommons/fets_metrics", "mlcommons/fets_preprocessing", "mlcommons/mnist_fl_pytorch"}
+	workdirImages = []string{"pytorch/pytorch", "mlcommons/fets_metrics", "mlcommons/fets_preprocessing"}
+)
+
+// knownImage says whether image is one of names, at any tag or digest,
+// on Docker Hub.
+func knownImage(image string, names []string) bool {
+	repo := strings.TrimPrefix(strings.TrimPrefix(image, "docker.io/"), "index.docker.io/")
+	if i := strings.IndexAny(repo, "@"); i >= 0 {
+		repo = repo[:i]
+	}
+	if i := strings.LastIndex(repo, ":"); i > strings.LastIndex(repo, "/") {
+		repo = repo[:i]
+	}
+	return slices.Contains(names, repo)
+}
+
+// relativeProgram says whether step s runs a script named relative to
+// its image's working directory.
+func relativeProgram(s *ir.Step) bool {
+	return slices.ContainsFunc(s.Command, relativeScript.MatchString)
+}
+
+// programInWorkspace says whether step s's program lives in /workspace,
+// as far as the spec and the images the compiler knows say.
+func programInWorkspace(s *ir.Step) bool {
+	switch {
+	case namesWorkspace(s) != "":
+		return true
+	case len(s.Command) == 0:
+		return knownImage(s.Image, programImages)
+	}
+	return relativeProgram(s) && knownImage(s.Image, workdirImages)
+}
+
 // programUnseen says whether the spec does not say where step s's
-// program lives: it runs its image's entrypoint, or a script relative
-// to the image's working directory.
+// program lives: a script relative to the working directory of an
+// image the compiler does not know. A step that runs its image's own
+// entrypoint is not warned about (nearly every cube does, and most
+// images keep their program elsewhere); docs/backends.md says so.
 func programUnseen(s *ir.Step) bool {
-	return len(s.Command) == 0 || slices.ContainsFunc(s.Command, relativeScript.MatchString)
+	return !programInWorkspace(s) && relativeProgram(s)
 }
 
 // mountsImageWorkspace says whether step s's container mounts its
@@ -74,7 +119,7 @@ func mountsImageWorkspace(p *ir.Pipeline, s *ir.Step) bool {
 	case imageWorkspaceNone:
 		return false
 	}
-	return namesWorkspace(s) != ""
+	return programInWorkspace(s)
 }
 
 // imageWorkspace adds to the mounts of s's step and the task's volumes
@@ -101,9 +146,12 @@ func workspaceRefusals(p *ir.Pipeline) diag.Diagnostics {
 		if s.Kind != ir.Container {
 			continue
 		}
-		named := namesWorkspace(s)
-		if named != "" && p.ImageWorkspace == imageWorkspaceNone {
-			out = append(out, diag.Errorf(diag.WorkspaceHidden, s.Loc, "tekton: step %s runs %q, in /workspace, where Tekton mounts an emptyDir in every step, hiding the image's own; the platform says the cluster mounts no image volumes (tekton: {imageWorkspace: none}). Move the program out of /workspace in the image and name it in the task's entrypoint, run the pipeline with --backend argo or job, or, on Kubernetes 1.35 or later with containerd 2.1 or CRI-O 1.31 or later, drop imageWorkspace: none so that the step mounts its image's /workspace", s.Name, named))
+		named := strconv.Quote(namesWorkspace(s))
+		if named == `""` && programInWorkspace(s) {
+			named = "the entrypoint of image " + s.Image
+		}
+		if named != `""` && p.ImageWorkspace == imageWorkspaceNone {
+			out = append(out, diag.Errorf(diag.WorkspaceHidden, s.Loc, "tekton: step %s runs %s, in /workspace, where Tekton mounts an emptyDir in every step, hiding the image's own; the platform says the cluster mounts no image volumes (tekton: {imageWorkspace: none}). Move the program out of /workspace in the image and name it in the task's entrypoint, run the pipeline with --backend argo or job, or, on Kubernetes 1.35 or later with containerd 2.1 or CRI-O 1.31 or later, drop imageWorkspace: none so that the step mounts its image's /workspace", s.Name, named))
 			continue
 		}
 		if !mountsImageWorkspace(p, s) {
@@ -129,7 +177,7 @@ func workspaceWarnings(p *ir.Pipeline) diag.Diagnostics {
 	steps := map[string][]string{}
 	var first []*ir.Step
 	for _, s := range p.Steps {
-		if s.Kind != ir.Container || namesWorkspace(s) != "" || !programUnseen(s) {
+		if s.Kind != ir.Container || !programUnseen(s) {
 			continue
 		}
 		if steps[s.Image] == nil {
@@ -138,7 +186,7 @@ func workspaceWarnings(p *ir.Pipeline) diag.Diagnostics {
 		steps[s.Image] = append(steps[s.Image], s.Name)
 	}
 	for _, s := range first {
-		out = append(out, diag.Warnf(diag.TektonWorkspaceUnseen, s.Loc, "tekton: %s %s %s, and Tekton mounts an emptyDir at /workspace in every step, hiding the image's own; if the image keeps its program there (MLCube's template does: ENTRYPOINT python3 /workspace/...), set tekton: {imageWorkspace: always} on the platform, which mounts each step's image's /workspace as an image volume, or name the program in the task's entrypoint; if not, imageWorkspace: none silences this", stepWord(steps[s.Image]), strings.Join(steps[s.Image], ", "), unseenWhat(s, len(steps[s.Image]) == 1)))
+		out = append(out, diag.Warnf(diag.TektonWorkspaceUnseen, s.Loc, "tekton: %s %s %s, and Tekton mounts an emptyDir at /workspace in every step, hiding the image's own; if that is the image's working directory (pytorch/pytorch's is), set tekton: {imageWorkspace: always} on the platform, which mounts each step's image's /workspace as an image volume, or name the program in the task's entrypoint; if not, imageWorkspace: none silences this", stepWord(steps[s.Image]), strings.Join(steps[s.Image], ", "), unseenWhat(s, len(steps[s.Image]) == 1)))
 	}
 	return out
 }
@@ -157,9 +205,6 @@ func unseenWhat(s *ir.Step, one bool) string {
 	run := "run"
 	if one {
 		run = "runs"
-	}
-	if len(s.Command) == 0 {
-		return run + " the entrypoint of image " + s.Image
 	}
 	return run + " a script relative to the working directory of image " + s.Image
 }

@@ -92,21 +92,56 @@ func TestHiddenProgramRefused(t *testing.T) {
 	}
 }
 
-// Where the spec does not say where the program lives (the image's own
-// entrypoint, a script relative to its working directory), the compile
-// warns, once an image; imageWorkspace: always mounts the image's
-// /workspace on every container step instead, and none silences it.
-func TestUnseenProgramWarned(t *testing.T) {
+// An image the compiler knows keeps its program in /workspace (MLCube's
+// hello_world example's: ENTRYPOINT python3 /workspace/hello_world.py),
+// or has it for its working directory (pytorch/pytorch's, for a script
+// named relative to it), mounts it as a step that names it does.
+func TestKnownImagesMountTheirWorkspace(t *testing.T) {
+	for _, tc := range []struct {
+		image   string
+		command []string
+		mounts  bool
+	}{
+		{"docker.io/mlcommons/hello_world:0.0.1", nil, true},
+		{"mlcommons/hello_world@sha256:00", nil, true},
+		{"pytorch/pytorch:2.9.1-cuda12.8-cudnn9-runtime", []string{"python", "train.py"}, true},
+		{"pytorch/pytorch:2.9.1-cuda12.8-cudnn9-runtime", nil, false},
+		{"example/cube:1.0", nil, false},
+		{"registry.local/mlcommons/hello_world:0.0.1", nil, false},
+	} {
+		p := workspacePipeline(tc.command...)
+		p.Steps[0].Image = tc.image
+		if got := mountsImageWorkspace(p, p.Steps[0]); got != tc.mounts {
+			t.Errorf("%s %q: mounts %v, want %v", tc.image, tc.command, got, tc.mounts)
+		}
+		if w := workspaceWarnings(p); len(w) != 0 {
+			t.Errorf("%s %q: warnings %v", tc.image, tc.command, w)
+		}
+	}
 	p := workspacePipeline()
+	p.Steps[0].Image = "mlcommons/hello_world:0.0.1"
+	p.ImageWorkspace = imageWorkspaceNone
+	if _, err := compile(p, Options{}); err == nil || !strings.Contains(err.Error(), "step train runs the entrypoint of image mlcommons/hello_world:0.0.1, in /workspace") {
+		t.Errorf("none: want the known image's step refused, got %v", err)
+	}
+}
+
+// Where the spec does not say where the program lives (a script relative
+// to the working directory of an image the compiler does not know), the
+// compile warns, once an image; imageWorkspace: always mounts the
+// image's /workspace on every container step instead, and none silences
+// it. A step that runs its image's own entrypoint is not warned about.
+func TestUnseenProgramWarned(t *testing.T) {
+	if w := workspaceWarnings(workspacePipeline()); len(w) != 0 {
+		t.Errorf("the image's entrypoint: warnings %v", w)
+	}
+	p := workspacePipeline("python", "train.py")
 	second := *p.Steps[0]
 	second.Name = "evaluate"
 	p.Steps = append(p.Steps, &second)
 	w := workspaceWarnings(p)
-	if len(w) != 1 || w[0].Code != diag.TektonWorkspaceUnseen || !strings.Contains(w[0].String(), "pipeline.yaml:3:3: warning: tekton: steps train, evaluate run the entrypoint of image template:1, and Tekton mounts an emptyDir at /workspace") {
+	if len(w) != 1 || w[0].Code != diag.TektonWorkspaceUnseen || !strings.Contains(w[0].String(), "pipeline.yaml:3:3: warning: tekton: steps train, evaluate run a script relative to the working directory of image template:1, and Tekton mounts an emptyDir at /workspace") {
 		t.Errorf("warnings %v", w)
-	}
-	if w := workspaceWarnings(workspacePipeline("python", "train.py")); len(w) != 1 || !strings.Contains(w[0].Message, "step train runs a script relative to the working directory of image template:1") {
-		t.Errorf("a relative script: warnings %v", w)
 	}
 	p.ImageWorkspace = imageWorkspaceAlways
 	if w := workspaceWarnings(p); len(w) != 0 {

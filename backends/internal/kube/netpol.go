@@ -32,7 +32,8 @@ type Egress struct {
 // containers in every pod need) and each step's movers need. It selects
 // the pods by the run's labels and ir.NetworkLabel, which every engine
 // puts on a step's pods. It is nil when no step is isolated; the
-// warning says what egress is left, and the refusals what cannot be
+// warning says what egress the data needs (with the engine's, when it
+// warns), and the refusals what cannot be
 // said. A NetworkPolicy is enforced only where the cluster's network
 // plugin does (docs/backends.md).
 func NoNetworkPolicy(p *ir.Pipeline, backend string, engine []Egress) (*networkingv1.NetworkPolicy, diag.Diagnostics) {
@@ -47,10 +48,12 @@ func NoNetworkPolicy(p *ir.Pipeline, backend string, engine []Egress) (*networki
 	}
 	needs := slices.Clone(engine)
 	var out diag.Diagnostics
+	movers := false
 	for _, s := range isolated {
 		more, err := moverEgress(p, backend, s)
 		out = append(out, err...)
 		needs = append(needs, more...)
+		movers = movers || len(more) > 0
 	}
 	policy := &networkingv1.NetworkPolicy{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "networking.k8s.io/v1", Kind: "NetworkPolicy"},
@@ -69,7 +72,10 @@ func NoNetworkPolicy(p *ir.Pipeline, backend string, engine []Egress) (*networki
 			policy.Spec.Egress = append(policy.Spec.Egress, n.Rule)
 		}
 	}
-	if len(whys) > 0 {
+	// What the engine's own containers need is in the policy and the
+	// docs; what the spec's data needs, which the user can change, is
+	// warned about.
+	if movers {
 		out = append(out, diag.Warnf(diag.IsolationEgress, isolated[0].Loc, "%s: the NetworkPolicy %s shuts MedPerf's %s %s off the network, as MedPerf does, but for egress the containers beside the user's need in the same pod, which the user's container shares: %s. Where the data lives on the claim (storage.pvc) and on --backend tekton or job, nothing is left open; medperf: {network: allowed} on the platform opts out", backend, policy.Name, word(len(isolated), "step", "steps"), stepNames(isolated), strings.Join(whys, "; ")))
 	}
 	return policy, out
