@@ -59,6 +59,8 @@ const (
 	NeedsClaim      Code = "MLC558"
 	EngineCannotRun Code = "MLC650"
 	TooLarge        Code = "MLC651"
+	WorkspaceHidden Code = "MLC652"
+	IsolationUnsaid Code = "MLC653"
 	BadFlag         Code = "MLC750"
 	Internal        Code = "MLC751"
 	CommandFailed   Code = "MLC752"

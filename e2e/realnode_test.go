@@ -41,9 +41,29 @@ const (
 // file's but for images and pull policies: what runs is the product's own.
 func compileForRealNode(t *testing.T, dir, backend, image string) []string {
 	t.Helper()
-	args := exampleArgs(dir)
 	golden := filepath.Join(repoRoot, "testdata", "golden", backend, filepath.Base(dir)+".yaml")
 	want := goldenDocuments(t, golden)
+	got, asGolden := realNodeCompile(t, dir, backend, image, want)
+	if asGolden {
+		return got
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d documents, the golden file has %d", len(got), len(want))
+	}
+	for i := range got {
+		if g, w := withoutImages(t, got[i]), withoutImages(t, want[i]); !reflect.DeepEqual(g, w) {
+			t.Fatalf("document %d differs from %s in more than images (regenerate the golden file?):\ngot:\n%s", i, golden, got[i])
+		}
+	}
+	return got
+}
+
+// realNodeCompile compiles an example for backend as compileForRealNode
+// does, with the flags extra, and says whether the documents are the
+// golden file's own (want, a legacy cube's, run as they are).
+func realNodeCompile(t *testing.T, dir, backend, image string, want []string, extra ...string) ([]string, bool) {
+	t.Helper()
+	args := exampleArgs(dir)
 	i := slices.Index(args, "--platform")
 	if i >= 0 && strings.HasSuffix(args[i+1], filepath.Join("platforms", "docker.yaml")) {
 		// A legacy cube's --platform is MLCube's docker platform, which
@@ -52,7 +72,7 @@ func compileForRealNode(t *testing.T, dir, backend, image string) []string {
 		for _, image := range imagesOf(t, want) {
 			nodeContainerd(t, "images", "tag", "--force", "docker.io/"+realImage, dockerReference(image))
 		}
-		return want
+		return want, true
 	}
 	from := ""
 	if i >= 0 {
@@ -64,20 +84,11 @@ func compileForRealNode(t *testing.T, dir, backend, image string) []string {
 	} else {
 		args = append(args, "--platform", file)
 	}
-	out, stderr, code := compileArgs(t, append([]string{"mlcube-compile", "--backend", backend}, args...)...)
+	out, stderr, code := compileArgs(t, slices.Concat([]string{"mlcube-compile", "--backend", backend}, extra, args)...)
 	if code != 0 {
 		t.Fatalf("compile with the real node's platform: exit %d: %s", code, stderr)
 	}
-	got := strings.Split(strings.TrimSuffix(out, "\n"), "\n---\n")
-	if len(got) != len(want) {
-		t.Fatalf("%d documents, the golden file has %d", len(got), len(want))
-	}
-	for i := range got {
-		if g, w := withoutImages(t, got[i]), withoutImages(t, want[i]); !reflect.DeepEqual(g, w) {
-			t.Fatalf("document %d differs from %s in more than images (regenerate the golden file?):\ngot:\n%s", i, golden, got[i])
-		}
-	}
-	return got
+	return strings.Split(strings.TrimSuffix(out, "\n"), "\n---\n"), false
 }
 
 // imagesOf lists the images the documents name.

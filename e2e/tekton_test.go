@@ -150,6 +150,7 @@ func (c *cluster) newUnpinnedTektonRun(t *testing.T, name string, docs []string,
 			r.secretsOf(t, task.TaskSpec.Steps[i].Env)
 			shrink(&task.TaskSpec.Steps[i].ComputeResources)
 		}
+		imageWorkspaceOnRealNode(task.TaskSpec.Volumes)
 	}
 	for _, ws := range pr.Spec.Workspaces {
 		switch {

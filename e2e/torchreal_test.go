@@ -82,7 +82,57 @@ func TestE2ETorchOnRealNode(t *testing.T) {
 	c := e2eCluster(t)
 	needTorchExample(t, "argo")
 	t.Parallel()
-	r := c.realRunOf(t, torchExample, "torch")
+	runTorchOnRealNode(t, c, c.realRunOf(t, torchExample, "torch"))
+}
+
+// TestE2ETorchOnRealNodeWithRBAC runs torch-ddp's Argo workflow compiled
+// with --emit-rbac, in the account, Role and token Secret it makes: the
+// Workflow mounts no token, and the step that creates and waits on the
+// TrainJob runs kubectl with its account's token all the same.
+func TestE2ETorchOnRealNodeWithRBAC(t *testing.T) {
+	c := e2eCluster(t)
+	needTorchExample(t, "argo")
+	t.Parallel()
+	const name = "torch-rbac"
+	golden := goldenDocuments(t, filepath.Join(repoRoot, "testdata", "golden", "argo", torchExample+".yaml"))
+	docs, _ := realNodeCompile(t, filepath.Join(repoRoot, "examples", torchExample), "argo", realImage, golden, "--emit-rbac")
+	r := c.newRealRun(t, name, subjectsIn(t, docs, "e2e-real-"+name), decodeWorkflow(t, golden[len(golden)-1]))
+	if m := r.wf.Spec.AutomountServiceAccountToken; m == nil || *m || r.wf.Spec.Executor == nil {
+		t.Fatalf("compiled with --emit-rbac, the Workflow mounts its token (%v) or names no executor account", m)
+	}
+	runTorchOnRealNode(t, c, r)
+}
+
+// subjectsIn moves the subjects of the RoleBindings among docs to
+// namespace ns, where newRealRun moves the run and its account.
+func subjectsIn(t *testing.T, docs []string, ns string) []string {
+	t.Helper()
+	out := slices.Clone(docs)
+	for i, doc := range out {
+		var obj map[string]any
+		if err := yaml.Unmarshal([]byte(doc), &obj); err != nil {
+			t.Fatal(err)
+		}
+		subjects, _ := obj["subjects"].([]any)
+		if obj["kind"] != "RoleBinding" || len(subjects) == 0 {
+			continue
+		}
+		for _, s := range subjects {
+			s.(map[string]any)["namespace"] = ns
+		}
+		data, err := yaml.Marshal(obj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[i] = string(data)
+	}
+	return out
+}
+
+// runTorchOnRealNode runs r, a compile of torch-ddp, and checks its
+// ranks against the golden file's TrainJob.
+func runTorchOnRealNode(t *testing.T, c *cluster, r *realRun) {
+	t.Helper()
 	manifest := argoCreated(t, r.wf, "TrainJob")
 	*manifest = trainJobOnRealNode(t, *manifest, r.ns)
 	created := r.create(t)

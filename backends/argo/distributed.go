@@ -4,6 +4,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 
@@ -89,13 +90,22 @@ func distributedTemplates(p *ir.Pipeline, s *ir.Step, name string, taken []wfv1.
 // successCondition cannot index: matchConditions,
 // workflow/executor/resource.go, v3.7.18). The job is owned by the
 // template's pod, and deleted when the script is stopped or fails.
+//
+// The template mounts its account's token: kubectl, its only program,
+// deletes, creates and reads the job with it. Under --emit-rbac the
+// Workflow mounts no token (tokenForExecutorOnly), and Argo gives its
+// executor's token only to its own containers, never to a container
+// template's main (setupServiceAccount, workflow/controller/workflowpod.go,
+// v3.7.18 and v4.0.7: a template's automountServiceAccountToken wins over
+// the Workflow's). It runs no user code.
 func waitTemplate(p *ir.Pipeline, s *ir.Step, job *distributed.Job, meta wfv1.Metadata) (wfv1.Template, error) {
 	manifest, err := distributed.OwnedManifest(job, s, []string{workflowName}, "shrink what the job carries (its env and args)")
 	if err != nil {
 		return wfv1.Template{}, err
 	}
 	return wfv1.Template{
-		Metadata: meta,
+		Metadata:                     meta,
+		AutomountServiceAccountToken: ptr.To(true),
 		Container: &corev1.Container{
 			Name:  containerName,
 			Image: p.KubectlImage, ImagePullPolicy: corev1.PullPolicy(s.ImagePullPolicy),

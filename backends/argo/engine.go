@@ -5,6 +5,7 @@ import (
 
 	"github.com/mlcube-compile/mlcube-compile/backends/emit"
 	"github.com/mlcube-compile/mlcube-compile/backends/internal/distributed"
+	"github.com/mlcube-compile/mlcube-compile/backends/internal/kube"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
 )
 
@@ -48,5 +49,11 @@ func (Engine) Emit(p *ir.Pipeline, opts emit.Options) (emit.Result, error) {
 	validatorMu.Lock()
 	defer validatorMu.Unlock()
 	run, warnings, err := compile(p, Options{Kind: Kind(opts.Kind), ServiceAccountName: sa})
-	return emit.Settle(emit.Result{RBAC: rbac, Run: run, Warnings: warnings}, err)
+	if err != nil {
+		return emit.Settle(emit.Result{}, err)
+	}
+	// Argo's executor, in every pod, calls the API server
+	// (workflow/executor, the wait container's reports of its outputs).
+	policies, isolated, err := kube.Isolation(p, "argo", []kube.Egress{kube.APIServerEgress("Argo's executor, in every pod, reports to the API server")})
+	return emit.Settle(emit.Result{RBAC: rbac, NetworkPolicies: policies, Run: run, Warnings: append(warnings, isolated...)}, err)
 }

@@ -319,3 +319,40 @@ func TestContainerSetsNameEveryVolume(t *testing.T) {
 		}
 	}
 }
+
+// Argo's artifact GC pod runs as the namespace's default account when the
+// run names none (getArtifactGCPodInfo, workflow/controller/
+// artifact_gc.go, v3.7.18 and v4.0.7), which cannot read the run's
+// WorkflowArtifactGCTasks; with forceFinalizerRemoval the Workflow goes
+// and its data stays. The compile says so, at objectStore.artifactGC,
+// unless --emit-rbac makes the run an account or the platform names one.
+func TestArtifactGCDefaultAccountWarns(t *testing.T) {
+	opts := manifestcheck.Specs(enginetest.Example(t, "mixed-storage"))
+	// The example names an account set up for runs: nothing is said.
+	if stderr := build(t, opts, emit.Options{}).Must(t).Stderr(); strings.Contains(stderr, "MLC609") {
+		t.Errorf("with the platform's account:\n%s", stderr)
+	}
+	data, err := os.ReadFile(opts.Platform)
+	if err != nil {
+		t.Fatal(err)
+	}
+	platform := strings.Replace(string(data), "serviceAccountName: mlcube-runner\n", "", 1)
+	if !strings.HasPrefix(strings.SplitN(platform, "objectStore:", 2)[1], "\n  artifactRepositoryRef") {
+		t.Fatalf("mixed-storage's platform changed:\n%s", platform)
+	}
+	dir := enginetest.WriteFiles(t, map[string]string{"platform.yaml": platform})
+	opts.Platform = filepath.Join(dir, "platform.yaml")
+	stderr := build(t, opts, emit.Options{}).Must(t).Stderr()
+	if !strings.Contains(stderr, "platform.yaml:8:3: warning: objectStore.artifactGC: argo: the pod that deletes the run's artifacts") || !strings.Contains(stderr, "[MLC609]") {
+		t.Errorf("no MLC609 at objectStore.artifactGC:\n%s", stderr)
+	}
+	rbac := opts
+	rbac.Namespace = "ml"
+	if stderr := build(t, rbac, emit.Options{RBAC: true}).Must(t).Stderr(); strings.Contains(stderr, "MLC609") {
+		t.Errorf("with --emit-rbac:\n%s", stderr)
+	}
+	// Without artifactGC, nothing is collected and nothing is said.
+	if stderr := build(t, manifestcheck.Specs(enginetest.Example(t, "bucket-pipeline")), emit.Options{}).Must(t).Stderr(); strings.Contains(stderr, "MLC609") {
+		t.Errorf("bucket-pipeline:\n%s", stderr)
+	}
+}

@@ -24,6 +24,13 @@ func warnings(p *ir.Pipeline, account string) diag.Diagnostics {
 	if len(p.ResourceClaimTemplates) > 0 && account == "" {
 		out = append(out, diag.Warnf(diag.ArgoClaimTemplateAccount, firstTemplateRequest(p), "argo: the Workflow's first task applies the ResourceClaimTemplate its GPU pods claim their GPUs from, and the run uses the namespace's default service account, which cannot create resourceclaimtemplates unless granted; compile with --emit-rbac, which makes the run an account with create, get and patch on them, or name one set up for runs with serviceAccountName on the platform"))
 	}
+	if collectsArtifacts(p) && account == "" {
+		// Argo runs the GC pod as the namespace's default account when
+		// artifactGC names none (getArtifactGCPodInfo, and
+		// processCompletedArtifactGCPod's forceFinalizerRemoval,
+		// workflow/controller/artifact_gc.go, v3.7.18 and v4.0.7).
+		out = append(out, diag.Warnf(diag.ArgoArtifactGCAccount, p.Platform.Field("objectStore").Field("artifactGC"), "argo: the pod that deletes the run's artifacts (objectStore.artifactGC) runs as the namespace's default service account, which cannot read the run's workflowartifactgctasks unless granted; the Workflow is then deleted all the same and its data stays in the bucket, with no error. Compile with --emit-rbac, which makes the run an account with list and watch on workflowartifactgctasks and patch on their status, or name one set up for runs with serviceAccountName on the platform"))
+	}
 	for _, v := range p.Volumes {
 		if v.Create == nil {
 			continue

@@ -59,6 +59,10 @@ type Result struct {
 	// from (Dynamic Resource Allocation), when the run does not create
 	// them itself.
 	ResourceClaimTemplates []any
+	// NetworkPolicies isolate the pods of steps that run without network
+	// (MedPerf's containers); applied before the run, whose pods they
+	// select by label.
+	NetworkPolicies []any
 	// Run is the object that runs the pipeline: a Workflow, a
 	// PipelineRun, a Job. It is nil when the engine refused the spec.
 	Run any
@@ -76,8 +80,8 @@ type Result struct {
 }
 
 // Objects are the result's objects in the order they are applied: the
-// ConfigMap the run reads, the RBAC, the ResourceClaimTemplates, then the
-// run, which needs them all.
+// ConfigMap the run reads, the RBAC, the ResourceClaimTemplates, the
+// NetworkPolicies, then the run, which needs them all.
 func (r Result) Objects() []any {
 	var objs []any
 	if r.ConfigMap != nil {
@@ -85,6 +89,7 @@ func (r Result) Objects() []any {
 	}
 	objs = append(objs, r.RBAC...)
 	objs = append(objs, r.ResourceClaimTemplates...)
+	objs = append(objs, r.NetworkPolicies...)
 	return append(objs, r.Run)
 }
 

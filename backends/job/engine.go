@@ -45,6 +45,12 @@ func (Engine) Emit(p *ir.Pipeline, opts emit.Options) (emit.Result, error) {
 	for _, t := range templates {
 		res.ResourceClaimTemplates = append(res.ResourceClaimTemplates, t)
 	}
+	// A Job's pod calls no API; only its movers need the network.
+	policies, isolated, err := kube.Isolation(p, "job", nil)
+	if err != nil {
+		return emit.Settle(emit.Result{}, err)
+	}
+	res.NetworkPolicies, res.Warnings = policies, append(res.Warnings, isolated...)
 	return res, nil
 }
 

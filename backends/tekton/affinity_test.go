@@ -60,6 +60,7 @@ func TestWarnings(t *testing.T) {
 		t.Errorf("with coschedule: disabled no assistant places a step, yet:\n%s", got)
 	}
 	p.Steps = p.Steps[:1]
+	p.Steps[0].Command = []string{"python3", "/opt/prep.py"}
 	p.Params = nil
 	if w := warnings(p, KindPipelineRun); len(w) != 0 {
 		t.Errorf("one step on one claim: warnings %q", w)

@@ -80,5 +80,12 @@ func emitKind(p *ir.Pipeline, opts emit.Options) (emit.Result, error) {
 	if cm := kube.ConfigMap(p); cm != nil {
 		res.ConfigMap = cm
 	}
+	// A TaskRun's pod calls no API (results go in termination
+	// messages); only its movers need the network.
+	policies, isolated, err := kube.Isolation(p, "tekton", nil)
+	if err != nil {
+		return emit.Result{}, err
+	}
+	res.NetworkPolicies, res.Warnings = policies, append(res.Warnings, isolated...)
 	return res, nil
 }

@@ -33,7 +33,7 @@ func compile(p *ir.Pipeline, opts Options) (*v1.PipelineRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	if refused := refusals(p); len(refused) > 0 {
+	if refused := append(refusals(p), workspaceRefusals(p)...); len(refused) > 0 {
 		return nil, refused
 	}
 	if err := objectRefusals(p); err != nil {

@@ -21,11 +21,13 @@ const stepName = "main"
 // task's volumes; steps before and after the user's move its data
 // (dataSteps).
 func pipelineTask(p *ir.Pipeline, s *ir.Step) (v1.PipelineTask, error) {
-	steps, results, err := dataSteps(p, s, step(p, s))
+	main := step(p, s)
+	volumes := imageWorkspace(p, s, &main.VolumeMounts, append(kube.ShmVolumes(s), podVolumes(p, s)...))
+	steps, results, err := dataSteps(p, s, main)
 	if err != nil {
 		return v1.PipelineTask{}, err
 	}
-	t := embeddedTask(p, s, v1.TaskSpec{Steps: steps, Results: results, Volumes: append(kube.ShmVolumes(s), podVolumes(p, s)...)})
+	t := embeddedTask(p, s, v1.TaskSpec{Steps: steps, Results: results, Volumes: volumes})
 	queueTask(&t, s)
 	for _, name := range usedParams(s) {
 		t.Params = append(t.Params, v1.Param{Name: name, Value: *v1.NewStructuredValues(paramRef(name))})

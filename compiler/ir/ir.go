@@ -66,6 +66,9 @@ type Pipeline struct {
 	// PodSecurity is the Pod Security Standard the run's namespace
 	// enforces, as the platform says it: PodSecurityRestricted, or empty.
 	PodSecurity string `json:",omitempty"`
+	// ImageWorkspace is the platform's tekton.imageWorkspace: named (the
+	// default, also when empty), always or none.
+	ImageWorkspace string `json:",omitempty"`
 	// ObjectStore is where steps fetch inputs given as URLs and, with an
 	// object workspace, upload their outputs; nil when the platform
 	// names none.
@@ -185,6 +188,10 @@ func (k *Kind) UnmarshalText(b []byte) error {
 	return nil
 }
 
+// NetworkLabel, with the value "none", marks the pods of a step with
+// NoNetwork, which the run's NetworkPolicy selects.
+const NetworkLabel = "mlcube-compile/network"
+
 // Step runs one cube task in one container, or one distributed job.
 type Step struct {
 	// Name is unique in the pipeline and valid for every engine.
@@ -240,6 +247,10 @@ type Step struct {
 	// PriorityClassName is the PriorityClass of the step's pods (its
 	// container's, or every pod of its job); empty for the default.
 	PriorityClassName string `json:",omitempty"`
+	// NoNetwork is set for a MedPerf container's step, which MedPerf
+	// runs with the network off: its pods carry NetworkLabel, and the
+	// run comes with a NetworkPolicy that isolates them.
+	NoNetwork bool `json:",omitempty"`
 	// Fetches are put in place, in order, before the container starts,
 	// each checked against its sha256; Uploads are sent to the object
 	// store when it ends, each with its sha256.

@@ -11,6 +11,7 @@ import (
 	tektonv1 "github.com/tektoncd/pipeline/pkg/apis/pipeline/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -79,6 +80,8 @@ func beforeRun(t testing.TB, name, doc string, keys, templates map[string]bool) 
 		obj = &rbacv1.RoleBinding{}
 	case "Secret":
 		obj = &corev1.Secret{} // an Argo executor's token
+	case "NetworkPolicy":
+		obj = &networkingv1.NetworkPolicy{} // MedPerf's steps without network
 	default:
 		t.Fatalf("%s: unexpected %s before the run", name, meta.Kind)
 	}

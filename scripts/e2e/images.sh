@@ -30,6 +30,13 @@
 #                       must stay POSIX. A name of the base image's one
 #                       layer, so that the node imports nothing more.
 #   mlcube-e2e/pause:1  the pod sandbox: Kubernetes' own pause.c, static.
+#   mlcube-e2e/workspace:1  a cube's image that keeps its program in
+#                       /workspace, as MLCube's template does: image/
+#                       workspace.c, static, at /workspace/train, its
+#                       entrypoint; the one file of a layer of its own. On
+#                       Tekton, which mounts an emptyDir at /workspace in
+#                       every step, it runs only where the step mounts its
+#                       image's /workspace.
 # PyTorch is in the one root filesystem, not an image of its own: each
 # image here is one layer of the same files, so a step of any image (a
 # workflow's kubectl or executor step beside a TrainJob's ranks) finds
@@ -197,4 +204,18 @@ else
   log "mlcube-e2e/pause:1: from the cache ($pause_key)"
 fi
 ln -sfn "$images/pause-$pause_key.tar" "$E2E_IMAGES/pause.tar"
+
+workspace_key=$({ sha256sum <"$here/image/workspace.c"; gcc --version | head -1; declare -f archive; } | sha256sum | cut -c1-16)
+if [ ! -s "$images/workspace-$workspace_key.tar" ]; then
+  log "mlcube-e2e/workspace:1: building ($workspace_key)"
+  dir=$work/workspace
+  mkdir -p "$dir/workspace"
+  gcc -Os -static -o "$dir/workspace/train" "$here/image/workspace.c"
+  strip "$dir/workspace/train"
+  archive "$dir" "$images/workspace-$workspace_key.tar" mlcube-e2e/workspace:1 '["/workspace/train"]' "$std_path"
+  rm -rf "$dir"
+else
+  log "mlcube-e2e/workspace:1: from the cache ($workspace_key)"
+fi
+ln -sfn "$images/workspace-$workspace_key.tar" "$E2E_IMAGES/workspace.tar"
 log "ready in $E2E_IMAGES (the cache: $images)"

@@ -117,7 +117,7 @@ CNI
   start containerd "$E2E_BIN/containerd" --config "$node_dir/containerd/config.toml"
   wait_for containerd 30 ctr --address "$node_dir/containerd/containerd.sock" version
   local image
-  for image in base pause; do
+  for image in base pause workspace; do
     ctr --address "$node_dir/containerd/containerd.sock" -n k8s.io images import --no-unpack=false \
       "$E2E_IMAGES/$image.tar" >/dev/null
   done

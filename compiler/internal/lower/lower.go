@@ -125,6 +125,7 @@ func newLowering(ps *spec.Pipeline, plat *spec.Platform, needValues string) *low
 		Coschedule:              plat.Tekton.Coschedule,
 		SetSecurityContext:      plat.Tekton.SetSecurityContext,
 		PodSecurity:             plat.PodSecurity,
+		ImageWorkspace:          plat.Tekton.ImageWorkspace,
 		FileSteps:               ps.FileSteps,
 	}
 	if lw.p.KubectlImage == "" {

@@ -86,6 +86,7 @@ func (lw *lowering) lowerStep(st *spec.Step, name string) (*ir.Step, graph.IO) {
 	lw.scheduling(st, s, gpus > 0)
 	lw.retryAndTimeout(st, s)
 	lw.queue(st, s)
+	lw.isolate(st, s)
 	switch {
 	case st.MPI != nil:
 		lw.lowerMPI(st, s)
@@ -93,6 +94,17 @@ func (lw *lowering) lowerStep(st *spec.Step, name string) (*ir.Step, graph.IO) {
 		lw.lowerTorch(st, s)
 	}
 	return s, sio
+}
+
+// isolate marks the step of a MedPerf container, which MedPerf runs with
+// the network off (disable_network=True,
+// cli/medperf/containers/runners/docker_runner.py of mlcommons/medperf),
+// unless the platform lets it keep the cluster's network.
+func (lw *lowering) isolate(st *spec.Step, s *ir.Step) {
+	if st.Cube.Container && lw.plat.MedPerf.Network != "allowed" {
+		s.NoNetwork = true
+		s.Labels[ir.NetworkLabel] = "none"
+	}
 }
 
 // templateName names the definition shared by steps that run one cube task.

@@ -125,7 +125,11 @@ type Platform struct {
 	Tekton struct {
 		Coschedule         string `json:"coschedule"`
 		SetSecurityContext bool   `json:"setSecurityContext"`
+		ImageWorkspace     string `json:"imageWorkspace"`
 	} `json:"tekton"`
+	MedPerf struct {
+		Network string `json:"network"`
+	} `json:"medperf"`
 	KubectlImage string `json:"kubectlImage"`
 	TTLSeconds   *int32 `json:"ttlSecondsAfterFinished"`
 	Priorities
