@@ -239,6 +239,22 @@ type Step struct {
 	// store when it ends, each with its sha256.
 	Fetches []Fetch  `json:",omitempty"`
 	Uploads []Upload `json:",omitempty"`
+	// Folders are made before the container starts, as MLCube makes
+	// them: each output folder of its args, and the folder of each
+	// output file. Only a container step has them.
+	Folders []Folder `json:",omitempty"`
+}
+
+// Folder is an output path of a step's args, whose folder is made
+// before the step's container starts.
+type Folder struct {
+	// Param is the cube parameter whose argument it is, for backends
+	// that pass differing paths to a shared template (Arg.Param).
+	Param string
+	// Path is the output as the container sees it (the Arg's Value).
+	Path Text
+	// File says Path is a file, whose folder is made; else Path is.
+	File bool `json:",omitempty"`
 }
 
 // Arg is one container argument. Param names the cube parameter it binds,

@@ -56,3 +56,54 @@ func CreateFiles(s *ir.Step, image, pullPolicy string, ref func(param string) st
 		Resources:       Resources(HelperResources()),
 	}
 }
+
+// FoldersName names the container, or Tekton's step, that makes a
+// step's folders when no container that fetches its data does.
+const FoldersName = "folders"
+
+// FoldersScript makes folders, as MLCube makes them on the host before
+// it runs a task (generate_mounts_and_args, mlcube/shell.py: each
+// output folder, and the folder of each output file): the program may
+// write into them without making them. Its items are two words each:
+// folder (make the path) or file (make its folder), and the path as the
+// step's container sees it.
+const FoldersScript = `set -eu
+while [ $# -ge 2 ]; do
+  kind=$1 p=$2; shift 2
+  [ "$kind" = folder ] || p=$(dirname "$p")
+  mkdir -p "$p"
+done
+`
+
+// FolderItems are the items of FoldersScript for s's Folders, each path
+// written by path.
+func FolderItems(s *ir.Step, path func(ir.Folder) string) []string {
+	var out []string
+	for _, f := range s.Folders {
+		kind := "folder"
+		if f.File {
+			kind = "file"
+		}
+		out = append(out, kind, path(f))
+	}
+	return out
+}
+
+// FoldersContainer makes s's Folders (FoldersScript) in image, mounting
+// mounts, the step's own mounts; path writes each Folder's path. Nil
+// when s has none.
+func FoldersContainer(s *ir.Step, image string, mounts []corev1.VolumeMount, path func(ir.Folder) string) *corev1.Container {
+	items := FolderItems(s, path)
+	if len(items) == 0 {
+		return nil
+	}
+	return &corev1.Container{
+		Name:            FoldersName,
+		Image:           image,
+		ImagePullPolicy: corev1.PullPolicy(s.ImagePullPolicy),
+		Command:         []string{"sh", "-c", ir.KubeLiteral(FoldersScript), FoldersName},
+		Args:            items,
+		VolumeMounts:    mounts,
+		Resources:       Resources(HelperResources()),
+	}
+}
