@@ -23,7 +23,8 @@ import (
 // partial output and fails on its first attempt (MLCUBE_E2E_ATTEMPT 0),
 // and writes data.txt alone on the next; train leaves its output folder
 // empty; evaluate writes, as its metrics, the files it was given and
-// what data.txt says.
+// what data.txt says. With MLCUBE_E2E_MKDIR set it makes its output
+// folders first, as a program that does not count on MLCube does.
 const objDataProgram = `set -eu
 task=$1; shift
 for a do
@@ -33,6 +34,13 @@ for a do
   --metrics=*) metrics=${a#*=} ;;
   esac
 done
+if [ -n "${MLCUBE_E2E_MKDIR:-}" ]; then
+  case $task in
+  prepare) mkdir -p "$data" ;;
+  train) mkdir -p "$model" ;;
+  evaluate) mkdir -p "${metrics%/*}" ;;
+  esac
+fi
 case $task in
 prepare)
   if [ "$MLCUBE_E2E_ATTEMPT" = 0 ]; then
@@ -79,9 +87,34 @@ func TestE2EArgoObjectData(t *testing.T) {
 	c, s := e2eCluster(t), e2eObjectStore(t)
 	t.Parallel()
 	seedBucket(t, s)
+	for _, name := range objDataRuns {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			argoObjData(t, c, s, name)
+		})
+	}
+}
+
+// objDataRuns name the runs of the object data tests: the programs
+// make no folder, or (-mkdir) make their own, which leaves points 1 and
+// 9 alone to the test.
+var objDataRuns = []string{"objdata", "objdata-mkdir"}
+
+// objDataEnv is the env of a run's programs: the attempt's number, as
+// the engine writes it, and MLCUBE_E2E_MKDIR for a -mkdir run.
+func objDataEnv(run, attempt string) []corev1.EnvVar {
+	env := []corev1.EnvVar{{Name: "MLCUBE_E2E_ATTEMPT", Value: attempt}}
+	if strings.HasSuffix(run, "-mkdir") {
+		env = append(env, corev1.EnvVar{Name: "MLCUBE_E2E_MKDIR", Value: "1"})
+	}
+	return env
+}
+
+// argoObjData is one run of TestE2EArgoObjectData.
+func argoObjData(t *testing.T, c *cluster, s *objectStore, name string) {
 	docs := compileObjData(t, "argo", realImage)
 	wf := decodeWorkflow(t, docs[len(docs)-1])
-	r := c.newRealRun(t, "objdata", docs, wf)
+	r := c.newRealRun(t, name, docs, wf)
 	s.credentials(t, c, r.ns)
 	for i := range r.wf.Spec.Templates {
 		tmpl := &r.wf.Spec.Templates[i]
@@ -92,7 +125,7 @@ func TestE2EArgoObjectData(t *testing.T) {
 			ctr := &tmpl.ContainerSet.Containers[j]
 			if ctr.Name == "run" || (ctr.Name == "main" && !tmpl.ContainerSet.HasContainerNamed("run")) {
 				ctr.Command = []string{"sh", "-c", objDataProgram, "program"}
-				ctr.Env = append(ctr.Env, corev1.EnvVar{Name: "MLCUBE_E2E_ATTEMPT", Value: "{{retries}}"})
+				ctr.Env = append(ctr.Env, objDataEnv(name, "{{retries}}")...)
 			}
 		}
 		if s := tmpl.RetryStrategy; s != nil && s.Backoff != nil {
@@ -128,14 +161,24 @@ func TestE2ETektonObjectData(t *testing.T) {
 	c, s := e2eCluster(t), e2eObjectStore(t)
 	t.Parallel()
 	seedBucket(t, s)
+	for _, name := range objDataRuns {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			tektonObjData(t, c, s, name)
+		})
+	}
+}
+
+// tektonObjData is one run of TestE2ETektonObjectData.
+func tektonObjData(t *testing.T, c *cluster, s *objectStore, name string) {
 	docs := compileObjData(t, "tekton", tektonImage)
-	r := c.newTektonRun(t, "objdata", docs, decodePipelineRun(t, docs[len(docs)-1]))
+	r := c.newTektonRun(t, name, docs, decodePipelineRun(t, docs[len(docs)-1]))
 	s.credentials(t, c, r.ns)
 	for _, task := range r.pr.Spec.PipelineSpec.Tasks {
 		for i := range task.TaskSpec.Steps {
 			if st := &task.TaskSpec.Steps[i]; st.Name == "main" {
 				st.Command = []string{"sh", "-c", objDataProgram, "program"}
-				st.Env = append(st.Env, corev1.EnvVar{Name: "MLCUBE_E2E_ATTEMPT", Value: "$(context.task.retry-count)"})
+				st.Env = append(st.Env, objDataEnv(name, "$(context.task.retry-count)")...)
 			}
 		}
 	}
@@ -144,8 +187,8 @@ func TestE2ETektonObjectData(t *testing.T) {
 		t.Fatalf("PipelineRun %s: %+v\n%s", done.Name, cond, r.c.must(t, "", "-n", r.ns, "get", "taskruns,pods"))
 	}
 	retries := r.c.must(t, "", "-n", r.ns, "get", "taskruns", "-l", "tekton.dev/pipelineTask=prepare", "-o", "jsonpath={.items[0].status.retriesStatus[*].conditions[0].reason}")
-	if retries != "Failed" {
-		t.Errorf("prepare's earlier attempts ended %q, want one Failed", retries)
+	if retries != "StepFailed" {
+		t.Errorf("prepare's earlier attempts ended %q, want one StepFailed", retries)
 	}
 	run := string(done.UID)
 	objects := s.objects(t, run+"/")
