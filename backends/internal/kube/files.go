@@ -66,12 +66,17 @@ const FoldersName = "folders"
 // output folder, and the folder of each output file): the program may
 // write into them without making them. Its items are two words each:
 // folder (make the path) or file (make its folder), and the path as the
-// step's container sees it.
+// step's container sees it. Each folder it makes is writable by every
+// user, as an emptyDir is: the program may run as a user of its image
+// other than this container's; a folder already there is left as it is.
 const FoldersScript = `set -eu
 while [ $# -ge 2 ]; do
   kind=$1 p=$2; shift 2
   [ "$kind" = folder ] || p=$(dirname "$p")
+  top=$p
+  while [ ! -e "$top" ]; do top=$(dirname "$top"); done
   mkdir -p "$p"
+  while [ "$p" != "$top" ]; do chmod 0777 "$p"; p=$(dirname "$p"); done
 done
 `
 

@@ -328,18 +328,24 @@ func TestFolders(t *testing.T) {
 	work := filepath.Join(sb.dir, "work")
 	s := &ir.Step{Name: "s", Folders: []ir.Folder{
 		{Param: "out", Path: ir.Lit(filepath.Join(work, "out"))},
-		{Param: "log", Path: ir.Lit(filepath.Join(work, "logs", "run.log")), File: true},
+		{Param: "log", Path: ir.Lit(filepath.Join(work, "logs", "2026", "run.log")), File: true},
 	}}
 	check := func(how string) {
 		t.Helper()
-		for _, d := range []string{"out", "logs"} {
-			if fi, err := os.Stat(filepath.Join(work, d)); err != nil || !fi.IsDir() {
-				t.Errorf("%s: %s is not a folder (%v)", how, d, err)
+		for _, d := range []string{"out", "logs", "logs/2026"} {
+			if fi, err := os.Stat(filepath.Join(work, d)); err != nil || !fi.IsDir() || fi.Mode().Perm() != 0o777 {
+				t.Errorf("%s: %s is not a folder every user writes (%v, %v)", how, d, fi, err)
 			}
 		}
-		if _, err := os.Stat(filepath.Join(work, "logs", "run.log")); err == nil {
+		if fi, err := os.Stat(work); err != nil || fi.Mode().Perm() != 0o755 {
+			t.Errorf("%s: the folder that was there changed: %v (%v)", how, fi, err)
+		}
+		if _, err := os.Stat(filepath.Join(work, "logs", "2026", "run.log")); err == nil {
 			t.Errorf("%s: the output file was made", how)
 		}
+	}
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		t.Fatal(err)
 	}
 	c := FoldersContainer(s, "tool", nil, func(f ir.Folder) string { return f.Path.RenderContainer(nil) })
 	if log, ok := sb.run(*c, nil); !ok {
@@ -347,6 +353,9 @@ func TestFolders(t *testing.T) {
 	}
 	check("folders container")
 	if err := os.RemoveAll(work); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(work, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	write(t, filepath.Join(sb.dir, "in"), map[string]string{"x": "x\n"})
