@@ -263,8 +263,15 @@ func TestE2EJobObjectData(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.must(t, string(manifest), "create", "-f", "-")
-	if _, err := c.run("", "-n", ns, "wait", "--for=condition=Complete", "job/"+name, "--timeout=5m"); err != nil {
-		t.Fatalf("the Job did not complete: %v\n%s", err, c.must(t, "", "-n", ns, "describe", "job,pods"))
+	ended := waitForAny(t, 5*time.Minute, func() string {
+		conds := c.jsonPath(t, ns, "job/"+name, `{.status.conditions[?(@.status=="True")].type}`)
+		if strings.Contains(conds, "Complete") || strings.Contains(conds, "Failed") {
+			return conds
+		}
+		return ""
+	})
+	if !strings.Contains(ended, "Complete") {
+		t.Fatalf("the Job ended %s:\n%s", ended, c.must(t, "", "-n", ns, "describe", "job,pods"))
 	}
 	uid := c.must(t, "", "-n", ns, "get", "job", name, "-o", "jsonpath={.metadata.uid}")
 	objects := s.objects(t, uid+"/")
