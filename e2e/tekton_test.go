@@ -70,7 +70,7 @@ func TestE2ETektonOnRealNode(t *testing.T) {
 			recs, pods := r.records(t), r.tektonPods(t)
 			byTask := map[string]record{}
 			for _, task := range r.golden.Spec.PipelineSpec.Tasks {
-				step := task.TaskSpec.Steps[0]
+				step := *userStep(&task)
 				if !recorded(&corev1.Container{Command: step.Command}) {
 					continue
 				}
@@ -258,7 +258,7 @@ func (r *tektonRun) want(task tektonv1.PipelineTask) want {
 		}
 		return strings.ReplaceAll(s, "$(context.pipelineRun.name)", r.pr.Name)
 	}
-	step := task.TaskSpec.Steps[0]
+	step := *userStep(&task)
 	var args []string
 	for _, a := range step.Args {
 		args = append(args, expand(a))
@@ -321,7 +321,7 @@ func TestE2ETektonUntimedStepsOutliveTheDefault(t *testing.T) {
 			if !tc.timeouts {
 				r.pr.Spec.Timeouts = nil
 			}
-			step := &r.pr.Spec.PipelineSpec.Tasks[0].TaskSpec.Steps[0]
+			step := userStep(&r.pr.Spec.PipelineSpec.Tasks[0])
 			step.Env = append(step.Env, corev1.EnvVar{Name: "MLCUBE_E2E_SLEEP", Value: "75"})
 			done := r.run(t, 5*time.Minute)
 			cond := done.Status.GetCondition("Succeeded")
@@ -334,4 +334,16 @@ func TestE2ETektonUntimedStepsOutliveTheDefault(t *testing.T) {
 			t.Logf("%s: %s (%s) with a 75 s step and default-timeout-minutes 1", done.Name, cond.Reason, done.Status.CompletionTime.Sub(done.Status.StartTime.Time).Round(time.Second))
 		})
 	}
+}
+
+// userStep is the step of a task that runs the user's program: "main",
+// after the steps that make its folders or fetch its data; the first
+// step of a task that has none by that name.
+func userStep(task *tektonv1.PipelineTask) *tektonv1.Step {
+	for i := range task.TaskSpec.Steps {
+		if task.TaskSpec.Steps[i].Name == "main" {
+			return &task.TaskSpec.Steps[i]
+		}
+	}
+	return &task.TaskSpec.Steps[0]
 }

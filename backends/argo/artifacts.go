@@ -58,8 +58,19 @@ func fetchArguments(p *ir.Pipeline, s *ir.Step) wfv1.Arguments {
 			continue
 		}
 		outputs := "{{tasks." + f.From.Step + ".outputs."
-		key := uploadKey(f.From.Step, f.From.Name)
-		args.Artifacts = append(args.Artifacts, wfv1.Artifact{Name: f.Name, Archive: none(), ArtifactLocation: wfv1.ArtifactLocation{S3: s3Location(p.ObjectStore, "", key)}})
+		attempt := ""
+		if producer(p, f.From.Step).Retry != nil {
+			attempt = outputs + "parameters." + attemptParam + "}}"
+		}
+		key := uploadKey(f.From.Step, attempt, f.From.Name)
+		// An empty folder uploads no object, and Argo's S3 driver finds
+		// nothing at its key (loadS3Artifact, workflow/artifacts/s3/
+		// s3.go): optional, it is skipped, not refused (LoadArtifacts,
+		// workflow/executor/executor.go; v3.7.18 and v4.0.7), and the
+		// step's folders container makes it an empty folder, whose
+		// digest the verify container checks against the producer's.
+		optional := kube.Uploaded(p, *f.From).Folder
+		args.Artifacts = append(args.Artifacts, wfv1.Artifact{Name: f.Name, Archive: none(), Optional: optional, ArtifactLocation: wfv1.ArtifactLocation{S3: s3Location(p.ObjectStore, "", key)}})
 		args.Parameters = append(args.Parameters, wfv1.Parameter{Name: digestParam(f.Name), Value: wfv1.AnyStringPtr(outputs + "parameters." + digestParam(f.From.Name) + "}}")})
 	}
 	return args
@@ -73,8 +84,13 @@ func fetchArguments(p *ir.Pipeline, s *ir.Step) wfv1.Arguments {
 // upload's sha256 is an output parameter.
 func uploadOutputs(p *ir.Pipeline, s *ir.Step) wfv1.Outputs {
 	var out wfv1.Outputs
+	attempt := ""
+	if s.Retry != nil {
+		attempt = "{{retries}}"
+		out.Parameters = append(out.Parameters, wfv1.Parameter{Name: attemptParam, ValueFrom: &wfv1.ValueFrom{Path: attemptPath}})
+	}
 	for _, u := range s.Uploads {
-		key := uploadKey(s.Name, u.Name)
+		key := uploadKey(s.Name, attempt, u.Name)
 		if u.Folder {
 			key += "/"
 		}
@@ -88,8 +104,39 @@ func uploadOutputs(p *ir.Pipeline, s *ir.Step) wfv1.Outputs {
 	return out
 }
 
-// uploadKey is the key of a step's upload in a run.
-func uploadKey(step, name string) string { return "{{workflow.uid}}/" + step + "/" + name }
+// uploadKey is the key of a step's upload in a run; of an attempt of
+// the step, when it is retried: <step>.<attempt>, a name no step has.
+// Argo's wait container uploads a step's outputs even when it failed
+// (cmd/argoexec/commands/wait.go), and its S3 driver deletes nothing at
+// the key, so each attempt has keys of its own, and a step that fetches
+// them is handed the attempt that succeeded: its output parameter
+// attemptParam, which the retry node takes from its last child
+// (processNodeRetries, workflow/controller/operator.go; {{retries}} is
+// the attempt's number there; v3.7.18 and v4.0.7).
+func uploadKey(step, attempt, name string) string {
+	if attempt != "" {
+		step += "." + attempt
+	}
+	return "{{workflow.uid}}/" + step + "/" + name
+}
+
+// attemptParam names the output parameter of a retried step that
+// uploads: the number of the attempt whose uploads it gives; the digest
+// container writes it at attemptPath, a file no upload's digest is.
+const (
+	attemptParam = "mlcube-attempt"
+	attemptPath  = digestsPath + "/.attempt"
+)
+
+// producer is the step of p named name.
+func producer(p *ir.Pipeline, name string) *ir.Step {
+	for _, s := range p.Steps {
+		if s.Name == name {
+			return s
+		}
+	}
+	return &ir.Step{}
+}
 
 // s3Location is key in bucket (the platform's when "") of the
 // platform's S3 endpoint, with its keys; only the key when the platform

@@ -211,5 +211,44 @@ func digestContainer(p *ir.Pipeline, s *ir.Step, m mounts) apiv1.Container {
 	for _, u := range s.Uploads {
 		args = append(args, u.Name, u.Path.RenderContainer(parameterRef), digestsPath+"/"+u.Name)
 	}
-	return toolContainer(p, s, m, containerName, kube.DigestScript, args, func(ir.Mount) bool { return true }, kube.HelperSecurity(p, s.SecurityContext))
+	c := toolContainer(p, s, m, containerName, kube.DigestScript, args, func(ir.Mount) bool { return true }, kube.HelperSecurity(p, s.SecurityContext))
+	if s.Retry != nil {
+		c.Command, c.Args = kube.Sequence(
+			kube.Phase{Name: "digest", Script: kube.DigestScript, Items: args},
+			kube.Phase{Name: "attempt", Script: attemptScript, Items: []string{"{{retries}}", attemptPath}},
+		)
+	}
+	return c
+}
+
+// attemptScript writes the attempt's number (uploadKey) to a file.
+const attemptScript = `printf '%s' "$1" >"$2"
+`
+
+// foldersInit is the init container that makes step s's folders
+// (kube.FoldersContainer), and, when s fetches, the scratch folder of
+// each fetched folder that Argo loaded nothing into (an empty one:
+// fetchArguments). Argo runs it after its own init container loaded the
+// step's artifacts (addInitContainers, workflow/controller/
+// workflowpod.go, v3.7.18). A path of a template shared by steps is its
+// input parameter where they differ (varying). Nil when it has nothing
+// to make.
+func foldersInit(p *ir.Pipeline, s *ir.Step, varying map[string]bool) *apiv1.Container {
+	render := func(f ir.Folder) string {
+		if varying[f.Param] {
+			return "{{inputs.parameters." + f.Param + "}}"
+		}
+		return renderContainer(f.Path)
+	}
+	folders := *s
+	mounts := kube.VolumeMounts(s, parameterRef)[:len(s.Mounts)]
+	for _, f := range s.Fetches {
+		if f.From != nil && kube.Uploaded(p, *f.From).Folder {
+			folders.Folders = append(folders.Folders, ir.Folder{Path: ir.Lit(kube.ScratchOf(f))})
+		}
+	}
+	if len(folders.Folders) > len(s.Folders) {
+		mounts = append(mounts, apiv1.VolumeMount{Name: kube.ScratchVolume, MountPath: kube.ScratchPath})
+	}
+	return kube.FoldersContainer(p, &folders, mounts, render)
 }

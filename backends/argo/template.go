@@ -178,6 +178,9 @@ func template(p *ir.Pipeline, s *ir.Step, name string, varying map[string]bool) 
 		// addInitContainers, workflow/controller/workflowpod.go, v3.7.18).
 		t.InitContainers = []wfv1.UserContainer{{Container: *c}}
 	}
+	if c := foldersInit(p, s, varying); c != nil {
+		t.InitContainers = append(t.InitContainers, wfv1.UserContainer{Container: *c})
+	}
 	retryAndTimeout(&t, s)
 	return t
 }

@@ -43,7 +43,8 @@ func TestSingleGPUTaskConfigs(t *testing.T) {
 			case *wfv1.Workflow:
 				env = run.GetTemplateByName("train").Container.Env
 			case *tektonv1.PipelineRun:
-				env = run.Spec.PipelineSpec.Tasks[0].TaskSpec.Steps[0].Env
+				steps := run.Spec.PipelineSpec.Tasks[0].TaskSpec.Steps
+				env = steps[len(steps)-1].Env // after the step that makes its folders
 			case *batchv1.Job:
 				env = run.Spec.Template.Spec.Containers[0].Env
 			default:

@@ -64,9 +64,7 @@ func compile(p *ir.Pipeline) (*batchv1.Job, diag.Diagnostics, error) {
 			},
 		},
 	}
-	if init := kube.CreateFiles(p, s, ref); init != nil {
-		job.Spec.Template.Spec.InitContainers = []corev1.Container{*init}
-	}
+	job.Spec.Template.Spec.InitContainers = initContainers(p, s, ref)
 	if err := moveData(p, s, ref, &job.Spec.Template.Spec); err != nil {
 		return nil, nil, err
 	}
@@ -236,6 +234,22 @@ func volumes(vols []ir.Volume) []corev1.Volume {
 			vol.Ephemeral = &corev1.EphemeralVolumeSource{VolumeClaimTemplate: &corev1.PersistentVolumeClaimTemplate{Spec: kube.ClaimSpec(v.Create)}}
 		}
 		out = append(out, vol)
+	}
+	return out
+}
+
+// initContainers run before the step's container: the one that creates
+// the files it mounts itself (kube.CreateFiles), and the one that makes
+// its folders (kube.FoldersContainer), unless it fetches: its fetch
+// container makes them then (kube.Mover).
+func initContainers(p *ir.Pipeline, s *ir.Step, ref func(param string) string) []corev1.Container {
+	var out []corev1.Container
+	if c := kube.CreateFiles(p, s, ref); c != nil {
+		out = append(out, *c)
+	}
+	render := func(f ir.Folder) string { return f.Path.RenderContainer(ref) }
+	if c := kube.FoldersContainer(p, s, kube.VolumeMounts(s, ref)[:len(s.Mounts)], render); c != nil && len(s.Fetches) == 0 {
+		out = append(out, *c)
 	}
 	return out
 }

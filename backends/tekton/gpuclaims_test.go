@@ -31,7 +31,8 @@ func trainLimits(t *testing.T, out enginetest.Emitted) corev1.ResourceRequiremen
 	t.Helper()
 	for _, task := range out.Run.(*tektonv1.PipelineRun).Spec.PipelineSpec.Tasks {
 		if task.Name == "train" {
-			return task.TaskSpec.Steps[0].ComputeResources
+			steps := task.TaskSpec.Steps
+			return steps[len(steps)-1].ComputeResources // after the step that makes its folders
 		}
 	}
 	t.Fatal("no train task")

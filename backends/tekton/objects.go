@@ -92,7 +92,7 @@ func podMounts(p *ir.Pipeline, s *ir.Step) []corev1.VolumeMount {
 // and its s3:// URI when they all fit the termination message.
 func dataSteps(p *ir.Pipeline, s *ir.Step, main v1.Step) ([]v1.Step, []v1.TaskResult, error) {
 	if len(s.Fetches) == 0 && len(s.Uploads) == 0 {
-		return []v1.Step{main}, nil, nil
+		return append(foldersStep(p, s), main), nil, nil
 	}
 	uris, err := resultsFit(p, s)
 	if err != nil {
@@ -110,9 +110,10 @@ func dataSteps(p *ir.Pipeline, s *ir.Step, main v1.Step) ([]v1.Step, []v1.TaskRe
 	if uris {
 		m.URIFile = func(u ir.Upload) string { return "$(results." + uriResult(u.Name) + ".path)" }
 	}
-	var steps []v1.Step
+	steps := foldersStep(p, s)
 	if len(s.Fetches) > 0 {
-		steps = append(steps, fromContainer(m.FetchContainer(p, s, fetchStep)))
+		// It makes the step's folders too (kube.Mover).
+		steps = []v1.Step{fromContainer(m.FetchContainer(p, s, fetchStep))}
 	}
 	steps = append(steps, main)
 	var results []v1.TaskResult
@@ -126,6 +127,20 @@ func dataSteps(p *ir.Pipeline, s *ir.Step, main v1.Step) ([]v1.Step, []v1.TaskRe
 		}
 	}
 	return steps, results, nil
+}
+
+// foldersStep makes the folders of step s (kube.FoldersContainer) in a
+// step before its own: every step of a task mounts its workspaces
+// (Apply, pkg/workspace/apply.go: the task's stepTemplate), and the
+// task's volumes as podMounts names them, so the folders it makes are
+// those the step's container sees. None when s has no folders.
+func foldersStep(p *ir.Pipeline, s *ir.Step) []v1.Step {
+	render := func(f ir.Folder) string { return f.Path.RenderContainer(paramRef) }
+	c := kube.FoldersContainer(p, s, kube.Writable(podMounts(p, s)), render)
+	if c == nil {
+		return nil
+	}
+	return []v1.Step{fromContainer(*c)}
 }
 
 // digestText describes the digest of upload u.

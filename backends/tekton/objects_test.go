@@ -83,7 +83,7 @@ func TestBucketPipeline(t *testing.T) {
 	for _, want := range []string{
 		"prepare-data-dir\n/mlcube-scratch/prepare-data-dir\n$(tasks.prepare.results.data-dir-sha256)\n/mnt/mlcube/data",
 		"train-model-dir\n/mlcube-scratch/train-model-dir\n$(tasks.train.results.model-dir-sha256)\n/mnt/mlcube/model",
-		"s3\nmlcube-e2e/$(context.pipelineRun.uid)/train/model-dir/\n/mlcube-scratch/train-model-dir",
+		"folder\nmlcube-e2e/$(context.pipelineRun.uid)/train/model-dir/\n/mlcube-scratch/train-model-dir",
 	} {
 		if !strings.Contains(fetch, want) {
 			t.Errorf("evaluate's fetch lacks %q:\n%s", want, fetch)

@@ -229,7 +229,8 @@ func TestGPUExampleOnEveryBackend(t *testing.T) {
 				// assistant, holds its scheduling.
 				pr := manifestcheck.ValidatePipelineRun(t, backend, out)
 				run, spec := pr.Spec.TaskRunTemplate.PodTemplate, pr.Spec.TaskRunSpecs[0].PodTemplate
-				pod = podFacts{pr.Spec.PipelineSpec.Tasks[0].TaskSpec.Steps[0].ComputeResources.Limits, run.NodeSelector, run.Tolerations, spec.SecurityContext}
+				steps := pr.Spec.PipelineSpec.Tasks[0].TaskSpec.Steps // the user's after the one that makes its folders
+				pod = podFacts{steps[len(steps)-1].ComputeResources.Limits, run.NodeSelector, run.Tolerations, spec.SecurityContext}
 			case "job":
 				spec := manifestcheck.ValidateJob(t, backend, out).Spec.Template.Spec
 				pod = podFacts{spec.Containers[0].Resources.Limits, spec.NodeSelector, spec.Tolerations, spec.SecurityContext}

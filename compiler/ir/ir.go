@@ -256,6 +256,10 @@ type Step struct {
 	// store when it ends, each with its sha256.
 	Fetches []Fetch  `json:",omitempty"`
 	Uploads []Upload `json:",omitempty"`
+	// Folders are made before the container starts, as MLCube makes
+	// them: each output folder of its args, and the folder of each
+	// output file. Only a container step has them.
+	Folders []Folder `json:",omitempty"`
 }
 
 // Arg is one container argument. Param names the cube parameter it binds,
@@ -332,28 +336,6 @@ type ConfigKey struct {
 // SecretKey is one key of a Kubernetes Secret in the run's namespace.
 type SecretKey struct {
 	Secret, Key string
-}
-
-// Mount puts a Volume, or its folder or file SubPath, at MountPath.
-type Mount struct {
-	Volume    string
-	MountPath string
-	// Name names a mount of part of a volume, unique in the step and a
-	// valid Kubernetes name: a MedPerf volume's name, for engines that
-	// name each mount (Tekton's task workspaces). Empty for a whole
-	// volume, which the volume's name names.
-	Name string `json:",omitempty"`
-	// SubPath is the folder or file of the volume mounted; empty for the
-	// whole volume. It may refer to pipeline parameters.
-	SubPath Text `json:",omitempty"`
-	// ReadOnly mounts it read-only.
-	ReadOnly bool `json:",omitempty"`
-	// File mounts the file SubPath itself, which is created empty on the
-	// volume before the step's container starts when it is not there
-	// (the kubelet would make a missing subPath a folder), as MedPerf
-	// creates an output file before it binds it: a MedPerf output file
-	// in the container's root folder, which no folder of its own holds.
-	File bool `json:",omitempty"`
 }
 
 // Resources are the step's requests and GPU limit.

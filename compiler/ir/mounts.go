@@ -2,6 +2,40 @@ package ir
 
 import "slices"
 
+// Mount puts a Volume, or its folder or file SubPath, at MountPath.
+type Mount struct {
+	Volume    string
+	MountPath string
+	// Name names a mount of part of a volume, unique in the step and a
+	// valid Kubernetes name: a MedPerf volume's name, for engines that
+	// name each mount (Tekton's task workspaces). Empty for a whole
+	// volume, which the volume's name names.
+	Name string `json:",omitempty"`
+	// SubPath is the folder or file of the volume mounted; empty for the
+	// whole volume. It may refer to pipeline parameters.
+	SubPath Text `json:",omitempty"`
+	// ReadOnly mounts it read-only.
+	ReadOnly bool `json:",omitempty"`
+	// File mounts the file SubPath itself, which is created empty on the
+	// volume before the step's container starts when it is not there
+	// (the kubelet would make a missing subPath a folder), as MedPerf
+	// creates an output file before it binds it: a MedPerf output file
+	// in the container's root folder, which no folder of its own holds.
+	File bool `json:",omitempty"`
+}
+
+// Folder is an output path of a step's args, whose folder is made
+// before the step's container starts.
+type Folder struct {
+	// Param is the cube parameter whose argument it is, for backends
+	// that pass differing paths to a shared template (Arg.Param).
+	Param string
+	// Path is the output as the container sees it (the Arg's Value).
+	Path Text
+	// File says Path is a file, whose folder is made; else Path is.
+	File bool `json:",omitempty"`
+}
+
 // MountUse finds, among the steps that mount volume, the first
 // distributed one, and the first two that may run at the same time:
 // steps are in topological order, so the mounting steps are all ordered

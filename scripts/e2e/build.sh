@@ -249,7 +249,7 @@ build_seaweedfs() {
 # (fs.Version in its LDFLAGS), so that `rclone version` says v1.71.1, not
 # v1.71.1-DEV.
 RCLONE_BACKENDS="s3 http local"
-RCLONE_COMMANDS="copy copyto copyurl lsf lsjson cat hashsum mkdir version"
+RCLONE_COMMANDS="copy copyto copyurl sync lsf lsjson cat hashsum mkdir version"
 build_rclone() {
   local v=$RCLONE_VERSION r b c
   r=$(recipe "$(declare -f build_rclone module_copy go_build)" "$v" "$RCLONE_BACKENDS" "$RCLONE_COMMANDS" "$LDFLAGS" "$GCFLAGS")

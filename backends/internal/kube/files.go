@@ -60,3 +60,61 @@ func CreateFiles(p *ir.Pipeline, s *ir.Step, ref func(param string) string) *cor
 		SecurityContext: WriterSecurity(p, s.SecurityContext),
 	}
 }
+
+// FoldersName names the container, or Tekton's step, that makes a
+// step's folders when no container that fetches its data does.
+const FoldersName = "folders"
+
+// FoldersScript makes folders, as MLCube makes them on the host before
+// it runs a task (generate_mounts_and_args, mlcube/shell.py: each
+// output folder, and the folder of each output file): the program may
+// write into them without making them. Its items are two words each:
+// folder (make the path) or file (make its folder), and the path as the
+// step's container sees it. Each folder it makes is writable by every
+// user, as an emptyDir is: the program may run as a user of its image
+// other than this container's; a folder already there is left as it is.
+const FoldersScript = `set -eu
+while [ $# -ge 2 ]; do
+  kind=$1 p=$2; shift 2
+  [ "$kind" = folder ] || p=$(dirname "$p")
+  top=$p
+  while [ ! -e "$top" ]; do top=$(dirname "$top"); done
+  mkdir -p "$p"
+  while [ "$p" != "$top" ]; do chmod 0777 "$p"; p=$(dirname "$p"); done
+done
+`
+
+// FolderItems are the items of FoldersScript for s's Folders, each path
+// written by path.
+func FolderItems(s *ir.Step, path func(ir.Folder) string) []string {
+	var out []string
+	for _, f := range s.Folders {
+		kind := "folder"
+		if f.File {
+			kind = "file"
+		}
+		out = append(out, kind, path(f))
+	}
+	return out
+}
+
+// FoldersContainer makes s's Folders (FoldersScript) in p's kubectl
+// image, as the user that writes where s does (WriterSecurity), mounting
+// mounts, the step's own mounts; path writes each Folder's path. Nil
+// when s has none.
+func FoldersContainer(p *ir.Pipeline, s *ir.Step, mounts []corev1.VolumeMount, path func(ir.Folder) string) *corev1.Container {
+	items := FolderItems(s, path)
+	if len(items) == 0 {
+		return nil
+	}
+	return &corev1.Container{
+		Name:            FoldersName,
+		Image:           p.KubectlImage,
+		ImagePullPolicy: corev1.PullPolicy(s.ImagePullPolicy),
+		Command:         []string{"sh", "-c", ir.KubeLiteral(FoldersScript), FoldersName},
+		Args:            items,
+		VolumeMounts:    mounts,
+		Resources:       Resources(HelperResources()),
+		SecurityContext: WriterSecurity(p, s.SecurityContext),
+	}
+}

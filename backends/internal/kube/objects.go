@@ -123,14 +123,22 @@ func RcloneEnv(b *ir.S3Bucket) []corev1.EnvVar {
 
 // FetchScript fetches with rclone into the scratch folder. Its items are
 // three words each: s3 (a bucket/key, an object or a folder, which
-// rclone's lsjson --stat tells apart) or http (a URL of one file), the
-// source, and where it lands.
+// rclone's lsjson --stat tells apart), folder (the key of a folder a step
+// of the run uploaded) or http (a URL of one file), the source, and
+// where it lands. S3 has no folders: an empty one uploads no object, and
+// rclone copies nothing from a prefix with none below it, without error
+// (an empty listing is no error to rclone's S3 backend unless it uses
+// directory markers: list, backend/s3/s3.go; sync.CopyDir makes no
+// folder when --create-empty-src-dirs is off: fs/sync/sync.go, v1.71.1),
+// so a folder that nothing was fetched to is made empty; its digest
+// tells it from a lost upload (VerifyScript).
 const FetchScript = `set -eu
 while [ $# -ge 3 ]; do
   kind=$1 src=$2 dest=$3; shift 3
   mkdir -p "$(dirname "$dest")"
   case $kind in
   http) rclone copyurl "$src" "$dest" ;;
+  folder) rclone copy ":s3:$src" "$dest" && mkdir -p "$dest" ;;
   s3)
     if rclone lsjson --stat ":s3:$src" | grep -q '"IsDir": *true'; then
       rclone copy ":s3:$src" "$dest"
@@ -144,11 +152,19 @@ done
 // UploadScript uploads with rclone. Its items are three words each: the
 // output's path (a file, or a folder whose files go below the key), the
 // bucket/key it goes to, and a file its s3:// URI is written to once it
-// is there (empty for none).
+// is there (empty for none). A folder is synced, not copied: rclone's
+// sync deletes what is below the key and not in the folder (Sync, with
+// the delete mode that copy's CopyDir turns off, fs/sync/sync.go,
+// v1.71.1), so an earlier attempt's upload of a retried step, cut short,
+// leaves nothing beside the files of the attempt that succeeded. Only
+// an attempt whose step succeeded uploads: Tekton skips a task's later
+// steps once one failed (ErrSkipPreviousStepFailed,
+// pkg/entrypoint/entrypointer.go, v1.15.0), and a Job's upload
+// container starts once every init container succeeded.
 const UploadScript = `set -eu
 while [ $# -ge 3 ]; do
   src=$1 dest=$2 uri=$3; shift 3
-  if [ -d "$src" ]; then rclone copy "$src" ":s3:$dest"; else rclone copyto "$src" ":s3:$dest"; fi
+  if [ -d "$src" ]; then rclone sync "$src" ":s3:$dest"; else rclone copyto "$src" ":s3:$dest"; fi
   echo "mlcube-compile: uploaded s3://$dest"
   [ -z "$uri" ] || printf '%s' "s3://$dest" >"$uri"
 done
@@ -241,15 +257,25 @@ func (m Mover) FetchContainer(p *ir.Pipeline, s *ir.Step, name string) corev1.Co
 		} else {
 			src = UploadKey(p, m.RunID, *f.From)
 			want = m.Want(f)
+			if Uploaded(p, *f.From).Folder {
+				kind = "folder"
+			}
 		}
 		fetch = append(fetch, kind, src, ScratchOf(f))
 		verify = append(verify, f.Name, ScratchOf(f), want, VerifyDest(f, m.Ref))
 	}
-	c := m.container(p, name, Phase{"fetch", FetchScript, fetch}, Phase{"verify", VerifyScript, verify})
+	phases := []Phase{{"fetch", FetchScript, fetch}, {"verify", VerifyScript, verify}}
+	if items := FolderItems(s, m.folderRef); len(items) > 0 {
+		phases = append(phases, Phase{"folders", FoldersScript, items})
+	}
+	c := m.container(p, name, phases...)
 	c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: ScratchVolume, MountPath: ScratchPath})
 	c.SecurityContext = WriterSecurity(p, s.SecurityContext)
 	return c
 }
+
+// folderRef renders a Folder's path in the Mover's containers.
+func (m Mover) folderRef(f ir.Folder) string { return f.Path.RenderContainer(m.Ref) }
 
 // UploadContainer records the sha256 of each of s's Uploads
 // (DigestScript), then uploads it to its key (UploadKey).

@@ -99,6 +99,10 @@ func (lw *lowering) paramArg(st *spec.Step, p *spec.Param, kind, override string
 	if p.Claim == "" {
 		lw.recordPath(p, raw, rel, arg.Value, kind == "outputs", at, -1)
 	}
+	if kind == "outputs" && lw.cur != nil {
+		folder := p.Dir || strings.HasSuffix(raw, "/") || rel == ""
+		lw.cur.folders = append(lw.cur.folders, ir.Folder{Param: p.Name, Path: arg.Value, File: !folder})
+	}
 	return arg, []string{graph.Qualify(volume, rel)}
 }
 

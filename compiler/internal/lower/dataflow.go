@@ -21,6 +21,8 @@ type stepData struct {
 	// paths are the workspace paths the step reads and writes, in the
 	// order its parameters are lowered.
 	paths []dataPath
+	// folders are the output paths of its args (ir.Step.Folders).
+	folders []ir.Folder
 }
 
 // dataPath is a path of the workspace a step reads or writes: rel on the

@@ -37,6 +37,9 @@ func (lw *lowering) lowerSteps() ([]*ir.Step, []graph.IO) {
 		}
 		s.Written, s.After = st.Name, st.After
 		s.Fetches = lw.cur.fetches
+		if s.Kind == ir.Container {
+			s.Folders = lw.cur.folders
+		}
 		steps = append(steps, s)
 		io = append(io, sio)
 	}
