@@ -208,19 +208,7 @@ func (r *tektonRun) run(t *testing.T, timeout time.Duration) *tektonv1.PipelineR
 	if err != nil {
 		t.Fatal(err)
 	}
-	created := strings.TrimSpace(r.c.must(t, string(manifest), "create", "-o", "name", "-f", "-"))
-	for deadline := time.Now().Add(timeout); ; time.Sleep(time.Second) {
-		var got tektonv1.PipelineRun
-		if err := json.Unmarshal([]byte(r.c.must(t, "", "-n", r.ns, "get", created, "-o", "json")), &got); err != nil {
-			t.Fatal(err)
-		}
-		if got.IsDone() {
-			return &got
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s not done after %s:\n%s", created, timeout, r.c.must(t, "", "-n", r.ns, "get", "taskruns,pods"))
-		}
-	}
+	return r.waitDone(t, strings.TrimSpace(r.c.must(t, string(manifest), "create", "-o", "name", "-f", "-")), timeout)
 }
 
 // tektonPods maps each pipeline task to the pod of its last attempt.
