@@ -34,13 +34,33 @@ const digestFn = `digest() {
 }
 `
 
-// VerifyScript checks fetched data and puts it in place. Its items are
-// four words each: the fetch's name, where it was fetched to, the sha256
-// it must have (empty for none), and where it goes (with the part of it
-// that goes there, after a / when only a part does: Fetch.Sub). A
-// mismatch fails the container, and so the step.
+// shareFn is a shell function that lets every user read and write what
+// the mover placed at $1: the folders it made 0777 and the files 0666,
+// as the pod's own emptyDir is. The step's container may run as any uid
+// (the image's own USER, the platform's runAsUser), none of them the
+// mover's, and what was fetched may come with no access for them: Argo
+// loads an S3 folder with minio-go, which makes folders 0700 and files
+// 0600 (FGetObject, api-get-object-file.go of minio-go v7.0.100, which
+// Argo v3.7.18 takes), and cp keeps those modes. Only what the mover
+// owns is changed: a folder it did not make, such as the volume's root,
+// is left as it is. The data is on a volume of the pod's own (the
+// workspace, or the fetched folder), which no other pod mounts.
+const shareFn = `share() {
+  find "$1" -user "$(id -u)" -type d -exec chmod 0777 {} +
+  find "$1" -user "$(id -u)" -type f -exec chmod 0666 {} +
+}
+`
+
+// VerifyScript checks fetched data and puts it in place, where the
+// step's user reads and writes it (shareFn; the folders it makes are
+// 0777 too, by umask 0). Its items are four words each: the fetch's
+// name, where it was fetched to, the sha256 it must have (empty for
+// none), and where it goes (with the part of it that goes there, after
+// a / when only a part does: Fetch.Sub). A mismatch fails the
+// container, and so the step.
 const VerifyScript = `set -eu
-` + digestFn + `while [ $# -ge 4 ]; do
+umask 0
+` + digestFn + shareFn + `while [ $# -ge 4 ]; do
   name=$1 src=$2 want=$3 dest=$4; shift 4
   [ -e "$src" ] || { echo "mlcube-compile: $name: nothing was fetched to $src" >&2; exit 1; }
   got=$(digest "$src")
@@ -53,6 +73,7 @@ const VerifyScript = `set -eu
   from=$src${part:+/$part}
   mkdir -p "$(dirname "$dest")"
   if [ -d "$from" ]; then mkdir -p "$dest" && cp -R "$from/." "$dest/"; else cp "$from" "$dest"; fi
+  share "$dest"
 done
 `
 
@@ -283,9 +304,11 @@ func (m Mover) container(p *ir.Pipeline, name string, phases ...Phase) corev1.Co
 	return c
 }
 
-// MoverResources are what a container that moves data asks for: a
-// small request, limited only where the platform limits every container
-// to its requests (a CPU limit would slow the hashing of large data).
+// MoverResources are what a container that moves data asks for, on
+// every engine (Argo's verify and main too): a small request, limited
+// only where the platform limits every container to its requests. A CPU
+// limit would slow the hashing and copying of large data while the pod
+// holds the step's GPUs.
 func MoverResources(p *ir.Pipeline) corev1.ResourceRequirements {
 	return Resources(ir.Resources{CPU: "100m", Memory: "256Mi", LimitsEqualRequests: p.LimitsEqualRequests})
 }

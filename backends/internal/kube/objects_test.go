@@ -211,3 +211,36 @@ func TestSequenceEscapes(t *testing.T) {
 		t.Errorf("args %q, want %q", args, want)
 	}
 }
+
+// What Argo loads from S3 comes with minio-go's modes, folders 0700 and
+// files 0600, which only the loader's uid reads; the verify script puts
+// it in place for any uid, as the pod's emptyDir is: folders 0777, files
+// 0666, and the folders above it that it makes 0777 too.
+func TestVerifySharesFetchedData(t *testing.T) {
+	sb := newSandbox(t)
+	scratch := filepath.Join(sb.dir, "scratch", "in")
+	write(t, scratch, map[string]string{"a.txt": "alpha\n", "sub/b.txt": "beta\n"})
+	for _, p := range []string{"sub/b.txt", "a.txt", "sub", "."} {
+		mode := os.FileMode(0o600)
+		if strings.HasSuffix(p, "sub") || p == "." {
+			mode = 0o700
+		}
+		if err := os.Chmod(filepath.Join(scratch, p), mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dest := filepath.Join(sb.dir, "work", "deep", "in")
+	c := corev1.Container{Command: []string{"sh", "-c", VerifyScript, "verify", "in", scratch, "", dest}}
+	if log, ok := sb.run(c, nil); !ok {
+		t.Fatalf("verify failed:\n%s", log)
+	}
+	for p, want := range map[string]os.FileMode{
+		"work/deep": 0o777, "work/deep/in": 0o777, "work/deep/in/sub": 0o777,
+		"work/deep/in/a.txt": 0o666, "work/deep/in/sub/b.txt": 0o666,
+	} {
+		fi, err := os.Stat(filepath.Join(sb.dir, p))
+		if err != nil || fi.Mode().Perm() != want {
+			t.Errorf("%s: %v (%v), want %v", p, fi.Mode().Perm(), err, want)
+		}
+	}
+}
