@@ -55,7 +55,7 @@ func objectTemplate(p *ir.Pipeline, s *ir.Step, name string) wfv1.Template {
 	t.Container = nil
 	set := &wfv1.ContainerSetTemplate{VolumeMounts: m.shared}
 	if len(s.Fetches) > 0 {
-		t.Volumes = append(t.Volumes, kube.ScratchVolumeSpec())
+		t.Volumes = append(t.Volumes, kube.ScratchVolumeSpec(p))
 		set.VolumeMounts = append(set.VolumeMounts, apiv1.VolumeMount{Name: kube.ScratchVolume, MountPath: kube.ScratchPath})
 		set.Containers = append(set.Containers, wfv1.ContainerNode{Container: verifyContainer(p, s, m)})
 		user.Dependencies = []string{verifyName}

@@ -80,7 +80,7 @@ func podVolumes(p *ir.Pipeline, s *ir.Step) []corev1.Volume {
 		}
 	}
 	if len(s.Fetches) > 0 {
-		out = append(out, kube.ScratchVolumeSpec())
+		out = append(out, kube.ScratchVolumeSpec(p))
 	}
 	return out
 }

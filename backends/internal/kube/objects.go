@@ -15,8 +15,9 @@ import (
 // image is Debian's coreutils): each takes its items as arguments, a
 // fixed number of words each, after $0.
 const (
-	// ScratchVolume is an emptyDir each pod has, where fetched data
-	// lands before its digest is checked and it is copied into place.
+	// ScratchVolume is a volume each pod that fetches has of its own
+	// (ScratchVolumeSpec), where fetched data lands before its digest is
+	// checked and it is copied into place.
 	ScratchVolume = "mlcube-scratch"
 	// ScratchPath is where it is mounted in the containers that move
 	// data.
@@ -103,9 +104,13 @@ func VerifyDest(f ir.Fetch, ref func(param string) string) string {
 // ScratchOf is where fetch f lands before it is checked.
 func ScratchOf(f ir.Fetch) string { return ScratchPath + "/" + f.Name }
 
-// ScratchVolumeSpec is the scratch emptyDir of a pod that fetches.
-func ScratchVolumeSpec() corev1.Volume {
-	return corev1.Volume{Name: ScratchVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}
+// ScratchVolumeSpec is the scratch volume of a pod of p that fetches:
+// an emptyDir, or a generic ephemeral volume of the size and storage
+// class the platform asks for (ir.ObjectStore.Scratch), which the
+// ephemeral volume controller creates for the pod and deletes with it
+// (pkg/controller/volume/ephemeral of kubernetes v1.36.3).
+func ScratchVolumeSpec(p *ir.Pipeline) corev1.Volume {
+	return PerPodVolume(ir.Volume{Name: ScratchVolume, PerPod: true, Ephemeral: p.ObjectStore.Scratch})
 }
 
 // PerPodVolume is the pod volume of an ir.Volume with PerPod: an
