@@ -1,0 +1,180 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/yaml"
+)
+
+// userImage is the base image run as uid 1000, its own USER
+// (scripts/e2e/images.sh): an image that runs as a user of its own.
+const (
+	userImage = "mlcube-e2e/user:1"
+	userUID   = 1000
+)
+
+// TestE2EObjectStorageImageUser runs examples/bucket-pipeline on the
+// real node with an image that runs as its own non-root user, while the
+// containers that fetch (Argo's init and verify, Tekton's and the Job's
+// fetch) run as root: on Argo v3.7 (and v4 when make e2e runs the Argo
+// tests again), on Tekton, and as a Job (its prepare task). Each step
+// reads every input it was given, the bucket's bytes, as uid 1000, and
+// writes its outputs beside them. Argo loads an S3 folder with minio-go,
+// which makes it 0700 and its files 0600: without the artifact's mode
+// and verify's sharing, the step reads nothing there.
+func TestE2EObjectStorageImageUser(t *testing.T) {
+	c, s := e2eCluster(t), e2eObjectStore(t)
+	seedBucket(t, s)
+	t.Run("argo", func(t *testing.T) {
+		docs := compileUserRun(t, "argo")
+		want := decodeWorkflow(t, docs[len(docs)-1])
+		forgetArtifactGC(c, "e2e-real-objuser", "objuser")
+		r := c.newRealRun(t, "objuser", docs, want)
+		s.credentials(t, c, r.ns)
+		pinArtifactGC(r.wf)
+		done := r.succeed(t, 8*time.Minute)
+		objects := s.objects(t, string(done.UID)+"/")
+		checkArgoReads(t, r, want, objects, string(done.UID))
+		pods := r.pods(t)
+		for _, task := range entryDAG(t, want).Tasks {
+			user := "main"
+			if want.GetTemplateByName(task.Template).ContainerSet.HasContainerNamed("run") {
+				user = "run"
+			}
+			if rec := logRecord(t, r, pods[r.wf.Name+"."+task.Name], user); rec.UID != userUID {
+				t.Errorf("task %s ran as uid %d, want the image's %d", task.Name, rec.UID, userUID)
+			}
+		}
+		if n := taskNode(done, "train"); n == nil || n.Phase != wfv1.NodeSucceeded {
+			t.Errorf("train did not succeed:\n%s", nodeSummary(done))
+		}
+	})
+	t.Run("tekton", func(t *testing.T) {
+		docs := compileUserRun(t, "tekton")
+		r := c.newTektonRun(t, "objuser", docs, decodePipelineRun(t, docs[len(docs)-1]))
+		s.credentials(t, c, r.ns)
+		done := r.run(t, 8*time.Minute)
+		if cond := done.Status.GetCondition("Succeeded"); cond == nil || cond.Status != corev1.ConditionTrue {
+			t.Fatalf("PipelineRun %s: %+v\n%s", done.Name, cond, r.c.must(t, "", "-n", r.ns, "get", "taskruns,pods"))
+		}
+		pods := r.tektonPods(t)
+		checkTektonReads(t, r, pods, s.objects(t, string(done.UID)+"/"))
+		for _, task := range r.golden.Spec.PipelineSpec.Tasks {
+			if rec := logRecord(t, r.realRun, pods[task.Name], "step-main"); rec.UID != userUID {
+				t.Errorf("task %s ran as uid %d, want the image's %d", task.Name, rec.UID, userUID)
+			}
+		}
+	})
+	t.Run("job", func(t *testing.T) {
+		dir := userSpecs(t)
+		platform := realNodePlatform(t, filepath.Join(dir, "platform.yaml"), userImage)
+		out, stderr, code := compileArgs(t, "mlcube-compile", "--backend", "job", "--mlcube", dir, "--platform", platform, "--task", "prepare")
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		ns := "e2e-job-objuser"
+		s.credentials(t, c, ns)
+		job := runJob(t, c, ns, "objuser", out, 6*time.Minute)
+		pod := strings.TrimPrefix(strings.TrimSpace(c.must(t, "", "-n", ns, "get", "pods", "-l", "batch.kubernetes.io/job-name="+job, "-o", "name")), "pod/")
+		r := &realRun{c: c, ns: ns}
+		rec := logRecord(t, r, pod, "mlcube-container")
+		if rec.UID != userUID {
+			t.Errorf("the step ran as uid %d, want the image's %d", rec.UID, userUID)
+		}
+		read := 0
+		for path, files := range rec.Inputs {
+			for file, got := range files {
+				if key := "raw/" + strings.TrimPrefix(file, "/mnt/mlcube-fetched/raw-dir/"); got["sha256"] != sha256Hex([]byte(seeded[key])) {
+					t.Errorf("the step read %s (under %s) as %v, not the bucket's %s", file, path, got, key)
+				}
+				read++
+			}
+		}
+		if read == 0 {
+			t.Errorf("the step read no input file: %v", rec.Argv)
+		}
+	})
+}
+
+// userSpecs is a copy of examples/bucket-pipeline whose tasks name
+// their command (python <task>.py, the recorder in the suite's images):
+// neither Argo nor Tekton then looks up the image's entrypoint, which
+// Argo's controller reads from its images index only as it starts
+// (entrypoint.New, workflow/controller/controller.go, v3.7.18).
+func userSpecs(t *testing.T) string {
+	t.Helper()
+	from, dir := filepath.Join(repoRoot, "examples", "bucket-pipeline"), t.TempDir()
+	for _, name := range []string{"mlcube.yaml", "pipeline.yaml", "platform.yaml"} {
+		data, err := os.ReadFile(filepath.Join(from, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := string(data)
+		if name == "mlcube.yaml" {
+			for _, task := range []string{"prepare", "train", "evaluate"} {
+				text = strings.Replace(text, "\n  "+task+":\n", "\n  "+task+":\n    entrypoint: python "+task+".py\n", 1)
+			}
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// compileUserRun compiles userSpecs for backend and the real node, its
+// image userImage.
+func compileUserRun(t *testing.T, backend string) []string {
+	t.Helper()
+	dir := userSpecs(t)
+	args := []string{"mlcube-compile", "--backend", backend, "--mlcube", dir, "--task", filepath.Join(dir, "pipeline.yaml"),
+		"--platform", realNodePlatform(t, filepath.Join(dir, "platform.yaml"), userImage)}
+	out, stderr, code := compileArgs(t, args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(out, "prepare.py") {
+		t.Fatalf("the steps do not name their command:\n%s", out)
+	}
+	return strings.Split(strings.TrimSuffix(out, "\n"), "\n---\n")
+}
+
+// runJob creates the Job of manifest in namespace ns under name, pinned
+// to the real node with its requests shrunk, and waits for it to
+// complete; it returns its name.
+func runJob(t *testing.T, c *cluster, ns, name, manifest string, timeout time.Duration) string {
+	t.Helper()
+	var job batchv1.Job
+	if err := yaml.Unmarshal([]byte(manifest), &job); err != nil || job.Kind != "Job" {
+		t.Fatalf("not a Job (%v):\n%s", err, manifest)
+	}
+	job.Namespace, job.Name, job.GenerateName = ns, name, ""
+	c.must(t, "", "-n", ns, "delete", "job", job.Name, "--ignore-not-found", "--wait", "--cascade=foreground")
+	spec := &job.Spec.Template.Spec
+	spec.NodeSelector = map[string]string{"kubernetes.io/hostname": realNode}
+	spec.Tolerations = append(spec.Tolerations, corev1.Toleration{Key: realNodeTaint, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule})
+	for _, cs := range [][]corev1.Container{spec.InitContainers, spec.Containers} {
+		for i := range cs {
+			shrink(&cs[i].Resources)
+		}
+	}
+	data, err := yaml.Marshal(job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.must(t, string(data), "create", "-f", "-")
+	if _, err := c.run("", "-n", ns, "wait", "--for=condition=Complete", "job/"+job.Name, "--timeout="+timeout.String()); err != nil {
+		t.Fatalf("job %s did not complete: %v\n%s\n%s", job.Name, err, c.must(t, "", "-n", ns, "get", "jobs,pods", "-o", "wide"),
+			c.must(t, "", "-n", ns, "describe", "pods"))
+	}
+	return job.Name
+}
