@@ -178,3 +178,54 @@ func runJob(t *testing.T, c *cluster, ns, name, manifest string, timeout time.Du
 	}
 	return job.Name
 }
+
+// TestE2EObjectStorageSizedVolumes runs examples/bucket-pipeline on the
+// real node on Argo with storage.size and storageClassName: every pod's
+// workspace, scratch and fetched volumes are generic ephemeral volumes
+// of that class, bound here to local volumes the test offers, and the
+// fetched data lands on them (the raw data on the scratch and fetched
+// volumes of prepare's pod), none of it on the node's own disk.
+func TestE2EObjectStorageSizedVolumes(t *testing.T) {
+	c, s := e2eCluster(t), e2eObjectStore(t)
+	seedBucket(t, s)
+	const class = "e2e-movers-sized"
+	dir := userSpecs(t)
+	plat := filepath.Join(dir, "platform.yaml")
+	data, err := os.ReadFile(plat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(string(data), "  workspace: object\n", "  workspace: object\n  size: 1Gi\n  storageClassName: "+class+"\n", 1)
+	if err := os.WriteFile(plat, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, code := compileArgs(t, "mlcube-compile", "--backend", "argo", "--mlcube", dir, "--task", filepath.Join(dir, "pipeline.yaml"),
+		"--platform", realNodePlatform(t, plat, realImage))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	docs := strings.Split(strings.TrimSuffix(out, "\n"), "\n---\n")
+	want := decodeWorkflow(t, docs[len(docs)-1])
+	forgetArtifactGC(c, "e2e-real-objsized", "objsized")
+	r := c.newRealRun(t, "objsized", docs, want)
+	s.credentials(t, c, r.ns)
+	// prepare's pod has three volumes of the class, train's and
+	// evaluate's two each; they run one after another.
+	cls := class
+	for i := range 8 {
+		r.claim(t, "sized-"+string(rune('a'+i)), corev1.PersistentVolumeClaimSpec{StorageClassName: &cls, AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce}}, claimOffer)
+	}
+	pinArtifactGC(r.wf)
+	done := r.succeed(t, 8*time.Minute)
+	checkArgoReads(t, r, want, s.objects(t, string(done.UID)+"/"), string(done.UID))
+	landed := map[string]bool{}
+	for name, dir := range r.volumes {
+		claim, _ := c.run("", "get", "pv", r.ns+"-"+name, "-o", "jsonpath={.spec.claimRef.name}")
+		if _, err := os.Stat(filepath.Join(dir, "raw-dir", "images.csv")); err == nil {
+			landed[claim[strings.LastIndex(claim, "-")+1:]] = true
+		}
+	}
+	if !landed["scratch"] || !landed["fetched"] {
+		t.Errorf("the raw data landed on the volumes of claims ending in %v, want the scratch and fetched volumes of prepare's pod", landed)
+	}
+}
