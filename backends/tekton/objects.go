@@ -218,7 +218,7 @@ func uriWarnings(p *ir.Pipeline) diag.Diagnostics {
 		}
 		main := step(p, s)
 		if digests, uris := resultsSize(p, s); digests <= resultBudget(s, main) && digests+uris > resultBudget(s, main) {
-			out = append(out, diag.Warnf(diag.TektonURIsLeftOut, s.Loc, "tekton: step %s uploads %d outputs, and the results of their s3:// URIs do not fit beside their sha256 in the %d bytes that the kubelet keeps of the upload step's termination message (12 KiB a pod, shared by its %d containers): only the -sha256 results are given; each output is at <bucket>/<run uid>/%s/<output>", s.Name, len(s.Uploads), resultBudget(s, main), podContainers(s, main), s.Name))
+			out = append(out, diag.Warnf(diag.TektonURIsLeftOut, s.Loc, "tekton: step %s uploads %d outputs, and the results of their s3:// URIs do not fit beside their sha256 in the %d bytes that the kubelet keeps of the upload step's termination message (12 KiB a pod, shared by its %d containers): only the -sha256 results are given; each output is at s3://%s/<run uid>/%s/<output>", s.Name, len(s.Uploads), resultBudget(s, main), podContainers(s, main), p.ObjectStore.S3.Bucket, s.Name))
 		}
 	}
 	return out
