@@ -180,15 +180,58 @@ func runJob(t *testing.T, c *cluster, ns, name, manifest string, timeout time.Du
 }
 
 // TestE2EObjectStorageSizedVolumes runs examples/bucket-pipeline on the
-// real node on Argo with storage.size and storageClassName: every pod's
-// workspace, scratch and fetched volumes are generic ephemeral volumes
-// of that class, bound here to local volumes the test offers, and the
-// fetched data lands on them (the raw data on the scratch and fetched
-// volumes of prepare's pod), none of it on the node's own disk.
+// real node on Argo and on Tekton with storage.size and
+// storageClassName: every pod's workspace, scratch and fetched volumes
+// are generic ephemeral volumes of that class, bound here to local
+// volumes the test offers, and the fetched data lands on them (the raw
+// data on the scratch and fetched volumes of prepare's pod), none of it
+// on the node's own disk.
 func TestE2EObjectStorageSizedVolumes(t *testing.T) {
 	c, s := e2eCluster(t), e2eObjectStore(t)
 	seedBucket(t, s)
 	const class = "e2e-movers-sized"
+	for _, backend := range []string{"argo", "tekton"} {
+		t.Run(backend, func(t *testing.T) {
+			docs := compileSized(t, backend, class)
+			var r *realRun
+			if backend == "argo" {
+				want := decodeWorkflow(t, docs[len(docs)-1])
+				forgetArtifactGC(c, "e2e-real-objsized", "objsized")
+				r = c.newRealRun(t, "objsized", docs, want)
+				offerSized(t, r, class)
+				s.credentials(t, c, r.ns)
+				pinArtifactGC(r.wf)
+				done := r.succeed(t, 8*time.Minute)
+				checkArgoReads(t, r, want, s.objects(t, string(done.UID)+"/"), string(done.UID))
+			} else {
+				tr := c.newTektonRun(t, "objsized", docs, decodePipelineRun(t, docs[len(docs)-1]))
+				r = tr.realRun
+				offerSized(t, r, class)
+				s.credentials(t, c, r.ns)
+				done := tr.run(t, 8*time.Minute)
+				if cond := done.Status.GetCondition("Succeeded"); cond == nil || cond.Status != corev1.ConditionTrue {
+					t.Fatalf("PipelineRun %s: %+v\n%s", done.Name, cond, c.must(t, "", "-n", r.ns, "get", "taskruns,pods,pvc"))
+				}
+				checkTektonReads(t, tr, tr.tektonPods(t), s.objects(t, string(done.UID)+"/"))
+			}
+			landed := map[string]bool{}
+			for name, dir := range r.volumes {
+				claim, _ := c.run("", "get", "pv", r.ns+"-"+name, "-o", "jsonpath={.spec.claimRef.name}")
+				if _, err := os.Stat(filepath.Join(dir, "raw-dir", "images.csv")); err == nil {
+					landed[claim[strings.LastIndex(claim, "-")+1:]] = true
+				}
+			}
+			if !landed["scratch"] || !landed["fetched"] {
+				t.Errorf("the raw data landed on the volumes of claims ending in %v, want the scratch and fetched volumes of prepare's pod", landed)
+			}
+		})
+	}
+}
+
+// compileSized compiles userSpecs for backend and the real node with
+// storage.size and storageClassName class.
+func compileSized(t *testing.T, backend, class string) []string {
+	t.Helper()
 	dir := userSpecs(t)
 	plat := filepath.Join(dir, "platform.yaml")
 	data, err := os.ReadFile(plat)
@@ -199,33 +242,20 @@ func TestE2EObjectStorageSizedVolumes(t *testing.T) {
 	if err := os.WriteFile(plat, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, stderr, code := compileArgs(t, "mlcube-compile", "--backend", "argo", "--mlcube", dir, "--task", filepath.Join(dir, "pipeline.yaml"),
+	out, stderr, code := compileArgs(t, "mlcube-compile", "--backend", backend, "--mlcube", dir, "--task", filepath.Join(dir, "pipeline.yaml"),
 		"--platform", realNodePlatform(t, plat, realImage))
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	docs := strings.Split(strings.TrimSuffix(out, "\n"), "\n---\n")
-	want := decodeWorkflow(t, docs[len(docs)-1])
-	forgetArtifactGC(c, "e2e-real-objsized", "objsized")
-	r := c.newRealRun(t, "objsized", docs, want)
-	s.credentials(t, c, r.ns)
-	// prepare's pod has three volumes of the class, train's and
-	// evaluate's two each; they run one after another.
-	cls := class
+	return strings.Split(strings.TrimSuffix(out, "\n"), "\n---\n")
+}
+
+// offerSized offers local volumes of class for the run's ephemeral
+// claims: prepare's pod has three, train's and evaluate's two each, and
+// they run one after another.
+func offerSized(t *testing.T, r *realRun, class string) {
+	t.Helper()
 	for i := range 8 {
-		r.claim(t, "sized-"+string(rune('a'+i)), corev1.PersistentVolumeClaimSpec{StorageClassName: &cls, AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce}}, claimOffer)
-	}
-	pinArtifactGC(r.wf)
-	done := r.succeed(t, 8*time.Minute)
-	checkArgoReads(t, r, want, s.objects(t, string(done.UID)+"/"), string(done.UID))
-	landed := map[string]bool{}
-	for name, dir := range r.volumes {
-		claim, _ := c.run("", "get", "pv", r.ns+"-"+name, "-o", "jsonpath={.spec.claimRef.name}")
-		if _, err := os.Stat(filepath.Join(dir, "raw-dir", "images.csv")); err == nil {
-			landed[claim[strings.LastIndex(claim, "-")+1:]] = true
-		}
-	}
-	if !landed["scratch"] || !landed["fetched"] {
-		t.Errorf("the raw data landed on the volumes of claims ending in %v, want the scratch and fetched volumes of prepare's pod", landed)
+		r.claim(t, "sized-"+string(rune('a'+i)), corev1.PersistentVolumeClaimSpec{StorageClassName: &class, AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce}}, claimOffer)
 	}
 }
