@@ -110,7 +110,11 @@ func ScratchOf(f ir.Fetch) string { return ScratchPath + "/" + f.Name }
 // ephemeral volume controller creates for the pod and deletes with it
 // (pkg/controller/volume/ephemeral of kubernetes v1.36.3).
 func ScratchVolumeSpec(p *ir.Pipeline) corev1.Volume {
-	return PerPodVolume(ir.Volume{Name: ScratchVolume, PerPod: true, Ephemeral: p.ObjectStore.Scratch})
+	v := ir.Volume{Name: ScratchVolume, PerPod: true}
+	if p.ObjectStore != nil {
+		v.Ephemeral = p.ObjectStore.Scratch
+	}
+	return PerPodVolume(v)
 }
 
 // PerPodVolume is the pod volume of an ir.Volume with PerPod: an
