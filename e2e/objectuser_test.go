@@ -180,7 +180,8 @@ func runJob(t *testing.T, c *cluster, ns, name, manifest string, timeout time.Du
 }
 
 // TestE2EObjectStorageSizedVolumes runs examples/bucket-pipeline on the
-// real node on Argo and on Tekton with storage.size and
+// real node on Argo, on Tekton and as a Job (its prepare task) with
+// storage.size and
 // storageClassName: every pod's workspace, scratch and fetched volumes
 // are generic ephemeral volumes of that class, bound here to local
 // volumes the test offers, and the fetched data lands on them (the raw
@@ -189,12 +190,22 @@ func runJob(t *testing.T, c *cluster, ns, name, manifest string, timeout time.Du
 func TestE2EObjectStorageSizedVolumes(t *testing.T) {
 	c, s := e2eCluster(t), e2eObjectStore(t)
 	seedBucket(t, s)
-	const class = "e2e-movers-sized"
-	for _, backend := range []string{"argo", "tekton"} {
+	for _, backend := range []string{"argo", "tekton", "job"} {
 		t.Run(backend, func(t *testing.T) {
+			// A class of each run's own: the volumes offered to one run and
+			// left Available are not for another's claims.
+			class := "e2e-movers-sized-" + backend
 			docs := compileSized(t, backend, class)
 			var r *realRun
-			if backend == "argo" {
+			switch backend {
+			case "job":
+				r = &realRun{c: c, ns: "e2e-job-objsized", volumes: map[string]string{}}
+				c.namespace(t, r.ns)
+				c.must(t, "", "-n", r.ns, "delete", "job", "objsized", "--ignore-not-found", "--wait", "--cascade=foreground")
+				offerSized(t, r, class)
+				s.credentials(t, c, r.ns)
+				runJob(t, c, r.ns, "objsized", docs[len(docs)-1], 6*time.Minute)
+			case "argo":
 				want := decodeWorkflow(t, docs[len(docs)-1])
 				forgetArtifactGC(c, "e2e-real-objsized", "objsized")
 				r = c.newRealRun(t, "objsized", docs, want)
@@ -203,7 +214,7 @@ func TestE2EObjectStorageSizedVolumes(t *testing.T) {
 				pinArtifactGC(r.wf)
 				done := r.succeed(t, 8*time.Minute)
 				checkArgoReads(t, r, want, s.objects(t, string(done.UID)+"/"), string(done.UID))
-			} else {
+			default:
 				tr := c.newTektonRun(t, "objsized", docs, decodePipelineRun(t, docs[len(docs)-1]))
 				r = tr.realRun
 				offerSized(t, r, class)
@@ -242,7 +253,11 @@ func compileSized(t *testing.T, backend, class string) []string {
 	if err := os.WriteFile(plat, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, stderr, code := compileArgs(t, "mlcube-compile", "--backend", backend, "--mlcube", dir, "--task", filepath.Join(dir, "pipeline.yaml"),
+	task := filepath.Join(dir, "pipeline.yaml")
+	if backend == "job" {
+		task = "prepare" // a Job runs one step
+	}
+	out, stderr, code := compileArgs(t, "mlcube-compile", "--backend", backend, "--mlcube", dir, "--task", task,
 		"--platform", realNodePlatform(t, plat, realImage))
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -252,9 +267,20 @@ func compileSized(t *testing.T, backend, class string) []string {
 
 // offerSized offers local volumes of class for the run's ephemeral
 // claims: prepare's pod has three, train's and evaluate's two each, and
-// they run one after another.
+// they run one after another. When the test ends, the run's pods go,
+// and with them their claims, and the volumes, so that a later run
+// offers them again.
 func offerSized(t *testing.T, r *realRun, class string) {
 	t.Helper()
+	t.Cleanup(func() {
+		for _, kind := range []string{"workflow", "pipelinerun", "job"} {
+			_, _ = r.c.run("", "-n", r.ns, "delete", kind, "objsized", "--ignore-not-found", "--cascade=foreground", "--timeout=120s")
+		}
+		_, _ = r.c.run("", "-n", r.ns, "delete", "pods,pvc", "--all", "--timeout=120s")
+		for name := range r.volumes {
+			_, _ = r.c.run("", "delete", "pv", r.ns+"-"+name, "--ignore-not-found", "--timeout=60s")
+		}
+	})
 	for i := range 8 {
 		r.claim(t, "sized-"+string(rune('a'+i)), corev1.PersistentVolumeClaimSpec{StorageClassName: &class, AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce}}, claimOffer)
 	}
