@@ -26,6 +26,7 @@ const (
 	TaskBeforeWriter         Code = "MLC205"
 	Overwritten              Code = "MLC206"
 	ParamReachesNothing      Code = "MLC208"
+	TektonURIsLeftOut        Code = "MLC211"
 	DockerGPUsUnasked        Code = "MLC301"
 	DockerFlagNotApplied     Code = "MLC302"
 	GPUCountDiffers          Code = "MLC303"

@@ -31,6 +31,7 @@ const (
 	BadShape        Code = "MLC260"
 	MixedWriters    Code = "MLC261"
 	CubeFileClash   Code = "MLC262"
+	ResultsTooLarge Code = "MLC265"
 	BadQuantity     Code = "MLC350"
 	BadDockerFlags  Code = "MLC351"
 	BadPlacement    Code = "MLC352"

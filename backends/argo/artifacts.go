@@ -24,10 +24,17 @@ func none() *wfv1.ArchiveStrategy { return &wfv1.ArchiveStrategy{None: &wfv1.Non
 // HTTP; another step's upload is given by the DAG task (fetchArguments).
 // S3 loads an object, or, when there is none at the key, every object
 // below it (loadS3Artifact, workflow/artifacts/s3/s3.go, v3.7.18).
+// minio-go makes the folders of what it loads 0700 and the files 0600,
+// readable only by the uid of Argo's init container; each artifact's
+// mode makes every folder and file of it 0755 (chmod in LoadArtifacts,
+// workflow/executor/executor.go; the template's mode is kept when a
+// task gives the artifact, ProcessArgs in workflow/common/util.go;
+// v3.7.18 and v4.0.7), so that the verify container reads it whatever
+// its uid, and puts it in place for the step's (kube.VerifyScript).
 func fetchInputs(p *ir.Pipeline, s *ir.Step) wfv1.Inputs {
 	var in wfv1.Inputs
 	for _, f := range s.Fetches {
-		a := wfv1.Artifact{Name: f.Name, Path: kube.ScratchOf(f), Archive: none()}
+		a := wfv1.Artifact{Name: f.Name, Path: kube.ScratchOf(f), Archive: none(), Mode: ptr.To[int32](0o755), RecurseMode: true}
 		switch {
 		case f.From != nil:
 			in.Parameters = append(in.Parameters, wfv1.Parameter{Name: digestParam(f.Name)})

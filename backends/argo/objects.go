@@ -55,7 +55,7 @@ func objectTemplate(p *ir.Pipeline, s *ir.Step, name string) wfv1.Template {
 	t.Container = nil
 	set := &wfv1.ContainerSetTemplate{VolumeMounts: m.shared}
 	if len(s.Fetches) > 0 {
-		t.Volumes = append(t.Volumes, kube.ScratchVolumeSpec())
+		t.Volumes = append(t.Volumes, kube.ScratchVolumeSpec(p))
 		set.VolumeMounts = append(set.VolumeMounts, apiv1.VolumeMount{Name: kube.ScratchVolume, MountPath: kube.ScratchPath})
 		set.Containers = append(set.Containers, wfv1.ContainerNode{Container: verifyContainer(p, s, m)})
 		user.Dependencies = []string{verifyName}
@@ -140,6 +140,15 @@ func (m mounts) own(vms []apiv1.VolumeMount) []apiv1.VolumeMount {
 // when readOnly says, as sc says. Argo needs the command of every container of a
 // containerSet, or looks it up in the image's registry
 // (createWorkflowPod, workflow/controller/workflowpod.go, v3.7.18).
+// It asks for what Tekton's and a Job's movers ask for
+// (kube.MoverResources): verify hashes and copies every fetch, and main
+// hashes every upload, while the pod holds the step's GPUs, so neither
+// is held to a small CPU limit. Argo gives each container of a
+// containerSet the resources it writes, over the controller's
+// mainContainer defaults, and its own init and wait containers, which
+// load and save the artifacts, the controller's executor.resources
+// (createWorkflowPod and newExecContainer, workflowpod.go, v3.7.18 and
+// v4.0.7), none of them ours to limit.
 func toolContainer(p *ir.Pipeline, s *ir.Step, m mounts, name, script string, args []string, readOnly func(ir.Mount) bool, sc *apiv1.SecurityContext) apiv1.Container {
 	c := apiv1.Container{
 		Name:            name,
@@ -147,7 +156,7 @@ func toolContainer(p *ir.Pipeline, s *ir.Step, m mounts, name, script string, ar
 		ImagePullPolicy: apiv1.PullPolicy(s.ImagePullPolicy),
 		Command:         []string{"sh", "-c", script, name},
 		Args:            args,
-		Resources:       kube.Resources(kube.HelperResources()),
+		Resources:       kube.MoverResources(p),
 		SecurityContext: sc,
 	}
 	for _, mt := range s.Mounts {

@@ -356,3 +356,34 @@ func TestArtifactGCDefaultAccountWarns(t *testing.T) {
 		t.Errorf("bucket-pipeline:\n%s", stderr)
 	}
 }
+
+// The containers that move data hash and copy all of it while the pod
+// holds the step's GPUs: Argo's verify and main ask for what Tekton's
+// and a Job's movers ask for, with no CPU limit; and each fetch is
+// loaded with a mode every uid reads, as minio-go would leave it 0700
+// and 0600, for the verify container to put in place for the step's
+// user.
+func TestMoversAsTektonAndJob(t *testing.T) {
+	for _, ex := range objectExamples {
+		wf := objectWorkflow(t, ex)
+		for _, tmpl := range wf.Spec.Templates {
+			if tmpl.ContainerSet == nil {
+				continue
+			}
+			for _, name := range []string{"verify", "main"} {
+				c := containerNamed(tmpl.ContainerSet, name)
+				if c == nil || (name == "main" && containerNamed(tmpl.ContainerSet, "run") == nil) {
+					continue
+				}
+				if _, ok := c.Resources.Limits[corev1.ResourceCPU]; ok || c.Resources.Requests.Cpu().String() != "100m" {
+					t.Errorf("%s: template %s: %s asks for %v, want a 100m request and no CPU limit", ex, tmpl.Name, name, c.Resources)
+				}
+			}
+			for _, a := range tmpl.Inputs.Artifacts {
+				if a.Mode == nil || *a.Mode != 0o755 || !a.RecurseMode {
+					t.Errorf("%s: template %s: input %s is loaded with mode %v (recursive %v), want 0755 throughout", ex, tmpl.Name, a.Name, a.Mode, a.RecurseMode)
+				}
+			}
+		}
+	}
+}

@@ -61,7 +61,7 @@ func moveData(p *ir.Pipeline, s *ir.Step, ref func(param string) string, spec *c
 			}
 		}
 		spec.InitContainers = append(spec.InitContainers, m.FetchContainer(p, s, fetchName))
-		spec.Volumes = append(spec.Volumes, kube.ScratchVolumeSpec())
+		spec.Volumes = append(spec.Volumes, kube.ScratchVolumeSpec(p))
 	}
 	if len(s.Uploads) > 0 {
 		m.Env = []corev1.EnvVar{{Name: runIDVar, ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{

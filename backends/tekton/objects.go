@@ -1,6 +1,7 @@
 package tekton
 
 import (
+	"path"
 	"strings"
 
 	v1 "github.com/tektoncd/pipeline/pkg/apis/pipeline/v1"
@@ -38,6 +39,14 @@ const (
 	// message, where a task's results go: the last step's entrypoint
 	// writes every result file there, as JSON (pkg/termination/write.go:33-35).
 	messageLimit = 4096
+	// podMessageLimit is what the kubelet keeps of the termination
+	// messages of a pod's containers, init containers counted, each cut
+	// to an even share of it (normalizeStatus,
+	// pkg/kubelet/status/status_manager.go; MaxPodTerminationMessageLogLength,
+	// pkg/kubelet/container/runtime.go; kubernetes v1.36.3): past that
+	// share the results are cut mid-JSON, and no later task resolves them
+	// (tektoncd/pipeline#4808).
+	podMessageLimit = 12 * 1024
 	// tektonShare is kept for what Tekton writes there too (StartedAt,
 	// and when a step fails, ExitCode and Reason).
 	tektonShare = 256
@@ -71,7 +80,7 @@ func podVolumes(p *ir.Pipeline, s *ir.Step) []corev1.Volume {
 		}
 	}
 	if len(s.Fetches) > 0 {
-		out = append(out, kube.ScratchVolumeSpec())
+		out = append(out, kube.ScratchVolumeSpec(p))
 	}
 	return out
 }
@@ -94,7 +103,7 @@ func dataSteps(p *ir.Pipeline, s *ir.Step, main v1.Step) ([]v1.Step, []v1.TaskRe
 	if len(s.Fetches) == 0 && len(s.Uploads) == 0 {
 		return append(foldersStep(p, s), main), nil, nil
 	}
-	uris, err := resultsFit(p, s)
+	uris, err := resultsFit(p, s, main)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -160,22 +169,76 @@ func fromContainer(c corev1.Container) v1.Step {
 	}
 }
 
-// resultsFit says whether the results of s's uploads fit the upload
-// step's termination message with their URIs; it refuses s when their
-// digests alone do not.
-func resultsFit(p *ir.Pipeline, s *ir.Step) (bool, error) {
+// resultsFit says whether the results of s's uploads, whose user's
+// step is main, fit the upload step's share of the termination messages
+// with their URIs; it refuses s when their digests alone do not.
+func resultsFit(p *ir.Pipeline, s *ir.Step, main v1.Step) (bool, error) {
+	digests, uris := resultsSize(p, s)
+	budget := resultBudget(s, main)
+	if digests > budget {
+		return false, emit.Refuse(diag.ResultsTooLarge, s.Loc, "tekton: step %s uploads %d outputs, and the results that record their sha256 take %d bytes, more than the %d that the kubelet keeps of the upload step's termination message, where Tekton puts them (12 KiB a pod, shared by its %d containers); split the step's outputs among fewer folders, or use --backend argo", s.Name, len(s.Uploads), digests, budget, podContainers(s, main))
+	}
+	return digests+uris <= budget, nil
+}
+
+// resultsSize is what the results of s's uploads take as Tekton writes
+// them, the digests and the URIs apart.
+func resultsSize(p *ir.Pipeline, s *ir.Step) (digests, uris int) {
 	size := func(name, value string) int { return len(`{"key":"","value":"","type":1},`) + len(name) + len(value) }
-	digests, uris := 0, 0
 	for _, u := range s.Uploads {
 		digests += size(digestResult(u.Name), strings.Repeat("0", 64))
 		key := kube.UploadKey(p, strings.Repeat("0", uidLength), ir.Output{Step: s.Name, Name: u.Name})
 		uris += size(uriResult(u.Name), "s3://"+key)
 	}
-	budget := messageLimit - tektonShare
-	if digests > budget {
-		return false, emit.Refuse(diag.EngineCannotRun, s.Loc, "tekton: step %s uploads %d outputs, and the results that record their sha256 take %d bytes, more than the %d that Tekton keeps of a step's results (its termination message); split the step's outputs among fewer folders, or use --backend argo", s.Name, len(s.Uploads), digests, budget)
+	return digests, uris
+}
+
+// resultBudget is what the results of s's uploads may take of the
+// upload step's termination message: its container's share of the
+// pod's, at most one container's, less tektonShare.
+func resultBudget(s *ir.Step, main v1.Step) int {
+	return min(messageLimit, podMessageLimit/podContainers(s, main)) - tektonShare
+}
+
+// podContainers counts the containers of the pod of s's task, whose
+// user's step is main: a step's each (fetch, or folders when it fetches
+// nothing and has folders to make: dataSteps; main; upload), and Tekton's
+// init containers: prepare, always; place-scripts when a step has a
+// script; working-dir-initializer when a step's workingDir is relative
+// or below /workspace (Build, pkg/pod/pod.go; convertScripts,
+// pkg/pod/script.go; workingDirInit, pkg/pod/workingdir_init.go;
+// v1.15.0). The task has no sidecars.
+func podContainers(s *ir.Step, main v1.Step) int {
+	n := 2 // prepare, and main
+	if len(s.Fetches) > 0 || len(s.Folders) > 0 {
+		n++
 	}
-	return digests+uris <= budget, nil
+	if len(s.Uploads) > 0 {
+		n++
+	}
+	if main.Script != "" {
+		n++
+	}
+	if wd := path.Clean(main.WorkingDir); main.WorkingDir != "" && (!path.IsAbs(wd) || strings.HasPrefix(wd, "/workspace/")) {
+		n++
+	}
+	return n
+}
+
+// uriWarnings say which steps' uploads have no -uri results, which do
+// not fit beside their digests (resultsFit).
+func uriWarnings(p *ir.Pipeline) diag.Diagnostics {
+	var out diag.Diagnostics
+	for _, s := range containerSteps(p) {
+		if len(s.Uploads) == 0 {
+			continue
+		}
+		main := step(p, s)
+		if digests, uris := resultsSize(p, s); digests <= resultBudget(s, main) && digests+uris > resultBudget(s, main) {
+			out = append(out, diag.Warnf(diag.TektonURIsLeftOut, s.Loc, "tekton: step %s uploads %d outputs, and the results of their s3:// URIs do not fit beside their sha256 in the %d bytes that the kubelet keeps of the upload step's termination message (12 KiB a pod, shared by its %d containers): only the -sha256 results are given; each output is at s3://%s/<run uid>/%s/<output>", s.Name, len(s.Uploads), resultBudget(s, main), podContainers(s, main), p.ObjectStore.S3.Bucket, s.Name))
+		}
+	}
+	return out
 }
 
 // objectRefusals refuse what a step's data needs that Tekton cannot

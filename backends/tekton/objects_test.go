@@ -148,28 +148,83 @@ func TestArtifactRepositoryRefused(t *testing.T) {
 }
 
 // The results of a task's uploads go in its last step's termination
-// message: with many outputs their URIs are left out, and with more
-// still the step is refused.
+// message, of which the kubelet keeps 12 KiB a pod shared by its
+// containers: a step that fetches and uploads has four (Tekton's
+// prepare, fetch, the step's, upload), 3 KiB each. With many outputs
+// their URIs are left out, with a warning, and with more still the step
+// is refused.
 func TestResultsBudget(t *testing.T) {
 	p := enginetest.Pipelines(t)["bucket-pipeline"]
 	s := p.Steps[0]
-	for n, want := range map[int]string{1: "uri", 30: "sha256", 60: "refused"} {
+	if len(s.Fetches) == 0 {
+		t.Fatalf("step %s fetches nothing", s.Name)
+	}
+	for n, want := range map[int]string{1: "uri", 20: "sha256", 24: "refused"} {
 		s.Uploads = nil
 		for i := range n {
 			s.Uploads = append(s.Uploads, ir.Upload{Name: "output-" + strings.Repeat("x", 10) + string(rune('a'+i%26)) + string(rune('a'+i/26)), Path: ir.Lit("/mnt/mlcube/out")})
 		}
-		_, results, err := dataSteps(p, s, step(p, s))
+		main := step(p, s)
+		if got := podContainers(s, main); got != 4 {
+			t.Errorf("%d uploads: %d containers, want 4", n, got)
+		}
+		_, results, err := dataSteps(p, s, main)
 		got := "refused"
 		if err == nil {
 			got = "sha256"
 			if len(results) == 2*n {
 				got = "uri"
 			}
+		} else if ds, ok := err.(diag.Diagnostics); !ok || len(ds) != 1 || ds[0].Code != diag.ResultsTooLarge || !strings.Contains(ds[0].Message, "shared by its 4 containers") {
+			t.Errorf("%d uploads: refused with %v", n, err)
 		}
 		if got != want {
 			t.Errorf("%d uploads: %s (%v), want %s", n, got, err, want)
 		}
+		warned := slices.ContainsFunc(uriWarnings(p), func(d diag.Diagnostic) bool { return d.Code == diag.TektonURIsLeftOut })
+		if warned != (got == "sha256") {
+			t.Errorf("%d uploads: warned %v that the URIs are left out", n, warned)
+		}
 	}
+}
+
+// Tekton's init containers count: a script adds place-scripts, and a
+// working folder below /workspace the working-dir-initializer.
+func TestPodContainers(t *testing.T) {
+	s := &ir.Step{Uploads: []ir.Upload{{Name: "out"}}}
+	for _, c := range []struct {
+		main v1.Step
+		want int
+	}{
+		{v1.Step{}, 3},
+		{v1.Step{Script: "echo"}, 4},
+		{v1.Step{WorkingDir: "/workspace/src"}, 4},
+		{v1.Step{WorkingDir: "/opt/src"}, 3},
+		{v1.Step{WorkingDir: "src", Script: "echo"}, 5},
+	} {
+		if got := podContainers(s, c.main); got != c.want {
+			t.Errorf("%+v: %d containers, want %d", c.main, got, c.want)
+		}
+	}
+	// A step that fetches nothing makes its folders in a step of their
+	// own (dataSteps), which counts as fetch does.
+	made := &ir.Step{Uploads: s.Uploads, Folders: []ir.Folder{{Path: ir.Lit("/mnt/out")}}}
+	if got, steps := podContainers(made, v1.Step{}), len(taskSteps(t, made)); got != 4 || steps != 3 {
+		t.Errorf("a step with folders to make: %d containers, want 4 (its task has %d steps, want 3)", got, steps)
+	}
+}
+
+// taskSteps are the steps dataSteps gives s, alone in a pipeline with a
+// bucket.
+func taskSteps(t *testing.T, s *ir.Step) []v1.Step {
+	t.Helper()
+	s.Name = "s"
+	p := &ir.Pipeline{Steps: []*ir.Step{s}, ObjectStore: &ir.ObjectStore{ToolImage: "rclone", S3: &ir.S3Bucket{Bucket: "b"}}}
+	steps, _, err := dataSteps(p, s, v1.Step{Name: "main"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return steps
 }
 
 // A file of a pod's own volume mounted by itself would be a folder

@@ -18,6 +18,12 @@ type ObjectStore struct {
 	// ArtifactGC is when Argo deletes the run's artifacts
 	// (OnWorkflowDeletion, OnWorkflowCompletion); empty keeps them.
 	ArtifactGC string `json:",omitempty"`
+	// Scratch is the volume of each pod that fetches, where its data
+	// lands before it is checked: a generic ephemeral volume of this
+	// template, of the size and storage class the platform's storage
+	// asks for, so that fetched data never fills the node's own disk;
+	// nil for an emptyDir, when the platform asks for none.
+	Scratch *ClaimTemplate `json:",omitempty"`
 }
 
 // S3Bucket is an S3-compatible bucket and the Secret keys that open it.

@@ -42,7 +42,7 @@ data:
       secretKeySecret: {name: $S3_SECRET, key: secretKey}
   images: |
 CM
-    for image in $images mlcube-e2e/base:1 docker.io/mlcube-e2e/base:1; do
+    for image in $images mlcube-e2e/base:1 docker.io/mlcube-e2e/base:1 mlcube-e2e/user:1 docker.io/mlcube-e2e/user:1; do
       printf '    "%s": {entrypoint: [/usr/local/bin/mlcube-e2e-record]}\n' "$image"
     done
   } | "$kubectl" apply -f - >/dev/null

@@ -16,6 +16,10 @@
 #                       image/torchrun, whose ranks run the recorder as
 #                       `python`, for the TrainJobs of Kubeflow Trainer.
 #   mlcube-e2e/nop:1    the same files, with Tekton's nop as entrypoint.
+#   mlcube-e2e/user:1   the same files, run as uid 1000 (the image's own
+#                       USER, mpiuser), as an image that runs as a user of
+#                       its own: the steps that read what was fetched as
+#                       another uid than the one that fetched it.
 #   mlcube-e2e/argo4:1  the same files, with Argo 4's argoexec first on its
 #                       PATH: the executor image of the 4.x controller,
 #                       whose init and wait containers run `argoexec`
@@ -93,21 +97,22 @@ make_rootfs
 
 std_path=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 
-# archive DIR OUT NAME:TAG ENTRYPOINT-JSON PATH [NAME:TAG ENTRYPOINT-JSON PATH...]:
+# archive DIR OUT NAME:TAG ENTRYPOINT-JSON PATH USER [NAME:TAG ENTRYPOINT-JSON PATH USER...]:
 # a docker-archive of one-layer images of DIR, one per name, which share
-# the layer and differ in their entrypoint and PATH.
+# the layer and differ in their entrypoint, PATH and user ("" for root,
+# the config then naming none).
 archive() {
-  local dir=$1 out=$2 work diffid config ref entrypoint path manifest=""
+  local dir=$1 out=$2 work diffid config ref entrypoint path user manifest=""
   shift 2
   work=$(mktemp -d "$E2E_CACHE/tmp/image.XXXXXX")
   tar -C "$dir" --numeric-owner --sort=name --mtime=@0 -cf "$work/layer.tar" .
   diffid=$(sha256sum "$work/layer.tar" | cut -d' ' -f1)
   mkdir "$work/$diffid"; mv "$work/layer.tar" "$work/$diffid/layer.tar"
   while [ $# -gt 0 ]; do
-    ref=$1 entrypoint=$2 path=$3
-    shift 3
-    printf '{"architecture":"amd64","os":"linux","created":"1970-01-01T00:00:00Z","config":{"Entrypoint":%s,"Env":["PATH=%s"],"WorkingDir":"/"},"rootfs":{"type":"layers","diff_ids":["sha256:%s"]}}' \
-      "$entrypoint" "$path" "$diffid" >"$work/config.json"
+    ref=$1 entrypoint=$2 path=$3 user=$4
+    shift 4
+    printf '{"architecture":"amd64","os":"linux","created":"1970-01-01T00:00:00Z","config":{%s"Entrypoint":%s,"Env":["PATH=%s"],"WorkingDir":"/"},"rootfs":{"type":"layers","diff_ids":["sha256:%s"]}}' \
+      "${user:+\"User\":\"$user\",}" "$entrypoint" "$path" "$diffid" >"$work/config.json"
     config=$(sha256sum "$work/config.json" | cut -d' ' -f1)
     mv "$work/config.json" "$work/$config.json"
     manifest+="${manifest:+,}$(printf '{"Config":"%s.json","RepoTags":["%s"],"Layers":["%s/layer.tar"]}' "$config" "$ref" "$diffid")"
@@ -179,10 +184,11 @@ if [ ! -s "$images/base-$key.tar" ]; then
   for n in $TEKTON_BINARIES; do strip -o "$dir/ko-app/$n" "$E2E_BIN/tekton-$n"; done
   # mlcube-e2e/nop:1 is Tekton's nop image (its affinity assistant runs
   # the image's entrypoint with an argument).
-  archive "$dir" "$images/base-$key.tar" mlcube-e2e/base:1 '["/usr/local/bin/mlcube-e2e-record"]' "$std_path" \
-    mlcube-e2e/nop:1 '["/ko-app/nop"]' "$std_path" \
-    mlcube-e2e/argo4:1 '["/usr/local/bin/mlcube-e2e-record"]' "/usr/local/argo4/bin:$std_path" \
-    "$RCLONE_IMAGE" '["rclone"]' "$std_path"
+  archive "$dir" "$images/base-$key.tar" mlcube-e2e/base:1 '["/usr/local/bin/mlcube-e2e-record"]' "$std_path" "" \
+    mlcube-e2e/nop:1 '["/ko-app/nop"]' "$std_path" "" \
+    mlcube-e2e/user:1 '["/usr/local/bin/mlcube-e2e-record"]' "$std_path" 1000 \
+    mlcube-e2e/argo4:1 '["/usr/local/bin/mlcube-e2e-record"]' "/usr/local/argo4/bin:$std_path" "" \
+    "$RCLONE_IMAGE" '["rclone"]' "$std_path" ""
 
   rm -rf "$dir"
 else
@@ -198,7 +204,7 @@ if [ ! -s "$images/pause-$pause_key.tar" ]; then
   mkdir -p "$dir"
   gcc -Os -static -DVERSION="$KUBERNETES_VERSION" -o "$dir/pause" "$pause_src"
   strip "$dir/pause"
-  archive "$dir" "$images/pause-$pause_key.tar" mlcube-e2e/pause:1 '["/pause"]' "$std_path"
+  archive "$dir" "$images/pause-$pause_key.tar" mlcube-e2e/pause:1 '["/pause"]' "$std_path" ""
   rm -rf "$dir"
 else
   log "mlcube-e2e/pause:1: from the cache ($pause_key)"

@@ -1,73 +1,12 @@
 package kube
 
 import (
-	"strconv"
-
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/mlcube-compile/mlcube-compile/backends/emit"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
 	"github.com/mlcube-compile/mlcube-compile/diag"
 )
-
-// The containers that move a step's data run POSIX sh scripts, in the
-// platform's tool image (rclone's image is Alpine's busybox; the e2e
-// image is Debian's coreutils): each takes its items as arguments, a
-// fixed number of words each, after $0.
-const (
-	// ScratchVolume is an emptyDir each pod has, where fetched data
-	// lands before its digest is checked and it is copied into place.
-	ScratchVolume = "mlcube-scratch"
-	// ScratchPath is where it is mounted in the containers that move
-	// data.
-	ScratchPath = "/mlcube-scratch"
-)
-
-// digestFn is a shell function printing the sha256 of a file, or of a
-// folder as ir.FolderDigest defines it.
-const digestFn = `digest() {
-  if [ -d "$1" ]; then
-    (cd "$1" && find . -type f | LC_ALL=C sort | while IFS= read -r f; do sha256sum "$f"; done) | sha256sum | cut -d' ' -f1
-  else
-    sha256sum <"$1" | cut -d' ' -f1
-  fi
-}
-`
-
-// VerifyScript checks fetched data and puts it in place. Its items are
-// four words each: the fetch's name, where it was fetched to, the sha256
-// it must have (empty for none), and where it goes (with the part of it
-// that goes there, after a / when only a part does: Fetch.Sub). A
-// mismatch fails the container, and so the step.
-const VerifyScript = `set -eu
-` + digestFn + `while [ $# -ge 4 ]; do
-  name=$1 src=$2 want=$3 dest=$4; shift 4
-  [ -e "$src" ] || { echo "mlcube-compile: $name: nothing was fetched to $src" >&2; exit 1; }
-  got=$(digest "$src")
-  if [ -n "$want" ] && [ "$got" != "$want" ]; then
-    echo "mlcube-compile: $name: sha256 $got, want $want" >&2; exit 1
-  fi
-  echo "mlcube-compile: $name: sha256 $got"
-  part=${dest#*//}; [ "$part" != "$dest" ] || part=
-  dest=${dest%%//*}
-  from=$src${part:+/$part}
-  mkdir -p "$(dirname "$dest")"
-  if [ -d "$from" ]; then mkdir -p "$dest" && cp -R "$from/." "$dest/"; else cp "$from" "$dest"; fi
-done
-`
-
-// DigestScript writes the sha256 of each output into a file. Its items
-// are three words each: the upload's name, its path, and the file the
-// digest goes to. A missing output fails the container.
-const DigestScript = `set -eu
-` + digestFn + `while [ $# -ge 3 ]; do
-  name=$1 path=$2 out=$3; shift 3
-  [ -e "$path" ] || { echo "mlcube-compile: output $name: $path was not written" >&2; exit 1; }
-  mkdir -p "$(dirname "$out")"
-  digest "$path" | tr -d '\n' >"$out"
-  echo "mlcube-compile: output $name: sha256 $(cat "$out")"
-done
-`
 
 // VerifyDest is the fourth word of a VerifyScript item: the fetch's
 // path, with its Sub after a // when it has one.
@@ -82,9 +21,17 @@ func VerifyDest(f ir.Fetch, ref func(param string) string) string {
 // ScratchOf is where fetch f lands before it is checked.
 func ScratchOf(f ir.Fetch) string { return ScratchPath + "/" + f.Name }
 
-// ScratchVolumeSpec is the scratch emptyDir of a pod that fetches.
-func ScratchVolumeSpec() corev1.Volume {
-	return corev1.Volume{Name: ScratchVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}
+// ScratchVolumeSpec is the scratch volume of a pod of p that fetches:
+// an emptyDir, or a generic ephemeral volume of the size and storage
+// class the platform asks for (ir.ObjectStore.Scratch), which the
+// ephemeral volume controller creates for the pod and deletes with it
+// (pkg/controller/volume/ephemeral of kubernetes v1.36.3).
+func ScratchVolumeSpec(p *ir.Pipeline) corev1.Volume {
+	v := ir.Volume{Name: ScratchVolume, PerPod: true}
+	if p.ObjectStore != nil {
+		v.Ephemeral = p.ObjectStore.Scratch
+	}
+	return PerPodVolume(v)
 }
 
 // PerPodVolume is the pod volume of an ir.Volume with PerPod: an
@@ -119,106 +66,6 @@ func RcloneEnv(b *ir.S3Bucket) []corev1.EnvVar {
 		{Name: "RCLONE_S3_ACCESS_KEY_ID", ValueFrom: key(b.AccessKey)},
 		{Name: "RCLONE_S3_SECRET_ACCESS_KEY", ValueFrom: key(b.SecretKey)},
 	}
-}
-
-// FetchScript fetches with rclone into the scratch folder. Its items are
-// three words each: s3 (a bucket/key, an object or a folder, which
-// rclone's lsjson --stat tells apart), folder (the key of a folder a step
-// of the run uploaded) or http (a URL of one file), the source, and
-// where it lands. S3 has no folders: an empty one uploads no object, and
-// rclone copies nothing from a prefix with none below it, without error
-// (an empty listing is no error to rclone's S3 backend unless it uses
-// directory markers: list, backend/s3/s3.go; sync.CopyDir makes no
-// folder when --create-empty-src-dirs is off: fs/sync/sync.go, v1.71.1),
-// so a folder that nothing was fetched to is made empty; its digest
-// tells it from a lost upload (VerifyScript).
-const FetchScript = `set -eu
-while [ $# -ge 3 ]; do
-  kind=$1 src=$2 dest=$3; shift 3
-  mkdir -p "$(dirname "$dest")"
-  case $kind in
-  http) rclone copyurl "$src" "$dest" ;;
-  folder) rclone copy ":s3:$src" "$dest" && mkdir -p "$dest" ;;
-  s3)
-    if rclone lsjson --stat ":s3:$src" | grep -q '"IsDir": *true'; then
-      rclone copy ":s3:$src" "$dest"
-    else
-      rclone copyto ":s3:$src" "$dest"
-    fi ;;
-  esac
-done
-`
-
-// UploadScript uploads with rclone. Its items are three words each: the
-// output's path (a file, or a folder whose files go below the key), the
-// bucket/key it goes to, and a file its s3:// URI is written to once it
-// is there (empty for none). A folder is synced, not copied: rclone's
-// sync deletes what is below the key and not in the folder (Sync, with
-// the delete mode that copy's CopyDir turns off, fs/sync/sync.go,
-// v1.71.1), so an earlier attempt's upload of a retried step, cut short,
-// leaves nothing beside the files of the attempt that succeeded. Only
-// an attempt whose step succeeded uploads: Tekton skips a task's later
-// steps once one failed (ErrSkipPreviousStepFailed,
-// pkg/entrypoint/entrypointer.go, v1.15.0), and a Job's upload
-// container starts once every init container succeeded.
-const UploadScript = `set -eu
-while [ $# -ge 3 ]; do
-  src=$1 dest=$2 uri=$3; shift 3
-  if [ -d "$src" ]; then rclone sync "$src" ":s3:$dest"; else rclone copyto "$src" ":s3:$dest"; fi
-  echo "mlcube-compile: uploaded s3://$dest"
-  [ -z "$uri" ] || printf '%s' "s3://$dest" >"$uri"
-done
-`
-
-// FetchSource is the first two words of a FetchScript item for a URL.
-func FetchSource(u *ir.URL) (kind, src string) {
-	if u.Scheme == "s3" {
-		return "s3", u.Bucket + "/" + u.Key
-	}
-	return "http", u.Raw
-}
-
-// SequenceScript runs scripts one after another in one container, each
-// on its own items, and fails at the first that fails. Its arguments
-// are groups of: a name (the script's $0, which its messages print),
-// the script, the number of words after it that are its items, and
-// those words. Sequence writes them.
-const SequenceScript = `set -eu
-while [ $# -ge 3 ]; do
-  name=$1 script=$2 n=$3; shift 3
-  [ "$#" -ge "$n" ] || { echo "mlcube-compile: $name: $n items wanted, $# left" >&2; exit 1; }
-  (
-    all=$# i=0
-    for w do
-      if [ "$i" -lt "$n" ]; then set -- "$@" "$w"; fi
-      i=$((i + 1))
-    done
-    shift "$all"
-    sh -c "$script" "$name" "$@"
-  )
-  shift "$n"
-done
-`
-
-// Phase is one script a SequenceScript runs, and its items, written for
-// a container's args (Kubernetes reads $(VAR) and $$ in them).
-type Phase struct {
-	Name, Script string
-	Items        []string
-}
-
-// Sequence is the command and args of a container that runs phases in
-// order. The scripts are escaped for the kubelet, which would read
-// their $(...); the items are as given, so that an engine's own
-// references in them ($(context.pipelineRun.uid), a Job's $(VAR)) are
-// replaced.
-func Sequence(phases ...Phase) (command, args []string) {
-	command = []string{"sh", "-c", ir.KubeLiteral(SequenceScript), "mlcube-compile"}
-	for _, ph := range phases {
-		args = append(args, ph.Name, ir.KubeLiteral(ph.Script), strconv.Itoa(len(ph.Items)))
-		args = append(args, ph.Items...)
-	}
-	return command, args
 }
 
 // Mover is what the containers that move a step's data on an engine
@@ -312,9 +159,11 @@ func (m Mover) container(p *ir.Pipeline, name string, phases ...Phase) corev1.Co
 	return c
 }
 
-// MoverResources are what a container that moves data asks for: a
-// small request, limited only where the platform limits every container
-// to its requests (a CPU limit would slow the hashing of large data).
+// MoverResources are what a container that moves data asks for, on
+// every engine (Argo's verify and main too): a small request, limited
+// only where the platform limits every container to its requests. A CPU
+// limit would slow the hashing and copying of large data while the pod
+// holds the step's GPUs.
 func MoverResources(p *ir.Pipeline) corev1.ResourceRequirements {
 	return Resources(ir.Resources{CPU: "100m", Memory: "256Mi", LimitsEqualRequests: p.LimitsEqualRequests})
 }

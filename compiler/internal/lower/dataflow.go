@@ -2,6 +2,7 @@ package lower
 
 import (
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/mlcube-compile/mlcube-compile/compiler/internal/spec"
@@ -48,6 +49,27 @@ func (lw *lowering) objectWorkspace() bool { return lw.plat.Storage.Workspace ==
 // fetchRoot is where a step's URL inputs are mounted.
 func (lw *lowering) fetchRoot() string { return lw.mountPath + "-fetched" }
 
+// sizedClaim is a copy of lw.sized, or nil.
+func (lw *lowering) sizedClaim() *ir.ClaimTemplate {
+	if lw.sized == nil {
+		return nil
+	}
+	c := *lw.sized
+	c.AccessModes = slices.Clone(c.AccessModes)
+	return &c
+}
+
+// sizedScratch puts the scratch volume, where each pod's fetches land
+// first, on a volume of the size and storage class the platform asks
+// for, as the fetched volume and an object workspace are: every folder
+// that receives fetched data is on one, never on the node's own disk
+// (an emptyDir), which a large dataset would fill.
+func (lw *lowering) sizedScratch() {
+	if lw.p.ObjectStore != nil {
+		lw.p.ObjectStore.Scratch = lw.sizedClaim()
+	}
+}
+
 // urlInput lowers an input written as a URL at at: its fetch into the
 // fetched volume, in a folder named for the parameter, and the path the
 // container reads it at (the folder, or the file in it). ok is false
@@ -70,7 +92,7 @@ func (lw *lowering) urlInput(param, raw, kind string, at diag.Loc) (dir string, 
 			file = path.Join(dir, path.Base(u.Key))
 		}
 	}
-	lw.volumes[fetchedVolume] = ir.Volume{Name: fetchedVolume, PerPod: true}
+	lw.volumes[fetchedVolume] = ir.Volume{Name: fetchedVolume, PerPod: true, Ephemeral: lw.sizedClaim()}
 	lw.cur.fetches = append(lw.cur.fetches, ir.Fetch{Name: name, URL: u, Path: ir.Lit(file)})
 	return dir, file, true
 }

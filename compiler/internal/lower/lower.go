@@ -43,6 +43,11 @@ type lowering struct {
 	p         *ir.Pipeline
 	volumes   map[string]ir.Volume
 	ws        ir.Volume
+	// sized is the volume each pod has of its own where fetched data
+	// lands (the scratch and fetched volumes, an object workspace), of
+	// the size and storage class the platform's storage asks for; nil
+	// when it asks for neither (each is then an emptyDir).
+	sized *ir.ClaimTemplate
 	// claimVolumes maps a legacy binding's claim to its volume's name.
 	claimVolumes map[string]string
 	// cur is what the step being lowered fetches, reads and writes, and
@@ -82,6 +87,7 @@ func Lower(ps *spec.Pipeline, plat *spec.Platform, needValues string) (*ir.Pipel
 	lw.claimAccess()
 	lw.objectFlow()
 	lw.toolImageForURLs()
+	lw.sizedScratch()
 	for _, name := range slices.Sorted(maps.Keys(lw.volumes)) {
 		lw.p.Volumes = append(lw.p.Volumes, lw.volumes[name])
 	}

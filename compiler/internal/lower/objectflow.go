@@ -33,6 +33,7 @@ func (lw *lowering) objectWorkspaceSpec() ir.Volume {
 			size = lw.quantity(fmt.Sprint(st.Size), at.Field("size"))
 		}
 		v.Ephemeral = &ir.ClaimTemplate{Size: size, StorageClassName: st.StorageClassName, AccessModes: []string{readWriteOnce}}
+		lw.sized = v.Ephemeral
 	}
 	if st.PVC != "" {
 		lw.dataClaim, _ = lw.volumeNames.take(st.PVC, "data", st.PVC)

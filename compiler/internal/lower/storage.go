@@ -56,6 +56,9 @@ func (lw *lowering) workspaceSpec() ir.Volume {
 		}
 		// The access modes are decided once the steps are ordered.
 		v.Create = &ir.ClaimTemplate{Size: size, StorageClassName: st.StorageClassName, AccessModes: st.AccessModes}
+		if st.Size != nil || st.StorageClassName != "" {
+			lw.sized = &ir.ClaimTemplate{Size: size, StorageClassName: st.StorageClassName, AccessModes: []string{readWriteOnce}}
+		}
 	default:
 		v.ClaimName = st.PVC
 		if cubes := lw.cubes(); v.ClaimName == "" && len(cubes) == 1 {

@@ -1,0 +1,188 @@
+package kube
+
+import (
+	"strconv"
+
+	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+)
+
+// The containers that move a step's data run POSIX sh scripts, in the
+// platform's tool image (rclone's image is Alpine's busybox; the e2e
+// image is Debian's coreutils): each takes its items as arguments, a
+// fixed number of words each, after $0.
+const (
+	// ScratchVolume is a volume each pod that fetches has of its own
+	// (ScratchVolumeSpec), where fetched data lands before its digest is
+	// checked and it is copied into place.
+	ScratchVolume = "mlcube-scratch"
+	// ScratchPath is where it is mounted in the containers that move
+	// data.
+	ScratchPath = "/mlcube-scratch"
+)
+
+// digestFn is a shell function printing the sha256 of a file, or of a
+// folder as ir.FolderDigest defines it.
+const digestFn = `digest() {
+  if [ -d "$1" ]; then
+    (cd "$1" && find . -type f | LC_ALL=C sort | while IFS= read -r f; do sha256sum "$f"; done) | sha256sum | cut -d' ' -f1
+  else
+    sha256sum <"$1" | cut -d' ' -f1
+  fi
+}
+`
+
+// shareFn is a shell function that lets every user read and write what
+// the mover placed at $1: the folders it made 0777 and the files 0666,
+// as the pod's own emptyDir is. The step's container may run as any uid
+// (the image's own USER, the platform's runAsUser), none of them the
+// mover's, and what was fetched may come with no access for them: Argo
+// loads an S3 folder with minio-go, which makes folders 0700 and files
+// 0600 (FGetObject, api-get-object-file.go of minio-go v7.0.100, which
+// Argo v3.7.18 takes), and cp keeps those modes. Only what the mover
+// owns is changed: a folder it did not make, such as the volume's root,
+// is left as it is. The data is on a volume of the pod's own (the
+// workspace, or the fetched folder), which no other pod mounts.
+const shareFn = `share() {
+  find "$1" -user "$(id -u)" -type d -exec chmod 0777 {} +
+  find "$1" -user "$(id -u)" -type f -exec chmod 0666 {} +
+}
+`
+
+// VerifyScript checks fetched data and puts it in place, where the
+// step's user reads and writes it (shareFn; the folders it makes are
+// 0777 too, by umask 0). Its items are four words each: the fetch's
+// name, where it was fetched to, the sha256 it must have (empty for
+// none), and where it goes (with the part of it that goes there, after
+// a / when only a part does: Fetch.Sub). A mismatch fails the
+// container, and so the step.
+const VerifyScript = `set -eu
+umask 0
+` + digestFn + shareFn + `while [ $# -ge 4 ]; do
+  name=$1 src=$2 want=$3 dest=$4; shift 4
+  [ -e "$src" ] || { echo "mlcube-compile: $name: nothing was fetched to $src" >&2; exit 1; }
+  got=$(digest "$src")
+  if [ -n "$want" ] && [ "$got" != "$want" ]; then
+    echo "mlcube-compile: $name: sha256 $got, want $want" >&2; exit 1
+  fi
+  echo "mlcube-compile: $name: sha256 $got"
+  part=${dest#*//}; [ "$part" != "$dest" ] || part=
+  dest=${dest%%//*}
+  from=$src${part:+/$part}
+  mkdir -p "$(dirname "$dest")"
+  if [ -d "$from" ]; then mkdir -p "$dest" && cp -R "$from/." "$dest/"; else cp "$from" "$dest"; fi
+  share "$dest"
+done
+`
+
+// DigestScript writes the sha256 of each output into a file. Its items
+// are three words each: the upload's name, its path, and the file the
+// digest goes to. A missing output fails the container.
+const DigestScript = `set -eu
+` + digestFn + `while [ $# -ge 3 ]; do
+  name=$1 path=$2 out=$3; shift 3
+  [ -e "$path" ] || { echo "mlcube-compile: output $name: $path was not written" >&2; exit 1; }
+  mkdir -p "$(dirname "$out")"
+  digest "$path" | tr -d '\n' >"$out"
+  echo "mlcube-compile: output $name: sha256 $(cat "$out")"
+done
+`
+
+// FetchScript fetches with rclone into the scratch folder. Its items are
+// three words each: s3 (a bucket/key, an object or a folder, which
+// rclone's lsjson --stat tells apart), folder (the key of a folder a step
+// of the run uploaded) or http (a URL of one file), the source, and
+// where it lands. S3 has no folders: an empty one uploads no object, and
+// rclone copies nothing from a prefix with none below it, without error
+// (an empty listing is no error to rclone's S3 backend unless it uses
+// directory markers: list, backend/s3/s3.go; sync.CopyDir makes no
+// folder when --create-empty-src-dirs is off: fs/sync/sync.go, v1.71.1),
+// so a folder that nothing was fetched to is made empty; its digest
+// tells it from a lost upload (VerifyScript).
+const FetchScript = `set -eu
+while [ $# -ge 3 ]; do
+  kind=$1 src=$2 dest=$3; shift 3
+  mkdir -p "$(dirname "$dest")"
+  case $kind in
+  http) rclone copyurl "$src" "$dest" ;;
+  folder) rclone copy ":s3:$src" "$dest" && mkdir -p "$dest" ;;
+  s3)
+    if rclone lsjson --stat ":s3:$src" | grep -q '"IsDir": *true'; then
+      rclone copy ":s3:$src" "$dest"
+    else
+      rclone copyto ":s3:$src" "$dest"
+    fi ;;
+  esac
+done
+`
+
+// UploadScript uploads with rclone. Its items are three words each: the
+// output's path (a file, or a folder whose files go below the key), the
+// bucket/key it goes to, and a file its s3:// URI is written to once it
+// is there (empty for none). A folder is synced, not copied: rclone's
+// sync deletes what is below the key and not in the folder (Sync, with
+// the delete mode that copy's CopyDir turns off, fs/sync/sync.go,
+// v1.71.1), so an earlier attempt's upload of a retried step, cut short,
+// leaves nothing beside the files of the attempt that succeeded. Only
+// an attempt whose step succeeded uploads: Tekton skips a task's later
+// steps once one failed (ErrSkipPreviousStepFailed,
+// pkg/entrypoint/entrypointer.go, v1.15.0), and a Job's upload
+// container starts once every init container succeeded.
+const UploadScript = `set -eu
+while [ $# -ge 3 ]; do
+  src=$1 dest=$2 uri=$3; shift 3
+  if [ -d "$src" ]; then rclone sync "$src" ":s3:$dest"; else rclone copyto "$src" ":s3:$dest"; fi
+  echo "mlcube-compile: uploaded s3://$dest"
+  [ -z "$uri" ] || printf '%s' "s3://$dest" >"$uri"
+done
+`
+
+// FetchSource is the first two words of a FetchScript item for a URL.
+func FetchSource(u *ir.URL) (kind, src string) {
+	if u.Scheme == "s3" {
+		return "s3", u.Bucket + "/" + u.Key
+	}
+	return "http", u.Raw
+}
+
+// SequenceScript runs scripts one after another in one container, each
+// on its own items, and fails at the first that fails. Its arguments
+// are groups of: a name (the script's $0, which its messages print),
+// the script, the number of words after it that are its items, and
+// those words. Sequence writes them.
+const SequenceScript = `set -eu
+while [ $# -ge 3 ]; do
+  name=$1 script=$2 n=$3; shift 3
+  [ "$#" -ge "$n" ] || { echo "mlcube-compile: $name: $n items wanted, $# left" >&2; exit 1; }
+  (
+    all=$# i=0
+    for w do
+      if [ "$i" -lt "$n" ]; then set -- "$@" "$w"; fi
+      i=$((i + 1))
+    done
+    shift "$all"
+    sh -c "$script" "$name" "$@"
+  )
+  shift "$n"
+done
+`
+
+// Phase is one script a SequenceScript runs, and its items, written for
+// a container's args (Kubernetes reads $(VAR) and $$ in them).
+type Phase struct {
+	Name, Script string
+	Items        []string
+}
+
+// Sequence is the command and args of a container that runs phases in
+// order. The scripts are escaped for the kubelet, which would read
+// their $(...); the items are as given, so that an engine's own
+// references in them ($(context.pipelineRun.uid), a Job's $(VAR)) are
+// replaced.
+func Sequence(phases ...Phase) (command, args []string) {
+	command = []string{"sh", "-c", ir.KubeLiteral(SequenceScript), "mlcube-compile"}
+	for _, ph := range phases {
+		args = append(args, ph.Name, ir.KubeLiteral(ph.Script), strconv.Itoa(len(ph.Items)))
+		args = append(args, ph.Items...)
+	}
+	return command, args
+}
