@@ -173,14 +173,17 @@ func deleteJobs(name string, meta wfv1.Metadata, kinds, selector string, flags .
 // by exec, ignoring a failed exec (applyExecutionControl,
 // workflow/controller/exec_control.go; signalContainers,
 // workflow/controller/pod/queue.go, v3.7.18 and v4.0.7); the SIGKILL it
-// queues a grace period later finds no pod, since the run's end labels
-// its pods completed and the pod informer watches only incomplete ones
+// queues a grace period later finds no pod, since the ended step's pod
+// is labelled completed and the pod informer watches only incomplete ones
 // (incompleteReq, workflow/controller/pod/controller.go). So a program
 // that outlives that signal ran on, holding its GPUs. Deleting its pod
 // hands its end to the kubelet: SIGTERM, and SIGKILL after the pod's
-// terminationGracePeriodSeconds. The handler's own pods are left out by
-// the label Argo gives every pod of an onExit node
-// (workflows.argoproj.io/on-exit, createWorkflowPod,
+// terminationGracePeriodSeconds. (The run ends, and the handler runs,
+// once the step's wait container has reported its outputs, which it does
+// on the same signal, or 10 minutes after the stop:
+// TASK_RESULT_TIMEOUT_DURATION, workflow/controller/taskresult.go.) The
+// handler's own pods are left out by the label Argo gives every pod of an
+// onExit node (workflows.argoproj.io/on-exit, createWorkflowPod,
 // workflow/controller/workflowpod.go).
 //
 // Argo runs onExit when a Workflow is stopped (spec.shutdown: Stop), but
