@@ -235,7 +235,9 @@ func RBAC(p *ir.Pipeline, sa string) []any {
 	rules := append(distributed.Rules(p, []string{"create", "delete", "get", "list", "watch"}),
 		distributed.Rule{Group: "argoproj.io", Resources: []string{"workflowtaskresults"}, Verbs: []string{"create", "patch"}},
 		// The exit handler deletes the run's unfinished pods by selector:
-		// kubectl lists them, then deletes each (exitHandler).
+		// kubectl lists them, then deletes each, and with --wait=false
+		// neither gets nor watches them (pkg/cmd/delete/delete.go,
+		// k8s.io/kubectl v0.33.1, which Argo v3.7.18's executor links).
 		distributed.Rule{Group: "", Resources: []string{"pods"}, Verbs: []string{"delete", "list"}})
 	owns := p.Config != nil || len(p.ResourceClaimTemplates) > 0
 	for _, s := range p.Steps {
