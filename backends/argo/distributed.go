@@ -227,8 +227,9 @@ func namespaced(name, namespace string) map[string]any {
 // RBAC is what the Workflow's service account sa needs: to create, read
 // and delete (by label, waiting until they are gone) the jobs of
 // distributed steps, what every Argo executor needs since v3.4
-// (workflowtaskresults), to delete the run's unfinished pods, and what the pod that deletes the run's
-// artifacts needs. Owner references to the Workflow
+// (workflowtaskresults), to delete the run's unfinished pods, and what
+// the pod that deletes the run's artifacts needs. Owner references to the
+// Workflow
 // also need update on workflows/finalizers where the API server enforces
 // owner reference permissions.
 func RBAC(p *ir.Pipeline, sa string) []any {
