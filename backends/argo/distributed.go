@@ -229,9 +229,8 @@ func namespaced(name, namespace string) map[string]any {
 // distributed steps, what every Argo executor needs since v3.4
 // (workflowtaskresults), to delete the run's unfinished pods, and what
 // the pod that deletes the run's artifacts needs. Owner references to the
-// Workflow
-// also need update on workflows/finalizers where the API server enforces
-// owner reference permissions.
+// Workflow also need update on workflows/finalizers where the API server
+// enforces owner reference permissions.
 func RBAC(p *ir.Pipeline, sa string) []any {
 	rules := append(distributed.Rules(p, []string{"create", "delete", "get", "list", "watch"}),
 		distributed.Rule{Group: "argoproj.io", Resources: []string{"workflowtaskresults"}, Verbs: []string{"create", "patch"}},
