@@ -55,6 +55,13 @@ func TestE2EArgoOnRealNode(t *testing.T) {
 			done := r.succeed(t, 5*time.Minute)
 			dag := entryDAG(t, want)
 			recs, pods := r.records(t), r.pods(t)
+			for node, pod := range pods {
+				// The exit handler's steps are skipped when the run
+				// succeeds: no pod of it (common.GenerateOnExitNodeName).
+				if strings.HasPrefix(node, done.Name+".onExit") {
+					t.Errorf("the run succeeded and still ran %s (pod %s) of its exit handler", node, pod)
+				}
+			}
 			byTask := map[string]record{}
 			for _, task := range dag.Tasks {
 				if n := taskNode(done, task.Name); n == nil || n.Phase != wfv1.NodeSucceeded {

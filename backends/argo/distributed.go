@@ -163,8 +163,8 @@ func adaptiveDaskTemplates(p *ir.Pipeline, s *ir.Step, job *distributed.Job, met
 	return []wfv1.Template{outer, clean, create, autoscale, wait}, nil
 }
 
-// deleteJobs is a resource template that deletes the jobs of kinds that
-// selector selects. With no manifest, Argo's executor runs
+// deleteJobs is a resource template that deletes the objects (jobs, or
+// pods) of kinds that selector selects. With no manifest, Argo's executor runs
 // "kubectl delete --ignore-not-found <flags> -o name" in-process
 // (workflow/executor/resource.go, getKubectlArguments, v3.7.15), which its
 // validator allows for delete (workflow/validate/validate.go).
@@ -176,24 +176,57 @@ func deleteJobs(name string, meta wfv1.Metadata, kinds, selector string, flags .
 }
 
 // exitHandler deletes, when the run did not succeed (it failed, timed out
-// or was stopped), the jobs of its distributed steps that may still hold
-// GPUs: resource steps end with their pods, not with their jobs. Argo runs
-// onExit when a Workflow is stopped (spec.shutdown: Stop), but not when it
-// is terminated (pkg/apis/workflow/v1alpha1/workflow_types.go,
+// or was stopped), what may still hold the run's GPUs: its pods still
+// Pending or Running, and the jobs of its distributed steps (resource
+// steps end with their pods, not with their jobs). Its steps are skipped
+// when the run succeeds, so that run starts no pod for them.
+//
+// A stop fails each running step's node and signals its containers once,
+// by exec, ignoring a failed exec (applyExecutionControl,
+// workflow/controller/exec_control.go; signalContainers,
+// workflow/controller/pod/queue.go, v3.7.18 and v4.0.7); the SIGKILL it
+// queues a grace period later finds no pod, since the ended step's pod
+// is labelled completed and the pod informer watches only incomplete ones
+// (incompleteReq, workflow/controller/pod/controller.go). So a program
+// that outlives that signal ran on, holding its GPUs. Deleting its pod
+// hands its end to the kubelet: SIGTERM, and SIGKILL after the pod's
+// terminationGracePeriodSeconds. (The run ends, and the handler runs,
+// once the step's wait container has reported its outputs, which it does
+// on the same signal, or 10 minutes after the stop:
+// TASK_RESULT_TIMEOUT_DURATION, workflow/controller/taskresult.go.) The
+// handler's own pods are left out by the label Argo gives every pod of an
+// onExit node (workflows.argoproj.io/on-exit, createWorkflowPod,
+// workflow/controller/workflowpod.go).
+//
+// Argo runs onExit when a Workflow is stopped (spec.shutdown: Stop), but
+// not when it is terminated (pkg/apis/workflow/v1alpha1/workflow_types.go,
 // ShutdownStrategy.ShouldExecute); the jobs are owned by the Workflow, so
 // deleting the Workflow deletes them in every case.
 func exitHandler(p *ir.Pipeline, taken []wfv1.Template) (string, []wfv1.Template) {
-	kinds := distributed.Kinds(p)
-	if kinds == "" {
-		return "", nil
-	}
 	name := uniqueName("cleanup", taken)
-	jobs := deleteJobs(uniqueName(name+"-jobs", append(taken, wfv1.Template{Name: name})), wfv1.Metadata{Labels: p.Labels}, kinds, distributed.RunLabel+"="+workflowName, "--wait=false")
-	handler := wfv1.Template{Name: name, Steps: []wfv1.ParallelSteps{{Steps: []wfv1.WorkflowStep{
-		{Name: "delete-jobs", Template: jobs.Name, When: "{{workflow.status}} != Succeeded"},
-	}}}}
-	return name, []wfv1.Template{handler, jobs}
+	taken = append(taken, wfv1.Template{Name: name})
+	meta := wfv1.Metadata{Labels: p.Labels}
+	pods := deleteJobs(uniqueName(name+"-pods", taken), meta, "pods", runPods, "--field-selector="+unfinished, "--wait=false")
+	out := []wfv1.Template{{}, pods}
+	steps := []wfv1.WorkflowStep{{Name: "delete-pods", Template: pods.Name, When: unsucceeded}}
+	if kinds := distributed.Kinds(p); kinds != "" {
+		taken = append(taken, pods)
+		jobs := deleteJobs(uniqueName(name+"-jobs", taken), meta, kinds, distributed.RunLabel+"="+workflowName, "--wait=false")
+		out = append(out, jobs)
+		steps = append(steps, wfv1.WorkflowStep{Name: "delete-jobs", Template: jobs.Name, When: unsucceeded})
+	}
+	out[0] = wfv1.Template{Name: name, Steps: []wfv1.ParallelSteps{{Steps: steps}}}
+	return name, out
 }
+
+// The exit handler's selectors: the run's pods but the handler's own
+// (Argo labels each pod with its Workflow's name, createWorkflowPod), and
+// the pods not yet ended (a field selector takes only = and !=).
+const (
+	runPods     = "workflows.argoproj.io/workflow=" + workflowName + ",!workflows.argoproj.io/on-exit"
+	unfinished  = "status.phase!=Succeeded,status.phase!=Failed"
+	unsucceeded = "{{workflow.status}} != Succeeded"
+)
 
 func namespaced(name, namespace string) map[string]any {
 	meta := map[string]any{"name": name}
@@ -206,13 +239,18 @@ func namespaced(name, namespace string) map[string]any {
 // RBAC is what the Workflow's service account sa needs: to create, read
 // and delete (by label, waiting until they are gone) the jobs of
 // distributed steps, what every Argo executor needs since v3.4
-// (workflowtaskresults), and what the pod that deletes the run's
-// artifacts needs. Owner references to the Workflow
-// also need update on workflows/finalizers where the API server enforces
-// owner reference permissions.
+// (workflowtaskresults), to delete the run's unfinished pods, and what
+// the pod that deletes the run's artifacts needs. Owner references to the
+// Workflow also need update on workflows/finalizers where the API server
+// enforces owner reference permissions.
 func RBAC(p *ir.Pipeline, sa string) []any {
 	rules := append(distributed.Rules(p, []string{"create", "delete", "get", "list", "watch"}),
-		distributed.Rule{Group: "argoproj.io", Resources: []string{"workflowtaskresults"}, Verbs: []string{"create", "patch"}})
+		distributed.Rule{Group: "argoproj.io", Resources: []string{"workflowtaskresults"}, Verbs: []string{"create", "patch"}},
+		// The exit handler deletes the run's unfinished pods by selector:
+		// kubectl lists them, then deletes each, and with --wait=false
+		// neither gets nor watches them (pkg/cmd/delete/delete.go,
+		// k8s.io/kubectl v0.33.1, which Argo v3.7.18's executor links).
+		distributed.Rule{Group: "", Resources: []string{"pods"}, Verbs: []string{"delete", "list"}})
 	owns := p.Config != nil || len(p.ResourceClaimTemplates) > 0
 	for _, s := range p.Steps {
 		owns = owns || s.Kind != ir.Container

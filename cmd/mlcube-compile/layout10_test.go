@@ -31,11 +31,15 @@ func dagOrder(t *testing.T, out string) map[string]string {
 	return deps
 }
 
-// templateArgs is the container arguments of each template of a workflow.
+// templateArgs is the container arguments of each container template of
+// a workflow (the exit handler's are steps and a resource template).
 func templateArgs(t *testing.T, out string) map[string]string {
 	wf := manifestcheck.ValidateWorkflow(t, "args", out)
 	args := map[string]string{}
 	for _, tmpl := range wf.Spec.Templates[1:] {
+		if tmpl.Container == nil {
+			continue
+		}
 		args[tmpl.Name] = tmpl.Container.Image + " " + strings.Join(tmpl.Container.Args, " ")
 	}
 	return args
