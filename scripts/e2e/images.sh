@@ -218,7 +218,7 @@ if [ ! -s "$images/workspace-$workspace_key.tar" ]; then
   mkdir -p "$dir/workspace"
   gcc -Os -static -o "$dir/workspace/train" "$here/image/workspace.c"
   strip "$dir/workspace/train"
-  archive "$dir" "$images/workspace-$workspace_key.tar" mlcube-e2e/workspace:1 '["/workspace/train"]' "$std_path"
+  archive "$dir" "$images/workspace-$workspace_key.tar" mlcube-e2e/workspace:1 '["/workspace/train"]' "$std_path" ""
   rm -rf "$dir"
 else
   log "mlcube-e2e/workspace:1: from the cache ($workspace_key)"
