@@ -121,7 +121,7 @@ func (c *cluster) queuedDRATekton(t *testing.T, name, gpu string, listed bool) {
 	}
 	r := c.newTektonRun(t, name, strings.Split(strings.TrimSuffix(out, "\n"), "\n---\n"), nil)
 	c.kueueQueuesOf(t, r.ns, gpu, 1, "team-a-gpu")
-	limits := r.pr.Spec.PipelineSpec.Tasks[0].TaskSpec.Steps[0].ComputeResources.Limits
+	limits := userStep(&r.pr.Spec.PipelineSpec.Tasks[0]).ComputeResources.Limits
 	if q, ok := limits[draImplicitResource]; !ok || q.Value() != 1 {
 		t.Fatalf("the task's limits %v, want 1 %s", limits, draImplicitResource)
 	}
