@@ -15,7 +15,15 @@
 #                       the gloo backend) and its torchrun, through
 #                       image/torchrun, whose ranks run the recorder as
 #                       `python`, for the TrainJobs of Kubeflow Trainer.
-#   mlcube-e2e/nop:1    the same files, with Tekton's nop as entrypoint.
+#   mlcube-e2e/nop:1    the same files, with Tekton's nop as entrypoint, run
+#                       as uid 65532, distroless' nonroot, as Tekton's own
+#                       images are (ko's default base).
+#   mlcube-e2e/tekton:1 the same files as uid 65532: the image of Tekton's
+#                       controller and webhook, and of the containers it
+#                       adds to a step's pod (prepare, place-scripts,
+#                       working-dir-initializer), which its
+#                       set-security-context flag runs with runAsNonRoot
+#                       and no user of their own (tekton.sh).
 #   mlcube-e2e/user:1   the same files, run as uid 1000 (the image's own
 #                       USER, mpiuser), as an image that runs as a user of
 #                       its own: the steps that read what was fetched as
@@ -185,7 +193,8 @@ if [ ! -s "$images/base-$key.tar" ]; then
   # mlcube-e2e/nop:1 is Tekton's nop image (its affinity assistant runs
   # the image's entrypoint with an argument).
   archive "$dir" "$images/base-$key.tar" mlcube-e2e/base:1 '["/usr/local/bin/mlcube-e2e-record"]' "$std_path" "" \
-    mlcube-e2e/nop:1 '["/ko-app/nop"]' "$std_path" "" \
+    mlcube-e2e/nop:1 '["/ko-app/nop"]' "$std_path" 65532 \
+    mlcube-e2e/tekton:1 '["/ko-app/controller"]' "$std_path" 65532 \
     mlcube-e2e/user:1 '["/usr/local/bin/mlcube-e2e-record"]' "$std_path" 1000 \
     mlcube-e2e/argo4:1 '["/usr/local/bin/mlcube-e2e-record"]' "/usr/local/argo4/bin:$std_path" "" \
     "$RCLONE_IMAGE" '["rclone"]' "$std_path" ""

@@ -9,14 +9,24 @@
 # (pkg/pod/entrypoint_lookup.go): so the base image is also pushed to a
 # registry on the node's address, by containerd itself, so that the
 # digest Tekton reads is the one containerd holds.
-TEKTON_IMAGE=$NODE_IP:$REGISTRY_PORT/mlcube-e2e/base:1
+#
+# Tekton's own containers run as uid 65532, as its released images do: its
+# controller and webhook, and the containers it adds to each step's pod
+# (prepare, place-scripts, working-dir-initializer), whose
+# set-security-context flag is on, as a cluster that enforces Pod
+# Security's restricted profile needs: the flag gives them runAsNonRoot,
+# no user (pkg/pod/security_context_config.go), so their image must not
+# run as root. The steps' image, base:1, runs as root unless a platform
+# gives it a user.
+TEKTON_IMAGE=$NODE_IP:$REGISTRY_PORT/mlcube-e2e/tekton:1
+TEKTON_STEP_IMAGE=$NODE_IP:$REGISTRY_PORT/mlcube-e2e/base:1
 TEKTON_NOP_IMAGE=$NODE_IP:$REGISTRY_PORT/mlcube-e2e/nop:1
 
 tekton_registry() {
   start registry "$E2E_BIN/registry" -host "$NODE_IP" -port "$REGISTRY_PORT"
   wait_for registry 30 in_netns bash -c "exec 3<>/dev/tcp/$NODE_IP/$REGISTRY_PORT"
   local ctr_node=(ctr --address "$node_dir/containerd/containerd.sock" -n k8s.io) image digest
-  for image in "$TEKTON_IMAGE" "$TEKTON_NOP_IMAGE"; do
+  for image in "$TEKTON_IMAGE" "$TEKTON_STEP_IMAGE" "$TEKTON_NOP_IMAGE"; do
     "${ctr_node[@]}" images tag "docker.io/${image#*/}" "$image" >/dev/null
     in_netns "${ctr_node[@]}" images push --plain-http "$image" >/dev/null
     # Tekton runs the image by digest: the kubelet finds it under the
@@ -47,10 +57,12 @@ tekton_up() {
     "$dir"/controller.yaml "$dir"/webhook.yaml "$dir"/500-webhooks.yaml; do
     tekton_manifest "$f" | sed -e "s#ko://github.com/tektoncd/pipeline/cmd/nop#$TEKTON_NOP_IMAGE#g" \
       -e "s#ko://github.com/tektoncd/pipeline/cmd/[a-z]*#$TEKTON_IMAGE#g" \
-      -e "s#\"-shell-image\", \"[^\"]*\"#\"-shell-image\", \"$TEKTON_IMAGE\"#"
+      -e "s#\"-shell-image\", \"[^\"]*\"#\"-shell-image\", \"$TEKTON_IMAGE\"#" \
+      -e 's#^\( *set-security-context: \)"false"$#\1"true"#'
     echo '---'
   done >"$E2E_RUN/tekton.yaml"
   grep -q "command: \[/ko-app/controller\]" "$E2E_RUN/tekton.yaml" || { log "Tekton's controller.yaml changed: update tekton.sh"; return 1; }
+  grep -q '^ *set-security-context: "true"$' "$E2E_RUN/tekton.yaml" || { log "Tekton's config-feature-flags.yaml changed: update tekton.sh"; return 1; }
   "$kubectl" apply --server-side -f "$E2E_RUN/tekton.yaml" >/dev/null
   local d pin
   pin="{\"spec\":{\"template\":{\"spec\":{\"nodeSelector\":{\"kubernetes.io/hostname\":\"$NODE_NAME\"},\"tolerations\":[{\"key\":\"$NODE_TAINT\",\"operator\":\"Exists\"}]}}}}"
