@@ -32,9 +32,11 @@ const (
 // which makes it 0700 and its files 0600: without the artifact's mode
 // and verify's sharing, the step reads nothing there.
 func TestE2EObjectStorageImageUser(t *testing.T) {
+	t.Parallel()
 	c, s := e2eCluster(t), e2eObjectStore(t)
 	seedBucket(t, s)
 	t.Run("argo", func(t *testing.T) {
+		t.Parallel()
 		docs := compileUserRun(t, "argo")
 		want := decodeWorkflow(t, docs[len(docs)-1])
 		forgetArtifactGC(c, "e2e-real-objuser", "objuser")
@@ -59,6 +61,7 @@ func TestE2EObjectStorageImageUser(t *testing.T) {
 		}
 	})
 	t.Run("tekton", func(t *testing.T) {
+		t.Parallel()
 		docs := compileUserRun(t, "tekton")
 		r := c.newTektonRun(t, "objuser", docs, decodePipelineRun(t, docs[len(docs)-1]))
 		s.credentials(t, c, r.ns)
@@ -75,6 +78,7 @@ func TestE2EObjectStorageImageUser(t *testing.T) {
 		}
 	})
 	t.Run("job", func(t *testing.T) {
+		t.Parallel()
 		dir := userSpecs(t)
 		platform := realNodePlatform(t, filepath.Join(dir, "platform.yaml"), userImage)
 		out, stderr, code := compileArgs(t, "mlcube-compile", "--backend", "job", "--mlcube", dir, "--platform", platform, "--task", "prepare")
@@ -188,10 +192,12 @@ func runJob(t *testing.T, c *cluster, ns, name, manifest string, timeout time.Du
 // data on the scratch and fetched volumes of prepare's pod), none of it
 // on the node's own disk.
 func TestE2EObjectStorageSizedVolumes(t *testing.T) {
+	t.Parallel()
 	c, s := e2eCluster(t), e2eObjectStore(t)
 	seedBucket(t, s)
 	for _, backend := range []string{"argo", "tekton", "job"} {
 		t.Run(backend, func(t *testing.T) {
+			t.Parallel()
 			// A class of each run's own: the volumes offered to one run and
 			// left Available are not for another's claims.
 			class := "e2e-movers-sized-" + backend

@@ -113,6 +113,7 @@ type lockedRun struct {
 // runAsUser), whose movers and executor containers run as users of their
 // own (point 5).
 func TestE2ERealNodeRestricted(t *testing.T) {
+	t.Parallel()
 	c, s := e2eCluster(t), e2eObjectStore(t)
 	seedBucket(t, s)
 	restricted := func(sc map[string]any) map[string]any {
@@ -130,6 +131,7 @@ func TestE2ERealNodeRestricted(t *testing.T) {
 		{"nonroot-own-user", own, ownUserImage, map[string]any{"securityContext": map[string]any{"runAsNonRoot": true}}},
 	} {
 		t.Run(run.name, func(t *testing.T) {
+			t.Parallel()
 			docs := compileWith(t, run.example, "argo", run.image, run.platform)
 			forgetArtifactGC(c, "e2e-real-"+run.name, run.name)
 			r := c.newRealRun(t, run.name, docs, decodeWorkflow(t, docs[len(docs)-1]))
@@ -161,6 +163,7 @@ func TestE2ERealNodeRestricted(t *testing.T) {
 // containers are admitted and run as users of their own (issue 49,
 // points 5 and 14).
 func TestE2EJobRestricted(t *testing.T) {
+	t.Parallel()
 	c, s := e2eCluster(t), e2eObjectStore(t)
 	seedBucket(t, s)
 	dir := filepath.Join(repoRoot, "examples", "bucket-pipeline")
@@ -216,8 +219,10 @@ func TestE2EJobRestricted(t *testing.T) {
 // the kubectl step that creates and waits for it);
 // each run succeeds (issue 49, point 14).
 func TestE2ERealNodeRestrictedJobs(t *testing.T) {
+	t.Parallel()
 	c := e2eCluster(t)
 	t.Run("mpi", func(t *testing.T) {
+		t.Parallel()
 		docs := compileWith(t, "resnet50-multinode", "argo", realImage, map[string]any{"podSecurity": "restricted"})
 		r := c.newRealRun(t, "locked-mpi", docs, decodeWorkflow(t, docs[len(docs)-1]))
 		r.pinJobs(t)
@@ -226,6 +231,7 @@ func TestE2ERealNodeRestrictedJobs(t *testing.T) {
 		t.Logf("resnet50-multinode: Succeeded in %s in a namespace enforcing restricted", done.Status.FinishedAt.Sub(done.Status.StartedAt.Time))
 	})
 	t.Run("torch", func(t *testing.T) {
+		t.Parallel()
 		needTorchExample(t, "argo")
 		docs := compileWith(t, torchExample, "argo", realImage, map[string]any{"podSecurity": "restricted",
 			"securityContext": map[string]any{"runAsUser": 1000, "runAsGroup": 1000, "fsGroup": 1000}})

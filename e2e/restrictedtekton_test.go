@@ -5,67 +5,103 @@ package e2e
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"maps"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 )
 
-// TestE2ETektonRestricted runs examples/bucket-pipeline on Tekton,
-// compiled with podSecurity: restricted, and puts every pod Tekton made
-// of it to the API server's own restricted Pod Security admission
-// (issue 49, point 14). Tekton's init containers (prepare,
-// place-scripts) get a securityContext only with its
-// set-security-context feature flag (pkg/pod/pod.go); the suite's Tekton
-// runs its init containers from the suite's image, which runs as root,
-// so the shared cluster keeps the flag off, and the run's namespace
-// enforces restricted only where the cluster has the flag on. Either
-// way each pod, with its init containers as the flag makes them
-// (security_context_config.go), passes a server-side dry run in the
-// run's namespace, then enforcing restricted; the pod as made fails it without
-// the flag, which is why the compiler refuses restricted on Tekton
-// unless the platform says the flag is on (MLC361).
+// TestE2ETektonRestricted runs examples on Tekton in namespaces whose
+// Pod Security admission enforces restricted, compiled with podSecurity:
+// restricted and tekton.setSecurityContext, as TestE2ERealNodeRestricted
+// does on Argo (issue 49, points 5 and 14): the suite's image given a user
+// by the platform (on the object store, and on a claim with an fsGroup),
+// the image that runs as its own user with no user given, and that image
+// with runAsNonRoot alone in a namespace that enforces nothing. The
+// suite's Tekton runs with its set-security-context flag on and its own
+// containers as uid 65532 (scripts/e2e/tekton.sh), as Tekton's images
+// do: the flag gives the containers Tekton adds (prepare, place-scripts)
+// the restricted securityContext (pkg/pod/security_context_config.go).
+// Each pod of a restricted run, with those containers' securityContext
+// (and the affinity assistant's, which the flag sets too) taken away, is
+// refused by the API server's server-side dry run: why
+// the compiler refuses restricted on Tekton without the setting (MLC361).
 func TestE2ETektonRestricted(t *testing.T) {
+	t.Parallel()
 	c, s := e2eCluster(t), e2eObjectStore(t)
 	seedBucket(t, s)
-	docs := compileWith(t, "bucket-pipeline", "tekton", tektonImage, map[string]any{
-		"podSecurity": "restricted", "tekton": map[string]any{"setSecurityContext": true},
-		"securityContext": map[string]any{"runAsUser": 1000, "runAsGroup": 1000},
-	})
-	r := c.newTektonRun(t, "locked-bucket", docs, decodePipelineRun(t, docs[len(docs)-1]))
-	s.credentials(t, c, r.ns)
-	flag := c.jsonPath(t, "tekton-pipelines", "configmap/feature-flags", "{.data.set-security-context}") == "true"
-	enforce := "privileged"
-	if flag {
-		enforce = "restricted"
+	if flag := c.jsonPath(t, "tekton-pipelines", "configmap/feature-flags", "{.data.set-security-context}"); flag != "true" {
+		t.Fatalf("Tekton's set-security-context is %q: scripts/e2e/tekton.sh turns it on", flag)
 	}
-	c.must(t, "", "label", "namespace", r.ns, "pod-security.kubernetes.io/enforce="+enforce, "--overwrite")
-	done := r.run(t, 8*time.Minute)
-	if cond := done.Status.GetCondition("Succeeded"); cond == nil || cond.Status != corev1.ConditionTrue {
-		t.Fatalf("PipelineRun %s: %+v\n%s", done.Name, cond, c.must(t, "", "-n", r.ns, "get", "taskruns,pods"))
+	restricted := func(sc map[string]any) map[string]any {
+		out := map[string]any{"podSecurity": "restricted", "tekton": map[string]any{"setSecurityContext": true}}
+		if sc != nil {
+			out["securityContext"] = sc
+		}
+		return out
 	}
-	check := r.ns
-	c.must(t, "", "label", "namespace", check, "pod-security.kubernetes.io/enforce=restricted", "--overwrite")
-	for task, pod := range r.tektonPods(t) {
-		var p corev1.Pod
-		if err := json.Unmarshal([]byte(c.must(t, "", "-n", r.ns, "get", "pod", pod, "-o", "json")), &p); err != nil {
-			t.Fatal(err)
-		}
-		refused := dryRun(c, check, p.Spec)
-		for i := range p.Spec.InitContainers {
-			p.Spec.InitContainers[i].SecurityContext = tektonInitSecurity()
-		}
-		if err := dryRun(c, check, p.Spec); err != nil {
-			t.Errorf("task %s: pod %s, with Tekton's init containers as its flag makes them, is refused: %v", task, pod, err)
-		}
-		if !flag && refused == nil {
-			t.Errorf("task %s: pod %s is admitted with Tekton's init containers as they are: the flag is not needed?", task, pod)
-		}
-		t.Logf("task %s: pod %s ran (namespace enforcing %s); restricted admits it with set-security-context; as made here: %v", task, pod, enforce, refused)
+	own := ownUserCube(t)
+	for _, run := range []lockedRun{
+		{"locked-bucket", "bucket-pipeline", tektonImage, restricted(map[string]any{"runAsUser": 1000, "runAsGroup": 1000})},
+		{"locked-mnist", "mnist", tektonImage, restricted(map[string]any{"runAsUser": 1000, "fsGroup": 1000})},
+		{"locked-own-user", own, ownUserImage, restricted(nil)},
+		{"nonroot-own-user", own, ownUserImage, map[string]any{"securityContext": map[string]any{"runAsNonRoot": true}}},
+	} {
+		t.Run(run.name, func(t *testing.T) {
+			t.Parallel()
+			docs := compileWith(t, run.example, "tekton", run.image, run.platform)
+			r := c.newTektonRun(t, run.name, docs, decodePipelineRun(t, docs[len(docs)-1]))
+			s.credentials(t, c, r.ns)
+			enforce := "privileged"
+			if run.platform["podSecurity"] == "restricted" {
+				enforce = "restricted"
+			}
+			c.must(t, "", "label", "namespace", r.ns, "pod-security.kubernetes.io/enforce="+enforce, "--overwrite")
+			done := r.run(t, 8*time.Minute)
+			if cond := done.Status.GetCondition("Succeeded"); cond == nil || cond.Status != corev1.ConditionTrue {
+				t.Fatalf("PipelineRun %s: %+v\n%s", done.Name, cond, c.must(t, "", "-n", r.ns, "get", "taskruns,pods"))
+			}
+			users := map[string]bool{}
+			for task, pod := range r.tektonPods(t) {
+				var p corev1.Pod
+				if err := json.Unmarshal([]byte(c.must(t, "", "-n", r.ns, "get", "pod", pod, "-o", "json")), &p); err != nil {
+					t.Fatal(err)
+				}
+				for _, ctr := range append(p.Spec.InitContainers, p.Spec.Containers...) {
+					users[fmt.Sprintf("%s=%v", ctr.Name, userOf(ctr.SecurityContext))] = true
+				}
+				if enforce != "restricted" {
+					continue
+				}
+				added := p.Spec.InitContainers
+				if strings.HasPrefix(pod, "affinity-assistant-") {
+					added = p.Spec.Containers
+				}
+				for i := range added {
+					added[i].SecurityContext = nil
+				}
+				if err := dryRun(c, r.ns, p.Spec); err == nil {
+					t.Errorf("task %s: pod %s is admitted with Tekton's init containers as they are without set-security-context: the flag is not needed?", task, pod)
+				}
+			}
+			t.Logf("%s (%v, %s, enforce %s): Succeeded in %s; containers=runAsUser: %s", run.name, filepath.Base(run.example), run.image, enforce,
+				done.Status.CompletionTime.Sub(done.Status.StartTime.Time), strings.Join(slices.Sorted(maps.Keys(users)), " "))
+		})
 	}
+}
+
+// userOf is the runAsUser of sc, or "" when it names none.
+func userOf(sc *corev1.SecurityContext) string {
+	if sc == nil || sc.RunAsUser == nil {
+		return ""
+	}
+	return fmt.Sprint(*sc.RunAsUser)
 }
 
 // dryRun creates a pod of spec in namespace ns, server-side, as a dry
@@ -85,15 +121,4 @@ func dryRun(c *cluster, ns string, spec corev1.PodSpec) error {
 		return errors.New("Error from server" + msg)
 	}
 	return nil
-}
-
-// tektonInitSecurity is the securityContext Tekton's set-security-context
-// flag gives its init containers on Linux (LinuxSecurityContext,
-// pkg/pod/security_context_config.go, v1.15.0).
-func tektonInitSecurity() *corev1.SecurityContext {
-	return &corev1.SecurityContext{
-		RunAsNonRoot: ptr.To(true), AllowPrivilegeEscalation: ptr.To(false),
-		Capabilities:   &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
-		SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
-	}
 }
