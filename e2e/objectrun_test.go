@@ -123,10 +123,12 @@ func compileObjectRun(t *testing.T, name, backend, image string) []string {
 // results in the bucket; every object's sha256 is checked against the
 // digests Argo shows and what each step wrote.
 func TestE2EArgoObjectStorage(t *testing.T) {
+	t.Parallel()
 	c, s := e2eCluster(t), e2eObjectStore(t)
 	seedBucket(t, s)
 	for _, name := range objectExamples {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			docs := compileObjectRun(t, name, "argo", realImage)
 			want := decodeWorkflow(t, docs[len(docs)-1])
 			forgetArtifactGC(c, "e2e-real-obj-"+name, "obj-"+name)

@@ -20,10 +20,12 @@ import (
 // object's sha256 is checked against those results and what each task's
 // step wrote, and every input a step read against the bucket.
 func TestE2ETektonObjectStorage(t *testing.T) {
+	t.Parallel()
 	c, s := e2eCluster(t), e2eObjectStore(t)
 	seedBucket(t, s)
 	for _, name := range []string{"bucket-pipeline", "mnist-bucket"} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			docs := compileObjectRun(t, name, "tekton", tektonImage)
 			r := c.newTektonRun(t, "obj-"+name, docs, decodePipelineRun(t, docs[len(docs)-1]))
 			s.credentials(t, c, r.ns)
