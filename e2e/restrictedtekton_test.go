@@ -20,8 +20,9 @@ import (
 // TestE2ETektonRestricted runs examples on Tekton in namespaces whose
 // Pod Security admission enforces restricted, compiled with podSecurity:
 // restricted and tekton.setSecurityContext, as TestE2ERealNodeRestricted
-// does on Argo (issue 49, points 5 and 14): the suite's image given a user
-// by the platform (on the object store, and on a claim with an fsGroup),
+// does on Argo (issue 49, points 5 and 14), the same examples: the suite's
+// image given a user by the platform (in the bucket, and on a claim with
+// an fsGroup),
 // the image that runs as its own user with no user given, and that image
 // with runAsNonRoot alone in a namespace that enforces nothing. The
 // suite's Tekton runs with its set-security-context flag on and its own
@@ -50,6 +51,11 @@ func TestE2ETektonRestricted(t *testing.T) {
 	for _, run := range []lockedRun{
 		{"locked-bucket", "bucket-pipeline", tektonImage, restricted(map[string]any{"runAsUser": 1000, "runAsGroup": 1000})},
 		{"locked-mnist", "mnist", tektonImage, restricted(map[string]any{"runAsUser": 1000, "fsGroup": 1000})},
+		{"locked-countdown", "countdown", tektonImage, restricted(map[string]any{"runAsUser": 1000, "fsGroup": 1000})},
+		{"locked-single-gpu", "single-gpu-task", tektonImage, restricted(map[string]any{"runAsUser": 1000, "fsGroup": 1000})},
+		{"locked-two-cube", "two-cube-pipeline", tektonImage, restricted(map[string]any{"runAsUser": 1000, "fsGroup": 1000})},
+		{"locked-medperf-style", "medperf-style", tektonImage, restricted(map[string]any{"runAsUser": 1000, "fsGroup": 1000})},
+		{"locked-mnist-bucket", "mnist-bucket", tektonImage, restricted(map[string]any{"runAsUser": 1000, "runAsGroup": 1000})},
 		{"locked-own-user", own, ownUserImage, restricted(nil)},
 		{"nonroot-own-user", own, ownUserImage, map[string]any{"securityContext": map[string]any{"runAsNonRoot": true}}},
 	} {
