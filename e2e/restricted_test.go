@@ -102,6 +102,39 @@ type lockedRun struct {
 	platform             map[string]any
 }
 
+// lockedRuns are the runs of TestE2ERealNodeRestricted and
+// TestE2ETektonRestricted: each example that complies and runs on the real
+// node as it is, in image (the suite's, which runs as root, so the
+// platform gives it a user, and an fsGroup where steps write a claim),
+// compiled with podSecurity: restricted and the settings extra; the cube
+// of the image that runs as its own user, restricted; and that image with
+// runAsNonRoot alone.
+func lockedRuns(t *testing.T, image string, extra map[string]any) []lockedRun {
+	t.Helper()
+	restricted := func(sc map[string]any) map[string]any {
+		out := map[string]any{"podSecurity": "restricted"}
+		maps.Copy(out, extra)
+		if sc != nil {
+			out["securityContext"] = sc
+		}
+		return out
+	}
+	bucket := map[string]any{"runAsUser": 1000, "runAsGroup": 1000}
+	claim := map[string]any{"runAsUser": 1000, "fsGroup": 1000}
+	own := ownUserCube(t)
+	return []lockedRun{
+		{"locked-bucket", "bucket-pipeline", image, restricted(bucket)},
+		{"locked-mnist-bucket", "mnist-bucket", image, restricted(bucket)},
+		{"locked-mnist", "mnist", image, restricted(claim)},
+		{"locked-countdown", "countdown", image, restricted(claim)},
+		{"locked-single-gpu", "single-gpu-task", image, restricted(claim)},
+		{"locked-two-cube", "two-cube-pipeline", image, restricted(claim)},
+		{"locked-medperf-style", "medperf-style", image, restricted(claim)},
+		{"locked-own-user", own, ownUserImage, restricted(nil)},
+		{"nonroot-own-user", own, ownUserImage, map[string]any{"securityContext": map[string]any{"runAsNonRoot": true}}},
+	}
+}
+
 // TestE2ERealNodeRestricted runs examples on Argo in namespaces whose
 // Pod Security admission enforces restricted
 // (pod-security.kubernetes.io/enforce), compiled with podSecurity:
@@ -123,25 +156,7 @@ func TestE2ERealNodeRestricted(t *testing.T) {
 	t.Parallel()
 	c, s := e2eCluster(t), e2eObjectStore(t)
 	seedBucket(t, s)
-	restricted := func(sc map[string]any) map[string]any {
-		out := map[string]any{"podSecurity": "restricted"}
-		if sc != nil {
-			out["securityContext"] = sc
-		}
-		return out
-	}
-	own := ownUserCube(t)
-	for _, run := range []lockedRun{
-		{"locked-bucket", "bucket-pipeline", realImage, restricted(map[string]any{"runAsUser": 1000, "runAsGroup": 1000})},
-		{"locked-mnist", "mnist", realImage, restricted(map[string]any{"runAsUser": 1000, "fsGroup": 1000})},
-		{"locked-countdown", "countdown", realImage, restricted(map[string]any{"runAsUser": 1000, "fsGroup": 1000})},
-		{"locked-single-gpu", "single-gpu-task", realImage, restricted(map[string]any{"runAsUser": 1000, "fsGroup": 1000})},
-		{"locked-two-cube", "two-cube-pipeline", realImage, restricted(map[string]any{"runAsUser": 1000, "fsGroup": 1000})},
-		{"locked-medperf-style", "medperf-style", realImage, restricted(map[string]any{"runAsUser": 1000, "fsGroup": 1000})},
-		{"locked-mnist-bucket", "mnist-bucket", realImage, restricted(map[string]any{"runAsUser": 1000, "runAsGroup": 1000})},
-		{"locked-own-user", own, ownUserImage, restricted(nil)},
-		{"nonroot-own-user", own, ownUserImage, map[string]any{"securityContext": map[string]any{"runAsNonRoot": true}}},
-	} {
+	for _, run := range lockedRuns(t, realImage, nil) {
 		t.Run(run.name, func(t *testing.T) {
 			t.Parallel()
 			docs := compileWith(t, run.example, "argo", run.image, run.platform)

@@ -40,25 +40,7 @@ func TestE2ETektonRestricted(t *testing.T) {
 	if flag := c.jsonPath(t, "tekton-pipelines", "configmap/feature-flags", "{.data.set-security-context}"); flag != "true" {
 		t.Fatalf("Tekton's set-security-context is %q: scripts/e2e/tekton.sh turns it on", flag)
 	}
-	restricted := func(sc map[string]any) map[string]any {
-		out := map[string]any{"podSecurity": "restricted", "tekton": map[string]any{"setSecurityContext": true}}
-		if sc != nil {
-			out["securityContext"] = sc
-		}
-		return out
-	}
-	own := ownUserCube(t)
-	for _, run := range []lockedRun{
-		{"locked-bucket", "bucket-pipeline", tektonImage, restricted(map[string]any{"runAsUser": 1000, "runAsGroup": 1000})},
-		{"locked-mnist", "mnist", tektonImage, restricted(map[string]any{"runAsUser": 1000, "fsGroup": 1000})},
-		{"locked-countdown", "countdown", tektonImage, restricted(map[string]any{"runAsUser": 1000, "fsGroup": 1000})},
-		{"locked-single-gpu", "single-gpu-task", tektonImage, restricted(map[string]any{"runAsUser": 1000, "fsGroup": 1000})},
-		{"locked-two-cube", "two-cube-pipeline", tektonImage, restricted(map[string]any{"runAsUser": 1000, "fsGroup": 1000})},
-		{"locked-medperf-style", "medperf-style", tektonImage, restricted(map[string]any{"runAsUser": 1000, "fsGroup": 1000})},
-		{"locked-mnist-bucket", "mnist-bucket", tektonImage, restricted(map[string]any{"runAsUser": 1000, "runAsGroup": 1000})},
-		{"locked-own-user", own, ownUserImage, restricted(nil)},
-		{"nonroot-own-user", own, ownUserImage, map[string]any{"securityContext": map[string]any{"runAsNonRoot": true}}},
-	} {
+	for _, run := range lockedRuns(t, tektonImage, map[string]any{"tekton": map[string]any{"setSecurityContext": true}}) {
 		t.Run(run.name, func(t *testing.T) {
 			t.Parallel()
 			docs := compileWith(t, run.example, "tekton", run.image, run.platform)
