@@ -102,6 +102,18 @@ type lockedRun struct {
 	platform             map[string]any
 }
 
+// enforce labels namespace ns with the Pod Security level the run asks
+// for, restricted or else privileged, and returns it.
+func (run lockedRun) enforce(t *testing.T, c *cluster, ns string) string {
+	t.Helper()
+	level := "privileged"
+	if run.platform["podSecurity"] == "restricted" {
+		level = "restricted"
+	}
+	c.must(t, "", "label", "namespace", ns, "pod-security.kubernetes.io/enforce="+level, "--overwrite")
+	return level
+}
+
 // lockedRuns are the runs of TestE2ERealNodeRestricted and
 // TestE2ETektonRestricted: each example that complies and runs on the real
 // node as it is, in image (the suite's, which runs as root, so the
@@ -163,11 +175,7 @@ func TestE2ERealNodeRestricted(t *testing.T) {
 			forgetArtifactGC(c, "e2e-real-"+run.name, run.name)
 			r := c.newRealRun(t, run.name, docs, decodeWorkflow(t, docs[len(docs)-1]))
 			s.credentials(t, c, r.ns)
-			enforce := "privileged"
-			if run.platform["podSecurity"] == "restricted" {
-				enforce = "restricted"
-			}
-			c.must(t, "", "label", "namespace", r.ns, "pod-security.kubernetes.io/enforce="+enforce, "--overwrite")
+			enforce := run.enforce(t, c, r.ns)
 			pinArtifactGC(r.wf)
 			done := r.succeed(t, 8*time.Minute)
 			users := map[string]bool{}

@@ -46,11 +46,7 @@ func TestE2ETektonRestricted(t *testing.T) {
 			docs := compileWith(t, run.example, "tekton", run.image, run.platform)
 			r := c.newTektonRun(t, run.name, docs, decodePipelineRun(t, docs[len(docs)-1]))
 			s.credentials(t, c, r.ns)
-			enforce := "privileged"
-			if run.platform["podSecurity"] == "restricted" {
-				enforce = "restricted"
-			}
-			c.must(t, "", "label", "namespace", r.ns, "pod-security.kubernetes.io/enforce="+enforce, "--overwrite")
+			enforce := run.enforce(t, c, r.ns)
 			done := r.run(t, 8*time.Minute)
 			if cond := done.Status.GetCondition("Succeeded"); cond == nil || cond.Status != corev1.ConditionTrue {
 				t.Fatalf("PipelineRun %s: %+v\n%s", done.Name, cond, c.must(t, "", "-n", r.ns, "get", "taskruns,pods"))
