@@ -11,7 +11,7 @@ FUZZFLAGS   ?=
 # Each fuzz target, as package:name.
 FUZZ_TARGETS = ./compiler/internal/spec:FuzzSpec ./compiler/internal/source:FuzzEnvFile ./compiler/internal/source:FuzzYAMLSlip ./compiler/internal/spec:FuzzValues ./cmd/mlcube-compile:FuzzCompile ./cmd/mlcube-compile:FuzzLint
 
-.PHONY: help build release test golden lint lint-cubes fmt tidy fuzz fuzz-build fuzz-long bench e2e e2e-up e2e-down e2e-clean-cache ci
+.PHONY: help build release test golden lint lint-cubes fmt tidy fuzz fuzz-build fuzz-long bench e2e e2e-up e2e-overhead e2e-down e2e-clean-cache ci
 
 # CUBES are the folders lint-cubes checks, and LINT_EXCLUDE the globs it
 # leaves out: MedPerf's containers a cluster cannot run (archives,
@@ -77,6 +77,9 @@ e2e: ## Build (cached), start and stop a local cluster, and run the e2e suite on
 
 e2e-up: ## Start the e2e cluster and leave it up (scripts/e2e/in.sh runs a command in its network namespace).
 	bash scripts/e2e/prereqs.sh && bash scripts/e2e/build.sh && bash scripts/e2e/up.sh
+
+e2e-overhead: ## On the cluster e2e-up started: each step's seconds outside its container, ours against a bare run (RUNS=7).
+	E2E_OVERHEAD_RUNS=$(or $(RUNS),7) go test -tags e2e -count=1 -timeout 90m -run '^TestE2EStepOverhead$$' -v -exec "nsenter --net=/run/netns/mlcube-e2e" ./e2e
 
 e2e-down: ## Stop what e2e-up started, and remove its network namespace.
 	bash scripts/e2e/down.sh
