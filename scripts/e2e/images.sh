@@ -49,6 +49,35 @@
 #                       Tekton, which mounts an emptyDir at /workspace in
 #                       every step, it runs only where the step mounts its
 #                       image's /workspace.
+#   mlcube-e2e/cube-ID:1  a real cube's image, laid out as its own
+#                       Dockerfile lays it out (cubeimage, beside this
+#                       script): the base's layer and one of the cube's
+#                       files, copied unchanged from ../shared at build time
+#                       (never committed), with its Dockerfile's
+#                       destinations, WORKDIR, ENV, ENTRYPOINT, CMD and
+#                       USER; the recorder (and its python and torchrun)
+#                       hidden, and the base's mpiuser dropped, so that a
+#                       Dockerfile's `useradd NAME` gets uid 1000 as on a
+#                       python:*-slim base. Its Python requirements are the
+#                       root filesystem's Debian packages. IDs (cubes,
+#                       below; the spec each is built from, in ../shared):
+#                         hello-world          cubes-src/mlcube_examples/hello_world
+#                         hello-world-10       cubes-1.0/mlcube_examples/hello_world (build/)
+#                         chestxray-prep       medperf chestxray_tutorial/data_preparator
+#                         chestxray-cnn        medperf chestxray_tutorial/model_custom_cnn
+#                         chestxray-metrics    medperf chestxray_tutorial/metrics
+#                         medperf-prep-sep     medperf tests/prep-sep
+#                         medperf-model-cpu    medperf tests/model-cpu
+#                         medperf-metrics      medperf tests/metrics
+#                         medperf-model-bug    medperf tests/model-bug
+#                         brats-prep           medperf BraTS2024/data_prep (USER nonrootuser)
+#                         brats-dummy-model    medperf BraTS2024/dummy_model (USER nonrootuser)
+#                       They are in the base image's archive, so the node
+#                       imports the shared layer once; without
+#                       ../shared/cubes-src (or cubes-1.0) there are none,
+#                       and the tests that run them skip. tekton.sh pushes
+#                       them to the node's registry, by whose name the
+#                       tests run them.
 # PyTorch is in the one root filesystem, not an image of its own: each
 # image here is one layer of the same files, so a step of any image (a
 # workflow's kubectl or executor step beside a TrainJob's ranks) finds
@@ -61,7 +90,13 @@
 # torch.distributed` about 4 s. The debootstrap runs beside the Go builds
 # (build.sh), so a cold run waits for none of it; the larger layer costs
 # the node's import at each start: 45 to 50 s against 20 (the base image
-# 1,849 MB against 774; docs/development.md).
+# 1,849 MB against 774; docs/development.md). The cubes' Python packages
+# (drop_pythran, below, keeps the compilers python3-scipy would bring
+# out): 547 packages, the tar 1,608 MB against 1,305 (2,112 with
+# pythran's); debootstrap 250 s (107 CPU-seconds) against 196 without
+# drop_pythran, on 2 busy cores; the base image's archive 2,152 MB
+# against 1,849, its import into an idle containerd 36 and 44 s against
+# 22 and 26.
 # The Debian root filesystem and the images are cached as tars in
 # $E2E_CACHE/images, each named by a hash of what goes into it, so an image
 # is rebuilt only when that changes; .e2e/images/ links to the ones this
