@@ -156,3 +156,12 @@ func TestBuildBraTSLayout(t *testing.T) {
 		}
 	}
 }
+
+func readFile(t *testing.T, p string) string {
+	t.Helper()
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
