@@ -91,12 +91,13 @@
 # (build.sh), so a cold run waits for none of it; the larger layer costs
 # the node's import at each start: 45 to 50 s against 20 (the base image
 # 1,849 MB against 774; docs/development.md). The cubes' Python packages
-# (drop_pythran, below, keeps the compilers python3-scipy would bring
-# out): 547 packages, the tar 1,608 MB against 1,305 (2,112 with
-# pythran's); debootstrap 250 s (107 CPU-seconds) against 196 without
-# drop_pythran, on 2 busy cores; the base image's archive 2,152 MB
-# against 1,849, its import into an idle containerd 36 and 44 s against
-# 22 and 26.
+# (2026-11-28, the same 2 cores, busy): 547 packages against 460 before
+# drop_pythran (below) purges the 55 that python3-scipy's python3-pythran
+# brings; the root filesystem's tar 1,608 MB against 1,305 (2,112 with
+# them); debootstrap and drop_pythran 250 s (107 CPU-seconds; drop_pythran
+# about 6 s of it), debootstrap alone 196 s (93); the base image's
+# archive, with the cubes' 11 layers (0.3 MB), 2,152 MB against 1,849,
+# its import into a containerd of its own 36 and 44 s against 22 and 26.
 # The Debian root filesystem and the images are cached as tars in
 # $E2E_CACHE/images, each named by a hash of what goes into it, so an image
 # is rebuilt only when that changes; .e2e/images/ links to the ones this
@@ -129,7 +130,7 @@ packages+=,python3-sklearn,python3-pandas,python3-typing-extensions
 # in for it, every package not asked for (nor required, important or
 # essential) is marked automatic, and apt's autoremove purges what is
 # then needed by nothing asked for: debootstrap installs no Recommends,
-# so none count. What went is in the log.
+# so none count.
 drop_pythran() {
   local dir=$1
   mkdir -p "$dir/tmp/pythran/DEBIAN"
@@ -155,6 +156,7 @@ make_rootfs() {
   debootstrap --variant=minbase --include="$packages" "$DEBIAN_SUITE" "$tmp" "$DEBIAN_MIRROR" >"$work/debootstrap.log" 2>&1 ||
     { tail -20 "$work/debootstrap.log" >&2; exit 1; }
   drop_pythran "$tmp" >>"$work/debootstrap.log" 2>&1 || { tail -20 "$work/debootstrap.log" >&2; exit 1; }
+  log "purged what only python3-pythran needed: $(grep '^Removing ' "$work/debootstrap.log" | cut -d' ' -f2 | tr '\n' ' ')"
   # With python3-torch's packages, debootstrap once left the target's
   # /proc mounted (not again since): it must not go into the tar, nor
   # stop its removal.
