@@ -188,7 +188,7 @@ archive() {
   local dir=$1 out=$2 work diffid ids config ref manifest="" layers
   shift 2
   work=$(mktemp -d "$E2E_CACHE/tmp/image.XXXXXX")
-  # layer FOLDER: the layer of FOLDER's files, owned by root, in the
+  # layer FOLDER: the layer of FOLDER's files (their owners by number) in the
   # archive; its diff ID in $diffid.
   layer() {
     tar -C "$1" --numeric-owner --sort=name --mtime=@0 -cf "$work/layer.tar" .
