@@ -277,7 +277,7 @@ base_inputs() {
     sha256sum <"$f"
   done
   [ -z "$have_cubes" ] || {
-    cat "$here"/cubeimage/*.go | sha256sum
+    find "$here/cubeimage" -name '*.go' ! -name '*_test.go' | LC_ALL=C sort | xargs cat | sha256sum
     (cd "$shared" && find cubes-src cubes-1.0 -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum)
     (cd "$shared" && find cubes-src cubes-1.0 -type f -perm /111 | LC_ALL=C sort)
   }
