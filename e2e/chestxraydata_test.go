@@ -29,6 +29,8 @@ type chestXRayData struct {
 	labels []string       // labels_list, in its order
 	truth  map[string]int // each image's label, by its index in labels
 	files  map[string][]byte
+	// threshold is the metrics cube's (its parameters.yaml).
+	threshold float64
 }
 
 // newChestXRayData makes n images of size×size pixels, cycling through

@@ -1,0 +1,209 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/yaml"
+)
+
+// onClaim is the claim the chest X-ray runs keep their workspace on.
+const chestXRayClaim = "chestxray"
+
+func onClaim(p string) string { return p }
+
+// TestE2EArgoChestXRay runs MedPerf's chest X-ray tutorial, the cubes'
+// own code in images of their own Dockerfile layout, on the real node
+// with Argo (v3.7, and v4 when make e2e runs the Argo tests again): the
+// custom CNN's weights made by its own model code, then the data
+// preparator's prepare, sanity_check and statistics, the model's infer
+// and the metrics' evaluate, on a tiny synthetic dataset of the
+// tutorial's format, its data on a claim and, in a second run, in the
+// bucket. The prepared labels are the one-hot of labels.csv, the
+// statistics count them, and results.yaml holds the metrics that the
+// test recomputes from predictions.json and the labels (issue 50,
+// point 2).
+func TestE2EArgoChestXRay(t *testing.T) {
+	t.Parallel()
+	c := e2eCluster(t)
+	t.Run("claim", func(t *testing.T) {
+		t.Parallel()
+		d, files := newChestXRayRun(t)
+		platform := cubePlatform(t, realImage, map[string]any{"storage": map[string]any{"pvc": chestXRayClaim}})
+		docs := compileCubes(t, "argo", chestXRayPipeline(t, onClaim), platform, chestXRayImages(t, true))
+		r := c.newRealRun(t, "chestxray", docs, decodeWorkflow(t, docs[len(docs)-1]))
+		writeFiles(t, r.volumes[chestXRayClaim], files)
+		done := r.succeed(t, 10*time.Minute)
+		d.check(t, "argo, claim", claimOutputs(t, r.volumes[chestXRayClaim], d))
+		t.Logf("%s: Succeeded in %s on claim %s: %s", done.Name, done.Status.FinishedAt.Sub(done.Status.StartedAt.Time), chestXRayClaim, strings.Join(chestXRaySteps, ", "))
+	})
+	t.Run("bucket", func(t *testing.T) {
+		t.Parallel()
+		s := e2eObjectStore(t)
+		d, files := newChestXRayRun(t)
+		prefix := "chestxray-" + newNonce(t) + "/"
+		params := map[string][]byte{}
+		for key, data := range files {
+			if strings.HasPrefix(key, "raw/") {
+				s.put(t, prefix+key, data)
+			} else {
+				params[key] = data
+			}
+		}
+		docs := compileCubes(t, "argo", chestXRayPipeline(t, inBucket(s.Bucket, prefix)), bucketPlatform(t, realImage), chestXRayImages(t, true))
+		forgetArtifactGC(c, "e2e-real-chestxray-obj", "chestxray-obj")
+		r := c.newRealRun(t, "chestxray-obj", docs, decodeWorkflow(t, docs[len(docs)-1]))
+		writeFiles(t, r.volumes[chestXRayParams], params)
+		s.credentials(t, c, r.ns)
+		pinArtifactGC(r.wf)
+		done := r.succeed(t, 10*time.Minute)
+		out := bucketOutputs(t, s, string(done.UID), d)
+		d.check(t, "argo, bucket", out)
+		t.Logf("%s: Succeeded in %s, its data in the bucket (inputs under %s, outputs under %s/)", done.Name,
+			done.Status.FinishedAt.Sub(done.Status.StartedAt.Time), prefix, done.UID)
+	})
+}
+
+// inBucket places the raw data's folders in the bucket under prefix,
+// and leaves the parameters files in the workspace: a MedPerf file volume
+// is mounted by itself as the pod starts, before anything is fetched, so
+// the compiler refuses a URL for it (MLC554), and takes it from the
+// platform's claim.
+func inBucket(bucket, prefix string) func(string) string {
+	return func(p string) string {
+		if strings.HasSuffix(p, "/") {
+			return "s3://" + bucket + "/" + prefix + p
+		}
+		return p
+	}
+}
+
+// chestXRayParams is the claim the bucket's runs read the parameters
+// files from.
+const chestXRayParams = "chestxray-params"
+
+// bucketPlatform is the real cubes' platform with examples/bucket-
+// pipeline's storage: every step's data moves through the bucket, but
+// for what no step writes and the bucket does not hold (the parameters
+// files), on the claim chestXRayParams.
+func bucketPlatform(t *testing.T, kubectl string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(repoRoot, "examples", "bucket-pipeline", "platform.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var plat map[string]any
+	if err := yaml.Unmarshal(data, &plat); err != nil {
+		t.Fatal(err)
+	}
+	plat["storage"].(map[string]any)["pvc"] = chestXRayParams
+	return cubePlatform(t, kubectl, plat)
+}
+
+// bucketOutputs reads the run's outputs from the bucket, where each
+// step's output goes under <run>/<step>/<output> (the volume's name, its _ made -; a file at that key, a
+// folder's files under it).
+func bucketOutputs(t *testing.T, s *objectStore, run string, d *chestXRayData) chestXRayOut {
+	t.Helper()
+	objects := s.objects(t, run+"/")
+	get := func(key string) []byte {
+		if _, ok := objects[key]; !ok {
+			t.Fatalf("no object %s in the bucket; the run's: %v", key, slices.Sorted(func(yield func(string) bool) {
+				for k := range objects {
+					if !yield(k) {
+						return
+					}
+				}
+			}))
+		}
+		return s.get(t, key)
+	}
+	out := chestXRayOut{
+		results:     get(run + "/evaluate/output-path"),
+		predictions: get(run + "/infer/output-path/predictions.json"),
+		statistics:  get(run + "/statistics/output-path"),
+		labels:      map[string][]byte{},
+	}
+	for id := range d.truth {
+		out.labels[id] = get(run + "/prepare/output-labels-path/" + id + ".npy")
+	}
+	return out
+}
+
+// TestE2ETektonChestXRay runs the chest X-ray tutorial as
+// TestE2EArgoChestXRay does, on Tekton, its data on a claim.
+func TestE2ETektonChestXRay(t *testing.T) {
+	t.Parallel()
+	c := e2eCluster(t)
+	d, files := newChestXRayRun(t)
+	platform := cubePlatform(t, tektonImage, map[string]any{"storage": map[string]any{"pvc": chestXRayClaim}})
+	docs := compileCubes(t, "tekton", chestXRayPipeline(t, onClaim), platform, chestXRayImages(t, true))
+	r := c.newTektonRun(t, "chestxray", docs, decodePipelineRun(t, docs[len(docs)-1]))
+	writeFiles(t, r.volumes[chestXRayClaim], files)
+	done := r.run(t, 10*time.Minute)
+	if cond := done.Status.GetCondition("Succeeded"); cond == nil || cond.Status != corev1.ConditionTrue {
+		t.Fatalf("PipelineRun %s: %+v\n%s", done.Name, cond, c.must(t, "", "-n", r.ns, "get", "taskruns,pods"))
+	}
+	d.check(t, "tekton, claim", claimOutputs(t, r.volumes[chestXRayClaim], d))
+	t.Logf("%s: Succeeded in %s on claim %s", done.Name, done.Status.CompletionTime.Sub(done.Status.StartTime.Time), chestXRayClaim)
+}
+
+// TestE2EJobChestXRay runs the chest X-ray tutorial as a Job per step
+// (--backend job --step NAME), one after the other in the pipeline's
+// order, its data on a claim, and checks what they left as
+// TestE2EArgoChestXRay does.
+func TestE2EJobChestXRay(t *testing.T) {
+	t.Parallel()
+	c := e2eCluster(t)
+	d, files := newChestXRayRun(t)
+	images := chestXRayImages(t, true)
+	pipeline := chestXRayPipeline(t, onClaim)
+	platform := cubePlatform(t, realImage, map[string]any{"storage": map[string]any{"pvc": chestXRayClaim}})
+	r := &realRun{c: c, ns: "e2e-job-chestxray", volumes: map[string]string{}}
+	c.namespace(t, r.ns)
+	r.claim(t, chestXRayClaim, corev1.PersistentVolumeClaimSpec{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany}}, claimMake)
+	writeFiles(t, r.volumes[chestXRayClaim], files)
+	start := time.Now()
+	for _, step := range chestXRaySteps {
+		r.runStepJob(t, compileCubes(t, "job", pipeline, platform, images, "--step", step), step, 10*time.Minute)
+	}
+	d.check(t, "job, claim", claimOutputs(t, r.volumes[chestXRayClaim], d))
+	t.Logf("Jobs %s: each completed, in %s, on claim %s", strings.Join(chestXRaySteps, ", "), time.Since(start).Round(time.Second), chestXRayClaim)
+}
+
+// runStepJob creates the documents of a step's Job but the Job (its
+// NetworkPolicy) in the run's namespace, then runs the Job as runJob does,
+// named after the step.
+func (r *realRun) runStepJob(t *testing.T, docs []string, step string, timeout time.Duration) {
+	t.Helper()
+	for _, doc := range docs[:len(docs)-1] {
+		r.c.ensure(t, inNamespace(t, doc, r.ns))
+	}
+	runJob(t, r.c, r.ns, step, docs[len(docs)-1], timeout)
+}
+
+// TestE2EChestXRayCompiles compiles the chest X-ray pipeline for every
+// engine (a Job for each step), on a claim and through the bucket,
+// without running it: what the runs above submit compiles everywhere,
+// whether or not the node holds the cubes' images.
+func TestE2EChestXRayCompiles(t *testing.T) {
+	t.Parallel()
+	images := chestXRayImages(t, false)
+	claim := chestXRayPipeline(t, onClaim)
+	bucket := chestXRayPipeline(t, inBucket("mlcube-e2e", "chestxray/"))
+	onClaimPlatform := cubePlatform(t, realImage, map[string]any{"storage": map[string]any{"pvc": chestXRayClaim}})
+	for _, backend := range []string{"argo", "tekton"} {
+		compileCubes(t, backend, claim, onClaimPlatform, images)
+		compileCubes(t, backend, bucket, bucketPlatform(t, realImage), images)
+	}
+	for _, step := range chestXRaySteps {
+		compileCubes(t, "job", claim, onClaimPlatform, images, "--step", step)
+	}
+}
