@@ -4,7 +4,6 @@ package e2e
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -193,13 +192,7 @@ type chestXRayOut struct {
 // claimOutputs reads the run's outputs from the claim's folder.
 func claimOutputs(t *testing.T, dir string, d *chestXRayData) chestXRayOut {
 	t.Helper()
-	read := func(rel string) []byte {
-		data, err := os.ReadFile(filepath.Join(dir, rel))
-		if err != nil {
-			t.Fatalf("the claim: %v", err)
-		}
-		return data
-	}
+	read := func(rel string) []byte { return readClaim(t, dir, rel) }
 	out := chestXRayOut{
 		results: read("results/results.yaml"), predictions: read("predictions/predictions.json"),
 		statistics: read("statistics/statistics.yaml"), labels: map[string][]byte{},

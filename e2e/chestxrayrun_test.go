@@ -57,7 +57,7 @@ func TestE2EArgoChestXRay(t *testing.T) {
 				params[key] = data
 			}
 		}
-		docs := compileCubes(t, "argo", chestXRayPipeline(t, inBucket(s.Bucket, prefix)), bucketPlatform(t, realImage), chestXRayImages(t, true))
+		docs := compileCubes(t, "argo", chestXRayPipeline(t, inBucket(s.Bucket, prefix)), bucketPlatform(t), chestXRayImages(t, true))
 		forgetArtifactGC(c, "e2e-real-chestxray-obj", "chestxray-obj")
 		r := c.newRealRun(t, "chestxray-obj", docs, decodeWorkflow(t, docs[len(docs)-1]))
 		writeFiles(t, r.volumes[chestXRayParams], params)
@@ -93,7 +93,7 @@ const chestXRayParams = "chestxray-params"
 // pipeline's storage: every step's data moves through the bucket, but
 // for what no step writes and the bucket does not hold (the parameters
 // files), on the claim chestXRayParams.
-func bucketPlatform(t *testing.T, kubectl string) string {
+func bucketPlatform(t *testing.T) string {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(repoRoot, "examples", "bucket-pipeline", "platform.yaml"))
 	if err != nil {
@@ -104,12 +104,12 @@ func bucketPlatform(t *testing.T, kubectl string) string {
 		t.Fatal(err)
 	}
 	plat["storage"].(map[string]any)["pvc"] = chestXRayParams
-	return cubePlatform(t, kubectl, plat)
+	return cubePlatform(t, "", plat)
 }
 
 // bucketOutputs reads the run's outputs from the bucket, where each
-// step's output goes under <run>/<step>/<output> (the volume's name, its _ made -; a file at that key, a
-// folder's files under it).
+// step's output goes under <run>/<step>/<output>, the volume's name with
+// its _ made - (a file at that key, a folder's files under it).
 func bucketOutputs(t *testing.T, s *objectStore, run string, d *chestXRayData) chestXRayOut {
 	t.Helper()
 	objects := s.objects(t, run+"/")
@@ -187,23 +187,4 @@ func (r *realRun) runStepJob(t *testing.T, docs []string, step string, timeout t
 		r.c.ensure(t, inNamespace(t, doc, r.ns))
 	}
 	runJob(t, r.c, r.ns, step, docs[len(docs)-1], timeout)
-}
-
-// TestE2EChestXRayCompiles compiles the chest X-ray pipeline for every
-// engine (a Job for each step), on a claim and through the bucket,
-// without running it: what the runs above submit compiles everywhere,
-// whether or not the node holds the cubes' images.
-func TestE2EChestXRayCompiles(t *testing.T) {
-	t.Parallel()
-	images := chestXRayImages(t, false)
-	claim := chestXRayPipeline(t, onClaim)
-	bucket := chestXRayPipeline(t, inBucket("mlcube-e2e", "chestxray/"))
-	onClaimPlatform := cubePlatform(t, realImage, map[string]any{"storage": map[string]any{"pvc": chestXRayClaim}})
-	for _, backend := range []string{"argo", "tekton"} {
-		compileCubes(t, backend, claim, onClaimPlatform, images)
-		compileCubes(t, backend, bucket, bucketPlatform(t, realImage), images)
-	}
-	for _, step := range chestXRaySteps {
-		compileCubes(t, "job", claim, onClaimPlatform, images, "--step", step)
-	}
 }

@@ -94,12 +94,16 @@ func nodeCtr(t *testing.T, args ...string) string {
 }
 
 // cubePlatform writes a platform file in a temporary folder: the cubes'
-// images never pulled (the node holds them), kubectl steps in kubectl
-// (an image of the suite that has sh and kubectl), extra laid over it; an
-// object store's steps that move data in the suite's rclone image.
+// images never pulled (the node holds them), kubectl steps (those that
+// create a MedPerf output file) in kubectl, unless "" (an image of the
+// suite that has sh and kubectl), extra laid over it; an object store's
+// steps that move data in the suite's rclone image.
 func cubePlatform(t *testing.T, kubectl string, extra map[string]any) string {
 	t.Helper()
-	plat := map[string]any{"imagePullPolicy": "Never", "kubectlImage": kubectl}
+	plat := map[string]any{"imagePullPolicy": "Never"}
+	if kubectl != "" {
+		plat["kubectlImage"] = kubectl
+	}
 	maps.Copy(plat, extra)
 	if store, ok := plat["objectStore"].(map[string]any); ok {
 		store = maps.Clone(store)
@@ -176,6 +180,16 @@ func readShared(t *testing.T, rel string) []byte {
 	data, err := os.ReadFile(filepath.Join(sharedCubesSrc(t), rel))
 	if err != nil {
 		t.Fatal(err)
+	}
+	return data
+}
+
+// readClaim reads a file of a claim's folder.
+func readClaim(t *testing.T, dir, rel string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, rel))
+	if err != nil {
+		t.Fatalf("the claim: %v", err)
 	}
 	return data
 }
