@@ -97,7 +97,7 @@ var bratsSteps = []string{"prepare", "sanity-check", "statistics", "infer"}
 // restricted, the images' user by its number (and its group, which
 // owns the claim's files: fsGroup), and on Tekton the setting that says
 // its set-security-context flag is on.
-func bratsPlatform(t *testing.T, tekton bool) string {
+func bratsPlatform(t *testing.T, kubectl string, tekton bool) string {
 	t.Helper()
 	plat := map[string]any{
 		"storage":         map[string]any{"pvc": bratsClaim},
@@ -107,7 +107,7 @@ func bratsPlatform(t *testing.T, tekton bool) string {
 	if tekton {
 		plat["tekton"] = map[string]any{"setSecurityContext": true}
 	}
-	return cubePlatform(t, "", plat)
+	return cubePlatform(t, kubectl, plat)
 }
 
 // bratsData is four subjects of the pathology task, PNGs named as the
@@ -204,7 +204,7 @@ func TestE2EArgoBraTSRestricted(t *testing.T) {
 	t.Parallel()
 	c := e2eCluster(t)
 	files := bratsData(t)
-	docs := compileCubes(t, "argo", bratsPipeline(t), bratsPlatform(t, false), bratsImages(t, true))
+	docs := compileCubes(t, "argo", bratsPipeline(t), bratsPlatform(t, realImage, false), bratsImages(t, true))
 	r := c.newRealRun(t, "brats", docs, decodeWorkflow(t, docs[len(docs)-1]))
 	c.must(t, "", "label", "namespace", r.ns, "pod-security.kubernetes.io/enforce=restricted", "--overwrite")
 	writeFiles(t, r.volumes[bratsClaim], files)
@@ -223,7 +223,7 @@ func TestE2ETektonBraTSRestricted(t *testing.T) {
 		t.Fatalf("Tekton's set-security-context is %q: scripts/e2e/tekton.sh turns it on", flag)
 	}
 	files := bratsData(t)
-	docs := compileCubes(t, "tekton", bratsPipeline(t), bratsPlatform(t, true), bratsImages(t, true))
+	docs := compileCubes(t, "tekton", bratsPipeline(t), bratsPlatform(t, tektonImage, true), bratsImages(t, true))
 	r := c.newTektonRun(t, "brats", docs, decodePipelineRun(t, docs[len(docs)-1]))
 	c.must(t, "", "label", "namespace", r.ns, "pod-security.kubernetes.io/enforce=restricted", "--overwrite")
 	writeFiles(t, r.volumes[bratsClaim], files)
@@ -241,7 +241,7 @@ func TestE2EJobBraTSRestricted(t *testing.T) {
 	t.Parallel()
 	c := e2eCluster(t)
 	files := bratsData(t)
-	pipeline, platform, images := bratsPipeline(t), bratsPlatform(t, false), bratsImages(t, true)
+	pipeline, platform, images := bratsPipeline(t), bratsPlatform(t, realImage, false), bratsImages(t, true)
 	r := &realRun{c: c, ns: "e2e-job-brats", volumes: map[string]string{}}
 	c.namespace(t, r.ns)
 	c.must(t, "", "label", "namespace", r.ns, "pod-security.kubernetes.io/enforce=restricted", "--overwrite")

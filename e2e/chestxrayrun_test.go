@@ -57,7 +57,7 @@ func TestE2EArgoChestXRay(t *testing.T) {
 				params[key] = data
 			}
 		}
-		docs := compileCubes(t, "argo", chestXRayPipeline(t, inBucket(s.Bucket, prefix)), bucketPlatform(t), chestXRayImages(t, true))
+		docs := compileCubes(t, "argo", chestXRayPipeline(t, inBucket(s.Bucket, prefix)), bucketPlatform(t, realImage), chestXRayImages(t, true))
 		forgetArtifactGC(c, "e2e-real-chestxray-obj", "chestxray-obj")
 		r := c.newRealRun(t, "chestxray-obj", docs, decodeWorkflow(t, docs[len(docs)-1]))
 		writeFiles(t, r.volumes[chestXRayParams], params)
@@ -93,7 +93,7 @@ const chestXRayParams = "chestxray-params"
 // pipeline's storage: every step's data moves through the bucket, but
 // for what no step writes and the bucket does not hold (the parameters
 // files), on the claim chestXRayParams.
-func bucketPlatform(t *testing.T) string {
+func bucketPlatform(t *testing.T, kubectl string) string {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(repoRoot, "examples", "bucket-pipeline", "platform.yaml"))
 	if err != nil {
@@ -104,7 +104,7 @@ func bucketPlatform(t *testing.T) string {
 		t.Fatal(err)
 	}
 	plat["storage"].(map[string]any)["pvc"] = chestXRayParams
-	return cubePlatform(t, "", plat)
+	return cubePlatform(t, kubectl, plat)
 }
 
 // bucketOutputs reads the run's outputs from the bucket, where each

@@ -19,7 +19,7 @@ func TestE2EChestXRayCompiles(t *testing.T) {
 	onClaimPlatform := cubePlatform(t, realImage, map[string]any{"storage": map[string]any{"pvc": chestXRayClaim}})
 	for _, backend := range []string{"argo", "tekton"} {
 		compileCubes(t, backend, claim, onClaimPlatform, images)
-		compileCubes(t, backend, bucket, bucketPlatform(t), images)
+		compileCubes(t, backend, bucket, bucketPlatform(t, realImage), images)
 	}
 	for _, step := range chestXRaySteps {
 		compileCubes(t, "job", claim, onClaimPlatform, images, "--step", step)
@@ -47,12 +47,12 @@ func TestE2EMedPerfCubesCompile(t *testing.T) {
 		}
 	}
 	brats, bimages := bratsPipeline(t), bratsImages(t, false)
-	compileCubes(t, "argo", brats, bratsPlatform(t, false), bimages)
-	compileCubes(t, "tekton", brats, bratsPlatform(t, true), bimages)
+	compileCubes(t, "argo", brats, bratsPlatform(t, realImage, false), bimages)
+	compileCubes(t, "tekton", brats, bratsPlatform(t, tektonImage, true), bimages)
 	for _, step := range bratsSteps {
-		compileCubes(t, "job", brats, bratsPlatform(t, false), bimages, "--step", step)
+		compileCubes(t, "job", brats, bratsPlatform(t, realImage, false), bimages, "--step", step)
 	}
-	refused := compileRefused(t, "tekton", brats, bratsPlatform(t, false), "MLC361")
+	refused := compileRefused(t, "tekton", brats, bratsPlatform(t, tektonImage, false), "MLC361")
 	if !strings.Contains(refused, "set-security-context") {
 		t.Errorf("the refusal does not name Tekton's flag:\n%s", refused)
 	}
