@@ -191,7 +191,7 @@ func ownedBy(t *testing.T, dir, rel string) {
 		t.Fatal(err)
 	}
 	if st, ok := info.Sys().(*syscall.Stat_t); !ok || st.Uid != bratsUID {
-		t.Errorf("%s is owned by uid %v, want the images' user %d", rel, info.Sys(), bratsUID)
+		t.Errorf("%s is owned by uid %d, want the images' user %d", rel, st.Uid, bratsUID)
 	}
 }
 
@@ -242,10 +242,8 @@ func TestE2EJobBraTSRestricted(t *testing.T) {
 	c := e2eCluster(t)
 	files := bratsData(t)
 	pipeline, platform, images := bratsPipeline(t), bratsPlatform(t, realImage, false), bratsImages(t, true)
-	r := &realRun{c: c, ns: "e2e-job-brats", volumes: map[string]string{}}
-	c.namespace(t, r.ns)
+	r := c.newJobRun(t, "e2e-job-brats", bratsClaim)
 	c.must(t, "", "label", "namespace", r.ns, "pod-security.kubernetes.io/enforce=restricted", "--overwrite")
-	r.claim(t, bratsClaim, corev1.PersistentVolumeClaimSpec{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany}}, claimMake)
 	writeFiles(t, r.volumes[bratsClaim], files)
 	for _, step := range bratsSteps {
 		r.runStepJob(t, compileCubes(t, "job", pipeline, platform, images, "--step", step), step, 6*time.Minute)

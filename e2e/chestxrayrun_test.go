@@ -166,9 +166,7 @@ func TestE2EJobChestXRay(t *testing.T) {
 	images := chestXRayImages(t, true)
 	pipeline := chestXRayPipeline(t, onClaim)
 	platform := cubePlatform(t, realImage, map[string]any{"storage": map[string]any{"pvc": chestXRayClaim}})
-	r := &realRun{c: c, ns: "e2e-job-chestxray", volumes: map[string]string{}}
-	c.namespace(t, r.ns)
-	r.claim(t, chestXRayClaim, corev1.PersistentVolumeClaimSpec{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany}}, claimMake)
+	r := c.newJobRun(t, "e2e-job-chestxray", chestXRayClaim)
 	writeFiles(t, r.volumes[chestXRayClaim], files)
 	start := time.Now()
 	for _, step := range chestXRaySteps {
@@ -176,6 +174,18 @@ func TestE2EJobChestXRay(t *testing.T) {
 	}
 	d.check(t, "job, claim", claimOutputs(t, r.volumes[chestXRayClaim], d))
 	t.Logf("Jobs %s: each completed, in %s, on claim %s", strings.Join(chestXRaySteps, ", "), time.Since(start).Round(time.Second), chestXRayClaim)
+}
+
+// newJobRun prepares namespace ns for a Job per step on the claim: the
+// Jobs an earlier run left there go first (with their pods, which would
+// keep the old claim from going), then the claim is made afresh.
+func (c *cluster) newJobRun(t *testing.T, ns, claim string) *realRun {
+	t.Helper()
+	r := &realRun{c: c, ns: ns, volumes: map[string]string{}}
+	c.namespace(t, ns)
+	c.must(t, "", "-n", ns, "delete", "jobs", "--all", "--wait", "--cascade=foreground", "--timeout=120s")
+	r.claim(t, claim, corev1.PersistentVolumeClaimSpec{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany}}, claimMake)
+	return r
 }
 
 // runStepJob creates the documents of a step's Job but the Job (its

@@ -177,9 +177,7 @@ func TestE2EJobMedPerfTestCubes(t *testing.T) {
 			d := newMedperfTestsData(t)
 			pipeline := medperfTestsPipeline(t, run.model)
 			platform := cubePlatform(t, realImage, map[string]any{"storage": map[string]any{"pvc": medperfClaim}})
-			r := &realRun{c: c, ns: "e2e-job-" + run.name, volumes: map[string]string{}}
-			c.namespace(t, r.ns)
-			r.claim(t, medperfClaim, corev1.PersistentVolumeClaimSpec{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany}}, claimMake)
+			r := c.newJobRun(t, "e2e-job-"+run.name, medperfClaim)
 			writeFiles(t, r.volumes[medperfClaim], d.files)
 			images := medperfTestImages(t, true)
 			for _, step := range medperfTestSteps {
