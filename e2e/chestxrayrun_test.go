@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	tektonv1 "github.com/tektoncd/pipeline/pkg/apis/pipeline/v1"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 )
@@ -137,22 +138,68 @@ func bucketOutputs(t *testing.T, s *objectStore, run string, d *chestXRayData) c
 	return out
 }
 
-// TestE2ETektonChestXRay runs the chest X-ray tutorial as
-// TestE2EArgoChestXRay does, on Tekton, its data on a claim.
+// TestE2ETektonChestXRay runs the chest X-ray tutorial on Tekton, its
+// data on a claim. The data preparator's image has no ENTRYPOINT (its
+// base's CMD is python3) and each task's run_args.command is the whole
+// command line (python3 /project/prepare.py), which Docker and the
+// kubelet run as it is (the args replace CMD). Tekton, looking up the
+// entrypoint of a step that has args and no command, takes the image's
+// CMD for the command when it has no ENTRYPOINT, and runs the args after
+// it (imageInfo, pkg/pod/entrypoint_lookup_impl.go, v1.15.1): python3
+// python3 /project/prepare.py. The compiler sees no image, so it cannot
+// refuse it: the whole pipeline fails at prepare, which the test
+// asserts, with that cause. The preparator's three tasks then run as
+// Jobs on the run's claim, and Tekton runs the rest (the weights, the
+// CNN's infer, the metrics' evaluate: --step), whose metrics the test
+// recomputes as TestE2EArgoChestXRay does.
 func TestE2ETektonChestXRay(t *testing.T) {
 	t.Parallel()
 	c := e2eCluster(t)
 	d, files := newChestXRayRun(t)
+	images := chestXRayImages(t, true)
+	pipeline := chestXRayPipeline(t, onClaim)
 	platform := cubePlatform(t, tektonImage, map[string]any{"storage": map[string]any{"pvc": chestXRayClaim}})
-	docs := compileCubes(t, "tekton", chestXRayPipeline(t, onClaim), platform, chestXRayImages(t, true))
+	docs := compileCubes(t, "tekton", pipeline, platform, images)
+	full := c.newTektonRun(t, "chestxray-full", docs, decodePipelineRun(t, docs[len(docs)-1]))
+	writeFiles(t, full.volumes[chestXRayClaim], files)
+	full.preparatorRefused(t, full.run(t, 10*time.Minute))
+	steps := []string{"weights", "infer", "evaluate"}
+	docs = compileCubes(t, "tekton", pipeline, platform, images, "--step", strings.Join(steps, ","))
 	r := c.newTektonRun(t, "chestxray", docs, decodePipelineRun(t, docs[len(docs)-1]))
 	writeFiles(t, r.volumes[chestXRayClaim], files)
+	jobs := cubePlatform(t, realImage, map[string]any{"storage": map[string]any{"pvc": chestXRayClaim}})
+	r.c.must(t, "", "-n", r.ns, "delete", "jobs", "--all", "--wait", "--cascade=foreground", "--timeout=120s")
+	for _, step := range []string{"prepare", "sanity-check", "statistics"} {
+		r.runStepJob(t, compileCubes(t, "job", pipeline, jobs, images, "--step", step), step, 10*time.Minute)
+	}
 	done := r.run(t, 10*time.Minute)
 	if cond := done.Status.GetCondition("Succeeded"); cond == nil || cond.Status != corev1.ConditionTrue {
 		t.Fatalf("PipelineRun %s: %+v\n%s", done.Name, cond, c.must(t, "", "-n", r.ns, "get", "taskruns,pods"))
 	}
 	d.check(t, "tekton, claim", claimOutputs(t, r.volumes[chestXRayClaim], d))
-	t.Logf("%s: Succeeded in %s on claim %s", done.Name, done.Status.CompletionTime.Sub(done.Status.StartTime.Time), chestXRayClaim)
+	t.Logf("%s: %s Succeeded in %s on claim %s, after prepare, sanity-check and statistics as Jobs", done.Name, strings.Join(steps, ", "),
+		done.Status.CompletionTime.Sub(done.Status.StartTime.Time), chestXRayClaim)
+}
+
+// preparatorRefused checks that the whole pipeline failed at prepare, as
+// Tekton runs the preparator's image: the image's CMD, python3, for the
+// command (TEKTON_PLATFORM_COMMANDS), then the task's python3
+// /project/prepare.py, so python3 looks for a script named python3.
+func (r *tektonRun) preparatorRefused(t *testing.T, done *tektonv1.PipelineRun) {
+	t.Helper()
+	if cond := done.Status.GetCondition("Succeeded"); cond == nil || cond.Status != corev1.ConditionFalse {
+		t.Fatalf("PipelineRun %s: %+v, want failed at prepare (Tekton runs the image's CMD before the args)", done.Name, cond)
+	}
+	pod, ok := r.tektonPods(t)["prepare"]
+	if !ok {
+		t.Fatalf("prepare has no pod")
+	}
+	cmds := r.c.jsonPath(t, r.ns, "pod/"+pod, `{.spec.containers[?(@.name=="step-main")].env[?(@.name=="TEKTON_PLATFORM_COMMANDS")].value}`)
+	log := r.c.must(t, "", "-n", r.ns, "logs", pod, "-c", "step-main")
+	if !strings.Contains(cmds, `["python3"]`) || !strings.Contains(log, "can't open file '//python3'") {
+		t.Fatalf("prepare failed otherwise than by Tekton's command python3 before the args: TEKTON_PLATFORM_COMMANDS %s, log:\n%s", cmds, log)
+	}
+	t.Logf("%s: failed at prepare, as Tekton runs the preparator: the image's CMD for command (%s), then the args: %s", done.Name, cmds, strings.TrimSpace(log))
 }
 
 // TestE2EJobChestXRay runs the chest X-ray tutorial as a Job per step
