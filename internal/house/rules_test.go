@@ -59,6 +59,7 @@ var flow = map[string][]string{
 	"bench/gen":                          {"internal/specgen"},
 	"bench/floor":                        {},
 	"scripts/e2e/gotrim":                 {},
+	"scripts/e2e/cubeimage":              {},
 	"internal/house":                     {},
 	// e2e: the end-to-end suite, tests only; it runs the built command.
 	"e2e": {},
@@ -132,7 +133,7 @@ var mayOpen = []struct {
 	{"compiler/internal/source/...", nil, "the one package that opens files: every read goes through its Files, over an fs.FS (source.Disk)"},
 	{"cmd/...", nil, "the CLI: it writes the -o file atomically (os.CreateTemp, os.Chmod, os.Rename, os.Remove in run.go)"},
 	{"bench/...", nil, "commands outside the flow: the generator writes spec trees, the floor reads them"},
-	{"scripts/...", nil, "the e2e cluster's build tools, outside the flow: gotrim rewrites the Go files of an upstream module's copy"},
+	{"scripts/...", nil, "the e2e cluster's build tools, outside the flow: gotrim rewrites the Go files of an upstream module's copy; cubeimage lays out a cube's image from its build context"},
 	{"internal/...", nil, "test helpers: specgen, examples (finds the examples' files), and these tests, which read the repository's source"},
 	{"compiler/internal/spectest/...", nil, "test helper: reads the examples and bad cases as fuzz seeds, writes benchmark trees into a test's folder"},
 	{"internal/enginetest/...", nil, "test helper: reads the IR golden files, compares and rewrites (-update) each engine's"},

@@ -49,6 +49,35 @@
 #                       Tekton, which mounts an emptyDir at /workspace in
 #                       every step, it runs only where the step mounts its
 #                       image's /workspace.
+#   mlcube-e2e/cube-ID:1  a real cube's image, laid out as its own
+#                       Dockerfile lays it out (cubeimage, beside this
+#                       script): the base's layer and one of the cube's
+#                       files, copied unchanged from ../shared at build time
+#                       (never committed), with its Dockerfile's
+#                       destinations, WORKDIR, ENV, ENTRYPOINT, CMD and
+#                       USER; the recorder (and its python and torchrun)
+#                       hidden, and the base's mpiuser dropped, so that a
+#                       Dockerfile's `useradd NAME` gets uid 1000 as on a
+#                       python:*-slim base. Its Python requirements are the
+#                       root filesystem's Debian packages. IDs (cubes,
+#                       below; the spec each is built from, in ../shared):
+#                         hello-world          cubes-src/mlcube_examples/hello_world
+#                         hello-world-10       cubes-1.0/mlcube_examples/hello_world (build/)
+#                         chestxray-prep       medperf chestxray_tutorial/data_preparator
+#                         chestxray-cnn        medperf chestxray_tutorial/model_custom_cnn
+#                         chestxray-metrics    medperf chestxray_tutorial/metrics
+#                         medperf-prep-sep     medperf tests/prep-sep
+#                         medperf-model-cpu    medperf tests/model-cpu
+#                         medperf-metrics      medperf tests/metrics
+#                         medperf-model-bug    medperf tests/model-bug
+#                         brats-prep           medperf BraTS2024/data_prep (USER nonrootuser)
+#                         brats-dummy-model    medperf BraTS2024/dummy_model (USER nonrootuser)
+#                       They are in the base image's archive, so the node
+#                       imports the shared layer once; without
+#                       ../shared/cubes-src (or cubes-1.0) there are none,
+#                       and the tests that run them skip. tekton.sh pushes
+#                       them to the node's registry, by whose name the
+#                       tests run them.
 # PyTorch is in the one root filesystem, not an image of its own: each
 # image here is one layer of the same files, so a step of any image (a
 # workflow's kubectl or executor step beside a TrainJob's ranks) finds
@@ -61,7 +90,14 @@
 # torch.distributed` about 4 s. The debootstrap runs beside the Go builds
 # (build.sh), so a cold run waits for none of it; the larger layer costs
 # the node's import at each start: 45 to 50 s against 20 (the base image
-# 1,849 MB against 774; docs/development.md).
+# 1,849 MB against 774; docs/development.md). The cubes' Python packages
+# (2026-11-28, the same 2 cores, busy): 547 packages against 460 before
+# drop_pythran (below) purges the 55 that python3-scipy's python3-pythran
+# brings; the root filesystem's tar 1,608 MB against 1,305 (2,112 with
+# them); debootstrap and drop_pythran 250 s (107 CPU-seconds; drop_pythran
+# about 6 s of it), debootstrap alone 196 s (93); the base image's
+# archive, with the cubes' 11 layers (0.3 MB), 2,152 MB against 1,849,
+# its import into a containerd of its own 36 and 44 s against 22 and 26.
 # The Debian root filesystem and the images are cached as tars in
 # $E2E_CACHE/images, each named by a hash of what goes into it, so an image
 # is rebuilt only when that changes; .e2e/images/ links to the ones this
@@ -77,9 +113,40 @@ mkdir -p "$images" "$E2E_CACHE/tmp" "$E2E_IMAGES"
 work=$(mktemp -d "$E2E_CACHE/tmp/images.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-# rootfs: debootstrap's minbase with these packages, without apt's caches.
+# rootfs: debootstrap's minbase with these packages, without apt's caches:
+# the system's, and the Debian packages of the Python requirements of the
+# cubes the suite runs in images built as their Dockerfiles build them
+# (cubeimage's table, beside this script).
 packages=python3,openmpi-bin,python3-mpi4py,openssh-server,openssh-client,python3-torch
-rootfs=$E2E_CACHE/rootfs-$DEBIAN_SUITE-$(echo "$packages" | sha256sum | cut -c1-8).tar
+packages+=,python3-torchvision,python3-typer,python3-yaml,python3-numpy,python3-pil,python3-tqdm
+packages+=,python3-sklearn,python3-pandas,python3-typing-extensions
+
+# drop_pythran DIR: python3-sklearn needs python3-scipy, which Depends on
+# python3-pythran, a Python-to-C++ compiler for building extensions,
+# which Depends on g++, Boost's headers, OpenBLAS's and Python's
+# development files: 55 packages, 504 MB of the 2,112 MB tar, that no
+# cube runs (bookworm, 2026-11; scikit-learn's roc_auc_score, SciPy,
+# pandas and torch import without them). An empty python3-pythran stands
+# in for it, every package not asked for (nor required, important or
+# essential) is marked automatic, and apt's autoremove purges what is
+# then needed by nothing asked for: debootstrap installs no Recommends,
+# so none count.
+drop_pythran() {
+  local dir=$1
+  mkdir -p "$dir/tmp/pythran/DEBIAN"
+  printf 'Package: python3-pythran\nVersion: %s+e2e\nArchitecture: all\nMaintainer: mlcube-compile e2e <e2e@localhost>\nDescription: empty stand-in (scripts/e2e/images.sh)\n' \
+    "$(chroot "$dir" dpkg-query -W -f '${Version}' python3-pythran)" >"$dir/tmp/pythran/DEBIAN/control"
+  chroot "$dir" dpkg-deb --build /tmp/pythran /tmp/pythran.deb >/dev/null
+  chroot "$dir" dpkg -i /tmp/pythran.deb >/dev/null
+  rm -rf "$dir/tmp/pythran" "$dir/tmp/pythran.deb"
+  chroot "$dir" dpkg-query -W -f '${Package} ${Priority} ${Essential}\n' |
+    awk '$2 != "required" && $2 != "important" && $3 != "yes" {print $1}' | xargs chroot "$dir" apt-mark auto >/dev/null
+  chroot "$dir" apt-mark manual ${packages//,/ } >/dev/null
+  chroot "$dir" apt-get -y -o APT::AutoRemove::RecommendsImportant=false -o APT::AutoRemove::SuggestsImportant=false \
+    autoremove --purge
+}
+# The cache's name hashes the packages and how the tar is made.
+rootfs=$E2E_CACHE/rootfs-$DEBIAN_SUITE-$({ echo "$packages"; declare -f drop_pythran; } | sha256sum | cut -c1-8).tar
 # make_rootfs: the root filesystem's tar, from the cache or debootstrapped.
 make_rootfs() {
   [ ! -s "$rootfs" ] || { log "the $DEBIAN_SUITE root filesystem: from the cache ($(basename "$rootfs"))"; return; }
@@ -88,11 +155,13 @@ make_rootfs() {
   mkdir -p "$tmp"
   debootstrap --variant=minbase --include="$packages" "$DEBIAN_SUITE" "$tmp" "$DEBIAN_MIRROR" >"$work/debootstrap.log" 2>&1 ||
     { tail -20 "$work/debootstrap.log" >&2; exit 1; }
+  drop_pythran "$tmp" >>"$work/debootstrap.log" 2>&1 || { tail -20 "$work/debootstrap.log" >&2; exit 1; }
+  log "purged what only python3-pythran needed: $(grep '^Removing ' "$work/debootstrap.log" | cut -d' ' -f2 | tr '\n' ' ')"
   # With python3-torch's packages, debootstrap once left the target's
   # /proc mounted (not again since): it must not go into the tar, nor
   # stop its removal.
   ! mountpoint -q "$tmp/proc" || umount "$tmp/proc"
-  rm -rf "$tmp"/var/cache/apt/archives/*.deb "$tmp"/var/lib/apt/lists/* "$tmp"/usr/share/doc "$tmp"/usr/share/man \
+  rm -rf "$tmp"/var/cache/apt/archives/*.deb "$tmp"/var/cache/apt/*.bin "$tmp"/var/lib/apt/lists/* "$tmp"/usr/share/doc "$tmp"/usr/share/man \
     "$tmp"/etc/ssh/ssh_host_*
   tar -C "$tmp" --numeric-owner -cf "$rootfs.part.$$" .
   mv "$rootfs.part.$$" "$rootfs"
@@ -105,25 +174,38 @@ make_rootfs
 
 std_path=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 
-# archive DIR OUT NAME:TAG ENTRYPOINT-JSON PATH USER [NAME:TAG ENTRYPOINT-JSON PATH USER...]:
-# a docker-archive of one-layer images of DIR, one per name, which share
-# the layer and differ in their entrypoint, PATH and user ("" for root,
-# the config then naming none).
+# config ENTRYPOINT-JSON PATH USER: an image's "config" with that
+# entrypoint, PATH and user ("" for root, the config then naming none).
+config() {
+  printf '{%s"Entrypoint":%s,"Env":["PATH=%s"],"WorkingDir":"/"}' "${3:+\"User\":\"$3\",}" "$1" "$2"
+}
+
+# archive DIR OUT NAME:TAG CONFIG LAYER [NAME:TAG CONFIG LAYER...]: a
+# docker-archive of images of DIR's files, one per name, which share that
+# layer and differ in their config (config's, or cubeimage's); an image
+# whose LAYER is a folder ("" for none) has a second layer of its files.
 archive() {
-  local dir=$1 out=$2 work diffid config ref entrypoint path user manifest=""
+  local dir=$1 out=$2 work diffid ids config ref manifest="" layers
   shift 2
   work=$(mktemp -d "$E2E_CACHE/tmp/image.XXXXXX")
-  tar -C "$dir" --numeric-owner --sort=name --mtime=@0 -cf "$work/layer.tar" .
-  diffid=$(sha256sum "$work/layer.tar" | cut -d' ' -f1)
-  mkdir "$work/$diffid"; mv "$work/layer.tar" "$work/$diffid/layer.tar"
+  # layer FOLDER: the layer of FOLDER's files, owned by root, in the
+  # archive; its diff ID in $diffid.
+  layer() {
+    tar -C "$1" --numeric-owner --sort=name --mtime=@0 -cf "$work/layer.tar" .
+    diffid=$(sha256sum "$work/layer.tar" | cut -d' ' -f1)
+    mkdir -p "$work/$diffid"; mv "$work/layer.tar" "$work/$diffid/layer.tar"
+  }
+  layer "$dir"
+  local base=$diffid
   while [ $# -gt 0 ]; do
-    ref=$1 entrypoint=$2 path=$3 user=$4
-    shift 4
-    printf '{"architecture":"amd64","os":"linux","created":"1970-01-01T00:00:00Z","config":{%s"Entrypoint":%s,"Env":["PATH=%s"],"WorkingDir":"/"},"rootfs":{"type":"layers","diff_ids":["sha256:%s"]}}' \
-      "${user:+\"User\":\"$user\",}" "$entrypoint" "$path" "$diffid" >"$work/config.json"
+    ref=$1 config=$2 ids="\"sha256:$base\"" layers="\"$base/layer.tar\""
+    [ -z "$3" ] || { layer "$3"; ids+=",\"sha256:$diffid\"" layers+=",\"$diffid/layer.tar\""; }
+    shift 3
+    printf '{"architecture":"amd64","os":"linux","created":"1970-01-01T00:00:00Z","config":%s,"rootfs":{"type":"layers","diff_ids":[%s]}}' \
+      "$config" "$ids" >"$work/config.json"
     config=$(sha256sum "$work/config.json" | cut -d' ' -f1)
     mv "$work/config.json" "$work/$config.json"
-    manifest+="${manifest:+,}$(printf '{"Config":"%s.json","RepoTags":["%s"],"Layers":["%s/layer.tar"]}' "$config" "$ref" "$diffid")"
+    manifest+="${manifest:+,}$(printf '{"Config":"%s.json","RepoTags":["%s"],"Layers":[%s]}' "$config" "$ref" "$layers")"
   done
   printf '[%s]' "$manifest" >"$work/manifest.json"
   (cd "$work" && tar -cf "$out.part.$$" -- *)
@@ -163,15 +245,65 @@ torch_setup() {
   sed -i 's/^            for s in Std:$/            for s in (Std.NONE, Std.OUT, Std.ERR, Std.ALL):/' "$f"
 }
 
+# The cubes the suite runs in images laid out as their own Dockerfiles
+# lay them out (issue 50): an id, and the spec cubeimage builds from, in
+# $shared. mlcube-e2e/cube-ID:1 is that image.
+shared=$(cd "$here/../../.." && pwd)/shared
+cubes=(
+  hello-world cubes-src/mlcube_examples/hello_world/mlcube.yaml
+  hello-world-10 cubes-1.0/mlcube_examples/hello_world/build/Dockerfile
+  chestxray-prep cubes-src/medperf/examples/chestxray_tutorial/data_preparator/Dockerfile
+  chestxray-cnn cubes-src/medperf/examples/chestxray_tutorial/model_custom_cnn/Dockerfile
+  chestxray-metrics cubes-src/medperf/examples/chestxray_tutorial/metrics/Dockerfile
+  medperf-prep-sep cubes-src/medperf/examples/tests/prep-sep/project/Dockerfile
+  medperf-model-cpu cubes-src/medperf/examples/tests/model-cpu/project/Dockerfile
+  medperf-metrics cubes-src/medperf/examples/tests/metrics/project/Dockerfile
+  medperf-model-bug cubes-src/medperf/examples/tests/model-bug/Dockerfile
+  brats-prep cubes-src/medperf/examples/BraTS2024/data_prep/mlcube/mlcube.yaml
+  brats-dummy-model cubes-src/medperf/examples/BraTS2024/dummy_model/mlcube/mlcube.yaml
+)
+have_cubes=yes
+for d in cubes-src cubes-1.0; do
+  [ -d "$shared/$d" ] || { have_cubes=""; log "no cube images: $shared/$d is absent (the real-cube tests skip)"; }
+done
+
 # The inputs of the base image, by content alone (not by path, which
-# differs from clone to clone): a change to any of them rebuilds it.
+# differs from clone to clone): a change to any of them rebuilds it. The
+# cubes' sources and cubeimage's are among them when the cubes are there.
 base_inputs() {
   local f
   for f in "$rootfs" "$here/image/record" "$here/image/torchrun" "$here/images.sh" \
     "$E2E_BIN/kubectl" "$E2E_BIN/argoexec" "$E2E_BIN/argoexec4" "$E2E_BIN/rclone" $(for n in $TEKTON_BINARIES; do echo "$E2E_BIN/tekton-$n"; done); do
     sha256sum <"$f"
   done
+  [ -z "$have_cubes" ] || {
+    cat "$here"/cubeimage/*.go | sha256sum
+    (cd "$shared" && find cubes-src cubes-1.0 -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum)
+    (cd "$shared" && find cubes-src cubes-1.0 -type f -perm /111 | LC_ALL=C sort)
+  }
 }
+
+# cube_images DIR: lays out each cube's layer beside DIR (the base's
+# files) with cubeimage, and puts in $cube_args the archive's arguments
+# of its image, and in $cube_refs its name. Each image hides the
+# recorder (and the torchrun that runs it) and the base's mpiuser, whose
+# uid 1000 is then free for a Dockerfile's `useradd NAME`, which gives it
+# on a python:*-slim base (cubeimage's users.go).
+cube_images() {
+  local base=$1 i id out
+  cube_args=() cube_refs=()
+  [ -n "$have_cubes" ] || return 0
+  (cd "$here/../.." && go build -o "$work/cubeimage" ./scripts/e2e/cubeimage)
+  for ((i = 0; i < ${#cubes[@]}; i += 2)); do
+    id=${cubes[i]} out=$work/cube-${cubes[i]}
+    "$work/cubeimage" -base "$base" -drop-user mpiuser -env "PATH=$std_path" \
+      -whiteout /usr/local/bin/mlcube-e2e-record -whiteout /usr/local/bin/python -whiteout /usr/local/bin/torchrun \
+      "$shared/${cubes[i + 1]}" "$out"
+    cube_args+=("mlcube-e2e/cube-$id:1" "$(cat "$out/config.json")" "$out/layer")
+    cube_refs+=("mlcube-e2e/cube-$id:1")
+  done
+}
+
 key=$(base_inputs | sha256sum | cut -c1-16)
 if [ ! -s "$images/base-$key.tar" ]; then
   log "mlcube-e2e/base:1: building ($key)"
@@ -190,44 +322,49 @@ if [ ! -s "$images/base-$key.tar" ]; then
   strip -o "$dir/usr/local/argo4/bin/argoexec" "$E2E_BIN/argoexec4"
   mkdir -p "$dir/ko-app"
   for n in $TEKTON_BINARIES; do strip -o "$dir/ko-app/$n" "$E2E_BIN/tekton-$n"; done
+  cube_images "$dir"
   # mlcube-e2e/nop:1 is Tekton's nop image (its affinity assistant runs
   # the image's entrypoint with an argument).
-  archive "$dir" "$images/base-$key.tar" mlcube-e2e/base:1 '["/usr/local/bin/mlcube-e2e-record"]' "$std_path" "" \
-    mlcube-e2e/nop:1 '["/ko-app/nop"]' "$std_path" 65532 \
-    mlcube-e2e/tekton:1 '["/ko-app/controller"]' "$std_path" 65532 \
-    mlcube-e2e/user:1 '["/usr/local/bin/mlcube-e2e-record"]' "$std_path" 1000 \
-    mlcube-e2e/argo4:1 '["/usr/local/bin/mlcube-e2e-record"]' "/usr/local/argo4/bin:$std_path" "" \
-    "$RCLONE_IMAGE" '["rclone"]' "$std_path" ""
-
-  rm -rf "$dir"
+  archive "$dir" "$images/base-$key.tar" mlcube-e2e/base:1 "$(config '["/usr/local/bin/mlcube-e2e-record"]' "$std_path" "")" "" \
+    mlcube-e2e/nop:1 "$(config '["/ko-app/nop"]' "$std_path" 65532)" "" \
+    mlcube-e2e/tekton:1 "$(config '["/ko-app/controller"]' "$std_path" 65532)" "" \
+    mlcube-e2e/user:1 "$(config '["/usr/local/bin/mlcube-e2e-record"]' "$std_path" 1000)" "" \
+    mlcube-e2e/argo4:1 "$(config '["/usr/local/bin/mlcube-e2e-record"]' "/usr/local/argo4/bin:$std_path" "")" "" \
+    "$RCLONE_IMAGE" "$(config '["rclone"]' "$std_path" "")" "" \
+    "${cube_args[@]}"
+  # The cubes' images in the archive, one a line, for up.sh to push to
+  # the registry Tekton and Argo read entrypoints from (tekton.sh).
+  printf '%s\n' "${cube_refs[@]}" | sed '/^$/d' >"$images/base-$key.cubes"
+  rm -rf "$dir" "$work"/cube-*
 else
   log "mlcube-e2e/base:1: from the cache ($key)"
 fi
 ln -sfn "$images/base-$key.tar" "$E2E_IMAGES/base.tar"
+ln -sfn "$images/base-$key.cubes" "$E2E_IMAGES/cubes"
 
 pause_src=$(go mod download -json "k8s.io/kubernetes@$KUBERNETES_VERSION" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')/build/pause/linux/pause.c
-pause_key=$({ sha256sum "$pause_src" | cut -d' ' -f1; gcc --version | head -1; echo "$KUBERNETES_VERSION"; declare -f archive; } | sha256sum | cut -c1-16)
+pause_key=$({ sha256sum "$pause_src" | cut -d' ' -f1; gcc --version | head -1; echo "$KUBERNETES_VERSION"; declare -f archive config; } | sha256sum | cut -c1-16)
 if [ ! -s "$images/pause-$pause_key.tar" ]; then
   log "mlcube-e2e/pause:1: building from $pause_src ($pause_key)"
   dir=$work/pause
   mkdir -p "$dir"
   gcc -Os -static -DVERSION="$KUBERNETES_VERSION" -o "$dir/pause" "$pause_src"
   strip "$dir/pause"
-  archive "$dir" "$images/pause-$pause_key.tar" mlcube-e2e/pause:1 '["/pause"]' "$std_path" ""
+  archive "$dir" "$images/pause-$pause_key.tar" mlcube-e2e/pause:1 "$(config '["/pause"]' "$std_path" "")" ""
   rm -rf "$dir"
 else
   log "mlcube-e2e/pause:1: from the cache ($pause_key)"
 fi
 ln -sfn "$images/pause-$pause_key.tar" "$E2E_IMAGES/pause.tar"
 
-workspace_key=$({ sha256sum <"$here/image/workspace.c"; gcc --version | head -1; declare -f archive; } | sha256sum | cut -c1-16)
+workspace_key=$({ sha256sum <"$here/image/workspace.c"; gcc --version | head -1; declare -f archive config; } | sha256sum | cut -c1-16)
 if [ ! -s "$images/workspace-$workspace_key.tar" ]; then
   log "mlcube-e2e/workspace:1: building ($workspace_key)"
   dir=$work/workspace
   mkdir -p "$dir/workspace"
   gcc -Os -static -o "$dir/workspace/train" "$here/image/workspace.c"
   strip "$dir/workspace/train"
-  archive "$dir" "$images/workspace-$workspace_key.tar" mlcube-e2e/workspace:1 '["/workspace/train"]' "$std_path" ""
+  archive "$dir" "$images/workspace-$workspace_key.tar" mlcube-e2e/workspace:1 "$(config '["/workspace/train"]' "$std_path" "")" ""
   rm -rf "$dir"
 else
   log "mlcube-e2e/workspace:1: from the cache ($workspace_key)"

@@ -8,7 +8,11 @@
 # registry, and rewrites the step's image to that digest
 # (pkg/pod/entrypoint_lookup.go): so the base image is also pushed to a
 # registry on the node's address, by containerd itself, so that the
-# digest Tekton reads is the one containerd holds.
+# digest Tekton reads is the one containerd holds. So are the real
+# cubes' images (images.sh's cubes, listed in $E2E_IMAGES/cubes), which
+# the tests name by this registry: Argo's controller, too, reads the
+# entrypoint of an image that is not in its index from its registry
+# (workflow/controller/entrypoint/container_registry_index.go).
 #
 # Tekton's own containers run as uid 65532, as its released images do: its
 # controller and webhook, and the containers it adds to each step's pod
@@ -25,8 +29,9 @@ TEKTON_NOP_IMAGE=$NODE_IP:$REGISTRY_PORT/mlcube-e2e/nop:1
 tekton_registry() {
   start registry "$E2E_BIN/registry" -host "$NODE_IP" -port "$REGISTRY_PORT"
   wait_for registry 30 in_netns bash -c "exec 3<>/dev/tcp/$NODE_IP/$REGISTRY_PORT"
-  local ctr_node=(ctr --address "$node_dir/containerd/containerd.sock" -n k8s.io) image digest
-  for image in "$TEKTON_IMAGE" "$TEKTON_STEP_IMAGE" "$TEKTON_NOP_IMAGE"; do
+  local ctr_node=(ctr --address "$node_dir/containerd/containerd.sock" -n k8s.io) image digest cubes=()
+  [ ! -s "$E2E_IMAGES/cubes" ] || mapfile -t cubes < <(sed "s#^#$NODE_IP:$REGISTRY_PORT/#" "$E2E_IMAGES/cubes")
+  for image in "$TEKTON_IMAGE" "$TEKTON_STEP_IMAGE" "$TEKTON_NOP_IMAGE" "${cubes[@]}"; do
     "${ctr_node[@]}" images tag "docker.io/${image#*/}" "$image" >/dev/null
     in_netns "${ctr_node[@]}" images push --plain-http "$image" >/dev/null
     # Tekton runs the image by digest: the kubelet finds it under the
