@@ -47,7 +47,7 @@ func bratsImages(t *testing.T, onNode bool) map[string]string {
 	for spec, name := range bratsCubes {
 		to := "mlcube-e2e/" + name + ":1"
 		if onNode {
-			to = cubeImage(t, name)
+			to = nodeCubeImage(t, name)
 		}
 		images[specImage(t, filepath.Join(bratsSrc, spec))] = to
 	}

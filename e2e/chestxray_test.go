@@ -22,14 +22,14 @@ var chestXRayCubes = map[string]string{
 
 // chestXRayImages maps the image each cube's spec names to the node's
 // image of it; with onNode false, to its name alone (a compile that runs
-// nothing), else as cubeImage gives it (skipping when the node lacks it).
+// nothing), else as nodeCubeImage gives it (skipping when the node lacks it).
 func chestXRayImages(t *testing.T, onNode bool) map[string]string {
 	t.Helper()
 	images := map[string]string{}
 	for cube, name := range chestXRayCubes {
 		to := "mlcube-e2e/" + name + ":1"
 		if onNode {
-			to = cubeImage(t, name)
+			to = nodeCubeImage(t, name)
 		}
 		images[specImage(t, filepath.Join(chestXRaySrc, cube, "container_config.yaml"))] = to
 	}

@@ -8,74 +8,25 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"sigs.k8s.io/yaml"
 )
 
-// The real cubes' own images (issue 50): each built from its cube's
-// Dockerfile layout by scripts/e2e/images.sh, imported into the real
-// node's containerd as docker.io/mlcube-e2e/<name>:1, and named by the
-// tests as the node's registry (scripts/e2e/tekton.sh) serves them.
-// Both engines look up the entrypoint of a step that has no command in
-// its image's registry: Tekton always (pkg/pod/entrypoint_lookup.go,
-// v1.15.1), Argo for an image its controller's index does not list
-// (workflow/controller/entrypoint/container_registry_index.go, v3.7.18),
-// which its controller reads only as it starts. go-containerregistry
+// nodeCubeImage is the real node's image mlcube-e2e/NAME:1 of a real
+// cube, as cubeImage names it: by the node's registry, to which
+// tekton.sh pushes the cubes' images that images.sh builds. The test
+// skips when the node's containerd does not hold it. go-containerregistry,
+// with which both engines read the entrypoint of a step's image,
 // reaches a registry at a private address over plain HTTP
-// (pkg/name/registry.go, Registry.Scheme, v0.20.5 and v0.21.6): so a new
-// cube image needs no restart of either controller, only a push.
-const nodeRegistry = "10.213.0.1:15000/"
-
-// sharedCubesSrc is ../shared/cubes-src beside the repository: the real
-// cubes' whole sources (the tests read their specs and parameters files
-// from it, unchanged).
-func sharedCubesSrc(t *testing.T) string {
+// (pkg/name/registry.go, Registry.Scheme, v0.20.5 and v0.21.6).
+func nodeCubeImage(t *testing.T, name string) string {
 	t.Helper()
-	dir := filepath.Join(repoRoot, "..", "shared", "cubes-src")
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("skipping: %s is absent (the real cubes' sources)", dir)
+	image := cubeImage(strings.TrimPrefix(name, "cube-"))
+	if out := nodeCtr(t, "images", "ls", "-q", "name=="+image); strings.TrimSpace(out) != image {
+		t.Skipf("skipping: the real node has no image %s (scripts/e2e/images.sh builds the cubes' images from ../shared/cubes-src, tekton.sh pushes them there)", image)
 	}
-	return dir
-}
-
-var (
-	pushedMu sync.Mutex
-	pushed   = map[string]bool{}
-)
-
-// cubeImage is the real node's image mlcube-e2e/NAME:1 as the node's
-// registry serves it: the test skips when the node's containerd does not
-// hold the image (scripts/e2e/images.sh builds it, up.sh imports it),
-// and the image goes to the registry (and under its digest to the
-// node's containerd, as Tekton runs it), as tekton.sh does for the base
-// image, once per test binary.
-func cubeImage(t *testing.T, name string) string {
-	t.Helper()
-	local := "docker.io/mlcube-e2e/" + name + ":1"
-	remote := nodeRegistry + "mlcube-e2e/" + name + ":1"
-	pushedMu.Lock()
-	defer pushedMu.Unlock()
-	if pushed[name] {
-		return remote
-	}
-	if out := nodeCtr(t, "images", "ls", "-q", "name=="+local); strings.TrimSpace(out) != local {
-		t.Skipf("skipping: the real node has no image %s (scripts/e2e/images.sh builds the cubes' images from ../shared/cubes-src)", local)
-	}
-	nodeCtr(t, "images", "tag", "--force", local, remote)
-	nodeCtr(t, "images", "push", "--plain-http", remote)
-	// Tekton runs a step whose entrypoint it looked up by the digest it
-	// read: the node's containerd must know the image by it.
-	// ctr's columns: REF TYPE DIGEST SIZE PLATFORMS LABELS.
-	lines := strings.Split(nodeCtr(t, "images", "ls", "name=="+remote), "\n")
-	if f := strings.Fields(lines[min(1, len(lines)-1)]); len(f) >= 3 && strings.HasPrefix(f[2], "sha256:") {
-		nodeCtr(t, "images", "tag", "--force", remote, strings.TrimSuffix(remote, ":1")+"@"+f[2])
-	} else {
-		t.Fatalf("no digest of %s in the node's containerd: %q", remote, lines)
-	}
-	pushed[name] = true
-	return remote
+	return image
 }
 
 // nodeCtr runs ctr against the real node's containerd, and returns its

@@ -35,7 +35,7 @@ func medperfTestImages(t *testing.T, onNode bool) map[string]string {
 	for spec, name := range medperfTestCubes {
 		to := "mlcube-e2e/" + name + ":1"
 		if onNode {
-			to = cubeImage(t, name)
+			to = nodeCubeImage(t, name)
 		}
 		images[specImage(t, filepath.Join(medperfTestsSrc, spec))] = to
 	}
