@@ -15,9 +15,11 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// onClaim is the claim the chest X-ray runs keep their workspace on.
+// chestXRayClaim is the claim the chest X-ray runs keep their workspace
+// on.
 const chestXRayClaim = "chestxray"
 
+// onClaim places every input at its workspace path, on the claim.
 func onClaim(p string) string { return p }
 
 // TestE2EArgoChestXRay runs MedPerf's chest X-ray tutorial, the cubes'
@@ -145,8 +147,9 @@ func bucketOutputs(t *testing.T, s *objectStore, run string, d *chestXRayData) c
 // kubelet run as it is (the args replace CMD). Tekton, looking up the
 // entrypoint of a step that has args and no command, takes the image's
 // CMD for the command when it has no ENTRYPOINT, and runs the args after
-// it (imageInfo, pkg/pod/entrypoint_lookup_impl.go, v1.15.1): python3
-// python3 /project/prepare.py. The compiler sees no image, so it cannot
+// it (imageInfo, pkg/pod/entrypoint_lookup_impl.go, v1.15.1; its fix for
+// tektoncd/pipeline#4794 joins ENTRYPOINT and CMD only for a step with
+// no args): python3 python3 /project/prepare.py. The compiler sees no image, so it cannot
 // refuse it: the whole pipeline fails at prepare, which the test
 // asserts, with that cause. The preparator's three tasks then run as
 // Jobs on the run's claim, and Tekton runs the rest (the weights, the
