@@ -60,10 +60,13 @@ func namesWorkspace(s *ir.Step) string {
 // entrypoint; workdirImages have /workspace for their working directory,
 // where a script named relative to it lives. Each from its Dockerfile:
 // mlcommons/mlcube_examples at 4c52d41 (hello_world, fets/metrics,
-// fets/preprocessing, mnist_fl/pytorch), and pytorch/pytorch's
+// fets/preprocessing, mnist_fl/pytorch) and at 2ff82c1, in the MLCube 1.0
+// layout (hello_world's build/Dockerfile, its image named by
+// platforms/docker.yaml), and pytorch/pytorch's
 // (docker/pytorch/Dockerfile, WORKDIR /workspace).
 var (
-	programImages = []string{"mlcommons/hello_world", "mlcommons/fets_metrics", "mlcommons/fets_preprocessing", "mlcommons/mnist_fl_pytorch"}
+	programImages = []string{"mlcommons/hello_world", "mlcommons/fets_metrics", "mlcommons/fets_preprocessing", "mlcommons/mnist_fl_pytorch",
+		"mlperf/mlbox_hello_world"}
 	workdirImages = []string{"pytorch/pytorch", "mlcommons/fets_metrics", "mlcommons/fets_preprocessing"}
 )
 

@@ -104,6 +104,7 @@ func TestKnownImagesMountTheirWorkspace(t *testing.T) {
 	}{
 		{"docker.io/mlcommons/hello_world:0.0.1", nil, true},
 		{"mlcommons/hello_world@sha256:00", nil, true},
+		{"mlperf/mlbox_hello_world:0.0.1", nil, true},
 		{"pytorch/pytorch:2.9.1-cuda12.8-cudnn9-runtime", []string{"python", "train.py"}, true},
 		{"pytorch/pytorch:2.9.1-cuda12.8-cudnn9-runtime", nil, false},
 		{"example/cube:1.0", nil, false},

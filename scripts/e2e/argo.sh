@@ -11,7 +11,7 @@
 # real node's image and of every image the Argo golden files name: on the
 # real node they all run that image (the legacy cube's image is that
 # image under another name), whose entrypoint is the recorder; on KWOK
-# nothing runs.
+# nothing runs. It also gives the real cubes' images' own (images.sh).
 #
 # Its default artifact repository (artifactRepository, config.Config in
 # config/config.go of v3.7 and v4 alike) is the bucket of the cluster's
@@ -45,6 +45,11 @@ CM
     for image in $images mlcube-e2e/base:1 docker.io/mlcube-e2e/base:1 mlcube-e2e/user:1 docker.io/mlcube-e2e/user:1; do
       printf '    "%s": {entrypoint: [/usr/local/bin/mlcube-e2e-record]}\n' "$image"
     done
+    # The real cubes' images (images.sh), by their own entrypoint and
+    # cmd: a step that names one without the registry (tekton.sh) runs.
+    [ ! -s "$E2E_IMAGES/cubes" ] || while IFS=$'\t' read -r image entry; do
+      printf '    "%s": %s\n    "docker.io/%s": %s\n' "$image" "$entry" "$image" "$entry"
+    done <"$E2E_IMAGES/cubes"
   } | "$kubectl" apply -f - >/dev/null
 }
 

@@ -188,7 +188,7 @@ archive() {
   local dir=$1 out=$2 work diffid ids config ref manifest="" layers
   shift 2
   work=$(mktemp -d "$E2E_CACHE/tmp/image.XXXXXX")
-  # layer FOLDER: the layer of FOLDER's files, owned by root, in the
+  # layer FOLDER: the layer of FOLDER's files (their owners by number) in the
   # archive; its diff ID in $diffid.
   layer() {
     tar -C "$1" --numeric-owner --sort=name --mtime=@0 -cf "$work/layer.tar" .
@@ -277,7 +277,7 @@ base_inputs() {
     sha256sum <"$f"
   done
   [ -z "$have_cubes" ] || {
-    cat "$here"/cubeimage/*.go | sha256sum
+    find "$here/cubeimage" -name '*.go' ! -name '*_test.go' | LC_ALL=C sort | xargs cat | sha256sum
     (cd "$shared" && find cubes-src cubes-1.0 -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum)
     (cd "$shared" && find cubes-src cubes-1.0 -type f -perm /111 | LC_ALL=C sort)
   }
@@ -285,7 +285,8 @@ base_inputs() {
 
 # cube_images DIR: lays out each cube's layer beside DIR (the base's
 # files) with cubeimage, and puts in $cube_args the archive's arguments
-# of its image, and in $cube_refs its name. Each image hides the
+# of its image, and in $cube_refs its name, a tab, and its entry of
+# Argo's image index (cubeimage's index.json). Each image hides the
 # recorder (and the torchrun that runs it) and the base's mpiuser, whose
 # uid 1000 is then free for a Dockerfile's `useradd NAME`, which gives it
 # on a python:*-slim base (cubeimage's users.go).
@@ -300,7 +301,7 @@ cube_images() {
       -whiteout /usr/local/bin/mlcube-e2e-record -whiteout /usr/local/bin/python -whiteout /usr/local/bin/torchrun \
       "$shared/${cubes[i + 1]}" "$out"
     cube_args+=("mlcube-e2e/cube-$id:1" "$(cat "$out/config.json")" "$out/layer")
-    cube_refs+=("mlcube-e2e/cube-$id:1")
+    cube_refs+=("mlcube-e2e/cube-$id:1	$(cat "$out/index.json")")
   done
 }
 
@@ -333,7 +334,8 @@ if [ ! -s "$images/base-$key.tar" ]; then
     "$RCLONE_IMAGE" "$(config '["rclone"]' "$std_path" "")" "" \
     "${cube_args[@]}"
   # The cubes' images in the archive, one a line, for up.sh to push to
-  # the registry Tekton and Argo read entrypoints from (tekton.sh).
+  # the registry Tekton and Argo read entrypoints from (tekton.sh), with
+  # their entries of Argo's image index (argo.sh).
   printf '%s\n' "${cube_refs[@]}" | sed '/^$/d' >"$images/base-$key.cubes"
   rm -rf "$dir" "$work"/cube-*
 else

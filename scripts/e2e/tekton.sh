@@ -30,7 +30,7 @@ tekton_registry() {
   start registry "$E2E_BIN/registry" -host "$NODE_IP" -port "$REGISTRY_PORT"
   wait_for registry 30 in_netns bash -c "exec 3<>/dev/tcp/$NODE_IP/$REGISTRY_PORT"
   local ctr_node=(ctr --address "$node_dir/containerd/containerd.sock" -n k8s.io) image digest cubes=()
-  [ ! -s "$E2E_IMAGES/cubes" ] || mapfile -t cubes < <(sed "s#^#$NODE_IP:$REGISTRY_PORT/#" "$E2E_IMAGES/cubes")
+  [ ! -s "$E2E_IMAGES/cubes" ] || mapfile -t cubes < <(cut -f1 "$E2E_IMAGES/cubes" | sed "s#^#$NODE_IP:$REGISTRY_PORT/#")
   for image in "$TEKTON_IMAGE" "$TEKTON_STEP_IMAGE" "$TEKTON_NOP_IMAGE" "${cubes[@]}"; do
     "${ctr_node[@]}" images tag "docker.io/${image#*/}" "$image" >/dev/null
     in_netns "${ctr_node[@]}" images push --plain-http "$image" >/dev/null

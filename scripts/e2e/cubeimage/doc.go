@@ -17,7 +17,8 @@
 // (with whiteouts for each -whiteout path, which the image hides), and
 // config.json, the "config" of the image's configuration: Entrypoint,
 // Cmd, Env (the -env variables, then the base's and the Dockerfile's),
-// WorkingDir and User.
+// WorkingDir and User; and index.json, its entry of Argo's image index
+// (entrypoint and cmd).
 //
 // Each instruction is interpreted as Docker does (BuildKit's Dockerfile
 // frontend); what a cube's Dockerfile could ask that this cannot give

@@ -78,11 +78,24 @@ func build(o options) error {
 	if err := b.finish(); err != nil {
 		return err
 	}
-	data, err := json.Marshal(b.config())
-	if err != nil {
-		return err
+	c := b.config()
+	for name, v := range map[string]any{"config.json": c, "index.json": argoImage{c.Entrypoint, c.Cmd}} {
+		data, err := json.Marshal(v)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(o.out, name), append(data, '\n'), 0o644); err != nil {
+			return err
+		}
 	}
-	return os.WriteFile(filepath.Join(o.out, "config.json"), append(data, '\n'), 0o644)
+	return nil
+}
+
+// argoImage is an entry of Argo's image index (config.Image in Argo's
+// config/image.go, v3.7 and v4 alike), for a step with no command.
+type argoImage struct {
+	Entrypoint []string `json:"entrypoint,omitempty"`
+	Cmd        []string `json:"cmd,omitempty"`
 }
 
 // resolve finds the Dockerfile and the build context of spec: an

@@ -40,9 +40,12 @@ var notInDebian = map[string]string{
 // an extra, a marker or a URL.
 var requirementName = regexp.MustCompile(`^([A-Za-z0-9][A-Za-z0-9._-]*)`)
 
+// separators are what PEP 503's normalised name turns into one "-".
+var separators = regexp.MustCompile(`[-_.]+`)
+
 // normalise is PEP 503's normalised name.
 func normalise(name string) string {
-	return strings.ToLower(regexp.MustCompile(`[-_.]+`).ReplaceAllString(name, "-"))
+	return strings.ToLower(separators.ReplaceAllString(name, "-"))
 }
 
 // requirementsFile checks each requirement of the image's file p,
