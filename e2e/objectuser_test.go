@@ -157,6 +157,19 @@ func compileUserRun(t *testing.T, backend string) []string {
 // complete; it returns its name.
 func runJob(t *testing.T, c *cluster, ns, name, manifest string, timeout time.Duration) string {
 	t.Helper()
+	startJob(t, c, ns, name, manifest)
+	if _, err := c.run("", "-n", ns, "wait", "--for=condition=Complete", "job/"+name, "--timeout="+timeout.String()); err != nil {
+		t.Fatalf("job %s did not complete: %v\n%s\n%s", name, err, c.must(t, "", "-n", ns, "get", "jobs,pods", "-o", "wide"),
+			c.must(t, "", "-n", ns, "describe", "pods"))
+	}
+	return name
+}
+
+// startJob creates the Job of manifest in namespace ns under name (one
+// of that name an earlier run left goes first), pinned to the real node
+// with its requests shrunk.
+func startJob(t *testing.T, c *cluster, ns, name, manifest string) {
+	t.Helper()
 	var job batchv1.Job
 	if err := yaml.Unmarshal([]byte(manifest), &job); err != nil || job.Kind != "Job" {
 		t.Fatalf("not a Job (%v):\n%s", err, manifest)
@@ -176,11 +189,6 @@ func runJob(t *testing.T, c *cluster, ns, name, manifest string, timeout time.Du
 		t.Fatal(err)
 	}
 	c.must(t, string(data), "create", "-f", "-")
-	if _, err := c.run("", "-n", ns, "wait", "--for=condition=Complete", "job/"+job.Name, "--timeout="+timeout.String()); err != nil {
-		t.Fatalf("job %s did not complete: %v\n%s\n%s", job.Name, err, c.must(t, "", "-n", ns, "get", "jobs,pods", "-o", "wide"),
-			c.must(t, "", "-n", ns, "describe", "pods"))
-	}
-	return job.Name
 }
 
 // TestE2EObjectStorageSizedVolumes runs examples/bucket-pipeline on the

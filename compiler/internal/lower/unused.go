@@ -72,7 +72,8 @@ func (lw *lowering) unusedGPU() {
 
 // unusedJobs: mpi.apiVersion is for mpi: steps, jobServiceAccountName
 // for the pods of every distributed job, kubectlImage for the pods that
-// create those jobs (and clean them up) and MedPerf's output files, the
+// create those jobs (and clean them up), MedPerf's output files and the
+// steps' folders, the
 // platform's image for every step but a Dask step.
 func (lw *lowering) unusedJobs() {
 	kinds := map[ir.Kind]bool{}
@@ -85,11 +86,14 @@ func (lw *lowering) unusedJobs() {
 	if lw.plat.JobServiceAccount != "" && !kinds[ir.MPI] && !kinds[ir.Torch] && !kinds[ir.Dask] {
 		lw.warnf(diag.PlatformSettingUnused, lw.plat.Loc.Field("jobServiceAccountName"), "no step of the run is a distributed job (mpi:, torch: or dask:), so jobServiceAccountName applies to nothing")
 	}
+	// The container that makes a step's folders (kube.FoldersContainer)
+	// runs in it too, on every engine: its output folders, and on Argo
+	// the scratch folders of what it fetches.
 	files := slices.ContainsFunc(lw.p.Steps, func(s *ir.Step) bool {
-		return slices.ContainsFunc(s.Mounts, func(m ir.Mount) bool { return m.File })
+		return len(s.Folders) > 0 || len(s.Fetches) > 0 || slices.ContainsFunc(s.Mounts, func(m ir.Mount) bool { return m.File })
 	})
 	if lw.plat.KubectlImage != "" && !kinds[ir.MPI] && !kinds[ir.Torch] && !kinds[ir.Dask] && !files {
-		lw.warnf(diag.PlatformSettingUnused, lw.plat.Loc.Field("kubectlImage"), "kubectlImage runs the pods that create a distributed job (mpi:, torch:, dask:) or a MedPerf output file, and the run has none, so it applies to nothing")
+		lw.warnf(diag.PlatformSettingUnused, lw.plat.Loc.Field("kubectlImage"), "kubectlImage runs the pods that create a distributed job (mpi:, torch:, dask:) or a MedPerf output file, and the containers that make a step's output folders, and the run has none, so it applies to nothing")
 	}
 	if lw.plat.Image != "" && len(kinds) == 1 && kinds[ir.Dask] {
 		lw.warnf(diag.PlatformSettingUnused, lw.plat.Loc.Field("image"), "every step of the run is a dask: step, which runs dask.image, so the platform's image applies to nothing")
