@@ -42,7 +42,7 @@ func TestBuildRefuses(t *testing.T) {
 		{"command", map[string]string{"Dockerfile": py + "RUN apt-get update && make install\n"},
 			"CTX/Dockerfile:2: RUN: make install: not a command this builder interprets (run.go)"},
 		{"apt", map[string]string{"Dockerfile": py + "RUN apt-get install -y --no-install-recommends curl libgl1\n"},
-			"CTX/Dockerfile:2: RUN: apt-get install -y --no-install-recommends curl libgl1: Debian package libgl1 is not in the root filesystem (scripts/e2e/images.sh's packages) nor only for the build (buildOnly, run.go)"},
+			"CTX/Dockerfile:2: RUN: apt-get install -y --no-install-recommends curl libgl1: the Debian package libgl1 is not in the root filesystem (scripts/e2e/images.sh's packages) nor only for the build (buildOnly, run.go)"},
 		{"base", map[string]string{"Dockerfile": "FROM alpine:3\n"}, "CTX/Dockerfile:1: FROM: base image alpine:3 is not one this builder knows (bases, build.go)"},
 		{"stages", map[string]string{"Dockerfile": py + "FROM python:3.9 AS two\n"}, "CTX/Dockerfile:2: FROM: a multi-stage build is not supported"},
 		{"source", map[string]string{"Dockerfile": py + "COPY nothing /x\n"}, "CTX/Dockerfile:2: COPY: nothing is not in the build context CTX (or .dockerignore excludes it)"},

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -82,7 +83,7 @@ func (b *builder) aptInstall(args []string) error {
 			continue
 		}
 		if !b.pkgs[a] && buildOnly[a] == "" {
-			return fmt.Errorf("Debian package %s is not in the root filesystem (scripts/e2e/images.sh's packages) nor only for the build (buildOnly, run.go)", a)
+			return fmt.Errorf("the Debian package %s is not in the root filesystem (scripts/e2e/images.sh's packages) nor only for the build (buildOnly, run.go)", a)
 		}
 	}
 	return nil
@@ -117,7 +118,7 @@ func (b *builder) pipInstall(args []string) error {
 // chmod changes the mode of files of the layer: an octal mode, or +x.
 func (b *builder) chmod(args []string) error {
 	if len(args) < 2 {
-		return fmt.Errorf("want chmod MODE FILE...")
+		return errors.New("want chmod MODE FILE, and one file at least")
 	}
 	for _, p := range args[1:] {
 		file := filepath.Join(b.layer, filepath.FromSlash(b.abs(p)))
