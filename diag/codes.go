@@ -68,6 +68,7 @@ const (
 	TektonClaimDeleted       Code = "MLC627"
 	TektonNoTTL              Code = "MLC628"
 	TektonWorkspaceUnseen    Code = "MLC629"
+	TektonCmdBeforeArgs      Code = "MLC631"
 	IsolationEgress          Code = "MLC630"
 	JobBackoff               Code = "MLC641"
 	JobClaimEphemeral        Code = "MLC642"

@@ -130,6 +130,7 @@ steps:
     after: [sanity-check]
     inputs: {data_path: prepared/data/, parameters_file: %q, additional_files: model/additional_files/}
     outputs: {output_path: predictions/}
+    resources: {gpu: 1}
   evaluate:
     cube: metrics
     task: evaluate

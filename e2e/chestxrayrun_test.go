@@ -39,12 +39,14 @@ func TestE2EArgoChestXRay(t *testing.T) {
 	t.Run("claim", func(t *testing.T) {
 		t.Parallel()
 		d, files := newChestXRayRun(t)
-		platform := cubePlatform(t, realImage, map[string]any{"storage": map[string]any{"pvc": chestXRayClaim}})
+		platform := chestXRayPlatform(t, realImage)
 		docs := compileCubes(t, "argo", chestXRayPipeline(t, onClaim), platform, chestXRayImages(t, true))
 		r := c.newRealRun(t, "chestxray", docs, decodeWorkflow(t, docs[len(docs)-1]))
 		writeFiles(t, r.volumes[chestXRayClaim], files)
+		watch := c.watchClaims(t, r.ns)
 		done := r.succeed(t, 10*time.Minute)
 		d.check(t, "argo, claim", claimOutputs(t, r.volumes[chestXRayClaim], d))
+		r.checkCubeDevice(t, r.pods(t)[done.Name+"."+chestXRayGPUStep], "main", "gpu", watch)
 		t.Logf("%s: Succeeded in %s on claim %s: %s", done.Name, done.Status.FinishedAt.Sub(done.Status.StartedAt.Time), chestXRayClaim, strings.Join(chestXRaySteps, ", "))
 	})
 	t.Run("bucket", func(t *testing.T) {
@@ -107,6 +109,7 @@ func bucketPlatform(t *testing.T, kubectl string) string {
 		t.Fatal(err)
 	}
 	plat["storage"].(map[string]any)["pvc"] = chestXRayParams
+	plat["gpu"] = draGPU(t)
 	return cubePlatform(t, kubectl, plat)
 }
 
@@ -149,41 +152,42 @@ func bucketOutputs(t *testing.T, s *objectStore, run string, d *chestXRayData) c
 // CMD for the command when it has no ENTRYPOINT, and runs the args after
 // it (imageInfo, pkg/pod/entrypoint_lookup_impl.go, v1.15.1; its fix for
 // tektoncd/pipeline#4794 joins ENTRYPOINT and CMD only for a step with
-// no args): python3 python3 /project/prepare.py. The compiler sees no image, so it cannot
-// refuse it: the whole pipeline fails at prepare, which the test
-// asserts, with that cause. The preparator's three tasks then run as
-// Jobs on the run's claim, and Tekton runs the rest (the weights, the
-// CNN's infer, the metrics' evaluate: --step), whose metrics the test
-// recomputes as TestE2EArgoChestXRay does.
+// no args): python3 python3 /project/prepare.py. The compiler cannot see
+// the image, so it warns (MLC631), and the run fails at prepare, which
+// the test asserts, with that cause. With the image's ENTRYPOINT said on
+// the platform (tekton.imageEntrypoints: none), the steps name their
+// command, and the whole pipeline runs on Tekton; the test recomputes
+// its metrics as TestE2EArgoChestXRay does.
 func TestE2ETektonChestXRay(t *testing.T) {
 	t.Parallel()
 	c := e2eCluster(t)
 	d, files := newChestXRayRun(t)
 	images := chestXRayImages(t, true)
 	pipeline := chestXRayPipeline(t, onClaim)
-	platform := cubePlatform(t, tektonImage, map[string]any{"storage": map[string]any{"pvc": chestXRayClaim}})
+	platform := chestXRayPlatform(t, tektonImage)
+	if _, stderr, _ := compileArgs(t, "mlcube-compile", "--backend", "tekton", "--task", pipeline, "--platform", platform); !strings.Contains(stderr, "[MLC631]") {
+		t.Fatalf("no MLC631 for the preparator's run_args.command on Tekton:\n%s", stderr)
+	}
 	docs := compileCubes(t, "tekton", pipeline, platform, images)
-	full := c.newTektonRun(t, "chestxray-full", docs, decodePipelineRun(t, docs[len(docs)-1]))
-	writeFiles(t, full.volumes[chestXRayClaim], files)
-	full.preparatorRefused(t, full.run(t, 10*time.Minute))
-	steps := []string{"weights", "infer", "evaluate"}
-	docs = compileCubes(t, "tekton", pipeline, platform, images, "--step", strings.Join(steps, ","))
-	// The Jobs of an earlier run (make e2e-up) go first, with their
-	// pods, which would keep its claim from going.
-	_, _ = c.run("", "-n", "e2e-tekton-chestxray", "delete", "jobs", "--all", "--wait", "--cascade=foreground", "--timeout=120s")
+	unsaid := c.newTektonRun(t, "chestxray-unsaid", docs, decodePipelineRun(t, docs[len(docs)-1]))
+	writeFiles(t, unsaid.volumes[chestXRayClaim], files)
+	unsaid.preparatorRefused(t, unsaid.run(t, 10*time.Minute))
+
+	prep := specImage(t, filepath.Join(chestXRaySrc, "data_preparator", "container_config.yaml"))
+	platform = cubePlatform(t, tektonImage, map[string]any{"storage": map[string]any{"pvc": chestXRayClaim}, "gpu": draGPU(t),
+		"tekton": map[string]any{"imageEntrypoints": map[string][]string{prep: {}}}})
+	docs = compileCubes(t, "tekton", pipeline, platform, images)
 	r := c.newTektonRun(t, "chestxray", docs, decodePipelineRun(t, docs[len(docs)-1]))
 	writeFiles(t, r.volumes[chestXRayClaim], files)
-	jobs := cubePlatform(t, realImage, map[string]any{"storage": map[string]any{"pvc": chestXRayClaim}})
-	for _, step := range []string{"prepare", "sanity-check", "statistics"} {
-		r.runStepJob(t, compileCubes(t, "job", pipeline, jobs, images, "--step", step), step, 10*time.Minute)
-	}
+	watch := c.watchClaims(t, r.ns)
 	done := r.run(t, 10*time.Minute)
 	if cond := done.Status.GetCondition("Succeeded"); cond == nil || cond.Status != corev1.ConditionTrue {
 		t.Fatalf("PipelineRun %s: %+v\n%s", done.Name, cond, c.must(t, "", "-n", r.ns, "get", "taskruns,pods"))
 	}
 	d.check(t, "tekton, claim", claimOutputs(t, r.volumes[chestXRayClaim], d))
-	t.Logf("%s: %s Succeeded in %s on claim %s, after prepare, sanity-check and statistics as Jobs", done.Name, strings.Join(steps, ", "),
-		done.Status.CompletionTime.Sub(done.Status.StartTime.Time), chestXRayClaim)
+	r.checkCubeDevice(t, r.tektonPods(t)[chestXRayGPUStep], "step-main", draExtendedResource, watch)
+	t.Logf("%s: Succeeded in %s on claim %s, with tekton.imageEntrypoints {%s: []}: %s", done.Name,
+		done.Status.CompletionTime.Sub(done.Status.StartTime.Time), chestXRayClaim, prep, strings.Join(chestXRaySteps, ", "))
 }
 
 // preparatorRefused checks that the whole pipeline failed at prepare, as
@@ -217,12 +221,20 @@ func TestE2EJobChestXRay(t *testing.T) {
 	d, files := newChestXRayRun(t)
 	images := chestXRayImages(t, true)
 	pipeline := chestXRayPipeline(t, onClaim)
-	platform := cubePlatform(t, realImage, map[string]any{"storage": map[string]any{"pvc": chestXRayClaim}})
+	platform := chestXRayPlatform(t, realImage)
 	r := c.newJobRun(t, "e2e-job-chestxray", chestXRayClaim)
 	writeFiles(t, r.volumes[chestXRayClaim], files)
 	start := time.Now()
 	for _, step := range chestXRaySteps {
+		var watch *claimWatch
+		if step == chestXRayGPUStep {
+			watch = c.watchClaims(t, r.ns)
+		}
 		r.runStepJob(t, compileCubes(t, "job", pipeline, platform, images, "--step", step), step, 10*time.Minute)
+		if watch != nil {
+			pod := c.must(t, "", "-n", r.ns, "get", "pods", "-l", "batch.kubernetes.io/job-name="+step, "-o", "jsonpath={.items[0].metadata.name}")
+			r.checkCubeDevice(t, strings.TrimSpace(pod), "mlcube-container", "gpu", watch)
+		}
 	}
 	d.check(t, "job, claim", claimOutputs(t, r.volumes[chestXRayClaim], d))
 	t.Logf("Jobs %s: each completed, in %s, on claim %s", strings.Join(chestXRaySteps, ", "), time.Since(start).Round(time.Second), chestXRayClaim)

@@ -16,7 +16,7 @@ func TestE2EChestXRayCompiles(t *testing.T) {
 	images := chestXRayImages(t, false)
 	claim := chestXRayPipeline(t, onClaim)
 	bucket := chestXRayPipeline(t, inBucket("mlcube-e2e", "chestxray/"))
-	onClaimPlatform := cubePlatform(t, realImage, map[string]any{"storage": map[string]any{"pvc": chestXRayClaim}})
+	onClaimPlatform := chestXRayPlatform(t, realImage)
 	for _, backend := range []string{"argo", "tekton"} {
 		compileCubes(t, backend, claim, onClaimPlatform, images)
 		compileCubes(t, backend, bucket, bucketPlatform(t, realImage), images)

@@ -5,6 +5,7 @@ package e2e
 import (
 	"encoding/json"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -97,6 +98,7 @@ func injected(env map[string]string) string {
 			lines = append(lines, k+"="+v)
 		}
 	}
+	slices.Sort(lines)
 	return strings.Join(lines, "\n")
 }
 

@@ -171,7 +171,7 @@ func sameToleration(a, b ir.Toleration) bool {
 // what it is about. A Pipeline's required params are given at start, as
 // its start settings say.
 func warnings(p *ir.Pipeline, kind string) diag.Diagnostics {
-	out := append(append(limitWarnings(p), workspaceWarnings(p)...), uriWarnings(p)...)
+	out := append(append(append(limitWarnings(p), workspaceWarnings(p)...), entrypointWarnings(p)...), uriWarnings(p)...)
 	if w, ok := gpuUnplaced(p); ok {
 		out = append(out, w)
 	}

@@ -79,6 +79,7 @@ func step(p *ir.Pipeline, s *ir.Step) v1.Step {
 	for _, a := range s.Args {
 		st.Args = append(st.Args, kube.Arg(a, paramRef))
 	}
+	commandOf(p, s, &st)
 	return st
 }
 

@@ -69,6 +69,9 @@ type Pipeline struct {
 	// ImageWorkspace is the platform's tekton.imageWorkspace: named (the
 	// default, also when empty), always or none.
 	ImageWorkspace string `json:",omitempty"`
+	// ImageEntrypoints is the platform's tekton.imageEntrypoints: the
+	// ENTRYPOINT of each image named, empty for none.
+	ImageEntrypoints map[string][]string `json:",omitempty"`
 	// ObjectStore is where steps fetch inputs given as URLs and, with an
 	// object workspace, upload their outputs; nil when the platform
 	// names none.
@@ -217,9 +220,13 @@ type Step struct {
 	ImagePullPolicy string
 	// Command is empty when the image's own entrypoint runs.
 	Command []string
-	Args    []Arg
-	Env     []EnvVar
-	Mounts  []Mount
+	// ArgsAreCommand says Args are a whole command line (a MedPerf
+	// task's run_args.command), which docker runs after the image's
+	// ENTRYPOINT, or alone when the image has none.
+	ArgsAreCommand bool `json:",omitempty"`
+	Args           []Arg
+	Env            []EnvVar
+	Mounts         []Mount
 	// ShmSize sizes a memory-backed /dev/shm; empty means the default.
 	ShmSize string
 	// ShmHost asks for a memory-backed /dev/shm with no size of its own,

@@ -132,6 +132,7 @@ func newLowering(ps *spec.Pipeline, plat *spec.Platform, needValues string) *low
 		SetSecurityContext:      plat.Tekton.SetSecurityContext,
 		PodSecurity:             plat.PodSecurity,
 		ImageWorkspace:          plat.Tekton.ImageWorkspace,
+		ImageEntrypoints:        plat.Tekton.ImageEntrypoints,
 		FileSteps:               ps.FileSteps,
 	}
 	if lw.p.KubectlImage == "" {

@@ -85,6 +85,7 @@ func (lw *lowering) lowerStep(st *spec.Step, name string) (*ir.Step, graph.IO) {
 	lw.chargeShm(st, s)
 	var sio graph.IO
 	s.Command, s.Args, s.Mounts, sio = lw.containerArgs(st)
+	s.ArgsAreCommand = st.Cube.Container && st.Task.Run.Entrypoint == "" && len(st.Task.Run.Command) > 0
 	s.Env = lw.env(st, fx)
 	lw.scheduling(st, s, gpus > 0)
 	lw.retryAndTimeout(st, s)

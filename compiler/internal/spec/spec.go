@@ -123,9 +123,10 @@ type Platform struct {
 		APIVersion string `json:"apiVersion"`
 	} `json:"mpi"`
 	Tekton struct {
-		Coschedule         string `json:"coschedule"`
-		SetSecurityContext bool   `json:"setSecurityContext"`
-		ImageWorkspace     string `json:"imageWorkspace"`
+		Coschedule         string              `json:"coschedule"`
+		SetSecurityContext bool                `json:"setSecurityContext"`
+		ImageWorkspace     string              `json:"imageWorkspace"`
+		ImageEntrypoints   map[string][]string `json:"imageEntrypoints"`
 	} `json:"tekton"`
 	MedPerf struct {
 		Network string `json:"network"`
