@@ -17,7 +17,6 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 )
 
 // MedPerf's BraTS2024 data_prep and dummy_model (mlcube/mlcube.yaml, in
@@ -227,10 +226,7 @@ func TestE2ETektonBraTSRestricted(t *testing.T) {
 	r := c.newTektonRun(t, "brats", docs, decodePipelineRun(t, docs[len(docs)-1]))
 	c.must(t, "", "label", "namespace", r.ns, "pod-security.kubernetes.io/enforce=restricted", "--overwrite")
 	writeFiles(t, r.volumes[bratsClaim], files)
-	done := r.run(t, 8*time.Minute)
-	if cond := done.Status.GetCondition("Succeeded"); cond == nil || cond.Status != corev1.ConditionTrue {
-		t.Fatalf("PipelineRun %s: %+v\n%s", done.Name, cond, c.must(t, "", "-n", r.ns, "get", "taskruns,pods"))
-	}
+	done := r.runSucceeded(t, 8*time.Minute)
 	checkBraTS(t, "tekton", r.volumes[bratsClaim], files)
 	t.Logf("%s: Succeeded in %s in a namespace enforcing restricted", done.Name, done.Status.CompletionTime.Sub(done.Status.StartTime.Time))
 }

@@ -180,10 +180,7 @@ func TestE2ETektonChestXRay(t *testing.T) {
 	r := c.newTektonRun(t, "chestxray", docs, decodePipelineRun(t, docs[len(docs)-1]))
 	writeFiles(t, r.volumes[chestXRayClaim], files)
 	watch := c.watchClaims(t, r.ns)
-	done := r.run(t, 10*time.Minute)
-	if cond := done.Status.GetCondition("Succeeded"); cond == nil || cond.Status != corev1.ConditionTrue {
-		t.Fatalf("PipelineRun %s: %+v\n%s", done.Name, cond, c.must(t, "", "-n", r.ns, "get", "taskruns,pods"))
-	}
+	done := r.runSucceeded(t, 10*time.Minute)
 	d.check(t, "tekton, claim", claimOutputs(t, r.volumes[chestXRayClaim], d))
 	r.checkCubeDevice(t, r.tektonPods(t)[chestXRayGPUStep], "step-main", draExtendedResource, watch)
 	t.Logf("%s: Succeeded in %s on claim %s, with tekton.imageEntrypoints {%s: []}: %s", done.Name,

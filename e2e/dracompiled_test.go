@@ -64,10 +64,7 @@ func TestE2EDRATektonOnRealNode(t *testing.T) {
 	t.Parallel()
 	r := c.tektonRunOf(t, draCompiled, "dra-gpu")
 	watch := c.watchClaims(t, r.ns)
-	done := r.run(t, 4*time.Minute)
-	if cond := done.Status.GetCondition("Succeeded"); cond == nil || cond.Status != corev1.ConditionTrue {
-		t.Fatalf("PipelineRun %s: %+v\n%s", done.Name, cond, c.must(t, "", "-n", r.ns, "get", "taskruns,pods"))
-	}
+	r.runSucceeded(t, 4*time.Minute)
 	r.checkDRA(t, r.tektonPods(t)["train"], draExtendedResource, watch)
 }
 

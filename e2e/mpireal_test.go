@@ -236,10 +236,7 @@ func TestE2ETektonMPIOnRealNode(t *testing.T) {
 	r := c.tektonRunOf(t, "resnet50-multinode", "mpi")
 	manifest := tektonJobManifest(t, r.pr)
 	*manifest = pinnedJob(t, *manifest, r.ns)
-	done := r.run(t, 6*time.Minute)
-	if cond := done.Status.GetCondition("Succeeded"); cond == nil || cond.Status != corev1.ConditionTrue {
-		t.Fatalf("PipelineRun %s: %+v\n%s", done.Name, cond, c.must(t, "", "-n", r.ns, "get", "taskruns,mpijobs,pods"))
-	}
+	done := r.runSucceeded(t, 6*time.Minute, "taskruns,mpijobs,pods")
 	checkRanks(t, r.realRun, done.Name, done.Status.CompletionTime.Sub(done.Status.StartTime.Time),
 		mpiLauncher(t, *tektonJobManifest(t, r.golden)))
 }

@@ -182,10 +182,7 @@ func tektonObjData(t *testing.T, c *cluster, s *objectStore, name string) {
 			}
 		}
 	}
-	done := r.run(t, 8*time.Minute)
-	if cond := done.Status.GetCondition("Succeeded"); cond == nil || cond.Status != corev1.ConditionTrue {
-		t.Fatalf("PipelineRun %s: %+v\n%s", done.Name, cond, r.c.must(t, "", "-n", r.ns, "get", "taskruns,pods"))
-	}
+	done := r.runSucceeded(t, 8*time.Minute)
 	retries := r.c.must(t, "", "-n", r.ns, "get", "taskruns", "-l", "tekton.dev/pipelineTask=prepare", "-o", "jsonpath={.items[0].status.retriesStatus[*].conditions[0].reason}")
 	if retries != "StepFailed" {
 		t.Errorf("prepare's earlier attempts ended %q, want one StepFailed", retries)

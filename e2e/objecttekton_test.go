@@ -9,7 +9,6 @@ import (
 	"time"
 
 	tektonv1 "github.com/tektoncd/pipeline/pkg/apis/pipeline/v1"
-	corev1 "k8s.io/api/core/v1"
 )
 
 // TestE2ETektonObjectStorage runs the object storage examples that
@@ -29,10 +28,7 @@ func TestE2ETektonObjectStorage(t *testing.T) {
 			docs := compileObjectRun(t, name, "tekton", tektonImage)
 			r := c.newTektonRun(t, "obj-"+name, docs, decodePipelineRun(t, docs[len(docs)-1]))
 			s.credentials(t, c, r.ns)
-			done := r.run(t, 8*time.Minute)
-			if cond := done.Status.GetCondition("Succeeded"); cond == nil || cond.Status != corev1.ConditionTrue {
-				t.Fatalf("PipelineRun %s: %+v\n%s", done.Name, cond, r.c.must(t, "", "-n", r.ns, "get", "taskruns,pods"))
-			}
+			done := r.runSucceeded(t, 8*time.Minute)
 			pods := r.tektonPods(t)
 			results := taskResults(t, r)
 			var ups []uploaded

@@ -65,10 +65,7 @@ func TestE2EObjectStorageImageUser(t *testing.T) {
 		docs := compileUserRun(t, "tekton")
 		r := c.newTektonRun(t, "objuser", docs, decodePipelineRun(t, docs[len(docs)-1]))
 		s.credentials(t, c, r.ns)
-		done := r.run(t, 8*time.Minute)
-		if cond := done.Status.GetCondition("Succeeded"); cond == nil || cond.Status != corev1.ConditionTrue {
-			t.Fatalf("PipelineRun %s: %+v\n%s", done.Name, cond, r.c.must(t, "", "-n", r.ns, "get", "taskruns,pods"))
-		}
+		done := r.runSucceeded(t, 8*time.Minute)
 		pods := r.tektonPods(t)
 		checkTektonReads(t, r, pods, s.objects(t, string(done.UID)+"/"))
 		for _, task := range r.golden.Spec.PipelineSpec.Tasks {
@@ -233,10 +230,7 @@ func TestE2EObjectStorageSizedVolumes(t *testing.T) {
 				r = tr.realRun
 				offerSized(t, r, class)
 				s.credentials(t, c, r.ns)
-				done := tr.run(t, 8*time.Minute)
-				if cond := done.Status.GetCondition("Succeeded"); cond == nil || cond.Status != corev1.ConditionTrue {
-					t.Fatalf("PipelineRun %s: %+v\n%s", done.Name, cond, c.must(t, "", "-n", r.ns, "get", "taskruns,pods,pvc"))
-				}
+				done := tr.runSucceeded(t, 8*time.Minute, "taskruns,pods,pvc")
 				checkTektonReads(t, tr, tr.tektonPods(t), s.objects(t, string(done.UID)+"/"))
 			}
 			landed := map[string]bool{}

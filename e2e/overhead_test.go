@@ -190,7 +190,7 @@ func bareTaskRunTimes(t *testing.T, c *cluster) map[string]stepTime {
 	t.Helper()
 	ns := "e2e-tekton-ovh-bare"
 	c.namespace(t, ns)
-	c.must(t, "", "-n", ns, "delete", "taskrun", "ovh-bare", "--ignore-not-found")
+	c.must(t, "", "-n", ns, "delete", "taskrun", "ovh-bare", "--ignore-not-found", "--wait", "--cascade=foreground")
 	c.must(t, bareTaskRun, "-n", ns, "create", "-f", "-")
 	waitFor(t, 5*time.Minute, func() string {
 		return c.jsonPath(t, ns, "taskrun/ovh-bare", `{.status.conditions[?(@.type=="Succeeded")].status}`)

@@ -47,10 +47,7 @@ func TestE2ETektonRestricted(t *testing.T) {
 			r := c.newTektonRun(t, run.name, docs, decodePipelineRun(t, docs[len(docs)-1]))
 			s.credentials(t, c, r.ns)
 			enforce := run.enforce(t, c, r.ns)
-			done := r.run(t, 8*time.Minute)
-			if cond := done.Status.GetCondition("Succeeded"); cond == nil || cond.Status != corev1.ConditionTrue {
-				t.Fatalf("PipelineRun %s: %+v\n%s", done.Name, cond, c.must(t, "", "-n", r.ns, "get", "taskruns,pods"))
-			}
+			done := r.runSucceeded(t, 8*time.Minute)
 			users := map[string]bool{}
 			for task, pod := range r.tektonPods(t) {
 				out, err := c.run("", "-n", r.ns, "get", "pod", pod, "-o", "json")

@@ -75,10 +75,7 @@ func TestE2ETektonAssistantPlacesGPUAndCPUSteps(t *testing.T) {
 	t.Run("compiled", func(t *testing.T) {
 		t.Parallel()
 		r := c.newUnpinnedTektonRun(t, "assistant", docs, pr)
-		done := r.run(t, 5*time.Minute)
-		if cond := done.Status.GetCondition("Succeeded"); cond == nil || cond.Status != corev1.ConditionTrue {
-			t.Fatalf("PipelineRun %s: %+v\n%s", done.Name, cond, r.c.must(t, "", "-n", r.ns, "get", "taskruns,pods", "-o", "wide"))
-		}
+		done := r.runSucceeded(t, 5*time.Minute, "taskruns,pods", "-o", "wide")
 		var nodes []string
 		for task, podName := range r.tektonPods(t) {
 			if task == "" {

@@ -63,10 +63,7 @@ func TestE2ETektonOnRealNode(t *testing.T) {
 			ran++
 			t.Parallel()
 			r := c.newTektonRun(t, name, docs, decodePipelineRun(t, last))
-			done := r.run(t, 5*time.Minute)
-			if cond := done.Status.GetCondition("Succeeded"); cond == nil || cond.Status != corev1.ConditionTrue {
-				t.Fatalf("PipelineRun %s: %+v\n%s", done.Name, cond, r.c.must(t, "", "-n", r.ns, "get", "taskruns,pods"))
-			}
+			done := r.runSucceeded(t, 5*time.Minute)
 			recs, pods := r.records(t), r.tektonPods(t)
 			byTask := map[string]record{}
 			for _, task := range r.golden.Spec.PipelineSpec.Tasks {
@@ -199,6 +196,21 @@ func (c *cluster) labelRealNode(t *testing.T, labels map[string]string) {
 		args = append(args, k+"="+labels[k])
 	}
 	c.must(t, "", args...)
+}
+
+// runSucceeded runs the PipelineRun as run does, and fails the test
+// unless it Succeeded, with what the run's namespace holds of get
+// (taskruns and pods unless said).
+func (r *tektonRun) runSucceeded(t *testing.T, timeout time.Duration, get ...string) *tektonv1.PipelineRun {
+	t.Helper()
+	done := r.run(t, timeout)
+	if cond := done.Status.GetCondition("Succeeded"); cond == nil || cond.Status != corev1.ConditionTrue {
+		if len(get) == 0 {
+			get = []string{"taskruns,pods"}
+		}
+		t.Fatalf("PipelineRun %s: %+v\n%s", done.Name, cond, r.c.must(t, "", append([]string{"-n", r.ns, "get"}, get...)...))
+	}
+	return done
 }
 
 // run creates the PipelineRun and waits for it to finish.

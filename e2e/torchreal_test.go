@@ -157,10 +157,7 @@ func TestE2ETektonTorchOnRealNode(t *testing.T) {
 	r := c.tektonRunOf(t, torchExample, "torch")
 	manifest := tektonCreated(t, r.pr, "TrainJob")
 	*manifest = trainJobOnRealNode(t, *manifest, r.ns)
-	done := r.run(t, 6*time.Minute)
-	if cond := done.Status.GetCondition("Succeeded"); cond == nil || cond.Status != corev1.ConditionTrue {
-		t.Fatalf("PipelineRun %s: %+v\n%s", done.Name, cond, c.must(t, "", "-n", r.ns, "get", "taskruns,trainjobs,jobsets,pods"))
-	}
+	done := r.runSucceeded(t, 6*time.Minute, "taskruns,trainjobs,jobsets,pods")
 	w, nodes, procs := r.torchWant(t, *tektonCreated(t, r.golden, "TrainJob"))
 	hosts := checkTorchRanks(t, r.realRun, w, nodes, procs)
 	t.Logf("%s: Succeeded; %d ranks on %v", done.Name, nodes*procs, hosts)

@@ -61,10 +61,7 @@ func TestE2ETektonWorkspaceProgramOnRealNode(t *testing.T) {
 	}
 	docs := strings.Split(strings.TrimSuffix(out, "\n"), "\n---\n")
 	r := c.newTektonRun(t, "workspace-program", docs, decodePipelineRun(t, docs[len(docs)-1]))
-	done := r.run(t, 4*time.Minute)
-	if cond := done.Status.GetCondition("Succeeded"); cond == nil || cond.Status != corev1.ConditionTrue {
-		t.Fatalf("PipelineRun %s: %+v\n%s", done.Name, cond, c.must(t, "", "-n", r.ns, "get", "taskruns,pods", "-o", "wide"))
-	}
+	done := r.runSucceeded(t, 4*time.Minute, "taskruns,pods", "-o", "wide")
 	got, err := os.ReadFile(filepath.Join(r.volumes["workspace-program"], "out", "result.txt"))
 	if err != nil {
 		t.Fatal(err)
