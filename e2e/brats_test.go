@@ -16,7 +16,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
 )
 
 // MedPerf's BraTS2024 data_prep and dummy_model (mlcube/mlcube.yaml, in
