@@ -192,7 +192,9 @@ func checkDocGo(tr *tree) (out []violation) {
 			hasDoc[gf.pkg] = true
 			if !doc {
 				out = append(out, violation{tr.at(gf.f.Package), 3, "", "doc.go has no package comment above its package clause"})
+				continue
 			}
+			out = append(out, docSubstance(tr, gf)...)
 		case doc && !gf.test:
 			out = append(out, violation{tr.at(gf.f.Doc.Pos()), 3, "", "a package comment outside doc.go; move it into " + gf.pkg + "/doc.go"})
 		}
@@ -201,6 +203,27 @@ func checkDocGo(tr *tree) (out []violation) {
 		if !hasDoc[gf.pkg] {
 			out = append(out, violation{tr.at(gf.f.Package), 3, "",
 				"package folder " + gf.pkg + " has .go files but no doc.go holding its package comment"})
+		}
+	}
+	return out
+}
+
+// maxDocLines is the most lines a package comment may take: about ten
+// on the package's responsibility and invariants, and a command's usage.
+const maxDocLines = 13
+
+// docSubstance holds a doc.go's package comment to what it is for: at
+// most maxDocLines lines, and no list of the package's files, which
+// drifts from the tree it copies.
+func docSubstance(tr *tree, gf *goFile) (out []violation) {
+	text := gf.f.Doc.Text()
+	if n := strings.Count(strings.TrimRight(text, "\n"), "\n") + 1; n > maxDocLines {
+		out = append(out, violation{tr.at(gf.f.Doc.Pos()), 3, "", fmt.Sprintf("the package comment takes %d lines, more than %d: say the package's responsibility and invariants, and put the rest beside the code it describes", n, maxDocLines)})
+	}
+	for _, other := range tr.files {
+		base := path.Base(other.name)
+		if other.pkg == gf.pkg && base != "doc.go" && strings.Contains(text, base) {
+			out = append(out, violation{tr.at(gf.f.Doc.Pos()), 3, base, "the package comment names the package's file " + base + "; say what the package does, not where"})
 		}
 	}
 	return out

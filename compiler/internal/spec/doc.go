@@ -1,17 +1,9 @@
-// Package spec holds what the spec files say and reads them: the spec
-// types (spec.go), each file checked against its CUE schema with every
-// violation at its field and position (document.go; a pipeline file 64
-// steps at a time, pipelinedoc.go), and decoding of cubes in either
-// layout (cube.go, legacy.go), platform files, pipeline files and their
-// steps (pipeline.go, distributed.go), schedules, configs, values files
-// and --set (values.go); docker run flags and what they mean on
-// Kubernetes (dockerargs.go). loader.go reads each cube once; read.go is
-// what --mlcube, --platform and --task name. Checks that need the file's CUE
-// values (configs at any depth, a Dask step's output keys) or that
-// decide whether a step exists at all (its cube and task, its path
-// overrides, unknown ${params.X}) are made here; credentials
-// (secrets.go) are refused here and in package lower, which makes the
-// other checks of decoded specs as it reads them.
+// Package spec holds what the spec files say, and reads them: every file
+// is checked against its CUE schema with each violation at its field and
+// position, then decoded into plain types (cubes in either MLCube layout
+// and MedPerf's, platforms, pipelines, values and --set).
 //
-// Files are read only through package source.
+// Checks that need a file's CUE values, or that decide whether a step
+// exists at all, are made here; package lower makes the others as it
+// reads the decoded specs. Files are read only through package source.
 package spec

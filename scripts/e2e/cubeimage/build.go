@@ -82,7 +82,20 @@ func (b *builder) dockerfile() error {
 	return nil
 }
 
-// apply interprets one instruction.
+// apply interprets one instruction as Docker does (BuildKit's
+// Dockerfile frontend); what it cannot give fails, and the caller names
+// the Dockerfile, the line and the instruction:
+//   - FROM: only the base images whose CMD and ENV are in bases
+//     (python:*, ubuntu:*); the root filesystem stands in for their files.
+//   - COPY and ADD of local paths (ADD of an archive or URL fails), with
+//     the context's .dockerignore; the files keep their content and take
+//     the modes a git checkout gives (0644, or 0755 where any execute bit
+//     is set; folders 0755), owned by root.
+//   - ENV, WORKDIR, ENTRYPOINT, CMD, USER; LABEL and MAINTAINER go nowhere.
+//   - RUN, only the commands these cubes run: pip install of
+//     requirements, each mapped to a Debian package installed in the
+//     root filesystem; apt-get install of packages installed there or
+//     needed only to build; pip's bootstrap; useradd; chmod.
 func (b *builder) apply(in instruction) error {
 	if !b.from && in.cmd != "FROM" {
 		return fmt.Errorf("before FROM")
