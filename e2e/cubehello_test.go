@@ -130,7 +130,7 @@ func TestE2EArgoMLCubeHelloWorld(t *testing.T) {
 			name := seedNames(t, cube, claim)
 			done := r.succeed(t, 5*time.Minute)
 			chat := checkChat(t, claim, name, "hello", "bye")
-			t.Logf("cube hello_world (MLCube %s layout, image %s) on Argo %s: %s Succeeded; chats/chat_with_alice.txt:\n%s",
+			t.Logf("cube hello_world (MLCube %s layout, image %s) on Argo %s: %s Succeeded; chats/chat_with_alice.txt %q",
 				cube.layout, cube.image, envOr("E2E_ARGO_VERSION", "v3.7"), done.Name, chat)
 		})
 	}

@@ -33,7 +33,7 @@ func TestE2EJobMLCubeHelloWorld(t *testing.T) {
 				jobs = append(jobs, runJob(t, c, r.ns, "hello-world-"+task.name, docs[len(docs)-1], 4*time.Minute))
 			}
 			chat := checkChat(t, r.volumes["hello-world"], name, "hello", "bye")
-			t.Logf("cube hello_world (MLCube %s layout, image %s) as Jobs %v: Succeeded (Complete); chats/chat_with_alice.txt:\n%s", cube.layout, cube.image, jobs, chat)
+			t.Logf("cube hello_world (MLCube %s layout, image %s) as Jobs %v: Succeeded (Complete); chats/chat_with_alice.txt %q", cube.layout, cube.image, jobs, chat)
 		})
 	}
 }

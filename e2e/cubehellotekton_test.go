@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -95,5 +96,5 @@ func (c *cluster) helloOnTekton(t *testing.T, cube helloCube, how string, extra 
 	if cond == nil || cond.Status != corev1.ConditionTrue {
 		t.Fatalf("%s: PipelineRun %s: %+v\n%s", how, done.Name, cond, r.c.must(t, "", "-n", r.ns, "get", "taskruns,pods", "-o", "wide"))
 	}
-	return done.Name + " Succeeded; chats/chat_with_alice.txt:\n" + checkChat(t, claim, name, "hello", "bye")
+	return fmt.Sprintf("%s Succeeded; chats/chat_with_alice.txt %q", done.Name, checkChat(t, claim, name, "hello", "bye"))
 }
