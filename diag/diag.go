@@ -102,6 +102,14 @@ func Warnf(code Code, at Loc, format string, args ...any) Diagnostic {
 	return d
 }
 
+// Notef makes a note at the field at: a fact the user may want, which
+// asks for no change and never fails a run, even with --strict.
+func Notef(code Code, at Loc, format string, args ...any) Diagnostic {
+	d := Errorf(code, at, format, args...)
+	d.Severity = Note
+	return d
+}
+
 // String prints the diagnostic as file:line:col: [warning: |note: ]
 // field.path: message, and the code in brackets when it has one.
 func (d Diagnostic) String() string {

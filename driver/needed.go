@@ -32,7 +32,5 @@ func neededNote(p *ir.Pipeline) diag.Diagnostics {
 		}
 		parts = append(parts, fmt.Sprintf("the claim %s must hold what the run reads and no step writes: %s", c, list))
 	}
-	d := diag.Warnf(diag.InputsNeeded, p.Spec, "before the run starts, %s", strings.Join(parts, "; "))
-	d.Severity = diag.Note
-	return diag.Diagnostics{d}
+	return diag.Diagnostics{diag.Notef(diag.InputsNeeded, p.Spec, "before the run starts, %s", strings.Join(parts, "; "))}
 }

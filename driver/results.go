@@ -23,9 +23,7 @@ func resultNotes(p *ir.Pipeline) diag.Diagnostics {
 			if !u.Final {
 				continue
 			}
-			d := diag.Warnf(diag.ResultsKept, s.Loc, "output %s is a result of the run, kept in %s at <run uid>/%s/%s", u.Name, where, s.Name, u.Name)
-			d.Severity = diag.Note
-			notes = append(notes, d)
+			notes = append(notes, diag.Notef(diag.ResultsKept, s.Loc, "output %s is a result of the run, kept in %s at <run uid>/%s/%s", u.Name, where, s.Name, u.Name))
 		}
 	}
 	return notes

@@ -79,9 +79,7 @@ func (lw *lowering) noteGPUFlag(st *spec.Step) {
 	case g.Count > 1:
 		count = fmt.Sprintf("%d GPUs", g.Count)
 	}
-	d := diag.Warnf(diag.GPUsFromFlag, g.Loc, "each task of cube %s asks for %s: %s; a step's resources.gpu, or --gpus=N here, sets another count", st.Cube.Name, count, g.Why)
-	d.Severity = diag.Note
-	lw.diags = append(lw.diags, d)
+	lw.notef(diag.GPUsFromFlag, g.Loc, "each task of cube %s asks for %s: %s; a step's resources.gpu, or --gpus=N here, sets another count", st.Cube.Name, count, g.Why)
 }
 
 // scheduling merges the platform's GPU or CPU scheduling with the step's;
