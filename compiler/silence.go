@@ -17,7 +17,8 @@ import (
 // field), or alone on the line above one, "# mlcube-compile: disable-file
 // CODE" anywhere in the file. A comment that names no code is itself
 // warned about (MLC105, which may be silenced too) when its file has a
-// warning. Errors are never silenced.
+// warning. A problem's old codes (diag.Code.Problem) silence it too.
+// Errors are never silenced.
 func Silence(fsys fs.FS, ds diag.Diagnostics, disabled []diag.Code) diag.Diagnostics {
 	return NewSilencer(fsys, disabled).Silence(ds)
 }
@@ -117,13 +118,13 @@ func (s *Silencer) Silence(ds diag.Diagnostics) diag.Diagnostics {
 		if d.Pos.File != "" {
 			dis, _ := s.disabledIn(d.Pos.File)
 			for _, c := range dis.Comments {
-				if c.Code == d.Code && dis.Silences(c, d.Pos, d.Field) {
+				if c.Code.Problem() == d.Code && dis.Silences(c, d.Pos, d.Field) {
 					s.used[c] = true
 					silenced = true
 				}
 			}
 		}
-		if !silenced && !slices.Contains(s.disabled, d.Code) {
+		if !silenced && !slices.ContainsFunc(s.disabled, func(c diag.Code) bool { return c.Problem() == d.Code }) {
 			out = append(out, d)
 		}
 	}

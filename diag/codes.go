@@ -50,12 +50,12 @@ const (
 	ClaimReadWriteMany       Code = "MLC501"
 	ObjectStoreUnused        Code = "MLC502"
 	DataClaimUnused          Code = "MLC503"
+	ClaimPerRunDeleted       Code = "MLC504"
 	ArgoV4TooManyTemplate    Code = "MLC601"
 	ArgoV4TooManyTasks       Code = "MLC602"
 	ArgoV4TooManyParams      Code = "MLC603"
 	ArgoV4Schedule           Code = "MLC604"
 	ArgoConfigMapAccount     Code = "MLC605"
-	ArgoClaimDeleted         Code = "MLC606"
 	ArgoClaimOneNode         Code = "MLC607"
 	ArgoClaimTemplateAccount Code = "MLC608"
 	ArgoArtifactGCAccount    Code = "MLC609"
@@ -65,13 +65,11 @@ const (
 	TektonClaims             Code = "MLC624"
 	TektonNoBackoff          Code = "MLC625"
 	TektonParamNoDefault     Code = "MLC626"
-	TektonClaimDeleted       Code = "MLC627"
 	TektonNoTTL              Code = "MLC628"
 	TektonWorkspaceUnseen    Code = "MLC629"
 	TektonCmdBeforeArgs      Code = "MLC631"
 	IsolationEgress          Code = "MLC630"
 	JobBackoff               Code = "MLC641"
-	JobClaimEphemeral        Code = "MLC642"
 	JobNoRBAC                Code = "MLC643"
 	ScheduleUnused           Code = "MLC701"
 	BackendLeftOut           Code = "MLC702"
@@ -109,9 +107,39 @@ type CodeDoc struct {
 // Codes are every code, in order.
 func Codes() []CodeDoc { return slices.Clone(codeDocs) }
 
-// Known reports whether c is a code.
+// aliases are the codes a problem had before it had one on every engine:
+// --disable and disable comments still take them.
+var aliases = map[Code]Code{
+	"MLC606": ClaimPerRunDeleted, // Argo's
+	"MLC627": ClaimPerRunDeleted, // Tekton's
+	"MLC642": ClaimPerRunDeleted, // the Job's
+}
+
+// Problem is the code of the problem c names: c, or the code an alias
+// stands for.
+func (c Code) Problem() Code {
+	if p, ok := aliases[c]; ok {
+		return p
+	}
+	return c
+}
+
+// AliasesOf are the old codes of c's problem, sorted.
+func AliasesOf(c Code) []Code {
+	var out []Code
+	for a, p := range aliases {
+		if p == c {
+			out = append(out, a)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Known reports whether c is a code, or an alias of one.
 func Known(c Code) bool {
-	return slices.ContainsFunc(codeDocs, func(d CodeDoc) bool { return d.Code == c })
+	_, alias := aliases[c]
+	return alias || slices.ContainsFunc(codeDocs, func(d CodeDoc) bool { return d.Code == c })
 }
 
 // CodeNames are the codes as strings, for suggestions.

@@ -39,7 +39,7 @@ func warnings(p *ir.Pipeline, account string) diag.Diagnostics {
 		// (volumeClaimGC defaults to OnWorkflowSuccess:
 		// pkg/apis/workflow/v1alpha1/workflow_types.go, GetVolumeClaimGC;
 		// workflow/controller/operator.go, deletePVCs).
-		out = append(out, diag.Warnf(diag.ArgoClaimDeleted, storage, "argo: the claim %s is created for each run as {{workflow.name}}-%s and deleted when the run succeeds (volumeClaimGC: OnWorkflowSuccess), so results written there vanish with it; a failed run keeps it for debugging. To keep results, set storage.pvc to an existing claim, or copy them out in a last step", v.Name, v.Name))
+		out = append(out, diag.Warnf(diag.ClaimPerRunDeleted, storage, "argo: the claim %s is created for each run as {{workflow.name}}-%s and deleted when the run succeeds (volumeClaimGC: OnWorkflowSuccess), so results written there vanish with it; a failed run keeps it for debugging. To keep results, set storage.pvc to an existing claim, or copy them out in a last step", v.Name, v.Name))
 		if c := v.Concurrent; c != nil {
 			out = append(out, diag.Warnf(diag.ArgoClaimOneNode, storage.Field("accessModes"), "argo: steps %s and %s may run at the same time and both mount the %s claim %s, which attaches to one node: Argo does not keep them on one node, so one may wait for the other's volume (Multi-Attach); use ReadWriteMany, or order them with after:", c[0], c[1], v.Create.AccessModes[0], v.Name))
 		}

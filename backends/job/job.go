@@ -182,7 +182,7 @@ func warnings(p *ir.Pipeline) diag.Diagnostics {
 	}
 	for _, v := range p.Volumes {
 		if v.Create != nil {
-			out = append(out, diag.Warnf(diag.JobClaimEphemeral, p.Platform.Field("storage"), "job: the platform's storage asks for a claim per run, which a Job makes as an ephemeral volume that is deleted with its pod; results do not outlive the Job, so set storage.pvc to keep them"))
+			out = append(out, diag.Warnf(diag.ClaimPerRunDeleted, p.Platform.Field("storage"), "job: the platform's storage asks for a claim per run, which a Job makes as an ephemeral volume that is deleted with its pod; results do not outlive the Job, so set storage.pvc to keep them"))
 		}
 	}
 	return out

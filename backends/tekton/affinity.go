@@ -197,7 +197,7 @@ func warnings(p *ir.Pipeline, kind string) diag.Diagnostics {
 	}
 	for _, v := range p.Volumes {
 		if v.Create != nil {
-			out = append(out, diag.Warnf(diag.TektonClaimDeleted, p.Platform.Field("storage"), "tekton: the claim %s is created for each run and owned by the PipelineRun, so it and the results written there are deleted with the run (by kubectl delete or Tekton's pruner); to keep results, set storage.pvc to an existing claim, or copy them out in a last step", v.Name))
+			out = append(out, diag.Warnf(diag.ClaimPerRunDeleted, p.Platform.Field("storage"), "tekton: the claim %s is created for each run and owned by the PipelineRun, so it and the results written there are deleted with the run (by kubectl delete or Tekton's pruner); to keep results, set storage.pvc to an existing claim, or copy them out in a last step", v.Name))
 		}
 	}
 	if p.TTLSecondsAfterFinished != nil {
