@@ -42,6 +42,7 @@ const (
 	PlatformSettingUnused    Code = "MLC316"
 	QueuedGPUsAsLimit        Code = "MLC319"
 	PreemptionRetried        Code = "MLC320"
+	BackoffNotApplied        Code = "MLC321"
 	DaskWorkersUnsized       Code = "MLC401"
 	SSHKeysUnreadable        Code = "MLC402"
 	RanksPerGPU              Code = "MLC403"
@@ -63,13 +64,11 @@ const (
 	TektonStartFlag          Code = "MLC622"
 	TektonGPUUnplaced        Code = "MLC623"
 	TektonClaims             Code = "MLC624"
-	TektonNoBackoff          Code = "MLC625"
 	TektonParamNoDefault     Code = "MLC626"
 	TektonNoTTL              Code = "MLC628"
 	TektonWorkspaceUnseen    Code = "MLC629"
 	TektonCmdBeforeArgs      Code = "MLC631"
 	IsolationEgress          Code = "MLC630"
-	JobBackoff               Code = "MLC641"
 	JobNoRBAC                Code = "MLC643"
 	ScheduleUnused           Code = "MLC701"
 	BackendLeftOut           Code = "MLC702"
@@ -113,6 +112,8 @@ var aliases = map[Code]Code{
 	"MLC606": ClaimPerRunDeleted, // Argo's
 	"MLC627": ClaimPerRunDeleted, // Tekton's
 	"MLC642": ClaimPerRunDeleted, // the Job's
+	"MLC625": BackoffNotApplied,  // Tekton's
+	"MLC641": BackoffNotApplied,  // the Job's
 }
 
 // Problem is the code of the problem c names: c, or the code an alias

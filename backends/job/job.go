@@ -177,7 +177,7 @@ func warnings(p *ir.Pipeline) diag.Diagnostics {
 	var out diag.Diagnostics
 	for _, s := range p.Steps {
 		if s.Retry != nil && s.Retry.Backoff > 0 {
-			out = append(out, diag.Warnf(diag.JobBackoff, s.Loc.Field("retries").Field("backoff"), "job: step %s: a Job waits between retries with its own growing backoff (10s, 20s, 40s, … up to 6m); the %v backoff is not applied", s.Name, s.Retry.Backoff))
+			out = append(out, diag.Warnf(diag.BackoffNotApplied, s.Loc.Field("retries").Field("backoff"), "job: step %s: a Job waits between retries with its own growing backoff (10s, 20s, 40s, … up to 6m); the %v backoff is not applied", s.Name, s.Retry.Backoff))
 		}
 	}
 	for _, v := range p.Volumes {

@@ -183,7 +183,7 @@ func warnings(p *ir.Pipeline, kind string) diag.Diagnostics {
 			out = append(out, diag.Warnf(diag.PreemptionRetried, s.Loc, "tekton: step %s runs in the Kueue queue %s, whose preemption deletes its pod and would fail the run, so it is retried %d times; Tekton retries a TaskRun whatever failed it, so a program that fails runs again too: give the step retries: to choose (retries: {limit: 0} runs it once)", s.Name, s.Queue, kube.PreemptionRetries))
 		}
 		if s.Retry != nil && s.Retry.Backoff > 0 {
-			out = append(out, diag.Warnf(diag.TektonNoBackoff, s.Loc.Field("retries").Field("backoff"), "tekton: step %s: Tekton retries at once; the %v backoff is not applied", s.Name, s.Retry.Backoff))
+			out = append(out, diag.Warnf(diag.BackoffNotApplied, s.Loc.Field("retries").Field("backoff"), "tekton: step %s: Tekton retries at once; the %v backoff is not applied", s.Name, s.Retry.Backoff))
 		}
 	}
 	var required []string
