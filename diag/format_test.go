@@ -2,7 +2,6 @@ package diag
 
 import (
 	"encoding/json"
-	"strings"
 	"testing"
 )
 
@@ -38,8 +37,9 @@ func TestFormatCodePathOriginRelated(t *testing.T) {
 	if got[1]["origin"] != "flag" || got[1]["path"] != nil {
 		t.Errorf("a flag's problem: %v", got[1])
 	}
+	// One annotation a problem, its related place a line of its message.
 	gh, _ := Format("github", Diagnostics{d})
-	if lines := strings.Split(strings.TrimSpace(string(gh)), "\n"); len(lines) != 2 || !strings.HasPrefix(lines[1], "::notice file=p.yaml,line=2,col=3,") {
-		t.Errorf("github: %s", gh)
+	if want := "::error file=p.yaml,line=4,col=3,title=steps.\"a b\".after[1]::steps.\"a b\".after[1]: duplicate key [MLC152]%0Ap.yaml:2:3: note: steps.\"a b\".after[1]: first written here\n"; string(gh) != want {
+		t.Errorf("github:\n%s\nwant:\n%s", gh, want)
 	}
 }

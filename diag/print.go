@@ -61,8 +61,9 @@ func problem(d Diagnostic) Problem {
 }
 
 // Format prints ds, in the order given, in form (one of Formats): text as
-// one String line each, json as one array of Problems, github as
-// workflow commands that annotate the files (a note as ::notice).
+// one String line each, json as one array of Problems, github as one
+// workflow command a problem that annotates its file (a note as
+// ::notice), its related places in its message.
 func Format(form string, ds Diagnostics) ([]byte, error) {
 	var b strings.Builder
 	switch form {
@@ -78,11 +79,14 @@ func Format(form string, ds Diagnostics) ([]byte, error) {
 		b.Write(out)
 		b.WriteByte('\n')
 	case "github":
+		// One annotation a problem: its related places are lines of its
+		// message, not annotations of their own.
 		for _, d := range ds {
-			fmt.Fprintf(&b, "::%s %s::%s\n", githubCommand(d.Severity), githubProperties(d), githubData(d.fieldMessage()))
+			message := d.fieldMessage()
 			for _, r := range d.relatedNotes() {
-				fmt.Fprintf(&b, "::notice %s::%s\n", githubProperties(r), githubData(r.fieldMessage()))
+				message += "\n" + r.String()
 			}
+			fmt.Fprintf(&b, "::%s %s::%s\n", githubCommand(d.Severity), githubProperties(d), githubData(message))
 		}
 	default:
 		for _, d := range ds {

@@ -48,20 +48,23 @@ func TestLintBadCorpus(t *testing.T) {
 	if err := json.Unmarshal([]byte(js), &problems); err != nil {
 		t.Fatal(err)
 	}
-	// A problem's related places follow it, each as a notice.
+	// One annotation a problem; its related places are lines of its
+	// message.
 	var want []string
 	for _, p := range problems {
 		want = append(want, "::"+strings.Replace(p.Severity, "note", "notice", 1)+" file="+diag.GitHubProperty(p.File))
-		for _, r := range p.Related {
-			want = append(want, "::notice file="+diag.GitHubProperty(r.File)+fmt.Sprintf(",line=%d,col=%d", r.Line, r.Column))
-		}
 	}
 	if len(want) != len(lines)-1 {
-		t.Fatalf("%d JSON problems and related places, %d github lines", len(want), len(lines)-1)
+		t.Fatalf("%d JSON problems, %d github lines", len(want), len(lines)-1)
 	}
-	for i := range want {
+	for i, p := range problems {
 		if !strings.HasPrefix(lines[i], want[i]) {
 			t.Errorf("line %d: %q does not match %q", i, lines[i], want[i])
+		}
+		for _, r := range p.Related {
+			if at := fmt.Sprintf("%%0A%s:%d:%d: note: ", r.File, r.Line, r.Column); !strings.Contains(lines[i], at) {
+				t.Errorf("line %d: %q does not hold its related place %s", i, lines[i], at)
+			}
 		}
 	}
 }
