@@ -53,9 +53,15 @@ GOLDEN_PACKAGES = ./schema ./compiler ./cmd/mlcube-compile ./backends/argo ./bac
 golden: ## Rewrite the golden files (spec → IR, command, IR → each engine) and the generated docs (docs/reference, docs/cli.md, docs/errors.md); read the diff before committing it.
 	@set -e; for p in $(GOLDEN_PACKAGES); do $(GO) test $$p -run 'TestGolden|TestBadInputCorpus|TestReferenceDocs|TestCLIDoc|TestErrorsDoc|TestTroubleshootingDoc' -update >/dev/null; done
 
-lint: ## go vet and staticcheck (pinned).
+# TOOL_MODULES hold development tools, apart from the command's module so
+# that go install ./... installs only the command (internal/house tests
+# them; go test ./... here does not reach them).
+TOOL_MODULES = bench scripts/e2e
+
+lint: ## go vet and staticcheck (pinned), of the command's module and the tools' modules.
 	$(GO) vet ./...
 	$(GO) run $(STATICCHECK) ./...
+	@set -e; for m in $(TOOL_MODULES); do (cd $$m && $(GO) vet ./... && $(GO) run $(STATICCHECK) ./...); done
 
 lint-cubes: ## Lint every cube, platform and pipeline file under CUBES (examples, ../shared/cubes and cubes-1.0), but LINT_EXCLUDE.
 	$(GO) run ./cmd/mlcube-compile lint $(foreach g,$(LINT_EXCLUDE),--exclude '$(g)') $(CUBES)

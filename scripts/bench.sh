@@ -84,8 +84,7 @@ rm -rf "$RES" && mkdir -p "$BIN" "$IN" "$RES"
 go_tool kustomize sigs.k8s.io/kustomize/kustomize/v5 "$KUSTOMIZE_VERSION"
 go_tool cue cuelang.org/go/cmd/cue "$CUE_VERSION"
 go build -o "$BIN/mlcube-compile" ./cmd/mlcube-compile
-go build -o "$BIN/floor" ./bench/floor
-go build -o "$BIN/gen" ./bench/gen
+(cd bench && go build -o "$BIN/floor" ./floor && go build -o "$BIN/gen" ./gen)
 MC=$BIN/mlcube-compile
 
 log "inputs"

@@ -56,9 +56,11 @@ var ruleNames = map[int]string{
 	7: "only backends/ names an engine",
 }
 
-// load parses every .go file of the module at the root of fsys, skipping
+// load parses every .go file of the module at the root of fsys and of the
+// modules nested in it whose path is under its own (the tools' modules,
+// kept apart so that go install ./... builds only the command), skipping
 // what the go command skips (folders starting with . or _, testdata,
-// nested modules) and node_modules.
+// other modules) and node_modules.
 func load(fsys fs.FS) (*tree, error) {
 	mod, err := fs.ReadFile(fsys, "go.mod")
 	if err != nil {
@@ -74,7 +76,7 @@ func load(fsys fs.FS) (*tree, error) {
 		switch {
 		case err != nil:
 			return err
-		case d.IsDir() && name != "." && skipDir(fsys, name, d.Name()):
+		case d.IsDir() && name != "." && skipDir(fsys, name, d.Name(), tr.module):
 			return fs.SkipDir
 		case d.IsDir() || !strings.HasSuffix(name, ".go"):
 			return nil
@@ -98,12 +100,12 @@ func load(fsys fs.FS) (*tree, error) {
 	return tr, err
 }
 
-func skipDir(fsys fs.FS, name, base string) bool {
+func skipDir(fsys fs.FS, name, base, module string) bool {
 	if strings.HasPrefix(base, ".") || strings.HasPrefix(base, "_") || base == "testdata" || base == "node_modules" {
 		return true
 	}
-	_, err := fs.Stat(fsys, path.Join(name, "go.mod"))
-	return err == nil
+	mod, err := fs.ReadFile(fsys, path.Join(name, "go.mod"))
+	return err == nil && !strings.Contains("\n"+string(mod), "\nmodule "+module+"/"+name+"\n")
 }
 
 // at names a position as file:line.

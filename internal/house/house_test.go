@@ -102,6 +102,12 @@ func TestRulesCatch(t *testing.T) {
 		"cmd/mlcube-compile/x_test.go": file("package main\n\nimport \"example.com/m/lint\"\n"),
 		"testdata/bad.go":              file("not Go"),
 		".e2e/bad.go":                  file("not Go"),
+		// A tools' module under the root's path is ours, and checked; another
+		// nested module is not.
+		"tools/go.mod":      file("module example.com/m/tools\n"),
+		"tools/gen/doc.go":  file("// Command gen.\npackage main\n\nimport _ \"example.com/m/driver\"\n"),
+		"vendored/go.mod":   file("module example.org/other\n"),
+		"vendored/x/bad.go": file("not Go"),
 	}
 	tr, err := load(fsys)
 	if err != nil {
@@ -124,6 +130,7 @@ func TestRulesCatch(t *testing.T) {
 		"newpkg/doc.go:15 rule 4 package newpkg",
 		"backends/argo/doc.go:4 rule 4 import cuelang.org/go/cue",
 		"diag/doc.go:4 rule 4 import driver",
+		"tools/gen/doc.go:2 rule 4 package tools/gen",
 		"driver/doc.go:4 rule 7 argo",
 		"driver/doc.go:4 rule 7 argo: refused",
 		"lint/find.go:10 rule 5 os.ReadFile",

@@ -140,8 +140,9 @@ patch_line() {
 }
 
 # trim DIR IMPORT...: drops the imports from a module copy, and the if
-# statements that use them (gotrim, beside this script).
-trim() { (cd "$here/../.." && go run ./scripts/e2e/gotrim "$@"); }
+# statements that use them (gotrim, beside this script, in the module of
+# the e2e tools).
+trim() { (cd "$here" && go run ./gotrim "$@"); }
 
 # build_patched NAME MODULE VERSION PKG FILE FROM TO: builds PKG of a module
 # copy after replacing FROM with TO in FILE, failing if FROM is not there.

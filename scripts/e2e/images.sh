@@ -294,7 +294,7 @@ cube_images() {
   local base=$1 i id out
   cube_args=() cube_refs=()
   [ -n "$have_cubes" ] || return 0
-  (cd "$here/../.." && go build -o "$work/cubeimage" ./scripts/e2e/cubeimage)
+  (cd "$here" && go build -o "$work/cubeimage" ./cubeimage)
   for ((i = 0; i < ${#cubes[@]}; i += 2)); do
     id=${cubes[i]} out=$work/cube-${cubes[i]}
     "$work/cubeimage" -base "$base" -drop-user mpiuser -env "PATH=$std_path" \
