@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mlcube-compile/mlcube-compile/compiler/internal/lower"
+	"github.com/mlcube-compile/mlcube-compile/compiler/internal/passes"
 	"github.com/mlcube-compile/mlcube-compile/compiler/internal/source"
 	"github.com/mlcube-compile/mlcube-compile/compiler/internal/spec"
 	"github.com/mlcube-compile/mlcube-compile/compiler/internal/verify"
@@ -110,6 +111,7 @@ func compile(sc *schema.Context, opts Options) (*ir.Pipeline, diag.Diagnostics) 
 		// It is total, so the checks of the lowered pipeline run whatever
 		// it found.
 		p, more = lower.Lower(ps, plat, opts.NeedValues)
+		more = append(more, passes.Run(p)...)
 		more = append(more, verify.Verify(p)...)
 		if plat != nil && len(plat.Cut) > 0 {
 			more = keepCut(more, plat.File, plat.Cut)

@@ -46,5 +46,13 @@ const (
 	RequestName = "gpu"
 )
 
+// ImplicitResourcePrefix names the extended resource every DeviceClass
+// is, besides its own spec.extendedResourceName
+// (ResourceDeviceClassPrefix, pkg/apis/resource/types.go of Kubernetes
+// v1.36.3; the scheduler maps both to the class:
+// k8s.io/dynamic-resource-allocation/deviceclass/extendedresourcecache,
+// v0.36.3, "Always add the default mapping").
+const ImplicitResourcePrefix = "deviceclass.resource.kubernetes.io/"
+
 // UsesDRA says whether r asks for GPUs by Dynamic Resource Allocation.
 func (r Resources) UsesDRA() bool { return r.GPU > 0 && r.GPUClaim != nil }

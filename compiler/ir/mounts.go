@@ -36,6 +36,10 @@ type Folder struct {
 	File bool `json:",omitempty"`
 }
 
+// FetchedVolume holds what a step fetches from URLs, each input in a
+// folder of its own, mounted read-only beside the workspace.
+const FetchedVolume = "fetched"
+
 // MountUse finds, among the steps that mount volume, the first
 // distributed one, and the first two that may run at the same time:
 // steps are in topological order, so the mounting steps are all ordered

@@ -44,7 +44,7 @@ func (lw *lowering) containerArgs(st *spec.Step) ([]string, []ir.Arg, []ir.Mount
 	args = append(args, lw.stepArgs(st)...)
 	var ms []ir.Mount
 	for _, v := range slices.Sorted(maps.Keys(mounts)) {
-		ms = append(ms, ir.Mount{Volume: v, MountPath: mounts[v], ReadOnly: v == fetchedVolume})
+		ms = append(ms, ir.Mount{Volume: v, MountPath: mounts[v], ReadOnly: v == ir.FetchedVolume})
 	}
 	return command, args, ms, io
 }
@@ -66,7 +66,7 @@ func (lw *lowering) paramArg(st *spec.Step, p *spec.Param, kind, override string
 	arg := ir.Arg{Param: p.Name, Prefix: "--" + p.Name + "="}
 	if isURL(raw) {
 		if _, file, ok := lw.urlInput(p.Name, raw, kind, at); ok {
-			mounts[fetchedVolume] = lw.fetchRoot()
+			mounts[ir.FetchedVolume] = lw.fetchRoot()
 			arg.Value = ir.Lit(file)
 		}
 		return arg, nil

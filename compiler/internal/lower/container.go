@@ -137,7 +137,7 @@ func (lw *lowering) urlVolume(p *spec.Param, raw, kind string, at diag.Loc, vm *
 		f.Path = ir.Lit(path.Join(mp, path.Base(file)))
 	}
 	sub := strings.TrimPrefix(dir, lw.fetchRoot()+"/")
-	vm.add(lw, ir.Mount{Volume: fetchedVolume, MountPath: mp, SubPath: ir.Lit(sub), ReadOnly: true}, p, at)
+	vm.add(lw, ir.Mount{Volume: ir.FetchedVolume, MountPath: mp, SubPath: ir.Lit(sub), ReadOnly: true}, p, at)
 }
 
 // add keeps m, unless a mount at its mount path is there already: the

@@ -10,10 +10,6 @@ import (
 	"github.com/mlcube-compile/mlcube-compile/diag"
 )
 
-// fetchedVolume holds what a step fetches from URLs, each input in a
-// folder of its own, mounted read-only beside the workspace.
-const fetchedVolume = "fetched"
-
 // stepData is what one step fetches and reads and writes, gathered while
 // its parameters are lowered.
 type stepData struct {
@@ -59,17 +55,6 @@ func (lw *lowering) sizedClaim() *ir.ClaimTemplate {
 	return &c
 }
 
-// sizedScratch puts the scratch volume, where each pod's fetches land
-// first, on a volume of the size and storage class the platform asks
-// for, as the fetched volume and an object workspace are: every folder
-// that receives fetched data is on one, never on the node's own disk
-// (an emptyDir), which a large dataset would fill.
-func (lw *lowering) sizedScratch() {
-	if lw.p.ObjectStore != nil {
-		lw.p.ObjectStore.Scratch = lw.sizedClaim()
-	}
-}
-
 // urlInput lowers an input written as a URL at at: its fetch into the
 // fetched volume, in a folder named for the parameter, and the path the
 // container reads it at (the folder, or the file in it). ok is false
@@ -92,7 +77,7 @@ func (lw *lowering) urlInput(param, raw, kind string, at diag.Loc) (dir string, 
 			file = path.Join(dir, path.Base(u.Key))
 		}
 	}
-	lw.volumes[fetchedVolume] = ir.Volume{Name: fetchedVolume, PerPod: true, Ephemeral: lw.sizedClaim()}
+	lw.volumes[ir.FetchedVolume] = ir.Volume{Name: ir.FetchedVolume, PerPod: true, Ephemeral: lw.sizedClaim()}
 	lw.cur.fetches = append(lw.cur.fetches, ir.Fetch{Name: name, URL: u, Path: ir.Lit(file)})
 	return dir, file, true
 }

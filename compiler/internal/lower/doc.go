@@ -5,6 +5,6 @@
 //
 // Lowering is total: a refused value lowers to nothing, a step it cannot
 // name gets a stand-in, a dependency cycle leaves the steps in written
-// order, and a claim's access modes are chosen but never refused. Rules
-// that need the whole lowered pipeline are package verify's.
+// order. Work over the whole lowered pipeline is package passes' (it
+// rewrites the IR) and package verify's (it refuses).
 package lower

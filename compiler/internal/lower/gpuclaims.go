@@ -2,8 +2,6 @@ package lower
 
 import (
 	"fmt"
-	"maps"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -24,13 +22,6 @@ const (
 	// (AllocationResultsMaxSize, k8s.io/api/resource/v1): a request for
 	// more is never satisfied, and its pod never scheduled.
 	maxClaimDevices = resourcev1.AllocationResultsMaxSize
-	// implicitResourcePrefix names the extended resource every
-	// DeviceClass is, besides its own spec.extendedResourceName
-	// (ResourceDeviceClassPrefix, pkg/apis/resource/types.go of
-	// Kubernetes v1.36.3; the scheduler maps both to the class:
-	// k8s.io/dynamic-resource-allocation/deviceclass/extendedresourcecache,
-	// v0.36.3, "Always add the default mapping").
-	implicitResourcePrefix = "deviceclass.resource.kubernetes.io/"
 )
 
 // gpuRequest is a request for GPUs by DRA, resolved: written at at (its
@@ -182,9 +173,9 @@ func (r *gpuRequest) limit() (name, why string, at diag.Loc) {
 	case r.extendedName != "":
 		return r.extendedName, "", r.at
 	}
-	implicit := implicitResourcePrefix + r.DeviceClass
+	implicit := ir.ImplicitResourcePrefix + r.DeviceClass
 	if len(validation.IsQualifiedName(implicit)) > 0 {
-		return "", fmt.Sprintf("the class's name is too long for the resource name Kubernetes gives it (%s and at most 63 characters): set the platform's gpu.extendedResourceName to the class's spec.extendedResourceName", implicitResourcePrefix), r.at
+		return "", fmt.Sprintf("the class's name is too long for the resource name Kubernetes gives it (%s and at most 63 characters): set the platform's gpu.extendedResourceName to the class's spec.extendedResourceName", ir.ImplicitResourcePrefix), r.at
 	}
 	return implicit, "", r.at
 }
@@ -196,34 +187,4 @@ func (lw *lowering) claimTemplate(r *gpuRequest, gpus int) string {
 	name := lw.p.Name + "-gpu-" + contentHash(content)
 	lw.gpus.templates[name] = ir.ResourceClaimTemplate{Name: name, DeviceClass: r.DeviceClass, Selector: r.Selector, Count: gpus}
 	return name
-}
-
-// claimTemplates are the templates the lowered steps' claims name,
-// sorted: a request a Dask worker asks for as a limit makes none.
-func (lw *lowering) claimTemplates() []ir.ResourceClaimTemplate {
-	used := map[string]bool{}
-	for _, s := range lw.p.Steps {
-		for _, r := range stepResources(s) {
-			if r.UsesDRA() && r.GPUClaim.Template != "" {
-				used[r.GPUClaim.Template] = true
-			}
-		}
-	}
-	var out []ir.ResourceClaimTemplate
-	for _, name := range slices.Sorted(maps.Keys(used)) {
-		out = append(out, lw.gpus.templates[name])
-	}
-	return out
-}
-
-// stepResources are what every container of s's pods asks for.
-func stepResources(s *ir.Step) []ir.Resources {
-	out := []ir.Resources{s.Resources}
-	if s.MPI != nil {
-		out = append(out, s.MPI.Launcher)
-	}
-	if s.Dask != nil {
-		out = append(out, s.Dask.Worker)
-	}
-	return out
 }

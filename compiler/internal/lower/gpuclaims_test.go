@@ -1,7 +1,6 @@
 package lower
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -131,8 +130,9 @@ func TestGPURequestErrors(t *testing.T) {
 }
 
 // A Dask worker asks for GPUs by DRA as the class's extended resource,
-// since a DaskJob's pods cannot carry claims, with a warning, and makes
-// no template; a request no limit can say is refused at what keeps it.
+// since a DaskJob's pods cannot carry claims, with a warning (its unused
+// template is dropped by passes.ClaimTemplates); a request no limit can
+// say is refused at what keeps it.
 func TestDaskWorkerGPUsAsLimit(t *testing.T) {
 	one := 1
 	dask := func(sel string) *spec.Pipeline {
@@ -146,27 +146,10 @@ func TestDaskWorkerGPUsAsLimit(t *testing.T) {
 		t.Fatal(diags)
 	}
 	want := ir.Resources{GPU: 1, GPUResource: "deviceclass.resource.kubernetes.io/gpu.example.com"}
-	if diff := cmp.Diff(want, p.Steps[0].Dask.Worker); diff != "" || p.ResourceClaimTemplates != nil {
-		t.Errorf("worker (-want +got):\n%s\ntemplates: %v", diff, p.ResourceClaimTemplates)
+	if diff := cmp.Diff(want, p.Steps[0].Dask.Worker); diff != "" {
+		t.Errorf("worker (-want +got):\n%s", diff)
 	}
 	wants(t, messages(dask(""), draPlatform(spec.DeviceRequest{DeviceClass: "gpu.example.com"}, ""), ""), "steps.bench.dask.worker: the Dask workers ask for their GPUs as the limit deviceclass.resource.kubernetes.io/gpu.example.com")
 	wants(t, messages(dask("true"), draPlatform(spec.DeviceRequest{DeviceClass: "gpu.example.com"}, ""), ""),
 		"steps.bench.dask.worker.selector: the Dask workers ask for GPUs by Dynamic Resource Allocation, and a DaskJob's pods cannot carry claims (the dask-kubernetes operator's CRDs have no resourceClaims), so they would ask by the class's extended resource, but its selector narrows the class's devices")
-}
-
-// A queued step that claims GPUs from a template is said once per class:
-// Kueue admits it only with a deviceClassMappings entry for the class.
-func TestQueuedGPUClaims(t *testing.T) {
-	plat := draPlatform(spec.DeviceRequest{DeviceClass: "gpu.example.com"}, "")
-	plat.Queue = "team-a"
-	ps := &spec.Pipeline{Loc: at, Name: "run", Steps: []*spec.Step{gpuStep("a", 1, spec.Resources{}), gpuStep("b", 1, spec.Resources{})}}
-	got := messages(ps, plat, "")
-	wants(t, got, `gpu.deviceClass: step a runs in the Kueue queue team-a, and Kueue counts the GPUs its pods claim against the queue's quota only through a deviceClassMappings entry for gpu.example.com`)
-	if n := strings.Count(got, "Kueue queue"); n != 1 {
-		t.Errorf("said %d times, want once:\n%s", n, got)
-	}
-	plat.Queue = ""
-	if got := messages(ps, plat, ""); strings.Contains(got, "Kueue") {
-		t.Errorf("said without a queue:\n%s", got)
-	}
 }

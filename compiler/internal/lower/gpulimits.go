@@ -1,8 +1,6 @@
 package lower
 
 import (
-	"strings"
-
 	"github.com/mlcube-compile/mlcube-compile/compiler/internal/spec"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
 	"github.com/mlcube-compile/mlcube-compile/diag"
@@ -67,72 +65,4 @@ func (lw *lowering) daskWorkerGPUs(st *spec.Step, r ir.Resources) ir.Resources {
 	lw.warnf(diag.GPUsAsLimit, st.Loc.Field("dask").Field("worker"), "the Dask workers ask for their GPUs as the limit %s: a DaskJob's pods cannot carry claims, and Kubernetes maps that name to the device class only with its DRAExtendedResource feature (beta and on by default from 1.36; alpha and off in 1.34 and 1.35); elsewhere no node has that resource, and the workers stay Pending (Insufficient %s)", c.ExtendedResourceName, c.ExtendedResourceName)
 	r.GPUResource, r.GPUClaim = c.ExtendedResourceName, nil
 	return r
-}
-
-// queuedClaims warns, once per device class, about a queued step whose
-// pods claim GPUs from a template: Kueue v0.19.2 (KueueDRAIntegration,
-// beta and on by default) counts a claim's devices against the queue's
-// quota through its configuration's deviceClassMappings, and leaves a
-// workload whose class has no mapping inadmissible
-// (GetResourceRequestsForResourceClaimTemplates, pkg/dra/claims.go).
-func (lw *lowering) queuedClaims() {
-	classes := map[string]string{}
-	for _, t := range lw.p.ResourceClaimTemplates {
-		classes[t.Name] = t.DeviceClass
-	}
-	warned := map[string]bool{}
-	for _, s := range lw.p.Steps {
-		if s.Kind == ir.Torch {
-			lw.queuedTrainLimit(s)
-			continue
-		}
-		for _, r := range stepResources(s) {
-			if s.Queue == "" || !r.UsesDRA() || r.GPUClaim.Template == "" || warned[classes[r.GPUClaim.Template]] {
-				continue
-			}
-			class := classes[r.GPUClaim.Template]
-			warned[class] = true
-			lw.warnf(diag.QueuedGPUClaims, r.GPUClaim.At, "step %s runs in the Kueue queue %s, and Kueue counts the GPUs its pods claim against the queue's quota only through a deviceClassMappings entry for %s in its configuration (KueueDRAIntegration, on by default from v0.18); without one it leaves the workload inadmissible (\"DeviceClass %s is not mapped in DRA configuration\")%s", s.Name, s.Queue, class, class, tektonLimit(s))
-		}
-	}
-}
-
-// queuedTrainLimit warns about a queued torch step that asks for GPUs by
-// DRA: a TrainJob's node pods cannot carry claims, so they ask for the
-// class's extended resource as a limit (distributed.trainJob), and
-// Kueue v0.19.2 counts a limit against a device class's quota only when
-// the name is some DeviceClass's spec.extendedResourceName, and only
-// with its alpha KueueDRAIntegrationExtendedResource gate on
-// (deviceClassHandler, pkg/controller/core/workload_controller.go;
-// resolveQuotaKey, pkg/dra/extended_resources.go;
-// pkg/features/kube_features.go). Any other name, such as the
-// deviceclass.resource.kubernetes.io/<class> Kubernetes gives every
-// class, is a resource of its own that the ClusterQueue must list, or
-// the workload is never admitted ("resource X unavailable in
-// ClusterQueue", pkg/scheduler/flavorassigner/flavorassigner.go).
-func (lw *lowering) queuedTrainLimit(s *ir.Step) {
-	r := s.Resources
-	if s.Queue == "" || !r.UsesDRA() || r.GPUClaim.ExtendedResourceName == "" {
-		return
-	}
-	name := r.GPUClaim.ExtendedResourceName
-	lw.warnf(diag.QueuedGPUsAsLimit, r.GPUClaim.At, "step %s runs in the Kueue queue %s as a TrainJob, whose node pods cannot carry claims, so they ask for their GPUs as the limit %s; Kueue counts that as a resource of its own name%s: list %s in the queue's ClusterQueue's coveredResources with a quota, or the workload stays pending (\"resource %s unavailable in ClusterQueue\")", s.Name, s.Queue, name, queuedLimitCounted(name), name, name)
-}
-
-// queuedLimitCounted says how Kueue v0.19.2 counts the limit name of GPUs
-// by DRA beside no deviceClassMappings entry (queuedTrainLimit).
-func queuedLimitCounted(name string) string {
-	if strings.HasPrefix(name, implicitResourcePrefix) {
-		return " (it maps a limit to its device class only by the class's spec.extendedResourceName, never by the name Kubernetes gives every class, and no deviceClassMappings entry counts it)"
-	}
-	return " (unless its KueueDRAIntegrationExtendedResource gate, alpha and off by default, is on and deviceClassMappings maps the class, when it counts the mapped name)"
-}
-
-// tektonLimit notes, for a container step, that Tekton asks for its GPUs
-// as a limit, which Kueue counts otherwise (MLC319).
-func tektonLimit(s *ir.Step) string {
-	if s.Kind != ir.Container {
-		return ""
-	}
-	return "; on Tekton, whose pods cannot carry claims, it asks for them as a limit, which Kueue counts otherwise (MLC319)"
 }

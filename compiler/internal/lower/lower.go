@@ -84,16 +84,13 @@ func Lower(ps *spec.Pipeline, plat *spec.Platform, needValues string) (*ir.Pipel
 	lw.kueue()
 	lw.listOrder(io)
 	lw.order(steps, io)
-	lw.claimAccess()
 	lw.objectFlow()
-	lw.toolImageForURLs()
-	lw.sizedScratch()
 	for _, name := range slices.Sorted(maps.Keys(lw.volumes)) {
 		lw.p.Volumes = append(lw.p.Volumes, lw.volumes[name])
 	}
-	lw.scheduledConcurrency()
-	lw.p.ResourceClaimTemplates = lw.claimTemplates()
-	lw.queuedClaims()
+	for _, name := range slices.Sorted(maps.Keys(lw.gpus.templates)) {
+		lw.p.ResourceClaimTemplates = append(lw.p.ResourceClaimTemplates, lw.gpus.templates[name])
+	}
 	lw.paramValues()
 	lw.unused()
 	return lw.p, lw.diags
@@ -118,7 +115,7 @@ func newLowering(ps *spec.Pipeline, plat *spec.Platform, needValues string) *low
 		spec: ps, plat: plat, needValues: needValues,
 		params: map[string]bool{}, given: map[string]string{}, used: map[string]bool{}, atRunTime: map[string]bool{}, volumes: map[string]ir.Volume{},
 		templates: newNameSet(), tmplNames: map[string]string{},
-		claimVolumes: map[string]string{}, volumeNames: newNameSet(workspaceVolume, fetchedVolume),
+		claimVolumes: map[string]string{}, volumeNames: newNameSet(workspaceVolume, ir.FetchedVolume),
 		data: map[string]*stepData{},
 	}
 	lw.lowerMountPath()
@@ -149,6 +146,13 @@ func newLowering(ps *spec.Pipeline, plat *spec.Platform, needValues string) *low
 	lw.gpus = lw.platformGPUs()
 	lw.lowerObjectStore()
 	lw.ws = lw.workspaceSpec()
+	if lw.p.ObjectStore != nil {
+		// Each pod's fetches land first on a volume of the size and
+		// storage class the platform asks for, as every folder that
+		// receives fetched data is (never the node's own disk, which a
+		// large dataset would fill).
+		lw.p.ObjectStore.Scratch = lw.sizedClaim()
+	}
 	lw.lowerParams()
 	lw.lowerConfigs()
 	lw.lowerSchedule()

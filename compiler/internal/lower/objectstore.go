@@ -11,12 +11,6 @@ import (
 	"github.com/mlcube-compile/mlcube-compile/diag"
 )
 
-// defaultToolImage fetches and uploads on Tekton and for a Job: rclone's
-// own image (Alpine: sh, sha256sum, find, sort), pinned by digest. A
-// platform's objectStore.toolImage overrides it, for air-gapped
-// registries.
-const defaultToolImage = "docker.io/rclone/rclone:1.71.1@sha256:d5971950c2b370fb04dd3292541b5bda6d9103143fd7e345aeb435a399388afc"
-
 // defaultRegion is the region of an S3 bucket the platform names none of.
 const defaultRegion = "us-east-1"
 
@@ -30,7 +24,7 @@ func (lw *lowering) lowerObjectStore() {
 	at := lw.plat.Loc.Field("objectStore")
 	store := &ir.ObjectStore{ToolImage: os.ToolImage}
 	if store.ToolImage == "" {
-		store.ToolImage = defaultToolImage
+		store.ToolImage = ir.DefaultToolImage
 	}
 	if os.ArtifactGC != "Never" {
 		store.ArtifactGC = os.ArtifactGC
@@ -140,19 +134,4 @@ func (lw *lowering) s3URL(u *url.URL, out *ir.URL, raw string, at diag.Loc) *ir.
 		return nil
 	}
 	return out
-}
-
-// toolImageForURLs gives a run that fetches HTTP(S) URLs and names no
-// object store one with the default tool image and no bucket, so that
-// every engine knows the image its fetches run in.
-func (lw *lowering) toolImageForURLs() {
-	if lw.p.ObjectStore != nil {
-		return
-	}
-	for _, s := range lw.p.Steps {
-		if len(s.Fetches) > 0 {
-			lw.p.ObjectStore = &ir.ObjectStore{ToolImage: defaultToolImage}
-			return
-		}
-	}
 }
