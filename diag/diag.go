@@ -44,6 +44,10 @@ type Diagnostic struct {
 	Message  string
 	Severity Severity
 	Code     Code
+	// Engine names the engine whose emit found the problem (argo, tekton,
+	// job); empty for the compiler's own. Text prints it before the
+	// message, JSON as a field of its own.
+	Engine string `json:",omitempty"`
 	// Hint says what to do, apart from the message (did you mean "x"?):
 	// text prints it after the message, JSON as a field of its own.
 	Hint string
@@ -86,7 +90,7 @@ func (d Diagnostic) Origin() string {
 // same reports whether d and e say the same thing at the same place.
 func (d Diagnostic) same(e Diagnostic) bool {
 	return d.Pos == e.Pos && d.Field == e.Field && d.Message == e.Message && d.Severity == e.Severity &&
-		d.Code == e.Code && d.Hint == e.Hint && slices.Equal(d.Path, e.Path) && slices.Equal(d.Related, e.Related)
+		d.Code == e.Code && d.Engine == e.Engine && d.Hint == e.Hint && slices.Equal(d.Path, e.Path) && slices.Equal(d.Related, e.Related)
 }
 
 // WithHint is d with hint as its Hint.
@@ -156,7 +160,7 @@ func (ds Diagnostics) Sorted() Diagnostics {
 		if a.Field != b.Field {
 			return a.Field < b.Field
 		}
-		return a.Message < b.Message
+		return a.engineMessage() < b.engineMessage()
 	})
 	uniq := out[:0]
 	for i, d := range out {

@@ -26,6 +26,9 @@ type Problem struct {
 	// Hint says what to do, such as `did you mean "train"?`, where the
 	// message has one apart from itself.
 	Hint string `json:"hint,omitempty"`
+	// Engine names the engine whose emit found the problem (argo,
+	// tekton, job); absent for the compiler's own.
+	Engine string `json:"engine,omitempty"`
 	// Origin is file, flag or internal: Diagnostic.Origin.
 	Origin string `json:"origin"`
 	// Path is Field as a list of names (strings) and list indexes
@@ -46,7 +49,7 @@ type RelatedProblem struct {
 // problem is d as the json form prints it.
 func problem(d Diagnostic) Problem {
 	p := Problem{File: d.Pos.File, Line: d.Pos.Line, Column: d.Pos.Col, Severity: d.Severity.String(), Field: d.Field,
-		Message: d.Message, Code: string(d.Code), Hint: d.Hint, Origin: d.Origin()}
+		Message: d.Message, Code: string(d.Code), Hint: d.Hint, Engine: d.Engine, Origin: d.Origin()}
 	for _, e := range d.Path {
 		if e.Item {
 			p.Path = append(p.Path, e.Index)
@@ -118,11 +121,11 @@ func githubCommand(s Severity) string {
 	return s.String()
 }
 
-// fieldMessage is "field.path: message", or the message alone, then
-// "; " and the hint when there is one, and the code in brackets when there
-// is one.
+// fieldMessage is "field.path: engine: message", without the field or
+// the engine where there is none, then "; " and the hint when there is
+// one, and the code in brackets when there is one.
 func (d Diagnostic) fieldMessage() string {
-	out := d.Message
+	out := d.engineMessage()
 	if d.Field != "" {
 		out = d.Field + ": " + out
 	}
@@ -133,6 +136,14 @@ func (d Diagnostic) fieldMessage() string {
 		out += " [" + string(d.Code) + "]"
 	}
 	return out
+}
+
+// engineMessage is the message, after "engine: " when an engine found it.
+func (d Diagnostic) engineMessage() string {
+	if d.Engine != "" {
+		return d.Engine + ": " + d.Message
+	}
+	return d.Message
 }
 
 // relatedNotes are d's Related places as notes on its field, printed

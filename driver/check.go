@@ -23,24 +23,21 @@ type target struct {
 // and as each kind that starts its runs on a schedule when p has one and
 // the values that kind needs, each checked by its engine's validator. It
 // returns what they found: their warnings, each at what it is about, and
-// their refusals, each prefixed with the backend's name. An engine that
+// their refusals, each naming its engine. An engine that
 // does not run pipelines of p's shape (the job engine runs one container
 // step with every param set) is left out.
 func checkEngines(p *ir.Pipeline, backends []string) diag.Diagnostics {
 	var out diag.Diagnostics
 	for _, t := range checkTargets(p, backends) {
-		res, err := t.engine.Emit(p, t.opts)
+		res, err := emit.Emit(t.engine, p, t.opts)
 		if err != nil {
-			out = append(out, diag.Diagnostic{Pos: diag.Pos{File: p.Source}, Field: "--backend", Code: diag.Internal, Message: t.engine.Name() + ": " + InternalError{Input: p.Source, Err: err}.Error()})
+			out = append(out, diag.Diagnostic{Pos: diag.Pos{File: p.Source}, Field: "--backend", Code: diag.Internal,
+				Engine: t.engine.Name(), Message: InternalError{Input: p.Source, Err: err}.Error()})
 			continue
 		}
 		out = append(out, res.Warnings...)
-		if res.Inapplicable {
-			continue
-		}
-		for _, d := range res.Refused {
-			d.Message = t.engine.Name() + ": " + d.Message
-			out = append(out, d)
+		if !res.Inapplicable {
+			out = append(out, res.Refused...)
 		}
 	}
 	return out

@@ -3,7 +3,6 @@ package driver
 import (
 	"errors"
 	"slices"
-	"strings"
 	"testing"
 	"testing/fstest"
 
@@ -51,7 +50,7 @@ func TestCheckOneBackend(t *testing.T) {
 			found := checkEngines(p, []string{backend})
 			for _, d := range found {
 				seen[backend]++
-				if !strings.HasPrefix(d.Message, backend+": ") {
+				if d.Engine != backend {
 					t.Errorf("%s, --backend %s: another backend's %v", name, backend, d)
 				}
 				if d.Pos.Line == 0 || d.Field == "" || slices.Contains(Backends(), d.Field) {

@@ -86,7 +86,7 @@ func Emit(p *ir.Pipeline, req Request) (emit.Result, error) {
 	if err != nil {
 		return emit.Result{}, err
 	}
-	res, err := e.Emit(p, req.Emit)
+	res, err := emit.Emit(e, p, req.Emit)
 	switch {
 	case err != nil:
 		return res, InternalError{Input: Describe(req.Compiler), Err: err}

@@ -44,7 +44,7 @@ func Each(req Request) ([]Named, diag.Diagnostics, error) {
 			first = cmp.Or(first, err)
 			for _, d := range shape.refused {
 				skipped = append(skipped, diag.Diagnostic{Pos: d.Pos, Field: d.Field, Severity: diag.Warning, Code: diag.BackendLeftOut,
-					Message: fmt.Sprintf("%s: not emitted: %s", name, d.Message)})
+					Engine: name, Message: "not emitted: " + d.Message})
 			}
 		case err != nil:
 			return nil, warnings.Sorted(), err

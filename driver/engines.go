@@ -31,7 +31,9 @@ func otherEngines(p *ir.Pipeline, backend string) diag.Diagnostics {
 	for _, e := range engines.All {
 		at := p.Platform.Field(e.Name())
 		if e.Name() != backend && at.Written() {
-			out = append(out, diag.Warnf(diag.PlatformSettingUnused, at, "%s: only the %s engine reads %s: (what its cluster is set to); this %s run applies it to nothing (--backend %s reads it)", backend, e.Name(), e.Name(), backend, e.Name()))
+			d := diag.Warnf(diag.PlatformSettingUnused, at, "only the %s engine reads %s: (what its cluster is set to); this %s run applies it to nothing (--backend %s reads it)", e.Name(), e.Name(), backend, e.Name())
+			d.Engine = backend
+			out = append(out, d)
 		}
 	}
 	return out

@@ -218,12 +218,12 @@ func refuseObjects(p *ir.Pipeline) error {
 	var out diag.Diagnostics
 	for _, s := range p.Steps {
 		if s.Kind != ir.Container && movesData(s) {
-			out = append(out, diag.Errorf(diag.EngineCannotRun, s.Loc, "argo: step %q runs as a distributed job, whose launcher or runner pod Argo does not make, so it fetches no input given as a URL; put the data on the claim the step mounts (storage.pvc) and give its path", s.Written))
+			out = append(out, diag.Errorf(diag.EngineCannotRun, s.Loc, "step %q runs as a distributed job, whose launcher or runner pod Argo does not make, so it fetches no input given as a URL; put the data on the claim the step mounts (storage.pvc) and give its path", s.Written))
 			continue
 		}
 		for _, f := range s.Fetches {
 			if f.URL != nil && f.URL.Scheme == "s3" && (p.ObjectStore == nil || p.ObjectStore.S3 == nil) {
-				out = append(out, diag.Errorf(diag.EngineCannotRun, s.Loc, "argo: step %q reads %s, and the platform's object store is Argo's artifact repository, from whose bucket Argo reads every key; name the bucket with objectStore.s3 (endpoint, bucket and Secret keys) in place of artifactRepositoryRef", s.Written, f.URL.Raw))
+				out = append(out, diag.Errorf(diag.EngineCannotRun, s.Loc, "step %q reads %s, and the platform's object store is Argo's artifact repository, from whose bucket Argo reads every key; name the bucket with objectStore.s3 (endpoint, bucket and Secret keys) in place of artifactRepositoryRef", s.Written, f.URL.Raw))
 			}
 		}
 	}

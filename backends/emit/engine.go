@@ -2,6 +2,7 @@ package emit
 
 import (
 	"errors"
+	"slices"
 
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
 	"github.com/mlcube-compile/mlcube-compile/diag"
@@ -99,6 +100,27 @@ func (r Result) Err() error {
 		return nil
 	}
 	return r.Refused
+}
+
+// Emit is e's Emit, with e named as the engine of every warning and
+// refusal it returns (diag.Diagnostic.Engine): the engine's code never
+// names itself in a message.
+func Emit(e Engine, p *ir.Pipeline, opts Options) (Result, error) {
+	res, err := e.Emit(p, opts)
+	res.Warnings, res.Refused = named(e, res.Warnings), named(e, res.Refused)
+	return res, err
+}
+
+// named is a copy of ds, each naming e as its engine.
+func named(e Engine, ds diag.Diagnostics) diag.Diagnostics {
+	if ds == nil {
+		return nil
+	}
+	out := slices.Clone(ds)
+	for i := range out {
+		out[i].Engine = e.Name()
+	}
+	return out
 }
 
 // Refuse is the error an engine's code returns for a spec it cannot

@@ -50,7 +50,7 @@ func TestClaimsNoStepCouldUse(t *testing.T) {
 	}
 	dir := enginetest.StoragePipeline(t, chainedSteps, "  accessModes: [ReadWriteOncePod]\n")
 	out := manifestcheck.BuildFor(t, "tekton", manifestcheck.Specs(dir), emit.Options{})
-	if stderr := out.Stderr(); !out.Failed() || !strings.Contains(stderr, "platform.yaml:2:3: storage.accessModes: ReadWriteOncePod: Tekton's affinity assistant (coschedule: workspaces) mounts the claim") {
+	if stderr := out.Stderr(); !out.Failed() || !strings.Contains(stderr, "platform.yaml:2:3: storage.accessModes: tekton: ReadWriteOncePod: Tekton's affinity assistant (coschedule: workspaces) mounts the claim") {
 		t.Errorf("tekton: failed %v, stderr %q; want ReadWriteOncePod refused at accessModes", out.Failed(), stderr)
 	}
 	manifestcheck.BuildFor(t, "argo", manifestcheck.Specs(dir), emit.Options{}).Must(t)

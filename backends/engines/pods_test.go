@@ -93,7 +93,7 @@ func TestTektonManifestOverTheEnvLimitRefused(t *testing.T) {
 	big := strings.Repeat("x", 70<<10)
 	dir := enginetest.ResNetPipeline(t, "    env: {BIG: "+big+"}\n    mpi: {workers: 2}\n", "")
 	out := manifestcheck.BuildFor(t, "tekton", manifestcheck.Specs(dir), emit.Options{})
-	if stderr := out.Stderr(); !out.Failed() || out.Run != nil || !strings.Contains(stderr, "steps.train: the variable MANIFEST would be 1") || !strings.Contains(stderr, "argument list too long") {
+	if stderr := out.Stderr(); !out.Failed() || out.Run != nil || !strings.Contains(stderr, "steps.train: tekton: the variable MANIFEST would be 1") || !strings.Contains(stderr, "argument list too long") {
 		t.Errorf("failed %v, run %T, %q; want the size refused", out.Failed(), out.Run, stderr)
 	}
 	if stderr := manifestcheck.BuildFor(t, "argo", manifestcheck.Specs(dir), emit.Options{}).Must(t).Stderr(); strings.Contains(stderr, "MANIFEST") {

@@ -32,7 +32,7 @@ func (Engine) Emit(p *ir.Pipeline, opts emit.Options) (emit.Result, error) {
 		return emit.Settle(emit.Result{}, err)
 	}
 	if opts.RBAC {
-		warnings = append(warnings, diag.Warnf(diag.JobNoRBAC, diag.At(diag.Pos{File: p.Source}).Field("--emit-rbac"), "job: a Job calls no Kubernetes API, so --emit-rbac adds nothing"))
+		warnings = append(warnings, diag.Warnf(diag.JobNoRBAC, diag.At(diag.Pos{File: p.Source}).Field("--emit-rbac"), "a Job calls no Kubernetes API, so --emit-rbac adds nothing"))
 	}
 	res := emit.Result{Run: run, Warnings: warnings}
 	if cm := kube.ConfigMap(p); cm != nil {
@@ -46,7 +46,7 @@ func (Engine) Emit(p *ir.Pipeline, opts emit.Options) (emit.Result, error) {
 		res.ResourceClaimTemplates = append(res.ResourceClaimTemplates, t)
 	}
 	// A Job's pod calls no API; only its movers need the network.
-	policies, isolated, err := kube.Isolation(p, "job", nil)
+	policies, isolated, err := kube.Isolation(p, nil)
 	if err != nil {
 		return emit.Settle(emit.Result{}, err)
 	}

@@ -43,7 +43,7 @@ func moveData(p *ir.Pipeline, s *ir.Step, ref func(param string) string, spec *c
 	if len(s.Fetches) == 0 && len(s.Uploads) == 0 {
 		return nil
 	}
-	if err := kube.RefuseStore(p, "job", "a Job"); err != nil {
+	if err := kube.RefuseStore(p, "a Job"); err != nil {
 		return err
 	}
 	m := kube.Mover{

@@ -176,7 +176,7 @@ func resultsFit(p *ir.Pipeline, s *ir.Step, main v1.Step) (bool, error) {
 	digests, uris := resultsSize(p, s)
 	budget := resultBudget(s, main)
 	if digests > budget {
-		return false, emit.Refuse(diag.ResultsTooLarge, s.Loc, "tekton: step %s uploads %d outputs, and the results that record their sha256 take %d bytes, more than the %d that the kubelet keeps of the upload step's termination message, where Tekton puts them (12 KiB a pod, shared by its %d containers); split the step's outputs among fewer folders, or use --backend argo", s.Name, len(s.Uploads), digests, budget, podContainers(s, main))
+		return false, emit.Refuse(diag.ResultsTooLarge, s.Loc, "step %s uploads %d outputs, and the results that record their sha256 take %d bytes, more than the %d that the kubelet keeps of the upload step's termination message, where Tekton puts them (12 KiB a pod, shared by its %d containers); split the step's outputs among fewer folders, or use --backend argo", s.Name, len(s.Uploads), digests, budget, podContainers(s, main))
 	}
 	return digests+uris <= budget, nil
 }
@@ -235,7 +235,7 @@ func uriWarnings(p *ir.Pipeline) diag.Diagnostics {
 		}
 		main := step(p, s)
 		if digests, uris := resultsSize(p, s); digests <= resultBudget(s, main) && digests+uris > resultBudget(s, main) {
-			out = append(out, diag.Warnf(diag.TektonURIsLeftOut, s.Loc, "tekton: step %s uploads %d outputs, and the results of their s3:// URIs do not fit beside their sha256 in the %d bytes that the kubelet keeps of the upload step's termination message (12 KiB a pod, shared by its %d containers): only the -sha256 results are given; each output is at s3://%s/<run uid>/%s/<output>", s.Name, len(s.Uploads), resultBudget(s, main), podContainers(s, main), p.ObjectStore.S3.Bucket, s.Name))
+			out = append(out, diag.Warnf(diag.TektonURIsLeftOut, s.Loc, "step %s uploads %d outputs, and the results of their s3:// URIs do not fit beside their sha256 in the %d bytes that the kubelet keeps of the upload step's termination message (12 KiB a pod, shared by its %d containers): only the -sha256 results are given; each output is at s3://%s/<run uid>/%s/<output>", s.Name, len(s.Uploads), resultBudget(s, main), podContainers(s, main), p.ObjectStore.S3.Bucket, s.Name))
 		}
 	}
 	return out
@@ -245,7 +245,7 @@ func uriWarnings(p *ir.Pipeline) diag.Diagnostics {
 // give: an object store it can use (kube.RefuseStore); a file of a
 // per-pod volume mounted itself (podFiles).
 func objectRefusals(p *ir.Pipeline) error {
-	if err := kube.RefuseStore(p, "tekton", "Tekton"); err != nil {
+	if err := kube.RefuseStore(p, "Tekton"); err != nil {
 		return err
 	}
 	for _, s := range containerSteps(p) {
@@ -273,7 +273,7 @@ func podFiles(p *ir.Pipeline, s *ir.Step) error {
 			}
 		}
 		if file {
-			return emit.Refuse(diag.EngineCannotRun, s.Loc, "tekton: step %s mounts the file %s itself from a volume of its pod, which the kubelet makes a folder when the pod starts, before a step of the task could put the file there; mount its folder, or use --backend argo or a workspace claim (storage.workspace: claim)", s.Name, m.MountPath)
+			return emit.Refuse(diag.EngineCannotRun, s.Loc, "step %s mounts the file %s itself from a volume of its pod, which the kubelet makes a folder when the pod starts, before a step of the task could put the file there; mount its folder, or use --backend argo or a workspace claim (storage.workspace: claim)", s.Name, m.MountPath)
 		}
 	}
 	return nil

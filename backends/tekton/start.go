@@ -48,7 +48,7 @@ func startWarnings(p *ir.Pipeline, pl *v1.Pipeline, settings []setting) diag.Dia
 	var lacks, files, flags []string
 	for _, s := range settings {
 		if s.flags == "" {
-			out = append(out, diag.Warnf(diag.TektonNoStartFlag, s.at, "tekton: %s, and tkn pipeline start has no flag for it: print the run by adding --dry-run -o yaml to its flags, %s, and create it with kubectl create -f", s.lacks, s.field))
+			out = append(out, diag.Warnf(diag.TektonNoStartFlag, s.at, "%s, and tkn pipeline start has no flag for it: print the run by adding --dry-run -o yaml to its flags, %s, and create it with kubectl create -f", s.lacks, s.field))
 			continue
 		}
 		lacks, flags = append(lacks, s.lacks), append(flags, s.flags)
@@ -64,7 +64,7 @@ func startWarnings(p *ir.Pipeline, pl *v1.Pipeline, settings []setting) diag.Dia
 		tkn += " -n " + pl.Namespace
 	}
 	command := strings.Join(append(files, tkn+" "+strings.Join(flags, " ")), " && ")
-	start := diag.Warnf(diag.TektonStartFlag, p.Spec, "tekton: a Pipeline has %s: start it with: %s", joinAnd(lacks), command)
+	start := diag.Warnf(diag.TektonStartFlag, p.Spec, "a Pipeline has %s: start it with: %s", joinAnd(lacks), command)
 	return append(diag.Diagnostics{start}, out...)
 }
 

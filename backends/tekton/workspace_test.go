@@ -82,7 +82,7 @@ func TestHiddenProgramRefused(t *testing.T) {
 	p := workspacePipeline("python3", "/workspace/mnist.py")
 	p.ImageWorkspace = imageWorkspaceNone
 	_, err := compile(p, Options{})
-	if err == nil || !strings.Contains(err.Error(), `pipeline.yaml:3:3: tekton: step train runs "/workspace/mnist.py", in /workspace, where Tekton mounts an emptyDir in every step`) || !strings.Contains(err.Error(), "[MLC652]") {
+	if err == nil || !strings.Contains(err.Error(), `pipeline.yaml:3:3: step train runs "/workspace/mnist.py", in /workspace, where Tekton mounts an emptyDir in every step`) || !strings.Contains(err.Error(), "[MLC652]") {
 		t.Errorf("want the hidden program refused, got %v", err)
 	}
 	p = workspacePipeline("python3", "/workspace/mnist.py")
@@ -141,7 +141,7 @@ func TestUnseenProgramWarned(t *testing.T) {
 	second.Name = "evaluate"
 	p.Steps = append(p.Steps, &second)
 	w := workspaceWarnings(p)
-	if len(w) != 1 || w[0].Code != diag.TektonWorkspaceUnseen || !strings.Contains(w[0].String(), "pipeline.yaml:3:3: warning: tekton: steps train, evaluate run a script relative to the working directory of image template:1, and Tekton mounts an emptyDir at /workspace") {
+	if len(w) != 1 || w[0].Code != diag.TektonWorkspaceUnseen || !strings.Contains(w[0].String(), "pipeline.yaml:3:3: warning: steps train, evaluate run a script relative to the working directory of image template:1, and Tekton mounts an emptyDir at /workspace") {
 		t.Errorf("warnings %v", w)
 	}
 	p.ImageWorkspace = imageWorkspaceAlways

@@ -112,7 +112,8 @@ func TestGolden(t *testing.T) {
 // submit time, and Tekton's and the Job's of a bucket only Argo's
 // artifact repository names.
 func notForBackend(stderr string) bool {
-	return strings.Contains(stderr, "--backend: a Job runs one task") || strings.Contains(stderr, "--backend: a Job runs one step") || strings.Contains(stderr, "a Job has no run-time parameters") ||
+	return strings.Contains(stderr, "--backend: job: a Job runs one task") || strings.Contains(stderr, "--backend: job: a Job runs one step") ||
+		strings.Contains(stderr, "a Job has no run-time parameters") ||
 		strings.Contains(stderr, "has no artifact repository of its own")
 }
 

@@ -35,8 +35,8 @@ func TestLargePipelines(t *testing.T) {
 		refusal string
 	}{
 		{steps: 2000},
-		{steps: 1200, env: strings.Repeat("x", 1000), refusal: "p.yaml:1:1: steps: the Workflow would be 2.5 MiB, over Argo's limit on a Workflow of 1.0 MiB (split it into several pipelines"},
-		{steps: 20000, refusal: "p.yaml:1:1: steps: the Workflow would be 3.4 MiB, over Argo's limit on a Workflow of 1.0 MiB (split it into several pipelines"},
+		{steps: 1200, env: strings.Repeat("x", 1000), refusal: "p.yaml:1:1: steps: argo: the Workflow would be 2.5 MiB, over Argo's limit on a Workflow of 1.0 MiB (split it into several pipelines"},
+		{steps: 20000, refusal: "p.yaml:1:1: steps: argo: the Workflow would be 3.4 MiB, over Argo's limit on a Workflow of 1.0 MiB (split it into several pipelines"},
 		{steps: 20001, refusal: "p.yaml:1:1: steps: 20001 steps is more than the 20000 one pipeline may have (split it into several pipelines"},
 	}
 	for _, tc := range cases {

@@ -59,7 +59,7 @@ func Emit(t testing.TB, e emit.Engine, p *ir.Pipeline, diags diag.Diagnostics, o
 	if diags.HasErrors() {
 		return out
 	}
-	res, err := e.Emit(p, opts)
+	res, err := emit.Emit(e, p, opts)
 	if err != nil {
 		t.Fatalf("%s: %v", e.Name(), err)
 	}

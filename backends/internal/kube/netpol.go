@@ -36,7 +36,7 @@ type Egress struct {
 // warns), and the refusals what cannot be
 // said. A NetworkPolicy is enforced only where the cluster's network
 // plugin does (docs/backends.md).
-func NoNetworkPolicy(p *ir.Pipeline, backend string, engine []Egress) (*networkingv1.NetworkPolicy, diag.Diagnostics) {
+func NoNetworkPolicy(p *ir.Pipeline, engine []Egress) (*networkingv1.NetworkPolicy, diag.Diagnostics) {
 	var isolated []*ir.Step
 	for _, s := range p.Steps {
 		if s.NoNetwork {
@@ -50,7 +50,7 @@ func NoNetworkPolicy(p *ir.Pipeline, backend string, engine []Egress) (*networki
 	var out diag.Diagnostics
 	movers := false
 	for _, s := range isolated {
-		more, err := moverEgress(p, backend, s)
+		more, err := moverEgress(p, s)
 		out = append(out, err...)
 		needs = append(needs, more...)
 		movers = movers || len(more) > 0
@@ -76,14 +76,14 @@ func NoNetworkPolicy(p *ir.Pipeline, backend string, engine []Egress) (*networki
 	// docs; what the spec's data needs, which the user can change, is
 	// warned about.
 	if movers {
-		out = append(out, diag.Warnf(diag.IsolationEgress, isolated[0].Loc, "%s: the NetworkPolicy %s shuts MedPerf's %s %s off the network, as MedPerf does, but for egress the containers beside the user's need in the same pod, which the user's container shares: %s. Where the data lives on the claim (storage.pvc) and on --backend tekton or job, nothing is left open; medperf: {network: allowed} on the platform opts out", backend, policy.Name, word(len(isolated), "step", "steps"), stepNames(isolated), strings.Join(whys, "; ")))
+		out = append(out, diag.Warnf(diag.IsolationEgress, isolated[0].Loc, "the NetworkPolicy %s shuts MedPerf's %s %s off the network, as MedPerf does, but for egress the containers beside the user's need in the same pod, which the user's container shares: %s. Where the data lives on the claim (storage.pvc) and on --backend tekton or job, nothing is left open; medperf: {network: allowed} on the platform opts out", policy.Name, word(len(isolated), "step", "steps"), stepNames(isolated), strings.Join(whys, "; ")))
 	}
 	return policy, out
 }
 
 // moverEgress is what the containers that fetch and upload step s's data
 // must reach: the platform's S3 endpoint, each HTTP(S) input's host.
-func moverEgress(p *ir.Pipeline, backend string, s *ir.Step) ([]Egress, diag.Diagnostics) {
+func moverEgress(p *ir.Pipeline, s *ir.Step) ([]Egress, diag.Diagnostics) {
 	var out []Egress
 	store := len(s.Uploads) > 0
 	for _, f := range s.Fetches {
@@ -105,7 +105,7 @@ func moverEgress(p *ir.Pipeline, backend string, s *ir.Step) ([]Egress, diag.Dia
 		return out, nil
 	}
 	if p.ObjectStore == nil || p.ObjectStore.S3 == nil {
-		return out, diag.Diagnostics{diag.Errorf(diag.IsolationUnsaid, s.Loc, "%s: step %s is MedPerf's, which runs with the network off, and moves its data through Argo's artifact repository, whose endpoint the compiler does not know, so the NetworkPolicy that shuts its pod off the network cannot let the executor reach it; name the bucket with objectStore.s3 (endpoint, bucket and Secret keys), keep the data on the claim (storage.pvc), or opt out with medperf: {network: allowed}", backend, s.Name)}
+		return out, diag.Diagnostics{diag.Errorf(diag.IsolationUnsaid, s.Loc, "step %s is MedPerf's, which runs with the network off, and moves its data through Argo's artifact repository, whose endpoint the compiler does not know, so the NetworkPolicy that shuts its pod off the network cannot let the executor reach it; name the bucket with objectStore.s3 (endpoint, bucket and Secret keys), keep the data on the claim (storage.pvc), or opt out with medperf: {network: allowed}", s.Name)}
 	}
 	b := p.ObjectStore.S3
 	host, port, err := net.SplitHostPort(b.Endpoint)
@@ -192,8 +192,8 @@ func stepNames(steps []*ir.Step) string {
 
 // Isolation is NoNetworkPolicy as an engine's result takes it: the
 // policy (none, or one), its warning, and its refusals as an error.
-func Isolation(p *ir.Pipeline, backend string, engine []Egress) ([]any, diag.Diagnostics, error) {
-	policy, diags := NoNetworkPolicy(p, backend, engine)
+func Isolation(p *ir.Pipeline, engine []Egress) ([]any, diag.Diagnostics, error) {
+	policy, diags := NoNetworkPolicy(p, engine)
 	var refused, warned diag.Diagnostics
 	for _, d := range diags {
 		if d.Severity == diag.Error {

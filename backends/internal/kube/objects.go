@@ -208,16 +208,16 @@ func Uploaded(p *ir.Pipeline, o ir.Output) ir.Upload {
 // rclone has no bucket, a platform for Argo alone, so that refusal is of
 // p's shape (emit.RefuseShape). who names the engine in its message, as
 // "Tekton".
-func RefuseStore(p *ir.Pipeline, engine, who string) error {
+func RefuseStore(p *ir.Pipeline, who string) error {
 	for _, s := range p.Steps {
 		if len(s.Fetches) == 0 && len(s.Uploads) == 0 {
 			continue
 		}
 		if p.ObjectStore == nil || p.ObjectStore.ToolImage == "" {
-			return emit.Refuse(diag.NoObjectStore, p.Platform, "%s: step %s moves data, which %s does in a tool image that the platform's objectStore names; add objectStore (its toolImage alone, or s3 with the bucket's endpoint and Secret keys), or use --backend argo", engine, s.Name, who)
+			return emit.Refuse(diag.NoObjectStore, p.Platform, "step %s moves data, which %s does in a tool image that the platform's objectStore names; add objectStore (its toolImage alone, or s3 with the bucket's endpoint and Secret keys), or use --backend argo", s.Name, who)
 		}
 		if why := NeedsBucket(s); why != "" && p.ObjectStore.S3 == nil {
-			return emit.RefuseShape(p.Platform.Field("objectStore"), "%s: step %s %s, and %s has no artifact repository of its own: it fetches and uploads with rclone, which needs the bucket itself; name it in objectStore.s3 (its endpoint, bucket and Secret keys) in place of Argo's artifact repository, or use --backend argo", engine, s.Name, why, who)
+			return emit.RefuseShape(p.Platform.Field("objectStore"), "step %s %s, and %s has no artifact repository of its own: it fetches and uploads with rclone, which needs the bucket itself; name it in objectStore.s3 (its endpoint, bucket and Secret keys) in place of Argo's artifact repository, or use --backend argo", s.Name, why, who)
 		}
 	}
 	return nil
