@@ -48,6 +48,10 @@ type Diagnostic struct {
 	// job); empty for the compiler's own. Text prints it before the
 	// message, JSON as a field of its own.
 	Engine string `json:",omitempty"`
+	// Detail says why, with the cluster's or a version's facts behind the
+	// message, which says one fact: text prints it with --verbose, JSON
+	// always.
+	Detail string `json:",omitempty"`
 	// Hint says what to do, apart from the message (did you mean "x"?):
 	// text prints it after the message, JSON as a field of its own.
 	Hint string
@@ -90,7 +94,13 @@ func (d Diagnostic) Origin() string {
 // same reports whether d and e say the same thing at the same place.
 func (d Diagnostic) same(e Diagnostic) bool {
 	return d.Pos == e.Pos && d.Field == e.Field && d.Message == e.Message && d.Severity == e.Severity &&
-		d.Code == e.Code && d.Engine == e.Engine && d.Hint == e.Hint && slices.Equal(d.Path, e.Path) && slices.Equal(d.Related, e.Related)
+		d.Code == e.Code && d.Engine == e.Engine && d.Detail == e.Detail && d.Hint == e.Hint && slices.Equal(d.Path, e.Path) && slices.Equal(d.Related, e.Related)
+}
+
+// WithDetail is d with the detail format and args say as its Detail.
+func (d Diagnostic) WithDetail(format string, args ...any) Diagnostic {
+	d.Detail = fmt.Sprintf(format, args...)
+	return d
 }
 
 // WithHint is d with hint as its Hint.

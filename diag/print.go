@@ -19,6 +19,9 @@ type Problem struct {
 	Severity string `json:"severity"`
 	Field    string `json:"field"`
 	Message  string `json:"message"`
+	// Detail says why, with the facts behind the message; absent where
+	// the message says it all.
+	Detail string `json:"detail,omitempty"`
 	// Code names the kind of problem (docs/troubleshooting.md has a
 	// section for each); a warning's is what --disable and a disable
 	// comment take. Empty only for a note.
@@ -49,7 +52,7 @@ type RelatedProblem struct {
 // problem is d as the json form prints it.
 func problem(d Diagnostic) Problem {
 	p := Problem{File: d.Pos.File, Line: d.Pos.Line, Column: d.Pos.Col, Severity: d.Severity.String(), Field: d.Field,
-		Message: d.Message, Code: string(d.Code), Hint: d.Hint, Engine: d.Engine, Origin: d.Origin()}
+		Message: d.Message, Detail: d.Detail, Code: string(d.Code), Hint: d.Hint, Engine: d.Engine, Origin: d.Origin()}
 	for _, e := range d.Path {
 		if e.Item {
 			p.Path = append(p.Path, e.Index)
@@ -64,10 +67,11 @@ func problem(d Diagnostic) Problem {
 }
 
 // Format prints ds, in the order given, in form (one of Formats): text as
-// one String line each, json as one array of Problems, github as one
-// workflow command a problem that annotates its file (a note as
-// ::notice), its related places in its message.
-func Format(form string, ds Diagnostics) ([]byte, error) {
+// one String line each, and with detail each Detail indented on the line
+// after it; json as one array of Problems, with their details; github as
+// one workflow command a problem that annotates its file (a note as
+// ::notice), its detail and related places lines of its message.
+func Format(form string, ds Diagnostics, detail bool) ([]byte, error) {
 	var b strings.Builder
 	switch form {
 	case "json":
@@ -86,6 +90,9 @@ func Format(form string, ds Diagnostics) ([]byte, error) {
 		// message, not annotations of their own.
 		for _, d := range ds {
 			message := d.fieldMessage()
+			if d.Detail != "" {
+				message += "\n" + d.Detail
+			}
 			for _, r := range d.relatedNotes() {
 				message += "\n" + r.String()
 			}
@@ -94,6 +101,9 @@ func Format(form string, ds Diagnostics) ([]byte, error) {
 	default:
 		for _, d := range ds {
 			b.WriteString(d.String() + "\n")
+			if detail && d.Detail != "" {
+				b.WriteString("    " + d.Detail + "\n")
+			}
 			for _, r := range d.relatedNotes() {
 				b.WriteString(r.String() + "\n")
 			}

@@ -226,7 +226,7 @@ func request(c *cli.Context, s *session) (driver.Request, error) {
 
 // verboseFlag asks for notes: which platform file was read, and why.
 func verboseFlag() cli.Flag {
-	return &cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "also print notes on stderr: which platform file was read because of where it is"}
+	return &cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "also print notes on stderr (which platform file was read because of where it is), and each problem's detail: why, and the cluster's or versions' facts behind it"}
 }
 
 // errorFormatFlag is how errors and warnings are printed on stderr.

@@ -32,7 +32,7 @@ func lintCommand(stdout io.Writer) *cli.Command {
 			disableFlag(),
 			valuesFlag("values `FILE` of param: value lines, for every pipeline linted that has those params, as the compile's -f (an MPI, Dask or torch step's ${params.X} needs a value at compile time); repeatable, later files win"),
 			setFlag("give param `NAME=VALUE` a value in every pipeline linted that has it, as the compile's --set; repeatable, wins over -f"),
-			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "also name each YAML file skipped as not a cube, platform or pipeline file"},
+			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "also name each YAML file skipped as not a cube, platform or pipeline file, and print each problem's detail: why, and the cluster's or versions' facts behind it"},
 			&cli.StringFlag{Name: "platform", Usage: "treat files matching `GLOB` as platform files, whatever their content"},
 			&cli.StringFlag{Name: "task", Usage: "treat files matching `GLOB` as pipeline or invoke files, whatever their content"},
 			&cli.StringSliceFlag{Name: "exclude", Usage: "skip files and folders matching `GLOB` (their path or name), such as templates; repeatable"},
@@ -63,7 +63,7 @@ func lintCommand(stdout io.Writer) *cli.Command {
 			if c.Bool("verbose") && !slices.Contains(disabled, diag.FileSkipped) {
 				notes = skippedNotes(report.Skipped)
 			}
-			if err := writeDiagnostics(stdout, format, notes, report.Diagnostics, lintSummary(report)); err != nil {
+			if err := writeDiagnostics(stdout, format, c.Bool("verbose"), notes, report.Diagnostics, lintSummary(report)); err != nil {
 				return err
 			}
 			if report.Diagnostics.HasErrors() {

@@ -32,14 +32,15 @@ func checkFormat(flag, format string) error {
 }
 
 // writeDiagnostics prints notes, then diagnostics, in format, in the
-// order given, as diag.Format prints them. summary, when set, ends the
-// text and github forms.
-func writeDiagnostics(w io.Writer, format string, notes []note, diags diag.Diagnostics, summary string) error {
+// order given, as diag.Format prints them, with their details when
+// detail is set (--verbose). summary, when set, ends the text and github
+// forms.
+func writeDiagnostics(w io.Writer, format string, detail bool, notes []note, diags diag.Diagnostics, summary string) error {
 	all := make(diag.Diagnostics, 0, len(notes)+len(diags))
 	for _, n := range notes {
 		all = append(all, diag.Diagnostic{Pos: diag.Pos{File: n.File}, Field: n.Field, Message: n.Message, Severity: diag.Note, Code: n.Code})
 	}
-	out, err := diag.Format(format, append(all, diags...))
+	out, err := diag.Format(format, append(all, diags...), detail)
 	if err != nil {
 		return err
 	}

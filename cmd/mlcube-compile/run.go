@@ -32,8 +32,10 @@ type session struct {
 	stdout   io.Writer
 	notes    []note
 	warnings diag.Diagnostics
-	// format is --error-format: text, json or github.
-	format string
+	// format is --error-format: text, json or github; verbose is
+	// --verbose, which prints each diagnostic's detail in text.
+	format  string
+	verbose bool
 	// command is the command run, "" for the compile: where a usage
 	// error's hint points.
 	command string
@@ -117,7 +119,7 @@ func (s *session) report(err error, stderr io.Writer) int {
 		line = ""
 	}
 	if len(found) > 0 || len(notes) > 0 {
-		if werr := writeDiagnostics(stderr, s.format, notes, found, ""); werr != nil && code == exitOK {
+		if werr := writeDiagnostics(stderr, s.format, s.verbose, notes, found, ""); werr != nil && code == exitOK {
 			code, line = exitBadSpec, fmt.Sprintf("mlcube-compile: %v", werr)
 		}
 	}
@@ -235,6 +237,7 @@ func (s *session) readFormat(c *cli.Context) error {
 		return err
 	}
 	s.format = c.String("error-format")
+	s.verbose = c.Bool("verbose")
 	return nil
 }
 

@@ -26,16 +26,20 @@ func TestInferEdges(t *testing.T) {
 		want [][]int // per step, the steps it waits for
 	}{
 		{"read after write", []IO{{Writes: []string{"w:/data"}}, {Reads: []string{"w:/data"}}}, [][]int{{}, {0}}},
-		{"a reader declared first still waits for the writer", []IO{{Reads: []string{"w:/data"}}, {Writes: []string{"w:/data"}}}, [][]int{{1}, {}}},
+		{"a reader declared first still waits for the writer",
+			[]IO{{Reads: []string{"w:/data"}}, {Writes: []string{"w:/data"}}}, [][]int{{1}, {}}},
 		{"two writers of one file run in declaration order (hello_world)", []IO{
 			{Reads: []string{"w:/names/alice.txt"}, Writes: []string{"w:/chats/chat.txt"}},
 			{Reads: []string{"w:/names/alice.txt"}, Writes: []string{"w:/chats/chat.txt"}},
 		}, [][]int{{}, {0}}},
-		{"a file inside a written folder", []IO{{Writes: []string{"w:/data"}}, {Reads: []string{"w:/data/raw.txt"}}}, [][]int{{}, {0}}},
-		{"a sibling with a shared prefix is not inside", []IO{{Writes: []string{"w:/data"}}, {Reads: []string{"w:/data2"}}}, [][]int{{}, {}}},
+		{"a file inside a written folder", []IO{{Writes: []string{"w:/data"}}, {Reads: []string{"w:/data/raw.txt"}}},
+			[][]int{{}, {0}}},
+		{"a sibling with a shared prefix is not inside", []IO{{Writes: []string{"w:/data"}}, {Reads: []string{"w:/data2"}}},
+			[][]int{{}, {}}},
 		{"other volumes do not touch", []IO{{Writes: []string{"a:/data"}}, {Reads: []string{"b:/data"}}}, [][]int{{}, {}}},
 		{"readers only run in parallel", []IO{{Reads: []string{"w:/data"}}, {Reads: []string{"w:/data"}}}, [][]int{{}, {}}},
-		{"the workspace root overlaps everything", []IO{{Writes: []string{"w:/"}}, {Reads: []string{"w:/x"}}}, [][]int{{}, {0}}},
+		{"the workspace root overlaps everything", []IO{{Writes: []string{"w:/"}}, {Reads: []string{"w:/x"}}},
+			[][]int{{}, {0}}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

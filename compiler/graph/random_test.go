@@ -41,7 +41,8 @@ func TestRandomPipelinesReduceAsDefined(t *testing.T) {
 		io := make([]graph.IO, n)
 		names := make([]string, n)
 		for i, s := range steps {
-			io[i] = graph.IO{Reads: []string{"w:/" + strings.TrimSuffix(s.Read, "/")}, Writes: []string{"w:/" + strings.TrimSuffix(s.Write, "/")}}
+			io[i] = graph.IO{Reads: []string{"w:/" + strings.TrimSuffix(s.Read, "/")},
+				Writes: []string{"w:/" + strings.TrimSuffix(s.Write, "/")}}
 			names[i] = s.Name
 		}
 		edges := graph.PairEdges(io)

@@ -31,10 +31,23 @@ func (lw *lowering) warnDRA(r *gpuRequest) {
 	}
 	lw.gpus.warned[key] = true
 	if r.SharedClaim != "" {
-		lw.notef(diag.GPUsByDRA, r.at, "GPUs by Dynamic Resource Allocation: the pods share the existing ResourceClaim %s, and get its devices whatever count they ask for, on the node those are on; a cluster older than Kubernetes 1.34 drops the pods' claims unless its DynamicResourceAllocation feature is on, so they run without GPUs; without the claim, or the DRA driver of its devices, the pods stay Pending, unschedulable (resourceclaim %q not found, or \"cannot allocate all claims\"); kubectl get resourceclaim %s shows it", r.SharedClaim, r.SharedClaim, r.SharedClaim)
+		lw.diags = append(lw.diags, diag.Notef(diag.GPUsByDRA, r.at,
+			"GPUs by Dynamic Resource Allocation: the pods share the existing ResourceClaim %s", r.SharedClaim).WithDetail(
+			"They get its devices whatever count they ask for, on the node those are on. A cluster older than Kubernetes 1.34 "+
+				"drops the pods' claims unless its DynamicResourceAllocation feature is on, so they run without GPUs; without "+
+				"the claim, or the DRA driver of its devices, the pods stay Pending, unschedulable (resourceclaim %q not found, "+
+				"or \"cannot allocate all claims\"); kubectl get resourceclaim %s shows it", r.SharedClaim, r.SharedClaim))
 		return
 	}
-	lw.notef(diag.GPUsByDRA, r.at, "GPUs by Dynamic Resource Allocation, of device class %s: each pod that asks for GPUs gets a claim of its own from a resource.k8s.io/v1 ResourceClaimTemplate made before the run (a pod that cannot carry claims asks for the class's extended resource). A cluster older than Kubernetes 1.34 serves no resource.k8s.io/v1, so it refuses the template, and unless its DynamicResourceAllocation feature is on it drops the pods' claims, so they run without GPUs; on a cluster without the class's DRA driver the pods stay Pending, unschedulable (\"device class %s does not exist\", or \"cannot allocate all claims\" while no node publishes a matching device); kubectl get deviceclass %s shows whether the cluster has it", r.DeviceClass, r.DeviceClass, r.DeviceClass)
+	lw.diags = append(lw.diags, diag.Notef(diag.GPUsByDRA, r.at,
+		"GPUs by Dynamic Resource Allocation, of device class %s: each GPU pod claims its own from a ResourceClaimTemplate",
+		r.DeviceClass).WithDetail(
+		"The resource.k8s.io/v1 ResourceClaimTemplate is made before the run; a pod that cannot carry claims asks for the "+
+			"class's extended resource. A cluster older than Kubernetes 1.34 serves no resource.k8s.io/v1, so it refuses the "+
+			"template, and unless its DynamicResourceAllocation feature is on it drops the pods' claims, so they run without "+
+			"GPUs; on a cluster without the class's DRA driver the pods stay Pending, unschedulable (\"device class %s does "+
+			"not exist\", or \"cannot allocate all claims\" while no node publishes a matching device); kubectl get "+
+			"deviceclass %s shows whether the cluster has it", r.DeviceClass, r.DeviceClass))
 }
 
 // checkUnasked refuses DRA fields in a mapping written at at, under

@@ -5,7 +5,8 @@ import (
 )
 
 func TestEnvFile(t *testing.T) {
-	vars, diags := parseEnvFile("mlops.env", []byte("# comment\n\nexport A=1\nB=\"two words\"\nC='x=y'\n9BAD=1\n"), Flag("steps").Field("s").Field("envFile"))
+	vars, diags := parseEnvFile("mlops.env", []byte("# comment\n\nexport A=1\nB=\"two words\"\nC='x=y'\n9BAD=1\n"),
+		Flag("steps").Field("s").Field("envFile"))
 	if len(vars) != 3 || vars[1].Value != "two words" || vars[2].Value != "x=y" {
 		t.Fatalf("vars %+v", vars)
 	}

@@ -12,7 +12,8 @@ import (
 // be a valid variable whose value holds no engine syntax.
 func FuzzEnvFile(f *testing.F) {
 	spectest.AddSeeds(f, "../../..", ".env")
-	for _, seed := range []string{"A=1\n", "export B='x y'\n# c\n\nC=\"q\"\n", "bad line\n", "D=$(id)\n", "E={{x}}\n", "=1\n", "F==\n"} {
+	for _, seed := range []string{"A=1\n", "export B='x y'\n# c\n\nC=\"q\"\n", "bad line\n", "D=$(id)\n", "E={{x}}\n",
+		"=1\n", "F==\n"} {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {
@@ -47,7 +48,8 @@ func aliasBomb() []byte {
 }
 
 func TestAliasBombIsRefused(t *testing.T) {
-	if f, diags := ParseYAML("bomb.yaml", Flag("--platform"), aliasBomb()); f != nil || !strings.Contains(diags.Error(), "aliases expand to more than") {
+	if f, diags := ParseYAML("bomb.yaml", Flag("--platform"), aliasBomb()); f != nil ||
+		!strings.Contains(diags.Error(), "aliases expand to more than") {
 		t.Errorf("accepted, or refused for another reason: %v", diags)
 	}
 }

@@ -22,37 +22,52 @@ func TestYAMLSlips(t *testing.T) {
 		name, src string
 		want      slip
 	}{
-		{"tab", "name: demo\ndocker:\n\timage: x\n", slip{3, 1, "a tab indents this line, and YAML indents with spaces only: replace the tab with spaces"}},
-		{"tab after spaces", "a:\n  b: 1\n  \tc: 2\n", slip{3, 3, "a tab indents this line, and YAML indents with spaces only: replace the tab with spaces"}},
-		{"tab before a top key", "name: demo\n\tdocker: x\n", slip{2, 1, "a tab indents this line, and YAML indents with spaces only: replace the tab with spaces"}},
+		{"tab", "name: demo\ndocker:\n\timage: x\n",
+			slip{3, 1, "a tab indents this line, and YAML indents with spaces only: replace the tab with spaces"}},
+		{"tab after spaces", "a:\n  b: 1\n  \tc: 2\n",
+			slip{3, 3, "a tab indents this line, and YAML indents with spaces only: replace the tab with spaces"}},
+		{"tab before a top key", "name: demo\n\tdocker: x\n",
+			slip{2, 1, "a tab indents this line, and YAML indents with spaces only: replace the tab with spaces"}},
 		{"out of line", "steps:\n  train:\n    task: train\n   args: [x]\n",
-			slip{4, 4, `this line is indented by 3 spaces, which lines up with nothing above it: indent it by 2 spaces, as "train:" on line 2, or indent it by 4 spaces, as "task:" on line 3`}},
+			slip{4, 4, `this line is indented by 3 spaces, which lines up with nothing above it: indent it by 2 spaces, as ` +
+				`"train:" on line 2, or indent it by 4 spaces, as "task:" on line 3`}},
 		{"out of line at the margin", "a:\n    b: 1\n  c: 2\n",
-			slip{3, 3, `this line is indented by 2 spaces, which lines up with nothing above it: start it at the left margin, as "a:" on line 1, or indent it by 4 spaces, as "b:" on line 2`}},
+			slip{3, 3, `this line is indented by 2 spaces, which lines up with nothing above it: start it at the left margin, ` +
+				`as "a:" on line 1, or indent it by 4 spaces, as "b:" on line 2`}},
 		{"out of line in a list", "steps:\n  - name: a\n    image: b\n   cmd: c\n",
-			slip{4, 4, `this line is indented by 3 spaces, which lines up with nothing above it: indent it by 2 spaces, as "-" on line 2, or indent it by 4 spaces, as "image:" on line 3`}},
+			slip{4, 4, `this line is indented by 3 spaces, which lines up with nothing above it: indent it by 2 spaces, as ` +
+				`"-" on line 2, or indent it by 4 spaces, as "image:" on line 3`}},
 		{"under a value", "docker:\n  image: x\n    tag: 1\n",
-			slip{3, 5, `this line is indented more than "image:" on line 2, which already has a value, so nothing can nest under it: indent it by 2 spaces, as "image:" is`}},
+			slip{3, 5, `this line is indented more than "image:" on line 2, which already has a value, so nothing can nest ` +
+				`under it: indent it by 2 spaces, as "image:" is`}},
 		{"under a quoted value", "a: \"x\"\n  b: 1\n",
-			slip{2, 3, `this line is indented more than "a:" on line 1, which already has a value, so nothing can nest under it: start it at the left margin, as "a:" is`}},
+			slip{2, 3, `this line is indented more than "a:" on line 1, which already has a value, so nothing can nest under ` +
+				`it: start it at the left margin, as "a:" is`}},
 		{"colon in a plain value", "name: demo\ndescription: training: the model\n",
-			slip{2, 22, `the value of "description" holds ": ", which YAML reads as the start of another key: put the value in quotes, as description: "training: the model"`}},
+			slip{2, 22, `the value of "description" holds ": ", which YAML reads as the start of another key: put the value ` +
+				`in quotes, as description: "training: the model"`}},
 		{"colon in a plain value with quotes", "a: say \"hi\": now # c\n",
-			slip{1, 12, `the value of "a" holds ": ", which YAML reads as the start of another key: put the value in quotes, as a: 'say "hi": now'`}},
+			slip{1, 12, `the value of "a" holds ": ", which YAML reads as the start of another key: put the value in quotes, ` +
+				`as a: 'say "hi": now'`}},
 		{"no space after a colon", "name: demo\ndocker:x\ntasks: {}\n",
-			slip{2, 7, `"docker:x" has no space after its colon, so YAML reads it as one word, not as a key and its value: write "docker: x"`}},
+			slip{2, 7, `"docker:x" has no space after its colon, so YAML reads it as one word, not as a key and its value: ` +
+				`write "docker: x"`}},
 		{"no space after the first key", "namespace:ml\nserviceAccountName: runner\n",
-			slip{1, 10, `"namespace:ml" has no space after its colon, so YAML reads it as one word, not as a key and its value: write "namespace: ml"`}},
+			slip{1, 10, `"namespace:ml" has no space after its colon, so YAML reads it as one word, not as a key and its ` +
+				`value: write "namespace: ml"`}},
 		{"text lined up with a key below", "a:\n  some text\n  b: 1\n",
 			slip{2, 3, `this line sits among the keys of a mapping but is not "key: value": write it as key: value`}},
 		{"no colon", "name: demo\ndocker\n  image: x\n",
 			slip{2, 1, `"docker" has no colon after it, so it is not a key: write "docker:"`}},
 		{"text among keys", "name: demo\nsome words here\nb: 1\n",
-			slip{2, 1, `this line sits among the keys of a mapping but is not "key: value": write it as key: value, or indent it more than "name:" to go on with its value`}},
+			slip{2, 1, `this line sits among the keys of a mapping but is not "key: value": write it as key: value, or indent ` +
+				`it more than "name:" to go on with its value`}},
 		{"unclosed double quote", "steps:\n  train: {task: \"train}\n",
-			slip{2, 17, `this " is never closed, so the string runs to the end of the file: add the closing " where the string ends`}},
+			slip{2, 17, `this " is never closed, so the string runs to the end of the file: add the closing " where the ` +
+				`string ends`}},
 		{"unclosed single quote", "a: 'x\n",
-			slip{1, 4, `this ' is never closed, so the string runs to the end of the file: add the closing ' where the string ends`}},
+			slip{1, 4, `this ' is never closed, so the string runs to the end of the file: add the closing ' where the ` +
+				`string ends`}},
 		{"quote closed on a later line", "a: \"x\nb: 1\nc: \"y\"\n",
 			slip{1, 4, `this " is not closed on its line, so the string runs on to the " on line 3: close it on line 1`}},
 		{"quote closed on a later line in a list", "steps:\n  train:\n    task: \"train\n    args: [\"x\"]\n",
@@ -69,18 +84,26 @@ func TestYAMLSlips(t *testing.T) {
 			slip{1, 43, `this } would close the [ at line 1, column 38, which only ] closes: add ] where that list ends`}},
 		{"text after a bracket", "a: [x, y] z\n",
 			slip{1, 11, `text follows the ] that closes this list: put it inside the brackets, or start a comment with " #"`}},
-		{"list on the line of its key", "a: - x\n", slip{1, 4, `a list cannot start on the line of its key "a": put each "- " item on a line of its own below the key, indented`}},
+		{"list on the line of its key", "a: - x\n", slip{1, 4,
+			`a list cannot start on the line of its key "a": put each "- " item on a line of its own below the key, indented`}},
 		{"key among list items", "a:\n  - x\n  y: 1\n",
-			slip{3, 3, `this key lines up with the "-" on line 2, but a list holds only "- " items: indent it as the keys of that item are, or line it up with the key the list belongs to`}},
+			slip{3, 3, `this key lines up with the "-" on line 2, but a list holds only "- " items: indent it as the keys of ` +
+				`that item are, or line it up with the key the list belongs to`}},
 		{"one space out", "- a: 1\n - b: 2\n",
-			slip{2, 2, `this line is indented by 1 space, which lines up with nothing above it: start it at the left margin, as "-" on line 1, or indent it by 2 spaces, as "a:" on line 1`}},
+			slip{2, 2, `this line is indented by 1 space, which lines up with nothing above it: start it at the left margin, ` +
+				`as "-" on line 1, or indent it by 2 spaces, as "a:" on line 1`}},
 		{"apostrophe in single quotes", "description: 'it's mine'\n",
-			slip{1, 17, `this ' ends the string that the ' at column 14 opens: inside '...', write a ' twice (''), or quote the string with " instead`}},
+			slip{1, 17, `this ' ends the string that the ' at column 14 opens: inside '...', write a ' twice (''), or quote ` +
+				`the string with " instead`}},
 		{"apostrophe in single quotes in a list", "args: ['don't']\n",
-			slip{1, 12, `this ' ends the string that the ' at column 8 opens: inside '...', write a ' twice (''), or quote the string with " instead`}},
-		{"unknown escape", "path: \"data\\set\"\n", slip{1, 12, `\s is not an escape YAML knows inside "...": write \\ for a backslash, or quote the string with ' instead`}},
-		{"JSON's escaped slash, which the decoder does not know", "url: \"http:\\/\\/x\"\n", slip{1, 12, `\/ is not an escape YAML knows inside "...": write \\ for a backslash, or quote the string with ' instead`}},
-		{"short unicode escape", "path: [\"C:\\Users\"]\n", slip{1, 11, `\U is not an escape YAML knows inside "...": write \\ for a backslash, or quote the string with ' instead`}},
+			slip{1, 12, `this ' ends the string that the ' at column 8 opens: inside '...', write a ' twice (''), or quote ` +
+				`the string with " instead`}},
+		{"unknown escape", "path: \"data\\set\"\n", slip{1, 12,
+			`\s is not an escape YAML knows inside "...": write \\ for a backslash, or quote the string with ' instead`}},
+		{"JSON's escaped slash, which the decoder does not know", "url: \"http:\\/\\/x\"\n", slip{1, 12,
+			`\/ is not an escape YAML knows inside "...": write \\ for a backslash, or quote the string with ' instead`}},
+		{"short unicode escape", "path: [\"C:\\Users\"]\n", slip{1, 11,
+			`\U is not an escape YAML knows inside "...": write \\ for a backslash, or quote the string with ' instead`}},
 		{"reserved character", "a: @x\n", slip{1, 4, `a plain value cannot start with @: put the value in quotes`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
