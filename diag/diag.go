@@ -52,9 +52,11 @@ type Diagnostic struct {
 	// message, which says one fact: text prints it with --verbose, JSON
 	// always.
 	Detail string `json:",omitempty"`
-	// Hint says what to do, apart from the message (did you mean "x"?):
-	// text prints it after the message, JSON as a field of its own.
-	Hint string
+	// Fixes say what to do, apart from the message, each as advice and,
+	// where it is a change of text (did you mean "x"?), the edits that
+	// make it: text prints the advice after the message, JSON the fixes
+	// as data.
+	Fixes []Fix `json:",omitempty"`
 	// Related are other places the message is about, such as where a
 	// key was first written: text prints each as a note after it.
 	Related []Related `json:",omitempty"`
@@ -94,7 +96,7 @@ func (d Diagnostic) Origin() string {
 // same reports whether d and e say the same thing at the same place.
 func (d Diagnostic) same(e Diagnostic) bool {
 	return d.Pos == e.Pos && d.Field == e.Field && d.Message == e.Message && d.Severity == e.Severity &&
-		d.Code == e.Code && d.Engine == e.Engine && d.Detail == e.Detail && d.Hint == e.Hint && slices.Equal(d.Path, e.Path) && slices.Equal(d.Related, e.Related)
+		d.Code == e.Code && d.Engine == e.Engine && d.Detail == e.Detail && slices.EqualFunc(d.Fixes, e.Fixes, Fix.equal) && slices.Equal(d.Path, e.Path) && slices.Equal(d.Related, e.Related)
 }
 
 // WithDetail is d with the detail format and args say as its Detail.
@@ -103,10 +105,40 @@ func (d Diagnostic) WithDetail(format string, args ...any) Diagnostic {
 	return d
 }
 
-// WithHint is d with hint as its Hint.
-func (d Diagnostic) WithHint(hint string) Diagnostic {
-	d.Hint = hint
+// A Fix is one way to mend a problem: what to do, and, where it is a
+// change of text, the edits that make it, which an editor can apply.
+type Fix struct {
+	Message string
+	Edits   []Edit `json:",omitempty"`
+}
+
+// An Edit writes New in place of Old, which is written at Pos (quoted or
+// not, as YAML allows).
+type Edit struct {
+	Pos      Pos
+	Old, New string
+}
+
+func (f Fix) equal(g Fix) bool { return f.Message == g.Message && slices.Equal(f.Edits, g.Edits) }
+
+// WithFix is d with a fix: message, the advice, made by edits; an empty
+// message adds none.
+func (d Diagnostic) WithFix(message string, edits ...Edit) Diagnostic {
+	if message != "" {
+		d.Fixes = append(slices.Clip(d.Fixes), Fix{Message: message, Edits: edits})
+	}
 	return d
+}
+
+// WithSuggestion is d with the fix for an unknown name written at d's
+// place: `did you mean "train"?` and the edit that writes it, when one of
+// candidates is near enough to name (Nearest); else d as it is.
+func (d Diagnostic) WithSuggestion(name string, candidates []string) Diagnostic {
+	near := Nearest(name, candidates)
+	if near == "" {
+		return d
+	}
+	return d.WithFix(fmt.Sprintf("did you mean %q?", near), Edit{Pos: d.Pos, Old: name, New: near})
 }
 
 // Warnf is a warning of kind code about the value at.

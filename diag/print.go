@@ -27,8 +27,11 @@ type Problem struct {
 	// comment take. Empty only for a note.
 	Code string `json:"code,omitempty"`
 	// Hint says what to do, such as `did you mean "train"?`, where the
-	// message has one apart from itself.
+	// message has one apart from itself: the advice of Fixes, joined.
 	Hint string `json:"hint,omitempty"`
+	// Fixes are the ways to mend the problem, each its advice and the
+	// edits that make it, where it is a change of text.
+	Fixes []FixProblem `json:"fixes,omitempty"`
 	// Engine names the engine whose emit found the problem (argo,
 	// tekton, job); absent for the compiler's own.
 	Engine string `json:"engine,omitempty"`
@@ -49,10 +52,33 @@ type RelatedProblem struct {
 	Message string `json:"message"`
 }
 
+// FixProblem is a Fix as the json form prints it.
+type FixProblem struct {
+	Message string        `json:"message"`
+	Edits   []EditProblem `json:"edits,omitempty"`
+}
+
+// EditProblem is an Edit as the json form prints it: at file, line and
+// column, old is written; new goes in its place.
+type EditProblem struct {
+	File   string `json:"file"`
+	Line   int    `json:"line"`
+	Column int    `json:"column"`
+	Old    string `json:"old"`
+	New    string `json:"new"`
+}
+
 // problem is d as the json form prints it.
 func problem(d Diagnostic) Problem {
 	p := Problem{File: d.Pos.File, Line: d.Pos.Line, Column: d.Pos.Col, Severity: d.Severity.String(), Field: d.Field,
-		Message: d.Message, Detail: d.Detail, Code: string(d.Code), Hint: d.Hint, Engine: d.Engine, Origin: d.Origin()}
+		Message: d.Message, Detail: d.Detail, Code: string(d.Code), Hint: d.advice(), Engine: d.Engine, Origin: d.Origin()}
+	for _, f := range d.Fixes {
+		fp := FixProblem{Message: f.Message}
+		for _, e := range f.Edits {
+			fp.Edits = append(fp.Edits, EditProblem{e.Pos.File, e.Pos.Line, e.Pos.Col, e.Old, e.New})
+		}
+		p.Fixes = append(p.Fixes, fp)
+	}
 	for _, e := range d.Path {
 		if e.Item {
 			p.Path = append(p.Path, e.Index)
@@ -132,20 +158,29 @@ func githubCommand(s Severity) string {
 }
 
 // fieldMessage is "field.path: engine: message", without the field or
-// the engine where there is none, then "; " and the hint when there is
-// one, and the code in brackets when there is one.
+// the engine where there is none, then "; " and the fixes' advice when
+// there are fixes, and the code in brackets when there is one.
 func (d Diagnostic) fieldMessage() string {
 	out := d.engineMessage()
 	if d.Field != "" {
 		out = d.Field + ": " + out
 	}
-	if d.Hint != "" {
-		out += "; " + d.Hint
+	if advice := d.advice(); advice != "" {
+		out += "; " + advice
 	}
 	if d.Code != "" {
 		out += " [" + string(d.Code) + "]"
 	}
 	return out
+}
+
+// advice is what d's fixes say to do, joined.
+func (d Diagnostic) advice() string {
+	var out []string
+	for _, f := range d.Fixes {
+		out = append(out, f.Message)
+	}
+	return strings.Join(out, "; ")
 }
 
 // engineMessage is the message, after "engine: " when an engine found it.

@@ -87,8 +87,8 @@ func unusedValue(notes []diag.Diagnostic) diag.Diagnostic {
 		}
 	}
 	for _, n := range notes {
-		if d.Hint == "" {
-			d.Hint = n.Hint
+		if len(d.Fixes) == 0 {
+			d.Fixes = n.Fixes
 		}
 	}
 	return d

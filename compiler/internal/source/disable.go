@@ -100,7 +100,7 @@ func (fl *Files) ReadDisabled(path string) Disabled {
 				if diag.IsError(code) {
 					msg = fmt.Sprintf("%q is an error's code, and errors cannot be silenced", w)
 				}
-				out.Unknown = append(out.Unknown, diag.Warnf(diag.UnknownCode, at, "%s", msg).WithHint(diag.DidYouMean(w, diag.CodeNames())))
+				out.Unknown = append(out.Unknown, diag.Warnf(diag.UnknownCode, at, "%s", msg).WithSuggestion(w, diag.CodeNames()))
 				continue
 			}
 			out.Comments = append(out.Comments, Comment{File: path, Line: i + 1, Col: col, Code: code, On: on, WholeFile: line[m[4]:m[5]] == "disable-file"})

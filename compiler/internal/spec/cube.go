@@ -108,7 +108,7 @@ func decodeParams(doc *document, task cue.Value, taskName, kind string) ([]*Para
 // MLCube types by what is on the host, which only the run can tell.
 func untypedOutput(p *Param) diag.Diagnostic {
 	return diag.Errorf(diag.OutputTypeUnknown, p.Loc, "output %q has no type, and its path %q does not end in /: MLCube cannot tell a file from a folder, and stops mlcube run before the container starts (\"Type cannot be unknown for output parameters\")", p.Name, p.Path).
-		WithHint("give it type: file or type: directory, or end a folder's path in /")
+		WithFix("give it type: file or type: directory, or end a folder's path in /")
 }
 
 // cubeParamName is what a parameter may be called: it becomes a --flag
@@ -187,7 +187,7 @@ func blankRunnerValues(doc *document, v cue.Value) diag.Diagnostics {
 	for _, key := range []string{"image", "docker", "build_strategy"} {
 		if s := str(v, "docker", key); s != "" && strings.TrimSpace(s) == "" {
 			diags = append(diags, diag.Errorf(diag.RunnerValueRefused, doc.at("docker", key), "is blank: MLCube's docker runner wants a string here that is not blank, and stops mlcube run before the container starts (check_values in docker_run.py)").
-				WithHint("write the value"))
+				WithFix("write the value"))
 		}
 	}
 	return diags

@@ -202,7 +202,8 @@ func (d *document) issueDiagnostics(en *schemaIssue) diag.Diagnostics {
 		}
 		e := diag.Errorf(diag.WrongValue, en.at, "%s", m)
 		if m == "unknown field" {
-			e.Code, e.Hint = diag.UnknownField, en.hint
+			e.Code = diag.UnknownField
+			e = e.WithFix(en.hint)
 		}
 		out = append(out, e)
 	}

@@ -178,7 +178,7 @@ func (r *legacyReader) unknownBinding(doc *document, kind, name string, types ma
 		}
 	})
 	r.diags = append(r.diags, diag.Errorf(diag.UnknownName, doc.at(kind, name), "task %q declares no %s %q in %s (its %ss: %s)",
-		str(doc.data, "task_name"), what, name, r.taskFile(str(doc.data, "task_name")), what, listOrNone(known)).WithHint(diag.DidYouMean(name, known)))
+		str(doc.data, "task_name"), what, name, r.taskFile(str(doc.data, "task_name")), what, listOrNone(known)).WithSuggestion(name, known))
 }
 
 func listOrNone(names []string) string {
@@ -274,7 +274,7 @@ func decodeLegacyPlatform(sc *schema.Context, f *ast.File) (*legacyDocker, diag.
 	// before Configuration 2.0): any value but an empty one.
 	if rt := doc.data.LookupPath(pathOf("container", "runtime")); rt.Exists() && strings.TrimSpace(scalarString(rt)) != "" && rt.IncompleteKind() != cue.NullKind {
 		diags = append(diags, diag.Errorf(diag.LegacyRuntime, doc.at("container", "runtime"), "MLCube 1.0's docker runner stops before the container starts when runtime is set (\"The 'runtime' parameter is deprecated. Please, use: 'run_args: --runtime=%s'\")", scalarString(rt)).
-			WithHint(fmt.Sprintf("write it as a docker flag, run_args: --runtime=%s (for GPUs, --gpus=N)", scalarString(rt))))
+			WithFix(fmt.Sprintf("write it as a docker flag, run_args: --runtime=%s (for GPUs, --gpus=N)", scalarString(rt))))
 	}
 	return &legacyDocker{
 		Image:   str(doc.data, "container", "image"),

@@ -34,7 +34,7 @@ func SetPaths(p *Pipeline, paths []Setting) (diag.Diagnostics, []ParamValue) {
 		}
 		if !setPath(p.Steps, s) {
 			names := paramNames(p.Steps)
-			diags = append(diags, diag.Errorf(diag.UnknownName, top.Field(s.Name), "%q is no parameter of the tasks run (parameters: %s)", s.Name, strings.Join(names, ", ")).WithHint(diag.DidYouMean(s.Name, names)))
+			diags = append(diags, diag.Errorf(diag.UnknownName, top.Field(s.Name), "%q is no parameter of the tasks run (parameters: %s)", s.Name, strings.Join(names, ", ")).WithFix(diag.DidYouMean(s.Name, names)))
 		}
 	}
 	return diags, nil
@@ -69,7 +69,7 @@ func pathsWithPipeline(p *Pipeline, paths []Setting, top diag.Loc) (diag.Diagnos
 		}
 		d := diag.Errorf(diag.BadPathArg, top.Field(s.Name), "%s", msg)
 		if near := diag.Nearest(s.Name, names); near != "" {
-			d = d.WithHint("did you mean --set " + near + "=" + s.Value + "?")
+			d = d.WithFix("did you mean --set " + near + "=" + s.Value + "?")
 			meant = append(meant, ParamValue{Name: near, Value: s.Value, Loc: byName[near].Loc})
 		}
 		diags = append(diags, d)

@@ -211,7 +211,7 @@ func (l *loader) cubeStep(st *Step, sf stepFields, cubes map[string]*Cube, cubeN
 	st.Task = st.Cube.Task(taskName)
 	if st.Task == nil {
 		tasks := st.Cube.TaskNames()
-		l.add(diag.Diagnostics{diag.Errorf(diag.UnknownName, st.Loc.Field("task"), "no task %q in cube %q (tasks: %s)", taskName, st.Cube.Name, strings.Join(slices.Sorted(slices.Values(tasks)), ", ")).WithHint(diag.DidYouMean(taskName, tasks))})
+		l.add(diag.Diagnostics{diag.Errorf(diag.UnknownName, st.Loc.Field("task"), "no task %q in cube %q (tasks: %s)", taskName, st.Cube.Name, strings.Join(slices.Sorted(slices.Values(tasks)), ", ")).WithFix(diag.DidYouMean(taskName, tasks))})
 		return nil
 	}
 	l.checkOverrides(st, "inputs", st.Inputs, st.Task.Inputs)
@@ -252,7 +252,7 @@ func (l *loader) stepCube(st *Step, name string, cubes map[string]*Cube, names [
 	}
 	c, ok := cubes[name]
 	if !ok {
-		l.add(diag.Diagnostics{diag.Errorf(diag.UnknownName, st.Loc.Field("cube"), "no cube %q (cubes: %s)", name, strings.Join(slices.Sorted(slices.Values(names)), ", ")).WithHint(diag.DidYouMean(name, names))})
+		l.add(diag.Diagnostics{diag.Errorf(diag.UnknownName, st.Loc.Field("cube"), "no cube %q (cubes: %s)", name, strings.Join(slices.Sorted(slices.Values(names)), ", ")).WithFix(diag.DidYouMean(name, names))})
 		return nil
 	}
 	return c
@@ -279,7 +279,7 @@ func (l *loader) checkOverrides(st *Step, kind string, overrides map[string]stri
 			found = found || p.Name == k
 		}
 		if !found {
-			l.add(diag.Diagnostics{diag.Errorf(diag.UnknownName, st.Loc.Field(kind).Field(k), "task %q has no %s parameter %q (%s: %s)", st.Task.Name, strings.TrimSuffix(kind, "s"), k, kind, strings.Join(slices.Sorted(slices.Values(names)), ", ")).WithHint(diag.DidYouMean(k, names))})
+			l.add(diag.Diagnostics{diag.Errorf(diag.UnknownName, st.Loc.Field(kind).Field(k), "task %q has no %s parameter %q (%s: %s)", st.Task.Name, strings.TrimSuffix(kind, "s"), k, kind, strings.Join(slices.Sorted(slices.Values(names)), ", ")).WithSuggestion(k, names)})
 		}
 	}
 }

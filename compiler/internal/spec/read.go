@@ -186,7 +186,7 @@ func (l *loader) taskList(c *Cube, list string) *Pipeline {
 			if _, err := l.files.Stat(list); err == nil {
 				neither = "an empty file here, and no task"
 			}
-			l.add(diag.Diagnostics{diag.Errorf(diag.UnknownName, at, "%q is %s of cube %q (tasks: %s)", name, neither, c.Name, strings.Join(slices.Sorted(slices.Values(tasks)), ", ")).WithHint(diag.DidYouMean(name, tasks))})
+			l.add(diag.Diagnostics{diag.Errorf(diag.UnknownName, at, "%q is %s of cube %q (tasks: %s)", name, neither, c.Name, strings.Join(slices.Sorted(slices.Values(tasks)), ", ")).WithFix(diag.DidYouMean(name, tasks))})
 		case slices.Contains(p.Steps, st):
 			l.errorf(diag.BadTaskList, at, "task %q is listed twice in %q; a task runs once", name, list)
 		default:

@@ -34,7 +34,7 @@ func PickSteps(p *Pipeline, names []string) diag.Diagnostics {
 	var diags diag.Diagnostics
 	for _, n := range names {
 		if !slices.Contains(p.FileSteps, n) {
-			diags = append(diags, diag.Errorf(diag.UnknownName, at, "%q: %s has no step of that name (steps: %s)", n, p.File, strings.Join(p.FileSteps, ", ")).WithHint(diag.DidYouMean(n, p.FileSteps)))
+			diags = append(diags, diag.Errorf(diag.UnknownName, at, "%q: %s has no step of that name (steps: %s)", n, p.File, strings.Join(p.FileSteps, ", ")).WithFix(diag.DidYouMean(n, p.FileSteps)))
 		}
 	}
 	if len(diags) > 0 {

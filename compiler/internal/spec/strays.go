@@ -45,7 +45,7 @@ func (d *document) strays(sc *schema.Context, sv cue.Value, decls []ast.Decl, at
 				return false
 			}
 			if near := diag.Nearest(name, names); near != "" {
-				*diags = append(*diags, diag.Errorf(diag.UnknownField, at.Field(name), "unknown field").WithHint(diag.DidYouMean(name, names)))
+				*diags = append(*diags, diag.Errorf(diag.UnknownField, at.Field(name), "unknown field").WithSuggestion(name, names))
 				d.meant = append(d.meant, at.Field(near).Path())
 			} else {
 				*diags = append(*diags, diag.Warnf(diag.KeyIgnored, at.Field(name), "%s", ignoredKey))
@@ -99,8 +99,8 @@ var runnerSections = map[string]string{
 // runnerKeyUnknown refuses a key of a runner section, as the runner does.
 func runnerKeyUnknown(runner, name string, names []string, at diag.Loc) diag.Diagnostic {
 	d := diag.Errorf(diag.RunnerKeyUnknown, at, "unknown key: %s before the container starts (\"Unknown keys: ['%s']\")", runner, name)
-	if hint := diag.DidYouMean(name, names); hint != "" {
-		return d.WithHint(hint)
+	if diag.Nearest(name, names) != "" {
+		return d.WithSuggestion(name, names)
 	}
-	return d.WithHint("its keys: " + strings.Join(names, ", "))
+	return d.WithFix("its keys: " + strings.Join(names, ", "))
 }

@@ -88,7 +88,7 @@ func ApplyValues(p *Pipeline, values []ParamValue, shared bool) diag.Diagnostics
 		case len(names) == 0:
 			diags = append(diags, diag.Errorf(diag.UnknownName, v.Loc, "no param %q: %s declares no params (--set and -f fill a pipeline file's params:; a cube parameter's path is given as an argument, %s=PATH)", v.Name, p.File, v.Name))
 		default:
-			diags = append(diags, diag.Errorf(diag.UnknownName, v.Loc, "no parameter %q in %s (params: %s)", v.Name, p.File, strings.Join(slices.Sorted(slices.Values(names)), ", ")).WithHint(diag.DidYouMean(v.Name, names)))
+			diags = append(diags, diag.Errorf(diag.UnknownName, v.Loc, "no parameter %q in %s (params: %s)", v.Name, p.File, strings.Join(slices.Sorted(slices.Values(names)), ", ")).WithFix(diag.DidYouMean(v.Name, names)))
 		}
 		if shared {
 			diags[len(diags)-1].Severity = diag.Note
