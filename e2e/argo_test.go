@@ -37,7 +37,8 @@ func TestE2EArgoOnRealNode(t *testing.T) {
 			golden := goldenDocuments(t, path)
 			want := decodeWorkflow(t, golden[len(golden)-1])
 			if k := distributedKinds(want); len(k) > 0 {
-				t.Skipf("not run here: it creates %v (TestE2EMPIOnRealNode runs resnet50's MPIJob, TestE2ETorchOnRealNode torch-ddp's TrainJob)", k)
+				t.Skipf("not run here: it creates %v (TestE2EMPIOnRealNode runs resnet50's MPIJob, TestE2ETorchOnRealNode "+
+					"torch-ddp's TrainJob)", k)
 			}
 			if medPerfExample(name) {
 				t.Skip(medPerfNotRecorded)
@@ -141,7 +142,8 @@ func TestE2EPodFailureFailsWorkflow(t *testing.T) {
 		}
 		// Argo's times have a resolution of a second.
 		if i > 0 && a.StartedAt.Sub(attempts[i-1].FinishedAt.Time) < backoff-time.Second {
-			t.Errorf("attempt %d of %s started %s after the one before ended; the backoff is %s", i, target, a.StartedAt.Sub(attempts[i-1].FinishedAt.Time), backoff)
+			t.Errorf("attempt %d of %s started %s after the one before ended; the backoff is %s", i, target,
+				a.StartedAt.Sub(attempts[i-1].FinishedAt.Time), backoff)
 		}
 	}
 	after := downstream(dag, target)
@@ -162,7 +164,8 @@ func TestE2EPodFailureFailsWorkflow(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%s: Failed after %d attempts of %s, downstream %v not run", done.Name, len(attempts), target, slices.Sorted(maps.Keys(after)))
+	t.Logf("%s: Failed after %d attempts of %s, downstream %v not run", done.Name, len(attempts), target,
+		slices.Sorted(maps.Keys(after)))
 }
 
 // submit runs a workflow in a namespace of its own, e2e-NAME, so that runs
@@ -171,7 +174,8 @@ func TestE2EPodFailureFailsWorkflow(t *testing.T) {
 // node with the labels the node selectors name, and the other documents of
 // the file), gives every parameter without a value one, as `argo submit -p`
 // would, creates the workflow, and waits for it to finish.
-func (c *cluster) submit(t *testing.T, name string, docs []string, wf *wfv1.Workflow, timeout time.Duration) *wfv1.Workflow {
+func (c *cluster) submit(t *testing.T, name string, docs []string, wf *wfv1.Workflow,
+	timeout time.Duration) *wfv1.Workflow {
 	t.Helper()
 	ns, created := c.start(t, name, docs, wf)
 	return c.wait(t, ns, created, timeout)

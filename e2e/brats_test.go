@@ -131,8 +131,10 @@ func bratsData(t *testing.T) map[string][]byte {
 		csv += fmt.Sprintf("%s,%d\n", name, i%6)
 	}
 	files["input_labels/labels.csv"] = []byte(csv)
-	files["prep/parameters-path.yaml"] = readShared(t, filepath.Join(bratsSrc, "data_prep", "mlcube", "workspace", "parameters-path.yaml"))
-	files["model/parameters-path.yaml"] = readShared(t, filepath.Join(bratsSrc, "dummy_model", "mlcube", "workspace", "parameters-path.yaml"))
+	files["prep/parameters-path.yaml"] = readShared(t,
+		filepath.Join(bratsSrc, "data_prep", "mlcube", "workspace", "parameters-path.yaml"))
+	files["model/parameters-path.yaml"] = readShared(t,
+		filepath.Join(bratsSrc, "dummy_model", "mlcube", "workspace", "parameters-path.yaml"))
 	return files
 }
 
@@ -158,7 +160,8 @@ func checkBraTS(t *testing.T, what, dir string, files map[string][]byte) {
 	if got := readClaim(t, dir, "labels/labels.csv"); !bytes.Equal(got, files["input_labels/labels.csv"]) {
 		t.Errorf("%s: labels/labels.csv is not the input's copy", what)
 	}
-	if got, want := string(readClaim(t, dir, "statistics.yaml")), fmt.Sprintf("Number of Subjects: %d\n", len(subjects)); got != want {
+	if got, want := string(readClaim(t, dir, "statistics.yaml")),
+		fmt.Sprintf("Number of Subjects: %d\n", len(subjects)); got != want {
 		t.Errorf("%s: statistics.yaml holds %q, want %q", what, got, want)
 	}
 	preds := strings.Split(strings.TrimSpace(string(readClaim(t, dir, "predictions/predictions.csv"))), "\n")
@@ -208,7 +211,8 @@ func TestE2EArgoBraTSRestricted(t *testing.T) {
 	writeFiles(t, r.volumes[bratsClaim], files)
 	done := r.succeed(t, 8*time.Minute)
 	checkBraTS(t, "argo", r.volumes[bratsClaim], files)
-	t.Logf("%s: Succeeded in %s in a namespace enforcing restricted", done.Name, done.Status.FinishedAt.Sub(done.Status.StartedAt.Time))
+	t.Logf("%s: Succeeded in %s in a namespace enforcing restricted", done.Name,
+		done.Status.FinishedAt.Sub(done.Status.StartedAt.Time))
 }
 
 // TestE2ETektonBraTSRestricted runs it on Tekton as
@@ -217,7 +221,8 @@ func TestE2EArgoBraTSRestricted(t *testing.T) {
 func TestE2ETektonBraTSRestricted(t *testing.T) {
 	t.Parallel()
 	c := e2eCluster(t)
-	if flag := c.jsonPath(t, "tekton-pipelines", "configmap/feature-flags", "{.data.set-security-context}"); flag != "true" {
+	if flag := c.jsonPath(t, "tekton-pipelines", "configmap/feature-flags",
+		"{.data.set-security-context}"); flag != "true" {
 		t.Fatalf("Tekton's set-security-context is %q: scripts/e2e/tekton.sh turns it on", flag)
 	}
 	files := bratsData(t)
@@ -227,7 +232,8 @@ func TestE2ETektonBraTSRestricted(t *testing.T) {
 	writeFiles(t, r.volumes[bratsClaim], files)
 	done := r.runSucceeded(t, 8*time.Minute)
 	checkBraTS(t, "tekton", r.volumes[bratsClaim], files)
-	t.Logf("%s: Succeeded in %s in a namespace enforcing restricted", done.Name, done.Status.CompletionTime.Sub(done.Status.StartTime.Time))
+	t.Logf("%s: Succeeded in %s in a namespace enforcing restricted", done.Name,
+		done.Status.CompletionTime.Sub(done.Status.StartTime.Time))
 }
 
 // TestE2EJobBraTSRestricted runs it as a Job per step in a namespace

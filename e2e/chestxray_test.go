@@ -69,7 +69,8 @@ func specImage(t *testing.T, rel string) string {
 func chestXRayWeights(t *testing.T, image string) string {
 	t.Helper()
 	code := `import sys, torch; sys.path.insert(0, "/project"); from models import SimpleCNN; ` +
-		`torch.manual_seed(50); torch.save(SimpleCNN(1, 14).state_dict(), "/mlcommons/volumes/additional_files/cnn_weights.pth")`
+		`torch.manual_seed(50); torch.save(SimpleCNN(1, 14).state_dict(), ` +
+		`"/mlcommons/volumes/additional_files/cnn_weights.pth")`
 	spec := fmt.Sprintf(`container_type: DockerImage
 image: %s
 tasks:
@@ -87,7 +88,8 @@ tasks:
 
 // chestXRayInputs are the places of what the run reads and no step
 // writes, in the workspace.
-var chestXRayInputs = []string{"raw/images/", "raw/labels/", "prep/parameters.yaml", "model/parameters.yaml", "metrics/parameters.yaml"}
+var chestXRayInputs = []string{"raw/images/", "raw/labels/", "prep/parameters.yaml", "model/parameters.yaml",
+	"metrics/parameters.yaml"}
 
 // chestXRayPipeline writes the tutorial's pipeline, with the custom CNN
 // for its model, after examples/medperf-chestxray (whose mobilenetv2
@@ -136,8 +138,9 @@ steps:
     task: evaluate
     inputs: {predictions: predictions/, labels: prepared/labels/, parameters_file: %q}
     outputs: {output_path: results/results.yaml}
-`, chestXRayWeights(t, cnn), filepath.Join(src, "data_preparator"), filepath.Join(src, "model_custom_cnn"), filepath.Join(src, "metrics"),
-		in("raw/images/"), in("raw/labels/"), in("prep/parameters.yaml"), in("model/parameters.yaml"), in("metrics/parameters.yaml"))
+`, chestXRayWeights(t, cnn), filepath.Join(src, "data_preparator"), filepath.Join(src, "model_custom_cnn"),
+		filepath.Join(src, "metrics"), in("raw/images/"), in("raw/labels/"), in("prep/parameters.yaml"),
+		in("model/parameters.yaml"), in("metrics/parameters.yaml"))
 	file := filepath.Join(t.TempDir(), "pipeline.yaml")
 	writeFiles(t, filepath.Dir(file), map[string][]byte{"pipeline.yaml": []byte(text)})
 	return file
@@ -174,8 +177,9 @@ func newChestXRayRun(t *testing.T) (*chestXRayData, map[string][]byte) {
 	}
 	d.threshold = *threshold.Threshold
 	files := map[string][]byte{
-		"prep/parameters.yaml":    prepParams,
-		"model/parameters.yaml":   readShared(t, filepath.Join(chestXRaySrc, "model_custom_cnn", "workspace", "parameters.yaml")),
+		"prep/parameters.yaml": prepParams,
+		"model/parameters.yaml": readShared(t,
+			filepath.Join(chestXRaySrc, "model_custom_cnn", "workspace", "parameters.yaml")),
 		"metrics/parameters.yaml": metricsParams,
 	}
 	for name, data := range d.files {
@@ -224,8 +228,10 @@ func (d *chestXRayData) check(t *testing.T, what string, out chestXRayOut) chest
 		NumCases    int            `json:"num_cases"`
 		LabelsCount map[string]int `json:"labels_count"`
 	}
-	if err := yaml.UnmarshalStrict(out.statistics, &stats); err != nil || stats.NumCases != len(d.truth) || fmt.Sprint(stats.LabelsCount) != fmt.Sprint(d.counts()) {
-		t.Errorf("statistics.yaml (%v): %s\nwant num_cases %d, labels_count %v", err, out.statistics, len(d.truth), d.counts())
+	if err := yaml.UnmarshalStrict(out.statistics, &stats); err != nil || stats.NumCases != len(d.truth) ||
+		fmt.Sprint(stats.LabelsCount) != fmt.Sprint(d.counts()) {
+		t.Errorf("statistics.yaml (%v): %s\nwant num_cases %d, labels_count %v", err, out.statistics,
+			len(d.truth), d.counts())
 	}
 	var preds map[string][]float64
 	if err := yaml.Unmarshal(out.predictions, &preds); err != nil || len(preds) != len(d.truth) {

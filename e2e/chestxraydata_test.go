@@ -94,7 +94,8 @@ type chestXRayMetrics struct {
 // raises ValueError, which global_auc skips). If no column holds both
 // classes the sum stays Python's int 0, and .tolist() on 0/14 raises
 // AttributeError: the cube fails, and so does this.
-func recomputeMetrics(preds map[string][]float64, labels map[string][]int64, threshold float64) (chestXRayMetrics, error) {
+func recomputeMetrics(preds map[string][]float64, labels map[string][]int64,
+	threshold float64) (chestXRayMetrics, error) {
 	var ids []string
 	for id := range preds {
 		if _, ok := labels[id]; !ok {
@@ -126,7 +127,8 @@ func recomputeMetrics(preds map[string][]float64, labels map[string][]int64, thr
 		}
 	}
 	if scored == 0 {
-		return chestXRayMetrics{}, errors.New("no label column holds both classes: global_auc's sum stays the int 0, and metrics.py fails on .tolist()")
+		return chestXRayMetrics{},
+			errors.New("no label column holds both classes: global_auc's sum stays the int 0, and metrics.py fails on .tolist()")
 	}
 	return chestXRayMetrics{Accuracy: acc / float64(cols), AUC: auc / float64(cols)}, nil
 }
@@ -265,7 +267,8 @@ func TestE2EChestXRayMetricsRecomputed(t *testing.T) {
 	if v, err := npyInt64s(npy); err != nil || fmt.Sprint(v) != "[0 1 0]" {
 		t.Errorf("npyInt64s: %v, %v; want [0 1 0]", v, err)
 	}
-	if m, err := parseMetrics([]byte("AUC: 0.4583333333333333\nAccuracy: 0.75\n")); err != nil || m.AUC != 0.4583333333333333 {
+	if m, err := parseMetrics([]byte("AUC: 0.4583333333333333\nAccuracy: 0.75\n")); err != nil ||
+		m.AUC != 0.4583333333333333 {
 		t.Errorf("parseMetrics: %+v, %v", m, err)
 	}
 }

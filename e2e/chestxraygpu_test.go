@@ -83,8 +83,8 @@ func (r *realRun) checkCubeDevice(t *testing.T, pod, container, name string, wat
 		env[k] = v
 	}
 	claim, device := oneDevice(t, claims, name, injected(env))
-	t.Logf("pod %s: claim %s allocated %s of %s; container %s (%s, the cube's own code) was given it: %s", pod, claim.Name, device, realNode,
-		container, info.Image, strings.ReplaceAll(injected(env), "\n", " "))
+	t.Logf("pod %s: claim %s allocated %s of %s; container %s (%s, the cube's own code) was given it: %s",
+		pod, claim.Name, device, realNode, container, info.Image, strings.ReplaceAll(injected(env), "\n", " "))
 }
 
 // chestXRayPlatform is the platform of the chest X-ray runs on the

@@ -47,7 +47,8 @@ func TestE2EArgoChestXRay(t *testing.T) {
 		done := r.succeed(t, 10*time.Minute)
 		d.check(t, "argo, claim", claimOutputs(t, r.volumes[chestXRayClaim], d))
 		r.checkCubeDevice(t, r.pods(t)[done.Name+"."+chestXRayGPUStep], "main", "gpu", watch)
-		t.Logf("%s: Succeeded in %s on claim %s: %s", done.Name, done.Status.FinishedAt.Sub(done.Status.StartedAt.Time), chestXRayClaim, strings.Join(chestXRaySteps, ", "))
+		t.Logf("%s: Succeeded in %s on claim %s: %s", done.Name, done.Status.FinishedAt.Sub(done.Status.StartedAt.Time),
+			chestXRayClaim, strings.Join(chestXRaySteps, ", "))
 	})
 	t.Run("bucket", func(t *testing.T) {
 		t.Parallel()
@@ -62,7 +63,8 @@ func TestE2EArgoChestXRay(t *testing.T) {
 				params[key] = data
 			}
 		}
-		docs := compileCubes(t, "argo", chestXRayPipeline(t, inBucket(s.Bucket, prefix)), bucketPlatform(t, realImage), chestXRayImages(t, true))
+		docs := compileCubes(t, "argo", chestXRayPipeline(t, inBucket(s.Bucket, prefix)), bucketPlatform(t, realImage),
+			chestXRayImages(t, true))
 		forgetArtifactGC(c, "e2e-real-chestxray-obj", "chestxray-obj")
 		r := c.newRealRun(t, "chestxray-obj", docs, decodeWorkflow(t, docs[len(docs)-1]))
 		writeFiles(t, r.volumes[chestXRayParams], params)
@@ -165,7 +167,8 @@ func TestE2ETektonChestXRay(t *testing.T) {
 	images := chestXRayImages(t, true)
 	pipeline := chestXRayPipeline(t, onClaim)
 	platform := chestXRayPlatform(t, tektonImage)
-	if _, stderr, _ := compileArgs(t, "mlcube-compile", "--backend", "tekton", "--task", pipeline, "--platform", platform); !strings.Contains(stderr, "[MLC631]") {
+	_, stderr, _ := compileArgs(t, "mlcube-compile", "--backend", "tekton", "--task", pipeline, "--platform", platform)
+	if !strings.Contains(stderr, "[MLC631]") {
 		t.Fatalf("no MLC631 for the preparator's run_args.command on Tekton:\n%s", stderr)
 	}
 	docs := compileCubes(t, "tekton", pipeline, platform, images)
@@ -174,8 +177,8 @@ func TestE2ETektonChestXRay(t *testing.T) {
 	unsaid.preparatorRefused(t, unsaid.run(t, 10*time.Minute))
 
 	prep := specImage(t, filepath.Join(chestXRaySrc, "data_preparator", "container_config.yaml"))
-	platform = cubePlatform(t, tektonImage, map[string]any{"storage": map[string]any{"pvc": chestXRayClaim}, "gpu": draGPU(t),
-		"tekton": map[string]any{"imageEntrypoints": map[string][]string{prep: {}}}})
+	platform = cubePlatform(t, tektonImage, map[string]any{"storage": map[string]any{"pvc": chestXRayClaim},
+		"gpu": draGPU(t), "tekton": map[string]any{"imageEntrypoints": map[string][]string{prep: {}}}})
 	docs = compileCubes(t, "tekton", pipeline, platform, images)
 	r := c.newTektonRun(t, "chestxray", docs, decodePipelineRun(t, docs[len(docs)-1]))
 	writeFiles(t, r.volumes[chestXRayClaim], files)
@@ -200,12 +203,15 @@ func (r *tektonRun) preparatorRefused(t *testing.T, done *tektonv1.PipelineRun) 
 	if !ok {
 		t.Fatalf("prepare has no pod")
 	}
-	cmds := r.c.jsonPath(t, r.ns, "pod/"+pod, `{.spec.containers[?(@.name=="step-main")].env[?(@.name=="TEKTON_PLATFORM_COMMANDS")].value}`)
+	cmds := r.c.jsonPath(t, r.ns, "pod/"+pod,
+		`{.spec.containers[?(@.name=="step-main")].env[?(@.name=="TEKTON_PLATFORM_COMMANDS")].value}`)
 	log := r.c.must(t, "", "-n", r.ns, "logs", pod, "-c", "step-main")
 	if !strings.Contains(cmds, `["python3"]`) || !strings.Contains(log, "can't open file '//python3'") {
-		t.Fatalf("prepare failed otherwise than by Tekton's command python3 before the args: TEKTON_PLATFORM_COMMANDS %s, log:\n%s", cmds, log)
+		t.Fatalf("prepare failed otherwise than by Tekton's command python3 before the args: TEKTON_PLATFORM_COMMANDS %s, "+
+			"log:\n%s", cmds, log)
 	}
-	t.Logf("%s: failed at prepare, as Tekton runs the preparator: the image's CMD for command (%s), then the args: %s", done.Name, cmds, strings.TrimSpace(log))
+	t.Logf("%s: failed at prepare, as Tekton runs the preparator: the image's CMD for command (%s), then the args: %s",
+		done.Name, cmds, strings.TrimSpace(log))
 }
 
 // TestE2EJobChestXRay runs the chest X-ray tutorial as a Job per step
@@ -229,12 +235,14 @@ func TestE2EJobChestXRay(t *testing.T) {
 		}
 		r.runStepJob(t, compileCubes(t, "job", pipeline, platform, images, "--step", step), step, 10*time.Minute)
 		if watch != nil {
-			pod := c.must(t, "", "-n", r.ns, "get", "pods", "-l", "batch.kubernetes.io/job-name="+step, "-o", "jsonpath={.items[0].metadata.name}")
+			pod := c.must(t, "", "-n", r.ns, "get", "pods", "-l", "batch.kubernetes.io/job-name="+step, "-o",
+				"jsonpath={.items[0].metadata.name}")
 			r.checkCubeDevice(t, strings.TrimSpace(pod), "mlcube-container", "gpu", watch)
 		}
 	}
 	d.check(t, "job, claim", claimOutputs(t, r.volumes[chestXRayClaim], d))
-	t.Logf("Jobs %s: each completed, in %s, on claim %s", strings.Join(chestXRaySteps, ", "), time.Since(start).Round(time.Second), chestXRayClaim)
+	t.Logf("Jobs %s: each completed, in %s, on claim %s", strings.Join(chestXRaySteps, ", "),
+		time.Since(start).Round(time.Second), chestXRayClaim)
 }
 
 // newJobRun prepares namespace ns for a Job per step on the claim: the
@@ -245,7 +253,8 @@ func (c *cluster) newJobRun(t *testing.T, ns, claim string) *realRun {
 	r := &realRun{c: c, ns: ns, volumes: map[string]string{}}
 	c.namespace(t, ns)
 	c.must(t, "", "-n", ns, "delete", "jobs", "--all", "--wait", "--cascade=foreground", "--timeout=120s")
-	r.claim(t, claim, corev1.PersistentVolumeClaimSpec{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany}}, claimMake)
+	r.claim(t, claim,
+		corev1.PersistentVolumeClaimSpec{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany}}, claimMake)
 	return r
 }
 

@@ -74,7 +74,8 @@ func (c *cluster) run(stdin string, args ...string) (string, error) {
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
-		return stdout.String(), fmt.Errorf("kubectl %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+		return stdout.String(), fmt.Errorf("kubectl %s: %v: %s", strings.Join(args, " "), err,
+			strings.TrimSpace(stderr.String()))
 	}
 	return stdout.String(), nil
 }

@@ -67,7 +67,8 @@ func TestE2ECronReplaceLeavesNoMPIJob(t *testing.T) {
 			})
 			if tc.control {
 				if !slices.Contains(runs, first) {
-					t.Fatalf("control: the replaced run %s's MPIJob is gone (runs with MPIJobs: %v): the control shows nothing", first, runs)
+					t.Fatalf("control: the replaced run %s's MPIJob is gone (runs with MPIJobs: %v): the control "+
+						"shows nothing", first, runs)
 				}
 				t.Logf("control: the next run's MPIJob is there, and the replaced run %s's still runs beside it: %v", first, runs)
 				return
@@ -158,7 +159,8 @@ func withoutTask(t *testing.T, wf *wfv1.Workflow, name string) {
 // sorted.
 func (r *realRun) runsWithJobs(t *testing.T) []string {
 	t.Helper()
-	out := r.c.must(t, "", "-n", r.ns, "get", "mpijobs", "-o", `jsonpath={range .items[*]}{.metadata.labels.mlcube-compile/run}{"\n"}{end}`)
+	out := r.c.must(t, "", "-n", r.ns, "get", "mpijobs", "-o",
+		`jsonpath={range .items[*]}{.metadata.labels.mlcube-compile/run}{"\n"}{end}`)
 	runs := strings.Fields(out)
 	slices.Sort(runs)
 	return slices.Compact(runs)
@@ -171,7 +173,8 @@ func (r *realRun) jobRuns(t *testing.T, timeout time.Duration, ok func([]string)
 	t.Helper()
 	var runs []string
 	if !waitUntil(timeout, func() bool { runs = r.runsWithJobs(t); return len(runs) > 0 && ok(runs) }) {
-		t.Fatalf("runs with MPIJobs after %s: %v\n%s", timeout, runs, r.c.must(t, "", "-n", r.ns, "get", "workflows,mpijobs,pods"))
+		t.Fatalf("runs with MPIJobs after %s: %v\n%s", timeout, runs,
+			r.c.must(t, "", "-n", r.ns, "get", "workflows,mpijobs,pods"))
 	}
 	return runs
 }

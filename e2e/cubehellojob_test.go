@@ -23,9 +23,11 @@ func TestE2EJobMLCubeHelloWorld(t *testing.T) {
 			r := &realRun{c: c, ns: "e2e-job-hello-world-" + cube.layout, volumes: map[string]string{}}
 			c.namespace(t, r.ns)
 			for _, task := range helloTasks {
-				c.must(t, "", "-n", r.ns, "delete", "job", "hello-world-"+task.name, "--ignore-not-found", "--wait", "--cascade=foreground")
+				c.must(t, "", "-n", r.ns, "delete", "job", "hello-world-"+task.name, "--ignore-not-found", "--wait",
+					"--cascade=foreground")
 			}
-			r.claim(t, "hello-world", corev1.PersistentVolumeClaimSpec{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany}}, claimMake)
+			r.claim(t, "hello-world",
+				corev1.PersistentVolumeClaimSpec{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany}}, claimMake)
 			name := seedNames(t, cube, r.volumes["hello-world"])
 			var jobs []string
 			for _, task := range helloTasks {
@@ -33,7 +35,8 @@ func TestE2EJobMLCubeHelloWorld(t *testing.T) {
 				jobs = append(jobs, runJob(t, c, r.ns, "hello-world-"+task.name, docs[len(docs)-1], 4*time.Minute))
 			}
 			chat := checkChat(t, r.volumes["hello-world"], name, "hello", "bye")
-			t.Logf("cube hello_world (MLCube %s layout, image %s) as Jobs %v: Succeeded (Complete); chats/chat_with_alice.txt %q", cube.layout, cube.image, jobs, chat)
+			t.Logf("cube hello_world (MLCube %s layout, image %s) as Jobs %v: Succeeded (Complete); "+
+				"chats/chat_with_alice.txt %q", cube.layout, cube.image, jobs, chat)
 		})
 	}
 }

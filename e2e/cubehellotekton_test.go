@@ -59,8 +59,9 @@ func TestE2ETektonMLCubeHelloWorld(t *testing.T) {
 			}
 			hidden := c.helloOnTekton(t, cube, "hidden", nil)
 			always := c.helloOnTekton(t, cube, "always", map[string]any{"tekton": map[string]any{"imageWorkspace": "always"}})
-			t.Logf("cube hello_world (MLCube %s layout, image %s) on Tekton: compiled with its own image, the tasks mount its /workspace (%s); "+
-				"with the node's image: %s; with imageWorkspace: always: %s", cube.layout, cube.image, strings.Join(mounts, ", "), hidden, always)
+			t.Logf("cube hello_world (MLCube %s layout, image %s) on Tekton: compiled with its own image, the tasks mount "+
+				"its /workspace (%s); with the node's image: %s; with imageWorkspace: always: %s", cube.layout, cube.image,
+				strings.Join(mounts, ", "), hidden, always)
 		})
 	}
 }
@@ -94,7 +95,8 @@ func (c *cluster) helloOnTekton(t *testing.T, cube helloCube, how string, extra 
 		return done.Name + " Failed, its log: " + want
 	}
 	if cond == nil || cond.Status != corev1.ConditionTrue {
-		t.Fatalf("%s: PipelineRun %s: %+v\n%s", how, done.Name, cond, r.c.must(t, "", "-n", r.ns, "get", "taskruns,pods", "-o", "wide"))
+		t.Fatalf("%s: PipelineRun %s: %+v\n%s", how, done.Name, cond,
+			r.c.must(t, "", "-n", r.ns, "get", "taskruns,pods", "-o", "wide"))
 	}
 	return fmt.Sprintf("%s Succeeded; chats/chat_with_alice.txt %q", done.Name, checkChat(t, claim, name, "hello", "bye"))
 }

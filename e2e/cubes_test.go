@@ -24,9 +24,23 @@ func nodeCubeImage(t *testing.T, name string) string {
 	t.Helper()
 	image := cubeImage(strings.TrimPrefix(name, "cube-"))
 	if out := nodeCtr(t, "images", "ls", "-q", "name=="+image); strings.TrimSpace(out) != image {
-		t.Skipf("skipping: the real node has no image %s (scripts/e2e/images.sh builds the cubes' images from ../shared/cubes-src, tekton.sh pushes them there)", image)
+		t.Skipf("skipping: the real node has no image %s (scripts/e2e/images.sh builds the cubes' images from "+
+			"../shared/cubes-src, tekton.sh pushes them there)", image)
 	}
 	return image
+}
+
+// nodeContainerd runs ctr against the real node's containerd.
+func nodeContainerd(t *testing.T, args ...string) {
+	t.Helper()
+	sock, err := filepath.Abs(filepath.Join(repoRoot, ".e2e", "run", "node", "containerd", "containerd.sock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("ctr", append([]string{"--address", sock, "-n", "k8s.io"}, args...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("ctr %s: %v: %s", strings.Join(args, " "), err, out)
+	}
 }
 
 // nodeCtr runs ctr against the real node's containerd, and returns its
@@ -106,7 +120,8 @@ func compileRefused(t *testing.T, backend, pipeline, platform, code string) stri
 	t.Helper()
 	out, stderr, exit := compileArgs(t, "mlcube-compile", "--backend", backend, "--task", pipeline, "--platform", platform)
 	if exit != 1 || out != "" || !strings.Contains(stderr, "["+code+"]") {
-		t.Fatalf("compile %s for %s: exit %d, %d bytes on stdout, want exit 1, nothing on stdout and %s:\n%s", pipeline, backend, exit, len(out), code, stderr)
+		t.Fatalf("compile %s for %s: exit %d, %d bytes on stdout, want exit 1, nothing on stdout and %s:\n%s", pipeline,
+			backend, exit, len(out), code, stderr)
 	}
 	return strings.TrimSpace(stderr)
 }

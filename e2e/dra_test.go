@@ -82,7 +82,8 @@ func (c *cluster) runDRAPod(t *testing.T, ns string, docs []string) draResult {
 		t.Fatal("runDRAPod: no Pod")
 	}
 	pod.Namespace = ns
-	pod.Spec.Tolerations = append(pod.Spec.Tolerations, corev1.Toleration{Key: realNodeTaint, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule})
+	pod.Spec.Tolerations = append(pod.Spec.Tolerations,
+		corev1.Toleration{Key: realNodeTaint, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule})
 	manifest, err := json.Marshal(pod)
 	if err != nil {
 		t.Fatal(err)
@@ -128,7 +129,8 @@ type claimWatch struct {
 
 func (c *cluster) watchClaims(t *testing.T, ns string) *claimWatch {
 	t.Helper()
-	w := &claimWatch{cmd: exec.Command(c.kubectl, "--kubeconfig", c.kubeconfig, "-n", ns, "get", "resourceclaims", "--watch", "-o", "json")}
+	w := &claimWatch{cmd: exec.Command(c.kubectl, "--kubeconfig", c.kubeconfig, "-n", ns, "get", "resourceclaims",
+		"--watch", "-o", "json")}
 	w.cmd.Stdout = &w.out
 	if err := w.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -221,15 +223,18 @@ func draPodManifest(name string, claims []string, limits corev1.ResourceList) st
 				Name: "main", Image: realImage, ImagePullPolicy: corev1.PullNever,
 				Command: []string{"sh", "-c", draEnvScript},
 				Resources: corev1.ResourceRequirements{
-					Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("50m"), corev1.ResourceMemory: resource.MustParse("64Mi")},
-					Limits:   limits,
+					Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("50m"),
+						corev1.ResourceMemory: resource.MustParse("64Mi")},
+					Limits: limits,
 				},
 			}},
 		},
 	}
 	for _, c := range claims {
-		pod.Spec.ResourceClaims = append(pod.Spec.ResourceClaims, corev1.PodResourceClaim{Name: c, ResourceClaimTemplateName: &c})
-		pod.Spec.Containers[0].Resources.Claims = append(pod.Spec.Containers[0].Resources.Claims, corev1.ResourceClaim{Name: c})
+		pod.Spec.ResourceClaims = append(pod.Spec.ResourceClaims,
+			corev1.PodResourceClaim{Name: c, ResourceClaimTemplateName: &c})
+		pod.Spec.Containers[0].Resources.Claims = append(pod.Spec.Containers[0].Resources.Claims,
+			corev1.ResourceClaim{Name: c})
 	}
 	out, _ := json.Marshal(pod)
 	return string(out)
@@ -239,7 +244,8 @@ func draPodManifest(name string, claims []string, limits corev1.ResourceList) st
 // for count devices of the DeviceClass draDriver that pass the CEL
 // selectors.
 func claimTemplateManifest(name string, count int64, selectors ...string) string {
-	req := resourcev1.ExactDeviceRequest{DeviceClassName: draDriver, AllocationMode: resourcev1.DeviceAllocationModeExactCount, Count: count}
+	req := resourcev1.ExactDeviceRequest{DeviceClassName: draDriver,
+		AllocationMode: resourcev1.DeviceAllocationModeExactCount, Count: count}
 	for _, s := range selectors {
 		req.Selectors = append(req.Selectors, resourcev1.DeviceSelector{CEL: &resourcev1.CELDeviceSelector{Expression: s}})
 	}
@@ -261,7 +267,8 @@ func claimTemplateManifest(name string, count int64, selectors ...string) string
 func TestE2EDRAClaimTemplate(t *testing.T) {
 	t.Parallel()
 	c := e2eCluster(t)
-	r := c.runDRAPod(t, "e2e-dra-template", []string{claimTemplateManifest("gpu", 1), draPodManifest("dra-one", []string{"gpu"}, nil)})
+	r := c.runDRAPod(t, "e2e-dra-template",
+		[]string{claimTemplateManifest("gpu", 1), draPodManifest("dra-one", []string{"gpu"}, nil)})
 	claim, device := oneDevice(t, r.claims, "gpu", r.logs["main"])
 	t.Logf("claim %s: %s allocated on %s; the container saw GPU_DEVICE_%s=%s", claim.Name, device, realNode,
 		strings.TrimPrefix(device, "gpu-"), device)
@@ -276,8 +283,10 @@ func TestE2EDRASelector(t *testing.T) {
 	n := draDeviceCount(t, c)
 	want := []string{fmt.Sprintf("gpu-%d", n-2), fmt.Sprintf("gpu-%d", n-1)}
 	slices.Sort(want)
-	selector := fmt.Sprintf(`device.attributes[%q].index >= %d && device.capacity[%q].memory.compareTo(quantity("80Gi")) >= 0`, draDriver, n-2, draDriver)
-	r := c.runDRAPod(t, "e2e-dra-selector", []string{claimTemplateManifest("last-two", 2, selector), draPodManifest("dra-two", []string{"last-two"}, nil)})
+	selector := fmt.Sprintf(`device.attributes[%q].index >= %d && `+
+		`device.capacity[%q].memory.compareTo(quantity("80Gi")) >= 0`, draDriver, n-2, draDriver)
+	r := c.runDRAPod(t, "e2e-dra-selector",
+		[]string{claimTemplateManifest("last-two", 2, selector), draPodManifest("dra-two", []string{"last-two"}, nil)})
 	claim, ok := r.claims["last-two"]
 	if !ok {
 		t.Fatalf("no allocated claim seen for the pod's claim last-two (statuses %+v)", r.pod.Status.ResourceClaimStatuses)
@@ -297,7 +306,8 @@ func TestE2EDRASelector(t *testing.T) {
 func TestE2EDRAExtendedResource(t *testing.T) {
 	t.Parallel()
 	c := e2eCluster(t)
-	r := c.runDRAPod(t, "e2e-dra-extended", []string{draPodManifest("dra-extended", nil, corev1.ResourceList{draExtendedResource: resource.MustParse("1")})})
+	r := c.runDRAPod(t, "e2e-dra-extended",
+		[]string{draPodManifest("dra-extended", nil, corev1.ResourceList{draExtendedResource: resource.MustParse("1")})})
 	claim, device := oneDevice(t, r.claims, draExtendedResource, r.logs["main"])
 	t.Logf("limit %s: 1 met by claim %s, device %s", draExtendedResource, claim.Name, device)
 }
@@ -307,7 +317,8 @@ func TestE2EDRAExtendedResource(t *testing.T) {
 // made for its extended resources) with one device of the driver, and
 // that what a container saw (draEnvScript's lines) is exactly what the
 // driver injects for it; it returns the claim and the device.
-func oneDevice(t *testing.T, claims map[string]resourcev1.ResourceClaim, name, seen string) (resourcev1.ResourceClaim, string) {
+func oneDevice(t *testing.T, claims map[string]resourcev1.ResourceClaim,
+	name, seen string) (resourcev1.ResourceClaim, string) {
 	t.Helper()
 	claim, ok := claims[name]
 	if !ok {

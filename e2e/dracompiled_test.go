@@ -50,9 +50,11 @@ func TestE2EDRAJobOnRealNode(t *testing.T) {
 	watch := c.watchClaims(t, r.ns)
 	c.must(t, job, "create", "-f", "-")
 	waitFor(t, 4*time.Minute, func() string {
-		return c.jsonPath(t, r.ns, "job/"+draCompiled, `{.status.conditions[?(@.type=="Complete")].status}{.status.conditions[?(@.type=="Failed")].message}`)
+		return c.jsonPath(t, r.ns, "job/"+draCompiled,
+			`{.status.conditions[?(@.type=="Complete")].status}{.status.conditions[?(@.type=="Failed")].message}`)
 	}, "True")
-	pod := c.must(t, "", "-n", r.ns, "get", "pods", "-l", "batch.kubernetes.io/job-name="+draCompiled, "-o", "jsonpath={.items[0].metadata.name}")
+	pod := c.must(t, "", "-n", r.ns, "get", "pods", "-l", "batch.kubernetes.io/job-name="+draCompiled, "-o",
+		"jsonpath={.items[0].metadata.name}")
 	r.checkDRA(t, strings.TrimSpace(pod), "gpu", watch)
 }
 
@@ -125,7 +127,8 @@ func (c *cluster) draJobRun(t *testing.T) (*realRun, string) {
 		}
 	}
 	spec := &job.Spec.Template.Spec
-	c.ensure(t, "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: "+spec.ServiceAccountName+", namespace: "+r.ns+"}\n")
+	c.ensure(t, "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: "+spec.ServiceAccountName+
+		", namespace: "+r.ns+"}\n")
 	for _, v := range spec.Volumes {
 		if v.PersistentVolumeClaim != nil {
 			r.claim(t, v.PersistentVolumeClaim.ClaimName, corev1.PersistentVolumeClaimSpec{}, claimMake)
@@ -138,7 +141,8 @@ func (c *cluster) draJobRun(t *testing.T) (*realRun, string) {
 	c.must(t, "", args...)
 	job.Namespace, job.Name, job.GenerateName = r.ns, draCompiled, ""
 	spec.NodeSelector["kubernetes.io/hostname"] = realNode
-	spec.Tolerations = append(spec.Tolerations, corev1.Toleration{Key: realNodeTaint, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule})
+	spec.Tolerations = append(spec.Tolerations,
+		corev1.Toleration{Key: realNodeTaint, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule})
 	for i := range spec.Containers {
 		shrink(&spec.Containers[i].Resources)
 	}

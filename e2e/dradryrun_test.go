@@ -44,7 +44,8 @@ func TestE2EDryRunDRAGoldens(t *testing.T) {
 		t.Skip("no DRA golden file (testdata/golden/*/dra-*.yaml) yet")
 	}
 	classes := map[string]bool{}
-	for _, name := range strings.Fields(c.must(t, "", "get", "deviceclasses", "-o", `jsonpath={range .items[*]}{.metadata.name}{"\n"}{end}`)) {
+	for _, name := range strings.Fields(c.must(t, "", "get", "deviceclasses", "-o",
+		`jsonpath={range .items[*]}{.metadata.name}{"\n"}{end}`)) {
 		classes[name] = true
 	}
 	for _, path := range files {

@@ -15,4 +15,6 @@ import "strings"
 func draExample(name string) bool { return strings.HasPrefix(name, "dra-") }
 
 // draNotRun is why a DRA example does not run in the generic real-node runs.
-const draNotRun = "not run here: its pods claim GPUs by DRA on the platform's GPU nodes; TestE2EDRACompiledOnRealNode runs dra-gpu with the real node's driver, and TestE2EDryRunGoldens checks every DRA example's documents"
+const draNotRun = "not run here: its pods claim GPUs by DRA on the platform's GPU nodes; " +
+	"TestE2EDRACompiledOnRealNode runs dra-gpu with the real node's driver, and TestE2EDryRunGoldens checks every DRA " +
+	"example's documents"

@@ -47,7 +47,8 @@ func TestE2EDryRunGoldens(t *testing.T) {
 			})
 		}
 	}
-	t.Logf("dry-run on the API server: %d golden documents and %d embedded jobs accepted", documents.Load(), embedded.Load())
+	t.Logf("dry-run on the API server: %d golden documents and %d embedded jobs accepted", documents.Load(),
+		embedded.Load())
 }
 
 // dryRun asks the API server to create manifest without storing it, in

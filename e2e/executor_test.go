@@ -168,7 +168,8 @@ func (h *hostExecutor) run(ctx context.Context, t *testing.T, kubeconfig string,
 		}
 	}
 	args := command[1:]
-	cmd := exec.CommandContext(ctx, "unshare", append([]string{"-m", "--propagation", "private", "sh", "-c", privateTmp, seenFromRun(h.argoexec)}, args...)...)
+	cmd := exec.CommandContext(ctx, "unshare",
+		append([]string{"-m", "--propagation", "private", "sh", "-c", privateTmp, seenFromRun(h.argoexec)}, args...)...)
 	cmd.Env = env
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stderr, &stderr
@@ -218,11 +219,13 @@ func (h *hostExecutor) finish(t *testing.T, pod *corev1.Pod, code int, message s
 		}
 		statuses = append(statuses, map[string]any{
 			"name": c.Name, "image": c.Image, "ready": false, "restartCount": 0, "started": false,
-			"state": map[string]any{"terminated": map[string]any{"exitCode": exit, "reason": reason, "message": message, "startedAt": now, "finishedAt": now}},
+			"state": map[string]any{"terminated": map[string]any{"exitCode": exit, "reason": reason, "message": message,
+				"startedAt": now, "finishedAt": now}},
 		})
 	}
 	patch, _ := json.Marshal(map[string]any{"status": map[string]any{"phase": phase, "containerStatuses": statuses}})
-	if _, err := h.c.run("", "-n", h.ns, "patch", "pod", pod.Name, "--subresource=status", "--type=merge", "-p", string(patch)); err != nil {
+	if _, err := h.c.run("", "-n", h.ns, "patch", "pod", pod.Name, "--subresource=status", "--type=merge", "-p",
+		string(patch)); err != nil {
 		t.Logf("%s: %v", pod.Name, err)
 	}
 }

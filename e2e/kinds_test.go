@@ -15,7 +15,8 @@ import (
 // node yet: scripts/e2e/image/record finds a step's paths in its
 // --name=path arguments, and a MedPerf container takes its volumes as
 // mounts at fixed paths, some read-only, with no such arguments.
-const medPerfNotRecorded = "not run here yet: a MedPerf container's volumes are mounts, not the --name=path arguments scripts/e2e/image/record reads (TestE2EDryRunGoldens creates its objects with --dry-run=server)"
+const medPerfNotRecorded = "not run here yet: a MedPerf container's volumes are mounts, not the --name=path " +
+	"arguments scripts/e2e/image/record reads (TestE2EDryRunGoldens creates its objects with --dry-run=server)"
 
 // medPerfExample says whether an example runs MedPerf containers.
 func medPerfExample(name string) bool {

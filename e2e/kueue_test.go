@@ -67,13 +67,16 @@ spec:
 `, ns, gpu, gpu, gpus),
 	}
 	for _, q := range queues {
-		docs = append(docs, fmt.Sprintf("apiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata: {name: %s, namespace: %s}\nspec: {clusterQueue: %s}\n", q, ns, ns))
+		docs = append(docs, fmt.Sprintf("apiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\n"+
+			"metadata: {name: %s, namespace: %s}\nspec: {clusterQueue: %s}\n", q, ns, ns))
 	}
 	for name, value := range map[string]int{"team-a-normal": 100, "team-a-urgent": 1000} {
-		docs = append(docs, fmt.Sprintf("apiVersion: kueue.x-k8s.io/v1beta2\nkind: WorkloadPriorityClass\nmetadata: {name: %s}\nvalue: %d\n", name, value))
+		docs = append(docs, fmt.Sprintf("apiVersion: kueue.x-k8s.io/v1beta2\nkind: WorkloadPriorityClass\n"+
+			"metadata: {name: %s}\nvalue: %d\n", name, value))
 	}
 	for name, value := range map[string]int{"batch-low": 100, "batch-high": 1000} {
-		docs = append(docs, fmt.Sprintf("apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: %s}\nvalue: %d\n", name, value))
+		docs = append(docs, fmt.Sprintf("apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: %s}\n"+
+			"value: %d\n", name, value))
 	}
 	for _, d := range docs {
 		c.ensure(t, d)
@@ -108,7 +111,8 @@ func (w workload) at(typ string) time.Time {
 func (c *cluster) workloads(t *testing.T, ns string) map[string]workload {
 	t.Helper()
 	var list struct{ Items []workload }
-	if err := json.Unmarshal([]byte(c.must(t, "", "-n", ns, "get", "workloads.kueue.x-k8s.io", "-o", "json")), &list); err != nil {
+	if err := json.Unmarshal([]byte(c.must(t, "", "-n", ns, "get", "workloads.kueue.x-k8s.io", "-o", "json")),
+		&list); err != nil {
 		t.Fatal(err)
 	}
 	byOwner := map[string]workload{}

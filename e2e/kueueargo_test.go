@@ -76,7 +76,8 @@ func TestE2EKueueRunsArgoGPUStepsInTurn(t *testing.T) {
 	}
 	if b.started.Before(a.finished) {
 		t.Errorf("the fine-tuning steps ran at once: one from %s to %s, the other from %s to %s",
-			a.started.Format(time.TimeOnly), a.finished.Format(time.TimeOnly), b.started.Format(time.TimeOnly), b.finished.Format(time.TimeOnly))
+			a.started.Format(time.TimeOnly), a.finished.Format(time.TimeOnly), b.started.Format(time.TimeOnly),
+			b.finished.Format(time.TimeOnly))
 	}
 	t.Logf("%s: Succeeded on %s; ClusterQueue %s holds 1 GPU:\n%s", done.Name, realNode, r.ns, tl)
 }

@@ -54,7 +54,8 @@ func (c *cluster) pendingWhy(t *testing.T, ns, owner string) string {
 			}
 		}
 	}
-	if err := json.Unmarshal([]byte(c.must(t, "", "-n", ns, "get", "workloads.kueue.x-k8s.io", "-o", "json")), &list); err != nil {
+	if err := json.Unmarshal([]byte(c.must(t, "", "-n", ns, "get", "workloads.kueue.x-k8s.io", "-o", "json")),
+		&list); err != nil {
 		t.Fatal(err)
 	}
 	for _, w := range list.Items {
@@ -109,10 +110,12 @@ func (c *cluster) queuedDRATekton(t *testing.T, name, gpu string, listed bool) {
 	t.Helper()
 	dir := t.TempDir()
 	pipeline := filepath.Join(dir, "pipeline.yaml")
-	if err := os.WriteFile(pipeline, []byte("name: kueue-dra\ncubes: {c: "+sharedGPUQueue(t)+"}\nsteps:\n  finetune: {task: finetune, env: {MLCUBE_E2E_SLEEP: \"5\"}}\n"), 0o644); err != nil {
+	if err := os.WriteFile(pipeline, []byte("name: kueue-dra\ncubes: {c: "+sharedGPUQueue(t)+
+		"}\nsteps:\n  finetune: {task: finetune, env: {MLCUBE_E2E_SLEEP: \"5\"}}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, stderr, code := compileArgs(t, "mlcube-compile", "--backend", "tekton", "--task", pipeline, "--platform", draQueuedPlatform(t, tektonImage))
+	out, stderr, code := compileArgs(t, "mlcube-compile", "--backend", "tekton", "--task", pipeline, "--platform",
+		draQueuedPlatform(t, tektonImage))
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -128,7 +131,8 @@ func (c *cluster) queuedDRATekton(t *testing.T, name, gpu string, listed bool) {
 	r.create(t)
 	if !listed {
 		pod := waitForAny(t, 2*time.Minute, func() string {
-			out, _ := c.run("", "-n", r.ns, "get", "pods", "-l", "tekton.dev/pipelineTask=finetune", "-o", "jsonpath={.items[*].metadata.name}")
+			out, _ := c.run("", "-n", r.ns, "get", "pods", "-l", "tekton.dev/pipelineTask=finetune", "-o",
+				"jsonpath={.items[*].metadata.name}")
 			return out
 		})
 		why := waitForAny(t, 2*time.Minute, func() string { return c.pendingWhy(t, r.ns, "Pod/"+pod) })
@@ -136,17 +140,22 @@ func (c *cluster) queuedDRATekton(t *testing.T, name, gpu string, listed bool) {
 			t.Fatalf("pod %s's Workload is pending for %q", pod, why)
 		}
 		c.must(t, "", "-n", r.ns, "delete", "pipelinerun", r.pr.Name, "--wait=false")
-		t.Logf("pod %s, with the limit %s, in a ClusterQueue that lists only %s: its Workload pending: %s", pod, draImplicitResource, gpu, why)
+		t.Logf("pod %s, with the limit %s, in a ClusterQueue that lists only %s: its Workload pending: %s", pod,
+			draImplicitResource, gpu, why)
 		return
 	}
 	done := r.waitDone(t, "pipelinerun.tekton.dev/"+r.pr.Name, 5*time.Minute)
 	pod := r.tektonPods(t)["finetune"]
 	w, ok := c.workloads(t, r.ns)["Pod/"+pod]
 	if !done.Status.GetCondition("Succeeded").IsTrue() || !ok || w.at("Admitted").IsZero() {
-		t.Fatalf("PipelineRun %s: %v; pod %s's Workload admitted: %v", done.Name, done.Status.GetCondition("Succeeded"), pod, ok && !w.at("Admitted").IsZero())
+		t.Fatalf("PipelineRun %s: %v; pod %s's Workload admitted: %v", done.Name, done.Status.GetCondition("Succeeded"), pod,
+			ok && !w.at("Admitted").IsZero())
 	}
-	claim := c.must(t, "", "-n", r.ns, "get", "pod", pod, "-o", "jsonpath={.status.extendedResourceClaimStatus.resourceClaimName}")
-	t.Logf("PipelineRun %s: Succeeded on %s; pod %s asked for 1 %s, Kueue admitted it (Workload %s) in a ClusterQueue listing that name, and the scheduler allocated its device in claim %q", done.Name, realNode, pod, draImplicitResource, w.Metadata.Name, claim)
+	claim := c.must(t, "", "-n", r.ns, "get", "pod", pod, "-o",
+		"jsonpath={.status.extendedResourceClaimStatus.resourceClaimName}")
+	t.Logf("PipelineRun %s: Succeeded on %s; pod %s asked for 1 %s, Kueue admitted it (Workload %s) in a ClusterQueue "+
+		"listing that name, and the scheduler allocated its device in claim %q", done.Name, realNode, pod,
+		draImplicitResource, w.Metadata.Name, claim)
 }
 
 // queuedDRATrainJob creates the TrainJob of torch-ddp's train step with
@@ -155,7 +164,8 @@ func (c *cluster) queuedDRATekton(t *testing.T, name, gpu string, listed bool) {
 func (c *cluster) queuedDRATrainJob(t *testing.T, name, gpu string, listed bool) {
 	t.Helper()
 	out, stderr, code := compileArgs(t, "mlcube-compile", "--backend", "argo",
-		"--task", filepath.Join(repoRoot, "examples", torchExample, "pipeline.yaml"), "--platform", draQueuedPlatform(t, realImage))
+		"--task", filepath.Join(repoRoot, "examples", torchExample, "pipeline.yaml"), "--platform",
+		draQueuedPlatform(t, realImage))
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -164,7 +174,8 @@ func (c *cluster) queuedDRATrainJob(t *testing.T, name, gpu string, listed bool)
 	}
 	docs := strings.Split(out, "\n---\n")
 	var job map[string]any
-	if err := yaml.Unmarshal([]byte(asSubmitted(*argoCreated(t, decodeWorkflow(t, docs[len(docs)-1]), "TrainJob"))), &job); err != nil {
+	if err := yaml.Unmarshal([]byte(asSubmitted(*argoCreated(t, decodeWorkflow(t, docs[len(docs)-1]), "TrainJob"))),
+		&job); err != nil {
 		t.Fatal(err)
 	}
 	delete(job["metadata"].(map[string]any), "ownerReferences")
@@ -185,12 +196,15 @@ func (c *cluster) queuedDRATrainJob(t *testing.T, name, gpu string, listed bool)
 		if got := c.jsonPath(t, ns, "trainjobs.trainer.kubeflow.org/train", "{.spec.suspend}"); got != "true" {
 			t.Fatalf("TrainJob train has suspend %q, want true", got)
 		}
-		t.Logf("TrainJob train, whose nodes ask for 2 %s each, in a ClusterQueue that lists only %s: suspended, its Workload pending: %s", draImplicitResource, gpu, why)
+		t.Logf("TrainJob train, whose nodes ask for 2 %s each, in a ClusterQueue that lists only %s: suspended, its "+
+			"Workload pending: %s", draImplicitResource, gpu, why)
 		return
 	}
-	waitFor(t, 2*time.Minute, func() string { return c.jsonPath(t, ns, "trainjobs.trainer.kubeflow.org/train", "{.spec.suspend}") }, "false")
+	waitFor(t, 2*time.Minute,
+		func() string { return c.jsonPath(t, ns, "trainjobs.trainer.kubeflow.org/train", "{.spec.suspend}") }, "false")
 	w := c.workloads(t, ns)["TrainJob/train"]
-	t.Logf("TrainJob train, whose 2 nodes ask for 2 %s each, admitted by Kueue (Workload %s, at %s) in a ClusterQueue of 4 of them, and unsuspended", draImplicitResource, w.Metadata.Name, w.at("Admitted").Format(time.TimeOnly))
+	t.Logf("TrainJob train, whose 2 nodes ask for 2 %s each, admitted by Kueue (Workload %s, at %s) in a ClusterQueue "+
+		"of 4 of them, and unsuspended", draImplicitResource, w.Metadata.Name, w.at("Admitted").Format(time.TimeOnly))
 }
 
 // queuedDRAJobClaims creates the Job of examples/shared-gpu-queue's
@@ -201,7 +215,8 @@ func (c *cluster) queuedDRATrainJob(t *testing.T, name, gpu string, listed bool)
 // as MLC309 says.
 func (c *cluster) queuedDRAJobClaims(t *testing.T) {
 	t.Helper()
-	out, stderr, code := compileArgs(t, "mlcube-compile", "--backend", "job", "--mlcube", sharedGPUQueue(t), "--task", "finetune", "--platform", draQueuedPlatform(t, realImage))
+	out, stderr, code := compileArgs(t, "mlcube-compile", "--backend", "job", "--mlcube", sharedGPUQueue(t), "--task",
+		"finetune", "--platform", draQueuedPlatform(t, realImage))
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -222,5 +237,6 @@ func (c *cluster) queuedDRAJobClaims(t *testing.T) {
 	if !strings.Contains(why, "DeviceClass "+draDriver+" is not mapped in DRA configuration") {
 		t.Fatalf("Job finetune's Workload is pending for %q", why)
 	}
-	t.Logf("Job finetune, whose pod claims its GPU from a ResourceClaimTemplate, with no deviceClassMappings in Kueue's configuration: suspended, its Workload pending: %s", why)
+	t.Logf("Job finetune, whose pod claims its GPU from a ResourceClaimTemplate, with no deviceClassMappings in Kueue's "+
+		"configuration: suspended, its Workload pending: %s", why)
 }

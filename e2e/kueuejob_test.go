@@ -35,12 +35,14 @@ func TestE2EKueueAdmitsOneAtATime(t *testing.T) {
 	c := e2eCluster(t)
 	job := queuedKind{kind: "Job", resource: "jobs.batch", suspend: "{.spec.suspend}", done: "Complete",
 		podSpec: []string{"spec", "template"}, heldPod: "batch.kubernetes.io/job-name=%s", gpus: 1, queueName: "team-a-gpu"}
-	mpi := queuedKind{kind: "MPIJob", resource: "mpijobs.kubeflow.org", suspend: "{.spec.runPolicy.suspend}", done: "Succeeded",
-		podSpec: []string{"spec", "mpiReplicaSpecs", "Launcher", "template"},
-		heldPod: "training.kubeflow.org/job-name=%s,training.kubeflow.org/job-role=launcher", gpus: 2, queueName: "team-a-gpu-large"}
+	mpi := queuedKind{kind: "MPIJob", resource: "mpijobs.kubeflow.org", suspend: "{.spec.runPolicy.suspend}",
+		done: "Succeeded", podSpec: []string{"spec", "mpiReplicaSpecs", "Launcher", "template"},
+		heldPod: "training.kubeflow.org/job-name=%s,training.kubeflow.org/job-role=launcher", gpus: 2,
+		queueName: "team-a-gpu-large"}
 	t.Run("job", func(t *testing.T) {
 		t.Parallel()
-		out, stderr, code := compileArgs(t, "mlcube-compile", "--backend", "job", "--mlcube", sharedGPUQueue(t), "--task", "finetune")
+		out, stderr, code := compileArgs(t, "mlcube-compile", "--backend", "job", "--mlcube", sharedGPUQueue(t),
+			"--task", "finetune")
 		if code != 0 {
 			t.Fatalf("exit %d: %s", code, stderr)
 		}
@@ -79,7 +81,8 @@ func (c *cluster) admitsOneAtATime(t *testing.T, k queuedKind, manifest string) 
 		c.must(t, "", "-n", ns, "delete", k.resource, name, "--ignore-not-found", "--wait")
 		// What create prints is the object as stored, before Kueue can
 		// admit it.
-		got := c.must(t, queued(t, manifest, ns, name, name == first, k.podSpec...), "create", "-o", "jsonpath="+k.suspend, "-f", "-")
+		got := c.must(t, queued(t, manifest, ns, name, name == first, k.podSpec...), "create", "-o",
+			"jsonpath="+k.suspend, "-f", "-")
 		if got != "true" {
 			t.Fatalf("%s %s created with suspend %q, want true", k.kind, name, got)
 		}

@@ -61,7 +61,8 @@ func compileQueued(t *testing.T, backend, extra string) []string {
 // grace period.
 func (c *cluster) preempt(t *testing.T, ns, pod string) {
 	t.Helper()
-	status := fmt.Sprintf(`{"status":{"conditions":[{"type":"TerminationTarget","status":"True","reason":"Preempted","message":"e2e: preempted","lastTransitionTime":%q}]}}`, time.Now().UTC().Format(time.RFC3339))
+	status := fmt.Sprintf(`{"status":{"conditions":[{"type":"TerminationTarget","status":"True","reason":"Preempted",`+
+		`"message":"e2e: preempted","lastTransitionTime":%q}]}}`, time.Now().UTC().Format(time.RFC3339))
 	c.must(t, "", "-n", ns, "patch", "pod", pod, "--subresource=status", "--type=strategic", "-p", status)
 	c.must(t, "", "-n", ns, "delete", "pod", pod, "--wait=false")
 }
@@ -104,21 +105,25 @@ func TestE2EKueuePreemptedArgoStepRetried(t *testing.T) {
 			done := r.c.wait(t, r.ns, created, 6*time.Minute)
 			if tc.control {
 				if done.Status.Phase == wfv1.WorkflowSucceeded {
-					t.Logf("control: %s Succeeded without a retry (Argo submitted the deleted pod again)\n%s", done.Name, nodeSummary(done))
+					t.Logf("control: %s Succeeded without a retry (Argo submitted the deleted pod again)\n%s", done.Name,
+						nodeSummary(done))
 					return
 				}
-				t.Logf("control: %s %s once %s's pod %s was preempted, with no retry:\n%s", done.Name, done.Status.Phase, target, pod, nodeSummary(done))
+				t.Logf("control: %s %s once %s's pod %s was preempted, with no retry:\n%s", done.Name, done.Status.Phase, target,
+					pod, nodeSummary(done))
 				return
 			}
 			attempts := retryAttempts(done, target)
 			if done.Status.Phase != wfv1.WorkflowSucceeded || len(attempts) != 2 || attempts[0].Phase == wfv1.NodeSucceeded {
-				t.Fatalf("phase %s, %d attempts of %s, want Succeeded after a second attempt\n%s", done.Status.Phase, len(attempts), target, nodeSummary(done))
+				t.Fatalf("phase %s, %d attempts of %s, want Succeeded after a second attempt\n%s", done.Status.Phase, len(attempts),
+					target, nodeSummary(done))
 			}
 			again := podOfNode(t, c, r.ns, done.Name, attempts[1].Name)
 			if w, ok := c.workloads(t, r.ns)["Pod/"+again]; !ok || w.at("Admitted").IsZero() {
 				t.Errorf("the second attempt's pod %q: no Workload Kueue admitted", again)
 			}
-			t.Logf("%s: Succeeded on %s; %s's pod %s was preempted while it ran, and the retry ran it again in pod %s, which Kueue admitted:\n%s", done.Name, realNode, target, pod, again, nodeSummary(done))
+			t.Logf("%s: Succeeded on %s; %s's pod %s was preempted while it ran, and the retry ran it again in pod %s, which "+
+				"Kueue admitted:\n%s", done.Name, realNode, target, pod, again, nodeSummary(done))
 		})
 	}
 }
@@ -128,7 +133,8 @@ func TestE2EKueuePreemptedArgoStepRetried(t *testing.T) {
 func podOfNode(t *testing.T, c *cluster, ns, wf, node string) string {
 	t.Helper()
 	out := c.must(t, "", "-n", ns, "get", "pods", "-l", "workflows.argoproj.io/workflow="+wf,
-		"-o", `jsonpath={range .items[*]}{.metadata.name} {.metadata.annotations.workflows\.argoproj\.io/node-name}{"\n"}{end}`)
+		"-o", `jsonpath={range .items[*]}{.metadata.name} `+
+			`{.metadata.annotations.workflows\.argoproj\.io/node-name}{"\n"}{end}`)
 	for _, line := range strings.Split(out, "\n") {
 		if name, n, ok := strings.Cut(line, " "); ok && n == node {
 			return name
@@ -176,7 +182,8 @@ func (c *cluster) preemptTekton(t *testing.T, name string, control bool) {
 	c.preempt(t, r.ns, pod)
 	done := r.waitDone(t, "pipelinerun.tekton.dev/"+r.pr.Name, 6*time.Minute)
 	var tr tektonv1.TaskRun
-	trName := strings.TrimSpace(c.must(t, "", "-n", r.ns, "get", "taskruns", "-l", "tekton.dev/pipelineTask="+target, "-o", "name"))
+	trName := strings.TrimSpace(c.must(t, "", "-n", r.ns, "get", "taskruns", "-l",
+		"tekton.dev/pipelineTask="+target, "-o", "name"))
 	if err := json.Unmarshal([]byte(c.must(t, "", "-n", r.ns, "get", trName, "-o", "json")), &tr); err != nil {
 		t.Fatal(err)
 	}
@@ -186,17 +193,20 @@ func (c *cluster) preemptTekton(t *testing.T, name string, control bool) {
 			t.Fatalf("control: PipelineRun %s succeeded with %s's pod %s preempted and no retries", done.Name, target, pod)
 		}
 		cond := tr.Status.GetCondition("Succeeded")
-		t.Logf("control: %s failed once %s's pod %s was preempted, with no retries: %s: %s", done.Name, target, pod, cond.Reason, cond.Message)
+		t.Logf("control: %s failed once %s's pod %s was preempted, with no retries: %s: %s", done.Name, target, pod,
+			cond.Reason, cond.Message)
 		return
 	}
 	if !ok || len(tr.Status.RetriesStatus) != 1 || tr.Status.PodName == pod {
-		t.Fatalf("PipelineRun %s: %v; TaskRun %s: %d earlier attempts, pod %s (preempted %s)", done.Name, done.Status.GetCondition("Succeeded"), tr.Name, len(tr.Status.RetriesStatus), tr.Status.PodName, pod)
+		t.Fatalf("PipelineRun %s: %v; TaskRun %s: %d earlier attempts, pod %s (preempted %s)", done.Name,
+			done.Status.GetCondition("Succeeded"), tr.Name, len(tr.Status.RetriesStatus), tr.Status.PodName, pod)
 	}
 	first := tr.Status.RetriesStatus[0].GetCondition("Succeeded")
 	if w, admitted := c.workloads(t, r.ns)["Pod/"+tr.Status.PodName]; !admitted || w.at("Admitted").IsZero() {
 		t.Errorf("the second attempt's pod %s: no Workload Kueue admitted", tr.Status.PodName)
 	}
-	t.Logf("%s: Succeeded on %s; %s's pod %s was preempted while it ran (attempt 1: %s: %s), and pod %s, which Kueue admitted, ran it again", done.Name, realNode, target, pod, first.Reason, first.Message, tr.Status.PodName)
+	t.Logf("%s: Succeeded on %s; %s's pod %s was preempted while it ran (attempt 1: %s: %s), and pod %s, which Kueue "+
+		"admitted, ran it again", done.Name, realNode, target, pod, first.Reason, first.Message, tr.Status.PodName)
 }
 
 // runningStep waits until the step-main container of task's pod runs,
@@ -205,7 +215,8 @@ func (r *tektonRun) runningStep(t *testing.T, task string, timeout time.Duration
 	t.Helper()
 	for deadline := time.Now().Add(timeout); time.Now().Before(deadline); time.Sleep(time.Second) {
 		out, _ := r.c.run("", "-n", r.ns, "get", "pods", "-l", "tekton.dev/pipelineTask="+task,
-			"-o", `jsonpath={range .items[*]}{.metadata.name} {.status.containerStatuses[?(@.name=="step-main")].state.running.startedAt}{"\n"}{end}`)
+			"-o", `jsonpath={range .items[*]}{.metadata.name} `+
+				`{.status.containerStatuses[?(@.name=="step-main")].state.running.startedAt}{"\n"}{end}`)
 		for _, line := range strings.Split(out, "\n") {
 			if f := strings.Fields(line); len(f) == 2 {
 				return f[0]
@@ -228,7 +239,8 @@ func (r *tektonRun) waitDone(t *testing.T, created string, timeout time.Duration
 			return &got
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%s not done after %s:\n%s", created, timeout, r.c.must(t, "", "-n", r.ns, "get", "taskruns,pods,workloads"))
+			t.Fatalf("%s not done after %s:\n%s", created, timeout,
+				r.c.must(t, "", "-n", r.ns, "get", "taskruns,pods,workloads"))
 		}
 	}
 }
@@ -247,7 +259,8 @@ func TestE2EKueuePreemptedArgoStepRetriedByKueue(t *testing.T) {
 	docs := compileQueued(t, "argo", "")
 	r := c.newRealRun(t, name, docs, decodeWorkflow(t, docs[len(docs)-1]))
 	c.kueueQueues(t, r.ns, 1, "team-a-gpu")
-	c.must(t, "", "patch", "clusterqueue", r.ns, "--type=merge", "-p", `{"spec":{"preemption":{"withinClusterQueue":"LowerPriority"}}}`)
+	c.must(t, "", "patch", "clusterqueue", r.ns, "--type=merge", "-p",
+		`{"spec":{"preemption":{"withinClusterQueue":"LowerPriority"}}}`)
 	c.must(t, "", "-n", r.ns, "delete", "pod", "urgent", "--ignore-not-found", "--wait")
 	created := r.create(t)
 	pod := r.runningPod(t, target, 5*time.Minute)
@@ -274,7 +287,8 @@ spec:
 	done := r.c.wait(t, r.ns, created, 6*time.Minute)
 	attempts := retryAttempts(done, target)
 	if done.Status.Phase != wfv1.WorkflowSucceeded || len(attempts) != 2 || attempts[0].Phase == wfv1.NodeSucceeded {
-		t.Fatalf("phase %s, %d attempts of %s, want Succeeded after a second attempt\n%s", done.Status.Phase, len(attempts), target, nodeSummary(done))
+		t.Fatalf("phase %s, %d attempts of %s, want Succeeded after a second attempt\n%s", done.Status.Phase, len(attempts),
+			target, nodeSummary(done))
 	}
 	ended := c.jsonPath(t, r.ns, "pod/urgent", `{.status.containerStatuses[0].state.terminated.finishedAt}`)
 	again := podOfNode(t, c, r.ns, done.Name, attempts[1].Name)
@@ -282,6 +296,9 @@ spec:
 	if end, err := time.Parse(time.RFC3339, ended); err != nil || admitted.Before(end.Add(-time.Second)) {
 		t.Errorf("the retry's pod %s admitted at %s, before the urgent pod ended at %q", again, admitted, ended)
 	}
-	events, _ := c.run("", "-n", r.ns, "get", "events", "--field-selector", "reason=Preempted", "-o", "jsonpath={range .items[*]}{.involvedObject.kind}/{.involvedObject.name}: {.message}{\"\\n\"}{end}")
-	t.Logf("%s: Succeeded on %s; Kueue preempted %s's pod %s for the urgent pod, which ended at %s; the retry's pod %s was admitted at %s:\n%s\nKueue's events:\n%s", done.Name, realNode, target, pod, ended, again, admitted.Format(time.RFC3339), nodeSummary(done), events)
+	events, _ := c.run("", "-n", r.ns, "get", "events", "--field-selector", "reason=Preempted", "-o",
+		"jsonpath={range .items[*]}{.involvedObject.kind}/{.involvedObject.name}: {.message}{\"\\n\"}{end}")
+	t.Logf("%s: Succeeded on %s; Kueue preempted %s's pod %s for the urgent pod, which ended at %s; the retry's pod %s "+
+		"was admitted at %s:\n%s\nKueue's events:\n%s", done.Name, realNode, target, pod, ended, again,
+		admitted.Format(time.RFC3339), nodeSummary(done), events)
 }

@@ -23,7 +23,8 @@ func TestE2EArgoMLCube10Cube(t *testing.T) {
 	download, train := recs[pods[done.Name+".download"]], recs[pods[done.Name+".train"]]
 	wantArgs := map[string]string{
 		"download": "download --data_dir=/mnt/mlcube/data --log_dir=/mnt/mlcube/download_logs",
-		"train":    "train --data_dir=/mnt/mlcube/data --parameters_file=/mnt/mlcube/parameters/default.parameters.yaml --log_dir=/mnt/mlcube/train_logs --model_dir=/mnt/mlcube/model",
+		"train": "train --data_dir=/mnt/mlcube/data --parameters_file=/mnt/mlcube/parameters/default.parameters.yaml " +
+			"--log_dir=/mnt/mlcube/train_logs --model_dir=/mnt/mlcube/model",
 	}
 	for name, rec := range map[string]record{"download": download, "train": train} {
 		if len(rec.Argv) == 0 {
@@ -37,5 +38,6 @@ func TestE2EArgoMLCube10Cube(t *testing.T) {
 	if !strings.Contains(seen, download.Pod) {
 		t.Fatalf("train read data/written-by %q, want what download's pod %s wrote", seen, download.Pod)
 	}
-	t.Logf("%s: Succeeded; download and train got MLCube 1.0's arguments, and train read the data/ that download wrote", done.Name)
+	t.Logf("%s: Succeeded; download and train got MLCube 1.0's arguments, and train read the data/ that "+
+		"download wrote", done.Name)
 }

@@ -30,7 +30,8 @@ tasks:
 func TestE2EArgoMedPerfRootOutputFile(t *testing.T) {
 	c := e2eCluster(t)
 	t.Parallel()
-	r, done := c.runOnRealNode(t, "medperf-root", "eval", "container_config.yaml", medperfRootContainer, "--task", "evaluate")
+	r, done := c.runOnRealNode(t, "medperf-root", "eval", "container_config.yaml", medperfRootContainer,
+		"--task", "evaluate")
 	claim := r.wf.Spec.Volumes[0].PersistentVolumeClaim.ClaimName
 	got, err := os.ReadFile(filepath.Join(r.volumes[claim], "medperf_results.yaml"))
 	if err != nil {
@@ -39,5 +40,6 @@ func TestE2EArgoMedPerfRootOutputFile(t *testing.T) {
 	if strings.TrimSpace(string(got)) != "accuracy: 0.9" {
 		t.Fatalf("the claim's medperf_results.yaml holds %q", got)
 	}
-	t.Logf("%s: Succeeded; /medperf_results.yaml was a file, created on claim %s before the container ran, and holds what it wrote", done.Name, claim)
+	t.Logf("%s: Succeeded; /medperf_results.yaml was a file, created on claim %s before the container ran, and holds "+
+		"what it wrote", done.Name, claim)
 }

@@ -175,7 +175,8 @@ func (d *medperfTestsData) checkGood(t *testing.T, what, dir string) {
 func (d *medperfTestsData) checkBug(t *testing.T, what, dir string) {
 	t.Helper()
 	preds := d.preds()
-	if got, want := string(readClaim(t, dir, "predictions/preds.txt")), strings.Join(preds[:len(preds)-1], "\n")+"\n"; got != want {
+	if got, want := string(readClaim(t, dir, "predictions/preds.txt")),
+		strings.Join(preds[:len(preds)-1], "\n")+"\n"; got != want {
 		t.Errorf("%s: model-bug's preds.txt holds %q, want %q (all but the last, written before it raised)", what, got, want)
 	}
 }

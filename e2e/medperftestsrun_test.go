@@ -135,14 +135,16 @@ func TestE2ETektonMedPerfTestCubes(t *testing.T) {
 func (r *tektonRun) failedAt(t *testing.T, done *tektonv1.PipelineRun, task string) {
 	t.Helper()
 	if cond := done.Status.GetCondition("Succeeded"); cond == nil || cond.Status != corev1.ConditionFalse {
-		t.Fatalf("PipelineRun %s: %+v, want failed at %s\n%s", done.Name, cond, task, r.c.must(t, "", "-n", r.ns, "get", "taskruns,pods"))
+		t.Fatalf("PipelineRun %s: %+v, want failed at %s\n%s", done.Name, cond, task,
+			r.c.must(t, "", "-n", r.ns, "get", "taskruns,pods"))
 	}
 	pods := r.tektonPods(t)
 	pod, ok := pods[task]
 	if !ok {
 		t.Fatalf("task %s has no pod: %v", task, pods)
 	}
-	exit := r.c.jsonPath(t, r.ns, "pod/"+pod, `{.status.containerStatuses[?(@.name=="step-main")].state.terminated.exitCode}`)
+	exit := r.c.jsonPath(t, r.ns, "pod/"+pod,
+		`{.status.containerStatuses[?(@.name=="step-main")].state.terminated.exitCode}`)
 	if exit != "1" {
 		t.Errorf("task %s's step exited %q, want 1", task, exit)
 	}
@@ -155,10 +157,12 @@ func (r *tektonRun) failedAt(t *testing.T, done *tektonv1.PipelineRun, task stri
 	}
 	for _, later := range afterInfer {
 		if _, ran := pods[later]; ran || !skipped[later] {
-			t.Errorf("task %s: pod %q, skipped %v; want skipped, with no pod, after the failed %s", later, pods[later], skipped[later], task)
+			t.Errorf("task %s: pod %q, skipped %v; want skipped, with no pod, after the failed %s", later, pods[later],
+				skipped[later], task)
 		}
 	}
-	t.Logf("%s: failed at %s (step-main exit code %s; its log: %q); %v skipped, no pod", done.Name, task, exit, bugMessage, afterInfer)
+	t.Logf("%s: failed at %s (step-main exit code %s; its log: %q); %v skipped, no pod", done.Name, task, exit,
+		bugMessage, afterInfer)
 }
 
 // TestE2EJobMedPerfTestCubes runs MedPerf's test cubes as a Job per step
@@ -208,7 +212,8 @@ func (r *realRun) jobFails(t *testing.T, docs []string, step string) {
 	}, "True")
 	limit := r.c.jsonPath(t, r.ns, "job/"+step, "{.spec.backoffLimit}")
 	out := r.c.must(t, "", "-n", r.ns, "get", "pods", "-l", "batch.kubernetes.io/job-name="+step, "-o",
-		`jsonpath={range .items[*]}{.metadata.name}={.status.containerStatuses[?(@.name=="mlcube-container")].state.terminated.exitCode} {end}`)
+		`jsonpath={range .items[*]}{.metadata.name}=`+
+			`{.status.containerStatuses[?(@.name=="mlcube-container")].state.terminated.exitCode} {end}`)
 	pods := strings.Fields(out)
 	for _, p := range pods {
 		name, exit, _ := strings.Cut(p, "=")
@@ -222,5 +227,6 @@ func (r *realRun) jobFails(t *testing.T, docs []string, step string) {
 	if n, err := strconv.Atoi(limit); err != nil || len(pods) != n+1 {
 		t.Errorf("Job %s failed with %d pods, want backoffLimit (%q) + 1", step, len(pods), limit)
 	}
-	t.Logf("Job %s: Failed after %d pods (backoffLimit %s), each exit code 1 with %q; %v not started", step, len(pods), limit, bugMessage, afterInfer)
+	t.Logf("Job %s: Failed after %d pods (backoffLimit %s), each exit code 1 with %q; %v not started", step, len(pods),
+		limit, bugMessage, afterInfer)
 }

@@ -65,10 +65,12 @@ func TestE2EMPIFailedWorkerEndsTheRun(t *testing.T) {
 			created := r.create(t)
 			if tc.control {
 				time.Sleep(2 * time.Minute)
-				if phase := c.must(t, "", "-n", r.ns, "get", created, "-o", "jsonpath={.status.phase}"); phase != string(wfv1.WorkflowRunning) {
+				if phase := c.must(t, "", "-n", r.ns, "get", created, "-o",
+					"jsonpath={.status.phase}"); phase != string(wfv1.WorkflowRunning) {
 					t.Fatalf("control: the run is %s two minutes on, want still Running", phase)
 				}
-				failed := strings.TrimSpace(c.must(t, "", "-n", r.ns, "get", "mpijobs", "-o", "jsonpath={.items[*].status.replicaStatuses.Worker.failed}"))
+				failed := strings.TrimSpace(c.must(t, "", "-n", r.ns, "get", "mpijobs", "-o",
+					"jsonpath={.items[*].status.replicaStatuses.Worker.failed}"))
 				c.must(t, "", "-n", r.ns, "patch", created, "--type=merge", "-p", `{"spec":{"shutdown":"Terminate"}}`)
 				if failed == "" || failed == "0" {
 					t.Fatalf("control: no worker of the MPIJob failed (%q): the control shows nothing", failed)
@@ -80,11 +82,13 @@ func TestE2EMPIFailedWorkerEndsTheRun(t *testing.T) {
 			if done.Status.Phase != wfv1.WorkflowFailed {
 				t.Fatalf("phase %s, want Failed\n%s", done.Status.Phase, nodeSummary(done))
 			}
-			left := waitUntil(time.Minute, func() bool { return strings.TrimSpace(c.must(t, "", "-n", r.ns, "get", "mpijobs", "-o", "name")) == "" })
+			left := waitUntil(time.Minute,
+				func() bool { return strings.TrimSpace(c.must(t, "", "-n", r.ns, "get", "mpijobs", "-o", "name")) == "" })
 			if !left {
 				t.Errorf("MPIJobs left: %s", c.must(t, "", "-n", r.ns, "get", "mpijobs"))
 			}
-			t.Logf("%s: Failed in %s with its workers failed; no MPIJob left", done.Name, done.Status.FinishedAt.Sub(done.Status.StartedAt.Time))
+			t.Logf("%s: Failed in %s with its workers failed; no MPIJob left", done.Name,
+				done.Status.FinishedAt.Sub(done.Status.StartedAt.Time))
 		})
 	}
 }
@@ -101,9 +105,11 @@ func TestE2ETektonMPIFailedWorkerEndsTheRun(t *testing.T) {
 	done := r.run(t, 4*time.Minute)
 	cond := done.Status.GetCondition("Succeeded")
 	if cond == nil || cond.Status != corev1.ConditionFalse {
-		t.Fatalf("PipelineRun %s: %+v, want failed\n%s", done.Name, cond, c.must(t, "", "-n", r.ns, "get", "taskruns,mpijobs,pods"))
+		t.Fatalf("PipelineRun %s: %+v, want failed\n%s", done.Name, cond,
+			c.must(t, "", "-n", r.ns, "get", "taskruns,mpijobs,pods"))
 	}
-	if !waitUntil(time.Minute, func() bool { return strings.TrimSpace(c.must(t, "", "-n", r.ns, "get", "mpijobs", "-o", "name")) == "" }) {
+	if !waitUntil(time.Minute,
+		func() bool { return strings.TrimSpace(c.must(t, "", "-n", r.ns, "get", "mpijobs", "-o", "name")) == "" }) {
 		t.Errorf("MPIJobs left: %s", c.must(t, "", "-n", r.ns, "get", "mpijobs"))
 	}
 	t.Logf("%s: %s (%s); no MPIJob left", done.Name, cond.Reason, cond.Message)

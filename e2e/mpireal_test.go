@@ -50,7 +50,8 @@ func TestE2EMPIOnRealNode(t *testing.T) {
 		t.Fatalf("phase %s: %s\n%s\n%s", done.Status.Phase, done.Status.Message, nodeSummary(done),
 			c.must(t, "", "-n", r.ns, "get", "mpijobs,pods", "-o", "wide"))
 	}
-	checkRanks(t, r, done.Name, done.Status.FinishedAt.Sub(done.Status.StartedAt.Time), mpiLauncher(t, argoJobManifest(t, r.golden)))
+	checkRanks(t, r, done.Name, done.Status.FinishedAt.Sub(done.Status.StartedAt.Time),
+		mpiLauncher(t, argoJobManifest(t, r.golden)))
 }
 
 // checkRanks asserts what the ranks of an MPI step recorded against the
@@ -66,7 +67,8 @@ func checkRanks(t *testing.T, r *realRun, run string, took time.Duration, pod co
 	w := want{argv: argv, env: r.wantEnv(launcher.Env, func(s string) string { return s }, nil)}
 	w.securityContext(pod.SecurityContext)
 	for _, m := range launcher.VolumeMounts {
-		if slices.ContainsFunc(pod.Volumes, func(v corev1.Volume) bool { return v.Name == m.Name && v.PersistentVolumeClaim != nil }) {
+		if slices.ContainsFunc(pod.Volumes,
+			func(v corev1.Volume) bool { return v.Name == m.Name && v.PersistentVolumeClaim != nil }) {
 			w.claims = append(w.claims, m.MountPath)
 		}
 	}
@@ -83,7 +85,8 @@ func checkRanks(t *testing.T, r *realRun, run string, took time.Duration, pod co
 		hosts[rec.Pod]++
 		step := "rank " + strconv.Itoa(rec.MPI.Rank) + " (" + name + ")"
 		if rec.MPI.Size != np || rec.MPI.Sum != np*(np-1)/2 {
-			t.Errorf("%s: world of %d, allreduce sum %d; want %d ranks summing to %d", step, rec.MPI.Size, rec.MPI.Sum, np, np*(np-1)/2)
+			t.Errorf("%s: world of %d, allreduce sum %d; want %d ranks summing to %d", step, rec.MPI.Size, rec.MPI.Sum,
+				np, np*(np-1)/2)
 		}
 		checkRecord(t, step, w, rec)
 	}
@@ -96,8 +99,8 @@ func checkRanks(t *testing.T, r *realRun, run string, took time.Duration, pod co
 			t.Errorf("%d ranks on %s; want one rank on each worker pod (slotsPerWorker 1)", n, host)
 		}
 	}
-	t.Logf("%s: Succeeded on %s in %s; %d ranks on %d workers, each summed %d in the allreduce and got argv, %d env values, uid %d",
-		run, realNode, took, len(ranks), len(hosts), np*(np-1)/2, len(w.env), *w.uid)
+	t.Logf("%s: Succeeded on %s in %s; %d ranks on %d workers, each summed %d in the allreduce and got argv, "+
+		"%d env values, uid %d", run, realNode, took, len(ranks), len(hosts), np*(np-1)/2, len(w.env), *w.uid)
 }
 
 // mpirunCommand reads the launcher's mpirun command: the number of ranks
@@ -140,7 +143,8 @@ func argoJobManifest(t *testing.T, wf *wfv1.Workflow) string {
 func argoCreated(t *testing.T, wf *wfv1.Workflow, kind string) *string {
 	t.Helper()
 	for i := range wf.Spec.Templates {
-		if res := wf.Spec.Templates[i].Resource; res != nil && res.Action == "create" && strings.Contains(res.Manifest, "kind: "+kind) {
+		if res := wf.Spec.Templates[i].Resource; res != nil && res.Action == "create" &&
+			strings.Contains(res.Manifest, "kind: "+kind) {
 			return &res.Manifest
 		}
 		// A job whose end Argo's conditions cannot see (a TrainJob) is
@@ -176,7 +180,8 @@ func mpiLauncher(t *testing.T, manifest string) corev1.PodSpec {
 func (r *realRun) pinJobs(t *testing.T) {
 	t.Helper()
 	for i := range r.wf.Spec.Templates {
-		if res := r.wf.Spec.Templates[i].Resource; res != nil && res.Action == "create" && strings.Contains(res.Manifest, "kind: MPIJob") {
+		if res := r.wf.Spec.Templates[i].Resource; res != nil && res.Action == "create" &&
+			strings.Contains(res.Manifest, "kind: MPIJob") {
 			res.Manifest = pinnedJob(t, res.Manifest, r.ns)
 		}
 	}
@@ -201,7 +206,8 @@ func pinnedJob(t *testing.T, manifest, ns string) string {
 				spec.NodeSelector = map[string]string{}
 			}
 			spec.NodeSelector["kubernetes.io/hostname"] = realNode
-			spec.Tolerations = append(spec.Tolerations, corev1.Toleration{Key: realNodeTaint, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule})
+			spec.Tolerations = append(spec.Tolerations,
+				corev1.Toleration{Key: realNodeTaint, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule})
 			for j := range spec.Containers {
 				shrink(&spec.Containers[j].Resources)
 			}
@@ -304,7 +310,8 @@ func TestE2ETektonMPIStopDeletesJob(t *testing.T) {
 				return strings.TrimSpace(c.must(t, "", "-n", r.ns, "get", "mpijobs", "-o", "name"))
 			}
 			waitFor(t, 3*time.Minute, func() string {
-				return c.must(t, "", "-n", r.ns, "get", "pods", "-l", "training.kubeflow.org/job-role=launcher", "-o", "jsonpath={.items[*].status.phase}")
+				return c.must(t, "", "-n", r.ns, "get", "pods", "-l", "training.kubeflow.org/job-role=launcher", "-o",
+					"jsonpath={.items[*].status.phase}")
 			}, "Running")
 			c.must(t, "", "-n", r.ns, "patch", created, "--type=merge", "-p", `{"spec":{"status":"Cancelled"}}`)
 			gone := waitUntil(90*time.Second, func() bool { return jobs() == "" })

@@ -43,7 +43,8 @@ func v1MPIArgs(t *testing.T) ([]string, string) {
 	dir := t.TempDir()
 	ex := filepath.Join(repoRoot, "examples", "resnet50-multinode")
 	plat, _ := os.ReadFile(filepath.Join(ex, "platform.yaml"))
-	os.WriteFile(filepath.Join(dir, "platform.yaml"), []byte(strings.Replace(string(plat), "kubeflow.org/v2beta1", "kubeflow.org/v1", 1)), 0o644)
+	os.WriteFile(filepath.Join(dir, "platform.yaml"),
+		[]byte(strings.Replace(string(plat), "kubeflow.org/v2beta1", "kubeflow.org/v1", 1)), 0o644)
 	pipeline, _ := os.ReadFile(filepath.Join(ex, "pipeline.yaml"))
 	var kept []string
 	for _, line := range strings.Split(string(pipeline), "\n") {
@@ -53,7 +54,8 @@ func v1MPIArgs(t *testing.T) ([]string, string) {
 	}
 	os.WriteFile(filepath.Join(dir, "pipeline.yaml"), []byte(strings.Join(kept, "\n")), 0o644)
 	os.WriteFile(filepath.Join(dir, "mlops.env"), []byte("REGISTRY=docker.io\n"), 0o644)
-	args := []string{"mlcube-compile", "--mlcube", ex, "--platform", filepath.Join(dir, "platform.yaml"), "--task", filepath.Join(dir, "pipeline.yaml")}
+	args := []string{"mlcube-compile", "--mlcube", ex, "--platform", filepath.Join(dir, "platform.yaml"), "--task",
+		filepath.Join(dir, "pipeline.yaml")}
 	return args, filepath.Join(ex, "pipeline.yaml")
 }
 

@@ -104,7 +104,8 @@ func artifactsWorkflow(t *testing.T, name, ns, nonce string) *wfv1.Workflow {
 		}
 	}
 	check.WriteString("echo read: all files equal\n")
-	write := writeScript(nonce, "/out") + "cd /out && find . -type f | LC_ALL=C sort | while read -r f; do sha256sum \"$f\"; done >/tmp/sums\ncat /tmp/sums\n"
+	write := writeScript(nonce, "/out") +
+		"cd /out && find . -type f | LC_ALL=C sort | while read -r f; do sha256sum \"$f\"; done >/tmp/sums\ncat /tmp/sums\n"
 	keyOnly := func(key string) wfv1.ArtifactLocation {
 		return wfv1.ArtifactLocation{S3: &wfv1.S3Artifact{Key: "{{workflow.uid}}/" + key}}
 	}
@@ -123,7 +124,8 @@ func artifactsWorkflow(t *testing.T, name, ns, nonce string) *wfv1.Workflow {
 		Spec: wfv1.WorkflowSpec{
 			Entrypoint:   "main",
 			NodeSelector: map[string]string{"kubernetes.io/hostname": realNode},
-			Tolerations:  []corev1.Toleration{{Key: realNodeTaint, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}},
+			Tolerations: []corev1.Toleration{{Key: realNodeTaint, Operator: corev1.TolerationOpExists,
+				Effect: corev1.TaintEffectNoSchedule}},
 			Templates: []wfv1.Template{
 				{Name: "main", Steps: []wfv1.ParallelSteps{
 					{Steps: []wfv1.WorkflowStep{{Name: "write", Template: "write"}}},
@@ -203,8 +205,10 @@ func TestE2EArgoArtifactsInObjectStore(t *testing.T) {
 			switch {
 			case ref == nil:
 				t.Errorf("the workflow's status names no artifact repository")
-			case tc.configMap && (ref.Default || ref.Namespace != ns || ref.ConfigMap != "artifact-repositories" || ref.Key != "default"):
-				t.Errorf("artifact repository %+v, want the key default of %s's artifact-repositories", ref.ArtifactRepositoryRef, ns)
+			case tc.configMap && (ref.Default || ref.Namespace != ns || ref.ConfigMap != "artifact-repositories" ||
+				ref.Key != "default"):
+				t.Errorf("artifact repository %+v, want the key default of %s's artifact-repositories",
+					ref.ArtifactRepositoryRef, ns)
 			case !tc.configMap && !ref.Default:
 				t.Errorf("artifact repository %+v, want the controller's default", ref.ArtifactRepositoryRef)
 			}
@@ -290,8 +294,10 @@ func TestE2EObjectStoreRclone(t *testing.T) {
 			{"name": "RCLONE_S3_PROVIDER", "value": "Other"},
 			{"name": "RCLONE_S3_ENDPOINT", "value": "http://" + endpoint},
 			{"name": "RCLONE_S3_REGION", "value": s.Region},
-			{"name": "RCLONE_S3_ACCESS_KEY_ID", "valueFrom": map[string]any{"secretKeyRef": map[string]string{"name": s.Secret, "key": "accessKey"}}},
-			{"name": "RCLONE_S3_SECRET_ACCESS_KEY", "valueFrom": map[string]any{"secretKeyRef": map[string]string{"name": s.Secret, "key": "secretKey"}}},
+			{"name": "RCLONE_S3_ACCESS_KEY_ID",
+				"valueFrom": map[string]any{"secretKeyRef": map[string]string{"name": s.Secret, "key": "accessKey"}}},
+			{"name": "RCLONE_S3_SECRET_ACCESS_KEY",
+				"valueFrom": map[string]any{"secretKeyRef": map[string]string{"name": s.Secret, "key": "secretKey"}}},
 		}
 	}
 	listing := `find . -type f | LC_ALL=C sort | while read -r f; do sha256sum "$f"; done`
@@ -321,8 +327,9 @@ func TestE2EObjectStoreRclone(t *testing.T) {
 				container("fetch", s.Service, nil, []string{"copy", remote, "/work/down"}),
 			},
 			"containers": []map[string]any{
-				container("check", s.Endpoint, []string{"sh", "-c"}, []string{"set -eu\n(cd /work/down && " + listing + ") >/work/down.sums\n" +
-					"cat /work/down.sums\ncmp /work/up.sums /work/down.sums\nrclone version | head -1\n"}),
+				container("check", s.Endpoint, []string{"sh", "-c"},
+					[]string{"set -eu\n(cd /work/down && " + listing + ") >/work/down.sums\n" +
+						"cat /work/down.sums\ncmp /work/up.sums /work/down.sums\nrclone version | head -1\n"}),
 			},
 		},
 	}

@@ -49,7 +49,8 @@ prepare)
   echo second >"$data/data.txt" ;;
 train) ;;
 evaluate)
-  { (cd "$data" && find . -type f | LC_ALL=C sort && cat data.txt); (cd "$model" && find . | LC_ALL=C sort); } >"$metrics" ;;
+  { (cd "$data" && find . -type f | LC_ALL=C sort && cat data.txt); ` +
+	`(cd "$model" && find . | LC_ALL=C sort); } >"$metrics" ;;
 esac
 `
 
@@ -63,7 +64,8 @@ func compileObjData(t *testing.T, backend string, image string) []string {
 	t.Helper()
 	ex := filepath.Join(repoRoot, "examples", "bucket-pipeline")
 	pipeline := filepath.Join(t.TempDir(), "pipeline.yaml")
-	text := "name: objdata\nsteps:\n  prepare:\n    task: prepare\n    retries: {limit: 2, backoff: 1s}\n  train:\n    task: train\n  evaluate:\n    task: evaluate\n"
+	text := "name: objdata\nsteps:\n  prepare:\n    task: prepare\n    retries: {limit: 2, backoff: 1s}\n  train:\n" +
+		"    task: train\n  evaluate:\n    task: evaluate\n"
 	if err := os.WriteFile(pipeline, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +151,8 @@ func argoObjData(t *testing.T, c *cluster, s *objectStore, name string) {
 	if got := string(s.get(t, run+"/evaluate/metrics")); got != objDataMetrics {
 		t.Errorf("evaluate read %q, want %q: only the retry's files and an empty model folder", got, objDataMetrics)
 	}
-	t.Logf("%s: Succeeded; prepare's failed attempt left %d objects at its own key, evaluate read only the retry's", done.Name, countPrefix(objects, run+"/prepare.0/"))
+	t.Logf("%s: Succeeded; prepare's failed attempt left %d objects at its own key, evaluate read only the retry's",
+		done.Name, countPrefix(objects, run+"/prepare.0/"))
 }
 
 // TestE2ETektonObjectData runs TestE2EArgoObjectData's pipeline with
@@ -183,7 +186,8 @@ func tektonObjData(t *testing.T, c *cluster, s *objectStore, name string) {
 		}
 	}
 	done := r.runSucceeded(t, 8*time.Minute)
-	retries := r.c.must(t, "", "-n", r.ns, "get", "taskruns", "-l", "tekton.dev/pipelineTask=prepare", "-o", "jsonpath={.items[0].status.retriesStatus[*].conditions[0].reason}")
+	retries := r.c.must(t, "", "-n", r.ns, "get", "taskruns", "-l", "tekton.dev/pipelineTask=prepare", "-o",
+		"jsonpath={.items[0].status.retriesStatus[*].conditions[0].reason}")
 	if retries != "StepFailed" {
 		t.Errorf("prepare's earlier attempts ended %q, want one StepFailed", retries)
 	}
@@ -197,7 +201,8 @@ func tektonObjData(t *testing.T, c *cluster, s *objectStore, name string) {
 	if got := string(s.get(t, run+"/evaluate/metrics")); got != objDataMetrics {
 		t.Errorf("evaluate read %q, want %q: only the retry's files and an empty model folder", got, objDataMetrics)
 	}
-	t.Logf("%s: Succeeded; evaluate read only the retry's files, and %d objects are in the bucket", done.Name, len(objects))
+	t.Logf("%s: Succeeded; evaluate read only the retry's files, and %d objects are in the bucket",
+		done.Name, len(objects))
 }
 
 // countPrefix counts the keys of m that start with prefix.
@@ -238,14 +243,16 @@ func TestE2EJobObjectData(t *testing.T) {
 	}
 	spec := &job.Spec.Template.Spec
 	if spec.ServiceAccountName != "" {
-		c.ensure(t, "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: "+spec.ServiceAccountName+", namespace: "+ns+"}\n")
+		c.ensure(t, "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: "+spec.ServiceAccountName+
+			", namespace: "+ns+"}\n")
 	}
 	job.Namespace, job.Name, job.GenerateName = ns, name, ""
 	if spec.NodeSelector == nil {
 		spec.NodeSelector = map[string]string{}
 	}
 	spec.NodeSelector["kubernetes.io/hostname"] = realNode
-	spec.Tolerations = append(spec.Tolerations, corev1.Toleration{Key: realNodeTaint, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule})
+	spec.Tolerations = append(spec.Tolerations,
+		corev1.Toleration{Key: realNodeTaint, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule})
 	for _, cs := range [][]corev1.Container{spec.InitContainers, spec.Containers} {
 		for i := range cs {
 			shrink(&cs[i].Resources)

@@ -74,7 +74,8 @@ func checkArtifactGC(t *testing.T, r *realRun, s *objectStore, run string, ups [
 	}
 	for _, u := range left {
 		if !final[u] {
-			t.Errorf("after the workflow was deleted, %s is still in the bucket (the artifact GC deletes every upload but the final results)", u)
+			t.Errorf("after the workflow was deleted, %s is still in the bucket (the artifact GC deletes every upload but the "+
+				"final results)", u)
 		}
 	}
 	for u := range final {

@@ -75,7 +75,8 @@ type uploaded struct {
 // checkUploads checks each upload in the bucket under <run>/: its
 // objects' digest is the one the engine recorded, and each file is what
 // the recorder wrote (written by the step's pod). It returns the keys.
-func checkUploads(t *testing.T, objects map[string]string, run string, ups []uploaded, podOf func(step string) string, s *objectStore) {
+func checkUploads(t *testing.T, objects map[string]string, run string, ups []uploaded, podOf func(step string) string,
+	s *objectStore) {
 	t.Helper()
 	for _, u := range ups {
 		base := run + "/" + u.step + "/" + u.name
@@ -136,7 +137,9 @@ func TestE2EArgoObjectStorage(t *testing.T) {
 			s.credentials(t, c, r.ns)
 			if name == "mixed-storage" {
 				s.artifactRepositories(t, c, r.ns, s.Service, "")
-				r.claim(t, "datasets", corev1.PersistentVolumeClaimSpec{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce}}, claimMake)
+				r.claim(t, "datasets",
+					corev1.PersistentVolumeClaimSpec{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce}},
+					claimMake)
 				fillClaim(t, r.volumes["datasets"])
 			}
 			pinArtifactGC(r.wf)
@@ -260,7 +263,8 @@ func (s *objectStore) put(t *testing.T, key string, data []byte) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if _, err := s.client.PutObject(ctx, s.Bucket, key, bytes.NewReader(data), int64(len(data)), minio.PutObjectOptions{}); err != nil {
+	if _, err := s.client.PutObject(ctx, s.Bucket, key, bytes.NewReader(data), int64(len(data)),
+		minio.PutObjectOptions{}); err != nil {
 		t.Fatalf("putting %s: %v", key, err)
 	}
 }

@@ -63,7 +63,8 @@ func e2eObjectStore(t *testing.T) *objectStore {
 		path := envOr("E2E_OBJECTSTORE", filepath.Join(repoRoot, ".e2e", "run", "objectstore.json"))
 		data, err := os.ReadFile(path)
 		if err != nil {
-			theObjectStoreErr = fmt.Errorf("no object store in the e2e cluster (scripts/e2e/objectstore.sh writes %s): %v", path, err)
+			theObjectStoreErr = fmt.Errorf("no object store in the e2e cluster (scripts/e2e/objectstore.sh "+
+				"writes %s): %v", path, err)
 			return
 		}
 		s := &objectStore{}

@@ -78,14 +78,16 @@ func TestE2EObjectStorageImageUser(t *testing.T) {
 		t.Parallel()
 		dir := userSpecs(t)
 		platform := realNodePlatform(t, filepath.Join(dir, "platform.yaml"), userImage)
-		out, stderr, code := compileArgs(t, "mlcube-compile", "--backend", "job", "--mlcube", dir, "--platform", platform, "--task", "prepare")
+		out, stderr, code := compileArgs(t, "mlcube-compile", "--backend", "job", "--mlcube", dir, "--platform", platform,
+			"--task", "prepare")
 		if code != 0 {
 			t.Fatalf("exit %d: %s", code, stderr)
 		}
 		ns := "e2e-job-objuser"
 		s.credentials(t, c, ns)
 		job := runJob(t, c, ns, "objuser", out, 6*time.Minute)
-		pod := strings.TrimPrefix(strings.TrimSpace(c.must(t, "", "-n", ns, "get", "pods", "-l", "batch.kubernetes.io/job-name="+job, "-o", "name")), "pod/")
+		pod := strings.TrimPrefix(strings.TrimSpace(c.must(t, "", "-n", ns, "get", "pods", "-l",
+			"batch.kubernetes.io/job-name="+job, "-o", "name")), "pod/")
 		r := &realRun{c: c, ns: ns}
 		rec := logRecord(t, r, pod, "mlcube-container")
 		if rec.UID != userUID {
@@ -94,7 +96,8 @@ func TestE2EObjectStorageImageUser(t *testing.T) {
 		read := 0
 		for path, files := range rec.Inputs {
 			for file, got := range files {
-				if key := "raw/" + strings.TrimPrefix(file, "/mnt/mlcube-fetched/raw-dir/"); got["sha256"] != sha256Hex([]byte(seeded[key])) {
+				key := "raw/" + strings.TrimPrefix(file, "/mnt/mlcube-fetched/raw-dir/")
+				if got["sha256"] != sha256Hex([]byte(seeded[key])) {
 					t.Errorf("the step read %s (under %s) as %v, not the bucket's %s", file, path, got, key)
 				}
 				read++
@@ -137,7 +140,8 @@ func userSpecs(t *testing.T) string {
 func compileUserRun(t *testing.T, backend string) []string {
 	t.Helper()
 	dir := userSpecs(t)
-	args := []string{"mlcube-compile", "--backend", backend, "--mlcube", dir, "--task", filepath.Join(dir, "pipeline.yaml"),
+	args := []string{"mlcube-compile", "--backend", backend, "--mlcube", dir,
+		"--task", filepath.Join(dir, "pipeline.yaml"),
 		"--platform", realNodePlatform(t, filepath.Join(dir, "platform.yaml"), userImage)}
 	out, stderr, code := compileArgs(t, args...)
 	if code != 0 {
@@ -155,7 +159,8 @@ func compileUserRun(t *testing.T, backend string) []string {
 func runJob(t *testing.T, c *cluster, ns, name, manifest string, timeout time.Duration) string {
 	t.Helper()
 	startJob(t, c, ns, name, manifest)
-	if _, err := c.run("", "-n", ns, "wait", "--for=condition=Complete", "job/"+name, "--timeout="+timeout.String()); err != nil {
+	if _, err := c.run("", "-n", ns, "wait", "--for=condition=Complete", "job/"+name,
+		"--timeout="+timeout.String()); err != nil {
 		t.Fatalf("job %s did not complete: %v\n%s\n%s", name, err, c.must(t, "", "-n", ns, "get", "jobs,pods", "-o", "wide"),
 			c.must(t, "", "-n", ns, "describe", "pods"))
 	}
@@ -175,7 +180,8 @@ func startJob(t *testing.T, c *cluster, ns, name, manifest string) {
 	c.must(t, "", "-n", ns, "delete", "job", job.Name, "--ignore-not-found", "--wait", "--cascade=foreground")
 	spec := &job.Spec.Template.Spec
 	spec.NodeSelector = map[string]string{"kubernetes.io/hostname": realNode}
-	spec.Tolerations = append(spec.Tolerations, corev1.Toleration{Key: realNodeTaint, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule})
+	spec.Tolerations = append(spec.Tolerations,
+		corev1.Toleration{Key: realNodeTaint, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule})
 	for _, cs := range [][]corev1.Container{spec.InitContainers, spec.Containers} {
 		for i := range cs {
 			shrink(&cs[i].Resources)
@@ -241,7 +247,8 @@ func TestE2EObjectStorageSizedVolumes(t *testing.T) {
 				}
 			}
 			if !landed["scratch"] || !landed["fetched"] {
-				t.Errorf("the raw data landed on the volumes of claims ending in %v, want the scratch and fetched volumes of prepare's pod", landed)
+				t.Errorf("the raw data landed on the volumes of claims ending in %v, want the scratch and fetched volumes of "+
+					"prepare's pod", landed)
 			}
 		})
 	}
@@ -257,7 +264,8 @@ func compileSized(t *testing.T, backend, class string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	text := strings.Replace(string(data), "  workspace: object\n", "  workspace: object\n  size: 1Gi\n  storageClassName: "+class+"\n", 1)
+	text := strings.Replace(string(data), "  workspace: object\n",
+		"  workspace: object\n  size: 1Gi\n  storageClassName: "+class+"\n", 1)
 	if err := os.WriteFile(plat, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -282,7 +290,8 @@ func offerSized(t *testing.T, r *realRun, class string) {
 	t.Helper()
 	t.Cleanup(func() {
 		for _, kind := range []string{"workflow", "pipelinerun", "job"} {
-			_, _ = r.c.run("", "-n", r.ns, "delete", kind, "objsized", "--ignore-not-found", "--cascade=foreground", "--timeout=120s")
+			_, _ = r.c.run("", "-n", r.ns, "delete", kind, "objsized", "--ignore-not-found", "--cascade=foreground",
+				"--timeout=120s")
 		}
 		_, _ = r.c.run("", "-n", r.ns, "delete", "pods,pvc", "--all", "--timeout=120s")
 		for name := range r.volumes {
@@ -290,6 +299,7 @@ func offerSized(t *testing.T, r *realRun, class string) {
 		}
 	})
 	for i := range 8 {
-		r.claim(t, "sized-"+string(rune('a'+i)), corev1.PersistentVolumeClaimSpec{StorageClassName: &class, AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce}}, claimOffer)
+		r.claim(t, "sized-"+string(rune('a'+i)), corev1.PersistentVolumeClaimSpec{StorageClassName: &class,
+			AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce}}, claimOffer)
 	}
 }

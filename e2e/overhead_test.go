@@ -67,7 +67,9 @@ func TestE2EStepOverhead(t *testing.T) {
 				oc.engine, oc.name, oc.what, step, len(byStep[step]), m.wall, m.run, m.out, m.schedule, m.inits, m.before, m.after))
 		}
 	}
-	t.Logf("the medians of %d runs, in seconds:\n| engine | run | step | runs | wall | in its container | outside | to scheduled | init containers | then to the container | after it |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n%s",
+	t.Logf("the medians of %d runs, in seconds:\n"+
+		"| engine | run | step | runs | wall | in its container | outside | to scheduled | init containers | then to the "+
+		"container | after it |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n%s",
 		n, strings.Join(table, "\n"))
 }
 
@@ -80,7 +82,8 @@ func overheadCases(c *cluster, s *objectStore) []overheadCase {
 	out = append(out, overheadCase{"argo", "bare", "one container", func(t *testing.T, i int) map[string]stepTime {
 		return argoStepTimes(t, c, c.newRealRun(t, "ovh-bare", []string{bareWorkflow}, nil))
 	}})
-	for _, ex := range []struct{ name, what string }{{"mnist", "claim"}, {"bucket-pipeline", "bucket"}, {"mnist-bucket", "bucket, s3:// inputs"}} {
+	for _, ex := range []struct{ name, what string }{{"mnist", "claim"}, {"bucket-pipeline", "bucket"},
+		{"mnist-bucket", "bucket, s3:// inputs"}} {
 		out = append(out, overheadCase{"argo", ex.name, ex.what, func(t *testing.T, i int) map[string]stepTime {
 			docs := compileForRealNode(t, filepath.Join(repoRoot, "examples", ex.name), "argo", realImage)
 			r := c.newRealRun(t, "ovh-"+ex.name, docs, decodeWorkflow(t, docs[len(docs)-1]))
@@ -92,7 +95,8 @@ func overheadCases(c *cluster, s *objectStore) []overheadCase {
 	out = append(out, overheadCase{"tekton", "bare", "one step", func(t *testing.T, i int) map[string]stepTime {
 		return bareTaskRunTimes(t, c)
 	}})
-	for _, ex := range []struct{ name, what string }{{"mnist", "claim"}, {"bucket-pipeline", "bucket"}, {"mnist-bucket", "bucket, s3:// inputs"}} {
+	for _, ex := range []struct{ name, what string }{{"mnist", "claim"}, {"bucket-pipeline", "bucket"},
+		{"mnist-bucket", "bucket, s3:// inputs"}} {
 		out = append(out, overheadCase{"tekton", ex.name, ex.what, func(t *testing.T, i int) map[string]stepTime {
 			docs := compileForRealNode(t, filepath.Join(repoRoot, "examples", ex.name), "tekton", tektonImage)
 			r := c.newTektonRun(t, "ovh-"+ex.name, docs, decodePipelineRun(t, docs[len(docs)-1]))
@@ -104,7 +108,8 @@ func overheadCases(c *cluster, s *objectStore) []overheadCase {
 		c.namespace(t, "e2e-job-ovh-bare")
 		return map[string]stepTime{"main": jobStepTime(t, c, "e2e-job-ovh-bare", "bare", bareJob, "main")}
 	}})
-	for _, ex := range []struct{ name, task, what string }{{"mnist", "download", "claim"}, {"bucket-pipeline", "prepare", "bucket, s3:// input"}} {
+	for _, ex := range []struct{ name, task, what string }{{"mnist", "download", "claim"},
+		{"bucket-pipeline", "prepare", "bucket, s3:// input"}} {
 		out = append(out, overheadCase{"job", ex.name, ex.what, func(t *testing.T, i int) map[string]stepTime {
 			return map[string]stepTime{ex.task: jobExampleTime(t, c, s, ex.name, ex.task)}
 		}})
@@ -240,7 +245,8 @@ func jobExampleTime(t *testing.T, c *cluster, s *objectStore, name, task string)
 	}
 	for _, v := range job.Spec.Template.Spec.Volumes {
 		if v.PersistentVolumeClaim != nil {
-			r.claim(t, v.PersistentVolumeClaim.ClaimName, corev1.PersistentVolumeClaimSpec{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany}}, claimMake)
+			r.claim(t, v.PersistentVolumeClaim.ClaimName,
+				corev1.PersistentVolumeClaimSpec{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany}}, claimMake)
 		}
 	}
 	return jobStepTime(t, c, ns, "ovh", out, "mlcube-container")
@@ -259,7 +265,8 @@ func jobStepTime(t *testing.T, c *cluster, ns, name, manifest, user string) step
 	if err := json.Unmarshal([]byte(c.must(t, "", "-n", ns, "get", "job", name, "-o", "json")), &job); err != nil {
 		t.Fatal(err)
 	}
-	pod := strings.TrimPrefix(strings.TrimSpace(c.must(t, "", "-n", ns, "get", "pods", "-l", "batch.kubernetes.io/job-name="+name, "-o", "name")), "pod/")
+	pod := strings.TrimPrefix(strings.TrimSpace(c.must(t, "", "-n", ns, "get", "pods", "-l",
+		"batch.kubernetes.io/job-name="+name, "-o", "name")), "pod/")
 	return podTimes(t, getPod(t, c, ns, pod), job.Status.StartTime, job.Status.CompletionTime, user)
 }
 
@@ -321,8 +328,10 @@ func medianStep(all []stepTime) stepTime {
 	return stepTime{
 		wall: med(func(s stepTime) float64 { return s.wall }), run: med(func(s stepTime) float64 { return s.run }),
 		out:      med(func(s stepTime) float64 { return s.out }),
-		schedule: med(func(s stepTime) float64 { return s.schedule }), inits: med(func(s stepTime) float64 { return s.inits }),
-		before: med(func(s stepTime) float64 { return s.before }), after: med(func(s stepTime) float64 { return s.after }),
+		schedule: med(func(s stepTime) float64 { return s.schedule }),
+		inits:    med(func(s stepTime) float64 { return s.inits }),
+		before:   med(func(s stepTime) float64 { return s.before }),
+		after:    med(func(s stepTime) float64 { return s.after }),
 	}
 }
 

@@ -112,7 +112,8 @@ func wantArgv(command, args []string) []string {
 
 // wantEnv resolves a container's env as the kubelet does, from the
 // secrets the run made and the golden ConfigMap's data.
-func (r *realRun) wantEnv(env []corev1.EnvVar, expand func(string) string, configs map[string]string) map[string]string {
+func (r *realRun) wantEnv(env []corev1.EnvVar, expand func(string) string,
+	configs map[string]string) map[string]string {
 	out := map[string]string{}
 	for _, e := range env {
 		switch {
@@ -194,7 +195,8 @@ func (r *realRun) isClaim(volume string) bool {
 			return v.PersistentVolumeClaim != nil
 		}
 	}
-	return slices.ContainsFunc(r.golden.Spec.VolumeClaimTemplates, func(c corev1.PersistentVolumeClaim) bool { return c.Name == volume })
+	return slices.ContainsFunc(r.golden.Spec.VolumeClaimTemplates,
+		func(c corev1.PersistentVolumeClaim) bool { return c.Name == volume })
 }
 
 // configMapData is the data of the ConfigMap the golden workflow applies.
@@ -236,7 +238,8 @@ func checkFlow(t *testing.T, before func(task string) map[string]bool, byTask ma
 				continue
 			}
 			mark := "written by " + byTask[w].Pod + "\n"
-			if !slices.ContainsFunc(slices.Collect(maps.Values(files)), func(f map[string]string) bool { return f["text"] == mark }) {
+			if !slices.ContainsFunc(slices.Collect(maps.Values(files)),
+				func(f map[string]string) bool { return f["text"] == mark }) {
 				t.Errorf("task %s: %s holds %v, want what %s wrote (%q)", task, p, files, w, mark)
 			}
 		}

@@ -52,7 +52,8 @@ func (r *realRun) runningPod(t *testing.T, task string, timeout time.Duration) s
 	t.Helper()
 	for deadline := time.Now().Add(timeout); time.Now().Before(deadline); time.Sleep(time.Second) {
 		out, _ := r.c.run("", "-n", r.ns, "get", "pods", "-l", "workflows.argoproj.io/workflow="+r.wf.Name,
-			"-o", `jsonpath={range .items[*]}{.metadata.name} {.status.containerStatuses[?(@.name=="main")].state.running.startedAt}{"\n"}{end}`)
+			"-o", `jsonpath={range .items[*]}{.metadata.name} `+
+				`{.status.containerStatuses[?(@.name=="main")].state.running.startedAt}{"\n"}{end}`)
 		for _, line := range strings.Split(out, "\n") {
 			if f := strings.Fields(line); len(f) == 2 && strings.Contains(f[0], "-"+task+"-") {
 				return f[0]
@@ -128,7 +129,8 @@ func TestE2ERealNodeRetriesThenFails(t *testing.T) {
 			t.Errorf("task %s has pods, but runs after the failed %s", task, target)
 		}
 	}
-	t.Logf("%s: Failed after %d real attempts of %s (exit code 3); %v not run", done.Name, len(attempts), target, slices.Sorted(maps.Keys(after)))
+	t.Logf("%s: Failed after %d real attempts of %s (exit code 3); %v not run", done.Name, len(attempts), target,
+		slices.Sorted(maps.Keys(after)))
 }
 
 // TestE2ERealNodeStopKillsPods stops a run of mnist (spec.shutdown: Stop,
@@ -151,8 +153,11 @@ func TestE2ERealNodeStopKillsPods(t *testing.T) {
 	if done.Status.Phase == wfv1.WorkflowSucceeded {
 		t.Fatalf("a stopped run Succeeded")
 	}
-	if phase := r.podState(t, pod, stopped.Add(stopBound)); phase == string(corev1.PodRunning) || phase == string(corev1.PodPending) {
-		t.Fatalf("pod %s still %s %s after the run was stopped (bound %s)", pod, phase, time.Since(stopped).Round(time.Second), stopBound)
+	if phase := r.podState(t, pod, stopped.Add(stopBound)); phase == string(corev1.PodRunning) ||
+		phase == string(corev1.PodPending) {
+		t.Fatalf("pod %s still %s %s after the run was stopped (bound %s)", pod, phase,
+			time.Since(stopped).Round(time.Second), stopBound)
 	}
-	t.Logf("%s: %s; its running pod %s stopped %s after spec.shutdown (its container slept 600s)", done.Name, done.Status.Phase, pod, time.Since(stopped).Round(time.Second))
+	t.Logf("%s: %s; its running pod %s stopped %s after spec.shutdown (its container slept 600s)", done.Name,
+		done.Status.Phase, pod, time.Since(stopped).Round(time.Second))
 }

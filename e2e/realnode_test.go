@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"maps"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -52,7 +51,8 @@ func compileForRealNode(t *testing.T, dir, backend, image string) []string {
 	}
 	for i := range got {
 		if g, w := withoutImages(t, got[i]), withoutImages(t, want[i]); !reflect.DeepEqual(g, w) {
-			t.Fatalf("document %d differs from %s in more than images (regenerate the golden file?):\ngot:\n%s", i, golden, got[i])
+			t.Fatalf("document %d differs from %s in more than images (regenerate the golden file?):\ngot:\n%s",
+				i, golden, got[i])
 		}
 	}
 	return got
@@ -117,19 +117,6 @@ func dockerReference(image string) string {
 		return image
 	}
 	return "docker.io/" + image
-}
-
-// nodeContainerd runs ctr against the real node's containerd.
-func nodeContainerd(t *testing.T, args ...string) {
-	t.Helper()
-	sock, err := filepath.Abs(filepath.Join(repoRoot, ".e2e", "run", "node", "containerd", "containerd.sock"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := exec.Command("ctr", append([]string{"--address", sock, "-n", "k8s.io"}, args...)...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("ctr %s: %v: %s", strings.Join(args, " "), err, out)
-	}
 }
 
 // withoutImages decodes a manifest, dropping every image, pull policy and
@@ -209,7 +196,8 @@ func (c *cluster) newRealRun(t *testing.T, name string, docs []string, golden *w
 			res.Manifest = inNamespace(t, res.Manifest, ns)
 		}
 	}
-	r := &realRun{c: c, ns: ns, golden: golden, docs: docs, secrets: map[string]string{}, volumes: map[string]string{}, params: map[string]string{}}
+	r := &realRun{c: c, ns: ns, golden: golden, docs: docs, secrets: map[string]string{}, volumes: map[string]string{},
+		params: map[string]string{}}
 	c.namespace(t, r.ns)
 	// A run of an earlier test on this cluster (make e2e-up) goes first.
 	c.must(t, "", "-n", r.ns, "delete", "workflow", name, "--ignore-not-found")
@@ -247,7 +235,8 @@ func (c *cluster) newRealRun(t *testing.T, name string, docs []string, golden *w
 	}
 	for _, v := range wf.Spec.Volumes {
 		if v.PersistentVolumeClaim != nil && !strings.Contains(v.PersistentVolumeClaim.ClaimName, "{{") {
-			r.claim(t, v.PersistentVolumeClaim.ClaimName, corev1.PersistentVolumeClaimSpec{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany}}, claimMake)
+			r.claim(t, v.PersistentVolumeClaim.ClaimName,
+				corev1.PersistentVolumeClaimSpec{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany}}, claimMake)
 		}
 	}
 	for _, vct := range wf.Spec.VolumeClaimTemplates {
@@ -361,7 +350,8 @@ func (r *realRun) claim(t *testing.T, name string, spec corev1.PersistentVolumeC
 			"storageClassName":              class,
 			"local":                         map[string]string{"path": dir},
 			"nodeAffinity": map[string]any{"required": map[string]any{"nodeSelectorTerms": []any{map[string]any{
-				"matchExpressions": []any{map[string]any{"key": "kubernetes.io/hostname", "operator": "In", "values": []string{realNode}}},
+				"matchExpressions": []any{map[string]any{"key": "kubernetes.io/hostname", "operator": "In",
+					"values": []string{realNode}}},
 			}}}},
 		},
 	}
@@ -371,7 +361,8 @@ func (r *realRun) claim(t *testing.T, name string, spec corev1.PersistentVolumeC
 	manifest, _ := yaml.Marshal(pv)
 	r.c.ensure(t, string(manifest))
 	if how == claimMake {
-		pvc := fmt.Sprintf("apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: %s, namespace: %s}\nspec: {accessModes: [%s], storageClassName: %q, resources: {requests: {storage: 1Gi}}}\n",
+		pvc := fmt.Sprintf("apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: %s, namespace: %s}\n"+
+			"spec: {accessModes: [%s], storageClassName: %q, resources: {requests: {storage: 1Gi}}}\n",
 			name, r.ns, modes[0], class)
 		r.c.ensure(t, pvc)
 	}

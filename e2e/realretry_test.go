@@ -59,7 +59,8 @@ func TestE2ERealNodeRetriesADeletedPod(t *testing.T) {
 			case tc.control && len(attempts) == 1 && attempts[0].Phase == wfv1.NodeError:
 				how = "no retry of its Error (" + attempts[0].Message + ")"
 			default:
-				t.Fatalf("after the pod was deleted: phase %s, %d attempts, the pod's uid %q then %q\n%s", done.Status.Phase, len(attempts), uid, again, nodeSummary(done))
+				t.Fatalf("after the pod was deleted: phase %s, %d attempts, the pod's uid %q then %q\n%s", done.Status.Phase,
+					len(attempts), uid, again, nodeSummary(done))
 			}
 			if !tc.control && done.Status.Phase != wfv1.WorkflowSucceeded {
 				t.Fatalf("phase %s, want Succeeded (%s)\n%s", done.Status.Phase, how, nodeSummary(done))

@@ -55,11 +55,13 @@ func TestE2ERealNodeStopDeletesPods(t *testing.T) {
 			stopped := time.Now()
 			done := r.c.wait(t, r.ns, created, 2*time.Minute)
 			if done.Status.Phase != wfv1.WorkflowFailed || done.Status.Message != "Stopped with strategy 'Stop'" {
-				t.Errorf("a stopped run is %s (%q), want Failed with Argo's message for a stop\n%s", done.Status.Phase, done.Status.Message, nodeSummary(done))
+				t.Errorf("a stopped run is %s (%q), want Failed with Argo's message for a stop\n%s", done.Status.Phase,
+					done.Status.Message, nodeSummary(done))
 			}
 			if !tc.exitHandler {
 				phase := r.podState(t, pod, stopped.Add(stopBound))
-				t.Logf("control %s: %s; its pod %s is %s %s after spec.shutdown, without the exit handler", done.Name, done.Status.Phase, pod, phase, time.Since(stopped).Round(time.Second))
+				t.Logf("control %s: %s; its pod %s is %s %s after spec.shutdown, without the exit handler", done.Name,
+					done.Status.Phase, pod, phase, time.Since(stopped).Round(time.Second))
 				if phase != string(corev1.PodRunning) {
 					t.Errorf("control: pod %s is %s, want still Running: the test shows nothing", pod, phase)
 				}
@@ -68,10 +70,12 @@ func TestE2ERealNodeStopDeletesPods(t *testing.T) {
 			}
 			phase := r.podState(t, pod, stopped.Add(stopBound))
 			if phase == string(corev1.PodRunning) || phase == string(corev1.PodPending) {
-				t.Fatalf("pod %s still %s at %s, %s after the stop (bound %s)\n%s", pod, phase, time.Now().Format(time.TimeOnly), time.Since(stopped).Round(time.Second), stopBound, nodeSummary(done))
+				t.Fatalf("pod %s still %s at %s, %s after the stop (bound %s)\n%s", pod, phase, time.Now().Format(time.TimeOnly),
+					time.Since(stopped).Round(time.Second), stopBound, nodeSummary(done))
 			}
 			t.Logf("%s: %s (%s); its pod %s, whose program ignores SIGTERM, ended (%s) %s after spec.shutdown (bound %s)\n%s",
-				done.Name, done.Status.Phase, done.Status.Message, pod, phase, time.Since(stopped).Round(time.Second), stopBound, nodeSummary(done))
+				done.Name, done.Status.Phase, done.Status.Message, pod, phase, time.Since(stopped).Round(time.Second), stopBound,
+				nodeSummary(done))
 		})
 	}
 }

@@ -59,7 +59,8 @@ func compileWith(t *testing.T, name, backend, image string, extra map[string]any
 	} else {
 		ex = append(ex, "--platform", file)
 	}
-	out, stderr, code := compileArgs(t, append(append([]string{"mlcube-compile", "--backend", backend}, ex...), args...)...)
+	out, stderr, code := compileArgs(t,
+		append(append([]string{"mlcube-compile", "--backend", backend}, ex...), args...)...)
 	if code != 0 {
 		t.Fatalf("compile %s for %s: exit %d: %s", name, backend, code, stderr)
 	}
@@ -84,7 +85,8 @@ func ownUserCube(t *testing.T) string {
 		}
 		if f == "mlcube.yaml" {
 			for _, task := range []string{"prepare", "train", "evaluate"} {
-				data = []byte(strings.Replace(string(data), "  "+task+":\n", "  "+task+":\n    entrypoint: /usr/local/bin/mlcube-e2e-record\n", 1))
+				data = []byte(strings.Replace(string(data), "  "+task+":\n",
+					"  "+task+":\n    entrypoint: /usr/local/bin/mlcube-e2e-record\n", 1))
 			}
 		}
 		if err := os.WriteFile(filepath.Join(dir, f), data, 0o644); err != nil {
@@ -181,13 +183,14 @@ func TestE2ERealNodeRestricted(t *testing.T) {
 			users := map[string]bool{}
 			for _, pod := range r.pods(t) {
 				out := c.must(t, "", "-n", r.ns, "get", "pod", pod, "-o",
-					`jsonpath={range .spec.initContainers[*]}{.name}={.securityContext.runAsUser} {end}{range .spec.containers[*]}{.name}={.securityContext.runAsUser} {end}`)
+					`jsonpath={range .spec.initContainers[*]}{.name}={.securityContext.runAsUser} {end}`+
+						`{range .spec.containers[*]}{.name}={.securityContext.runAsUser} {end}`)
 				for _, f := range strings.Fields(out) {
 					users[f] = true
 				}
 			}
-			t.Logf("%s (%s, %s, enforce %s): Succeeded in %s; containers=runAsUser: %s", run.name, run.example, run.image, enforce,
-				done.Status.FinishedAt.Sub(done.Status.StartedAt.Time), strings.Join(slices.Sorted(maps.Keys(users)), " "))
+			t.Logf("%s (%s, %s, enforce %s): Succeeded in %s; containers=runAsUser: %s", run.name, run.example, run.image,
+				enforce, done.Status.FinishedAt.Sub(done.Status.StartedAt.Time), strings.Join(slices.Sorted(maps.Keys(users)), " "))
 		})
 	}
 }
@@ -210,7 +213,8 @@ func TestE2EJobRestricted(t *testing.T) {
 	if err := os.WriteFile(platform, append(data, "podSecurity: restricted\n"...), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, stderr, code := compileArgs(t, "mlcube-compile", "--backend", "job", "--mlcube", dir, "--platform", platform, "--task", "prepare")
+	out, stderr, code := compileArgs(t, "mlcube-compile", "--backend", "job", "--mlcube", dir, "--platform", platform,
+		"--task", "prepare")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -225,7 +229,8 @@ func TestE2EJobRestricted(t *testing.T) {
 	c.must(t, "", "-n", ns, "delete", "job", job.Name, "--ignore-not-found", "--wait", "--cascade=foreground")
 	spec := &job.Spec.Template.Spec
 	spec.NodeSelector = map[string]string{"kubernetes.io/hostname": realNode}
-	spec.Tolerations = append(spec.Tolerations, corev1.Toleration{Key: realNodeTaint, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule})
+	spec.Tolerations = append(spec.Tolerations,
+		corev1.Toleration{Key: realNodeTaint, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule})
 	for i := range spec.Containers {
 		shrink(&spec.Containers[i].Resources)
 	}
@@ -238,10 +243,12 @@ func TestE2EJobRestricted(t *testing.T) {
 	}
 	c.must(t, string(manifest), "create", "-f", "-")
 	waitFor(t, 6*time.Minute, func() string {
-		return c.jsonPath(t, ns, "job/locked", `{.status.conditions[?(@.type=="Complete")].status}{.status.conditions[?(@.type=="Failed")].message}`)
+		return c.jsonPath(t, ns, "job/locked",
+			`{.status.conditions[?(@.type=="Complete")].status}{.status.conditions[?(@.type=="Failed")].message}`)
 	}, "True")
 	users := c.must(t, "", "-n", ns, "get", "pods", "-l", "batch.kubernetes.io/job-name=locked", "-o",
-		`jsonpath={range .items[0].spec.initContainers[*]}{.name}={.securityContext.runAsUser} {end}{range .items[0].spec.containers[*]}{.name}={.securityContext.runAsUser} {end}`)
+		`jsonpath={range .items[0].spec.initContainers[*]}{.name}={.securityContext.runAsUser} {end}{range `+
+			`.items[0].spec.containers[*]}{.name}={.securityContext.runAsUser} {end}`)
 	t.Logf("Job locked completed in a restricted namespace; containers=runAsUser: %s", users)
 }
 
@@ -263,7 +270,8 @@ func TestE2ERealNodeRestrictedJobs(t *testing.T) {
 		r.pinJobs(t)
 		c.must(t, "", "label", "namespace", r.ns, "pod-security.kubernetes.io/enforce=restricted", "--overwrite")
 		done := r.succeed(t, 8*time.Minute)
-		t.Logf("resnet50-multinode: Succeeded in %s in a namespace enforcing restricted", done.Status.FinishedAt.Sub(done.Status.StartedAt.Time))
+		t.Logf("resnet50-multinode: Succeeded in %s in a namespace enforcing restricted",
+			done.Status.FinishedAt.Sub(done.Status.StartedAt.Time))
 	})
 	t.Run("torch", func(t *testing.T) {
 		t.Parallel()
@@ -275,6 +283,7 @@ func TestE2ERealNodeRestrictedJobs(t *testing.T) {
 		*manifest = trainJobOnRealNode(t, *manifest, r.ns)
 		c.must(t, "", "label", "namespace", r.ns, "pod-security.kubernetes.io/enforce=restricted", "--overwrite")
 		done := r.succeed(t, 8*time.Minute)
-		t.Logf("torch-ddp: Succeeded in %s in a namespace enforcing restricted", done.Status.FinishedAt.Sub(done.Status.StartedAt.Time))
+		t.Logf("torch-ddp: Succeeded in %s in a namespace enforcing restricted",
+			done.Status.FinishedAt.Sub(done.Status.StartedAt.Time))
 	})
 }

@@ -37,7 +37,8 @@ func TestE2ETektonRestricted(t *testing.T) {
 	t.Parallel()
 	c, s := e2eCluster(t), e2eObjectStore(t)
 	seedBucket(t, s)
-	if flag := c.jsonPath(t, "tekton-pipelines", "configmap/feature-flags", "{.data.set-security-context}"); flag != "true" {
+	if flag := c.jsonPath(t, "tekton-pipelines", "configmap/feature-flags",
+		"{.data.set-security-context}"); flag != "true" {
 		t.Fatalf("Tekton's set-security-context is %q: scripts/e2e/tekton.sh turns it on", flag)
 	}
 	for _, run := range lockedRuns(t, tektonImage, map[string]any{"tekton": map[string]any{"setSecurityContext": true}}) {
@@ -74,10 +75,12 @@ func TestE2ETektonRestricted(t *testing.T) {
 					added[i].SecurityContext = nil
 				}
 				if err := dryRun(c, r.ns, p.Spec); err == nil {
-					t.Errorf("task %s: pod %s is admitted with Tekton's init containers as they are without set-security-context: the flag is not needed?", task, pod)
+					t.Errorf("task %s: pod %s is admitted with Tekton's init containers as they are without set-security-context: "+
+						"the flag is not needed?", task, pod)
 				}
 			}
-			t.Logf("%s (%v, %s, enforce %s): Succeeded in %s; containers=runAsUser: %s", run.name, filepath.Base(run.example), run.image, enforce,
+			t.Logf("%s (%v, %s, enforce %s): Succeeded in %s; containers=runAsUser: %s",
+				run.name, filepath.Base(run.example), run.image, enforce,
 				done.Status.CompletionTime.Sub(done.Status.StartTime.Time), strings.Join(slices.Sorted(maps.Keys(users)), " "))
 		})
 	}

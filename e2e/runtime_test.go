@@ -65,7 +65,8 @@ func TestE2EArgoCreatesItsConfigMap(t *testing.T) {
 		t.Fatalf("phase %s: %s\n%s\n%s", done.Status.Phase, done.Status.Message, nodeSummary(done), h.log())
 	}
 	var got corev1.ConfigMap
-	if err := json.Unmarshal([]byte(c.must(t, "", "-n", "e2e-configmap", "get", "configmap", want.Name, "-o", "json")), &got); err != nil {
+	if err := json.Unmarshal([]byte(c.must(t, "", "-n", "e2e-configmap", "get", "configmap", want.Name, "-o", "json")),
+		&got); err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(want.Data, got.Data); diff != "" {
@@ -81,7 +82,8 @@ func TestE2EArgoCreatesItsConfigMap(t *testing.T) {
 	if again.Status.Phase != wfv1.WorkflowSucceeded {
 		t.Fatalf("second run: phase %s: %s\n%s", again.Status.Phase, again.Status.Message, h.log())
 	}
-	if err := json.Unmarshal([]byte(c.must(t, "", "-n", "e2e-configmap", "get", "configmap", want.Name, "-o", "json")), &got); err != nil {
+	if err := json.Unmarshal([]byte(c.must(t, "", "-n", "e2e-configmap", "get", "configmap", want.Name, "-o", "json")),
+		&got); err != nil {
 		t.Fatal(err)
 	}
 	var owners []string
@@ -126,7 +128,8 @@ func TestE2EStopDeletesJobs(t *testing.T) {
 			name := strings.TrimPrefix(created, "workflow.argoproj.io/")
 			selector := "mlcube-compile/run=" + name
 			launcher := waitFor(t, 2*time.Minute, func() string {
-				out, _ := c.run("", "-n", ns, "get", "pods", "-l", "training.kubeflow.org/job-role=launcher", "-o", "jsonpath={.items[*].status.phase}")
+				out, _ := c.run("", "-n", ns, "get", "pods", "-l", "training.kubeflow.org/job-role=launcher", "-o",
+					"jsonpath={.items[*].status.phase}")
 				return out
 			}, "Running")
 			jobs := c.must(t, "", "-n", ns, "get", "mpijobs", "-l", selector, "-o", "name")
@@ -154,7 +157,8 @@ func holdLauncher(t *testing.T, manifest string) string {
 	if err := yaml.Unmarshal([]byte(manifest), &job); err != nil {
 		t.Fatal(err)
 	}
-	meta := job["spec"].(map[string]any)["mpiReplicaSpecs"].(map[string]any)["Launcher"].(map[string]any)["template"].(map[string]any)["metadata"].(map[string]any)
+	launcher := job["spec"].(map[string]any)["mpiReplicaSpecs"].(map[string]any)["Launcher"].(map[string]any)
+	meta := launcher["template"].(map[string]any)["metadata"].(map[string]any)
 	meta["annotations"] = map[string]any{"e2e.mlcube-compile.io/hold": "true"}
 	out, err := yaml.Marshal(job)
 	if err != nil {

@@ -23,10 +23,12 @@ tasks:
     entrypoint: sh -c 'd=` + "`" + `echo "$1" | cut -d= -f2` + "`" + `; mkdir -p "$d"; echo raw > "$d/state"' seed
     parameters: {outputs: {data: data/}}
   preprocess:
-    entrypoint: sh -c 'd=` + "`" + `echo "$1" | cut -d= -f2` + "`" + `; sleep 5; echo preprocessed > "$d/state"' preprocess
+    entrypoint: sh -c 'd=` + "`" + `echo "$1" | cut -d= -f2` + "`" +
+	`; sleep 5; echo preprocessed > "$d/state"' preprocess
     parameters: {inputs: {data: data/}}
   train:
-    entrypoint: sh -c 'd=` + "`" + `echo "$1" | cut -d= -f2` + "`" + `; m=` + "`" + `echo "$2" | cut -d= -f2` + "`" + `; mkdir -p "$m"; cp "$d/state" "$m/seen"' train
+    entrypoint: sh -c 'd=` + "`" + `echo "$1" | cut -d= -f2` + "`" + `; m=` + "`" + `echo "$2" | cut -d= -f2` + "`" +
+	`; mkdir -p "$m"; cp "$d/state" "$m/seen"' train
     parameters: {inputs: {data: data/}, outputs: {model: model/}}
 `
 
@@ -53,7 +55,8 @@ func TestE2EArgoCubeTasksKeepTheFileOrder(t *testing.T) {
 // runOnRealNode writes one spec file into a folder of the given name (a
 // MedPerf container is named by its folder) and runs it as
 // runCubeOnRealNode does.
-func (c *cluster) runOnRealNode(t *testing.T, name, folder, file, content string, args ...string) (*realRun, *wfv1.Workflow) {
+func (c *cluster) runOnRealNode(t *testing.T, name, folder, file, content string,
+	args ...string) (*realRun, *wfv1.Workflow) {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), folder)
 	if err := os.Mkdir(dir, 0o755); err != nil {
@@ -70,7 +73,8 @@ func (c *cluster) runOnRealNode(t *testing.T, name, folder, file, content string
 // the run once it Succeeded.
 func (c *cluster) runCubeOnRealNode(t *testing.T, name, dir string, args ...string) (*realRun, *wfv1.Workflow) {
 	t.Helper()
-	compile := append([]string{"mlcube-compile", "--backend", "argo", "--mlcube", dir, "--platform", realNodePlatform(t, "", realImage)}, args...)
+	compile := append([]string{"mlcube-compile", "--backend", "argo", "--mlcube", dir, "--platform",
+		realNodePlatform(t, "", realImage)}, args...)
 	out, stderr, code := compileArgs(t, compile...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)

@@ -53,23 +53,27 @@ func TestE2ETektonAssistantPlacesGPUAndCPUSteps(t *testing.T) {
 		// (nothing), the GPU step its own; the two steps start at once, so
 		// that the GPU step's pod exists while the CPU step runs on.
 		r.pr.Spec.TaskRunTemplate.PodTemplate = nil
-		if slices.ContainsFunc(r.pr.Spec.TaskRunSpecs, func(s tektonv1.PipelineTaskRunSpec) bool { return s.PipelineTaskName == "finetune" }) {
+		if slices.ContainsFunc(r.pr.Spec.TaskRunSpecs,
+			func(s tektonv1.PipelineTaskRunSpec) bool { return s.PipelineTaskName == "finetune" }) {
 			t.Fatal("finetune has a TaskRun spec of its own, which the control would replace")
 		}
 		r.pr.Spec.TaskRunSpecs = append(r.pr.Spec.TaskRunSpecs, tektonv1.PipelineTaskRunSpec{
-			PipelineTaskName: "finetune", PodTemplate: &pod.PodTemplate{NodeSelector: tmpl.NodeSelector, Tolerations: tmpl.Tolerations},
+			PipelineTaskName: "finetune",
+			PodTemplate:      &pod.PodTemplate{NodeSelector: tmpl.NodeSelector, Tolerations: tmpl.Tolerations},
 		})
 		for i := range r.pr.Spec.PipelineSpec.Tasks {
 			r.pr.Spec.PipelineSpec.Tasks[i].RunAfter = nil
 		}
 		r.create(t)
 		defer r.c.must(t, "", "-n", r.ns, "delete", "pipelinerun", r.pr.Name, "--wait=false")
-		assistant := r.waitForPod(t, "app.kubernetes.io/component=affinity-assistant", func(p *corev1.Pod) bool { return p.Spec.NodeName != "" })
+		assistant := r.waitForPod(t, "app.kubernetes.io/component=affinity-assistant",
+			func(p *corev1.Pod) bool { return p.Spec.NodeName != "" })
 		gpu := r.waitForPod(t, "tekton.dev/pipelineTask=finetune", func(p *corev1.Pod) bool { return unschedulable(p) != "" })
 		if assistant.Spec.NodeName == realNode {
 			t.Fatalf("the control's assistant is on the GPU node %s: the control shows nothing", realNode)
 		}
-		t.Logf("control: the assistant is on %s, and the GPU step's pod %s cannot schedule: %s", assistant.Spec.NodeName, gpu.Name, unschedulable(gpu))
+		t.Logf("control: the assistant is on %s, and the GPU step's pod %s cannot schedule: %s", assistant.Spec.NodeName,
+			gpu.Name, unschedulable(gpu))
 	})
 
 	t.Run("compiled", func(t *testing.T) {
@@ -120,7 +124,8 @@ storage: {pvc: assistant-workspace}
 		}
 	}
 	plat := realNodePlatform(t, filepath.Join(dir, "platform.yaml"), tektonImage)
-	out, stderr, code := compileArgs(t, "mlcube-compile", "--backend", "tekton", "-t", filepath.Join(dir, "pipeline.yaml"), "--platform", plat)
+	out, stderr, code := compileArgs(t, "mlcube-compile", "--backend", "tekton", "-t", filepath.Join(dir, "pipeline.yaml"),
+		"--platform", plat)
 	if code != 0 {
 		t.Fatalf("compile: exit %d: %s", code, stderr)
 	}
@@ -153,7 +158,8 @@ func (r *tektonRun) waitForPod(t *testing.T, selector string, ok func(*corev1.Po
 			}
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("no pod %s as wanted after 2 minutes:\n%s", selector, r.c.must(t, "", "-n", r.ns, "get", "pods", "-o", "wide"))
+			t.Fatalf("no pod %s as wanted after 2 minutes:\n%s", selector,
+				r.c.must(t, "", "-n", r.ns, "get", "pods", "-o", "wide"))
 		}
 	}
 }

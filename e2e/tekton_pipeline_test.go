@@ -58,7 +58,8 @@ func TestE2ETektonPipelineStart(t *testing.T) {
 				t.Fatal(err)
 			}
 			c.dryRun(t, string(manifest))
-			t.Logf("Pipeline %s/%s created; tkn pipeline start %s's run accepted by dry run: %d workspaces, %d params, %d taskRunSpecs",
+			t.Logf("Pipeline %s/%s created; tkn pipeline start %s's run accepted by dry run: %d workspaces, "+
+				"%d params, %d taskRunSpecs",
 				ns, pl.Name, pl.Name, len(pr.Spec.Workspaces), len(pr.Spec.Params), len(pr.Spec.TaskRunSpecs))
 		})
 	}

@@ -45,7 +45,8 @@ func TestE2ETektonOnRealNode(t *testing.T) {
 			golden := goldenDocuments(t, path)
 			last := golden[len(golden)-1]
 			if strings.Contains(last, "MPIJob") || strings.Contains(last, "DaskJob") || strings.Contains(last, "TrainJob") {
-				t.Skip("not run here: it creates MPI jobs (TestE2ETektonMPIOnRealNode runs resnet50's), TrainJobs (TestE2ETektonTorchOnRealNode runs torch-ddp's) or Dask jobs")
+				t.Skip("not run here: it creates MPI jobs (TestE2ETektonMPIOnRealNode runs resnet50's), TrainJobs " +
+					"(TestE2ETektonTorchOnRealNode runs torch-ddp's) or Dask jobs")
 			}
 			if medPerfExample(name) {
 				t.Skip(medPerfNotRecorded)
@@ -57,7 +58,8 @@ func TestE2ETektonOnRealNode(t *testing.T) {
 				t.Skip(draNotRun)
 			}
 			if name == "legacy-test-cube" {
-				t.Skip("not run here: a legacy cube's image is named by MLCube's docker platform, and Tekton reads a step's entrypoint from that image's registry")
+				t.Skip("not run here: a legacy cube's image is named by MLCube's docker platform, and Tekton reads a step's " +
+					"entrypoint from that image's registry")
 			}
 			docs := compileForRealNode(t, filepath.Join(repoRoot, "examples", name), "tekton", tektonImage)
 			ran++
@@ -111,13 +113,15 @@ func (c *cluster) newTektonRun(t *testing.T, name string, docs []string, golden 
 
 // newUnpinnedTektonRun is newTektonRun but for the pin: the PipelineRun's
 // pods go where its own scheduling sends them.
-func (c *cluster) newUnpinnedTektonRun(t *testing.T, name string, docs []string, golden *tektonv1.PipelineRun) *tektonRun {
+func (c *cluster) newUnpinnedTektonRun(t *testing.T, name string, docs []string,
+	golden *tektonv1.PipelineRun) *tektonRun {
 	t.Helper()
 	ns := "e2e-tekton-" + name
 	r := &tektonRun{
-		realRun: &realRun{c: c, ns: ns, secrets: map[string]string{}, volumes: map[string]string{}, params: map[string]string{}},
-		pr:      decodePipelineRun(t, docs[len(docs)-1]),
-		golden:  golden,
+		realRun: &realRun{c: c, ns: ns, secrets: map[string]string{}, volumes: map[string]string{},
+			params: map[string]string{}},
+		pr:     decodePipelineRun(t, docs[len(docs)-1]),
+		golden: golden,
 	}
 	c.namespace(t, ns)
 	c.must(t, "", "-n", ns, "delete", "pipelinerun", name, "--ignore-not-found")
@@ -152,7 +156,8 @@ func (c *cluster) newUnpinnedTektonRun(t *testing.T, name string, docs []string,
 	for _, ws := range pr.Spec.Workspaces {
 		switch {
 		case ws.PersistentVolumeClaim != nil:
-			r.claim(t, ws.PersistentVolumeClaim.ClaimName, corev1.PersistentVolumeClaimSpec{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany}}, claimMake)
+			r.claim(t, ws.PersistentVolumeClaim.ClaimName,
+				corev1.PersistentVolumeClaimSpec{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany}}, claimMake)
 		case ws.VolumeClaimTemplate != nil:
 			r.claim(t, ws.Name, ws.VolumeClaimTemplate.Spec, claimOffer)
 		}
@@ -175,7 +180,8 @@ func (r *tektonRun) pin(t *testing.T) {
 			(*tmpl).NodeSelector = map[string]string{}
 		}
 		(*tmpl).NodeSelector["kubernetes.io/hostname"] = realNode
-		(*tmpl).Tolerations = append((*tmpl).Tolerations, corev1.Toleration{Key: realNodeTaint, Operator: corev1.TolerationOpExists})
+		(*tmpl).Tolerations = append((*tmpl).Tolerations,
+			corev1.Toleration{Key: realNodeTaint, Operator: corev1.TolerationOpExists})
 	}
 	pin(&r.pr.Spec.TaskRunTemplate.PodTemplate)
 	for i := range r.pr.Spec.TaskRunSpecs {
@@ -227,7 +233,8 @@ func (r *tektonRun) run(t *testing.T, timeout time.Duration) *tektonv1.PipelineR
 func (r *tektonRun) tektonPods(t *testing.T) map[string]string {
 	t.Helper()
 	var list corev1.PodList
-	out := r.c.must(t, "", "-n", r.ns, "get", "pods", "-l", "tekton.dev/pipelineRun="+r.pr.Name, "--sort-by=.metadata.creationTimestamp", "-o", "json")
+	out := r.c.must(t, "", "-n", r.ns, "get", "pods", "-l", "tekton.dev/pipelineRun="+r.pr.Name,
+		"--sort-by=.metadata.creationTimestamp", "-o", "json")
 	if err := json.Unmarshal([]byte(out), &list); err != nil {
 		t.Fatal(err)
 	}
@@ -297,7 +304,8 @@ func (r *tektonRun) before(task string) map[string]bool {
 // applies default-timeout-minutes).
 func TestE2ETektonUntimedStepsOutliveTheDefault(t *testing.T) {
 	c := e2eCluster(t)
-	old := strings.TrimSpace(c.must(t, "", "-n", "tekton-pipelines", "get", "configmap", "config-defaults", "-o", "jsonpath={.data.default-timeout-minutes}"))
+	old := strings.TrimSpace(c.must(t, "", "-n", "tekton-pipelines", "get", "configmap", "config-defaults", "-o",
+		"jsonpath={.data.default-timeout-minutes}"))
 	setDefault := func(minutes string) {
 		value := `"` + minutes + `"`
 		if minutes == "" { // unset, as Tekton ships it: 60 minutes
@@ -328,10 +336,12 @@ func TestE2ETektonUntimedStepsOutliveTheDefault(t *testing.T) {
 			switch {
 			case tc.timeouts && (cond == nil || cond.Status != corev1.ConditionTrue):
 				t.Fatalf("with the compiled timeouts, a 75 s step under a 1-minute default: %+v", cond)
-			case !tc.timeouts && (cond == nil || cond.Status != corev1.ConditionFalse || !strings.Contains(cond.Reason+cond.Message, "imeout")):
+			case !tc.timeouts && (cond == nil || cond.Status != corev1.ConditionFalse ||
+				!strings.Contains(cond.Reason+cond.Message, "imeout")):
 				t.Fatalf("control: without timeouts, the 75 s step should time out under a 1-minute default: %+v", cond)
 			}
-			t.Logf("%s: %s (%s) with a 75 s step and default-timeout-minutes 1", done.Name, cond.Reason, done.Status.CompletionTime.Sub(done.Status.StartTime.Time).Round(time.Second))
+			t.Logf("%s: %s (%s) with a 75 s step and default-timeout-minutes 1", done.Name, cond.Reason,
+				done.Status.CompletionTime.Sub(done.Status.StartTime.Time).Round(time.Second))
 		})
 	}
 }

@@ -95,7 +95,8 @@ func TestE2ETorchOnRealNodeWithRBAC(t *testing.T) {
 	t.Parallel()
 	const name = "torch-rbac"
 	golden := goldenDocuments(t, filepath.Join(repoRoot, "testdata", "golden", "argo", torchExample+".yaml"))
-	docs, _ := realNodeCompile(t, filepath.Join(repoRoot, "examples", torchExample), "argo", realImage, golden, "--emit-rbac")
+	docs, _ := realNodeCompile(t, filepath.Join(repoRoot, "examples", torchExample), "argo", realImage,
+		golden, "--emit-rbac")
 	r := c.newRealRun(t, name, subjectsIn(t, docs, "e2e-real-"+name), decodeWorkflow(t, golden[len(golden)-1]))
 	if m := r.wf.Spec.AutomountServiceAccountToken; m == nil || *m || r.wf.Spec.Executor == nil {
 		t.Fatalf("compiled with --emit-rbac, the Workflow mounts its token (%v) or names no executor account", m)
@@ -143,7 +144,8 @@ func runTorchOnRealNode(t *testing.T, c *cluster, r *realRun) {
 	}
 	w, nodes, procs := r.torchWant(t, asSubmitted(*argoCreated(t, r.golden, "TrainJob")))
 	hosts := checkTorchRanks(t, r, w, nodes, procs)
-	t.Logf("%s: Succeeded in %s; %d ranks on %v", done.Name, done.Status.FinishedAt.Sub(done.Status.StartedAt.Time), nodes*procs, hosts)
+	t.Logf("%s: Succeeded in %s; %d ranks on %v", done.Name, done.Status.FinishedAt.Sub(done.Status.StartedAt.Time),
+		nodes*procs, hosts)
 }
 
 // TestE2ETektonTorchOnRealNode runs torch-ddp's PipelineRun on the real

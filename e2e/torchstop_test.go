@@ -28,7 +28,8 @@ func TestE2ETorchStopDeletesTrainJob(t *testing.T) {
 	created := r.create(t)
 	name := strings.TrimPrefix(created, "workflow.argoproj.io/")
 	nodes := waitFor(t, 5*time.Minute, func() string {
-		out, _ := c.run("", "-n", r.ns, "get", "pods", "-l", "jobset.sigs.k8s.io/replicatedjob-name=node", "-o", "jsonpath={.items[*].status.phase}")
+		out, _ := c.run("", "-n", r.ns, "get", "pods", "-l", "jobset.sigs.k8s.io/replicatedjob-name=node", "-o",
+			"jsonpath={.items[*].status.phase}")
 		return out
 	}, "Running Running")
 	jobs := strings.TrimSpace(c.must(t, "", "-n", r.ns, "get", "trainjobs,jobsets", "-o", "name"))
@@ -45,5 +46,6 @@ func TestE2ETorchStopDeletesTrainJob(t *testing.T) {
 		}
 		return "none"
 	}, "none")
-	t.Logf("%s: %s (%s); TrainJobs, JobSets and node pods of the run left: %s", name, done.Status.Phase, done.Status.Message, left)
+	t.Logf("%s: %s (%s); TrainJobs, JobSets and node pods of the run left: %s", name, done.Status.Phase,
+		done.Status.Message, left)
 }

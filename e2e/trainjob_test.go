@@ -85,7 +85,8 @@ func (h handTrainJob) manifest(t *testing.T) string {
 	}
 	pod := map[string]any{}
 	if h.claim != "" {
-		pod["volumes"] = []any{map[string]any{"name": "workspace", "persistentVolumeClaim": map[string]any{"claimName": h.claim}}}
+		pod["volumes"] = []any{map[string]any{"name": "workspace",
+			"persistentVolumeClaim": map[string]any{"claimName": h.claim}}}
 		pod["containers"] = []any{map[string]any{"name": trainerNode,
 			"volumeMounts": []any{map[string]any{"name": "workspace", "mountPath": workspace}}}}
 	}
@@ -115,7 +116,8 @@ func (h handTrainJob) manifest(t *testing.T) string {
 
 // holdPath is the path, in handTrainJob's manifest, to the pod template
 // of the trainer nodes (queued puts the hold annotation there).
-var holdPath = []string{"spec", "runtimePatches", "0", "trainingRuntimeSpec", "template", "spec", "replicatedJobs", "0", "template", "spec", "template"}
+var holdPath = []string{"spec", "runtimePatches", "0", "trainingRuntimeSpec", "template", "spec", "replicatedJobs", "0",
+	"template", "spec", "template"}
 
 // trainJobOnRealNode is a TrainJob manifest (hand-written or compiled)
 // moved to namespace ns, with one more runtime patch (manager
@@ -156,10 +158,12 @@ func trainJobOnRealNode(t *testing.T, manifest, ns string) string {
 // workspace gets a local volume (records are read from it).
 func (c *cluster) newTrainRun(t *testing.T, name string) *realRun {
 	t.Helper()
-	r := &realRun{c: c, ns: "e2e-trainjob-" + name, secrets: map[string]string{}, volumes: map[string]string{}, params: map[string]string{}}
+	r := &realRun{c: c, ns: "e2e-trainjob-" + name, secrets: map[string]string{}, volumes: map[string]string{},
+		params: map[string]string{}}
 	c.namespace(t, r.ns)
 	c.must(t, "", "-n", r.ns, "delete", "trainjobs.trainer.kubeflow.org", name, "--ignore-not-found", "--wait")
-	r.claim(t, "workspace", corev1.PersistentVolumeClaimSpec{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany}}, claimMake)
+	r.claim(t, "workspace",
+		corev1.PersistentVolumeClaimSpec{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany}}, claimMake)
 	return r
 }
 
@@ -185,7 +189,8 @@ func (c *cluster) runTrainJob(t *testing.T, ns, name, manifest string, timeout t
 func (c *cluster) trainJobState(t *testing.T, ns, name string) string {
 	t.Helper()
 	for _, cond := range []string{"Complete", "Failed"} {
-		if c.jsonPath(t, ns, "trainjobs.trainer.kubeflow.org/"+name, `{.status.conditions[?(@.type=="`+cond+`")].status}`) == "True" {
+		if c.jsonPath(t, ns, "trainjobs.trainer.kubeflow.org/"+name,
+			`{.status.conditions[?(@.type=="`+cond+`")].status}`) == "True" {
 			return cond
 		}
 	}
@@ -195,7 +200,8 @@ func (c *cluster) trainJobState(t *testing.T, ns, name string) string {
 // podLogs is the tail of the logs of a TrainJob's pods, for a failure.
 func (c *cluster) podLogs(t *testing.T, ns, name string) string {
 	t.Helper()
-	out, err := c.run("", "-n", ns, "logs", "-l", "jobset.sigs.k8s.io/jobset-name="+name, "--tail=30", "--prefix", "--all-containers")
+	out, err := c.run("", "-n", ns, "logs", "-l", "jobset.sigs.k8s.io/jobset-name="+name, "--tail=30", "--prefix",
+		"--all-containers")
 	if err != nil {
 		return err.Error()
 	}
@@ -226,8 +232,10 @@ func TestE2ETrainJobTorchOnRealNode(t *testing.T) {
 		"WORLD_SIZE": strconv.Itoa(nodes * procs),
 	}}
 	hosts := checkTorchRanks(t, r, w, nodes, procs)
-	ran := c.must(t, "", "-n", r.ns, "get", "pods", "-l", "jobset.sigs.k8s.io/jobset-name="+name, "-o", "jsonpath={.items[*].spec.nodeName}")
-	if got := strings.Fields(ran); len(got) != nodes || slices.ContainsFunc(got, func(n string) bool { return n != realNode }) {
+	ran := c.must(t, "", "-n", r.ns, "get", "pods", "-l", "jobset.sigs.k8s.io/jobset-name="+name, "-o",
+		"jsonpath={.items[*].spec.nodeName}")
+	if got := strings.Fields(ran); len(got) != nodes ||
+		slices.ContainsFunc(got, func(n string) bool { return n != realNode }) {
 		t.Errorf("the trainer nodes' pods ran on %q, want %d pods on %s", got, nodes, realNode)
 	}
 	data, err := os.ReadFile(filepath.Join(r.volumes["workspace"], "model", "written-by"))
@@ -263,7 +271,8 @@ func checkTorchRanks(t *testing.T, r *realRun, w want, nodes, procs int) map[str
 		byRank[tr.Rank] = rec.Pod
 		byPod[rec.Pod] = append(byPod[rec.Pod], tr.Rank)
 		if tr.Size != world || tr.Sum != world*(world-1)/2 {
-			t.Errorf("%s: world of %d, all_reduce sum %d; want %d ranks summing to %d", step, tr.Size, tr.Sum, world, world*(world-1)/2)
+			t.Errorf("%s: world of %d, all_reduce sum %d; want %d ranks summing to %d", step, tr.Size, tr.Sum, world,
+				world*(world-1)/2)
 		}
 		m := index.FindStringSubmatch(rec.Pod)
 		if m == nil {
@@ -276,7 +285,8 @@ func checkTorchRanks(t *testing.T, r *realRun, w want, nodes, procs int) map[str
 		}
 		pw := w
 		pw.env = maps.Clone(w.env)
-		pw.env["PET_NODE_RANK"], pw.env["RANK"], pw.env["LOCAL_RANK"] = m[1], strconv.Itoa(tr.Rank), strconv.Itoa(tr.LocalRank)
+		pw.env["PET_NODE_RANK"], pw.env["RANK"], pw.env["LOCAL_RANK"] = m[1], strconv.Itoa(tr.Rank),
+			strconv.Itoa(tr.LocalRank)
 		checkRecord(t, step, pw, rec)
 	}
 	if len(byRank) != world {
@@ -313,7 +323,8 @@ func TestE2ETrainJobDeleteDeletesJobSet(t *testing.T) {
 		out, _ := c.run("", "-n", r.ns, "get", "pods", "-l", selector, "--field-selector=status.phase=Running", "-o", "name")
 		return strconv.Itoa(len(strings.Fields(out)))
 	}, "2")
-	jobset := c.jsonPath(t, r.ns, "jobsets.jobset.x-k8s.io/"+name, "{.metadata.ownerReferences[0].kind}/{.metadata.ownerReferences[0].name}")
+	jobset := c.jsonPath(t, r.ns, "jobsets.jobset.x-k8s.io/"+name,
+		"{.metadata.ownerReferences[0].kind}/{.metadata.ownerReferences[0].name}")
 	deleted := time.Now()
 	c.must(t, "", "-n", r.ns, "delete", "trainjobs.trainer.kubeflow.org", name, "--wait=false")
 	left := func() string {
@@ -340,8 +351,9 @@ func TestE2EKueueAdmitsTrainJobsOneAtATime(t *testing.T) {
 	c := e2eCluster(t)
 	needTorchExample(t, "argo")
 	t.Parallel()
-	k := queuedKind{kind: "TrainJob", resource: "trainjobs.trainer.kubeflow.org", suspend: "{.spec.suspend}", done: "Complete",
-		podSpec: holdPath, heldPod: "jobset.sigs.k8s.io/jobset-name=%s", pods: 2, gpus: 6, queueName: "team-a-gpu"}
+	k := queuedKind{kind: "TrainJob", resource: "trainjobs.trainer.kubeflow.org", suspend: "{.spec.suspend}",
+		done: "Complete", podSpec: holdPath, heldPod: "jobset.sigs.k8s.io/jobset-name=%s", pods: 2, gpus: 6,
+		queueName: "team-a-gpu"}
 	c.admitsOneAtATime(t, k, queuedTrainJob(t))
 }
 

@@ -35,13 +35,15 @@ tasks:
 func compileWorkspaceCube(t *testing.T, extra string) (string, string, int) {
 	t.Helper()
 	dir := t.TempDir()
-	platform := "image: " + workspaceImage + "\nimagePullPolicy: Never\nkubectlImage: " + realImage + "\nstorage: {pvc: workspace-program}\n" + extra
+	platform := "image: " + workspaceImage + "\nimagePullPolicy: Never\nkubectlImage: " + realImage +
+		"\nstorage: {pvc: workspace-program}\n" + extra
 	for name, data := range map[string]string{"mlcube.yaml": workspaceCube, "platform.yaml": platform} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	return compileArgs(t, "mlcube-compile", "--backend", "tekton", "--mlcube", filepath.Join(dir, "mlcube.yaml"), "--platform", filepath.Join(dir, "platform.yaml"))
+	return compileArgs(t, "mlcube-compile", "--backend", "tekton", "--mlcube", filepath.Join(dir, "mlcube.yaml"),
+		"--platform", filepath.Join(dir, "platform.yaml"))
 }
 
 // TestE2ETektonWorkspaceProgramOnRealNode runs, with Tekton's controller
@@ -72,8 +74,10 @@ func TestE2ETektonWorkspaceProgramOnRealNode(t *testing.T) {
 	t.Logf("%s: Succeeded; /workspace/train ran from its image's /workspace and wrote out/result.txt", done.Name)
 
 	out, stderr, code = compileWorkspaceCube(t, "tekton: {imageWorkspace: none}\n")
-	if code != 1 || out != "" || !strings.Contains(stderr, `tekton: step train runs "/workspace/train", in /workspace, where Tekton mounts an emptyDir in every step`) || !strings.Contains(stderr, "[MLC652]") {
-		t.Fatalf("imageWorkspace: none: exit %d, want 1 with MLC652 and nothing on stdout\nstdout:\n%s\nstderr:\n%s", code, out, stderr)
+	if code != 1 || out != "" || !strings.Contains(stderr, `tekton: step train runs "/workspace/train", in /workspace, `+
+		`where Tekton mounts an emptyDir in every step`) || !strings.Contains(stderr, "[MLC652]") {
+		t.Fatalf("imageWorkspace: none: exit %d, want 1 with MLC652 and nothing on stdout\nstdout:\n%s\nstderr:\n%s",
+			code, out, stderr)
 	}
 }
 

@@ -35,14 +35,17 @@ func claimModes(t *testing.T, out enginetest.Emitted) string {
 // A claim the run creates is ReadWriteMany by default when pods on
 // several nodes may mount it at once, ReadWriteOnce otherwise.
 func TestClaimAccessModeDefaults(t *testing.T) {
-	for steps, want := range map[string]string{parallelSteps: "ReadWriteMany", mpiStep: "ReadWriteMany", chainedSteps: "ReadWriteOnce"} {
+	for steps, want := range map[string]string{parallelSteps: "ReadWriteMany", mpiStep: "ReadWriteMany",
+		chainedSteps: "ReadWriteOnce"} {
 		out := build(t, manifestcheck.Specs(enginetest.StoragePipeline(t, steps, "  size: 100Gi\n")), emit.Options{})
 		if got := claimModes(t, out); got != want {
 			t.Errorf("steps\n%s: access modes %s, want %s", steps, got, want)
 		}
 		// A default the cluster's storage class may not offer is said.
 		stderr := out.Stderr()
-		if warned := strings.Contains(stderr, "platform.yaml:1:1: warning: storage.accessModes: the claim made for each run is ReadWriteMany"); warned != (want == "ReadWriteMany") {
+		warned := strings.Contains(stderr,
+			"platform.yaml:1:1: warning: storage.accessModes: the claim made for each run is ReadWriteMany")
+		if warned != (want == "ReadWriteMany") {
 			t.Errorf("steps\n%s: warned about ReadWriteMany: %v, want %v:\n%s", steps, warned, want == "ReadWriteMany", stderr)
 		}
 	}
@@ -51,15 +54,20 @@ func TestClaimAccessModeDefaults(t *testing.T) {
 // An explicit ReadWriteOnce claim that MPI workers mount is an error at
 // accessModes; steps that may share it at once are a warning on Argo.
 func TestReadWriteOnceClaims(t *testing.T) {
-	out := build(t, manifestcheck.Specs(enginetest.StoragePipeline(t, mpiStep, "  accessModes: [ReadWriteOnce]\n")), emit.Options{})
-	if stderr := out.Stderr(); !out.Failed() || !strings.Contains(stderr, "platform.yaml:2:3: storage.accessModes: ReadWriteOnce: step \"a\" runs pods on several nodes") {
+	out := build(t, manifestcheck.Specs(enginetest.StoragePipeline(t, mpiStep,
+		"  accessModes: [ReadWriteOnce]\n")), emit.Options{})
+	if stderr := out.Stderr(); !out.Failed() || !strings.Contains(stderr,
+		"platform.yaml:2:3: storage.accessModes: ReadWriteOnce: step \"a\" runs pods on several nodes") {
 		t.Errorf("failed %v, stderr %q; want an error at accessModes", out.Failed(), stderr)
 	}
-	out = build(t, manifestcheck.Specs(enginetest.StoragePipeline(t, parallelSteps, "  accessModes: [ReadWriteOnce]\n")), emit.Options{}).Must(t)
-	if stderr := out.Stderr(); !strings.Contains(stderr, "platform.yaml:2:3: warning: storage.accessModes: argo: steps a and b may run at the same time and both mount the ReadWriteOnce claim workspace") {
+	out = build(t, manifestcheck.Specs(enginetest.StoragePipeline(t, parallelSteps, "  accessModes: [ReadWriteOnce]\n")),
+		emit.Options{}).Must(t)
+	if stderr := out.Stderr(); !strings.Contains(stderr, "platform.yaml:2:3: warning: storage.accessModes: argo: steps "+
+		"a and b may run at the same time and both mount the ReadWriteOnce claim workspace") {
 		t.Errorf("no warning at accessModes about parallel steps on a ReadWriteOnce claim: %q", stderr)
 	}
-	out = build(t, manifestcheck.Specs(enginetest.StoragePipeline(t, chainedSteps, "  accessModes: [ReadWriteOnce]\n")), emit.Options{}).Must(t)
+	out = build(t, manifestcheck.Specs(enginetest.StoragePipeline(t, chainedSteps, "  accessModes: [ReadWriteOnce]\n")),
+		emit.Options{}).Must(t)
 	if stderr := out.Stderr(); strings.Contains(stderr, "may run at the same time") {
 		t.Errorf("chained steps warned about: %q", stderr)
 	}

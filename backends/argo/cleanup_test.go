@@ -20,7 +20,8 @@ import (
 // attempt of a distributed step first deletes what an earlier attempt
 // left, waiting until it is gone, so two never run at once.
 func TestArgoCleansUpJobs(t *testing.T) {
-	for ex, kinds := range map[string]string{"resnet50-multinode": "mpijobs.kubeflow.org", "dask-benchmark": "daskjobs.kubernetes.dask.org"} {
+	for ex, kinds := range map[string]string{"resnet50-multinode": "mpijobs.kubeflow.org",
+		"dask-benchmark": "daskjobs.kubernetes.dask.org"} {
 		wf := workflow(t, build(t, manifestcheck.Specs(enginetest.Example(t, ex)), emit.Options{}))
 		handler := wf.GetTemplateByName(wf.Spec.OnExit)
 		if handler == nil || len(handler.Steps) != 1 {
@@ -35,7 +36,8 @@ func TestArgoCleansUpJobs(t *testing.T) {
 			t.Errorf("%s: the exit handler runs when %q, want when the run did not succeed", ex, step.When)
 		}
 		del := wf.GetTemplateByName(step.Template).Resource
-		if del == nil || del.Action != "delete" || !slices.Equal(del.Flags, []string{kinds, "--selector=mlcube-compile/run={{workflow.name}}", "--wait=false"}) {
+		if del == nil || del.Action != "delete" ||
+			!slices.Equal(del.Flags, []string{kinds, "--selector=mlcube-compile/run={{workflow.name}}", "--wait=false"}) {
 			t.Errorf("%s: the exit handler does not delete the run's %s: %+v", ex, kinds, del)
 		}
 		for _, task := range wf.Spec.Templates[0].DAG.Tasks {
@@ -44,7 +46,8 @@ func TestArgoCleansUpJobs(t *testing.T) {
 				t.Fatalf("%s: step %s is not a steps template that cleans before it runs", ex, task.Name)
 			}
 			clean := wf.GetTemplateByName(outer.Steps[0].Steps[0].Template).Resource
-			want := []string{kinds, "--selector=mlcube-compile/run={{workflow.name}},mlcube-compile/step=" + task.Name, "--cascade=foreground", "--wait=true", "--timeout=10m"}
+			want := []string{kinds, "--selector=mlcube-compile/run={{workflow.name}},mlcube-compile/step=" + task.Name,
+				"--cascade=foreground", "--wait=true", "--timeout=10m"}
 			if clean == nil || clean.Action != "delete" || !slices.Equal(clean.Flags, want) {
 				t.Errorf("%s: step %s does not first delete an earlier attempt's job: %+v", ex, task.Name, clean)
 			}
@@ -72,7 +75,8 @@ func TestLargeDAGWithDistributedStepKeepsExitHandler(t *testing.T) {
 		case *wfv1.WorkflowTemplate:
 			spec = run.Spec
 		}
-		if spec.OnExit != "cleanup" || !slices.ContainsFunc(spec.Templates, func(t wfv1.Template) bool { return t.Name == "cleanup" }) {
+		if spec.OnExit != "cleanup" ||
+			!slices.ContainsFunc(spec.Templates, func(t wfv1.Template) bool { return t.Name == "cleanup" }) {
 			t.Errorf("%s: no exit handler: onExit %q", kind, spec.OnExit)
 		}
 	}
@@ -86,7 +90,8 @@ func TestLargeDAGWithDistributedStepKeepsExitHandler(t *testing.T) {
 // The handler's own pods, labelled on-exit by Argo, are left alone; a
 // successful run skips the step. --emit-rbac grants the deletion.
 func TestArgoExitHandlerDeletesUnfinishedPods(t *testing.T) {
-	want := []string{"pods", "--selector=workflows.argoproj.io/workflow={{workflow.name}},!workflows.argoproj.io/on-exit", "--field-selector=status.phase!=Succeeded,status.phase!=Failed", "--wait=false"}
+	want := []string{"pods", "--selector=workflows.argoproj.io/workflow={{workflow.name}},!workflows.argoproj.io/on-exit",
+		"--field-selector=status.phase!=Succeeded,status.phase!=Failed", "--wait=false"}
 	emitKinds(t, func(t *testing.T, kind, manifest string) {
 		spec, rules := runSpec(t, manifest)
 		handler := templateOf(spec, spec.OnExit)
@@ -106,7 +111,8 @@ func TestArgoExitHandlerDeletesUnfinishedPods(t *testing.T) {
 			t.Errorf("delete-pods does not delete the run's unfinished pods: %+v", del)
 		}
 		if rules != nil && !slices.ContainsFunc(rules, func(r rbacv1.PolicyRule) bool {
-			return slices.Equal(r.APIGroups, []string{""}) && slices.Contains(r.Resources, "pods") && slices.Equal(r.Verbs, []string{"delete", "list"})
+			return slices.Equal(r.APIGroups, []string{""}) && slices.Contains(r.Resources, "pods") &&
+				slices.Equal(r.Verbs, []string{"delete", "list"})
 		}) {
 			t.Errorf("the Role lets the account neither list nor delete pods: %+v", rules)
 		}

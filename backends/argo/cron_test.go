@@ -41,7 +41,8 @@ func TestCronReplaceDeletesTheReplacedRunsJobs(t *testing.T) {
 		}
 		first := entry.DAG.Tasks[0]
 		if policy != "Replace" {
-			if yaml := out.YAML(t); first.Name == "delete-replaced-jobs" || strings.Contains(yaml, "mlcube-compile/cron-workflow") {
+			if yaml := out.YAML(t); first.Name == "delete-replaced-jobs" ||
+				strings.Contains(yaml, "mlcube-compile/cron-workflow") {
 				t.Errorf("%s terminates no run, yet the cron deletes other runs' jobs:\n%s", policy, yaml)
 			}
 			continue
@@ -60,7 +61,8 @@ func TestCronReplaceDeletesTheReplacedRunsJobs(t *testing.T) {
 				del = &spec.Templates[i]
 			}
 		}
-		want := []string{"mpijobs.kubeflow.org", "--selector=mlcube-compile/cron-workflow=" + cron.Name + ",mlcube-compile/run!={{workflow.name}}", "--wait=true"}
+		want := []string{"mpijobs.kubeflow.org",
+			"--selector=mlcube-compile/cron-workflow=" + cron.Name + ",mlcube-compile/run!={{workflow.name}}", "--wait=true"}
 		if del == nil || del.Resource == nil || del.Resource.Action != "delete" || !slices.Equal(del.Resource.Flags, want) {
 			t.Errorf("the delete template %+v, want a resource delete with flags %q", del, want)
 		}
@@ -70,7 +72,8 @@ func TestCronReplaceDeletesTheReplacedRunsJobs(t *testing.T) {
 				continue
 			}
 			jobs++
-			if labels, _ := job["metadata"].(map[string]any)["labels"].(map[string]any); labels["mlcube-compile/cron-workflow"] != cron.Name {
+			labels, _ := job["metadata"].(map[string]any)["labels"].(map[string]any)
+			if labels["mlcube-compile/cron-workflow"] != cron.Name {
 				t.Errorf("the MPIJob lacks the cron's label: %v", labels)
 			}
 		}
@@ -83,19 +86,23 @@ func TestCronReplaceDeletesTheReplacedRunsJobs(t *testing.T) {
 // A CronWorkflow whose runs share a fixed claim does not let them overlap
 // unless the schedule says so.
 func TestCronOverFixedClaimForbidsOverlap(t *testing.T) {
-	for platform, want := range map[string]string{"storage: {pvc: data}\n": "Forbid", "storage: {size: 1Gi}\n": "", "storage: {pvc: data}\nnamespace: x\n": "Forbid"} {
+	for platform, want := range map[string]string{"storage: {pvc: data}\n": "Forbid", "storage: {size: 1Gi}\n": "",
+		"storage: {pvc: data}\nnamespace: x\n": "Forbid"} {
 		dir := enginetest.WriteFiles(t, map[string]string{
 			"mlcube.yaml":   enginetest.DemoCube,
 			"platform.yaml": platform,
 			"pipeline.yaml": "schedule: '@daily'\nsteps:\n  train: {task: train}\n",
 		})
-		cron, _ := cronWorkflow(t, compiler.Options{MLCube: dir, Task: filepath.Join(dir, "pipeline.yaml"), Platform: filepath.Join(dir, "platform.yaml")})
+		cron, _ := cronWorkflow(t, compiler.Options{MLCube: dir, Task: filepath.Join(dir, "pipeline.yaml"),
+			Platform: filepath.Join(dir, "platform.yaml")})
 		if got := string(cron.Spec.ConcurrencyPolicy); got != want {
 			t.Errorf("%q: concurrencyPolicy %q, want %q", platform, got, want)
 		}
 	}
-	dir := enginetest.WriteFiles(t, map[string]string{"mlcube.yaml": enginetest.DemoCube, "pipeline.yaml": "schedule: {cron: '@daily', concurrencyPolicy: Allow}\nsteps:\n  train: {task: train}\n"})
-	if cron, _ := cronWorkflow(t, compiler.Options{MLCube: dir, Task: filepath.Join(dir, "pipeline.yaml")}); cron.Spec.ConcurrencyPolicy != wfv1.AllowConcurrent {
+	dir := enginetest.WriteFiles(t, map[string]string{"mlcube.yaml": enginetest.DemoCube,
+		"pipeline.yaml": "schedule: {cron: '@daily', concurrencyPolicy: Allow}\nsteps:\n  train: {task: train}\n"})
+	cron, _ := cronWorkflow(t, compiler.Options{MLCube: dir, Task: filepath.Join(dir, "pipeline.yaml")})
+	if cron.Spec.ConcurrencyPolicy != wfv1.AllowConcurrent {
 		t.Errorf("a written concurrencyPolicy is kept: %q", cron.Spec.ConcurrencyPolicy)
 	}
 }

@@ -78,7 +78,8 @@ func TestGPUClaimsOnArgo(t *testing.T) {
 		t.Fatalf("gpu-claims: %s %v", apply.Action, err)
 	}
 	train := templateNamed(t, wf, "train")
-	if diff := cmp.Diff([]corev1.ResourceClaim{{Name: "gpu"}}, train.Container.Resources.Claims); diff != "" || train.Container.Resources.Limits != nil {
+	if diff := cmp.Diff([]corev1.ResourceClaim{{Name: "gpu"}}, train.Container.Resources.Claims); diff != "" ||
+		train.Container.Resources.Limits != nil {
 		t.Errorf("main's claims (-want +got):\n%s\nlimits: %v", diff, train.Container.Resources.Limits)
 	}
 	pod := corev1.PodSpec{Containers: []corev1.Container{{Name: "wait", Image: "argoexec"}, *train.Container}}
@@ -104,7 +105,8 @@ func TestGPUClaimsInAContainerSet(t *testing.T) {
 	}
 	specs := enginetest.WriteFiles(t, map[string]string{
 		"platform.yaml": string(plat) + "gpu: {deviceClass: gpu.example.com}\n",
-		"pipeline.yaml": strings.Replace(string(pipeline), "../mnist", enginetest.Example(t, "mnist"), 1) + "    resources: {gpu: 1}\n",
+		"pipeline.yaml": strings.Replace(string(pipeline), "../mnist", enginetest.Example(t, "mnist"), 1) +
+			"    resources: {gpu: 1}\n",
 	})
 	wf := workflow(t, build(t, manifestcheck.Specs(specs), emit.Options{}))
 	for _, tmpl := range wf.Spec.Templates {
@@ -130,13 +132,15 @@ func TestGPUClaimsInAContainerSet(t *testing.T) {
 func TestGPUClaimTemplatesAccount(t *testing.T) {
 	specs := manifestcheck.Specs(enginetest.Example(t, "dra-gpu"))
 	out := build(t, specs, emit.Options{RBAC: true}).Must(t)
-	if y := out.YAML(t); !strings.Contains(y, "- resource.k8s.io\n  resources:\n  - resourceclaimtemplates\n  verbs:\n  - create\n  - get\n  - patch\n") {
+	if y := out.YAML(t); !strings.Contains(y,
+		"- resource.k8s.io\n  resources:\n  - resourceclaimtemplates\n  verbs:\n  - create\n  - get\n  - patch\n") {
 		t.Errorf("no rule on resourceclaimtemplates in:\n%s", y)
 	}
 	dir := enginetest.WriteFiles(t, map[string]string{"platform.yaml": "gpu: {deviceClass: gpu.example.com}\n"})
 	specs.Platform = filepath.Join(dir, "platform.yaml")
 	stderr := build(t, specs, emit.Options{}).Must(t).Stderr()
-	if !strings.Contains(stderr, "platform.yaml:1:7: warning: gpu.deviceClass: argo: the Workflow's first task applies the ResourceClaimTemplate") {
+	if !strings.Contains(stderr,
+		"platform.yaml:1:7: warning: gpu.deviceClass: argo: the Workflow's first task applies the ResourceClaimTemplate") {
 		t.Errorf("no MLC608 at gpu.deviceClass:\n%s", stderr)
 	}
 }

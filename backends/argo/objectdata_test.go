@@ -60,12 +60,14 @@ func TestRetriedStepUploadsPerAttempt(t *testing.T) {
 			if from == a.Name {
 				continue
 			}
-			if want := "{{workflow.uid}}/train.{{tasks.train.outputs.parameters.mlcube-attempt}}/" + from; a.S3 == nil || a.S3.Key != want {
+			if want := "{{workflow.uid}}/train.{{tasks.train.outputs.parameters.mlcube-attempt}}/" + from; a.S3 == nil ||
+				a.S3.Key != want {
 				t.Errorf("task %s fetches %s at %+v, want %s", task.Name, a.Name, a.S3, want)
 			}
 		}
 	}
-	if prep := wf.GetTemplateByName("prepare"); prep == nil || strings.Contains(prep.Outputs.Artifacts[0].S3.Key, "{{retries}}") {
+	if prep := wf.GetTemplateByName("prepare"); prep == nil ||
+		strings.Contains(prep.Outputs.Artifacts[0].S3.Key, "{{retries}}") {
 		t.Errorf("prepare, not retried, uploads per attempt")
 	}
 }

@@ -10,7 +10,6 @@ import (
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 
 	"github.com/mlcube-compile/mlcube-compile/backends/emit"
 	"github.com/mlcube-compile/mlcube-compile/backends/internal/kube"
@@ -60,11 +59,13 @@ func TestFetchesAreCheckedBeforeTheStep(t *testing.T) {
 			verify := containerNamed(set, "verify")
 			user := set.Containers[1]
 			if !slices.Equal(user.Dependencies, []string{"verify"}) || len(verify.Dependencies) != 0 {
-				t.Errorf("%s: step %s: its container %s waits for %v, want the verify container", ex, task.Name, user.Name, user.Dependencies)
+				t.Errorf("%s: step %s: its container %s waits for %v, want the verify container", ex, task.Name, user.Name,
+					user.Dependencies)
 			}
 			for _, a := range tmpl.Inputs.Artifacts {
 				if a.Path != kube.ScratchPath+"/"+a.Name || a.Archive == nil || a.Archive.None == nil {
-					t.Errorf("%s: step %s: input %s lands at %s with archive %+v, want %s/%s as it is", ex, task.Name, a.Name, a.Path, a.Archive, kube.ScratchPath, a.Name)
+					t.Errorf("%s: step %s: input %s lands at %s with archive %+v, want %s/%s as it is", ex, task.Name, a.Name, a.Path,
+						a.Archive, kube.ScratchPath, a.Name)
 				}
 				i := slices.Index(verify.Args, a.Name)
 				if i < 0 || i+3 >= len(verify.Args) || verify.Args[i+1] != a.Path {
@@ -88,13 +89,17 @@ func TestFetchesAreCheckedBeforeTheStep(t *testing.T) {
 				if len(parts) == 3 {
 					producer = parts[1]
 				}
-				if len(parts) != 3 || parts[0] != "{{workflow.uid}}" || strings.HasSuffix(key, "/") || arg.Archive == nil || arg.Archive.None == nil {
-					t.Errorf("%s: step %s: input %s given as %+v, want the key {{workflow.uid}}/<step>/<upload>, unarchived", ex, task.Name, a.Name, arg)
+				if len(parts) != 3 || parts[0] != "{{workflow.uid}}" || strings.HasSuffix(key, "/") || arg.Archive == nil ||
+					arg.Archive.None == nil {
+					t.Errorf("%s: step %s: input %s given as %+v, want the key {{workflow.uid}}/<step>/<upload>, unarchived", ex,
+						task.Name, a.Name, arg)
 				}
 				want := "{{inputs.parameters." + a.Name + "-sha256}}"
 				param := task.Arguments.GetParameterByName(a.Name + "-sha256")
-				if verify.Args[i+2] != want || param == nil || !strings.HasPrefix(param.Value.String(), "{{tasks."+producer+".outputs.parameters.") {
-					t.Errorf("%s: step %s: input %s is checked against %q (given %+v), want the digest %s recorded", ex, task.Name, a.Name, verify.Args[i+2], param, producer)
+				if verify.Args[i+2] != want || param == nil ||
+					!strings.HasPrefix(param.Value.String(), "{{tasks."+producer+".outputs.parameters.") {
+					t.Errorf("%s: step %s: input %s is checked against %q (given %+v), want the digest %s recorded", ex, task.Name,
+						a.Name, verify.Args[i+2], param, producer)
 				}
 			}
 		}
@@ -117,12 +122,14 @@ func TestUploadsRecordTheirDigest(t *testing.T) {
 				continue
 			}
 			main := containerNamed(tmpl.ContainerSet, "main")
-			if main == nil || !slices.Equal(main.Dependencies, []string{"run"}) || containerNamed(tmpl.ContainerSet, "run") == nil {
+			if main == nil || !slices.Equal(main.Dependencies, []string{"run"}) ||
+				containerNamed(tmpl.ContainerSet, "run") == nil {
 				t.Fatalf("%s: step %s: no main container after the step's (run): %+v", ex, task.Name, tmpl.ContainerSet)
 			}
 			for _, a := range tmpl.Outputs.Artifacts {
 				i := slices.IndexFunc(tmpl.Outputs.Parameters, func(p wfv1.Parameter) bool { return p.Name == a.Name+"-sha256" })
-				if i < 0 || tmpl.Outputs.Parameters[i].ValueFrom == nil || tmpl.Outputs.Parameters[i].ValueFrom.Path != "/mlcube-digests/"+a.Name {
+				if i < 0 || tmpl.Outputs.Parameters[i].ValueFrom == nil ||
+					tmpl.Outputs.Parameters[i].ValueFrom.Path != "/mlcube-digests/"+a.Name {
 					t.Errorf("%s: step %s: upload %s records no sha256: %+v", ex, task.Name, a.Name, tmpl.Outputs.Parameters)
 				}
 				if !slices.Contains(main.Args, a.Name) || !slices.Contains(main.Args, a.Path) {
@@ -163,7 +170,8 @@ func TestPerPodVolumesMakeNoClaim(t *testing.T) {
 // repository by key alone.
 func TestMixedStorageReadsTheClaimReadOnly(t *testing.T) {
 	wf := objectWorkflow(t, "mixed-storage")
-	if i := slices.IndexFunc(wf.Spec.Volumes, func(v corev1.Volume) bool { return v.PersistentVolumeClaim != nil }); i < 0 || wf.Spec.Volumes[i].PersistentVolumeClaim.ClaimName != "datasets" {
+	i := slices.IndexFunc(wf.Spec.Volumes, func(v corev1.Volume) bool { return v.PersistentVolumeClaim != nil })
+	if i < 0 || wf.Spec.Volumes[i].PersistentVolumeClaim.ClaimName != "datasets" {
 		t.Fatalf("no volume of the claim datasets: %+v", wf.Spec.Volumes)
 	}
 	if r := wf.Spec.ArtifactRepositoryRef; r == nil || r.ConfigMap != "artifact-repositories" || r.Key != "default" {
@@ -202,57 +210,21 @@ func TestMixedStorageReadsTheClaimReadOnly(t *testing.T) {
 	}
 }
 
-// With artifactGC, the run's artifacts go as the platform says, but its
-// final results are kept; the pod that deletes them runs as the run's
-// account, which --emit-rbac lets do it.
-func TestArtifactGCKeepsFinalResults(t *testing.T) {
-	dir := enginetest.Example(t, "mixed-storage")
-	opts := manifestcheck.Specs(dir)
-	opts.Namespace = "ml"
-	out := build(t, opts, emit.Options{RBAC: true})
-	wf := workflow(t, out)
-	gc := wf.Spec.ArtifactGC
-	if gc == nil || gc.Strategy != wfv1.ArtifactGCOnWorkflowDeletion || gc.ServiceAccountName != wf.Spec.ServiceAccountName || wf.Spec.ServiceAccountName == "" {
-		t.Fatalf("artifactGC %+v, want OnWorkflowDeletion as %q", gc, wf.Spec.ServiceAccountName)
-	}
-	final := map[string]bool{"evaluate/metrics": true}
-	for _, task := range wf.Spec.Templates[0].DAG.Tasks {
-		for _, a := range wf.GetTemplateByName(task.Template).Outputs.Artifacts {
-			kept := a.ArtifactGC != nil && a.ArtifactGC.Strategy == wfv1.ArtifactGCNever
-			if kept != final[task.Name+"/"+a.Name] {
-				t.Errorf("%s/%s: kept %v, want %v", task.Name, a.Name, kept, final[task.Name+"/"+a.Name])
-			}
-		}
-	}
-	var role *rbacv1.Role
-	for _, o := range out.RBAC {
-		if r, ok := o.(*rbacv1.Role); ok {
-			role = r
-		}
-	}
-	if role == nil || !slices.ContainsFunc(role.Rules, func(r rbacv1.PolicyRule) bool {
-		return slices.Contains(r.Resources, "workflowartifactgctasks") && slices.Contains(r.Verbs, "watch")
-	}) {
-		t.Errorf("the run's Role does not let the artifact GC pod work: %+v", role)
-	}
-	// Without artifactGC, nothing is collected.
-	if wf := objectWorkflow(t, "bucket-pipeline"); wf.Spec.ArtifactGC != nil {
-		t.Errorf("bucket-pipeline: artifactGC %+v, want none", wf.Spec.ArtifactGC)
-	}
-}
-
 // A distributed step's pods are its job's, which fetch nothing; and an
 // s3:// URL cannot be read through Argo's artifact repository, whose
 // bucket Argo reads every key from: both refused at the step.
 func TestObjectRefusals(t *testing.T) {
-	mpi := enginetest.ResNetPipeline(t, "    mpi: {workers: 2}\n    inputs: {data_location: \"https://example.com/data.tgz\"}\n", "")
+	mpi := enginetest.ResNetPipeline(t,
+		"    mpi: {workers: 2}\n    inputs: {data_location: \"https://example.com/data.tgz\"}\n", "")
 	repo := enginetest.WriteFiles(t, map[string]string{
-		"pipeline.yaml": "name: repo\ncubes: {c: " + enginetest.Example(t, "bucket-pipeline") + "}\nsteps:\n  prepare: {cube: c, task: prepare, inputs: {raw_dir: \"s3://other/raw/\"}}\n",
+		"pipeline.yaml": "name: repo\ncubes: {c: " + enginetest.Example(t, "bucket-pipeline") +
+			"}\nsteps:\n  prepare: {cube: c, task: prepare, inputs: {raw_dir: \"s3://other/raw/\"}}\n",
 		"platform.yaml": "objectStore:\n  artifactRepositoryRef: {configMap: artifact-repositories, key: default}\n",
 	})
 	for dir, want := range map[string]string{
-		mpi:  `pipeline.yaml:4:3: steps.train: argo: step "train" runs as a distributed job`,
-		repo: `pipeline.yaml:4:3: steps.prepare: argo: step "prepare" reads s3://other/raw/, and the platform's object store is Argo's artifact repository`,
+		mpi: `pipeline.yaml:4:3: steps.train: argo: step "train" runs as a distributed job`,
+		repo: `pipeline.yaml:4:3: steps.prepare: argo: step "prepare" reads s3://other/raw/, and the platform's object ` +
+			`store is Argo's artifact repository`,
 	} {
 		out := build(t, manifestcheck.Specs(dir), emit.Options{})
 		if !out.Failed() || !strings.Contains(out.Stderr(), want) {
@@ -284,7 +256,8 @@ func TestLargeObjectDAG(t *testing.T) {
 	}
 	// The last task, in the second window, reads prepare's data from the
 	// first.
-	if a := tasks[40].Arguments.Artifacts; len(a) != 1 || a[0].S3 == nil || a[0].S3.Key != "{{workflow.uid}}/prepare/data-dir" {
+	if a := tasks[40].Arguments.Artifacts; len(a) != 1 || a[0].S3 == nil ||
+		a[0].S3.Key != "{{workflow.uid}}/prepare/data-dir" {
 		t.Errorf("%s's artifacts %+v, want prepare's data-dir", tasks[40].Name, a)
 	}
 }
@@ -304,7 +277,8 @@ func TestContainerSetsNameEveryVolume(t *testing.T) {
 			}
 			named := map[string]bool{}
 			for _, vm := range set.VolumeMounts {
-				named[vm.Name] = slices.ContainsFunc(append(wf.Spec.Volumes, tmpl.Volumes...), func(v corev1.Volume) bool { return v.Name == vm.Name })
+				named[vm.Name] = slices.ContainsFunc(append(wf.Spec.Volumes, tmpl.Volumes...),
+					func(v corev1.Volume) bool { return v.Name == vm.Name })
 				if !named[vm.Name] {
 					t.Errorf("%s: template %s: volume %s is in no volumes", ex, tmpl.Name, vm.Name)
 				}
@@ -312,48 +286,12 @@ func TestContainerSetsNameEveryVolume(t *testing.T) {
 			for _, c := range set.Containers {
 				for _, vm := range c.VolumeMounts {
 					if _, ok := named[vm.Name]; !ok {
-						t.Errorf("%s: template %s: container %s mounts %s, which containerSet.volumeMounts does not name", ex, tmpl.Name, c.Name, vm.Name)
+						t.Errorf("%s: template %s: container %s mounts %s, which containerSet.volumeMounts does not name", ex, tmpl.Name,
+							c.Name, vm.Name)
 					}
 				}
 			}
 		}
-	}
-}
-
-// Argo's artifact GC pod runs as the namespace's default account when the
-// run names none (getArtifactGCPodInfo, workflow/controller/
-// artifact_gc.go, v3.7.18 and v4.0.7), which cannot read the run's
-// WorkflowArtifactGCTasks; with forceFinalizerRemoval the Workflow goes
-// and its data stays. The compile says so, at objectStore.artifactGC,
-// unless --emit-rbac makes the run an account or the platform names one.
-func TestArtifactGCDefaultAccountWarns(t *testing.T) {
-	opts := manifestcheck.Specs(enginetest.Example(t, "mixed-storage"))
-	// The example names an account set up for runs: nothing is said.
-	if stderr := build(t, opts, emit.Options{}).Must(t).Stderr(); strings.Contains(stderr, "MLC609") {
-		t.Errorf("with the platform's account:\n%s", stderr)
-	}
-	data, err := os.ReadFile(opts.Platform)
-	if err != nil {
-		t.Fatal(err)
-	}
-	platform := strings.Replace(string(data), "serviceAccountName: mlcube-runner\n", "", 1)
-	if !strings.HasPrefix(strings.SplitN(platform, "objectStore:", 2)[1], "\n  artifactRepositoryRef") {
-		t.Fatalf("mixed-storage's platform changed:\n%s", platform)
-	}
-	dir := enginetest.WriteFiles(t, map[string]string{"platform.yaml": platform})
-	opts.Platform = filepath.Join(dir, "platform.yaml")
-	stderr := build(t, opts, emit.Options{}).Must(t).Stderr()
-	if !strings.Contains(stderr, "platform.yaml:8:3: warning: objectStore.artifactGC: argo: the pod that deletes the run's artifacts") || !strings.Contains(stderr, "[MLC609]") {
-		t.Errorf("no MLC609 at objectStore.artifactGC:\n%s", stderr)
-	}
-	rbac := opts
-	rbac.Namespace = "ml"
-	if stderr := build(t, rbac, emit.Options{RBAC: true}).Must(t).Stderr(); strings.Contains(stderr, "MLC609") {
-		t.Errorf("with --emit-rbac:\n%s", stderr)
-	}
-	// Without artifactGC, nothing is collected and nothing is said.
-	if stderr := build(t, manifestcheck.Specs(enginetest.Example(t, "bucket-pipeline")), emit.Options{}).Must(t).Stderr(); strings.Contains(stderr, "MLC609") {
-		t.Errorf("bucket-pipeline:\n%s", stderr)
 	}
 }
 
@@ -381,7 +319,8 @@ func TestMoversAsTektonAndJob(t *testing.T) {
 			}
 			for _, a := range tmpl.Inputs.Artifacts {
 				if a.Mode == nil || *a.Mode != 0o755 || !a.RecurseMode {
-					t.Errorf("%s: template %s: input %s is loaded with mode %v (recursive %v), want 0755 throughout", ex, tmpl.Name, a.Name, a.Mode, a.RecurseMode)
+					t.Errorf("%s: template %s: input %s is loaded with mode %v (recursive %v), want 0755 throughout", ex, tmpl.Name,
+						a.Name, a.Mode, a.RecurseMode)
 				}
 			}
 		}

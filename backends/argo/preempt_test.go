@@ -46,11 +46,13 @@ func TestQueuedStepRetriedOnPreemption(t *testing.T) {
 		{"Failed", "137", "main: OOMKilled (exit code 137)", false},
 		{"Failed", "143", "Pod was active on the node longer than the specified deadline", false},
 	} {
-		scope := map[string]any{"retries": "0", "lastRetry.status": c.status, "lastRetry.exitCode": c.exitCode, "lastRetry.message": c.message, "lastRetry.duration": "12"}
+		scope := map[string]any{"retries": "0", "lastRetry.status": c.status, "lastRetry.exitCode": c.exitCode,
+			"lastRetry.message": c.message, "lastRetry.duration": "12"}
 		got3, err3 := argoexpr3.EvalBool(r.Expression, env3.GetFuncMap(scope))
 		got4, err4 := argoexpr4.EvalBool(r.Expression, env4.GetFuncMap(scope))
 		if err3 != nil || err4 != nil || got3 != c.want || got4 != c.want {
-			t.Errorf("%s, exit code %s, %q: retried %v (v3.7, %v) and %v (v4, %v), want %v", c.status, c.exitCode, c.message, got3, err3, got4, err4, c.want)
+			t.Errorf("%s, exit code %s, %q: retried %v (v3.7, %v) and %v (v4, %v), want %v", c.status, c.exitCode, c.message,
+				got3, err3, got4, err4, c.want)
 		}
 	}
 }

@@ -198,7 +198,8 @@ func TestV4CRDLimitsAreTheCRDs(t *testing.T) {
 func v4Spec(n, tasks int) wfv1.WorkflowSpec {
 	spec := wfv1.WorkflowSpec{Templates: []wfv1.Template{{Name: "main", DAG: &wfv1.DAGTemplate{}}}}
 	for i := 0; i < tasks; i++ {
-		spec.Templates[0].DAG.Tasks = append(spec.Templates[0].DAG.Tasks, wfv1.DAGTask{Name: fmt.Sprintf("t%d", i), Template: "t"})
+		spec.Templates[0].DAG.Tasks = append(spec.Templates[0].DAG.Tasks,
+			wfv1.DAGTask{Name: fmt.Sprintf("t%d", i), Template: "t"})
 	}
 	for i := 1; i < n; i++ {
 		spec.Templates = append(spec.Templates, wfv1.Template{Name: fmt.Sprintf("t%d", i)})
@@ -210,7 +211,8 @@ func v4Spec(n, tasks int) wfv1.WorkflowSpec {
 // schedule, and about nothing at their caps.
 func TestV4CRDWarnings(t *testing.T) {
 	at := diag.At(diag.Pos{File: "p.yaml", Line: 1, Col: 1})
-	p := &ir.Pipeline{Spec: at, Schedule: &ir.Schedule{Cron: []string{"0 2 * * 1-5", "@daily", "@every 1h30m", "*/5 * * * *", "0 2 * * MON-FRI", "TZ=UTC 0 2 * * *", "0 0 1 JAN *", "CRON_TZ=Europe/Paris 0 3 * * *"}}}
+	p := &ir.Pipeline{Spec: at, Schedule: &ir.Schedule{Cron: []string{"0 2 * * 1-5", "@daily", "@every 1h30m",
+		"*/5 * * * *", "0 2 * * MON-FRI", "TZ=UTC 0 2 * * *", "0 0 1 JAN *", "CRON_TZ=Europe/Paris 0 3 * * *"}}}
 	cases := []struct {
 		name string
 		spec wfv1.WorkflowSpec
@@ -218,8 +220,10 @@ func TestV4CRDWarnings(t *testing.T) {
 		want []string
 	}{
 		{"at the caps", v4Spec(v4MaxTemplates, v4MaxDAGTasks), KindWorkflow, nil},
-		{"templates", v4Spec(v4MaxTemplates+1, 1), KindWorkflowTemplate, []string{"steps: the WorkflowTemplate has 201 templates; Argo v4's CRDs"}},
-		{"tasks", v4Spec(1, v4MaxDAGTasks+1), KindWorkflow, []string{"steps: the Workflow's DAG main has 201 tasks; Argo v4's CRDs"}},
+		{"templates", v4Spec(v4MaxTemplates+1, 1), KindWorkflowTemplate,
+			[]string{"steps: the WorkflowTemplate has 201 templates; Argo v4's CRDs"}},
+		{"tasks", v4Spec(1, v4MaxDAGTasks+1), KindWorkflow,
+			[]string{"steps: the Workflow's DAG main has 201 tasks; Argo v4's CRDs"}},
 		{"schedules", v4Spec(1, 1), KindCronWorkflow, []string{
 			`schedule: Argo v4's CRDs (installed by its release manifests) refuse the schedule "TZ=UTC 0 2 * * *"`,
 			`schedule: Argo v4's CRDs (installed by its release manifests) refuse the schedule "CRON_TZ=Europe/Paris 0 3 * * *"`,

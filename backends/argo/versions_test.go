@@ -49,7 +49,8 @@ func TestGoldenPassesArgoV3AndV4(t *testing.T) {
 func withSchedule(p *ir.Pipeline) *ir.Pipeline {
 	q := *p
 	if q.Schedule == nil {
-		q.Schedule = &ir.Schedule{Cron: []string{"0 2 * * 1-5", "30 6 1,15 * *"}, Timezone: "Europe/Berlin", ConcurrencyPolicy: "Forbid"}
+		q.Schedule = &ir.Schedule{Cron: []string{"0 2 * * 1-5", "30 6 1,15 * *"}, Timezone: "Europe/Berlin",
+			ConcurrencyPolicy: "Forbid"}
 	}
 	q.Params = append([]ir.Param(nil), p.Params...)
 	for i := range q.Params {
@@ -212,7 +213,9 @@ func TestArgoV4RefusesRemovedFields(t *testing.T) {
 			m["spec"].(map[string]any)["synchronization"] = map[string]any{"mutex": map[string]any{"name": "gpu"}}
 		}), true},
 		{"synchronization.semaphore", "Workflow", edit(t, wf, func(m map[string]any) {
-			m["spec"].(map[string]any)["synchronization"] = map[string]any{"semaphore": map[string]any{"configMapKeyRef": map[string]any{"name": "limits", "key": "gpu"}}}
+			m["spec"].(map[string]any)["synchronization"] = map[string]any{"semaphore": map[string]any{
+				"configMapKeyRef": map[string]any{"name": "limits", "key": "gpu"},
+			}}
 		}), true},
 		{"templates[].synchronization.mutex", "Workflow", edit(t, wf, func(m map[string]any) {
 			tmpl := m["spec"].(map[string]any)["templates"].([]any)[1].(map[string]any)

@@ -68,12 +68,17 @@ func TestValidateDAGInWindows(t *testing.T) {
 		spoil func(tasks []wfv1.DAGTask)
 		want  string
 	}{
-		{"a template that does not exist, in the last window", func(tasks []wfv1.DAGTask) { tasks[len(tasks)-1].Template = "missing" }, "missing"},
-		{"a dependency on a later task", func(tasks []wfv1.DAGTask) { tasks[3].Dependencies = []string{"t100"} }, `depends on "t100", which is not a task before it`},
-		{"a task name used twice, in two windows", func(tasks []wfv1.DAGTask) { tasks[dagWindow+1].Name = "t0" }, "tasks.t0 is defined twice"},
-		{"a bad task name, in the last window", func(tasks []wfv1.DAGTask) { tasks[len(tasks)-1].Name = "Not_A_Name" }, "Not_A_Name"},
+		{"a template that does not exist, in the last window",
+			func(tasks []wfv1.DAGTask) { tasks[len(tasks)-1].Template = "missing" }, "missing"},
+		{"a dependency on a later task", func(tasks []wfv1.DAGTask) { tasks[3].Dependencies = []string{"t100"} },
+			`depends on "t100", which is not a task before it`},
+		{"a task name used twice, in two windows", func(tasks []wfv1.DAGTask) { tasks[dagWindow+1].Name = "t0" },
+			"tasks.t0 is defined twice"},
+		{"a bad task name, in the last window",
+			func(tasks []wfv1.DAGTask) { tasks[len(tasks)-1].Name = "Not_A_Name" }, "Not_A_Name"},
 		{"outputs of a task it does not wait for", func(tasks []wfv1.DAGTask) {
-			tasks[dagWindow+3].Arguments.Parameters = []wfv1.Parameter{{Name: "x", Value: wfv1.AnyStringPtr("{{tasks.t50.outputs.parameters.x}}")}}
+			tasks[dagWindow+3].Arguments.Parameters = []wfv1.Parameter{{Name: "x",
+				Value: wfv1.AnyStringPtr("{{tasks.t50.outputs.parameters.x}}")}}
 		}, `tasks.t35 reads the outputs of "t50", which it does not wait for`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -106,6 +111,7 @@ func TestWindowCostsItsTasks(t *testing.T) {
 	}
 	small, large := allocs(2*dagWindow), allocs(100*dagWindow)
 	if large != small {
-		t.Errorf("a window of %d tasks makes %v allocations in a DAG of %d tasks and %v in one of %d", dagWindow, large, 100*dagWindow, small, 2*dagWindow)
+		t.Errorf("a window of %d tasks makes %v allocations in a DAG of %d tasks and %v in one of %d", dagWindow, large,
+			100*dagWindow, small, 2*dagWindow)
 	}
 }

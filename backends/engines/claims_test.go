@@ -29,7 +29,8 @@ func TestPerRunClaimWarnsWhereResultsGo(t *testing.T) {
 		if stderr := out.Stderr(); !strings.Contains(stderr, want) || !strings.Contains(stderr, "storage.pvc") {
 			t.Errorf("%s: stderr %q lacks %q and how to keep results", backend, stderr, want)
 		}
-		if wf, ok := out.Run.(*wfv1.Workflow); ok && (wf.Spec.VolumeClaimGC == nil || wf.Spec.VolumeClaimGC.Strategy != wfv1.VolumeClaimGCOnSuccess) {
+		if wf, ok := out.Run.(*wfv1.Workflow); ok &&
+			(wf.Spec.VolumeClaimGC == nil || wf.Spec.VolumeClaimGC.Strategy != wfv1.VolumeClaimGCOnSuccess) {
 			t.Errorf("argo: the Workflow does not say when its claim goes: %+v", wf.Spec.VolumeClaimGC)
 		}
 	}
@@ -44,16 +45,19 @@ func TestClaimsNoStepCouldUse(t *testing.T) {
 	for _, backend := range []string{"argo", "tekton", "job"} {
 		dir := enginetest.StoragePipeline(t, "  a: {task: train}\n", "  accessModes: [ReadOnlyMany]\n")
 		out := manifestcheck.BuildFor(t, backend, manifestcheck.Specs(dir), emit.Options{})
-		if stderr := out.Stderr(); !out.Failed() || !strings.Contains(stderr, "platform.yaml:2:3: storage.accessModes: ReadOnlyMany: the claim made for each run starts empty, and no step could write to it") {
+		if stderr := out.Stderr(); !out.Failed() || !strings.Contains(stderr, "platform.yaml:2:3: storage.accessModes: "+
+			"ReadOnlyMany: the claim made for each run starts empty, and no step could write to it") {
 			t.Errorf("%s: failed %v, stderr %q; want ReadOnlyMany refused at accessModes", backend, out.Failed(), stderr)
 		}
 	}
 	dir := enginetest.StoragePipeline(t, chainedSteps, "  accessModes: [ReadWriteOncePod]\n")
 	out := manifestcheck.BuildFor(t, "tekton", manifestcheck.Specs(dir), emit.Options{})
-	if stderr := out.Stderr(); !out.Failed() || !strings.Contains(stderr, "platform.yaml:2:3: storage.accessModes: tekton: ReadWriteOncePod: Tekton's affinity assistant (coschedule: workspaces) mounts the claim") {
+	if stderr := out.Stderr(); !out.Failed() || !strings.Contains(stderr, "platform.yaml:2:3: storage.accessModes: "+
+		"tekton: ReadWriteOncePod: Tekton's affinity assistant (coschedule: workspaces) mounts the claim") {
 		t.Errorf("tekton: failed %v, stderr %q; want ReadWriteOncePod refused at accessModes", out.Failed(), stderr)
 	}
 	manifestcheck.BuildFor(t, "argo", manifestcheck.Specs(dir), emit.Options{}).Must(t)
-	dir = enginetest.StoragePipeline(t, chainedSteps, "  accessModes: [ReadWriteOncePod]\ntekton: {coschedule: disabled}\n")
+	dir = enginetest.StoragePipeline(t, chainedSteps,
+		"  accessModes: [ReadWriteOncePod]\ntekton: {coschedule: disabled}\n")
 	manifestcheck.BuildFor(t, "tekton", manifestcheck.Specs(dir), emit.Options{}).Must(t)
 }

@@ -26,8 +26,10 @@ func TestSingleGPUTaskConfigs(t *testing.T) {
 		t.Run(backend, func(t *testing.T) {
 			out := manifestcheck.Example(t, backend, "single-gpu-task")
 			cm := enginetest.ConfigMap(t, out)
-			if !regexp.MustCompile(`^mnist-softmax-gpu-[a-z0-9]{10}$`).MatchString(cm.Name) || cm.Namespace != "ml-team" || len(cm.Data) != 3 {
-				t.Errorf("ConfigMap %s/%s with %d keys, want ml-team/mnist-softmax-gpu-HASH with 3", cm.Namespace, cm.Name, len(cm.Data))
+			if !regexp.MustCompile(`^mnist-softmax-gpu-[a-z0-9]{10}$`).MatchString(cm.Name) || cm.Namespace != "ml-team" ||
+				len(cm.Data) != 3 {
+				t.Errorf("ConfigMap %s/%s with %d keys, want ml-team/mnist-softmax-gpu-HASH with 3", cm.Namespace,
+					cm.Name, len(cm.Data))
 			}
 			wantEnv := map[string]string{
 				"GLOBALCFG":  cm.Name + "/GLOBALCFG",
@@ -35,7 +37,8 @@ func TestSingleGPUTaskConfigs(t *testing.T) {
 				"PROCESSCFG": cm.Name + "/PROCESSCFG",
 			}
 			var process map[string]map[string]int
-			if err := json.Unmarshal([]byte(cm.Data["PROCESSCFG"]), &process); err != nil || process["eval"]["batchSize"] != 100 || process["export"]["modelVersion"] != 1 {
+			if err := json.Unmarshal([]byte(cm.Data["PROCESSCFG"]), &process); err != nil ||
+				process["eval"]["batchSize"] != 100 || process["export"]["modelVersion"] != 1 {
 				t.Errorf("PROCESSCFG %q, want the mapping as JSON (%v)", cm.Data["PROCESSCFG"], err)
 			}
 			var env []corev1.EnvVar
@@ -61,13 +64,15 @@ func TestSingleGPUTaskConfigs(t *testing.T) {
 // a new ConfigMap, never the one an earlier run left.
 func TestConfigMapNameFollowsContent(t *testing.T) {
 	names := map[string]string{}
-	for _, configs := range []string{"{MODE: fast, LEVEL: 3}", "{LEVEL: 3, MODE: fast}", "{MODE: slow, LEVEL: 3}", "{MODE: fast, LEVEL: 3, X: y}"} {
+	for _, configs := range []string{"{MODE: fast, LEVEL: 3}", "{LEVEL: 3, MODE: fast}", "{MODE: slow, LEVEL: 3}",
+		"{MODE: fast, LEVEL: 3, X: y}"} {
 		dir := enginetest.WriteFiles(t, map[string]string{
 			"mlcube.yaml":   enginetest.DemoCube,
 			"pipeline.yaml": "configs: " + configs + "\nsteps:\n  prepare: {task: prepare}\n",
 		})
 		for _, backend := range backendNames() {
-			out := manifestcheck.BuildFor(t, backend, compiler.Options{MLCube: dir, Task: filepath.Join(dir, "pipeline.yaml")}, emit.Options{}).Must(t)
+			out := manifestcheck.BuildFor(t, backend, compiler.Options{MLCube: dir, Task: filepath.Join(dir, "pipeline.yaml")},
+				emit.Options{}).Must(t)
 			name := enginetest.ConfigMap(t, out).Name
 			if prev, ok := names[configs]; ok && prev != name {
 				t.Errorf("%s: %s named %s, and %s on another backend", configs, backend, name, prev)
@@ -78,7 +83,8 @@ func TestConfigMapNameFollowsContent(t *testing.T) {
 	if names["{MODE: fast, LEVEL: 3}"] != names["{LEVEL: 3, MODE: fast}"] {
 		t.Errorf("the same configs in another order got another name: %v", names)
 	}
-	if len(map[string]bool{names["{MODE: fast, LEVEL: 3}"]: true, names["{MODE: slow, LEVEL: 3}"]: true, names["{MODE: fast, LEVEL: 3, X: y}"]: true}) != 3 {
+	if len(map[string]bool{names["{MODE: fast, LEVEL: 3}"]: true, names["{MODE: slow, LEVEL: 3}"]: true,
+		names["{MODE: fast, LEVEL: 3, X: y}"]: true}) != 3 {
 		t.Errorf("edited configs kept their ConfigMap's name: %v", names)
 	}
 }

@@ -19,7 +19,8 @@ var mpiJobFields = map[string]map[string]string{
 	enginetest.QueueLabel:    {"metadata.labels": "team-a-gpu-large"},
 	enginetest.PriorityLabel: {"metadata.labels": "team-a-urgent"},
 	"suspend":                {"spec.runPolicy": "true"},
-	"priorityClassName":      {"spec.mpiReplicaSpecs.Launcher.template.spec": "batch-high", "spec.mpiReplicaSpecs.Worker.template.spec": "batch-high"},
+	"priorityClassName": {"spec.mpiReplicaSpecs.Launcher.template.spec": "batch-high",
+		"spec.mpiReplicaSpecs.Worker.template.spec": "batch-high"},
 }
 
 // runFields are the Kueue keys of out's run object.
@@ -43,7 +44,8 @@ func TestKueueLabelsOnWhatKueueAdmits(t *testing.T) {
 		"tekton": {
 			enginetest.QueueLabel:    {"spec.pipelineSpec.tasks[finetune].taskSpec.metadata.labels": "team-a-gpu"},
 			enginetest.PriorityLabel: {"spec.pipelineSpec.tasks[finetune].taskSpec.metadata.labels": "team-a-normal"},
-			"priorityClassName":      {"spec.taskRunSpecs[prepare].podTemplate": "batch-low", "spec.taskRunSpecs[finetune].podTemplate": "batch-low"},
+			"priorityClassName": {"spec.taskRunSpecs[prepare].podTemplate": "batch-low",
+				"spec.taskRunSpecs[finetune].podTemplate": "batch-low"},
 		},
 	}
 	for _, backend := range []string{"argo", "tekton"} {

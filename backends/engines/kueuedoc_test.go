@@ -91,7 +91,8 @@ func TestKueueDocFrameworks(t *testing.T) {
 	}
 	sort.Strings(want)
 	if len(want) < len(kueueFrameworks) {
-		t.Errorf("the compiler queued only %v; a kind of kueueFrameworks is no longer queued, or this test misses a spec that queues it", want)
+		t.Errorf("the compiler queued only %v; a kind of kueueFrameworks is no longer queued, or this test misses a spec "+
+			"that queues it", want)
 	}
 	root := enginetest.Root(t)
 	for file, got := range map[string][]string{

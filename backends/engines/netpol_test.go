@@ -30,8 +30,10 @@ tasks:
 // medperfRun compiles medperfContainer with platform for backend.
 func medperfRun(t *testing.T, backend, platform string) enginetest.Emitted {
 	t.Helper()
-	dir := enginetest.WriteFiles(t, map[string]string{"container_config.yaml": medperfContainer, "platform.yaml": platform})
-	return manifestcheck.BuildFor(t, backend, compiler.Options{MLCube: filepath.Join(dir, "container_config.yaml"), Platform: filepath.Join(dir, "platform.yaml")}, emit.Options{})
+	dir := enginetest.WriteFiles(t,
+		map[string]string{"container_config.yaml": medperfContainer, "platform.yaml": platform})
+	return manifestcheck.BuildFor(t, backend, compiler.Options{MLCube: filepath.Join(dir, "container_config.yaml"),
+		Platform: filepath.Join(dir, "platform.yaml")}, emit.Options{})
 }
 
 // networkPolicy is the one NetworkPolicy among out's objects, or nil.
@@ -100,7 +102,8 @@ func TestMedPerfStepsHaveNoNetwork(t *testing.T) {
 		stderr := out.Stderr()
 		switch backend {
 		case "argo":
-			if len(np.Spec.Egress) != 1 || len(np.Spec.Egress[0].Ports) != 2 || np.Spec.Egress[0].Ports[0].Port.IntValue() != 443 || np.Spec.Egress[0].Ports[1].Port.IntValue() != 6443 {
+			if len(np.Spec.Egress) != 1 || len(np.Spec.Egress[0].Ports) != 2 ||
+				np.Spec.Egress[0].Ports[0].Port.IntValue() != 443 || np.Spec.Egress[0].Ports[1].Port.IntValue() != 6443 {
 				t.Errorf("argo: egress %+v, want the API server's ports alone", np.Spec.Egress)
 			}
 			// The engine's own need is the policy's and the docs', not
@@ -125,7 +128,8 @@ func TestMedPerfStepsHaveNoNetwork(t *testing.T) {
 // artifact repository, whose endpoint the compiler does not know, is
 // refused.
 func TestMedPerfMoversReachTheStore(t *testing.T) {
-	store := "storage: {workspace: object, pvc: data}\nobjectStore:\n  s3: {endpoint: seaweedfs.storage:8333, bucket: runs, insecure: true, accessKeySecret: {name: s3, key: a}, secretKeySecret: {name: s3, key: s}}\n"
+	store := "storage: {workspace: object, pvc: data}\nobjectStore:\n  s3: {endpoint: seaweedfs.storage:8333, bucket: " +
+		"runs, insecure: true, accessKeySecret: {name: s3, key: a}, secretKeySecret: {name: s3, key: s}}\n"
 	for _, backend := range []string{"argo", "tekton", "job"} {
 		out := medperfRun(t, backend, store)
 		if out.Failed() {
@@ -138,7 +142,8 @@ func TestMedPerfMoversReachTheStore(t *testing.T) {
 		var toStore, dns bool
 		for _, r := range np.Spec.Egress {
 			for _, peer := range r.To {
-				toStore = toStore || (peer.NamespaceSelector != nil && maps.Equal(peer.NamespaceSelector.MatchLabels, map[string]string{"kubernetes.io/metadata.name": "storage"}))
+				toStore = toStore || (peer.NamespaceSelector != nil &&
+					maps.Equal(peer.NamespaceSelector.MatchLabels, map[string]string{"kubernetes.io/metadata.name": "storage"}))
 			}
 			for _, p := range r.Ports {
 				dns = dns || p.Port.IntValue() == 53
@@ -147,12 +152,14 @@ func TestMedPerfMoversReachTheStore(t *testing.T) {
 		if !toStore || !dns {
 			t.Errorf("%s: egress %+v: want namespace storage and DNS", backend, np.Spec.Egress)
 		}
-		if stderr := out.Stderr(); !strings.Contains(stderr, "moves its data through the object store at seaweedfs.storage:8333 (namespace storage, any port)") || !strings.Contains(stderr, "[MLC630]") {
+		if stderr := out.Stderr(); !strings.Contains(stderr, "moves its data through the object store at "+
+			"seaweedfs.storage:8333 (namespace storage, any port)") || !strings.Contains(stderr, "[MLC630]") {
 			t.Errorf("%s: the warning does not name the store:\n%s", backend, stderr)
 		}
 	}
 	out := medperfRun(t, "argo", "storage: {workspace: object, pvc: data}\nobjectStore: {artifactRepositoryRef: {}}\n")
-	if stderr := out.Stderr(); !out.Failed() || !strings.Contains(stderr, "moves its data through Argo's artifact repository, whose endpoint the compiler does not know") || !strings.Contains(stderr, "[MLC653]") {
+	if stderr := out.Stderr(); !out.Failed() || !strings.Contains(stderr, "moves its data through Argo's artifact "+
+		"repository, whose endpoint the compiler does not know") || !strings.Contains(stderr, "[MLC653]") {
 		t.Errorf("argo's artifact repository: want MLC653, got:\n%s", stderr)
 	}
 }

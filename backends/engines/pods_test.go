@@ -50,11 +50,14 @@ func TestFSGroupChangePolicyOnRootMismatch(t *testing.T) {
 // requests, the engine's own kubectl step too, for namespaces whose
 // ResourceQuota counts limits.
 func TestLimitsEqualRequests(t *testing.T) {
-	dir := enginetest.ResNetPipeline(t, "    resources: {cpu: \"8\", memory: 32Gi, gpu: 1}\n    mpi: {workers: 2, launcher: {cpu: \"1\", memory: 2Gi}}\n", "limitsEqualRequests: true\n")
+	dir := enginetest.ResNetPipeline(t, "    resources: {cpu: \"8\", memory: 32Gi, gpu: 1}\n"+
+		"    mpi: {workers: 2, launcher: {cpu: \"1\", memory: 2Gi}}\n", "limitsEqualRequests: true\n")
 	out := manifestcheck.BuildFor(t, "tekton", manifestcheck.Specs(dir), emit.Options{}).Must(t)
 	// resnet50's cube runs with --shm-size=1g: /dev/shm is charged to the
 	// container's memory, which is also its limit.
-	if stderr, want := out.Stderr(), "steps.train.resources.memory: /dev/shm (--shm-size 1Gi) is memory charged to the container, and with the platform's limitsEqualRequests its memory is also its limit: the step asks for and is limited to 32Gi + 1Gi = 33Gi"; !strings.Contains(stderr, want) || strings.Count(stderr, "warning") != 1 {
+	want := "steps.train.resources.memory: /dev/shm (--shm-size 1Gi) is memory charged to the container, and with the " +
+		"platform's limitsEqualRequests its memory is also its limit: the step asks for and is limited to 32Gi + 1Gi = 33Gi"
+	if stderr := out.Stderr(); !strings.Contains(stderr, want) || strings.Count(stderr, "warning") != 1 {
 		t.Errorf("want one warning, %q; got %s", want, stderr)
 	}
 	for name, r := range enginetest.OneMPIJob(t, out.Run).Spec.MPIReplicaSpecs {
@@ -74,11 +77,13 @@ func TestLimitsEqualRequests(t *testing.T) {
 	}
 	dir = enginetest.ResNetPipeline(t, "    mpi: {workers: 2}\n", "limitsEqualRequests: true\n")
 	out = manifestcheck.BuildFor(t, "argo", manifestcheck.Specs(dir), emit.Options{}).Must(t)
-	if stderr := out.Stderr(); !strings.Contains(stderr, "steps.train.resources: the platform sets limitsEqualRequests, but this requests no cpu or no memory") {
+	if stderr := out.Stderr(); !strings.Contains(stderr,
+		"steps.train.resources: the platform sets limitsEqualRequests, but this requests no cpu or no memory") {
 		t.Errorf("a step without requests under limitsEqualRequests: no warning in %q", stderr)
 	}
 	// Without mpi.launcher, the launcher still gets limits.
-	if res := enginetest.Launcher(enginetest.OneMPIJob(t, out.Run)).Resources; res.Limits.Cpu().IsZero() || res.Limits.Memory().IsZero() {
+	if res := enginetest.Launcher(enginetest.OneMPIJob(t, out.Run)).Resources; res.Limits.Cpu().IsZero() ||
+		res.Limits.Memory().IsZero() {
 		t.Errorf("the launcher has no limits under limitsEqualRequests: %v", res)
 	}
 }
@@ -93,10 +98,13 @@ func TestTektonManifestOverTheEnvLimitRefused(t *testing.T) {
 	big := strings.Repeat("x", 70<<10)
 	dir := enginetest.ResNetPipeline(t, "    env: {BIG: "+big+"}\n    mpi: {workers: 2}\n", "")
 	out := manifestcheck.BuildFor(t, "tekton", manifestcheck.Specs(dir), emit.Options{})
-	if stderr := out.Stderr(); !out.Failed() || out.Run != nil || !strings.Contains(stderr, "steps.train: tekton: the variable MANIFEST would be 1") || !strings.Contains(stderr, "argument list too long") {
+	if stderr := out.Stderr(); !out.Failed() || out.Run != nil ||
+		!strings.Contains(stderr, "steps.train: tekton: the variable MANIFEST would be 1") ||
+		!strings.Contains(stderr, "argument list too long") {
 		t.Errorf("failed %v, run %T, %q; want the size refused", out.Failed(), out.Run, stderr)
 	}
-	if stderr := manifestcheck.BuildFor(t, "argo", manifestcheck.Specs(dir), emit.Options{}).Must(t).Stderr(); strings.Contains(stderr, "MANIFEST") {
+	stderr := manifestcheck.BuildFor(t, "argo", manifestcheck.Specs(dir), emit.Options{}).Must(t).Stderr()
+	if strings.Contains(stderr, "MANIFEST") {
 		t.Errorf("argo: %q", stderr)
 	}
 	small := enginetest.ResNetPipeline(t, "    env: {SMALL: "+strings.Repeat("x", 50<<10)+"}\n    mpi: {workers: 2}\n", "")

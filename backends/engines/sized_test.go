@@ -50,7 +50,8 @@ func TestFetchedDataOnTheSizedVolume(t *testing.T) {
 				}
 				found[name]++
 				spec, _ := dig(m, "ephemeral", "volumeClaimTemplate", "spec").(map[string]any)
-				if spec == nil || dig(spec, "resources", "requests", "storage") != "150Gi" || spec["storageClassName"] != "fast-ssd" {
+				if spec == nil || dig(spec, "resources", "requests", "storage") != "150Gi" ||
+					spec["storageClassName"] != "fast-ssd" {
 					t.Errorf("%s%s: volume %s is %v, want a generic ephemeral volume of 150Gi of fast-ssd", storage, backend, name, m)
 				}
 			})

@@ -24,7 +24,8 @@ func TestJobGPUClaims(t *testing.T) {
 	}
 	tmpl := out.ResourceClaimTemplates[0].(*resourcev1.ResourceClaimTemplate)
 	pod := out.Run.(*batchv1.Job).Spec.Template.Spec
-	if diff := cmp.Diff([]corev1.PodResourceClaim{{Name: "gpu", ResourceClaimTemplateName: ptr.To(tmpl.Name)}}, pod.ResourceClaims); diff != "" {
+	if diff := cmp.Diff([]corev1.PodResourceClaim{{Name: "gpu", ResourceClaimTemplateName: ptr.To(tmpl.Name)}},
+		pod.ResourceClaims); diff != "" {
 		t.Errorf("the pod's claims (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff([]corev1.ResourceClaim{{Name: "gpu"}}, pod.Containers[0].Resources.Claims); diff != "" {
@@ -38,9 +39,15 @@ func TestJobGPUClaims(t *testing.T) {
 func TestValidateClaims(t *testing.T) {
 	out := build(t, manifestcheck.Specs(enginetest.Example(t, "dra-gpu"))).Must(t)
 	for want, change := range map[string]func(*corev1.PodSpec){
-		`spec.template.spec.containers[0].resources.claims[0]: Not found: "gpus"`: func(p *corev1.PodSpec) { p.Containers[0].Resources.Claims[0].Name = "gpus" },
-		"must set one of resourceClaimName and resourceClaimTemplateName":         func(p *corev1.PodSpec) { p.ResourceClaims[0].ResourceClaimName = ptr.To("shared") },
-		`spec.template.spec.resourceClaims[0].name: Invalid value: "GPU"`:         func(p *corev1.PodSpec) { p.ResourceClaims[0].Name = "GPU" },
+		`spec.template.spec.containers[0].resources.claims[0]: Not found: "gpus"`: func(p *corev1.PodSpec) {
+			p.Containers[0].Resources.Claims[0].Name = "gpus"
+		},
+		"must set one of resourceClaimName and resourceClaimTemplateName": func(p *corev1.PodSpec) {
+			p.ResourceClaims[0].ResourceClaimName = ptr.To("shared")
+		},
+		`spec.template.spec.resourceClaims[0].name: Invalid value: "GPU"`: func(p *corev1.PodSpec) {
+			p.ResourceClaims[0].Name = "GPU"
+		},
 	} {
 		j := out.Run.(*batchv1.Job).DeepCopy()
 		change(&j.Spec.Template.Spec)

@@ -40,7 +40,8 @@ func TestKueueJob(t *testing.T) {
 		"queued": {filepath.Join(dir, "platform.yaml"), queued},
 		// A platform of no queue, in place of the platform.yaml beside the
 		// cube that the compile would otherwise read.
-		"unqueued": {filepath.Join(enginetest.WriteFiles(t, map[string]string{"platform.yaml": "namespace: team-a\n"}), "platform.yaml"), map[string]map[string]string{}},
+		"unqueued": {filepath.Join(enginetest.WriteFiles(t, map[string]string{"platform.yaml": "namespace: team-a\n"}),
+			"platform.yaml"), map[string]map[string]string{}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			out := build(t, compiler.Options{MLCube: dir, Task: "finetune", Platform: c.platform}).Must(t)

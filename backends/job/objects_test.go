@@ -26,13 +26,16 @@ const rawSHA = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
 func prepareOnly(t *testing.T, platform string) compiler.Options {
 	cube := enginetest.Example(t, "bucket-pipeline")
 	dir := enginetest.WriteFiles(t, map[string]string{
-		"pipeline.yaml": "name: prepare-only\ncubes: {cube: " + cube + "}\nsteps:\n  prepare:\n    cube: cube\n    task: prepare\n    inputs: {raw_dir: \"s3://mlcube-e2e/raw/#sha256=" + rawSHA + "\"}\n",
+		"pipeline.yaml": "name: prepare-only\ncubes: {cube: " + cube + "}\nsteps:\n  prepare:\n    cube: cube\n" +
+			"    task: prepare\n    inputs: {raw_dir: \"s3://mlcube-e2e/raw/#sha256=" + rawSHA + "\"}\n",
 		"platform.yaml": platform,
 	})
 	return compiler.Options{Task: filepath.Join(dir, "pipeline.yaml"), Platform: filepath.Join(dir, "platform.yaml")}
 }
 
-const s3Store = "objectStore:\n  s3:\n    endpoint: seaweedfs.storage:8333\n    bucket: mlcube-e2e\n    accessKeySecret: {name: s3-credentials, key: accessKey}\n    secretKeySecret: {name: s3-credentials, key: secretKey}\n"
+const s3Store = "objectStore:\n  s3:\n    endpoint: seaweedfs.storage:8333\n    bucket: mlcube-e2e\n" +
+	"    accessKeySecret: {name: s3-credentials, key: accessKey}\n" +
+	"    secretKeySecret: {name: s3-credentials, key: secretKey}\n"
 
 // names are the containers' names.
 func names(cs []corev1.Container) []string {
@@ -57,12 +60,14 @@ func jobOf(t *testing.T, opts compiler.Options) *batchv1.Job {
 // pods, and the step's name; no claim at all.
 func TestJobMovesData(t *testing.T) {
 	spec := jobOf(t, prepareOnly(t, "storage: {workspace: object}\n"+s3Store)).Spec.Template.Spec
-	got, want := [][]string{names(spec.InitContainers), names(spec.Containers)}, [][]string{{"fetch", "mlcube-container"}, {"upload"}}
+	got, want := [][]string{names(spec.InitContainers), names(spec.Containers)},
+		[][]string{{"fetch", "mlcube-container"}, {"upload"}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("init containers, then containers (-want +got):\n%s", diff)
 	}
 	fetch, upload := spec.InitContainers[0], spec.Containers[0]
-	if i := slices.Index(fetch.Args, "raw-dir"); i < 0 || !slices.Equal(fetch.Args[i:i+4], []string{"raw-dir", kube.ScratchPath + "/raw-dir", rawSHA, "/mnt/mlcube-fetched/raw-dir"}) {
+	if i := slices.Index(fetch.Args, "raw-dir"); i < 0 || !slices.Equal(fetch.Args[i:i+4],
+		[]string{"raw-dir", kube.ScratchPath + "/raw-dir", rawSHA, "/mnt/mlcube-fetched/raw-dir"}) {
 		t.Errorf("the fetch does not check raw-dir's digest into place: %q", fetch.Args)
 	}
 	if !slices.Contains(fetch.Args, "mlcube-e2e/raw/") {
@@ -71,7 +76,8 @@ func TestJobMovesData(t *testing.T) {
 	if !slices.Contains(upload.Args, "mlcube-e2e/$(MLCUBE_RUN_ID)/prepare/data-dir/") {
 		t.Errorf("the upload's key is not the run's and the step's: %q", upload.Args)
 	}
-	if len(upload.Env) == 0 || upload.Env[0].Name != "MLCUBE_RUN_ID" || upload.Env[0].ValueFrom.FieldRef.FieldPath != "metadata.labels['batch.kubernetes.io/controller-uid']" {
+	if len(upload.Env) == 0 || upload.Env[0].Name != "MLCUBE_RUN_ID" ||
+		upload.Env[0].ValueFrom.FieldRef.FieldPath != "metadata.labels['batch.kubernetes.io/controller-uid']" {
 		t.Errorf("the upload's run id is not the Job's uid: %+v", upload.Env)
 	}
 	for _, c := range append(slices.Clone(spec.InitContainers), spec.Containers...) {
@@ -107,7 +113,8 @@ func TestJobRefusesArtifactRepository(t *testing.T) {
 	if !out.Failed() || !out.Inapplicable {
 		t.Fatalf("not refused as a shape the Job does not run:\n%s", out.Stderr())
 	}
-	if d := out.Refused[0]; d.Code != diag.EngineCannotRun || !strings.Contains(d.Message, "name it in objectStore.s3") || d.Field != "objectStore" {
+	if d := out.Refused[0]; d.Code != diag.EngineCannotRun || !strings.Contains(d.Message, "name it in objectStore.s3") ||
+		d.Field != "objectStore" {
 		t.Errorf("refused with %v", d)
 	}
 }

@@ -14,7 +14,8 @@ var gpuToleration = ir.Toleration{Key: "nvidia.com/gpu", Operator: "Exists", Eff
 func TestCommonSchedulingKeepsOnlyWhatEveryStepHas(t *testing.T) {
 	steps := []*ir.Step{
 		{Name: "a", NodeSelector: map[string]string{"pool": "dl", "zone": "a"}, Tolerations: []ir.Toleration{gpuToleration}},
-		{Name: "b", NodeSelector: map[string]string{"pool": "dl", "zone": "b"}, Tolerations: []ir.Toleration{gpuToleration, {Key: "spot", Operator: "Exists"}}},
+		{Name: "b", NodeSelector: map[string]string{"pool": "dl", "zone": "b"},
+			Tolerations: []ir.Toleration{gpuToleration, {Key: "spot", Operator: "Exists"}}},
 	}
 	sel, tols := commonScheduling(steps)
 	if len(sel) != 1 || sel["pool"] != "dl" {
@@ -35,7 +36,9 @@ func TestWarnings(t *testing.T) {
 		Params: []ir.Param{{Name: "dataset"}},
 		Steps: []*ir.Step{
 			{Name: "prep", Mounts: mount},
-			{Name: "train", Loc: diag.At(diag.Pos{File: "pipeline.yaml", Line: 9}), Mounts: mount, Resources: ir.Resources{GPU: 1}, Tolerations: []ir.Toleration{gpuToleration}, Retry: &ir.Retry{Limit: 2, Backoff: 30 * time.Second}},
+			{Name: "train", Loc: diag.At(diag.Pos{File: "pipeline.yaml", Line: 9}), Mounts: mount,
+				Resources: ir.Resources{GPU: 1}, Tolerations: []ir.Toleration{gpuToleration},
+				Retry: &ir.Retry{Limit: 2, Backoff: 30 * time.Second}},
 			{Name: "legacy", Mounts: append(mount, ir.Mount{Volume: "out", MountPath: "/mnt/mlcube/out"})},
 		},
 	}
@@ -43,7 +46,8 @@ func TestWarnings(t *testing.T) {
 	for _, want := range []string{
 		"step legacy mounts 2 claims",
 		"step train: Tekton retries at once; the 30s backoff is not applied",
-		"pipeline.yaml:9:0: warning: step train asks for GPUs and has no node selector, and Tekton's affinity assistant (coschedule: workspaces) runs it on the assistant's node",
+		"pipeline.yaml:9:0: warning: step train asks for GPUs and has no node selector, and Tekton's affinity assistant " +
+			"(coschedule: workspaces) runs it on the assistant's node",
 		"pipeline.yaml: warning: params: param dataset has no default",
 	} {
 		if !strings.Contains(got, want) {
@@ -96,7 +100,8 @@ func TestAssistantIsPlacedWhereEveryStepItPlacesCanRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	tmpl := pr.Spec.TaskRunTemplate.PodTemplate
-	if tmpl == nil || tmpl.NodeSelector["pool"] != "gpu" || len(tmpl.Tolerations) != 1 || tmpl.Tolerations[0].Key != "nvidia.com/gpu" {
+	if tmpl == nil || tmpl.NodeSelector["pool"] != "gpu" || len(tmpl.Tolerations) != 1 ||
+		tmpl.Tolerations[0].Key != "nvidia.com/gpu" {
 		t.Fatalf("the run's pod template %+v, want the GPU step's node selector and toleration", tmpl)
 	}
 	own := map[string]map[string]string{}
@@ -130,13 +135,16 @@ func TestTektonRefusesWhatNoAssistantNodeCanRun(t *testing.T) {
 		},
 	}
 	_, err := compile(p, Options{})
-	if err == nil || !strings.Contains(err.Error(), "pipeline.yaml: steps: steps prep (pool=cpu) and train (pool=gpu) share a claim") {
+	if err == nil || !strings.Contains(err.Error(),
+		"pipeline.yaml: steps: steps prep (pool=cpu) and train (pool=gpu) share a claim") {
 		t.Errorf("want the two node pools refused, got %v", err)
 	}
 	p.Steps[0].NodeSelector = nil
-	p.Volumes = []ir.Volume{{Name: "workspace", Create: &ir.ClaimTemplate{Size: "1Gi", AccessModes: []string{"ReadWriteOncePod"}}}}
+	p.Volumes = []ir.Volume{{Name: "workspace",
+		Create: &ir.ClaimTemplate{Size: "1Gi", AccessModes: []string{"ReadWriteOncePod"}}}}
 	_, err = compile(p, Options{})
-	if err == nil || !strings.Contains(err.Error(), "platform.yaml: storage.accessModes: ReadWriteOncePod: Tekton's affinity assistant (coschedule: workspaces) mounts the claim workspace in its own pod") {
+	if err == nil || !strings.Contains(err.Error(), "platform.yaml: storage.accessModes: ReadWriteOncePod: Tekton's "+
+		"affinity assistant (coschedule: workspaces) mounts the claim workspace in its own pod") {
 		t.Errorf("want ReadWriteOncePod refused, got %v", err)
 	}
 	p.Coschedule = coscheduleDisabled

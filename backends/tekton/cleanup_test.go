@@ -15,7 +15,8 @@ func TestTektonJobsOwnedFromCreation(t *testing.T) {
 	var names []string
 	for _, e := range step.Env {
 		names = append(names, e.Name)
-		if e.Name == "MANIFEST" && !strings.Contains(e.Value, `"ownerReferences":[{"apiVersion":"v1","kind":"Pod","name":"$(POD_NAME)","uid":"$(POD_UID)"}]`) {
+		if e.Name == "MANIFEST" && !strings.Contains(e.Value,
+			`"ownerReferences":[{"apiVersion":"v1","kind":"Pod","name":"$(POD_NAME)","uid":"$(POD_UID)"}]`) {
 			t.Errorf("the job is not owned by the step's pod from creation: %s", e.Value)
 		}
 	}
@@ -36,13 +37,15 @@ func TestTektonJobsOwnedFromCreation(t *testing.T) {
 // keeps the job's owner reference from collecting the job. The kubectl
 // steps ask for requests and limits, so they are not BestEffort.
 func TestTektonCleansUpJobsInFinally(t *testing.T) {
-	for ex, kinds := range map[string]string{"resnet50-multinode": "mpijobs.kubeflow.org", "dask-benchmark": "daskjobs.kubernetes.dask.org"} {
+	for ex, kinds := range map[string]string{"resnet50-multinode": "mpijobs.kubeflow.org",
+		"dask-benchmark": "daskjobs.kubernetes.dask.org"} {
 		spec := pipelineRun(t, ex).Spec.PipelineSpec
 		if len(spec.Finally) != 1 {
 			t.Fatalf("%s: %d finally tasks, want the cleanup", ex, len(spec.Finally))
 		}
 		cleanup := spec.Finally[0]
-		if w := cleanup.When; len(w) != 1 || w[0].Input != "$(tasks.status)" || string(w[0].Operator) != "notin" || !slices.Equal(w[0].Values, []string{"Succeeded", "Completed"}) {
+		if w := cleanup.When; len(w) != 1 || w[0].Input != "$(tasks.status)" || string(w[0].Operator) != "notin" ||
+			!slices.Equal(w[0].Values, []string{"Succeeded", "Completed"}) {
 			t.Errorf("%s: the cleanup runs when %+v, want when the tasks did not succeed", ex, w)
 		}
 		step := cleanup.TaskSpec.Steps[0]
@@ -50,7 +53,8 @@ func TestTektonCleansUpJobsInFinally(t *testing.T) {
 		for _, e := range step.Env {
 			env[e.Name] = e.Value
 		}
-		if env["KINDS"] != kinds || env["SELECTOR"] != "mlcube-compile/run=$(context.pipelineRun.name)" || !strings.Contains(step.Script, `kubectl delete "$KINDS" -l "$SELECTOR"`) {
+		if env["KINDS"] != kinds || env["SELECTOR"] != "mlcube-compile/run=$(context.pipelineRun.name)" ||
+			!strings.Contains(step.Script, `kubectl delete "$KINDS" -l "$SELECTOR"`) {
 			t.Errorf("%s: the cleanup does not delete the run's %s: env %v, script %q", ex, kinds, env, step.Script)
 		}
 		for _, task := range append(spec.Tasks, cleanup) {
@@ -58,7 +62,8 @@ func TestTektonCleansUpJobsInFinally(t *testing.T) {
 				if s.Image != step.Image {
 					continue
 				}
-				if r := s.ComputeResources; r.Requests.Memory().IsZero() || r.Limits.Memory().IsZero() || r.Requests.Cpu().IsZero() {
+				if r := s.ComputeResources; r.Requests.Memory().IsZero() || r.Limits.Memory().IsZero() ||
+					r.Requests.Cpu().IsZero() {
 					t.Errorf("%s: the kubectl step of %s has resources %v, want requests and limits", ex, task.Name, r)
 				}
 			}

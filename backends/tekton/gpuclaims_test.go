@@ -22,7 +22,8 @@ import (
 func draPlatform(t *testing.T, gpu string) enginetest.Emitted {
 	t.Helper()
 	specs := manifestcheck.Specs(enginetest.Example(t, "dra-gpu"))
-	specs.Platform = filepath.Join(enginetest.WriteFiles(t, map[string]string{"platform.yaml": "gpu:\n" + gpu}), "platform.yaml")
+	specs.Platform = filepath.Join(enginetest.WriteFiles(t, map[string]string{"platform.yaml": "gpu:\n" + gpu}),
+		"platform.yaml")
 	return build(t, specs, emit.Options{})
 }
 
@@ -45,18 +46,22 @@ func trainLimits(t *testing.T, out enginetest.Emitted) corev1.ResourceRequiremen
 // emitted for it.
 func TestGPUsAsLimitOnTekton(t *testing.T) {
 	for gpu, want := range map[string]string{
-		"  deviceClass: gpu.example.com\n  extendedResourceName: example.com/gpu\n": "example.com/gpu",
-		"  deviceClass: gpu.example.com\n":                                          "deviceclass.resource.kubernetes.io/gpu.example.com",
+		"  deviceClass: gpu.example.com\n" +
+			"  extendedResourceName: example.com/gpu\n": "example.com/gpu",
+		"  deviceClass: gpu.example.com\n": "deviceclass.resource.kubernetes.io/gpu.example.com",
 	} {
 		out := draPlatform(t, gpu).Must(t)
-		wantLimits := corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceName(want): resource.MustParse("1")}}
+		wantLimits := corev1.ResourceRequirements{
+			Limits: corev1.ResourceList{corev1.ResourceName(want): resource.MustParse("1")},
+		}
 		if diff := cmp.Diff(wantLimits, trainLimits(t, out)); diff != "" {
 			t.Errorf("%s: the step's resources (-want +got):\n%s", gpu, diff)
 		}
 		if len(out.ResourceClaimTemplates) != 0 {
 			t.Errorf("%s: templates nobody claims from: %v", gpu, out.ResourceClaimTemplates)
 		}
-		if stderr := out.Stderr(); !strings.Contains(stderr, "warning: tasks.train: tekton: step train asks for its GPUs as the limit "+want+": ") {
+		if stderr := out.Stderr(); !strings.Contains(stderr,
+			"warning: tasks.train: tekton: step train asks for its GPUs as the limit "+want+": ") {
 			t.Errorf("%s: no MLC308 in:\n%s", gpu, stderr)
 		}
 	}
@@ -66,8 +71,14 @@ func TestGPUsAsLimitOnTekton(t *testing.T) {
 // with the fix.
 func TestGPUClaimsRefusedOnTekton(t *testing.T) {
 	for gpu, want := range map[string]string{
-		"  deviceClass: gpu.example.com\n  selector: device.driver == \"x\"\n": "platform.yaml:3:3: gpu.selector: tekton: step train asks for GPUs by Dynamic Resource Allocation, and a TaskRun's pod cannot carry claims (Tekton's pod template has no resourceClaims), so it would ask for them as the device class's extended resource, but its selector narrows the class's devices, which a limit cannot say; ",
-		"  sharedClaim: team-a100\n": "platform.yaml:2:3: gpu.sharedClaim: tekton: step train asks for GPUs by Dynamic Resource Allocation, and a TaskRun's pod cannot carry claims (Tekton's pod template has no resourceClaims), so it would ask for them as the device class's extended resource, but its pods share the existing ResourceClaim team-a100, which no limit can name; ",
+		"  deviceClass: gpu.example.com\n  selector: device.driver == \"x\"\n": "platform.yaml:3:3: gpu.selector: tekton: " +
+			"step train asks for GPUs by Dynamic Resource Allocation, and a TaskRun's pod cannot carry claims (Tekton's pod " +
+			"template has no resourceClaims), so it would ask for them as the device class's extended resource, but its " +
+			"selector narrows the class's devices, which a limit cannot say; ",
+		"  sharedClaim: team-a100\n": "platform.yaml:2:3: gpu.sharedClaim: tekton: step train asks for GPUs by Dynamic " +
+			"Resource Allocation, and a TaskRun's pod cannot carry claims (Tekton's pod template has no resourceClaims), so " +
+			"it would ask for them as the device class's extended resource, but its pods share the existing ResourceClaim " +
+			"team-a100, which no limit can name; ",
 	} {
 		out := draPlatform(t, gpu)
 		if stderr := out.Stderr(); !out.Failed() || !strings.Contains(stderr, want) || !strings.Contains(stderr, "[MLC650]") {

@@ -48,8 +48,10 @@ func TestTektonKinds(t *testing.T) {
 		t.Fatalf("tkn pipeline start %s %s: %v\nwarnings:\n%s", pl.Name, strings.Join(start.Args, " "), err, out.Stderr())
 	}
 	run := def.Run.(*tektonv1.PipelineRun)
-	if pl.Name != "mnist-softmax-gpu" || pl.Namespace != "ml-team" || len(pl.Spec.Tasks) != len(run.Spec.PipelineSpec.Tasks) {
-		t.Errorf("Pipeline %s/%s with %d tasks, want ml-team/mnist-softmax-gpu with the PipelineRun's %d", pl.Namespace, pl.Name, len(pl.Spec.Tasks), len(run.Spec.PipelineSpec.Tasks))
+	if pl.Name != "mnist-softmax-gpu" || pl.Namespace != "ml-team" ||
+		len(pl.Spec.Tasks) != len(run.Spec.PipelineSpec.Tasks) {
+		t.Errorf("Pipeline %s/%s with %d tasks, want ml-team/mnist-softmax-gpu with the PipelineRun's %d", pl.Namespace,
+			pl.Name, len(pl.Spec.Tasks), len(run.Spec.PipelineSpec.Tasks))
 	}
 	if account == "" || pr.Spec.TaskRunTemplate.ServiceAccountName != account {
 		t.Errorf("the run runs as %q, want the emitted account %q", pr.Spec.TaskRunTemplate.ServiceAccountName, account)

@@ -30,7 +30,8 @@ func claims(t *testing.T, obj any) []string {
 		switch v := v.(type) {
 		case map[string]any:
 			for k, x := range v {
-				if k == "persistentVolumeClaim" || k == "volumeClaimTemplate" || k == "ephemeral" || k == "workspaces" || x == "PersistentVolumeClaim" {
+				if k == "persistentVolumeClaim" || k == "volumeClaimTemplate" || k == "ephemeral" || k == "workspaces" ||
+					x == "PersistentVolumeClaim" {
 					out = append(out, k)
 				}
 				walk(x)
@@ -60,7 +61,8 @@ func TestBucketPipeline(t *testing.T) {
 	if placed := coLocated(p); len(placed) > 0 {
 		t.Errorf("the affinity assistant places %d steps", len(placed))
 	}
-	want := map[string][]string{"prepare": {"fetch", "main", "upload"}, "train": {"fetch", "main", "upload"}, "evaluate": {"fetch", "main", "upload"}}
+	want := map[string][]string{"prepare": {"fetch", "main", "upload"}, "train": {"fetch", "main", "upload"},
+		"evaluate": {"fetch", "main", "upload"}}
 	for _, task := range pr.Spec.PipelineSpec.Tasks {
 		if got := stepNames(task); !slices.Equal(got, want[task.Name]) {
 			t.Errorf("task %s: steps %q, want %q", task.Name, got, want[task.Name])
@@ -108,7 +110,8 @@ func TestClaimAndBucket(t *testing.T) {
 	bucket := enginetest.Pipelines(t)["bucket-pipeline"].ObjectStore
 	p.ObjectStore = bucket
 	pr, _, _ := started(t, p)
-	if got := pr.Spec.Workspaces; len(got) != 1 || got[0].PersistentVolumeClaim == nil || got[0].PersistentVolumeClaim.ClaimName != "datasets" {
+	if got := pr.Spec.Workspaces; len(got) != 1 || got[0].PersistentVolumeClaim == nil ||
+		got[0].PersistentVolumeClaim.ClaimName != "datasets" {
 		t.Errorf("workspaces %+v, want the claim datasets alone", got)
 	}
 	var placed []string
@@ -142,7 +145,8 @@ func TestArtifactRepositoryRefused(t *testing.T) {
 	if !res.Inapplicable || len(res.Refused) != 1 {
 		t.Fatalf("not refused as a shape Tekton does not run: %v", res.Refused)
 	}
-	if d := res.Refused[0]; d.Code != diag.EngineCannotRun || d.Field != "objectStore" || !strings.Contains(d.Message, "name it in objectStore.s3") {
+	if d := res.Refused[0]; d.Code != diag.EngineCannotRun || d.Field != "objectStore" ||
+		!strings.Contains(d.Message, "name it in objectStore.s3") {
 		t.Errorf("refused with %v", d)
 	}
 }
@@ -162,7 +166,8 @@ func TestResultsBudget(t *testing.T) {
 	for n, want := range map[int]string{1: "uri", 20: "sha256", 24: "refused"} {
 		s.Uploads = nil
 		for i := range n {
-			s.Uploads = append(s.Uploads, ir.Upload{Name: "output-" + strings.Repeat("x", 10) + string(rune('a'+i%26)) + string(rune('a'+i/26)), Path: ir.Lit("/mnt/mlcube/out")})
+			s.Uploads = append(s.Uploads, ir.Upload{Name: "output-" + strings.Repeat("x", 10) + string(rune('a'+i%26)) +
+				string(rune('a'+i/26)), Path: ir.Lit("/mnt/mlcube/out")})
 		}
 		main := step(p, s)
 		if got := podContainers(s, main); got != 4 {
@@ -175,13 +180,15 @@ func TestResultsBudget(t *testing.T) {
 			if len(results) == 2*n {
 				got = "uri"
 			}
-		} else if ds, ok := err.(diag.Diagnostics); !ok || len(ds) != 1 || ds[0].Code != diag.ResultsTooLarge || !strings.Contains(ds[0].Message, "shared by its 4 containers") {
+		} else if ds, ok := err.(diag.Diagnostics); !ok || len(ds) != 1 || ds[0].Code != diag.ResultsTooLarge ||
+			!strings.Contains(ds[0].Message, "shared by its 4 containers") {
 			t.Errorf("%d uploads: refused with %v", n, err)
 		}
 		if got != want {
 			t.Errorf("%d uploads: %s (%v), want %s", n, got, err, want)
 		}
-		warned := slices.ContainsFunc(uriWarnings(p), func(d diag.Diagnostic) bool { return d.Code == diag.TektonURIsLeftOut })
+		warned := slices.ContainsFunc(uriWarnings(p),
+			func(d diag.Diagnostic) bool { return d.Code == diag.TektonURIsLeftOut })
 		if warned != (got == "sha256") {
 			t.Errorf("%d uploads: warned %v that the URIs are left out", n, warned)
 		}
@@ -219,7 +226,8 @@ func TestPodContainers(t *testing.T) {
 func taskSteps(t *testing.T, s *ir.Step) []v1.Step {
 	t.Helper()
 	s.Name = "s"
-	p := &ir.Pipeline{Steps: []*ir.Step{s}, ObjectStore: &ir.ObjectStore{ToolImage: "rclone", S3: &ir.S3Bucket{Bucket: "b"}}}
+	p := &ir.Pipeline{Steps: []*ir.Step{s},
+		ObjectStore: &ir.ObjectStore{ToolImage: "rclone", S3: &ir.S3Bucket{Bucket: "b"}}}
 	steps, _, err := dataSteps(p, s, v1.Step{Name: "main"})
 	if err != nil {
 		t.Fatal(err)
@@ -231,10 +239,12 @@ func taskSteps(t *testing.T, s *ir.Step) []v1.Step {
 // before a step of the task could put it there: refused.
 func TestPodFileRefused(t *testing.T) {
 	p := enginetest.Pipelines(t)["bucket-pipeline"]
-	p.Steps[1].Mounts = append(p.Steps[1].Mounts, ir.Mount{Volume: "workspace", MountPath: "/in/data.csv", SubPath: ir.Lit("data.csv")})
+	p.Steps[1].Mounts = append(p.Steps[1].Mounts,
+		ir.Mount{Volume: "workspace", MountPath: "/in/data.csv", SubPath: ir.Lit("data.csv")})
 	p.Steps[1].Fetches[0].Path = ir.Lit("/in/data.csv")
 	p.Steps[0].Uploads[0].Folder = false
-	if _, err := compile(p, Options{}); err == nil || !strings.Contains(err.Error(), "mounts the file /in/data.csv itself") {
+	if _, err := compile(p, Options{}); err == nil ||
+		!strings.Contains(err.Error(), "mounts the file /in/data.csv itself") {
 		t.Errorf("compiled, or refused otherwise: %v", err)
 	}
 }

@@ -50,7 +50,8 @@ func started(t *testing.T, p *ir.Pipeline) (*v1.PipelineRun, *v1.Pipeline, *v1.P
 	}
 	run, err := start.PipelineRun(pl, "-n", pl.Namespace, "--use-param-defaults")
 	if err != nil {
-		t.Fatalf("tkn pipeline start %s %s: %v\nwarnings:\n%s", pl.Name, strings.Join(start.Args, " "), err, strings.Join(lines, "\n"))
+		t.Fatalf("tkn pipeline start %s %s: %v\nwarnings:\n%s", pl.Name, strings.Join(start.Args, " "), err,
+			strings.Join(lines, "\n"))
 	}
 	return pr, pl, run
 }
@@ -99,7 +100,8 @@ func facts(pr *v1.PipelineRun) runFacts {
 	ctx := apis.WithinCreate(context.Background())
 	defaulted := pr.DeepCopy()
 	defaulted.SetDefaults(ctx)
-	out := runFacts{Timeout: defaulted.PipelineTimeout(ctx), Workspaces: pr.Spec.Workspaces, Params: pr.Spec.PipelineSpec.Params, TaskRuns: map[string]taskRun{}}
+	out := runFacts{Timeout: defaulted.PipelineTimeout(ctx), Workspaces: pr.Spec.Workspaces,
+		Params: pr.Spec.PipelineSpec.Params, TaskRuns: map[string]taskRun{}}
 	for _, task := range pr.Spec.PipelineSpec.Tasks {
 		spec := pr.DeepCopy().GetTaskRunSpec(task.Name)
 		tr := taskRun{ServiceAccount: spec.ServiceAccountName, PodTemplate: spec.PodTemplate, Task: *task.DeepCopy()}

@@ -25,7 +25,8 @@ func taskRunTimeout(pr *v1.PipelineRun, t v1.PipelineTask, clusterDefault time.D
 	if t.Timeout != nil {
 		return t.Timeout.Duration
 	}
-	if tasks := pr.TasksTimeout(); tasks != nil && (tasks.Duration == config.NoTimeoutDuration || tasks.Duration > clusterDefault) {
+	if tasks := pr.TasksTimeout(); tasks != nil &&
+		(tasks.Duration == config.NoTimeoutDuration || tasks.Duration > clusterDefault) {
 		return tasks.Duration
 	}
 	return clusterDefault
@@ -45,7 +46,8 @@ func TestUntimedStepsRunWithoutLimit(t *testing.T) {
 		// Tekton's default-timeout-minutes is 60; a cluster may shorten it.
 		for _, clusterDefault := range []time.Duration{time.Hour, 5 * time.Minute} {
 			if got := taskRunTimeout(pr, task, clusterDefault); got != want[task.Name] {
-				t.Errorf("task %s with default-timeout-minutes %v: its TaskRun times out after %v, want %v (0 is none)", task.Name, clusterDefault, got, want[task.Name])
+				t.Errorf("task %s with default-timeout-minutes %v: its TaskRun times out after %v, want %v (0 is none)", task.Name,
+					clusterDefault, got, want[task.Name])
 			}
 		}
 	}

@@ -59,7 +59,8 @@ func TestStepMountsItsImageWorkspace(t *testing.T) {
 		if len(st.VolumeMounts) != 1 || st.VolumeMounts[0] != want {
 			t.Errorf("%q: mounts %+v, want %+v", command, st.VolumeMounts, want)
 		}
-		if len(spec.Volumes) != 1 || spec.Volumes[0].Image == nil || *spec.Volumes[0].Image != (corev1.ImageVolumeSource{Reference: "template:1", PullPolicy: corev1.PullIfNotPresent}) {
+		if len(spec.Volumes) != 1 || spec.Volumes[0].Image == nil ||
+			*spec.Volumes[0].Image != (corev1.ImageVolumeSource{Reference: "template:1", PullPolicy: corev1.PullIfNotPresent}) {
 			t.Errorf("%q: volumes %+v, want the step's own image", command, spec.Volumes)
 		}
 		if w := workspaceWarnings(workspacePipeline(command...)); len(w) != 0 {
@@ -82,12 +83,14 @@ func TestHiddenProgramRefused(t *testing.T) {
 	p := workspacePipeline("python3", "/workspace/mnist.py")
 	p.ImageWorkspace = imageWorkspaceNone
 	_, err := compile(p, Options{})
-	if err == nil || !strings.Contains(err.Error(), `pipeline.yaml:3:3: step train runs "/workspace/mnist.py", in /workspace, where Tekton mounts an emptyDir in every step`) || !strings.Contains(err.Error(), "[MLC652]") {
+	if err == nil || !strings.Contains(err.Error(), `pipeline.yaml:3:3: step train runs "/workspace/mnist.py", in `+
+		`/workspace, where Tekton mounts an emptyDir in every step`) || !strings.Contains(err.Error(), "[MLC652]") {
 		t.Errorf("want the hidden program refused, got %v", err)
 	}
 	p = workspacePipeline("python3", "/workspace/mnist.py")
 	p.Steps[0].Mounts[0].MountPath = "/workspace/data"
-	if _, err := compile(p, Options{}); err == nil || !strings.Contains(err.Error(), "also mounts workspace at /workspace/data, inside it") {
+	if _, err := compile(p, Options{}); err == nil ||
+		!strings.Contains(err.Error(), "also mounts workspace at /workspace/data, inside it") {
 		t.Errorf("want the mount inside /workspace refused, got %v", err)
 	}
 }
@@ -122,7 +125,8 @@ func TestKnownImagesMountTheirWorkspace(t *testing.T) {
 	p := workspacePipeline()
 	p.Steps[0].Image = "mlcommons/hello_world:0.0.1"
 	p.ImageWorkspace = imageWorkspaceNone
-	if _, err := compile(p, Options{}); err == nil || !strings.Contains(err.Error(), "step train runs the entrypoint of image mlcommons/hello_world:0.0.1, in /workspace") {
+	if _, err := compile(p, Options{}); err == nil ||
+		!strings.Contains(err.Error(), "step train runs the entrypoint of image mlcommons/hello_world:0.0.1, in /workspace") {
 		t.Errorf("none: want the known image's step refused, got %v", err)
 	}
 }
@@ -141,7 +145,9 @@ func TestUnseenProgramWarned(t *testing.T) {
 	second.Name = "evaluate"
 	p.Steps = append(p.Steps, &second)
 	w := workspaceWarnings(p)
-	if len(w) != 1 || w[0].Code != diag.TektonWorkspaceUnseen || !strings.Contains(w[0].String(), "pipeline.yaml:3:3: warning: steps train, evaluate run a script relative to the working directory of image template:1, and Tekton mounts an emptyDir at /workspace") {
+	if len(w) != 1 || w[0].Code != diag.TektonWorkspaceUnseen ||
+		!strings.Contains(w[0].String(), "pipeline.yaml:3:3: warning: steps train, evaluate run a script relative to the "+
+			"working directory of image template:1, and Tekton mounts an emptyDir at /workspace") {
 		t.Errorf("warnings %v", w)
 	}
 	p.ImageWorkspace = imageWorkspaceAlways

@@ -23,7 +23,8 @@ func run(args []string) error {
 	fs := flag.NewFlagSet("gen "+args[0], flag.ContinueOnError)
 	switch args[0] {
 	case "pipeline":
-		shape := fs.String("shape", string(specgen.Chain), "chain, fan, diamond, shared-chain, shared-writers or shared-readers")
+		shape := fs.String("shape", string(specgen.Chain),
+			"chain, fan, diamond, shared-chain, shared-writers or shared-readers")
 		steps := fs.Int("steps", 100, "how many steps")
 		env := fs.String("env", "", "a value every step's env gets")
 		dir, err := parse(fs, args[1:])

@@ -45,7 +45,8 @@ func ConfigMap(t testing.TB, res Emitted) *corev1.ConfigMap {
 		}
 	}
 	tmpl := wf.GetTemplateByName(first.Template)
-	if tmpl == nil || tmpl.Resource == nil || tmpl.Resource.Action != "apply" || !slices.Contains(tmpl.Resource.Flags, "--server-side") {
+	if tmpl == nil || tmpl.Resource == nil || tmpl.Resource.Action != "apply" ||
+		!slices.Contains(tmpl.Resource.Flags, "--server-side") {
 		t.Fatalf("the first task %s does not apply the ConfigMap server-side: %+v", first.Name, tmpl)
 	}
 	doc := tmpl.Resource.Manifest
@@ -57,7 +58,8 @@ func ConfigMap(t testing.TB, res Emitted) *corev1.ConfigMap {
 	if err := yaml.Unmarshal([]byte(doc), &owned); err != nil {
 		t.Fatal(err)
 	}
-	if o := owned.Metadata.OwnerReferences; len(o) != 1 || o[0]["name"] != "{{workflow.name}}" || o[0]["uid"] != "{{workflow.uid}}" || o[0]["controller"] != nil {
+	if o := owned.Metadata.OwnerReferences; len(o) != 1 || o[0]["name"] != "{{workflow.name}}" ||
+		o[0]["uid"] != "{{workflow.uid}}" || o[0]["controller"] != nil {
 		t.Errorf("the ConfigMap's owner references %v, want the run, not as controller", o)
 	}
 	var cm corev1.ConfigMap

@@ -128,7 +128,8 @@ func Launcher(job *kubeflow.MPIJob) corev1.Container {
 func CheckV1MPIJob(t testing.TB, job map[string]any) {
 	t.Helper()
 	spec := job["spec"].(map[string]any)
-	for _, v2only := range []string{"sshAuthMountPath", "mpiImplementation", "launcherCreationPolicy", "runLauncherAsWorker"} {
+	for _, v2only := range []string{"sshAuthMountPath", "mpiImplementation", "launcherCreationPolicy",
+		"runLauncherAsWorker"} {
 		if _, ok := spec[v2only]; ok {
 			t.Errorf("a v1 MPIJob has no %s", v2only)
 		}

@@ -46,7 +46,8 @@ tasks:
 func ResNetPipeline(t testing.TB, step, platform string) string {
 	t.Helper()
 	return WriteFiles(t, map[string]string{
-		"pipeline.yaml": "name: resnet50\ncubes: {resnet: " + Example(t, "resnet50-multinode") + "}\nsteps:\n  train:\n    task: train\n" + step,
+		"pipeline.yaml": "name: resnet50\ncubes: {resnet: " + Example(t, "resnet50-multinode") +
+			"}\nsteps:\n  train:\n    task: train\n" + step,
 		"platform.yaml": platform,
 		"mlops.env":     "DATASET_DIR=/mnt/mlops/tf_dataset\n",
 	})

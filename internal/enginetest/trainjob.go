@@ -55,7 +55,8 @@ func trainJobSchema(t testing.TB) map[string]any {
 	if err != nil {
 		t.Fatalf("finding the Trainer module: %v", err)
 	}
-	raw, err := os.ReadFile(filepath.Join(strings.TrimSpace(string(out)), "manifests", "base", "crds", "trainer.kubeflow.org_trainjobs.yaml"))
+	raw, err := os.ReadFile(filepath.Join(strings.TrimSpace(string(out)), "manifests", "base", "crds",
+		"trainer.kubeflow.org_trainjobs.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

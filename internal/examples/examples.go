@@ -56,7 +56,8 @@ func At(dir string) Example {
 // Args are the command-line flags that compile the example.
 func (e Example) Args() []string {
 	var args []string
-	for _, f := range []struct{ flag, value string }{{"--mlcube", e.MLCube}, {"--task", e.Task}, {"--platform", e.Platform}} {
+	for _, f := range []struct{ flag, value string }{{"--mlcube", e.MLCube}, {"--task", e.Task},
+		{"--platform", e.Platform}} {
 		if f.value != "" {
 			args = append(args, f.flag, f.value)
 		}

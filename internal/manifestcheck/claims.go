@@ -30,7 +30,8 @@ func claimTemplate(t testing.TB, name, doc string, names map[string]bool) {
 	ex := reqs[0].Exactly
 	bad = append(bad, validation.IsDNS1123Label(reqs[0].Name)...)
 	bad = append(bad, validation.IsDNS1123Subdomain(ex.DeviceClassName)...)
-	if ex.AllocationMode != resourcev1.DeviceAllocationModeExactCount || ex.Count < 1 || ex.Count > resourcev1.AllocationResultsMaxSize {
+	if ex.AllocationMode != resourcev1.DeviceAllocationModeExactCount || ex.Count < 1 ||
+		ex.Count > resourcev1.AllocationResultsMaxSize {
 		bad = append(bad, "want allocationMode ExactCount and a count of 1 to 32")
 	}
 	if len(bad) > 0 {
@@ -54,7 +55,8 @@ func checkClaimRefs(t testing.TB, name, run string, templates map[string]bool) {
 	}
 	for _, ref := range claimTemplateName.FindAllStringSubmatch(run, -1) {
 		if !templates[ref[1]] {
-			t.Errorf("%s: a pod claims from the ResourceClaimTemplate %s, which is neither emitted nor applied with the run", name, ref[1])
+			t.Errorf("%s: a pod claims from the ResourceClaimTemplate %s, which is neither emitted nor applied "+
+				"with the run", name, ref[1])
 		}
 	}
 }

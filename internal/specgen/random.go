@@ -52,12 +52,14 @@ func Random(seed uint64, n int) (string, []RandomStep) {
 		case 1:
 			fmt.Fprintf(&b, "    timeout: %dm\n", 1+rng.IntN(600))
 		case 2:
-			fmt.Fprintf(&b, "    resources: {gpu: %d, cpu: \"%d\", memory: %dGi}\n", 1+rng.IntN(8), 1+rng.IntN(16), 1+rng.IntN(64))
+			fmt.Fprintf(&b, "    resources: {gpu: %d, cpu: \"%d\", memory: %dGi}\n", 1+rng.IntN(8),
+				1+rng.IntN(16), 1+rng.IntN(64))
 		case 3:
 			fmt.Fprintf(&b, "    env: {SEED: \"%d\", STEP: %s}\n", seed, s.Name)
 		case 4:
 			s.MPI = true
-			fmt.Fprintf(&b, "    resources: {gpu: %d}\n    mpi: {workers: %d, entrypoint: python work.py}\n", rng.IntN(3), 1+rng.IntN(4))
+			fmt.Fprintf(&b, "    resources: {gpu: %d}\n    mpi: {workers: %d, entrypoint: python work.py}\n",
+				rng.IntN(3), 1+rng.IntN(4))
 		}
 		extra[i] = b.String()
 	}

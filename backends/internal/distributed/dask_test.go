@@ -29,7 +29,8 @@ func TestDaskBenchmark(t *testing.T) {
 				t.Errorf("objects created: got %v, want %v", kinds, want)
 			}
 			yaml := out.YAML(t)
-			for _, needle := range []string{`MLCUBE_DASK_ARGS`, `deepecho.benchmark.run_benchmark`, `s3://deepecho-results/results/fixed.csv`, `s3-credentials`, `EXTRA_PIP_PACKAGES`} {
+			for _, needle := range []string{`MLCUBE_DASK_ARGS`, `deepecho.benchmark.run_benchmark`,
+				`s3://deepecho-results/results/fixed.csv`, `s3-credentials`, `EXTRA_PIP_PACKAGES`} {
 				if !strings.Contains(yaml, needle) {
 					t.Errorf("output lacks %s", needle)
 				}
@@ -54,7 +55,8 @@ func TestDaskWorkersSizedAndSchedulerStarts(t *testing.T) {
 			worker := cluster["worker"].(map[string]any)["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)
 			args := strings.Join(asStrings(worker["args"]), " ")
 			if !strings.Contains(args, "--nthreads 4 --memory-limit 4000000000") {
-				t.Errorf("%s: worker args %q, want --nthreads 4 --memory-limit 4000000000 (seed 004's cpu 4, memory 4G)", backend, args)
+				t.Errorf("%s: worker args %q, want --nthreads 4 --memory-limit 4000000000 (seed 004's cpu 4, "+
+					"memory 4G)", backend, args)
 			}
 			limits, _ := worker["resources"].(map[string]any)["limits"].(map[string]any)
 			if limits["cpu"] != "4" || limits["memory"] != "4G" {
@@ -69,7 +71,8 @@ func TestDaskWorkersSizedAndSchedulerStarts(t *testing.T) {
 	}
 	dir := enginetest.DaskPipeline(t, "    securityContext: {runAsUser: 1000}\n", "      setup: {aptPackages: [git]}\n")
 	out := manifestcheck.BuildFor(t, "argo", manifestcheck.Specs(dir), emit.Options{})
-	if stderr := out.Stderr(); out.Failed() || !strings.Contains(stderr, "pipeline.yaml:9:7: warning: steps.run.dask.setup: the Dask pods run as user 1000") {
+	if stderr := out.Stderr(); out.Failed() ||
+		!strings.Contains(stderr, "pipeline.yaml:9:7: warning: steps.run.dask.setup: the Dask pods run as user 1000") {
 		t.Errorf("failed %v, %q; want a warning at setup", out.Failed(), stderr)
 	}
 }
@@ -81,17 +84,22 @@ func TestDaskWorkersTakeTheStepsSize(t *testing.T) {
 	workerArgs := func(out enginetest.Emitted) string {
 		for _, m := range enginetest.Jobs(t, out.Run) {
 			cluster := m["spec"].(map[string]any)["cluster"].(map[string]any)["spec"].(map[string]any)
-			return strings.Join(asStrings(cluster["worker"].(map[string]any)["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)["args"]), " ")
+			worker := cluster["worker"].(map[string]any)["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)
+			return strings.Join(asStrings(worker["args"]), " ")
 		}
 		t.Fatal("no DaskJob")
 		return ""
 	}
-	out := manifestcheck.BuildFor(t, "argo", manifestcheck.Specs(enginetest.DaskPipeline(t, "    resources: {cpu: \"2\", memory: 8Gi}\n", "")), emit.Options{}).Must(t)
-	if stderr := out.Stderr(); stderr != "" || !strings.Contains(workerArgs(out), "--nthreads 2 --memory-limit 8589934592") {
+	out := manifestcheck.BuildFor(t, "argo", manifestcheck.Specs(enginetest.DaskPipeline(t,
+		"    resources: {cpu: \"2\", memory: 8Gi}\n", "")), emit.Options{}).Must(t)
+	if stderr := out.Stderr(); stderr != "" ||
+		!strings.Contains(workerArgs(out), "--nthreads 2 --memory-limit 8589934592") {
 		t.Errorf("%q; worker args %q, want the step's cpu and memory", stderr, workerArgs(out))
 	}
-	out = manifestcheck.BuildFor(t, "argo", manifestcheck.Specs(enginetest.DaskPipeline(t, "", "")), emit.Options{}).Must(t)
-	if stderr := out.Stderr(); !strings.Contains(stderr, "pipeline.yaml:4:5: warning: steps.run.dask.worker: the Dask workers get no cpu and memory") || strings.Contains(workerArgs(out), "--nthreads") {
+	out = manifestcheck.BuildFor(t, "argo", manifestcheck.Specs(enginetest.DaskPipeline(t, "", "")),
+		emit.Options{}).Must(t)
+	if stderr := out.Stderr(); !strings.Contains(stderr, "pipeline.yaml:4:5: warning: steps.run.dask.worker: the Dask "+
+		"workers get no cpu and memory") || strings.Contains(workerArgs(out), "--nthreads") {
 		t.Errorf("%q; want a warning at dask", stderr)
 	}
 }

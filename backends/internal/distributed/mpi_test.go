@@ -89,7 +89,8 @@ func TestMPIOneRankPerGPU(t *testing.T) {
 	if *job.Spec.SlotsPerWorker != 8 {
 		t.Errorf("slotsPerWorker %d, want 8", *job.Spec.SlotsPerWorker)
 	}
-	if cmd := strings.Join(enginetest.Launcher(job).Command, " "); !strings.HasPrefix(cmd, "mpirun --allow-run-as-root -np 16 ") {
+	if cmd := strings.Join(enginetest.Launcher(job).Command, " "); !strings.HasPrefix(cmd,
+		"mpirun --allow-run-as-root -np 16 ") {
 		t.Errorf("launcher: %q, want -np 16", cmd)
 	}
 	if stderr := out.Stderr(); stderr != "" {
@@ -97,10 +98,12 @@ func TestMPIOneRankPerGPU(t *testing.T) {
 	}
 	dir = enginetest.ResNetPipeline(t, "    resources: {gpu: 8}\n    mpi: {workers: 2, slotsPerWorker: 1}\n", "")
 	out = manifestcheck.BuildFor(t, "argo", manifestcheck.Specs(dir), emit.Options{}).Must(t)
-	if cmd := strings.Join(enginetest.Launcher(enginetest.OneMPIJob(t, out.Run)).Command, " "); !strings.Contains(cmd, " -np 2 ") {
+	launcher := enginetest.Launcher(enginetest.OneMPIJob(t, out.Run))
+	if cmd := strings.Join(launcher.Command, " "); !strings.Contains(cmd, " -np 2 ") {
 		t.Errorf("an explicit slotsPerWorker: %q, want -np 2", cmd)
 	}
-	if stderr := out.Stderr(); !strings.Contains(stderr, "pipeline.yaml:7:") || !strings.Contains(stderr, "steps.train.mpi.slotsPerWorker: 1 ranks per worker on 8 GPUs") {
+	if stderr := out.Stderr(); !strings.Contains(stderr, "pipeline.yaml:7:") ||
+		!strings.Contains(stderr, "steps.train.mpi.slotsPerWorker: 1 ranks per worker on 8 GPUs") {
 		t.Errorf("no warning at slotsPerWorker: %q", stderr)
 	}
 }
@@ -114,17 +117,20 @@ func TestJobPodsDoNotUseRunAccount(t *testing.T) {
 			for _, m := range enginetest.Jobs(t, manifestcheck.Example(t, backend, ex).Run) {
 				forEachPodSpec(m, func(path string, spec map[string]any) {
 					if spec["serviceAccountName"] != nil || spec["automountServiceAccountToken"] != false {
-						t.Errorf("%s %s %s: serviceAccountName %v, automountServiceAccountToken %v; want none and false", ex, backend, path, spec["serviceAccountName"], spec["automountServiceAccountToken"])
+						t.Errorf("%s %s %s: serviceAccountName %v, automountServiceAccountToken %v; want none and false", ex, backend,
+							path, spec["serviceAccountName"], spec["automountServiceAccountToken"])
 					}
 				})
 			}
 		}
 	}
-	dir := enginetest.ResNetPipeline(t, "    mpi: {workers: 2}\n", "serviceAccountName: runner\njobServiceAccountName: trainer\n")
+	dir := enginetest.ResNetPipeline(t, "    mpi: {workers: 2}\n",
+		"serviceAccountName: runner\njobServiceAccountName: trainer\n")
 	out := manifestcheck.BuildFor(t, "argo", manifestcheck.Specs(dir), emit.Options{}).Must(t)
 	for _, r := range enginetest.OneMPIJob(t, out.Run).Spec.MPIReplicaSpecs {
 		if sa := r.Template.Spec.ServiceAccountName; sa != "trainer" || r.Template.Spec.AutomountServiceAccountToken != nil {
-			t.Errorf("with jobServiceAccountName: pods run as %q (token %v), want trainer", sa, r.Template.Spec.AutomountServiceAccountToken)
+			t.Errorf("with jobServiceAccountName: pods run as %q (token %v), want trainer", sa,
+				r.Template.Spec.AutomountServiceAccountToken)
 		}
 	}
 }
@@ -157,11 +163,16 @@ func forEachPodSpec(v any, fn func(path string, spec map[string]any)) {
 func TestMPIRootFSGroupRefused(t *testing.T) {
 	dir := enginetest.ResNetPipeline(t, "    securityContext: {fsGroup: 100}\n    mpi: {workers: 2}\n", "")
 	out := manifestcheck.BuildFor(t, "argo", manifestcheck.Specs(dir), emit.Options{})
-	if stderr := out.Stderr(); !out.Failed() || out.Run != nil || !strings.Contains(stderr, "pipeline.yaml:6:23: steps.train.securityContext.fsGroup: fsGroup 100") || !strings.Contains(stderr, "kubeflow/mpi-operator#429") || !strings.Contains(stderr, "sshAuthMountPath") {
-		t.Errorf("want an error with the fix at fsGroup and no output; failed %v, run %T, stderr %q", out.Failed(), out.Run, stderr)
+	if stderr := out.Stderr(); !out.Failed() || out.Run != nil ||
+		!strings.Contains(stderr, "pipeline.yaml:6:23: steps.train.securityContext.fsGroup: fsGroup 100") ||
+		!strings.Contains(stderr, "kubeflow/mpi-operator#429") || !strings.Contains(stderr, "sshAuthMountPath") {
+		t.Errorf("want an error with the fix at fsGroup and no output; failed %v, run %T, stderr %q", out.Failed(),
+			out.Run, stderr)
 	}
-	dir = enginetest.ResNetPipeline(t, "    securityContext: {runAsUser: 1000, fsGroup: 100}\n    mpi: {workers: 2, sshAuthMountPath: /home/mpiuser/.ssh}\n", "")
-	if stderr := manifestcheck.BuildFor(t, "argo", manifestcheck.Specs(dir), emit.Options{}).Must(t).Stderr(); stderr != "" {
+	dir = enginetest.ResNetPipeline(t, "    securityContext: {runAsUser: 1000, fsGroup: 100}\n"+
+		"    mpi: {workers: 2, sshAuthMountPath: /home/mpiuser/.ssh}\n", "")
+	stderr := manifestcheck.BuildFor(t, "argo", manifestcheck.Specs(dir), emit.Options{}).Must(t).Stderr()
+	if stderr != "" {
 		t.Errorf("a non-root user with its own ~/.ssh: unexpected warning %q", stderr)
 	}
 }
@@ -172,19 +183,28 @@ func TestMPIRootFSGroupRefused(t *testing.T) {
 func TestRunAsNonRootIsNonRoot(t *testing.T) {
 	dir := enginetest.ResNetPipeline(t, "    securityContext: {runAsNonRoot: true}\n    mpi: {workers: 2}\n", "")
 	out := manifestcheck.BuildFor(t, "argo", manifestcheck.Specs(dir), emit.Options{}).Must(t)
-	if cmd := strings.Join(enginetest.Launcher(enginetest.OneMPIJob(t, out.Run)).Command, " "); strings.Contains(cmd, "--allow-run-as-root") {
+	launcher := enginetest.Launcher(enginetest.OneMPIJob(t, out.Run))
+	if cmd := strings.Join(launcher.Command, " "); strings.Contains(cmd, "--allow-run-as-root") {
 		t.Errorf("launcher: %q, want no --allow-run-as-root", cmd)
 	}
-	if stderr := out.Stderr(); !strings.Contains(stderr, "steps.train.mpi.sshAuthMountPath: the workers run as the image's non-root user (runAsNonRoot)") {
+	if stderr := out.Stderr(); !strings.Contains(stderr,
+		"steps.train.mpi.sshAuthMountPath: the workers run as the image's non-root user (runAsNonRoot)") {
 		t.Errorf("want a warning about keys under /root/.ssh, got %q", stderr)
 	}
-	dir = enginetest.ResNetPipeline(t, "    securityContext: {runAsUser: 0}\n    mpi: {workers: 2}\n", "securityContext: {runAsNonRoot: true}\n")
-	if out := manifestcheck.BuildFor(t, "argo", manifestcheck.Specs(dir), emit.Options{}); !out.Failed() || out.Run != nil || !strings.Contains(out.Stderr(), "pipeline.yaml:6:23: steps.train.securityContext.runAsUser: runAsUser 0 is root, and with runAsNonRoot: true the kubelet refuses") {
-		t.Errorf("runAsUser 0 under the platform's runAsNonRoot: failed %v, run %T, %q; want an error at runAsUser", out.Failed(), out.Run, out.Stderr())
+	dir = enginetest.ResNetPipeline(t, "    securityContext: {runAsUser: 0}\n    mpi: {workers: 2}\n",
+		"securityContext: {runAsNonRoot: true}\n")
+	if out := manifestcheck.BuildFor(t, "argo", manifestcheck.Specs(dir), emit.Options{}); !out.Failed() ||
+		out.Run != nil ||
+		!strings.Contains(out.Stderr(), "pipeline.yaml:6:23: steps.train.securityContext.runAsUser: runAsUser 0 is root, "+
+			"and with runAsNonRoot: true the kubelet refuses") {
+		t.Errorf("runAsUser 0 under the platform's runAsNonRoot: failed %v, run %T, %q; want an error at runAsUser",
+			out.Failed(), out.Run, out.Stderr())
 	}
-	dir = enginetest.DaskPipeline(t, "    securityContext: {runAsNonRoot: true}\n", "      setup: {pipPackages: [deepecho]}\n")
+	dir = enginetest.DaskPipeline(t, "    securityContext: {runAsNonRoot: true}\n",
+		"      setup: {pipPackages: [deepecho]}\n")
 	out = manifestcheck.BuildFor(t, "argo", manifestcheck.Specs(dir), emit.Options{})
-	if stderr := out.Stderr(); out.Failed() || !strings.Contains(stderr, "pipeline.yaml:9:7: warning: steps.run.dask.setup: the Dask pods run as the image's non-root user") {
+	if stderr := out.Stderr(); out.Failed() || !strings.Contains(stderr,
+		"pipeline.yaml:9:7: warning: steps.run.dask.setup: the Dask pods run as the image's non-root user") {
 		t.Errorf("failed %v, %q; want a warning at setup", out.Failed(), stderr)
 	}
 }

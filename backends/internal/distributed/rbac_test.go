@@ -19,16 +19,19 @@ import (
 // run needs.
 func withRBAC(t *testing.T, backend string) enginetest.Emitted {
 	t.Helper()
-	return manifestcheck.BuildFor(t, backend, manifestcheck.Specs(enginetest.Example(t, "resnet50-multinode")), emit.Options{RBAC: true}).Must(t)
+	return manifestcheck.BuildFor(t, backend, manifestcheck.Specs(enginetest.Example(t, "resnet50-multinode")),
+		emit.Options{RBAC: true}).Must(t)
 }
 
 func TestEmitRBAC(t *testing.T) {
-	for backend, verbs := range map[string]string{"argo": "create delete get list watch", "tekton": "create delete get list watch"} {
+	for backend, verbs := range map[string]string{"argo": "create delete get list watch",
+		"tekton": "create delete get list watch"} {
 		out := withRBAC(t, backend)
 		objs := out.Objects()
 		// Argo's executor reads the account's token from a Secret.
 		if want := map[string]int{"argo": 5, "tekton": 4}[backend]; len(objs) != want {
-			t.Fatalf("%s: want ServiceAccount, Role, RoleBinding, (on Argo) the token's Secret, and the run: %d objects, got %d", backend, want, len(objs))
+			t.Fatalf("%s: want ServiceAccount, Role, RoleBinding, (on Argo) the token's Secret, and the run: %d objects, got %d",
+				backend, want, len(objs))
 		}
 		role, ok := objs[1].(*rbacv1.Role)
 		if !ok {
@@ -36,7 +39,8 @@ func TestEmitRBAC(t *testing.T) {
 		}
 		found := false
 		for _, r := range role.Rules {
-			if slices.Contains(r.Resources, "mpijobs") && strings.Join(r.Verbs, " ") == verbs && r.APIGroups[0] == "kubeflow.org" {
+			if slices.Contains(r.Resources, "mpijobs") && strings.Join(r.Verbs, " ") == verbs &&
+				r.APIGroups[0] == "kubeflow.org" {
 				found = true
 			}
 		}
@@ -68,15 +72,19 @@ func TestEmitRBAC(t *testing.T) {
 func TestEmitRBACKeepsTheTokenFromUserContainers(t *testing.T) {
 	out := withRBAC(t, "argo")
 	secret, ok := out.Objects()[3].(*corev1.Secret)
-	if !ok || secret.Name != "mlops-runner.service-account-token" || secret.Type != corev1.SecretTypeServiceAccountToken || secret.Annotations[corev1.ServiceAccountNameKey] != "mlops-runner" {
+	if !ok || secret.Name != "mlops-runner.service-account-token" || secret.Type != corev1.SecretTypeServiceAccountToken ||
+		secret.Annotations[corev1.ServiceAccountNameKey] != "mlops-runner" {
 		t.Errorf("argo: object 4 is not mlops-runner's token Secret: %+v", out.Objects()[3])
 	}
 	wf := out.Run.(*wfv1.Workflow)
-	if a := wf.Spec.AutomountServiceAccountToken; a == nil || *a || wf.Spec.Executor == nil || wf.Spec.Executor.ServiceAccountName != "mlops-runner" {
-		t.Errorf("argo: automountServiceAccountToken %v, executor %+v; want false, and the executor under mlops-runner", a, wf.Spec.Executor)
+	if a := wf.Spec.AutomountServiceAccountToken; a == nil || *a || wf.Spec.Executor == nil ||
+		wf.Spec.Executor.ServiceAccountName != "mlops-runner" {
+		t.Errorf("argo: automountServiceAccountToken %v, executor %+v; want false, and the executor under mlops-runner", a,
+			wf.Spec.Executor)
 	}
 	pr := withRBAC(t, "tekton").Run.(*tektonv1.PipelineRun)
-	if tpl := pr.Spec.TaskRunTemplate.PodTemplate; tpl == nil || tpl.AutomountServiceAccountToken == nil || *tpl.AutomountServiceAccountToken {
+	if tpl := pr.Spec.TaskRunTemplate.PodTemplate; tpl == nil || tpl.AutomountServiceAccountToken == nil ||
+		*tpl.AutomountServiceAccountToken {
 		t.Errorf("tekton: the run's pod template %+v, want automountServiceAccountToken false", tpl)
 	}
 	mounts := map[string]bool{}

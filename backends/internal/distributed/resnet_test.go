@@ -34,7 +34,8 @@ func TestResNetMultinodeRunsFourGPUWorkers(t *testing.T) {
 				t.Errorf("worker GPU limit: got %q, want 1", gpu.String())
 			}
 			launcher := enginetest.Launcher(job)
-			if cmd := strings.Join(launcher.Command, " "); !strings.HasPrefix(cmd, "mpirun -np 4 -x DATASET_DIR -x MODEL_DIR -x OMP_NUM_THREADS -x OUTPUT_DIR -x REGISTRY python ") {
+			if cmd := strings.Join(launcher.Command, " "); !strings.HasPrefix(cmd,
+				"mpirun -np 4 -x DATASET_DIR -x MODEL_DIR -x OMP_NUM_THREADS -x OUTPUT_DIR -x REGISTRY python ") {
 				t.Errorf("launcher command: got %q, want mpirun -np 4 and the task's entrypoint", cmd)
 			}
 			if _, ok := launcher.Resources.Limits["nvidia.com/gpu"]; ok {
@@ -48,13 +49,16 @@ func TestResNetMultinodeRunsFourGPUWorkers(t *testing.T) {
 				t.Errorf("launcher env lacks mlops.env's DATASET_DIR: %v", launcher.Env)
 			}
 			rp := job.Spec.RunPolicy
-			if *rp.BackoffLimit != 0 || *rp.CleanPodPolicy != kubeflow.CleanPodPolicyRunning || rp.ActiveDeadlineSeconds == nil || *rp.ActiveDeadlineSeconds != 86400 {
+			if *rp.BackoffLimit != 0 || *rp.CleanPodPolicy != kubeflow.CleanPodPolicyRunning ||
+				rp.ActiveDeadlineSeconds == nil || *rp.ActiveDeadlineSeconds != 86400 {
 				t.Errorf("runPolicy: got %+v", rp)
 			}
 			if wf, ok := out.Run.(*wfv1.Workflow); ok {
 				for _, tmpl := range wf.Spec.Templates {
 					if r := tmpl.Resource; r != nil && r.Action != "delete" {
-						if r.SuccessCondition != "status.replicaStatuses.Launcher.succeeded > 0" || r.FailureCondition != "status.replicaStatuses.Launcher.failed > 0,status.replicaStatuses.Worker.failed > 0" || !r.SetOwnerReference || r.Action != "create" {
+						if r.SuccessCondition != "status.replicaStatuses.Launcher.succeeded > 0" ||
+							r.FailureCondition != "status.replicaStatuses.Launcher.failed > 0,status.replicaStatuses.Worker.failed > 0" ||
+							!r.SetOwnerReference || r.Action != "create" {
 							t.Errorf("resource template: got %+v", r)
 						}
 					}
@@ -71,7 +75,9 @@ func TestMPIJobAPIVersionV1(t *testing.T) {
 	own := files
 	own.Task = pipeline
 	out := manifestcheck.BuildFor(t, "argo", own, emit.Options{})
-	if stderr := out.Stderr(); !out.Failed() || !strings.Contains(stderr, "pipeline.yaml:16:7: steps.train.mpi.sshAuthMountPath: kubeflow.org/v1 MPIJobs (the training operator's) start ranks through kubectl exec, not SSH") {
+	if stderr := out.Stderr(); !out.Failed() ||
+		!strings.Contains(stderr, "pipeline.yaml:16:7: steps.train.mpi.sshAuthMountPath: kubeflow.org/v1 MPIJobs (the "+
+			"training operator's) start ranks through kubectl exec, not SSH") {
 		t.Errorf("sshAuthMountPath with v1: failed %v, %q; want an error at the field", out.Failed(), stderr)
 	}
 	for _, backend := range []string{"argo", "tekton"} {
@@ -103,7 +109,8 @@ func v1MPIFiles(t *testing.T) (compiler.Options, string) {
 		"pipeline.yaml": strings.Join(kept, "\n"),
 		"mlops.env":     "REGISTRY=docker.io\n",
 	})
-	files := compiler.Options{MLCube: ex, Platform: filepath.Join(dir, "platform.yaml"), Task: filepath.Join(dir, "pipeline.yaml")}
+	files := compiler.Options{MLCube: ex, Platform: filepath.Join(dir, "platform.yaml"),
+		Task: filepath.Join(dir, "pipeline.yaml")}
 	return files, filepath.Join(ex, "pipeline.yaml")
 }
 

@@ -23,7 +23,8 @@ func TestTorchStepIsATrainJob(t *testing.T) {
 		t.Run(backend, func(t *testing.T) {
 			job := enginetest.OneTrainJob(t, manifestcheck.Example(t, backend, "torch-ddp").Run)
 			ref, tr := job.Spec.RuntimeRef, job.Spec.Trainer
-			if ref.Name != "torch-distributed" || *ref.Kind != "ClusterTrainingRuntime" || *ref.APIGroup != "trainer.kubeflow.org" {
+			if ref.Name != "torch-distributed" || *ref.Kind != "ClusterTrainingRuntime" ||
+				*ref.APIGroup != "trainer.kubeflow.org" {
 				t.Errorf("runtimeRef: got %+v", ref)
 			}
 			if *tr.NumNodes != 2 || *tr.NumProcPerNode != 2 {
@@ -51,7 +52,9 @@ func TestTorchStepIsATrainJob(t *testing.T) {
 			}) {
 				t.Errorf("node pods lack the workspace claim: %+v", pod.Volumes)
 			}
-			if len(pod.Containers) != 1 || pod.Containers[0].Name != "node" || !slices.ContainsFunc(pod.Containers[0].VolumeMounts, func(m corev1.VolumeMount) bool { return m.MountPath == "/mnt/work" }) {
+			if len(pod.Containers) != 1 || pod.Containers[0].Name != "node" ||
+				!slices.ContainsFunc(pod.Containers[0].VolumeMounts,
+					func(m corev1.VolumeMount) bool { return m.MountPath == "/mnt/work" }) {
 				t.Errorf("node container patch: got %+v", pod.Containers)
 			}
 			if len(pod.Tolerations) != 1 || pod.Tolerations[0].Key != "nvidia.com/gpu" {
@@ -77,7 +80,8 @@ func TestTorchOnArgoWaitsWithTheScript(t *testing.T) {
 		if r := tmpl.Resource; r != nil && r.Action == "create" {
 			t.Errorf("template %s creates the TrainJob as a resource, whose conditions cannot see its end", tmpl.Name)
 		}
-		if c := tmpl.Container; c != nil && slices.ContainsFunc(c.Env, func(e corev1.EnvVar) bool { return e.Name == "MANIFEST" }) {
+		if c := tmpl.Container; c != nil &&
+			slices.ContainsFunc(c.Env, func(e corev1.EnvVar) bool { return e.Name == "MANIFEST" }) {
 			env = map[string]string{}
 			for _, e := range c.Env {
 				env[e.Name] = e.Value
@@ -90,7 +94,8 @@ func TestTorchOnArgoWaitsWithTheScript(t *testing.T) {
 	if env["SUCCEEDED"] != "Complete" || env["FAILED"] != "Failed" || env["RESOURCE"] != "trainjobs.trainer.kubeflow.org" {
 		t.Errorf("wait env: got %v", env)
 	}
-	if !strings.Contains(env["MANIFEST"], `"ownerReferences":[{"apiVersion":"v1","kind":"Pod","name":"$(POD_NAME)","uid":"$(POD_UID)"}]`) {
+	if !strings.Contains(env["MANIFEST"],
+		`"ownerReferences":[{"apiVersion":"v1","kind":"Pod","name":"$(POD_NAME)","uid":"$(POD_UID)"}]`) {
 		t.Errorf("the TrainJob is not owned by the pod that waits for it: %s", env["MANIFEST"])
 	}
 }
@@ -100,11 +105,13 @@ func TestTorchOnArgoWaitsWithTheScript(t *testing.T) {
 func TestTorchQueuedIsSuspended(t *testing.T) {
 	files := enginetest.TorchPipeline(t, "    torch: {nodes: 2}\n", "queue: gpu-queue\nworkloadPriorityClass: training\n")
 	for _, backend := range []string{"argo", "tekton"} {
-		job := enginetest.OneTrainJob(t, manifestcheck.BuildFor(t, backend, manifestcheck.Specs(files), emit.Options{}).Must(t).Run)
+		job := enginetest.OneTrainJob(t,
+			manifestcheck.BuildFor(t, backend, manifestcheck.Specs(files), emit.Options{}).Must(t).Run)
 		if job.Spec.Suspend == nil || !*job.Spec.Suspend {
 			t.Errorf("%s: a queued TrainJob must be created suspended", backend)
 		}
-		if job.Labels["kueue.x-k8s.io/queue-name"] != "gpu-queue" || job.Labels["kueue.x-k8s.io/priority-class"] != "training" {
+		if job.Labels["kueue.x-k8s.io/queue-name"] != "gpu-queue" ||
+			job.Labels["kueue.x-k8s.io/priority-class"] != "training" {
 			t.Errorf("%s: labels %v, want the queue's and the priority class's", backend, job.Labels)
 		}
 	}
@@ -118,7 +125,8 @@ func TestMultiKueueManagesQueuedJobs(t *testing.T) {
 	torch := enginetest.TorchPipeline(t, "    torch: {nodes: 2}\n", platform)
 	mpi := enginetest.ResNetPipeline(t, "    mpi: {workers: 2}\n", platform)
 	for _, backend := range []string{"argo", "tekton"} {
-		job := enginetest.OneTrainJob(t, manifestcheck.BuildFor(t, backend, manifestcheck.Specs(torch), emit.Options{}).Must(t).Run)
+		job := enginetest.OneTrainJob(t,
+			manifestcheck.BuildFor(t, backend, manifestcheck.Specs(torch), emit.Options{}).Must(t).Run)
 		if job.Spec.ManagedBy == nil || *job.Spec.ManagedBy != "kueue.x-k8s.io/multikueue" {
 			t.Errorf("%s: TrainJob managedBy %v, want MultiKueue's", backend, job.Spec.ManagedBy)
 		}
@@ -149,14 +157,17 @@ func TestTorchSaysWhatItCannotCarry(t *testing.T) {
 // device class's extended resource, or the step is refused at the
 // request when no limit can say it.
 func TestTorchGPUsByDRA(t *testing.T) {
-	files := enginetest.TorchPipeline(t, "    torch: {nodes: 2}\n", "gpu: {deviceClass: gpu.example.com, extendedResourceName: example.com/gpu}\n")
+	files := enginetest.TorchPipeline(t, "    torch: {nodes: 2}\n",
+		"gpu: {deviceClass: gpu.example.com, extendedResourceName: example.com/gpu}\n")
 	for _, backend := range []string{"argo", "tekton"} {
-		tr := enginetest.OneTrainJob(t, manifestcheck.BuildFor(t, backend, manifestcheck.Specs(files), emit.Options{}).Must(t).Run).Spec.Trainer
+		tr := enginetest.OneTrainJob(t,
+			manifestcheck.BuildFor(t, backend, manifestcheck.Specs(files), emit.Options{}).Must(t).Run).Spec.Trainer
 		if gpu := tr.ResourcesPerNode.Limits["example.com/gpu"]; gpu.String() != "2" || len(tr.ResourcesPerNode.Claims) > 0 {
 			t.Errorf("%s: resources per node %+v, want 2 example.com/gpu and no claims", backend, tr.ResourcesPerNode)
 		}
 	}
-	files = enginetest.TorchPipeline(t, "    torch: {nodes: 2}\n", "gpu: {deviceClass: gpu.example.com, selector: 'device.attributes[\"gpu.example.com\"].model == \"LATEST-GPU-MODEL\"'}\n")
+	files = enginetest.TorchPipeline(t, "    torch: {nodes: 2}\n", "gpu: {deviceClass: gpu.example.com, selector: "+
+		"'device.attributes[\"gpu.example.com\"].model == \"LATEST-GPU-MODEL\"'}\n")
 	out := manifestcheck.BuildFor(t, "argo", manifestcheck.Specs(files), emit.Options{})
 	if !out.Failed() || !strings.Contains(out.Stderr(), "TrainJob's node pods cannot carry claims") {
 		t.Errorf("a DRA request with a selector on a torch step: want a refusal, got\n%s", out.Stderr())

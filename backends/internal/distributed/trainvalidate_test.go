@@ -17,11 +17,18 @@ func TestTrainerValidationRefuses(t *testing.T) {
 		return &trainer.TrainJob{
 			ObjectMeta: metav1.ObjectMeta{GenerateName: "run-train-"},
 			Spec: trainer.TrainJobSpec{
-				RuntimeRef: trainer.RuntimeRef{Name: "torch-distributed", APIGroup: ptr.To(trainGroup), Kind: ptr.To(trainer.ClusterTrainingRuntimeKind)},
-				Trainer:    &trainer.Trainer{NumNodes: ptr.To(int32(2))},
-				RuntimePatches: []trainer.RuntimePatch{{Manager: patchManager, TrainingRuntimeSpec: &trainer.TrainingRuntimeSpecPatch{
-					Template: &trainer.JobSetTemplatePatch{Spec: &trainer.JobSetSpecPatch{ReplicatedJobs: []trainer.ReplicatedJobPatch{{Name: trainNode}}}},
-				}}},
+				RuntimeRef: trainer.RuntimeRef{
+					Name: "torch-distributed", APIGroup: ptr.To(trainGroup), Kind: ptr.To(trainer.ClusterTrainingRuntimeKind),
+				},
+				Trainer: &trainer.Trainer{NumNodes: ptr.To(int32(2))},
+				RuntimePatches: []trainer.RuntimePatch{{
+					Manager: patchManager,
+					TrainingRuntimeSpec: &trainer.TrainingRuntimeSpecPatch{
+						Template: &trainer.JobSetTemplatePatch{Spec: &trainer.JobSetSpecPatch{
+							ReplicatedJobs: []trainer.ReplicatedJobPatch{{Name: trainNode}},
+						}},
+					},
+				}},
 			},
 		}
 	}
@@ -32,7 +39,8 @@ func TestTrainerValidationRefuses(t *testing.T) {
 		change func(*trainer.TrainJob)
 		want   string
 	}{
-		"reserved env": {func(j *trainer.TrainJob) { j.Spec.Trainer.Env = []corev1.EnvVar{{Name: "PET_NNODES", Value: "3"}} }, "reserved envs"},
+		"reserved env": {func(j *trainer.TrainJob) { j.Spec.Trainer.Env = []corev1.EnvVar{{Name: "PET_NNODES", Value: "3"}} },
+			"reserved envs"},
 		"bare manager": {func(j *trainer.TrainJob) { j.Spec.RuntimePatches[0].Manager = "compiler" }, "domain-prefixed"},
 		"namespaced runtime": {func(j *trainer.TrainJob) {
 			j.Spec.RuntimeRef.Kind, j.Spec.RuntimeRef.Name = ptr.To(trainer.TrainingRuntimeKind), "team-torch"

@@ -17,7 +17,8 @@ func fakeTools(t *testing.T, dir string) {
 		"kubectl": `#!/bin/sh
 echo "kubectl $*" >> "$FAKE/log"
 case "$1" in
-  create) cat > "$FAKE/created.$(ls "$FAKE" | grep -c created)"; [ "$4" = "-o" ] && echo "mpijob.kubeflow.org/job-abcde" ;;
+  create) cat > "$FAKE/created.$(ls "$FAKE" | grep -c created)"; ` +
+			`[ "$4" = "-o" ] && echo "mpijob.kubeflow.org/job-abcde" ;;
   get) [ -f "$FAKE/state" ] || exit 1; cat "$FAKE/state" ;;
 esac
 exit 0
@@ -92,7 +93,8 @@ func TestWaitScript(t *testing.T) {
 				t.Errorf("deleted the job: %v, want %v:\n%s", !tc.deletes, tc.deletes, out)
 			}
 			first := strings.SplitN(out, "kubectl ", 3)
-			if len(first) < 3 || !strings.HasPrefix(first[1], "delete mpijobs.kubeflow.org -l mlcube-compile/run=run,mlcube-compile/step=train --ignore-not-found --cascade=foreground --wait=true --timeout=10m") {
+			if len(first) < 3 || !strings.HasPrefix(first[1], "delete mpijobs.kubeflow.org -l mlcube-compile/run=run,"+
+				"mlcube-compile/step=train --ignore-not-found --cascade=foreground --wait=true --timeout=10m") {
 				t.Errorf("the first kubectl call does not delete what an earlier attempt left, waiting for its pods:\n%s", out)
 			}
 		})
@@ -115,11 +117,12 @@ esac
 exit 0
 `), 0o755)
 	cmd := exec.Command("sh", "-c", WaitScript)
-	cmd.Env = []string{"PATH=" + dir + ":/usr/bin:/bin", "FAKE=" + dir, "MANIFEST={}", "STATUS=x", "SUCCEEDED=Succeeded", "FAILED=Failed",
-		"TIMEOUT=0", "POD_NAME=p", "POD_UID=u", "RESOURCE=mpijobs.kubeflow.org", "SELECTOR=a=b"}
+	cmd.Env = []string{"PATH=" + dir + ":/usr/bin:/bin", "FAKE=" + dir, "MANIFEST={}", "STATUS=x", "SUCCEEDED=Succeeded",
+		"FAILED=Failed", "TIMEOUT=0", "POD_NAME=p", "POD_UID=u", "RESOURCE=mpijobs.kubeflow.org", "SELECTOR=a=b"}
 	cmd.Run()
 	log, _ := os.ReadFile(filepath.Join(dir, "log"))
-	if code := cmd.ProcessState.ExitCode(); code != 143 || !strings.Contains(string(log), "kubectl delete mpijob.kubeflow.org/job-abcde") {
+	if code := cmd.ProcessState.ExitCode(); code != 143 ||
+		!strings.Contains(string(log), "kubectl delete mpijob.kubeflow.org/job-abcde") {
 		t.Errorf("stopped: exit %d, want 143 and the job deleted:\n%s", code, log)
 	}
 }

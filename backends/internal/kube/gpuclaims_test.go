@@ -13,8 +13,10 @@ import (
 )
 
 var (
-	fromTemplate = ir.Resources{CPU: "4", GPU: 2, GPUClaim: &ir.GPUClaim{Template: "run-gpu-abc", ExtendedResourceName: "example.com/gpu"}}
-	shared       = ir.Resources{GPU: 1, GPUClaim: &ir.GPUClaim{Shared: "team-a100", Why: "its pods share the existing ResourceClaim team-a100"}}
+	fromTemplate = ir.Resources{CPU: "4", GPU: 2,
+		GPUClaim: &ir.GPUClaim{Template: "run-gpu-abc", ExtendedResourceName: "example.com/gpu"}}
+	shared = ir.Resources{GPU: 1,
+		GPUClaim: &ir.GPUClaim{Shared: "team-a100", Why: "its pods share the existing ResourceClaim team-a100"}}
 )
 
 // A container that asks for GPUs by DRA names the pod's claim in its
@@ -34,7 +36,8 @@ func TestGPUClaims(t *testing.T) {
 	}{
 		{nil, nil},
 		{[]ir.Resources{{GPU: 1, GPUResource: "nvidia.com/gpu"}}, nil},
-		{[]ir.Resources{{}, fromTemplate}, []corev1.PodResourceClaim{{Name: "gpu", ResourceClaimTemplateName: ptr.To("run-gpu-abc")}}},
+		{[]ir.Resources{{}, fromTemplate},
+			[]corev1.PodResourceClaim{{Name: "gpu", ResourceClaimTemplateName: ptr.To("run-gpu-abc")}}},
 		{[]ir.Resources{shared}, []corev1.PodResourceClaim{{Name: "gpu", ResourceClaimName: ptr.To("team-a100")}}},
 	} {
 		if diff := cmp.Diff(c.want, PodResourceClaims(c.rs...)); diff != "" {
@@ -62,14 +65,18 @@ func TestGPUsAsLimit(t *testing.T) {
 // The template asks for exactly its count of devices of its class that
 // match its selector; what the API server refuses is refused here.
 func TestResourceClaimTemplate(t *testing.T) {
-	p := &ir.Pipeline{Namespace: "ml", Labels: map[string]string{"app": "run"}, ResourceClaimTemplates: []ir.ResourceClaimTemplate{
-		{Name: "run-gpu-abc", DeviceClass: "gpu.example.com", Selector: `device.driver == "gpu.example.com"`, Count: 2},
-		{Name: "run-gpu-torch", DeviceClass: "gpu.example.com", Count: 2},
-	}, Steps: []*ir.Step{
-		{Kind: ir.Container, Resources: ir.Resources{GPU: 2, GPUClaim: &ir.GPUClaim{Template: "run-gpu-abc"}}},
-		// A TrainJob's pods cannot claim: its GPUs are a limit.
-		{Kind: ir.Torch, Resources: ir.Resources{GPU: 2, GPUClaim: &ir.GPUClaim{Template: "run-gpu-torch"}}},
-	}}
+	p := &ir.Pipeline{
+		Namespace: "ml", Labels: map[string]string{"app": "run"},
+		ResourceClaimTemplates: []ir.ResourceClaimTemplate{
+			{Name: "run-gpu-abc", DeviceClass: "gpu.example.com", Selector: `device.driver == "gpu.example.com"`, Count: 2},
+			{Name: "run-gpu-torch", DeviceClass: "gpu.example.com", Count: 2},
+		},
+		Steps: []*ir.Step{
+			{Kind: ir.Container, Resources: ir.Resources{GPU: 2, GPUClaim: &ir.GPUClaim{Template: "run-gpu-abc"}}},
+			// A TrainJob's pods cannot claim: its GPUs are a limit.
+			{Kind: ir.Torch, Resources: ir.Resources{GPU: 2, GPUClaim: &ir.GPUClaim{Template: "run-gpu-torch"}}},
+		},
+	}
 	objs, err := ResourceClaimTemplates(p)
 	if err != nil {
 		t.Fatal(err)
@@ -79,7 +86,8 @@ func TestResourceClaimTemplate(t *testing.T) {
 	}
 	req := objs[0].Spec.Spec.Devices.Requests[0]
 	if objs[0].Namespace != "ml" || objs[0].Spec.Labels["app"] != "run" || req.Name != "gpu" || req.Exactly.Count != 2 ||
-		req.Exactly.AllocationMode != "ExactCount" || req.Exactly.Selectors[0].CEL.Expression != p.ResourceClaimTemplates[0].Selector {
+		req.Exactly.AllocationMode != "ExactCount" ||
+		req.Exactly.Selectors[0].CEL.Expression != p.ResourceClaimTemplates[0].Selector {
 		t.Errorf("template: %+v", objs[0])
 	}
 	for _, c := range []struct {
@@ -92,7 +100,8 @@ func TestResourceClaimTemplate(t *testing.T) {
 		{ir.ResourceClaimTemplate{Name: "run", DeviceClass: "g", Count: 33}, "with count 33"},
 	} {
 		claimed := &ir.Step{Resources: ir.Resources{GPU: 1, GPUClaim: &ir.GPUClaim{Template: c.t.Name}}}
-		_, err := ResourceClaimTemplates(&ir.Pipeline{ResourceClaimTemplates: []ir.ResourceClaimTemplate{c.t}, Steps: []*ir.Step{claimed}})
+		_, err := ResourceClaimTemplates(&ir.Pipeline{ResourceClaimTemplates: []ir.ResourceClaimTemplate{c.t},
+			Steps: []*ir.Step{claimed}})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: got %v, want %q", c.t, err, c.want)
 		}

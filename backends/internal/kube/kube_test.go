@@ -22,15 +22,20 @@ func TestResources(t *testing.T) {
 	}{
 		{"nothing", ir.Resources{}, corev1.ResourceRequirements{}},
 		{"cpu and memory are requests only", ir.Resources{CPU: "2", Memory: "4Gi"}, corev1.ResourceRequirements{
-			Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2"), corev1.ResourceMemory: resource.MustParse("4Gi")},
+			Requests: corev1.ResourceList{
+				corev1.ResourceCPU: resource.MustParse("2"), corev1.ResourceMemory: resource.MustParse("4Gi"),
+			},
 		}},
-		{"GPUs are a limit of their resource name", ir.Resources{GPU: 2, GPUResource: "amd.com/gpu"}, corev1.ResourceRequirements{
-			Limits: corev1.ResourceList{"amd.com/gpu": resource.MustParse("2")},
-		}},
-		{"limits equal requests when asked", ir.Resources{CPU: "500m", GPU: 1, GPUResource: "nvidia.com/gpu", LimitsEqualRequests: true}, corev1.ResourceRequirements{
-			Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("500m")},
-			Limits:   corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("500m"), "nvidia.com/gpu": resource.MustParse("1")},
-		}},
+		{"GPUs are a limit of their resource name", ir.Resources{GPU: 2, GPUResource: "amd.com/gpu"},
+			corev1.ResourceRequirements{Limits: corev1.ResourceList{"amd.com/gpu": resource.MustParse("2")}}},
+		{"limits equal requests when asked",
+			ir.Resources{CPU: "500m", GPU: 1, GPUResource: "nvidia.com/gpu", LimitsEqualRequests: true},
+			corev1.ResourceRequirements{
+				Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("500m")},
+				Limits: corev1.ResourceList{
+					corev1.ResourceCPU: resource.MustParse("500m"), "nvidia.com/gpu": resource.MustParse("1"),
+				},
+			}},
 	} {
 		if diff := cmp.Diff(c.want, Resources(c.in), quantities); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", c.name, diff)
@@ -49,8 +54,12 @@ func TestEnv(t *testing.T) {
 	want := []corev1.EnvVar{
 		{Name: "PLAIN", Value: "a $$(b)"},
 		{Name: "PARAM", Value: "x-{{epochs}}"},
-		{Name: "TOKEN", ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "creds"}, Key: "token"}}},
-		{Name: "CONFIG", ValueFrom: &corev1.EnvVarSource{ConfigMapKeyRef: &corev1.ConfigMapKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "cfg"}, Key: "conf.json"}}},
+		{Name: "TOKEN", ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
+			LocalObjectReference: corev1.LocalObjectReference{Name: "creds"}, Key: "token",
+		}}},
+		{Name: "CONFIG", ValueFrom: &corev1.EnvVarSource{ConfigMapKeyRef: &corev1.ConfigMapKeySelector{
+			LocalObjectReference: corev1.LocalObjectReference{Name: "cfg"}, Key: "conf.json",
+		}}},
 	}
 	if diff := cmp.Diff(want, Env(in, ref)); diff != "" {
 		t.Errorf("Env (-want +got):\n%s", diff)
@@ -64,10 +73,14 @@ func TestPodSecurityContext(t *testing.T) {
 		want *corev1.PodSecurityContext
 	}{
 		{"none", nil, nil},
-		{"user only", &ir.SecurityContext{RunAsUser: ptr.To[int64](1000)}, &corev1.PodSecurityContext{RunAsUser: ptr.To[int64](1000)}},
-		{"fsGroup changes only a mismatched root", &ir.SecurityContext{FSGroup: ptr.To[int64](1000), RunAsNonRoot: ptr.To(true)}, &corev1.PodSecurityContext{
-			FSGroup: ptr.To[int64](1000), RunAsNonRoot: ptr.To(true), FSGroupChangePolicy: ptr.To(corev1.FSGroupChangeOnRootMismatch),
-		}},
+		{"user only", &ir.SecurityContext{RunAsUser: ptr.To[int64](1000)},
+			&corev1.PodSecurityContext{RunAsUser: ptr.To[int64](1000)}},
+		{"fsGroup changes only a mismatched root",
+			&ir.SecurityContext{FSGroup: ptr.To[int64](1000), RunAsNonRoot: ptr.To(true)},
+			&corev1.PodSecurityContext{
+				FSGroup: ptr.To[int64](1000), RunAsNonRoot: ptr.To(true),
+				FSGroupChangePolicy: ptr.To(corev1.FSGroupChangeOnRootMismatch),
+			}},
 	} {
 		if diff := cmp.Diff(c.want, PodSecurityContext(&ir.Pipeline{}, c.in)); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", c.name, diff)
@@ -78,7 +91,8 @@ func TestPodSecurityContext(t *testing.T) {
 func TestVolumesAndMounts(t *testing.T) {
 	s := &ir.Step{Mounts: []ir.Mount{
 		{Volume: "workspace", MountPath: "/mnt/mlcube"},
-		{Volume: "workspace", MountPath: "/data", Name: "data", SubPath: ir.Text{{Literal: "raw/"}, {Param: "site"}}, ReadOnly: true},
+		{Volume: "workspace", MountPath: "/data", Name: "data", SubPath: ir.Text{{Literal: "raw/"}, {Param: "site"}},
+			ReadOnly: true},
 	}, ShmSize: "1Gi"}
 	wantMounts := []corev1.VolumeMount{
 		{Name: "workspace", MountPath: "/mnt/mlcube"},
@@ -90,7 +104,9 @@ func TestVolumesAndMounts(t *testing.T) {
 		t.Errorf("VolumeMounts (-want +got):\n%s", diff)
 	}
 	size := resource.MustParse("1Gi")
-	wantShm := []corev1.Volume{{Name: ShmVolume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{Medium: corev1.StorageMediumMemory, SizeLimit: &size}}}}
+	wantShm := []corev1.Volume{{Name: ShmVolume, VolumeSource: corev1.VolumeSource{
+		EmptyDir: &corev1.EmptyDirVolumeSource{Medium: corev1.StorageMediumMemory, SizeLimit: &size},
+	}}}
 	if diff := cmp.Diff(wantShm, ShmVolumes(s), quantities); diff != "" {
 		t.Errorf("ShmVolumes (-want +got):\n%s", diff)
 	}
@@ -104,7 +120,9 @@ func TestClaimSpec(t *testing.T) {
 	want := corev1.PersistentVolumeClaimSpec{
 		AccessModes:      []corev1.PersistentVolumeAccessMode{corev1.ReadWriteMany},
 		StorageClassName: ptr.To("fast"),
-		Resources:        corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("100Gi")}},
+		Resources: corev1.VolumeResourceRequirements{
+			Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("100Gi")},
+		},
 	}
 	if diff := cmp.Diff(want, got, quantities); diff != "" {
 		t.Errorf("ClaimSpec (-want +got):\n%s", diff)
@@ -127,7 +145,8 @@ func TestRunMetaLaysLabelsOver(t *testing.T) {
 
 func TestTolerationsAndCommand(t *testing.T) {
 	in := []ir.Toleration{{Key: "gpu", Operator: "Exists", Effect: "NoSchedule", TolerationSeconds: ptr.To[int64](30)}}
-	want := []corev1.Toleration{{Key: "gpu", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule, TolerationSeconds: ptr.To[int64](30)}}
+	want := []corev1.Toleration{{Key: "gpu", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule,
+		TolerationSeconds: ptr.To[int64](30)}}
 	if diff := cmp.Diff(want, Tolerations(in)); diff != "" {
 		t.Errorf("Tolerations (-want +got):\n%s", diff)
 	}

@@ -15,8 +15,10 @@ import (
 // that recorded holds.
 func moverPair(sb sandbox, dir, out string, recorded map[string]string) (*ir.Pipeline, Mover) {
 	prod := &ir.Step{Name: "prod", Uploads: []ir.Upload{{Name: "data", Path: ir.Lit(dir), Folder: true}}}
-	cons := &ir.Step{Name: "cons", Fetches: []ir.Fetch{{Name: "prod-data", From: &ir.Output{Step: "prod", Name: "data"}, Path: ir.Lit(out)}}}
-	p := &ir.Pipeline{Steps: []*ir.Step{prod, cons}, ObjectStore: &ir.ObjectStore{ToolImage: "rclone", S3: &ir.S3Bucket{Bucket: "b"}}}
+	cons := &ir.Step{Name: "cons",
+		Fetches: []ir.Fetch{{Name: "prod-data", From: &ir.Output{Step: "prod", Name: "data"}, Path: ir.Lit(out)}}}
+	p := &ir.Pipeline{Steps: []*ir.Step{prod, cons},
+		ObjectStore: &ir.ObjectStore{ToolImage: "rclone", S3: &ir.S3Bucket{Bucket: "b"}}}
 	return p, Mover{
 		RunID:      "run-1",
 		Ref:        func(param string) string { return param },
@@ -107,7 +109,8 @@ func TestMoverEmptyFolder(t *testing.T) {
 		t.Errorf("the consumer's folder is %v (%v), want an empty folder", fi, err)
 	}
 	recorded["data"] = folderDigest(map[string]string{"a.txt": "lost\n"})
-	if log, ok := sb.run(m.FetchContainer(p, p.Steps[1], "fetch"), nil); ok || !strings.Contains(log, "want "+recorded["data"]) {
+	if log, ok := sb.run(m.FetchContainer(p, p.Steps[1], "fetch"), nil); ok ||
+		!strings.Contains(log, "want "+recorded["data"]) {
 		t.Errorf("a fetch of a lost upload succeeded (%v) or said otherwise:\n%s", ok, log)
 	}
 }
@@ -140,7 +143,8 @@ func TestFolders(t *testing.T) {
 	if err := os.MkdirAll(work, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	c := FoldersContainer(&ir.Pipeline{KubectlImage: "tool"}, s, nil, func(f ir.Folder) string { return f.Path.RenderContainer(nil) })
+	c := FoldersContainer(&ir.Pipeline{KubectlImage: "tool"}, s, nil,
+		func(f ir.Folder) string { return f.Path.RenderContainer(nil) })
 	if log, ok := sb.run(*c, nil); !ok {
 		t.Fatalf("the folders container failed:\n%s", log)
 	}
@@ -152,7 +156,8 @@ func TestFolders(t *testing.T) {
 		t.Fatal(err)
 	}
 	write(t, filepath.Join(sb.dir, "in"), map[string]string{"x": "x\n"})
-	s.Fetches = []ir.Fetch{{Name: "in", URL: &ir.URL{Raw: "file://" + filepath.Join(sb.dir, "in", "x"), Scheme: "https"}, Path: ir.Lit(filepath.Join(sb.dir, "x"))}}
+	s.Fetches = []ir.Fetch{{Name: "in", URL: &ir.URL{Raw: "file://" + filepath.Join(sb.dir, "in", "x"), Scheme: "https"},
+		Path: ir.Lit(filepath.Join(sb.dir, "x"))}}
 	p := &ir.Pipeline{Steps: []*ir.Step{s}, ObjectStore: &ir.ObjectStore{ToolImage: "rclone"}}
 	m := Mover{Ref: func(param string) string { return param }}
 	if log, ok := sb.run(m.FetchContainer(p, s, "fetch"), nil); !ok {

@@ -192,9 +192,11 @@ func TestMoverRoundTrip(t *testing.T) {
 	out := filepath.Join(sb.dir, "out")
 	cons := &ir.Step{Name: "cons", Fetches: []ir.Fetch{
 		{Name: "prod-data", From: &ir.Output{Step: "prod", Name: "data"}, Path: ir.Lit(filepath.Join(out, "data"))},
-		{Name: "prod-data-2", From: &ir.Output{Step: "prod", Name: "data"}, Sub: "sub/b.txt", Path: ir.Lit(filepath.Join(out, "b.txt"))},
+		{Name: "prod-data-2", From: &ir.Output{Step: "prod", Name: "data"}, Sub: "sub/b.txt",
+			Path: ir.Lit(filepath.Join(out, "b.txt"))},
 	}}
-	p := &ir.Pipeline{Steps: []*ir.Step{prod, cons}, ObjectStore: &ir.ObjectStore{ToolImage: "rclone", S3: &ir.S3Bucket{Bucket: "b"}}}
+	p := &ir.Pipeline{Steps: []*ir.Step{prod, cons},
+		ObjectStore: &ir.ObjectStore{ToolImage: "rclone", S3: &ir.S3Bucket{Bucket: "b"}}}
 	digests := filepath.Join(sb.dir, "digests")
 	recorded := map[string]string{}
 	m := Mover{
@@ -227,13 +229,15 @@ func TestMoverRoundTrip(t *testing.T) {
 	if log, ok := sb.run(m.FetchContainer(p, cons, "fetch"), env); !ok {
 		t.Fatalf("the fetch failed:\n%s", log)
 	}
-	for name, want := range map[string]string{"out/data/a.txt": "alpha\n", "out/data/sub/b.txt": "beta\n", "out/b.txt": "beta\n"} {
+	for name, want := range map[string]string{"out/data/a.txt": "alpha\n", "out/data/sub/b.txt": "beta\n",
+		"out/b.txt": "beta\n"} {
 		if got, err := os.ReadFile(filepath.Join(sb.dir, name)); err != nil || string(got) != want {
 			t.Errorf("%s holds %q (%v), want %q", name, got, err, want)
 		}
 	}
 	recorded["data"] = strings.Repeat("0", 64)
-	if log, ok := sb.run(m.FetchContainer(p, cons, "fetch"), env); ok || !strings.Contains(log, "prod-data: sha256 "+folderDigest(data)+", want 000") {
+	if log, ok := sb.run(m.FetchContainer(p, cons, "fetch"), env); ok ||
+		!strings.Contains(log, "prod-data: sha256 "+folderDigest(data)+", want 000") {
 		t.Errorf("a fetch of the wrong digest succeeded (%v) or said otherwise:\n%s", ok, log)
 	}
 }
@@ -249,7 +253,8 @@ func TestSequence(t *testing.T) {
 	sb := newSandbox(t)
 	echo := `echo "$0:$#:$*"`
 	c := corev1.Container{}
-	c.Command, c.Args = Sequence(Phase{"one", echo, []string{"a b", "c"}}, Phase{"two", echo, nil}, Phase{"three", echo + "; exit 3", []string{"d"}}, Phase{"four", echo, []string{"e"}})
+	c.Command, c.Args = Sequence(Phase{"one", echo, []string{"a b", "c"}}, Phase{"two", echo, nil},
+		Phase{"three", echo + "; exit 3", []string{"d"}}, Phase{"four", echo, []string{"e"}})
 	log, ok := sb.run(c, nil)
 	if want := "one:2:a b c\ntwo:0:\nthree:1:d\n"; ok || log != want {
 		t.Errorf("the sequence printed %q (succeeded: %v), want %q and a failure", log, ok, want)

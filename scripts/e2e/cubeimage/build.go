@@ -62,7 +62,8 @@ func newBuilder(file, context, base, layer string) (*builder, error) {
 	if err := os.MkdirAll(layer, 0o755); err != nil {
 		return nil, err
 	}
-	return &builder{file: file, context: context, base: base, layer: layer, ctx: ctx, pkgs: pkgs, acct: acct, workdir: "/", origin: map[string]string{}}, nil
+	return &builder{file: file, context: context, base: base, layer: layer, ctx: ctx, pkgs: pkgs, acct: acct, workdir: "/",
+		origin: map[string]string{}}, nil
 }
 
 // dockerfile applies the Dockerfile's instructions in order.

@@ -116,7 +116,8 @@ ENTRYPOINT ["python3", "/mlcube_project/mlcube.py"]`
 func TestBuildBraTSLayout(t *testing.T) {
 	cube := t.TempDir()
 	write(t, cube, map[string]string{
-		"mlcube/mlcube.yaml":         "name: x\ndocker:\n  image: x:1\n  build_context: \"../project\"\n  build_file: \"Dockerfile\"\n",
+		"mlcube/mlcube.yaml": "name: x\ndocker:\n  image: x:1\n  build_context: \"../project\"\n" +
+			"  build_file: \"Dockerfile\"\n",
 		"project/Dockerfile":         brats,
 		"project/requirements.txt":   "pyYAML\ntyper==0.9.0\nnumpy\nSimpleITK>=2.1.0\n",
 		"project/mlcube.py":          "import typer\nimport SimpleITKish\n",
@@ -138,8 +139,10 @@ func TestBuildBraTSLayout(t *testing.T) {
 		t.Errorf("config %+v, want %+v", c, want)
 	}
 	wantFiles := []string{"etc/", "etc/group", "etc/gshadow", "etc/passwd", "etc/shadow", "home/", "home/.wh.mpiuser",
-		"mlcube_project/", "mlcube_project/.dockerignore", "mlcube_project/Dockerfile", "mlcube_project/mlcube.py", "mlcube_project/requirements.txt",
-		"mlcube_project/sub/", "mlcube_project/sub/deeper/", "mlcube_project/sub/deeper/data.md", "mlcube_project/sub/prepare.py", "mlcube_project/sub/tool.sh -rwxr-xr-x",
+		"mlcube_project/", "mlcube_project/.dockerignore", "mlcube_project/Dockerfile", "mlcube_project/mlcube.py",
+		"mlcube_project/requirements.txt",
+		"mlcube_project/sub/", "mlcube_project/sub/deeper/", "mlcube_project/sub/deeper/data.md",
+		"mlcube_project/sub/prepare.py", "mlcube_project/sub/tool.sh -rwxr-xr-x",
 		"usr/", "usr/local/", "usr/local/bin/", "usr/local/bin/.wh.mlcube-e2e-record"}
 	if files := layerFiles(t, layer); !reflect.DeepEqual(files, wantFiles) {
 		t.Errorf("layer:\n%q\nwant:\n%q", files, wantFiles)

@@ -39,17 +39,25 @@ type wantCube struct {
 }
 
 var realCubes = map[string]wantCube{
-	"hello-world":       {[]string{"python3", "/workspace/hello_world.py"}, nil, "/", "", []string{"requirements.txt", "workspace/hello_world.py"}},
-	"hello-world-10":    {[]string{"python3", "/workspace/hello_world.py"}, nil, "/", "", []string{"requirements.txt", "workspace/hello_world.py"}},
-	"chestxray-prep":    {nil, []string{"python3"}, "/", "", []string{"project/prepare.py", "project/sanity_check.py", "project/statistics.py"}},
-	"chestxray-cnn":     {[]string{"python3", "/project/infer.py"}, nil, "/", "", []string{"project/infer.py", "project/models.py"}},
+	"hello-world": {[]string{"python3", "/workspace/hello_world.py"}, nil, "/", "",
+		[]string{"requirements.txt", "workspace/hello_world.py"}},
+	"hello-world-10": {[]string{"python3", "/workspace/hello_world.py"}, nil, "/", "",
+		[]string{"requirements.txt", "workspace/hello_world.py"}},
+	"chestxray-prep": {nil, []string{"python3"}, "/", "",
+		[]string{"project/prepare.py", "project/sanity_check.py", "project/statistics.py"}},
+	"chestxray-cnn": {[]string{"python3", "/project/infer.py"}, nil, "/", "",
+		[]string{"project/infer.py", "project/models.py"}},
 	"chestxray-metrics": {[]string{"python3", "/project/metrics.py"}, nil, "/", "", []string{"project/metrics.py"}},
-	"medperf-prep-sep":  {[]string{"python3"}, nil, "/project", "", []string{"project/prepare_data.py", "project/check.py", "project/statistics.py", "project/requirements.txt"}},
-	"medperf-model-cpu": {[]string{"python3", "/project/inference.py"}, nil, "/project", "", []string{"project/inference.py"}},
+	"medperf-prep-sep": {[]string{"python3"}, nil, "/project", "",
+		[]string{"project/prepare_data.py", "project/check.py", "project/statistics.py", "project/requirements.txt"}},
+	"medperf-model-cpu": {[]string{"python3", "/project/inference.py"}, nil, "/project", "",
+		[]string{"project/inference.py"}},
 	"medperf-metrics":   {[]string{"python3", "/project/metrics.py"}, nil, "/project", "", []string{"project/metrics.py"}},
 	"medperf-model-bug": {[]string{"python3", "/project/inference.py"}, nil, "/", "", []string{"project/inference.py"}},
-	"brats-prep":        {[]string{"python3", "/mlcube_project/mlcube.py"}, nil, "/", "nonrootuser", []string{"mlcube_project/mlcube.py", "mlcube_project/prepare.py"}},
-	"brats-dummy-model": {[]string{"python3", "/mlcube_project/mlcube.py"}, nil, "/", "nonrootuser", []string{"mlcube_project/mlcube.py", "mlcube_project/infer.py"}},
+	"brats-prep": {[]string{"python3", "/mlcube_project/mlcube.py"}, nil, "/", "nonrootuser",
+		[]string{"mlcube_project/mlcube.py", "mlcube_project/prepare.py"}},
+	"brats-dummy-model": {[]string{"python3", "/mlcube_project/mlcube.py"}, nil, "/", "nonrootuser",
+		[]string{"mlcube_project/mlcube.py", "mlcube_project/infer.py"}},
 }
 
 // TestRealCubes builds every cube images.sh lists from ../shared, on a
@@ -78,7 +86,8 @@ func TestRealCubes(t *testing.T) {
 		}
 		spec := filepath.Join(shared, cube[1])
 		c, layer := buildCube(t, base, options{spec: spec, dropUser: "mpiuser"})
-		if !reflect.DeepEqual(c.Entrypoint, want.entrypoint) || !reflect.DeepEqual(c.Cmd, want.cmd) || c.WorkingDir != want.workdir || c.User != want.user {
+		if !reflect.DeepEqual(c.Entrypoint, want.entrypoint) || !reflect.DeepEqual(c.Cmd, want.cmd) ||
+			c.WorkingDir != want.workdir || c.User != want.user {
 			t.Errorf("%s: %+v, want %+v", cube[0], c, want)
 		}
 		dockerfile, context, _ := resolve(spec)

@@ -11,7 +11,8 @@ import (
 func TestParseDockerfile(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "Dockerfile")
-	text := "# a comment\nFROM ubuntu:18.04\n\nRUN apt-get update && \\\n    apt-get install -y \\\n            curl && \\\n    rm -rf /var/lib/apt/lists/*\n# between\nentrypoint [\"python3\", \"/workspace/x.py\"]"
+	text := "# a comment\nFROM ubuntu:18.04\n\nRUN apt-get update && \\\n    apt-get install -y \\\n" +
+		"            curl && \\\n    rm -rf /var/lib/apt/lists/*\n# between\nentrypoint [\"python3\", \"/workspace/x.py\"]"
 	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +59,8 @@ func TestExecForm(t *testing.T) {
 	if got, _ := execForm(`["python3"]`); !reflect.DeepEqual(got, []string{"python3"}) {
 		t.Errorf("exec form: %q", got)
 	}
-	if got, _ := execForm("python3 /project/x.py"); !reflect.DeepEqual(got, []string{"/bin/sh", "-c", "python3 /project/x.py"}) {
+	if got, _ := execForm("python3 /project/x.py"); !reflect.DeepEqual(got,
+		[]string{"/bin/sh", "-c", "python3 /project/x.py"}) {
 		t.Errorf("shell form: %q", got)
 	}
 	if _, err := execForm(`["python3", 1]`); err == nil {

@@ -98,7 +98,8 @@ func (b *builder) requirement(req string) error {
 		return fmt.Errorf("requirement %q: no Debian package is known for %s (debianOf, requirements.go)", req, m)
 	}
 	if !b.pkgs[pkg] {
-		return fmt.Errorf("requirement %q: Debian package %s is not in the root filesystem (scripts/e2e/images.sh's packages)", req, pkg)
+		return fmt.Errorf("requirement %q: Debian package %s is not in the root filesystem (scripts/e2e/images.sh's "+
+			"packages)", req, pkg)
 	}
 	return nil
 }
@@ -116,7 +117,8 @@ func (b *builder) notImported(req, module string) error {
 		}
 		if imports.Match(data) {
 			rel, _ := filepath.Rel(b.layer, p)
-			return fmt.Errorf("requirement %q: Debian has no package of %s, and /%s imports it", req, module, filepath.ToSlash(rel))
+			return fmt.Errorf("requirement %q: Debian has no package of %s, and /%s imports it", req, module,
+				filepath.ToSlash(rel))
 		}
 		return nil
 	})

@@ -83,7 +83,8 @@ func (b *builder) aptInstall(args []string) error {
 			continue
 		}
 		if !b.pkgs[a] && buildOnly[a] == "" {
-			return fmt.Errorf("the Debian package %s is not in the root filesystem (scripts/e2e/images.sh's packages) nor only for the build (buildOnly, run.go)", a)
+			return fmt.Errorf("the Debian package %s is not in the root filesystem (scripts/e2e/images.sh's packages) nor "+
+				"only for the build (buildOnly, run.go)", a)
 		}
 	}
 	return nil

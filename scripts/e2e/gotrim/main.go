@@ -26,7 +26,8 @@ func main() {
 		os.Exit(1)
 	}
 	if n == 0 {
-		fmt.Fprintf(os.Stderr, "gotrim: no file under %s imports %s: update the trim\n", os.Args[1], strings.Join(os.Args[2:], " "))
+		fmt.Fprintf(os.Stderr, "gotrim: no file under %s imports %s: update the trim\n", os.Args[1],
+			strings.Join(os.Args[2:], " "))
 		os.Exit(1)
 	}
 }
