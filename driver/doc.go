@@ -4,5 +4,5 @@
 // engine, puts the objects in the order they are applied, writes them as
 // YAML, and maps every error once: a spec's fault becomes a diagnostic, a
 // refusal by an engine's own validator becomes an InternalError. Compile,
-// Graph and Check (for lint) all go through it.
+// Graph and Lint all go through it.
 package driver

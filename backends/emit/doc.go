@@ -1,7 +1,7 @@
 // Package emit is the contract between the compiler's IR and the engines
 // that turn it into Kubernetes objects: the Engine interface, its Options
-// and Result, the errors that are the spec's fault (SpecError,
-// TooLargeError) with the size limits behind them, and the one
-// multi-document YAML stream every output is written as, the same bytes
-// for the same objects.
+// and Result, Emit (which names the engine on everything it says), the
+// refusals that are the spec's fault (Refuse, RefuseShape, TooLarge with
+// the size limits behind it), and the one multi-document YAML stream
+// every output is written as, the same bytes for the same objects.
 package emit
