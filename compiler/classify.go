@@ -138,7 +138,8 @@ func SchemaType(path string) string {
 }
 
 // schemaTypes are the kinds of the 1.0 layout's files, by schema_type.
-var schemaTypes = map[string]FileKind{"mlcube_root": CubeFile, "mlcube_platform": PlatformFile, "mlcommons_box_platform": PlatformFile, "mlcube_invoke": TaskFile}
+var schemaTypes = map[string]FileKind{"mlcube_root": CubeFile, "mlcube_platform": PlatformFile,
+	"mlcommons_box_platform": PlatformFile, "mlcube_invoke": TaskFile}
 
 // classifyTree tells a spec by its top-level keys.
 func classifyTree(f *ast.File) FileKind {

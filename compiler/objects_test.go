@@ -114,11 +114,13 @@ func TestURLInputs(t *testing.T) {
 	for _, a := range s.Args {
 		got = append(got, a.Prefix+a.Value.Render(nil))
 	}
-	want := []string{"train", "--data=/mnt/mlcube-fetched/data", "--config=/mnt/mlcube-fetched/config/train.yaml", "--model=/mnt/mlcube/model"}
+	want := []string{"train", "--data=/mnt/mlcube-fetched/data", "--config=/mnt/mlcube-fetched/config/train.yaml",
+		"--model=/mnt/mlcube/model"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("args (-want +got):\n%s", diff)
 	}
-	if len(s.Fetches) != 2 || s.Fetches[0].URL.Bucket != "datasets" || !s.Fetches[0].URL.Folder || s.Fetches[1].URL.SHA256 != sum || s.Fetches[1].URL.Raw != "https://example.com/c/train.yaml" {
+	if len(s.Fetches) != 2 || s.Fetches[0].URL.Bucket != "datasets" || !s.Fetches[0].URL.Folder ||
+		s.Fetches[1].URL.SHA256 != sum || s.Fetches[1].URL.Raw != "https://example.com/c/train.yaml" {
 		t.Errorf("fetches: %+v %+v", s.Fetches[0].URL, s.Fetches[1].URL)
 	}
 	for _, m := range s.Mounts {
@@ -134,8 +136,10 @@ func TestURLInputs(t *testing.T) {
 func TestMedPerfVolumeURL(t *testing.T) {
 	dir := t.TempDir()
 	files := map[string]string{
-		"cube/container_config.yaml": "container_type: DockerImage\nimage: example/m:1\ntasks:\n  evaluate:\n    input_volumes:\n" +
-			"      labels: {mount_path: /io/labels, type: directory}\n      params: {mount_path: /io/p/params.yaml, type: file}\n" +
+		"cube/container_config.yaml": "container_type: DockerImage\nimage: example/m:1\ntasks:\n  evaluate:\n" +
+			"    input_volumes:\n" +
+			"      labels: {mount_path: /io/labels, type: directory}\n" +
+			"      params: {mount_path: /io/p/params.yaml, type: file}\n" +
 			"    output_volumes:\n      out: {mount_path: /io/out, type: directory}\n",
 		"pipeline.yaml": "name: m\ncubes: {c: ./cube}\nsteps:\n  evaluate:\n    cube: c\n    task: evaluate\n" +
 			"    inputs: {labels: \"s3://datasets/labels/\", params: params.yaml}\n    outputs: {out: out/}\n",
@@ -167,7 +171,8 @@ func TestMedPerfVolumeURL(t *testing.T) {
 	if i < 0 || s.Mounts[i].Volume != "data" || !s.Mounts[i].ReadOnly {
 		t.Errorf("params mounted as %+v", s.Mounts)
 	}
-	files["pipeline.yaml"] = strings.Replace(files["pipeline.yaml"], "params: params.yaml", `params: "https://example.com/params.yaml"`, 1)
+	files["pipeline.yaml"] = strings.Replace(files["pipeline.yaml"], "params: params.yaml",
+		`params: "https://example.com/params.yaml"`, 1)
 	if err := os.WriteFile(filepath.Join(dir, "pipeline.yaml"), []byte(files["pipeline.yaml"]), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +186,8 @@ func TestMedPerfVolumeURL(t *testing.T) {
 // store still names the image its fetches run in.
 func TestHTTPInputsNeedNoStore(t *testing.T) {
 	dir := t.TempDir()
-	cube := "name: h\ndocker: {image: example/h:1}\ntasks:\n  train:\n    parameters:\n      inputs: {cfg: \"https://example.com/train.yaml\"}\n"
+	cube := "name: h\ndocker: {image: example/h:1}\ntasks:\n  train:\n    parameters:\n" +
+		"      inputs: {cfg: \"https://example.com/train.yaml\"}\n"
 	if err := os.WriteFile(filepath.Join(dir, "mlcube.yaml"), []byte(cube), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -82,7 +82,8 @@ func Pair(opts Options) Pairing {
 			out.Options.MLCube = cmp.Or(root, dir)
 		}
 		if root != "" {
-			candidates = append(candidates, candidate{filepath.Join(root, "platforms", "docker.yaml"), "the legacy cube's platforms/docker.yaml"})
+			candidates = append(candidates, candidate{filepath.Join(root, "platforms", "docker.yaml"),
+				"the legacy cube's platforms/docker.yaml"})
 		}
 	}
 	for _, name := range platformNames {

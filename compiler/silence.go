@@ -49,7 +49,8 @@ type Silencer struct {
 // NewSilencer silences warnings by the codes disabled (--disable) and
 // the disable comments of their files, read from fsys (Disk when nil).
 func NewSilencer(fsys fs.FS, disabled []diag.Code) *Silencer {
-	return &Silencer{files: source.New(fsys), disabled: disabled, read: map[string]source.Disabled{}, used: map[DisableComment]bool{}}
+	return &Silencer{files: source.New(fsys), disabled: disabled, read: map[string]source.Disabled{},
+		used: map[DisableComment]bool{}}
 }
 
 // Watch makes opts read its files through s, which notes each one
@@ -173,7 +174,8 @@ func UnusedComments(fsys fs.FS, records []Silenced, disabled []diag.Code, skip f
 	return unusedComments(source.New(fsys), records, disabled, skip)
 }
 
-func unusedComments(files *source.Files, records []Silenced, disabled []diag.Code, skip func(diag.Code) bool) diag.Diagnostics {
+func unusedComments(files *source.Files, records []Silenced, disabled []diag.Code,
+	skip func(diag.Code) bool) diag.Diagnostics {
 	used := map[DisableComment]bool{}
 	var paths []string
 	for _, r := range records {
@@ -196,16 +198,20 @@ func unusedComments(files *source.Files, records []Silenced, disabled []diag.Cod
 			out = append(out, unusedWarning(c))
 		}
 	}
-	return (&Silencer{files: files, disabled: disabled, read: map[string]source.Disabled{}, used: map[DisableComment]bool{}}).Silence(out)
+	return (&Silencer{files: files, disabled: disabled, read: map[string]source.Disabled{},
+		used: map[DisableComment]bool{}}).Silence(out)
 }
 
 // unusedWarning is MLC107 for c.
 func unusedWarning(c DisableComment) diag.Diagnostic {
 	at := diag.At(diag.Pos{File: c.File, Line: c.Line, Col: c.Col}).Field("mlcube-compile")
 	if c.WholeFile {
-		return diag.Warnf(diag.DisableUnused, at, "disable-file %s silences nothing: no %s warning is reported in this file; remove the comment", c.Code, c.Code)
+		return diag.Warnf(diag.DisableUnused, at,
+			"disable-file %s silences nothing: no %s warning is reported in this file; remove the comment", c.Code, c.Code)
 	}
-	return diag.Warnf(diag.DisableUnused, at, "disable %s silences nothing: no %s warning is reported at this line or in the node it is on; remove the comment, or move it onto a line of the node the warning names", c.Code, c.Code)
+	return diag.Warnf(diag.DisableUnused, at,
+		"disable %s silences nothing: no %s warning is reported at this line or in the node it is on; remove the comment, "+
+			"or move it onto a line of the node the warning names", c.Code, c.Code)
 }
 
 // EngineCode and CommandCode are the codes a compilation may leave

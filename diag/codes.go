@@ -86,7 +86,8 @@ const (
 // the platform file that the compiled run never uses: lint keeps one only
 // when every compilation that reads the file gives it.
 func (c Code) SaysSettingUnused() bool {
-	return slices.Contains([]Code{GPUSettingUnused, CPUPlacementUnused, PlatformSettingUnused, ObjectStoreUnused, DataClaimUnused}, c)
+	return slices.Contains([]Code{GPUSettingUnused, CPUPlacementUnused, PlatformSettingUnused, ObjectStoreUnused,
+		DataClaimUnused}, c)
 }
 
 // Docker flags read as docker and MLCube read them (issue 48).

@@ -96,7 +96,8 @@ func (d Diagnostic) Origin() string {
 // same reports whether d and e say the same thing at the same place.
 func (d Diagnostic) same(e Diagnostic) bool {
 	return d.Pos == e.Pos && d.Field == e.Field && d.Message == e.Message && d.Severity == e.Severity &&
-		d.Code == e.Code && d.Engine == e.Engine && d.Detail == e.Detail && slices.EqualFunc(d.Fixes, e.Fixes, Fix.equal) && slices.Equal(d.Path, e.Path) && slices.Equal(d.Related, e.Related)
+		d.Code == e.Code && d.Engine == e.Engine && d.Detail == e.Detail && slices.EqualFunc(d.Fixes, e.Fixes, Fix.equal) &&
+		slices.Equal(d.Path, e.Path) && slices.Equal(d.Related, e.Related)
 }
 
 // WithDetail is d with the detail format and args say as its Detail.

@@ -16,7 +16,8 @@ func TestFormatCodePathOriginRelated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "p.yaml:4:3: steps.\"a b\".after[1]: duplicate key [MLC152]\np.yaml:2:3: note: steps.\"a b\".after[1]: first written here\n--namespace: bad [MLC750]\n"
+	want := "p.yaml:4:3: steps.\"a b\".after[1]: duplicate key [MLC152]\n" +
+		"p.yaml:2:3: note: steps.\"a b\".after[1]: first written here\n--namespace: bad [MLC750]\n"
 	if string(text) != want {
 		t.Errorf("text:\n%s\nwant:\n%s", text, want)
 	}
@@ -39,7 +40,8 @@ func TestFormatCodePathOriginRelated(t *testing.T) {
 	}
 	// One annotation a problem, its related place a line of its message.
 	gh, _ := Format("github", Diagnostics{d}, false)
-	if want := "::error file=p.yaml,line=4,col=3,title=steps.\"a b\".after[1]::steps.\"a b\".after[1]: duplicate key [MLC152]%0Ap.yaml:2:3: note: steps.\"a b\".after[1]: first written here\n"; string(gh) != want {
+	if want := "::error file=p.yaml,line=4,col=3,title=steps.\"a b\".after[1]::steps.\"a b\".after[1]: duplicate key " +
+		"[MLC152]%0Ap.yaml:2:3: note: steps.\"a b\".after[1]: first written here\n"; string(gh) != want {
 		t.Errorf("github:\n%s\nwant:\n%s", gh, want)
 	}
 }
@@ -49,7 +51,8 @@ func TestFormatCodePathOriginRelated(t *testing.T) {
 // JSON carries both as fields of their own, the message bare; github
 // gives the detail as a line of the message.
 func TestFormatDetailEngine(t *testing.T) {
-	d := Warnf(GPUsByDRA, At(Pos{File: "p.yaml", Line: 2, Col: 3}).Field("gpu"), "one fact").WithDetail("why, and since which version")
+	d := Warnf(GPUsByDRA, At(Pos{File: "p.yaml", Line: 2, Col: 3}).Field("gpu"),
+		"one fact").WithDetail("why, and since which version")
 	d.Engine = "tekton"
 	for _, c := range []struct {
 		form   string
@@ -58,7 +61,8 @@ func TestFormatDetailEngine(t *testing.T) {
 	}{
 		{"text", false, "p.yaml:2:3: warning: gpu: tekton: one fact [MLC307]\n"},
 		{"text", true, "p.yaml:2:3: warning: gpu: tekton: one fact [MLC307]\n    why, and since which version\n"},
-		{"github", false, "::warning file=p.yaml,line=2,col=3,title=gpu::gpu: tekton: one fact [MLC307]%0Awhy, and since which version\n"},
+		{"github", false, "::warning file=p.yaml,line=2,col=3,title=gpu::gpu: tekton: one fact [MLC307]%0Awhy, and since " +
+			"which version\n"},
 	} {
 		if got, _ := Format(c.form, Diagnostics{d}, c.detail); string(got) != c.want {
 			t.Errorf("%s, detail %v:\n%s\nwant:\n%s", c.form, c.detail, got, c.want)
@@ -69,7 +73,8 @@ func TestFormatDetailEngine(t *testing.T) {
 	if err := json.Unmarshal(raw, &got); err != nil {
 		t.Fatal(err)
 	}
-	if got[0]["message"] != "one fact" || got[0]["detail"] != "why, and since which version" || got[0]["engine"] != "tekton" {
+	if got[0]["message"] != "one fact" || got[0]["detail"] != "why, and since which version" ||
+		got[0]["engine"] != "tekton" {
 		t.Errorf("json: %s", raw)
 	}
 }

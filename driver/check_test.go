@@ -19,7 +19,8 @@ import (
 // every backend warns about: the examples, clean under lint --strict for
 // Argo and Job, give those two none.
 var perRunClaim = fstest.MapFS{
-	"per-run/mlcube.yaml":   {Data: []byte("name: per-run\ndocker: {image: example/train:1}\ntasks:\n  train: {parameters: {outputs: {model_dir: model/}}}\n")},
+	"per-run/mlcube.yaml": {Data: []byte("name: per-run\ndocker: {image: example/train:1}\ntasks:\n" +
+		"  train: {parameters: {outputs: {model_dir: model/}}}\n")},
 	"per-run/platform.yaml": {Data: []byte("storage: {size: 1Gi}\n")},
 }
 
@@ -84,7 +85,8 @@ func TestCheckBackends(t *testing.T) {
 
 // A warning about a flag names the flag as its field.
 func TestJobRBACWarningNamesTheFlag(t *testing.T) {
-	p := &ir.Pipeline{Source: "pipeline.yaml", Steps: []*ir.Step{{Name: "train", Kind: ir.Container, Image: "example/train:1"}}}
+	p := &ir.Pipeline{Source: "pipeline.yaml",
+		Steps: []*ir.Step{{Name: "train", Kind: ir.Container, Image: "example/train:1"}}}
 	res, err := Emit(p, Request{Backend: "job", Emit: emit.Options{RBAC: true}})
 	if err != nil {
 		t.Fatal(err)

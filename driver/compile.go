@@ -63,7 +63,8 @@ func silencer(opts *compiler.Options) silencing {
 func silenced(s silencing, out Output, err error) (Output, error) {
 	out.Warnings = s.Silence(out.Warnings)
 	if err == nil && s.whole {
-		out.Warnings = append(out.Warnings, s.Unused(func(c diag.Code) bool { return compiler.EngineCode(c) || compiler.CommandCode(c) })...)
+		out.Warnings = append(out.Warnings,
+			s.Unused(func(c diag.Code) bool { return compiler.EngineCode(c) || compiler.CommandCode(c) })...)
 	}
 	return out, err
 }
@@ -114,7 +115,8 @@ func compile(req Request) (Output, error) {
 		return Output{Warnings: warnings}, err
 	}
 	if p.Schedule != nil && !req.scheduled() {
-		warnings = append(warnings, diag.Warnf(diag.ScheduleUnused, p.Spec.Field("schedule"), "is used only with %s", scheduledKinds()))
+		warnings = append(warnings,
+			diag.Warnf(diag.ScheduleUnused, p.Spec.Field("schedule"), "is used only with %s", scheduledKinds()))
 	}
 	res, err := Emit(p, req)
 	warnings = append(warnings, res.Warnings...)

@@ -66,7 +66,8 @@ func TestEmitMapsRefusals(t *testing.T) {
 	for _, backend := range []string{"refusing", "shape"} {
 		_, err := Emit(p, Request{Backend: backend})
 		var diags diag.Diagnostics
-		if !errors.As(err, &diags) || len(diags) != 1 || diags[0].String() != "pipeline.yaml:4:3: steps: "+backend+": one step only [MLC650]" {
+		if !errors.As(err, &diags) || len(diags) != 1 ||
+			diags[0].String() != "pipeline.yaml:4:3: steps: "+backend+": one step only [MLC650]" {
 			t.Errorf("%s: %#v, want the engine's refusal where it put it", backend, err)
 		}
 	}
@@ -75,7 +76,8 @@ func TestEmitMapsRefusals(t *testing.T) {
 		got = append(got, d.String())
 	}
 	want := []string{
-		"pipeline.yaml: --backend: broken: " + InternalError{Input: "pipeline.yaml", Err: errors.New("the validator says no")}.Error() + " [MLC751]",
+		"pipeline.yaml: --backend: broken: " + InternalError{Input: "pipeline.yaml",
+			Err: errors.New("the validator says no")}.Error() + " [MLC751]",
 		"pipeline.yaml:4:3: steps: refusing: one step only [MLC650]",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -118,14 +120,23 @@ func TestRequestsThatCannotBeMade(t *testing.T) {
 		want string
 	}{
 		{Request{Backend: "nomad"}, `unknown backend "nomad" (backends: argo, tekton, job, all)`},
-		{Request{Backend: "job", Emit: emit.Options{Kind: "workflow"}}, "--kind is for --backend argo or --backend tekton; job emits one kind"},
-		{Request{Backend: "tekton", Emit: emit.Options{Kind: "workflow"}}, `unknown --kind "workflow" (kinds: pipelinerun, pipeline); workflow is for --backend argo`},
-		{Request{Backend: "argo", Emit: emit.Options{Kind: "pipeline"}}, `unknown --kind "pipeline" (kinds: workflow, workflowtemplate, cronworkflow); pipeline is for --backend tekton`},
+		{Request{Backend: "job", Emit: emit.Options{Kind: "workflow"}},
+			"--kind is for --backend argo or --backend tekton; job emits one kind"},
+		{Request{Backend: "tekton", Emit: emit.Options{Kind: "workflow"}},
+			`unknown --kind "workflow" (kinds: pipelinerun, pipeline); workflow is for --backend argo`},
+		{Request{Backend: "argo", Emit: emit.Options{Kind: "pipeline"}},
+			`unknown --kind "pipeline" (kinds: workflow, workflowtemplate, cronworkflow); pipeline is for --backend tekton`},
 		{Request{Backend: "argoo"}, `unknown backend "argoo" (backends: argo, tekton, job, all); did you mean "argo"?`},
-		{Request{Backend: "argo", Emit: emit.Options{Kind: "cron"}}, `unknown --kind "cron" (kinds: workflow, workflowtemplate, cronworkflow)`},
-		{Request{Backend: "tekton", Emit: emit.Options{Kind: "pipline"}}, `unknown --kind "pipline" (kinds: pipelinerun, pipeline); did you mean "pipeline"?`},
-		{Request{Backend: "argo", Emit: emit.Options{Kind: "WorkFlow"}}, `unknown --kind "WorkFlow" (kinds: workflow, workflowtemplate, cronworkflow); did you mean "workflow"?`},
-		{Request{Backend: "argo", Compiler: compiler.Options{Namespace: "Team_B"}}, `--namespace "Team_B" is not a Kubernetes namespace: a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`},
+		{Request{Backend: "argo", Emit: emit.Options{Kind: "cron"}},
+			`unknown --kind "cron" (kinds: workflow, workflowtemplate, cronworkflow)`},
+		{Request{Backend: "tekton", Emit: emit.Options{Kind: "pipline"}},
+			`unknown --kind "pipline" (kinds: pipelinerun, pipeline); did you mean "pipeline"?`},
+		{Request{Backend: "argo", Emit: emit.Options{Kind: "WorkFlow"}},
+			`unknown --kind "WorkFlow" (kinds: workflow, workflowtemplate, cronworkflow); did you mean "workflow"?`},
+		{Request{Backend: "argo", Compiler: compiler.Options{Namespace: "Team_B"}},
+			`--namespace "Team_B" is not a Kubernetes namespace: a lowercase RFC 1123 label must consist of lower case ` +
+				`alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or ` +
+				`'123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')`},
 	} {
 		_, err := c.req.prepare()
 		var usage UsageError

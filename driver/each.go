@@ -28,7 +28,8 @@ type Named struct {
 // once.
 func Each(req Request) ([]Named, diag.Diagnostics, error) {
 	if req.Emit.Kind != "" {
-		return nil, nil, UsageError{fmt.Errorf("--kind picks one backend's kind; give --backend with it, not %s", AllBackends)}
+		return nil, nil, UsageError{fmt.Errorf("--kind picks one backend's kind; give --backend with "+
+			"it, not %s", AllBackends)}
 	}
 	var out []Named
 	var warnings, skipped diag.Diagnostics
@@ -43,8 +44,9 @@ func Each(req Request) ([]Named, diag.Diagnostics, error) {
 		case errors.As(err, &shape):
 			first = cmp.Or(first, err)
 			for _, d := range shape.refused {
-				skipped = append(skipped, diag.Diagnostic{Pos: d.Pos, Field: d.Field, Severity: diag.Warning, Code: diag.BackendLeftOut,
-					Engine: name, Message: "not emitted: " + d.Message})
+				skipped = append(skipped,
+					diag.Diagnostic{Pos: d.Pos, Field: d.Field, Severity: diag.Warning, Code: diag.BackendLeftOut,
+						Engine: name, Message: "not emitted: " + d.Message})
 			}
 		case err != nil:
 			return nil, warnings.Sorted(), err

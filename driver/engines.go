@@ -31,7 +31,9 @@ func otherEngines(p *ir.Pipeline, backend string) diag.Diagnostics {
 	for _, e := range engines.All {
 		at := p.Platform.Field(e.Name())
 		if e.Name() != backend && at.Written() {
-			d := diag.Warnf(diag.PlatformSettingUnused, at, "only the %s engine reads %s: (what its cluster is set to); this %s run applies it to nothing (--backend %s reads it)", e.Name(), e.Name(), backend, e.Name())
+			d := diag.Warnf(diag.PlatformSettingUnused, at,
+				"only the %s engine reads %s: (what its cluster is set to); this %s run applies it to nothing "+
+					"(--backend %s reads it)", e.Name(), e.Name(), backend, e.Name())
 			d.Engine = backend
 			out = append(out, d)
 		}
@@ -93,19 +95,22 @@ var OutputFormats = []string{"yaml", "json"}
 // specs are read. Its errors are UsageErrors.
 func (r *Request) prepare() (emit.Engine, error) {
 	if r.Format != "" && !slices.Contains(OutputFormats, r.Format) {
-		return nil, UsageError{fmt.Errorf("unknown --format %q (formats: %s)%s", r.Format, strings.Join(OutputFormats, ", "), diag.Suggest(r.Format, OutputFormats))}
+		return nil, UsageError{fmt.Errorf("unknown --format %q (formats: %s)%s", r.Format, strings.Join(OutputFormats, ", "),
+			diag.Suggest(r.Format, OutputFormats))}
 	}
 	e, ok := engine(r.Backend)
 	if !ok {
 		names := append(Backends(), AllBackends)
-		return nil, UsageError{fmt.Errorf("unknown backend %q (backends: %s)%s", r.Backend, strings.Join(names, ", "), diag.Suggest(r.Backend, names))}
+		return nil, UsageError{fmt.Errorf("unknown backend %q (backends: %s)%s", r.Backend, strings.Join(names, ", "),
+			diag.Suggest(r.Backend, names))}
 	}
 	kinds := e.Kinds()
 	switch {
 	case r.Emit.Kind != "" && len(kinds) == 1:
 		return nil, UsageError{fmt.Errorf("--kind is for %s; %s emits one kind", multiKindBackends(), r.Backend)}
 	case r.Emit.Kind != "" && !slices.Contains(kinds, r.Emit.Kind):
-		return nil, UsageError{fmt.Errorf("unknown --kind %q (kinds: %s)%s", r.Emit.Kind, strings.Join(kinds, ", "), cmp.Or(kindOwner(r.Emit.Kind), diag.Suggest(r.Emit.Kind, kinds)))}
+		return nil, UsageError{fmt.Errorf("unknown --kind %q (kinds: %s)%s", r.Emit.Kind, strings.Join(kinds, ", "),
+			cmp.Or(kindOwner(r.Emit.Kind), diag.Suggest(r.Emit.Kind, kinds)))}
 	}
 	if ns := r.Compiler.Namespace; ns != "" {
 		if err := compiler.CheckNamespace(ns); err != nil {

@@ -34,7 +34,8 @@ type InternalError struct {
 }
 
 func (e InternalError) Error() string {
-	return fmt.Sprintf("internal error compiling %s: %v\nThis is a bug in mlcube-compile; please report it with the input at %s", e.Input, e.Err, issueURL)
+	return fmt.Sprintf("internal error compiling %s: %v\n"+
+		"This is a bug in mlcube-compile; please report it with the input at %s", e.Input, e.Err, issueURL)
 }
 
 func (e InternalError) Unwrap() error { return e.Err }

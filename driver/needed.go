@@ -27,7 +27,8 @@ func neededNote(p *ir.Pipeline) diag.Diagnostics {
 	for _, c := range claims {
 		list := strings.Join(byClaim[c], ", ")
 		if c == "" {
-			parts = append(parts, "the workspace claim is created empty for each run, yet the run reads what no step writes: "+list+"; name a claim that holds them with the platform's storage.pvc")
+			parts = append(parts, "the workspace claim is created empty for each run, yet the run reads what "+
+				"no step writes: "+list+"; name a claim that holds them with the platform's storage.pvc")
 			continue
 		}
 		parts = append(parts, fmt.Sprintf("the claim %s must hold what the run reads and no step writes: %s", c, list))

@@ -23,7 +23,8 @@ func resultNotes(p *ir.Pipeline) diag.Diagnostics {
 			if !u.Final {
 				continue
 			}
-			notes = append(notes, diag.Notef(diag.ResultsKept, s.Loc, "output %s is a result of the run, kept in %s at <run uid>/%s/%s", u.Name, where, s.Name, u.Name))
+			notes = append(notes, diag.Notef(diag.ResultsKept, s.Loc,
+				"output %s is a result of the run, kept in %s at <run uid>/%s/%s", u.Name, where, s.Name, u.Name))
 		}
 	}
 	return notes

@@ -17,10 +17,12 @@ func TestResultNotes(t *testing.T) {
 		"c/mlcube.yaml": {Data: []byte("name: c\ndocker: {image: example/c:1}\ntasks:\n" +
 			"  prep: {parameters: {outputs: {data: data/}}}\n" +
 			"  train: {parameters: {inputs: {data: data/}, outputs: {model: model/}}}\n")},
-		"c/platform.yaml": {Data: []byte("storage: {workspace: object}\nobjectStore:\n  s3: {endpoint: s3.example.com, bucket: runs, " +
+		"c/platform.yaml": {Data: []byte("storage: {workspace: object}\nobjectStore:\n" +
+			"  s3: {endpoint: s3.example.com, bucket: runs, " +
 			"accessKeySecret: {name: s3, key: a}, secretKeySecret: {name: s3, key: s}}\n")},
 	}
-	out, err := Compile(Request{Backend: "argo", Compiler: compiler.Options{FS: fs, MLCube: "c", Platform: "c/platform.yaml"}})
+	out, err := Compile(Request{Backend: "argo",
+		Compiler: compiler.Options{FS: fs, MLCube: "c", Platform: "c/platform.yaml"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -53,7 +53,8 @@ func aloneNotes(units []unit, results []result, disabled []diag.Code) {
 		var readers []string
 		found := map[sameDiag]bool{}
 		for j, v := range units {
-			if v.alone || v.platformOnly != "" || v.opts.Task == "" || !slices.ContainsFunc(results[j].Silenced.Files, func(f string) bool { return absPath(f) == cube }) {
+			if v.alone || v.platformOnly != "" || v.opts.Task == "" ||
+				!slices.ContainsFunc(results[j].Silenced.Files, func(f string) bool { return absPath(f) == cube }) {
 				continue
 			}
 			if !slices.Contains(readers, v.opts.Task) {
@@ -94,7 +95,8 @@ func noteAlone(ds diag.Diagnostics, found map[sameDiag]bool, readers []string, d
 		if slices.Contains(disabled, diag.CompiledAlone) {
 			continue
 		}
-		d.Message = fmt.Sprintf("compiled alone (every task, as mlcube-compile -m %s compiles it), not as %s compiles it: %s (%s)", filepath.Dir(d.Pos.File), readers[0], d.Message, d.Code)
+		d.Message = fmt.Sprintf("compiled alone (every task, as mlcube-compile -m %s compiles it), not as %s "+
+			"compiles it: %s (%s)", filepath.Dir(d.Pos.File), readers[0], d.Message, d.Code)
 		d.Code, d.Severity = diag.CompiledAlone, diag.Note
 		out = append(out, d)
 	}

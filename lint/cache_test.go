@@ -59,8 +59,10 @@ func writeTree(t *testing.T, dir string, files map[string]string) {
 }
 
 const (
-	cacheCube     = "name: model\ndocker: {image: example/model:1.0}\ntasks:\n  train: {parameters: {outputs: {model_dir: model/}}}\n  evaluate: {parameters: {inputs: {model_dir: model/}}}\n"
-	cachePipeline = "name: p\ncubes:\n  model: ../model\nsteps:\n  train: {cube: model, task: train}\n  evaluate: {cube: model, task: evaluate}\n"
+	cacheCube = "name: model\ndocker: {image: example/model:1.0}\ntasks:\n" +
+		"  train: {parameters: {outputs: {model_dir: model/}}}\n  evaluate: {parameters: {inputs: {model_dir: model/}}}\n"
+	cachePipeline = "name: p\ncubes:\n  model: ../model\nsteps:\n  train: {cube: model, task: train}\n" +
+		"  evaluate: {cube: model, task: evaluate}\n"
 )
 
 // lintText lints dir with the cache and returns the report as text.
@@ -101,7 +103,8 @@ func TestCacheReusesAndInvalidates(t *testing.T) {
 		t.Fatalf("after the cube changed, want the pipeline's error, got:\n%s", got)
 	}
 	// A cube the pipeline names that is missing, then written.
-	writeTree(t, dir, map[string]string{"model/mlcube.yaml": cacheCube, "run/pipeline.yaml": strings.Replace(cachePipeline, "../model", "../other", 1)})
+	writeTree(t, dir, map[string]string{"model/mlcube.yaml": cacheCube,
+		"run/pipeline.yaml": strings.Replace(cachePipeline, "../model", "../other", 1)})
 	if got := lintText(t, dir, opts); !strings.Contains(got, "other") {
 		t.Fatalf("want the missing cube reported, got:\n%s", got)
 	}
@@ -138,7 +141,8 @@ func TestCacheKey(t *testing.T) {
 		"task":     {MLCube: "a/mlcube.yaml", Platform: "a/platform.yaml", Task: "train"},
 		"values":   {MLCube: "a/mlcube.yaml", Platform: "a/platform.yaml", Values: []string{"v.yaml"}},
 		"set":      {MLCube: "a/mlcube.yaml", Platform: "a/platform.yaml", Set: []compiler.Setting{{Name: "x", Value: "1"}}},
-		"schedule": {MLCube: "a/mlcube.yaml", Platform: "a/platform.yaml", Schedule: compiler.ScheduleOptions{Timezone: "UTC"}},
+		"schedule": {MLCube: "a/mlcube.yaml", Platform: "a/platform.yaml",
+			Schedule: compiler.ScheduleOptions{Timezone: "UTC"}},
 	} {
 		changed[name] = key(unit{opts: o}, Options{CacheVersion: "v1"})
 	}
@@ -177,7 +181,8 @@ func TestRecorderStates(t *testing.T) {
 			t.Errorf("%s: sum %q", in.Path, in.Sum)
 		}
 	}
-	if diff := cmp.Diff(map[string]string{a: stateFile, b: stateFile, dir: stateDir, missing: stateAbsent}, states); diff != "" || !whole {
+	if diff := cmp.Diff(map[string]string{a: stateFile, b: stateFile, dir: stateDir, missing: stateAbsent},
+		states); diff != "" || !whole {
 		t.Fatalf("states (-want +got):\n%s", diff)
 	}
 	if !unchanged(compiler.Disk, inputs) {

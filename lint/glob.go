@@ -87,7 +87,9 @@ func (g *globs) unmatched(opts Options, paths []string) diag.Diagnostics {
 		for _, glob := range f.globs {
 			if glob != "" && !g.matched[glob] {
 				out = append(out, diag.Diagnostic{Pos: diag.Pos{File: f.flag}, Severity: diag.Warning, Code: diag.GlobUnmatched,
-					Message: fmt.Sprintf("%q matched no file under %s; a glob with a / is matched from each path linted, as .gitignore matches (clusters/*.yaml, **/platform-*.yaml), one without against names", glob, strings.Join(paths, ", "))})
+					Message: fmt.Sprintf("%q matched no file under %s; a glob with a / is matched from each path linted, as "+
+						".gitignore matches (clusters/*.yaml, **/platform-*.yaml), one without against names", glob,
+						strings.Join(paths, ", "))})
 			}
 		}
 	}

@@ -76,7 +76,8 @@ func Run(paths []string, opts Options) (Report, error) {
 	}
 	sort.Strings(set.skipped)
 	if len(set.files) == 0 {
-		return Report{Skipped: set.skipped}, fmt.Errorf("found no mlcube.yaml, platform or pipeline file under %s%s", strings.Join(paths, ", "), skippedNote(set.skipped))
+		return Report{Skipped: set.skipped}, fmt.Errorf("found no mlcube.yaml, platform or pipeline file under %s%s",
+			strings.Join(paths, ", "), skippedNote(set.skipped))
 	}
 	units := set.units()
 	for i := range units {
@@ -151,7 +152,8 @@ func runUnits(units []unit, opts Options) []result {
 			s, err := schema.New()
 			for i := range next {
 				if err != nil {
-					results[i].Diagnostics = diag.Diagnostics{{Pos: diag.Pos{File: units[i].name()}, Field: "schema", Code: diag.Internal, Message: err.Error()}}
+					results[i].Diagnostics = diag.Diagnostics{{Pos: diag.Pos{File: units[i].name()}, Field: "schema",
+						Code: diag.Internal, Message: err.Error()}}
 					continue
 				}
 				results[i] = checkCached(units[i], s, opts)
@@ -202,7 +204,8 @@ func check(u unit, s *schema.Schema, backends []string) result {
 func checkUnit(u unit, s *schema.Schema, backends []string) (r result, panicked bool) {
 	defer func() {
 		if p := recover(); p != nil {
-			r = result{Diagnostics: diag.Diagnostics{{Pos: diag.Pos{File: u.name()}, Field: "lint", Code: diag.Internal, Message: driver.InternalError{Input: driver.Describe(u.opts), Err: fmt.Errorf("%v", p)}.Error()}}}
+			r = result{Diagnostics: diag.Diagnostics{{Pos: diag.Pos{File: u.name()}, Field: "lint", Code: diag.Internal,
+				Message: driver.InternalError{Input: driver.Describe(u.opts), Err: fmt.Errorf("%v", p)}.Error()}}}
 			panicked = true
 		}
 	}()

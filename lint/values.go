@@ -24,7 +24,8 @@ func giveValues(units []unit, opts Options, paths []string) error {
 		given++
 	}
 	if given == 0 {
-		return fmt.Errorf("-f and --set give values to the params of pipeline files, and lint found none under %s", strings.Join(paths, ", "))
+		return fmt.Errorf("-f and --set give values to the params of pipeline files, and lint found none under %s",
+			strings.Join(paths, ", "))
 	}
 	return nil
 }
@@ -82,7 +83,8 @@ func unusedValue(notes []diag.Diagnostic) diag.Diagnostic {
 	d.Severity = diag.Error
 	for _, n := range notes[1:] {
 		if n.Message != d.Message {
-			d.Message = fmt.Sprintf("no pipeline linted has a param %q: -f and --set give each pipeline the values of its own params", d.Field)
+			d.Message = fmt.Sprintf("no pipeline linted has a param %q: -f and --set give each pipeline the values "+
+				"of its own params", d.Field)
 			break
 		}
 	}

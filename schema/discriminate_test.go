@@ -133,13 +133,16 @@ func TestDiscriminateRefusesWhatItCannotTellApart(t *testing.T) {
 		alts  []any
 		want  string
 	}{
-		"closed":           {closed("b"), nil, ""},
-		"open":             {map[string]any{"type": "object"}, nil, `"tag" is not required by one`},
-		"names the tag":    {closed("b", "tag"), nil, `"tag" is not required by one`},
-		"patterns":         {map[string]any{"type": "object", "additionalProperties": false, "patternProperties": map[string]any{"^t": true}}, nil, `"tag" is not required by one`},
+		"closed":        {closed("b"), nil, ""},
+		"open":          {map[string]any{"type": "object"}, nil, `"tag" is not required by one`},
+		"names the tag": {closed("b", "tag"), nil, `"tag" is not required by one`},
+		"patterns": {map[string]any{"type": "object", "additionalProperties": false,
+			"patternProperties": map[string]any{"^t": true}}, nil, `"tag" is not required by one`},
 		"not only objects": {map[string]any{"additionalProperties": false}, nil, `"tag" is not required by one`},
-		"three":            {closed("b"), []any{map[string]any{"$ref": "#/$defs/A"}, map[string]any{"$ref": "#/$defs/B"}, map[string]any{"$ref": "#/$defs/B"}}, "want an anyOf of two"},
-		"inline":           {closed("b"), []any{map[string]any{"$ref": "#/$defs/A"}, map[string]any{"type": "object"}}, "want each alternative"},
+		"three": {closed("b"), []any{map[string]any{"$ref": "#/$defs/A"}, map[string]any{"$ref": "#/$defs/B"},
+			map[string]any{"$ref": "#/$defs/B"}}, "want an anyOf of two"},
+		"inline": {closed("b"), []any{map[string]any{"$ref": "#/$defs/A"}, map[string]any{"type": "object"}},
+			"want each alternative"},
 	} {
 		alts := c.alts
 		if alts == nil {
@@ -151,7 +154,8 @@ func TestDiscriminateRefusesWhatItCannotTellApart(t *testing.T) {
 			t.Errorf("%s: got %v, want %q", name, err, c.want)
 			continue
 		}
-		if err == nil && (s["anyOf"] != nil || fmt.Sprint(s["then"], s["else"]) != "map[$ref:#/$defs/A] map[$ref:#/$defs/B]") {
+		if err == nil && (s["anyOf"] != nil ||
+			fmt.Sprint(s["then"], s["else"]) != "map[$ref:#/$defs/A] map[$ref:#/$defs/B]") {
 			t.Errorf("%s: got %v", name, s)
 		}
 	}

@@ -53,7 +53,8 @@ func readEditorSetup(t *testing.T) editorSetup {
 		t.Fatalf("%s: no json block with yaml.schemas", editorsDoc)
 	}
 	setup.files = map[string]string{}
-	for _, m := range regexp.MustCompile(`(?m)^mlcube-compile schema --format jsonschema --kind (\S+) > (\S+)$`).FindAllStringSubmatch(doc, -1) {
+	for _, m := range regexp.MustCompile(`(?m)^mlcube-compile schema --format jsonschema --kind (\S+) `+
+		`> (\S+)$`).FindAllStringSubmatch(doc, -1) {
 		setup.files[m[1]] = m[2]
 	}
 	setup.modeline = regexp.MustCompile(`(?m)^# yaml-language-server: \$schema=\S+$`).FindString(doc)

@@ -53,7 +53,8 @@ func CUESource() (string, error) {
 		}
 	}
 	var out strings.Builder
-	out.WriteString("// The schemas mlcube-compile checks spec files with. Check a file with\n// cue vet -d '#Platform' schema.cue platform.yaml (or #MLCubeFile, #Pipeline, #Values).\npackage schema\n")
+	out.WriteString("// The schemas mlcube-compile checks spec files with. Check a file with\n" +
+		"// cue vet -d '#Platform' schema.cue platform.yaml (or #MLCubeFile, #Pipeline, #Values).\npackage schema\n")
 	for _, imp := range sortedKeys(imports) {
 		fmt.Fprintf(&out, "\nimport %s\n", imp)
 	}

@@ -119,7 +119,8 @@ func goodFiles(t *testing.T, kind string) []string {
 			// A clone on its own, as a new user has it; CI always has
 			// ../shared beside it, and fails without it.
 			t.Logf("%s is not beside the repository: checking the examples only", sharedCubes)
-			roots, min = slices.DeleteFunc(slices.Clone(roots), func(r string) bool { return r == sharedCubes || r == sharedCubes10 }), 1
+			roots, min = slices.DeleteFunc(slices.Clone(roots),
+				func(r string) bool { return r == sharedCubes || r == sharedCubes10 }), 1
 		}
 		files := specFiles(t, c.file, roots...)
 		if len(files) < min {

@@ -20,19 +20,25 @@ func TestHelpIsReadFromTheSchema(t *testing.T) {
 	}
 	want := []patternHelp{
 		{`=~"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"`, "want a Kubernetes label: lower case letters, digits and '-'"},
-		{`=~"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"`, "want a Kubernetes name: lower case letters, digits, '-' and '.'"},
+		{`=~"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"`,
+			"want a Kubernetes name: lower case letters, digits, '-' and '.'"},
 		{`=~"^(/[A-Za-z0-9._-]+)+$"`, "want a clean absolute path such as /mnt/mlcube"},
 		{`!~"/\\.\\.?(/|$)"`, "want a clean absolute path such as /mnt/mlcube, without . or .."},
 		{`=~"^/"`, "want an absolute path in the container, starting with /"},
-		{`=~"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?$"`, `want "" (no queue) or a Kubernetes name: lower case letters, digits, '-' and '.'`},
-		{`=~"^[A-Za-z0-9.-]+(:[0-9]{1,5})?$"`, "want host[:port] without a scheme, such as s3.amazonaws.com or minio.storage:9000"},
+		{`=~"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*)?$"`,
+			`want "" (no queue) or a Kubernetes name: lower case letters, digits, '-' and '.'`},
+		{`=~"^[A-Za-z0-9.-]+(:[0-9]{1,5})?$"`,
+			"want host[:port] without a scheme, such as s3.amazonaws.com or minio.storage:9000"},
 		{`=~"^[a-z0-9-]+$"`, "want a region such as us-east-1"},
 		{`=~"^[-._a-zA-Z0-9]+$"`, "want a Secret key: letters, digits, '-', '_' and '.'"},
 		{`=~"^[a-z0-9.-]+/[A-Za-z0-9._-]+$"`, "want a domain-prefixed resource name such as example.com/gpu"},
-		{`=~"^\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([KMGTPE]i|[numkMGTPE]|[eE][-+]?[0-9]+)?$"`, "want a Kubernetes quantity, such as 500m, 4, 16Gi or 10G"},
+		{`=~"^\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([KMGTPE]i|[numkMGTPE]|[eE][-+]?[0-9]+)?$"`,
+			"want a Kubernetes quantity, such as 500m, 4, 16Gi or 10G"},
 		{`=~"^([a-z0-9.-]+/)?[A-Za-z0-9._-]+$"`, "want a resource name such as nvidia.com/gpu or amd.com/gpu"},
-		{`=~"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$"`, "want a Kubernetes label value: letters, digits, '-', '_' and '.', starting and ending with a letter or digit"},
-		{`=~"^[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)+$"`, "want a Python function with its module, such as package.module.function"},
+		{`=~"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$"`,
+			"want a Kubernetes label value: letters, digits, '-', '_' and '.', starting and ending with a letter or digit"},
+		{`=~"^[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)+$"`,
+			"want a Python function with its module, such as package.module.function"},
 	}
 	s.Do(func(c *Context) {
 		if len(c.help) != len(want)+1 { // a second =~"^/"

@@ -45,13 +45,15 @@ func TestReferenceDocs(t *testing.T) {
 	}
 }
 
-const generatedNote = "<!-- Generated from the CUE schemas by TestReferenceDocs (schema/reference_test.go); do not edit. Rewrite with make golden. -->\n\n"
+const generatedNote = "<!-- Generated from the CUE schemas by TestReferenceDocs (schema/reference_test.go); do not " +
+	"edit. Rewrite with make golden. -->\n\n"
 
 func referenceIndex() string {
 	var b strings.Builder
 	b.WriteString(generatedNote + "# Spec reference\n\n")
 	b.WriteString("One page for each kind of spec file, generated from the CUE schemas in `schema/*.cue` (through the\n")
-	b.WriteString("JSON Schema that `mlcube-compile schema --format jsonschema --kind KIND` prints), so it says what is checked.\n")
+	b.WriteString("JSON Schema that `mlcube-compile schema --format jsonschema --kind KIND` prints), so it says " +
+		"what is checked.\n")
 	b.WriteString("How the files are read and combined is in [specs.md](../specs.md).\n\n")
 	for _, e := range Export {
 		fmt.Fprintf(&b, "- [%s](%s.md): %s\n", e.Name, e.Name, e.Title)

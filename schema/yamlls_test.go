@@ -83,8 +83,8 @@ func needYAMLLanguageServer(t *testing.T) string {
 		modules = yamlLanguageServerModules
 	}
 	if _, err := os.Stat(filepath.Join(modules, "yaml-language-server", "package.json")); err != nil {
-		t.Skipf("yaml-language-server is not under %s (npm install --prefix %s yaml-language-server@1.25.0, or set YAML_LANGUAGE_SERVER_MODULES): %v",
-			modules, filepath.Dir(modules), err)
+		t.Skipf("yaml-language-server is not under %s (npm install --prefix %s yaml-language-server@1.25.0, or set "+
+			"YAML_LANGUAGE_SERVER_MODULES): %v", modules, filepath.Dir(modules), err)
 	}
 	return modules
 }
@@ -92,7 +92,8 @@ func needYAMLLanguageServer(t *testing.T) string {
 // runYAMLLanguageServer writes every schema as docs/editors.md does into
 // a workspace folder, and runs testdata/yamlls.js on files with the
 // page's yaml.schemas.
-func runYAMLLanguageServer(t *testing.T, modules, root string, setup editorSetup, files []string) map[string]yamllsResult {
+func runYAMLLanguageServer(t *testing.T, modules, root string, setup editorSetup,
+	files []string) map[string]yamllsResult {
 	t.Helper()
 	s, err := schema.Load()
 	if err != nil {
@@ -310,18 +311,22 @@ func TestYAMLLanguageServer(t *testing.T) {
 		// compiler reports the errors the checks after the schema find
 		// too, in the same run, which no editor sees.
 		if len(at) > 0 && !allIn(at, want) {
-			t.Errorf("%s: yaml-language-server's errors are at %q, mlcube-compile's at %q: %+v", name, at, want, results[c.file].Diagnostics)
+			t.Errorf("%s: yaml-language-server's errors are at %q, mlcube-compile's at %q: %+v", name, at, want,
+				results[c.file].Diagnostics)
 		}
 		if more := moreThan(at, want); len(more) > 0 {
-			t.Errorf("%s: yaml-language-server reports more errors than mlcube-compile at %q: %+v", name, more, results[c.file].Diagnostics)
+			t.Errorf("%s: yaml-language-server reports more errors than mlcube-compile at %q: %+v", name, more,
+				results[c.file].Diagnostics)
 		}
 		if len(at) > 0 {
 			placed[name] = true
 		}
 	}
-	t.Logf("%d examples; %d bad spec files, %d with schema errors all where mlcube-compile puts them, %d left out", len(examples), len(bad), len(placed), left)
-	for _, name := range []string{"wrong-type-cube/mlcube.yaml", "missing-name-cube/mlcube.yaml", "unknown-key-cube/mlcube.yaml",
-		"wrong-type-legacy-root/mlcube.yaml", "wrong-type-platform/platform.yaml", "wrong-type-pipeline/pipeline.yaml", "values-wrong-type/values.yaml"} {
+	t.Logf("%d examples; %d bad spec files, %d with schema errors all where mlcube-compile puts them, %d left out",
+		len(examples), len(bad), len(placed), left)
+	for _, name := range []string{"wrong-type-cube/mlcube.yaml", "missing-name-cube/mlcube.yaml",
+		"unknown-key-cube/mlcube.yaml", "wrong-type-legacy-root/mlcube.yaml", "wrong-type-platform/platform.yaml",
+		"wrong-type-pipeline/pipeline.yaml", "values-wrong-type/values.yaml"} {
 		if !placed[name] {
 			t.Errorf("%s: yaml-language-server finds no error (files it placed: %d)", name, len(placed))
 		}

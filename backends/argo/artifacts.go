@@ -34,7 +34,8 @@ func none() *wfv1.ArchiveStrategy { return &wfv1.ArchiveStrategy{None: &wfv1.Non
 func fetchInputs(p *ir.Pipeline, s *ir.Step) wfv1.Inputs {
 	var in wfv1.Inputs
 	for _, f := range s.Fetches {
-		a := wfv1.Artifact{Name: f.Name, Path: kube.ScratchOf(f), Archive: none(), Mode: ptr.To[int32](0o755), RecurseMode: true}
+		a := wfv1.Artifact{Name: f.Name, Path: kube.ScratchOf(f), Archive: none(), Mode: ptr.To[int32](0o755),
+			RecurseMode: true}
 		switch {
 		case f.From != nil:
 			in.Parameters = append(in.Parameters, wfv1.Parameter{Name: digestParam(f.Name)})
@@ -77,8 +78,10 @@ func fetchArguments(p *ir.Pipeline, s *ir.Step) wfv1.Arguments {
 		// step's folders container makes it an empty folder, whose
 		// digest the verify container checks against the producer's.
 		optional := kube.Uploaded(p, *f.From).Folder
-		args.Artifacts = append(args.Artifacts, wfv1.Artifact{Name: f.Name, Archive: none(), Optional: optional, ArtifactLocation: wfv1.ArtifactLocation{S3: s3Location(p.ObjectStore, "", key)}})
-		args.Parameters = append(args.Parameters, wfv1.Parameter{Name: digestParam(f.Name), Value: wfv1.AnyStringPtr(outputs + "parameters." + digestParam(f.From.Name) + "}}")})
+		args.Artifacts = append(args.Artifacts, wfv1.Artifact{Name: f.Name, Archive: none(), Optional: optional,
+			ArtifactLocation: wfv1.ArtifactLocation{S3: s3Location(p.ObjectStore, "", key)}})
+		args.Parameters = append(args.Parameters, wfv1.Parameter{Name: digestParam(f.Name),
+			Value: wfv1.AnyStringPtr(outputs + "parameters." + digestParam(f.From.Name) + "}}")})
 	}
 	return args
 }
@@ -94,19 +97,22 @@ func uploadOutputs(p *ir.Pipeline, s *ir.Step) wfv1.Outputs {
 	attempt := ""
 	if s.Retry != nil {
 		attempt = "{{retries}}"
-		out.Parameters = append(out.Parameters, wfv1.Parameter{Name: attemptParam, ValueFrom: &wfv1.ValueFrom{Path: attemptPath}})
+		out.Parameters = append(out.Parameters,
+			wfv1.Parameter{Name: attemptParam, ValueFrom: &wfv1.ValueFrom{Path: attemptPath}})
 	}
 	for _, u := range s.Uploads {
 		key := uploadKey(s.Name, attempt, u.Name)
 		if u.Folder {
 			key += "/"
 		}
-		a := wfv1.Artifact{Name: u.Name, Path: render(u.Path), Archive: none(), ArtifactLocation: wfv1.ArtifactLocation{S3: s3Location(p.ObjectStore, "", key)}}
+		a := wfv1.Artifact{Name: u.Name, Path: render(u.Path), Archive: none(),
+			ArtifactLocation: wfv1.ArtifactLocation{S3: s3Location(p.ObjectStore, "", key)}}
 		if u.Final && p.ObjectStore.ArtifactGC != "" {
 			a.ArtifactGC = &wfv1.ArtifactGC{Strategy: wfv1.ArtifactGCNever}
 		}
 		out.Artifacts = append(out.Artifacts, a)
-		out.Parameters = append(out.Parameters, wfv1.Parameter{Name: digestParam(u.Name), ValueFrom: &wfv1.ValueFrom{Path: digestsPath + "/" + u.Name}})
+		out.Parameters = append(out.Parameters,
+			wfv1.Parameter{Name: digestParam(u.Name), ValueFrom: &wfv1.ValueFrom{Path: digestsPath + "/" + u.Name}})
 	}
 	return out
 }
@@ -218,12 +224,17 @@ func refuseObjects(p *ir.Pipeline) error {
 	var out diag.Diagnostics
 	for _, s := range p.Steps {
 		if s.Kind != ir.Container && movesData(s) {
-			out = append(out, diag.Errorf(diag.EngineCannotRun, s.Loc, "step %q runs as a distributed job, whose launcher or runner pod Argo does not make, so it fetches no input given as a URL; put the data on the claim the step mounts (storage.pvc) and give its path", s.Written))
+			out = append(out, diag.Errorf(diag.EngineCannotRun, s.Loc,
+				"step %q runs as a distributed job, whose launcher or runner pod Argo does not make, so it fetches no input "+
+					"given as a URL; put the data on the claim the step mounts (storage.pvc) and give its path", s.Written))
 			continue
 		}
 		for _, f := range s.Fetches {
 			if f.URL != nil && f.URL.Scheme == "s3" && (p.ObjectStore == nil || p.ObjectStore.S3 == nil) {
-				out = append(out, diag.Errorf(diag.EngineCannotRun, s.Loc, "step %q reads %s, and the platform's object store is Argo's artifact repository, from whose bucket Argo reads every key; name the bucket with objectStore.s3 (endpoint, bucket and Secret keys) in place of artifactRepositoryRef", s.Written, f.URL.Raw))
+				out = append(out, diag.Errorf(diag.EngineCannotRun, s.Loc,
+					"step %q reads %s, and the platform's object store is Argo's artifact repository, from whose bucket Argo reads "+
+						"every key; name the bucket with objectStore.s3 (endpoint, bucket and Secret keys) in place of "+
+						"artifactRepositoryRef", s.Written, f.URL.Raw))
 			}
 		}
 	}

@@ -58,7 +58,8 @@ func distributedTemplates(p *ir.Pipeline, s *ir.Step, name string, taken []wfv1.
 	// A pod stuck terminating on a lost node would hold the delete for a
 	// week (kubectl's default); after ten minutes the attempt fails and
 	// the step's retries decide.
-	clean := deleteJobs(names("clean")[0], meta, job.Kind(), distributed.Selector(s, workflowName), "--cascade=foreground", "--wait=true", "--timeout=10m")
+	clean := deleteJobs(names("clean")[0], meta, job.Kind(), distributed.Selector(s, workflowName), "--cascade=foreground",
+		"--wait=true", "--timeout=10m")
 	cleanDeadline := intstr.FromInt(11 * 60)
 	clean.ActiveDeadlineSeconds = &cleanDeadline
 	create := wfv1.Template{
@@ -73,15 +74,18 @@ func distributedTemplates(p *ir.Pipeline, s *ir.Step, name string, taken []wfv1.
 			return nil, err
 		}
 	}
-	outer := wfv1.Template{Name: name, Steps: []wfv1.ParallelSteps{{Steps: []wfv1.WorkflowStep{{Name: "clean", Template: clean.Name}}}}}
+	outer := wfv1.Template{Name: name,
+		Steps: []wfv1.ParallelSteps{{Steps: []wfv1.WorkflowStep{{Name: "clean", Template: clean.Name}}}}}
 	retryAndTimeout(&outer, &ir.Step{Retry: s.Retry})
 	if job.Autoscaler == nil {
 		create.Name = names("run")[0]
 		retryAndTimeout(&create, &ir.Step{Timeout: s.Timeout})
-		outer.Steps = append(outer.Steps, wfv1.ParallelSteps{Steps: []wfv1.WorkflowStep{{Name: "run", Template: create.Name}}})
+		outer.Steps = append(outer.Steps,
+			wfv1.ParallelSteps{Steps: []wfv1.WorkflowStep{{Name: "run", Template: create.Name}}})
 		return []wfv1.Template{outer, clean, create}, nil
 	}
-	return adaptiveDaskTemplates(p, s, job, meta, [3]wfv1.Template{outer, clean, create}, names("create", "autoscale", "wait"))
+	return adaptiveDaskTemplates(p, s, job, meta, [3]wfv1.Template{outer, clean, create},
+		names("create", "autoscale", "wait"))
 }
 
 // waitTemplate runs the wait script in the platform's kubectl image, for
@@ -99,7 +103,8 @@ func distributedTemplates(p *ir.Pipeline, s *ir.Step, name string, taken []wfv1.
 // v3.7.18 and v4.0.7: a template's automountServiceAccountToken wins over
 // the Workflow's). It runs no user code.
 func waitTemplate(p *ir.Pipeline, s *ir.Step, job *distributed.Job, meta wfv1.Metadata) (wfv1.Template, error) {
-	manifest, err := distributed.OwnedManifest(job, s, []string{workflowName}, "shrink what the job carries (its env and args)")
+	manifest, err := distributed.OwnedManifest(job, s, []string{workflowName},
+		"shrink what the job carries (its env and args)")
 	if err != nil {
 		return wfv1.Template{}, err
 	}
@@ -122,11 +127,13 @@ func waitTemplate(p *ir.Pipeline, s *ir.Step, job *distributed.Job, meta wfv1.Me
 // given its outer, clean and create templates and the names of the ones
 // it adds: create the job, then its autoscaler, and wait for the job,
 // each knowing the name the API server gave it.
-func adaptiveDaskTemplates(p *ir.Pipeline, s *ir.Step, job *distributed.Job, meta wfv1.Metadata, made [3]wfv1.Template, n []string) ([]wfv1.Template, error) {
+func adaptiveDaskTemplates(p *ir.Pipeline, s *ir.Step, job *distributed.Job, meta wfv1.Metadata, made [3]wfv1.Template,
+	n []string) ([]wfv1.Template, error) {
 	outer, clean, create := made[0], made[1], made[2]
 	create.Name = n[0]
 	create.Resource.SuccessCondition, create.Resource.FailureCondition = "", ""
-	create.Outputs.Parameters = []wfv1.Parameter{{Name: jobParam, ValueFrom: &wfv1.ValueFrom{JSONPath: "{.metadata.name}"}}}
+	create.Outputs.Parameters = []wfv1.Parameter{{Name: jobParam,
+		ValueFrom: &wfv1.ValueFrom{JSONPath: "{.metadata.name}"}}}
 	input := "{{inputs.parameters." + jobParam + "}}"
 	scaler, err := emit.YAML(job.Autoscaler.Object(input))
 	if err != nil {
@@ -152,7 +159,8 @@ func adaptiveDaskTemplates(p *ir.Pipeline, s *ir.Step, job *distributed.Job, met
 		},
 	}
 	retryAndTimeout(&wait, &ir.Step{Timeout: s.Timeout})
-	created := wfv1.Arguments{Parameters: []wfv1.Parameter{{Name: jobParam, Value: wfv1.AnyStringPtr("{{steps.create.outputs.parameters." + jobParam + "}}")}}}
+	created := wfv1.Arguments{Parameters: []wfv1.Parameter{{Name: jobParam,
+		Value: wfv1.AnyStringPtr("{{steps.create.outputs.parameters." + jobParam + "}}")}}}
 	outer.Steps = append(outer.Steps,
 		wfv1.ParallelSteps{Steps: []wfv1.WorkflowStep{{Name: "create", Template: create.Name}}},
 		wfv1.ParallelSteps{Steps: []wfv1.WorkflowStep{
@@ -171,7 +179,8 @@ func adaptiveDaskTemplates(p *ir.Pipeline, s *ir.Step, job *distributed.Job, met
 func deleteJobs(name string, meta wfv1.Metadata, kinds, selector string, flags ...string) wfv1.Template {
 	return wfv1.Template{
 		Name: name, Metadata: meta,
-		Resource: &wfv1.ResourceTemplate{Action: "delete", Flags: append([]string{kinds, "--selector=" + selector}, flags...)},
+		Resource: &wfv1.ResourceTemplate{Action: "delete",
+			Flags: append([]string{kinds, "--selector=" + selector}, flags...)},
 	}
 }
 
@@ -206,12 +215,14 @@ func exitHandler(p *ir.Pipeline, taken []wfv1.Template) (string, []wfv1.Template
 	name := uniqueName("cleanup", taken)
 	taken = append(taken, wfv1.Template{Name: name})
 	meta := wfv1.Metadata{Labels: p.Labels}
-	pods := deleteJobs(uniqueName(name+"-pods", taken), meta, "pods", runPods, "--field-selector="+unfinished, "--wait=false")
+	pods := deleteJobs(uniqueName(name+"-pods", taken), meta, "pods", runPods,
+		"--field-selector="+unfinished, "--wait=false")
 	out := []wfv1.Template{{}, pods}
 	steps := []wfv1.WorkflowStep{{Name: "delete-pods", Template: pods.Name, When: unsucceeded}}
 	if kinds := distributed.Kinds(p); kinds != "" {
 		taken = append(taken, pods)
-		jobs := deleteJobs(uniqueName(name+"-jobs", taken), meta, kinds, distributed.RunLabel+"="+workflowName, "--wait=false")
+		jobs := deleteJobs(uniqueName(name+"-jobs", taken), meta, kinds,
+			distributed.RunLabel+"="+workflowName, "--wait=false")
 		out = append(out, jobs)
 		steps = append(steps, wfv1.WorkflowStep{Name: "delete-jobs", Template: jobs.Name, When: unsucceeded})
 	}
@@ -245,7 +256,8 @@ func namespaced(name, namespace string) map[string]any {
 // enforces owner reference permissions.
 func RBAC(p *ir.Pipeline, sa string) []any {
 	rules := append(distributed.Rules(p, []string{"create", "delete", "get", "list", "watch"}),
-		distributed.Rule{Group: "argoproj.io", Resources: []string{"workflowtaskresults"}, Verbs: []string{"create", "patch"}},
+		distributed.Rule{Group: "argoproj.io", Resources: []string{"workflowtaskresults"},
+			Verbs: []string{"create", "patch"}},
 		// The exit handler deletes the run's unfinished pods by selector:
 		// kubectl lists them, then deletes each, and with --wait=false
 		// neither gets nor watches them (pkg/cmd/delete/delete.go,
@@ -256,24 +268,29 @@ func RBAC(p *ir.Pipeline, sa string) []any {
 		owns = owns || s.Kind != ir.Container
 	}
 	if owns {
-		rules = append(rules, distributed.Rule{Group: "argoproj.io", Resources: []string{"workflows/finalizers"}, Verbs: []string{"update"}})
+		rules = append(rules, distributed.Rule{Group: "argoproj.io", Resources: []string{"workflows/finalizers"},
+			Verbs: []string{"update"}})
 	}
 	if p.Config != nil {
 		// The first task applies the run's ConfigMap.
-		rules = append(rules, distributed.Rule{Group: "", Resources: []string{"configmaps"}, Verbs: []string{"create", "get", "patch"}})
+		rules = append(rules, distributed.Rule{Group: "", Resources: []string{"configmaps"},
+			Verbs: []string{"create", "get", "patch"}})
 	}
 	if len(p.ResourceClaimTemplates) > 0 {
 		// The first tasks apply the run's ResourceClaimTemplates; the
 		// claims made from them are the resource-claim controller's.
-		rules = append(rules, distributed.Rule{Group: "resource.k8s.io", Resources: []string{"resourceclaimtemplates"}, Verbs: []string{"create", "get", "patch"}})
+		rules = append(rules, distributed.Rule{Group: "resource.k8s.io", Resources: []string{"resourceclaimtemplates"},
+			Verbs: []string{"create", "get", "patch"}})
 	}
 	if collectsArtifacts(p) {
 		// The pod that deletes the run's artifacts runs as sa
 		// (objectStoreSpec); what it needs is Argo's artifactgc Role
 		// (manifests/quick-start/base/artifactgc-role.yaml, v3.7.18).
 		rules = append(rules,
-			distributed.Rule{Group: "argoproj.io", Resources: []string{"workflowartifactgctasks"}, Verbs: []string{"list", "watch"}},
-			distributed.Rule{Group: "argoproj.io", Resources: []string{"workflowartifactgctasks/status"}, Verbs: []string{"patch"}})
+			distributed.Rule{Group: "argoproj.io", Resources: []string{"workflowartifactgctasks"},
+				Verbs: []string{"list", "watch"}},
+			distributed.Rule{Group: "argoproj.io", Resources: []string{"workflowartifactgctasks/status"},
+				Verbs: []string{"patch"}})
 	}
 	return append(distributed.RBAC(p, sa, rules), executorToken(p, sa))
 }

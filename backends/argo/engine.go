@@ -54,6 +54,8 @@ func (Engine) Emit(p *ir.Pipeline, opts emit.Options) (emit.Result, error) {
 	}
 	// Argo's executor, in every pod, calls the API server
 	// (workflow/executor, the wait container's reports of its outputs).
-	policies, isolated, err := kube.Isolation(p, []kube.Egress{kube.APIServerEgress("Argo's executor, in every pod, reports to the API server")})
-	return emit.Settle(emit.Result{RBAC: rbac, NetworkPolicies: policies, Run: run, Warnings: append(warnings, isolated...)}, err)
+	policies, isolated, err := kube.Isolation(p,
+		[]kube.Egress{kube.APIServerEgress("Argo's executor, in every pod, reports to the API server")})
+	return emit.Settle(emit.Result{RBAC: rbac, NetworkPolicies: policies, Run: run,
+		Warnings: append(warnings, isolated...)}, err)
 }

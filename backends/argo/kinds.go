@@ -45,13 +45,14 @@ func workflowTemplate(p *ir.Pipeline, spec wfv1.WorkflowSpec) (*wfv1.WorkflowTem
 		ObjectMeta: namedMeta(p),
 		Spec:       spec,
 	}
-	err := checkObject(t, p.Spec, "WorkflowTemplate", "Argo's limit on a Workflow, which each run copies the template into", func() error {
-		return validateDAG(t.Spec, func(spec wfv1.WorkflowSpec) error {
-			part := *t
-			part.Spec = spec
-			return validate.ValidateWorkflowTemplate(nil, nil, &part, nil, validate.ValidateOpts{Lint: true})
+	err := checkObject(t, p.Spec, "WorkflowTemplate",
+		"Argo's limit on a Workflow, which each run copies the template into", func() error {
+			return validateDAG(t.Spec, func(spec wfv1.WorkflowSpec) error {
+				part := *t
+				part.Spec = spec
+				return validate.ValidateWorkflowTemplate(nil, nil, &part, nil, validate.ValidateOpts{Lint: true})
+			})
 		})
-	})
 	if err != nil {
 		return nil, err
 	}
@@ -64,7 +65,8 @@ func workflowTemplate(p *ir.Pipeline, spec wfv1.WorkflowSpec) (*wfv1.WorkflowTem
 func cronWorkflow(p *ir.Pipeline, spec wfv1.WorkflowSpec) (*wfv1.CronWorkflow, error) {
 	sc := p.Schedule
 	if sc == nil || len(sc.Cron) == 0 {
-		return nil, emit.Refuse(diag.BadSchedule, p.Spec.Field("schedule"), "--kind cronworkflow needs a schedule: give --schedule '0 2 * * *', or schedule: in a pipeline file")
+		return nil, emit.Refuse(diag.BadSchedule, p.Spec.Field("schedule"),
+			"--kind cronworkflow needs a schedule: give --schedule '0 2 * * *', or schedule: in a pipeline file")
 	}
 	c := &wfv1.CronWorkflow{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "argoproj.io/v1alpha1", Kind: "CronWorkflow"},
@@ -79,13 +81,14 @@ func cronWorkflow(p *ir.Pipeline, spec wfv1.WorkflowSpec) (*wfv1.CronWorkflow, e
 			WorkflowMetadata:        &metav1.ObjectMeta{Labels: kube.Labels(p.Labels)},
 		},
 	}
-	err := checkObject(c, p.Spec, "CronWorkflow", "Argo's limit on a Workflow, which each run copies the spec into", func() error {
-		return validateDAG(c.Spec.WorkflowSpec, func(spec wfv1.WorkflowSpec) error {
-			part := *c
-			part.Spec.WorkflowSpec = spec
-			return validate.ValidateCronWorkflow(context.Background(), nil, nil, &part, nil)
+	err := checkObject(c, p.Spec, "CronWorkflow",
+		"Argo's limit on a Workflow, which each run copies the spec into", func() error {
+			return validateDAG(c.Spec.WorkflowSpec, func(spec wfv1.WorkflowSpec) error {
+				part := *c
+				part.Spec.WorkflowSpec = spec
+				return validate.ValidateCronWorkflow(context.Background(), nil, nil, &part, nil)
+			})
 		})
-	})
 	if err != nil {
 		return nil, err
 	}

@@ -63,9 +63,11 @@ func objectTemplate(p *ir.Pipeline, s *ir.Step, name string) wfv1.Template {
 	}
 	if len(s.Uploads) > 0 {
 		user.Name = runName
-		t.Volumes = append(t.Volumes, apiv1.Volume{Name: digestsVolume, VolumeSource: apiv1.VolumeSource{EmptyDir: &apiv1.EmptyDirVolumeSource{}}})
+		t.Volumes = append(t.Volumes,
+			apiv1.Volume{Name: digestsVolume, VolumeSource: apiv1.VolumeSource{EmptyDir: &apiv1.EmptyDirVolumeSource{}}})
 		set.VolumeMounts = append(set.VolumeMounts, apiv1.VolumeMount{Name: digestsVolume, MountPath: digestsPath})
-		set.Containers = append(set.Containers, user, wfv1.ContainerNode{Container: digestContainer(p, s, m), Dependencies: []string{runName}})
+		set.Containers = append(set.Containers, user,
+			wfv1.ContainerNode{Container: digestContainer(p, s, m), Dependencies: []string{runName}})
 		t.Outputs = uploadOutputs(p, s)
 	} else {
 		set.Containers = append(set.Containers, user)
@@ -107,7 +109,8 @@ func podMounts(p *ir.Pipeline, s *ir.Step) mounts {
 	// named there too, read-only at a path of its own.
 	for _, mt := range s.Mounts {
 		if !slices.ContainsFunc(m.shared, func(sh apiv1.VolumeMount) bool { return sh.Name == mt.Volume }) {
-			m.shared = append(m.shared, apiv1.VolumeMount{Name: mt.Volume, MountPath: volumeRefPath + "/" + mt.Volume, ReadOnly: true})
+			m.shared = append(m.shared,
+				apiv1.VolumeMount{Name: mt.Volume, MountPath: volumeRefPath + "/" + mt.Volume, ReadOnly: true})
 		}
 	}
 	return m
@@ -149,7 +152,8 @@ func (m mounts) own(vms []apiv1.VolumeMount) []apiv1.VolumeMount {
 // load and save the artifacts, the controller's executor.resources
 // (createWorkflowPod and newExecContainer, workflowpod.go, v3.7.18 and
 // v4.0.7), none of them ours to limit.
-func toolContainer(p *ir.Pipeline, s *ir.Step, m mounts, name, script string, args []string, readOnly func(ir.Mount) bool, sc *apiv1.SecurityContext) apiv1.Container {
+func toolContainer(p *ir.Pipeline, s *ir.Step, m mounts, name, script string, args []string,
+	readOnly func(ir.Mount) bool, sc *apiv1.SecurityContext) apiv1.Container {
 	c := apiv1.Container{
 		Name:            name,
 		Image:           toolImage(p),
@@ -161,7 +165,8 @@ func toolContainer(p *ir.Pipeline, s *ir.Step, m mounts, name, script string, ar
 	}
 	for _, mt := range s.Mounts {
 		if !m.isShared(mt) {
-			c.VolumeMounts = append(c.VolumeMounts, apiv1.VolumeMount{Name: mt.Volume, MountPath: mt.MountPath, SubPath: mt.SubPath.Render(parameterRef), ReadOnly: readOnly(mt)})
+			c.VolumeMounts = append(c.VolumeMounts, apiv1.VolumeMount{Name: mt.Volume, MountPath: mt.MountPath,
+				SubPath: mt.SubPath.Render(parameterRef), ReadOnly: readOnly(mt)})
 		}
 	}
 	return c
@@ -220,7 +225,8 @@ func digestContainer(p *ir.Pipeline, s *ir.Step, m mounts) apiv1.Container {
 	for _, u := range s.Uploads {
 		args = append(args, u.Name, u.Path.RenderContainer(parameterRef), digestsPath+"/"+u.Name)
 	}
-	c := toolContainer(p, s, m, containerName, kube.DigestScript, args, func(ir.Mount) bool { return true }, kube.HelperSecurity(p, s.SecurityContext))
+	c := toolContainer(p, s, m, containerName, kube.DigestScript, args, func(ir.Mount) bool { return true },
+		kube.HelperSecurity(p, s.SecurityContext))
 	if s.Retry != nil {
 		c.Command, c.Args = kube.Sequence(
 			kube.Phase{Name: "digest", Script: kube.DigestScript, Items: args},

@@ -27,7 +27,8 @@ const cronLabel = "mlcube-compile/cron-workflow"
 // replacesJobs says whether a run of p's kind may terminate another run
 // of the same CronWorkflow that created jobs.
 func replacesJobs(p *ir.Pipeline, kind Kind) bool {
-	return kind == KindCronWorkflow && p.Schedule != nil && p.Schedule.ConcurrencyPolicy == "Replace" && distributed.Kinds(p) != ""
+	return kind == KindCronWorkflow && p.Schedule != nil && p.Schedule.ConcurrencyPolicy == "Replace" &&
+		distributed.Kinds(p) != ""
 }
 
 // withCronLabel is p with cronLabel, which goes on every object and pod.
@@ -44,8 +45,10 @@ func withCronLabel(p *ir.Pipeline) *ir.Pipeline {
 // deleteReplacedJobs adds the task that deletes the jobs of the cron's
 // other runs, and waits until they are gone, before any step starts: the
 // replaced run's jobs hold the GPUs and the claim this run needs.
-func deleteReplacedJobs(p *ir.Pipeline, templates []wfv1.Template, tasks []wfv1.DAGTask) ([]wfv1.Template, []wfv1.DAGTask) {
+func deleteReplacedJobs(p *ir.Pipeline, templates []wfv1.Template,
+	tasks []wfv1.DAGTask) ([]wfv1.Template, []wfv1.DAGTask) {
 	selector := cronLabel + "=" + p.Name + "," + distributed.RunLabel + "!=" + workflowName
-	jobs := deleteJobs(uniqueName("delete-replaced-jobs", templates), wfv1.Metadata{Labels: p.Labels}, distributed.Kinds(p), selector, "--wait=true")
+	jobs := deleteJobs(uniqueName("delete-replaced-jobs", templates), wfv1.Metadata{Labels: p.Labels},
+		distributed.Kinds(p), selector, "--wait=true")
 	return append(templates, jobs), runFirst(tasks, "delete-replaced-jobs", jobs.Name)
 }

@@ -68,7 +68,8 @@ func buildTemplates(p *ir.Pipeline) ([]wfv1.Template, []wfv1.DAGTask, error) {
 		task := wfv1.DAGTask{Name: s.Name, Template: g.name, Dependencies: s.Dependencies, Arguments: fetchArguments(p, s)}
 		for _, a := range s.Args {
 			if a.Param != "" && g.varying[a.Param] {
-				task.Arguments.Parameters = append(task.Arguments.Parameters, wfv1.Parameter{Name: a.Param, Value: wfv1.AnyStringPtr(renderContainer(a.Value))})
+				task.Arguments.Parameters = append(task.Arguments.Parameters,
+					wfv1.Parameter{Name: a.Param, Value: wfv1.AnyStringPtr(renderContainer(a.Value))})
 			}
 		}
 		tasks = append(tasks, task)
@@ -201,7 +202,8 @@ func template(p *ir.Pipeline, s *ir.Step, name string, varying map[string]bool) 
 // deadline"). Argo evaluates it over lastRetry.status and
 // lastRetry.message (buildRetryStrategyLocalScope, processNodeRetries;
 // workflow/controller/operator.go, v3.7.18 and v4.0.7).
-const preempted = `lastRetry.status == "Error" || lastRetry.message matches "\\(exit code 1(37|43)\\)" && !(lastRetry.message contains "OOMKilled")`
+const preempted = `lastRetry.status == "Error" || lastRetry.message matches "\\(exit code 1(37|43)\\)" && ` +
+	`!(lastRetry.message contains "OOMKilled")`
 
 // retryAndTimeout sets the step's retry strategy and timeout on t: a
 // queued container step without retries of its own is tried again when
@@ -273,7 +275,8 @@ func checkText(p *ir.Pipeline) error {
 	var bad []string
 	check := func(step, what, s string) {
 		if strings.Contains(s, "{{") {
-			bad = append(bad, fmt.Sprintf("%s: %s %q contains Argo template syntax {{...}}, which Argo would expand at run time; remove it", step, what, s))
+			bad = append(bad, fmt.Sprintf("%s: %s %q contains Argo template syntax {{...}}, which Argo would expand at run "+
+				"time; remove it", step, what, s))
 		}
 	}
 	for _, s := range p.Steps {

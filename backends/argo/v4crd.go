@@ -33,7 +33,9 @@ const (
 // compiler checks schedules with, also takes a TZ= or CRON_TZ= prefix.
 // (The CRDs of v4.0.2 to v4.0.5 took no month or day names either;
 // v4.0.6 allowed them.)
-var v4Schedule = regexp.MustCompile(`^(@(yearly|annually|monthly|weekly|daily|midnight|hourly)|@every\s+([0-9]+(ns|us|µs|ms|s|m|h))+|([A-Za-z0-9*,/?-]+\s+){4}[A-Za-z0-9*,/?-]+)$`)
+var v4Schedule = regexp.MustCompile(`^(@(yearly|annually|monthly|weekly|daily|midnight|hourly)|` +
+	`@every\s+([0-9]+(ns|us|µs|ms|s|m|h))+|` +
+	`([A-Za-z0-9*,/?-]+\s+){4}[A-Za-z0-9*,/?-]+)$`)
 
 // v4CRDWarnings are what a cluster with Argo v4's full CRDs would refuse
 // in the object of kind that runs spec.
@@ -42,20 +44,32 @@ func v4CRDWarnings(p *ir.Pipeline, spec wfv1.WorkflowSpec, kind Kind) diag.Diagn
 	object := objectName(kind)
 	steps := p.Spec.Field("steps")
 	if n := len(spec.Templates); n > v4MaxTemplates {
-		out = append(out, diag.Warnf(diag.ArgoV4TooManyTemplate, steps, "the %s has %d templates; Argo v4's CRDs (installed by its release manifests) take at most %d, so a v4 cluster with them refuses it, while Argo v3.7 and v4 with its minimal CRDs run it. To run on both, split the pipeline into smaller ones", object, n, v4MaxTemplates))
+		out = append(out, diag.Warnf(diag.ArgoV4TooManyTemplate, steps,
+			"the %s has %d templates; Argo v4's CRDs (installed by its release manifests) take at most %d, so a v4 cluster "+
+				"with them refuses it, while Argo v3.7 and v4 with its minimal CRDs run it. To run on both, split the pipeline "+
+				"into smaller ones", object, n, v4MaxTemplates))
 	}
 	for _, t := range spec.Templates {
 		if t.DAG != nil && len(t.DAG.Tasks) > v4MaxDAGTasks {
-			out = append(out, diag.Warnf(diag.ArgoV4TooManyTasks, steps, "the %s's DAG %s has %d tasks; Argo v4's CRDs (installed by its release manifests) take at most %d in a DAG, so a v4 cluster with them refuses it, while Argo v3.7 and v4 with its minimal CRDs run it. To run on both, split the pipeline into pipelines of at most %d steps", object, t.Name, len(t.DAG.Tasks), v4MaxDAGTasks, v4MaxDAGTasks))
+			out = append(out, diag.Warnf(diag.ArgoV4TooManyTasks, steps,
+				"the %s's DAG %s has %d tasks; Argo v4's CRDs (installed by its release manifests) take at most %d in a DAG, so "+
+					"a v4 cluster with them refuses it, while Argo v3.7 and v4 with its minimal CRDs run it. To run on both, split "+
+					"the pipeline into pipelines of at most %d steps", object, t.Name, len(t.DAG.Tasks), v4MaxDAGTasks, v4MaxDAGTasks))
 		}
 		if n := len(t.Inputs.Parameters); n > v4MaxInputParameters {
-			out = append(out, diag.Warnf(diag.ArgoV4TooManyParams, steps, "the %s's template %s has %d input parameters; Argo v4's CRDs (installed by its release manifests) take at most %d, so a v4 cluster with them refuses it, while Argo v3.7 and v4 with its minimal CRDs run it", object, t.Name, n, v4MaxInputParameters))
+			out = append(out, diag.Warnf(diag.ArgoV4TooManyParams, steps,
+				"the %s's template %s has %d input parameters; Argo v4's CRDs (installed by its release manifests) take at most "+
+					"%d, so a v4 cluster with them refuses it, while Argo v3.7 and v4 with its minimal CRDs run it", object, t.Name, n,
+				v4MaxInputParameters))
 		}
 	}
 	if kind == KindCronWorkflow && p.Schedule != nil {
 		for _, c := range p.Schedule.Cron {
 			if !v4Schedule.MatchString(c) {
-				out = append(out, diag.Warnf(diag.ArgoV4Schedule, p.Spec.Field("schedule"), "Argo v4's CRDs (installed by its release manifests) refuse the schedule %q, which Argo v3.7 takes: they take five fields of letters, digits and * , / ? -, or an @daily-style descriptor. To run on both, write a TZ= or CRON_TZ= prefix as timezone:", c))
+				out = append(out, diag.Warnf(diag.ArgoV4Schedule, p.Spec.Field("schedule"),
+					"Argo v4's CRDs (installed by its release manifests) refuse the schedule %q, which Argo v3.7 takes: they take "+
+						"five fields of letters, digits and * , / ? -, or an @daily-style descriptor. To run on both, write a TZ= or "+
+						"CRON_TZ= prefix as timezone:", c))
 			}
 		}
 	}

@@ -102,7 +102,8 @@ func checkNames(spec wfv1.WorkflowSpec, entry int) error {
 // byName indexes spec's templates, all the DAG's tasks. A task that reads
 // another's outputs depends on it directly in the window, and one outside
 // the window is there as a stub (outputStubs).
-func windowSpec(spec wfv1.WorkflowSpec, entry int, byName map[string]wfv1.Template, all map[string]wfv1.DAGTask, tasks []wfv1.DAGTask) wfv1.WorkflowSpec {
+func windowSpec(spec wfv1.WorkflowSpec, entry int, byName map[string]wfv1.Template, all map[string]wfv1.DAGTask,
+	tasks []wfv1.DAGTask) wfv1.WorkflowSpec {
 	inWindow := map[string]bool{}
 	for _, t := range tasks {
 		inWindow[t.Name] = true
@@ -192,7 +193,8 @@ func taskRefs(t wfv1.DAGTask) []string {
 // of the task's own. Argo's validator finds those outputs among what the
 // reading task waits for, as it would in the whole DAG (checkRefs checks
 // that they are).
-func outputStubs(byName map[string]wfv1.Template, all map[string]wfv1.DAGTask, tasks []wfv1.DAGTask, inWindow map[string]bool) ([]wfv1.DAGTask, []wfv1.Template) {
+func outputStubs(byName map[string]wfv1.Template, all map[string]wfv1.DAGTask, tasks []wfv1.DAGTask,
+	inWindow map[string]bool) ([]wfv1.DAGTask, []wfv1.Template) {
 	var stubTasks []wfv1.DAGTask
 	var stubs []wfv1.Template
 	named := map[string]bool{}
@@ -203,7 +205,8 @@ func outputStubs(byName map[string]wfv1.Template, all map[string]wfv1.DAGTask, t
 			}
 			named[r] = true
 			name := all[r].Template + "-outputs"
-			for i := 2; byName[name].Name != "" || slices.ContainsFunc(stubs, func(s wfv1.Template) bool { return s.Name == name }); i++ {
+			for i := 2; byName[name].Name != "" ||
+				slices.ContainsFunc(stubs, func(s wfv1.Template) bool { return s.Name == name }); i++ {
 				name = fmt.Sprintf("%s-outputs-%d", all[r].Template, i)
 			}
 			stubs = append(stubs, wfv1.Template{

@@ -181,8 +181,10 @@ func addVolumes(spec *wfv1.WorkflowSpec, vols []ir.Volume) {
 		}
 		if v.Create == nil {
 			spec.Volumes = append(spec.Volumes, apiv1.Volume{
-				Name:         v.Name,
-				VolumeSource: apiv1.VolumeSource{PersistentVolumeClaim: &apiv1.PersistentVolumeClaimVolumeSource{ClaimName: v.ClaimName}},
+				Name: v.Name,
+				VolumeSource: apiv1.VolumeSource{
+					PersistentVolumeClaim: &apiv1.PersistentVolumeClaimVolumeSource{ClaimName: v.ClaimName},
+				},
 			})
 			continue
 		}

@@ -33,7 +33,9 @@ const (
 // grow is what substitutions at run time may add to value.
 func CheckEnvString(name, value string, grow int, at diag.Loc, fix string) error {
 	if size := len(name) + 1 + len(value) + grow + 1; size > envStringLimit {
-		return Refuse(diag.TooLarge, at, "%s", fmt.Sprintf("the variable %s would be %s, over Linux's limit on one environment string of %s (MAX_ARG_STRLEN), so the container could not start (\"argument list too long\"); %s", name, bytesText(size), bytesText(envStringLimit), fix))
+		return Refuse(diag.TooLarge, at, "%s", fmt.Sprintf("the variable %s would be %s, over Linux's limit on one "+
+			"environment string of %s (MAX_ARG_STRLEN), so the container could not start (\"argument list too long\"); %s", name,
+			bytesText(size), bytesText(envStringLimit), fix))
 	}
 	return nil
 }
@@ -42,7 +44,8 @@ func CheckEnvString(name, value string, grow int, at diag.Loc, fix string) error
 // size: the spec's fault, not the compiler's. what is the part that is
 // too large, such as "the Workflow", and rule whose limit it is.
 func tooLarge(at diag.Loc, what string, size, limit int, rule string) error {
-	return Refuse(diag.TooLarge, at, "%s would be %s, over %s of %s (%s)", what, bytesText(size), rule, bytesText(limit), ir.SplitHint)
+	return Refuse(diag.TooLarge, at, "%s would be %s, over %s of %s (%s)", what, bytesText(size), rule,
+		bytesText(limit), ir.SplitHint)
 }
 
 // CheckSize refuses obj, at at, when its JSON encoding, which is what the

@@ -32,7 +32,8 @@ func (Engine) Emit(p *ir.Pipeline, opts emit.Options) (emit.Result, error) {
 		return emit.Settle(emit.Result{}, err)
 	}
 	if opts.RBAC {
-		warnings = append(warnings, diag.Warnf(diag.JobNoRBAC, diag.At(diag.Pos{File: p.Source}).Field("--emit-rbac"), "a Job calls no Kubernetes API, so --emit-rbac adds nothing"))
+		warnings = append(warnings, diag.Warnf(diag.JobNoRBAC, diag.At(diag.Pos{File: p.Source}).Field("--emit-rbac"),
+			"a Job calls no Kubernetes API, so --emit-rbac adds nothing"))
 	}
 	res := emit.Result{Run: run, Warnings: warnings}
 	if cm := kube.ConfigMap(p); cm != nil {

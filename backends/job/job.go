@@ -74,7 +74,8 @@ func compile(p *ir.Pipeline) (*batchv1.Job, diag.Diagnostics, error) {
 		secs := int64(s.Timeout.Seconds())
 		job.Spec.Template.Spec.ActiveDeadlineSeconds = &secs
 	}
-	if err := emit.CheckSize(job, p.Spec.Field("steps"), "the Job", emit.ObjectLimit, "etcd's limit on an object"); err != nil {
+	if err := emit.CheckSize(job, p.Spec.Field("steps"), "the Job", emit.ObjectLimit,
+		"etcd's limit on an object"); err != nil {
 		return nil, nil, err
 	}
 	if err := Validate(job); err != nil {
@@ -122,7 +123,8 @@ func oneStep(p *ir.Pipeline) (*ir.Step, error) {
 	}
 	s := p.Steps[0]
 	if s.Kind != ir.Container {
-		kind := map[ir.Kind]string{ir.MPI: "an MPIJob (mpi:)", ir.Dask: "a DaskJob (dask:)", ir.Torch: "a TrainJob (torch:)"}[s.Kind]
+		kind := map[ir.Kind]string{ir.MPI: "an MPIJob (mpi:)", ir.Dask: "a DaskJob (dask:)",
+			ir.Torch: "a TrainJob (torch:)"}[s.Kind]
 		var others []string
 		for _, name := range p.FileSteps {
 			if name != s.Written {
@@ -131,10 +133,12 @@ func oneStep(p *ir.Pipeline) (*ir.Step, error) {
 		}
 		more := ""
 		if len(others) > 0 {
-			more = fmt.Sprintf("; --step NAME compiles each of the pipeline's other steps (%s) as a Job", strings.Join(others, ", "))
+			more = fmt.Sprintf("; --step NAME compiles each of the pipeline's other steps (%s) as a Job",
+				strings.Join(others, ", "))
 		}
 		return nil, emit.RefuseShape(backendFlag(p),
-			"a Job runs one task in one container, and step %s runs as %s, which an engine must create and wait for; use --backend argo or --backend tekton%s", s.Name, kind, more)
+			"a Job runs one task in one container, and step %s runs as %s, which an engine must create and wait for; use "+
+				"--backend argo or --backend tekton%s", s.Name, kind, more)
 	}
 	return s, nil
 }
@@ -152,7 +156,8 @@ func tooManySteps(p *ir.Pipeline) error {
 			}
 		}
 		return emit.RefuseShape(backendFlag(p),
-			"a Job runs one step, and %d would run here (%s); compile them one at a time with --step NAME, or use --backend argo or --backend tekton, which run them all",
+			"a Job runs one step, and %d would run here (%s); compile them one at a time with --step NAME, or use --backend "+
+				"argo or --backend tekton, which run them all",
 			len(p.Steps), strings.Join(names, ", "))
 	}
 	seen := map[string]bool{}
@@ -167,7 +172,8 @@ func tooManySteps(p *ir.Pipeline) error {
 		}
 	}
 	return emit.RefuseShape(backendFlag(p),
-		"a Job runs one task, and %d would run here (%s); name one task of the cube with --task NAME (in place of a pipeline file), or use --backend argo or --backend tekton, which run them all",
+		"a Job runs one task, and %d would run here (%s); name one task of the cube with --task NAME (in place of a "+
+			"pipeline file), or use --backend argo or --backend tekton, which run them all",
 		len(p.Steps), strings.Join(names, ", "))
 }
 
@@ -177,12 +183,16 @@ func warnings(p *ir.Pipeline) diag.Diagnostics {
 	var out diag.Diagnostics
 	for _, s := range p.Steps {
 		if s.Retry != nil && s.Retry.Backoff > 0 {
-			out = append(out, diag.Warnf(diag.BackoffNotApplied, s.Loc.Field("retries").Field("backoff"), "step %s: a Job waits between retries with its own growing backoff (10s, 20s, 40s, … up to 6m); the %v backoff is not applied", s.Name, s.Retry.Backoff))
+			out = append(out, diag.Warnf(diag.BackoffNotApplied, s.Loc.Field("retries").Field("backoff"),
+				"step %s: a Job waits between retries with its own growing backoff (10s, 20s, 40s, … up to 6m); the %v "+
+					"backoff is not applied", s.Name, s.Retry.Backoff))
 		}
 	}
 	for _, v := range p.Volumes {
 		if v.Create != nil {
-			out = append(out, diag.Warnf(diag.ClaimPerRunDeleted, p.Platform.Field("storage"), "the platform's storage asks for a claim per run, which a Job makes as an ephemeral volume that is deleted with its pod; results do not outlive the Job, so set storage.pvc to keep them"))
+			out = append(out, diag.Warnf(diag.ClaimPerRunDeleted, p.Platform.Field("storage"),
+				"the platform's storage asks for a claim per run, which a Job makes as an ephemeral volume that is deleted with "+
+					"its pod; results do not outlive the Job, so set storage.pvc to keep them"))
 		}
 	}
 	return out
@@ -200,7 +210,9 @@ func paramDefaults(p *ir.Pipeline, s *ir.Step) (map[string]string, error) {
 	for _, t := range stepTexts(s) {
 		for _, piece := range t {
 			if _, ok := out[piece.Param]; piece.Param != "" && !ok {
-				return nil, emit.RefuseShape(p.Spec.Field("params").Field(piece.Param), "a Job has no run-time parameters, so the job backend needs a default for every parameter a step uses; give it one, or use --backend argo or tekton")
+				return nil, emit.RefuseShape(p.Spec.Field("params").Field(piece.Param),
+					"a Job has no run-time parameters, so the job backend needs a default for every parameter a step uses; give it "+
+						"one, or use --backend argo or tekton")
 			}
 		}
 	}
@@ -231,7 +243,9 @@ func volumes(vols []ir.Volume) []corev1.Volume {
 		} else if v.Create == nil {
 			vol.PersistentVolumeClaim = &corev1.PersistentVolumeClaimVolumeSource{ClaimName: v.ClaimName}
 		} else {
-			vol.Ephemeral = &corev1.EphemeralVolumeSource{VolumeClaimTemplate: &corev1.PersistentVolumeClaimTemplate{Spec: kube.ClaimSpec(v.Create)}}
+			vol.Ephemeral = &corev1.EphemeralVolumeSource{
+				VolumeClaimTemplate: &corev1.PersistentVolumeClaimTemplate{Spec: kube.ClaimSpec(v.Create)},
+			}
 		}
 		out = append(out, vol)
 	}
@@ -248,7 +262,8 @@ func initContainers(p *ir.Pipeline, s *ir.Step, ref func(param string) string) [
 		out = append(out, *c)
 	}
 	render := func(f ir.Folder) string { return f.Path.RenderContainer(ref) }
-	if c := kube.FoldersContainer(p, s, kube.VolumeMounts(s, ref)[:len(s.Mounts)], render); c != nil && len(s.Fetches) == 0 {
+	if c := kube.FoldersContainer(p, s, kube.VolumeMounts(s, ref)[:len(s.Mounts)], render); c != nil &&
+		len(s.Fetches) == 0 {
 		out = append(out, *c)
 	}
 	return out

@@ -44,7 +44,8 @@ func validatePod(t *corev1.PodTemplateSpec, p *field.Path) field.ErrorList {
 	errs := metav1validation.ValidateLabels(t.Labels, p.Child("metadata", "labels"))
 	spec := p.Child("spec")
 	if t.Spec.RestartPolicy != corev1.RestartPolicyNever && t.Spec.RestartPolicy != corev1.RestartPolicyOnFailure {
-		errs = append(errs, field.NotSupported(spec.Child("restartPolicy"), t.Spec.RestartPolicy, []string{"Never", "OnFailure"}))
+		errs = append(errs, field.NotSupported(spec.Child("restartPolicy"), t.Spec.RestartPolicy,
+			[]string{"Never", "OnFailure"}))
 	}
 	errs = append(errs, metav1validation.ValidateLabels(t.Spec.NodeSelector, spec.Child("nodeSelector"))...)
 	if d := t.Spec.ActiveDeadlineSeconds; d != nil && *d <= 0 {
@@ -52,7 +53,8 @@ func validatePod(t *corev1.PodTemplateSpec, p *field.Path) field.ErrorList {
 	}
 	for i, tol := range t.Spec.Tolerations {
 		if tol.Operator == corev1.TolerationOpExists && tol.Value != "" {
-			errs = append(errs, field.Invalid(spec.Child("tolerations").Index(i).Child("value"), tol.Value, "must be empty when operator is Exists"))
+			errs = append(errs, field.Invalid(spec.Child("tolerations").Index(i).Child("value"), tol.Value,
+				"must be empty when operator is Exists"))
 		}
 	}
 	volumes := map[string]bool{}
@@ -110,7 +112,8 @@ func validateContainer(c *corev1.Container, volumes map[string]bool, p *field.Pa
 			errs = append(errs, field.Invalid(p.Child("env").Index(i).Child("name"), e.Name, msg))
 		}
 		if r := e.ValueFrom; r != nil && r.FieldRef != nil && !envFieldPath(r.FieldRef.FieldPath) {
-			errs = append(errs, field.Invalid(p.Child("env").Index(i).Child("valueFrom", "fieldRef", "fieldPath"), r.FieldRef.FieldPath, "not a field the downward API gives a variable"))
+			errs = append(errs, field.Invalid(p.Child("env").Index(i).Child("valueFrom", "fieldRef", "fieldPath"),
+				r.FieldRef.FieldPath, "not a field the downward API gives a variable"))
 		}
 	}
 	paths := map[string]bool{}
@@ -126,7 +129,8 @@ func validateContainer(c *corev1.Container, volumes map[string]bool, p *field.Pa
 	}
 	for name, q := range c.Resources.Requests {
 		if q.Sign() < 0 {
-			errs = append(errs, field.Invalid(p.Child("resources", "requests").Key(string(name)), q.String(), "must be at least 0"))
+			errs = append(errs, field.Invalid(p.Child("resources", "requests").Key(string(name)), q.String(),
+				"must be at least 0"))
 		}
 	}
 	for name := range c.Resources.Limits {
@@ -134,7 +138,8 @@ func validateContainer(c *corev1.Container, volumes map[string]bool, p *field.Pa
 			continue
 		}
 		if len(validation.IsQualifiedName(string(name))) > 0 {
-			errs = append(errs, field.Invalid(p.Child("resources", "limits").Key(string(name)), string(name), "not a resource name"))
+			errs = append(errs, field.Invalid(p.Child("resources", "limits").Key(string(name)), string(name),
+				"not a resource name"))
 		}
 	}
 	return errs

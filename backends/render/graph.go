@@ -73,7 +73,8 @@ func mermaidID(name string) string {
 }
 
 // mermaidText escapes text inside a quoted Mermaid label.
-var mermaidText = strings.NewReplacer(`"`, "#quot;", "<", "#lt;", ">", "#gt;", "&", "#amp;", "\n", " ", "\r", " ").Replace
+var mermaidText = strings.NewReplacer(`"`, "#quot;", "<", "#lt;", ">", "#gt;", "&", "#amp;",
+	"\n", " ", "\r", " ").Replace
 
 // dotString quotes s as a DOT string.
 func dotString(s string) string {

@@ -103,15 +103,24 @@ func refusals(p *ir.Pipeline) diag.Diagnostics {
 		for _, b := range placed[i+1:] {
 			for _, k := range slices.Sorted(maps.Keys(a.NodeSelector)) {
 				if v, ok := b.NodeSelector[k]; ok && v != a.NodeSelector[k] {
-					out = append(out, diag.Errorf(diag.EngineCannotRun, p.Spec.Field("steps"), "steps %s (%s=%s) and %s (%s=%s) %s, and Tekton's affinity assistant (coschedule: %s) runs them on one node, where they could never both run; give them one node selector, or, on a cluster whose Tekton feature-flags set coschedule: disabled, say so in the platform (tekton: {coschedule: disabled}) with a ReadWriteMany claim", a.Name, k, a.NodeSelector[k], b.Name, k, v, sharing(p), coschedule(p)))
+					out = append(out, diag.Errorf(diag.EngineCannotRun, p.Spec.Field("steps"),
+						"steps %s (%s=%s) and %s (%s=%s) %s, and Tekton's affinity assistant (coschedule: %s) runs them on one node, "+
+							"where they could never both run; give them one node selector, or, on a cluster whose Tekton feature-flags "+
+							"set coschedule: disabled, say so in the platform (tekton: {coschedule: disabled}) with a ReadWriteMany claim",
+						a.Name, k, a.NodeSelector[k], b.Name, k, v, sharing(p), coschedule(p)))
 					return out
 				}
 			}
 		}
 	}
 	for _, v := range p.Volumes {
-		if v.Create != nil && coschedule(p) != coscheduleDisabled && slices.Equal(v.Create.AccessModes, []string{"ReadWriteOncePod"}) {
-			out = append(out, diag.Errorf(diag.BadAccessModes, p.Platform.Field("storage").Field("accessModes"), "ReadWriteOncePod: Tekton's affinity assistant (coschedule: %s) mounts the claim %s in its own pod, so no step's pod could; use ReadWriteOnce, which the assistant keeps on its one node, or, on a cluster whose Tekton feature-flags set coschedule: disabled, say so in the platform (tekton: {coschedule: disabled})", coschedule(p), v.Name))
+		if v.Create != nil && coschedule(p) != coscheduleDisabled &&
+			slices.Equal(v.Create.AccessModes, []string{"ReadWriteOncePod"}) {
+			out = append(out, diag.Errorf(diag.BadAccessModes, p.Platform.Field("storage").Field("accessModes"),
+				"ReadWriteOncePod: Tekton's affinity assistant (coschedule: %s) mounts the claim %s in its own pod, so no step's "+
+					"pod could; use ReadWriteOnce, which the assistant keeps on its one node, or, on a cluster whose Tekton "+
+					"feature-flags set coschedule: disabled, say so in the platform (tekton: {coschedule: disabled})",
+				coschedule(p), v.Name))
 		}
 	}
 	return out
@@ -177,13 +186,20 @@ func warnings(p *ir.Pipeline, kind string) diag.Diagnostics {
 	}
 	for _, s := range p.Steps {
 		if n := boundClaims(p, s); n > 1 && coschedule(p) == coscheduleWorkspaces {
-			out = append(out, diag.Warnf(diag.TektonClaims, s.Loc, "step %s mounts %d claims; Tekton's affinity assistant (coschedule: workspaces) refuses a TaskRun with more than one, so the cluster needs coschedule: pipelineruns or disabled in Tekton's feature-flags, and the platform tekton: {coschedule: ...} to match", s.Name, n))
+			out = append(out, diag.Warnf(diag.TektonClaims, s.Loc,
+				"step %s mounts %d claims; Tekton's affinity assistant (coschedule: workspaces) refuses a TaskRun with more than "+
+					"one, so the cluster needs coschedule: pipelineruns or disabled in Tekton's feature-flags, and the platform "+
+					"tekton: {coschedule: ...} to match", s.Name, n))
 		}
 		if kube.RetriedOnPreemption(s) {
-			out = append(out, diag.Warnf(diag.PreemptionRetried, s.Loc, "step %s runs in the Kueue queue %s, whose preemption deletes its pod and would fail the run, so it is retried %d times; Tekton retries a TaskRun whatever failed it, so a program that fails runs again too: give the step retries: to choose (retries: {limit: 0} runs it once)", s.Name, s.Queue, kube.PreemptionRetries))
+			out = append(out, diag.Warnf(diag.PreemptionRetried, s.Loc,
+				"step %s runs in the Kueue queue %s, whose preemption deletes its pod and would fail the run, so it is retried "+
+					"%d times; Tekton retries a TaskRun whatever failed it, so a program that fails runs again too: give the step "+
+					"retries: to choose (retries: {limit: 0} runs it once)", s.Name, s.Queue, kube.PreemptionRetries))
 		}
 		if s.Retry != nil && s.Retry.Backoff > 0 {
-			out = append(out, diag.Warnf(diag.BackoffNotApplied, s.Loc.Field("retries").Field("backoff"), "step %s: Tekton retries at once; the %v backoff is not applied", s.Name, s.Retry.Backoff))
+			out = append(out, diag.Warnf(diag.BackoffNotApplied, s.Loc.Field("retries").Field("backoff"),
+				"step %s: Tekton retries at once; the %v backoff is not applied", s.Name, s.Retry.Backoff))
 		}
 	}
 	var required []string
@@ -193,15 +209,20 @@ func warnings(p *ir.Pipeline, kind string) diag.Diagnostics {
 		}
 	}
 	if len(required) > 0 && kind != KindPipeline {
-		out = append(out, diag.Warnf(diag.TektonParamNoDefault, p.Spec.Field("params"), "%s; give %s in the PipelineRun's spec.params before creating it", noDefault(required), pronoun(required)))
+		out = append(out, diag.Warnf(diag.TektonParamNoDefault, p.Spec.Field("params"),
+			"%s; give %s in the PipelineRun's spec.params before creating it", noDefault(required), pronoun(required)))
 	}
 	for _, v := range p.Volumes {
 		if v.Create != nil {
-			out = append(out, diag.Warnf(diag.ClaimPerRunDeleted, p.Platform.Field("storage"), "the claim %s is created for each run and owned by the PipelineRun, so it and the results written there are deleted with the run (by kubectl delete or Tekton's pruner); to keep results, set storage.pvc to an existing claim, or copy them out in a last step", v.Name))
+			out = append(out, diag.Warnf(diag.ClaimPerRunDeleted, p.Platform.Field("storage"),
+				"the claim %s is created for each run and owned by the PipelineRun, so it and the results written there are "+
+					"deleted with the run (by kubectl delete or Tekton's pruner); to keep results, set storage.pvc to an existing "+
+					"claim, or copy them out in a last step", v.Name))
 		}
 	}
 	if p.TTLSecondsAfterFinished != nil {
-		out = append(out, diag.Warnf(diag.TektonNoTTL, p.Platform.Field("ttlSecondsAfterFinished"), "a PipelineRun has no ttlSecondsAfterFinished; set up Tekton's pruner to delete finished runs"))
+		out = append(out, diag.Warnf(diag.TektonNoTTL, p.Platform.Field("ttlSecondsAfterFinished"),
+			"a PipelineRun has no ttlSecondsAfterFinished; set up Tekton's pruner to delete finished runs"))
 	}
 	return out
 }
@@ -263,17 +284,24 @@ func gpuUnplaced(p *ir.Pipeline) (diag.Diagnostic, bool) {
 	if len(steps) == 0 {
 		return diag.Diagnostic{}, false
 	}
-	what := "step " + steps[0].Name + " asks for GPUs and has no node selector, and Tekton's affinity assistant (coschedule: %s) runs it on the assistant's node"
+	what := "step " + steps[0].Name + " asks for GPUs and has no node selector, and Tekton's affinity assistant " +
+		"(coschedule: %s) runs it on the assistant's node"
 	waits := "the step can wait"
 	if len(steps) > 1 {
 		var names []string
 		for _, s := range steps {
 			names = append(names, s.Name)
 		}
-		what = "steps " + strings.Join(names, ", ") + " ask for GPUs and have no node selector, and Tekton's affinity assistant (coschedule: %s) runs them on the assistant's node"
+		what = "steps " + strings.Join(names, ", ") +
+			" ask for GPUs and have no node selector, and Tekton's affinity assistant (coschedule: %s) runs them on the " +
+			"assistant's node"
 		waits = "they can wait"
 	}
-	w := diag.Warnf(diag.TektonGPUUnplaced, steps[0].Loc, what+", which the run's pod template alone chooses: nothing draws that node to one with GPUs (a toleration lets a pod onto GPU nodes, but does not draw it there), so on a cluster with CPU nodes too %s for ever; set gpu.nodeSelector in the platform to your GPU nodes' labels (such as nvidia.com/gpu.present: \"true\", which NVIDIA's GPU feature discovery sets), which the compiler gives the assistant", coschedule(p), waits)
+	w := diag.Warnf(diag.TektonGPUUnplaced, steps[0].Loc,
+		what+", which the run's pod template alone chooses: nothing draws that node to one with GPUs (a toleration "+
+			"lets a pod onto GPU nodes, but does not draw it there), so on a cluster with CPU nodes too %s for ever; set "+
+			"gpu.nodeSelector in the platform to your GPU nodes' labels (such as nvidia.com/gpu.present: \"true\", which "+
+			"NVIDIA's GPU feature discovery sets), which the compiler gives the assistant", coschedule(p), waits)
 	for _, s := range steps[1:] {
 		w = w.WithRelated(s.Loc.Pos(), "step "+s.Name+" asks for GPUs too")
 	}

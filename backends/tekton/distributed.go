@@ -33,7 +33,9 @@ func distributedTask(p *ir.Pipeline, s *ir.Step) (v1.PipelineTask, error) {
 	if err != nil {
 		return v1.PipelineTask{}, err
 	}
-	manifest, err := distributed.OwnedManifest(job, s, unique(append(refs, runName)), "shrink what the job carries (its env, args and configs), or compile for argo, whose controller moves a large template to a ConfigMap by itself (workflow/controller/workflowpod.go)")
+	manifest, err := distributed.OwnedManifest(job, s, unique(append(refs, runName)),
+		"shrink what the job carries (its env, args and configs), or compile for argo, whose controller moves a large "+
+			"template to a ConfigMap by itself (workflow/controller/workflowpod.go)")
 	if err != nil {
 		return v1.PipelineTask{}, err
 	}

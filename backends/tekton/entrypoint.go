@@ -56,14 +56,20 @@ func entrypointWarnings(p *ir.Pipeline) diag.Diagnostics {
 	}
 	var out diag.Diagnostics
 	for _, image := range slices.Sorted(maps.Keys(p.ImageEntrypoints)) {
-		if !slices.ContainsFunc(p.Steps, func(s *ir.Step) bool { return s.Image == image && s.ArgsAreCommand && len(s.Command) == 0 }) {
-			out = append(out, diag.Warnf(diag.PlatformSettingUnused, p.Platform.Field("tekton").Field("imageEntrypoints").Field(image),
+		if !slices.ContainsFunc(p.Steps,
+			func(s *ir.Step) bool { return s.Image == image && s.ArgsAreCommand && len(s.Command) == 0 }) {
+			out = append(out, diag.Warnf(diag.PlatformSettingUnused,
+				p.Platform.Field("tekton").Field("imageEntrypoints").Field(image),
 				"no step of the run runs a MedPerf run_args.command in image %s, so its entry applies to nothing", image))
 		}
 	}
 	for _, s := range first {
 		names := steps[s.Image]
-		out = append(out, diag.Warnf(diag.TektonCmdBeforeArgs, s.Loc, "%s %s: MedPerf's run_args.command runs after the ENTRYPOINT of image %s, as docker runs it; if the image has no ENTRYPOINT, docker runs the command alone, but Tekton runs the image's CMD before it (in an image FROM python: python3 %s). Say the image's ENTRYPOINT on the platform, tekton: {imageEntrypoints: {%q: []}} for none, and the step runs its command itself",
+		out = append(out, diag.Warnf(diag.TektonCmdBeforeArgs, s.Loc,
+			"%s %s: MedPerf's run_args.command runs after the ENTRYPOINT of image %s, as docker runs it; if the image has no "+
+				"ENTRYPOINT, docker runs the command alone, but Tekton runs the image's CMD before it (in an image FROM python: "+
+				"python3 %s). Say the image's ENTRYPOINT on the platform, tekton: {imageEntrypoints: {%q: []}} for none, and the "+
+				"step runs its command itself",
 			stepWord(names), strings.Join(names, ", "), s.Image, firstArg(s), s.Image))
 	}
 	return out

@@ -34,7 +34,11 @@ func gpusAsLimits(p *ir.Pipeline) (*ir.Pipeline, error) {
 		r, ok := kube.GPUsAsLimit(s.Resources)
 		if !ok {
 			c := s.Resources.GPUClaim
-			refused = append(refused, diag.Errorf(diag.EngineCannotRun, c.At, "step %s asks for GPUs by Dynamic Resource Allocation, and a TaskRun's pod cannot carry claims (Tekton's pod template has no resourceClaims), so it would ask for them as the device class's extended resource, but %s; ask for them so that a limit can (a deviceClass with no selector), or as an extended resource (the platform's gpu.resource), or use --backend argo", s.Name, c.Why))
+			refused = append(refused, diag.Errorf(diag.EngineCannotRun, c.At,
+				"step %s asks for GPUs by Dynamic Resource Allocation, and a TaskRun's pod cannot carry claims (Tekton's pod "+
+					"template has no resourceClaims), so it would ask for them as the device class's extended resource, but %s; ask "+
+					"for them so that a limit can (a deviceClass with no selector), or as an extended resource (the platform's "+
+					"gpu.resource), or use --backend argo", s.Name, c.Why))
 			continue
 		}
 		copied := *s
@@ -53,7 +57,11 @@ func limitWarnings(p *ir.Pipeline) diag.Diagnostics {
 	var out diag.Diagnostics
 	for _, s := range p.Steps {
 		if r, ok := kube.GPUsAsLimit(s.Resources); ok && s.Kind == ir.Container && s.Resources.UsesDRA() {
-			out = append(out, diag.Warnf(diag.GPUsAsLimit, s.Loc, "step %s asks for its GPUs as the limit %s: a TaskRun's pod cannot carry claims, and Kubernetes maps that name to the device class only with its DRAExtendedResource feature (beta and on by default from 1.36; alpha and off in 1.34 and 1.35); elsewhere no node has that resource, and the pod stays Pending (Insufficient %s)", s.Name, r.GPUResource, r.GPUResource))
+			out = append(out, diag.Warnf(diag.GPUsAsLimit, s.Loc,
+				"step %s asks for its GPUs as the limit %s: a TaskRun's pod cannot carry claims, and Kubernetes maps that name "+
+					"to the device class only with its DRAExtendedResource feature (beta and on by default from 1.36; alpha and off "+
+					"in 1.34 and 1.35); elsewhere no node has that resource, and the pod stays Pending (Insufficient %s)", s.Name,
+				r.GPUResource, r.GPUResource))
 			if s.Queue != "" {
 				out = append(out, queuedLimit(s, r.GPUResource))
 			}
@@ -94,9 +102,14 @@ func claimsFrom(s *ir.Step, name string) bool {
 // for a resource its ClusterQueue lists not is never admitted ("resource
 // X unavailable in ClusterQueue", pkg/scheduler/flavorassigner).
 func queuedLimit(s *ir.Step, name string) diag.Diagnostic {
-	how := " (unless its KueueDRAIntegrationExtendedResource gate, alpha and off by default, is on and deviceClassMappings maps the class, when it counts the mapped name)"
+	how := " (unless its KueueDRAIntegrationExtendedResource gate, alpha and off by default, is on and " +
+		"deviceClassMappings maps the class, when it counts the mapped name)"
 	if strings.HasPrefix(name, "deviceclass.resource.kubernetes.io/") {
-		how = " (it maps a limit to its device class only by the class's spec.extendedResourceName, never by the name Kubernetes gives every class, and no deviceClassMappings entry counts it)"
+		how = " (it maps a limit to its device class only by the class's spec.extendedResourceName, never by the name " +
+			"Kubernetes gives every class, and no deviceClassMappings entry counts it)"
 	}
-	return diag.Warnf(diag.QueuedGPUsAsLimit, s.Resources.GPUClaim.At, "step %s runs in the Kueue queue %s and asks for its GPUs as the limit %s; Kueue counts that as a resource of its own name%s: list %s in the queue's ClusterQueue's coveredResources with a quota, or the workload stays pending (\"resource %s unavailable in ClusterQueue\")", s.Name, s.Queue, name, how, name, name)
+	return diag.Warnf(diag.QueuedGPUsAsLimit, s.Resources.GPUClaim.At,
+		"step %s runs in the Kueue queue %s and asks for its GPUs as the limit %s; Kueue counts that as a resource of its "+
+			"own name%s: list %s in the queue's ClusterQueue's coveredResources with a quota, or the workload stays pending "+
+			"(\"resource %s unavailable in ClusterQueue\")", s.Name, s.Queue, name, how, name, name)
 }

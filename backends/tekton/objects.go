@@ -90,7 +90,8 @@ func podMounts(p *ir.Pipeline, s *ir.Step) []corev1.VolumeMount {
 	var out []corev1.VolumeMount
 	for _, m := range s.Mounts {
 		if perPod(p, m.Volume) {
-			out = append(out, corev1.VolumeMount{Name: m.Volume, MountPath: m.MountPath, SubPath: m.SubPath.Render(paramRef), ReadOnly: m.ReadOnly})
+			out = append(out, corev1.VolumeMount{Name: m.Volume, MountPath: m.MountPath, SubPath: m.SubPath.Render(paramRef),
+				ReadOnly: m.ReadOnly})
 		}
 	}
 	return out
@@ -129,9 +130,11 @@ func dataSteps(p *ir.Pipeline, s *ir.Step, main v1.Step) ([]v1.Step, []v1.TaskRe
 	if len(s.Uploads) > 0 {
 		steps = append(steps, fromContainer(m.UploadContainer(p, s, uploadStep)))
 		for _, u := range s.Uploads {
-			results = append(results, v1.TaskResult{Name: digestResult(u.Name), Type: v1.ResultsTypeString, Description: digestText(u)})
+			results = append(results,
+				v1.TaskResult{Name: digestResult(u.Name), Type: v1.ResultsTypeString, Description: digestText(u)})
 			if uris {
-				results = append(results, v1.TaskResult{Name: uriResult(u.Name), Type: v1.ResultsTypeString, Description: "where " + u.Name + " is in the bucket"})
+				results = append(results, v1.TaskResult{Name: uriResult(u.Name), Type: v1.ResultsTypeString,
+					Description: "where " + u.Name + " is in the bucket"})
 			}
 		}
 	}
@@ -176,7 +179,11 @@ func resultsFit(p *ir.Pipeline, s *ir.Step, main v1.Step) (bool, error) {
 	digests, uris := resultsSize(p, s)
 	budget := resultBudget(s, main)
 	if digests > budget {
-		return false, emit.Refuse(diag.ResultsTooLarge, s.Loc, "step %s uploads %d outputs, and the results that record their sha256 take %d bytes, more than the %d that the kubelet keeps of the upload step's termination message, where Tekton puts them (12 KiB a pod, shared by its %d containers); split the step's outputs among fewer folders, or use --backend argo", s.Name, len(s.Uploads), digests, budget, podContainers(s, main))
+		return false, emit.Refuse(diag.ResultsTooLarge, s.Loc,
+			"step %s uploads %d outputs, and the results that record their sha256 take %d bytes, more than the %d that the "+
+				"kubelet keeps of the upload step's termination message, where Tekton puts them (12 KiB a pod, shared by its %d "+
+				"containers); split the step's outputs among fewer folders, or use --backend argo", s.Name, len(s.Uploads), digests,
+			budget, podContainers(s, main))
 	}
 	return digests+uris <= budget, nil
 }
@@ -219,7 +226,8 @@ func podContainers(s *ir.Step, main v1.Step) int {
 	if main.Script != "" {
 		n++
 	}
-	if wd := path.Clean(main.WorkingDir); main.WorkingDir != "" && (!path.IsAbs(wd) || strings.HasPrefix(wd, "/workspace/")) {
+	if wd := path.Clean(main.WorkingDir); main.WorkingDir != "" &&
+		(!path.IsAbs(wd) || strings.HasPrefix(wd, "/workspace/")) {
 		n++
 	}
 	return n
@@ -235,7 +243,11 @@ func uriWarnings(p *ir.Pipeline) diag.Diagnostics {
 		}
 		main := step(p, s)
 		if digests, uris := resultsSize(p, s); digests <= resultBudget(s, main) && digests+uris > resultBudget(s, main) {
-			out = append(out, diag.Warnf(diag.TektonURIsLeftOut, s.Loc, "step %s uploads %d outputs, and the results of their s3:// URIs do not fit beside their sha256 in the %d bytes that the kubelet keeps of the upload step's termination message (12 KiB a pod, shared by its %d containers): only the -sha256 results are given; each output is at s3://%s/<run uid>/%s/<output>", s.Name, len(s.Uploads), resultBudget(s, main), podContainers(s, main), p.ObjectStore.S3.Bucket, s.Name))
+			out = append(out, diag.Warnf(diag.TektonURIsLeftOut, s.Loc,
+				"step %s uploads %d outputs, and the results of their s3:// URIs do not fit beside their sha256 in the %d bytes "+
+					"that the kubelet keeps of the upload step's termination message (12 KiB a pod, shared by its %d containers): "+
+					"only the -sha256 results are given; each output is at s3://%s/<run uid>/%s/<output>", s.Name, len(s.Uploads),
+				resultBudget(s, main), podContainers(s, main), p.ObjectStore.S3.Bucket, s.Name))
 		}
 	}
 	return out
@@ -273,7 +285,10 @@ func podFiles(p *ir.Pipeline, s *ir.Step) error {
 			}
 		}
 		if file {
-			return emit.Refuse(diag.EngineCannotRun, s.Loc, "step %s mounts the file %s itself from a volume of its pod, which the kubelet makes a folder when the pod starts, before a step of the task could put the file there; mount its folder, or use --backend argo or a workspace claim (storage.workspace: claim)", s.Name, m.MountPath)
+			return emit.Refuse(diag.EngineCannotRun, s.Loc,
+				"step %s mounts the file %s itself from a volume of its pod, which the kubelet makes a folder when the pod "+
+					"starts, before a step of the task could put the file there; mount its folder, or use --backend argo or a "+
+					"workspace claim (storage.workspace: claim)", s.Name, m.MountPath)
 		}
 	}
 	return nil

@@ -43,7 +43,8 @@ import (
 // Both the Pipeline and that run pass Tekton's defaulting and validation.
 func asPipeline(p *ir.Pipeline, pr *v1.PipelineRun) (*v1.Pipeline, *v1.PipelineRun, []setting, error) {
 	pl := pipeline(p, pr)
-	if err := emit.CheckSize(pl, p.Spec.Field("steps"), "the Pipeline", emit.ObjectLimit, "etcd's limit on an object"); err != nil {
+	if err := emit.CheckSize(pl, p.Spec.Field("steps"), "the Pipeline", emit.ObjectLimit,
+		"etcd's limit on an object"); err != nil {
 		return nil, nil, nil, err
 	}
 	if err := validatePipeline(pl); err != nil {

@@ -56,7 +56,8 @@ func compile(p *ir.Pipeline, opts Options) (*v1.PipelineRun, error) {
 		if v.PerPod {
 			continue
 		}
-		pr.Spec.PipelineSpec.Workspaces = append(pr.Spec.PipelineSpec.Workspaces, v1.PipelineWorkspaceDeclaration{Name: v.Name})
+		pr.Spec.PipelineSpec.Workspaces = append(pr.Spec.PipelineSpec.Workspaces,
+			v1.PipelineWorkspaceDeclaration{Name: v.Name})
 		pr.Spec.Workspaces = append(pr.Spec.Workspaces, workspaceBinding(v))
 	}
 	if err := addTasks(pr, p); err != nil {
@@ -73,7 +74,8 @@ func compile(p *ir.Pipeline, opts Options) (*v1.PipelineRun, error) {
 		kubectlTasks = append(kubectlTasks, t.Name)
 	}
 	tokenForKubectlOnly(pr, opts.ServiceAccountName, kubectlTasks)
-	if err := emit.CheckSize(pr, p.Spec.Field("steps"), "the PipelineRun", emit.ObjectLimit, "etcd's limit on an object"); err != nil {
+	if err := emit.CheckSize(pr, p.Spec.Field("steps"), "the PipelineRun", emit.ObjectLimit,
+		"etcd's limit on an object"); err != nil {
 		return nil, err
 	}
 	if err := validate(pr); err != nil {

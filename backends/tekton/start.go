@@ -48,7 +48,9 @@ func startWarnings(p *ir.Pipeline, pl *v1.Pipeline, settings []setting) diag.Dia
 	var lacks, files, flags []string
 	for _, s := range settings {
 		if s.flags == "" {
-			out = append(out, diag.Warnf(diag.TektonNoStartFlag, s.at, "%s, and tkn pipeline start has no flag for it: print the run by adding --dry-run -o yaml to its flags, %s, and create it with kubectl create -f", s.lacks, s.field))
+			out = append(out, diag.Warnf(diag.TektonNoStartFlag, s.at,
+				"%s, and tkn pipeline start has no flag for it: print the run by adding --dry-run -o yaml to its flags, %s, and "+
+					"create it with kubectl create -f", s.lacks, s.field))
 			continue
 		}
 		lacks, flags = append(lacks, s.lacks), append(flags, s.flags)
@@ -131,8 +133,9 @@ func start(p *ir.Pipeline, pl *v1.Pipeline, pr *v1.PipelineRun) (*v1.PipelineRun
 func runTimeout(p *ir.Pipeline, run *v1.PipelineRun) setting {
 	run.Spec.Timeouts = &v1.TimeoutFields{Pipeline: &metav1.Duration{Duration: 0}}
 	return setting{
-		at:    p.Spec,
-		lacks: "no run timeout (Tekton stops a run that sets none after the cluster's default-timeout-minutes, 60 unless changed, however long its steps take)",
+		at: p.Spec,
+		lacks: "no run timeout (Tekton stops a run that sets none after the cluster's default-timeout-minutes, 60 unless " +
+			"changed, however long its steps take)",
 		flags: "--pipeline-timeout 0",
 		field: "spec.timeouts.pipeline: 0s",
 	}
@@ -189,7 +192,8 @@ func workspaces(p *ir.Pipeline, pr, run *v1.PipelineRun) ([]setting, error) {
 		if c := b.PersistentVolumeClaim; c != nil {
 			s.lacks = fmt.Sprintf("no claim for its workspace %s", b.Name)
 			s.flags = fmt.Sprintf("-w name=%s,claimName=%s", b.Name, c.ClaimName)
-			s.field = fmt.Sprintf(`add {"name":%q,"persistentVolumeClaim":{"claimName":%q}} to spec.workspaces`, b.Name, c.ClaimName)
+			s.field = fmt.Sprintf(`add {"name":%q,"persistentVolumeClaim":{"claimName":%q}} to spec.workspaces`,
+				b.Name, c.ClaimName)
 			out = append(out, s)
 			continue
 		}

@@ -38,8 +38,10 @@ func pipelineTask(p *ir.Pipeline, s *ir.Step) (v1.PipelineTask, error) {
 			continue
 		}
 		name := cmp.Or(m.Name, m.Volume)
-		t.Workspaces = append(t.Workspaces, v1.WorkspacePipelineTaskBinding{Name: name, Workspace: m.Volume, SubPath: m.SubPath.Render(paramRef)})
-		t.TaskSpec.Workspaces = append(t.TaskSpec.Workspaces, v1.WorkspaceDeclaration{Name: name, MountPath: m.MountPath, ReadOnly: m.ReadOnly})
+		t.Workspaces = append(t.Workspaces,
+			v1.WorkspacePipelineTaskBinding{Name: name, Workspace: m.Volume, SubPath: m.SubPath.Render(paramRef)})
+		t.TaskSpec.Workspaces = append(t.TaskSpec.Workspaces,
+			v1.WorkspaceDeclaration{Name: name, MountPath: m.MountPath, ReadOnly: m.ReadOnly})
 	}
 	return t, nil
 }

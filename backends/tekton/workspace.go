@@ -65,7 +65,8 @@ func namesWorkspace(s *ir.Step) string {
 // platforms/docker.yaml), and pytorch/pytorch's
 // (docker/pytorch/Dockerfile, WORKDIR /workspace).
 var (
-	programImages = []string{"mlcommons/hello_world", "mlcommons/fets_metrics", "mlcommons/fets_preprocessing", "mlcommons/mnist_fl_pytorch",
+	programImages = []string{"mlcommons/hello_world", "mlcommons/fets_metrics", "mlcommons/fets_preprocessing",
+		"mlcommons/mnist_fl_pytorch",
 		"mlperf/mlbox_hello_world"}
 	workdirImages = []string{"pytorch/pytorch", "mlcommons/fets_metrics", "mlcommons/fets_preprocessing"}
 )
@@ -154,15 +155,24 @@ func workspaceRefusals(p *ir.Pipeline) diag.Diagnostics {
 			named = "the entrypoint of image " + s.Image
 		}
 		if named != `""` && p.ImageWorkspace == imageWorkspaceNone {
-			out = append(out, diag.Errorf(diag.WorkspaceHidden, s.Loc, "step %s runs %s, in /workspace, where Tekton mounts an emptyDir in every step, hiding the image's own; the platform says the cluster mounts no image volumes (tekton: {imageWorkspace: none}). Move the program out of /workspace in the image and name it in the task's entrypoint, run the pipeline with --backend argo or job, or, on Kubernetes 1.35 or later with containerd 2.1 or CRI-O 1.31 or later, drop imageWorkspace: none so that the step mounts its image's /workspace", s.Name, named))
+			out = append(out, diag.Errorf(diag.WorkspaceHidden, s.Loc,
+				"step %s runs %s, in /workspace, where Tekton mounts an emptyDir in every step, hiding the image's own; the "+
+					"platform says the cluster mounts no image volumes (tekton: {imageWorkspace: none}). Move the program out of "+
+					"/workspace in the image and name it in the task's entrypoint, run the pipeline with --backend argo or job, or, "+
+					"on Kubernetes 1.35 or later with containerd 2.1 or CRI-O 1.31 or later, drop imageWorkspace: none so that the "+
+					"step mounts its image's /workspace", s.Name, named))
 			continue
 		}
 		if !mountsImageWorkspace(p, s) {
 			continue
 		}
 		for _, m := range s.Mounts {
-			if m.MountPath == tektonpaths.WorkspaceDir || strings.HasPrefix(path.Clean(m.MountPath), tektonpaths.WorkspaceDir+"/") {
-				out = append(out, diag.Errorf(diag.WorkspaceHidden, s.Loc, "step %s mounts its image's /workspace, read-only, to run its program there, and also mounts %s at %s, inside it; mount the workspace elsewhere (storage.mountPath, such as /mnt/mlcube), or move the program out of /workspace in the image", s.Name, m.Volume, m.MountPath))
+			if m.MountPath == tektonpaths.WorkspaceDir ||
+				strings.HasPrefix(path.Clean(m.MountPath), tektonpaths.WorkspaceDir+"/") {
+				out = append(out, diag.Errorf(diag.WorkspaceHidden, s.Loc,
+					"step %s mounts its image's /workspace, read-only, to run its program there, and also mounts %s at %s, inside "+
+						"it; mount the workspace elsewhere (storage.mountPath, such as /mnt/mlcube), or move the program out of "+
+						"/workspace in the image", s.Name, m.Volume, m.MountPath))
 			}
 		}
 	}
@@ -189,7 +199,12 @@ func workspaceWarnings(p *ir.Pipeline) diag.Diagnostics {
 		steps[s.Image] = append(steps[s.Image], s.Name)
 	}
 	for _, s := range first {
-		out = append(out, diag.Warnf(diag.TektonWorkspaceUnseen, s.Loc, "%s %s %s, and Tekton mounts an emptyDir at /workspace in every step, hiding the image's own; if that is the image's working directory (pytorch/pytorch's is), set tekton: {imageWorkspace: always} on the platform, which mounts each step's image's /workspace as an image volume, or name the program in the task's entrypoint; if not, imageWorkspace: none silences this", stepWord(steps[s.Image]), strings.Join(steps[s.Image], ", "), unseenWhat(s, len(steps[s.Image]) == 1)))
+		out = append(out, diag.Warnf(diag.TektonWorkspaceUnseen, s.Loc,
+			"%s %s %s, and Tekton mounts an emptyDir at /workspace in every step, hiding the image's own; if that is the "+
+				"image's working directory (pytorch/pytorch's is), set tekton: {imageWorkspace: always} on the platform, which "+
+				"mounts each step's image's /workspace as an image volume, or name the program in the task's entrypoint; if not, "+
+				"imageWorkspace: none silences this", stepWord(steps[s.Image]), strings.Join(steps[s.Image], ", "),
+			unseenWhat(s, len(steps[s.Image]) == 1)))
 	}
 	return out
 }

@@ -49,7 +49,8 @@ func normalizeArgs(app *cli.App, args []string) ([]string, error) {
 	if len(args) > 2 && args[1] == "help" && !strings.HasPrefix(args[2], "-") {
 		// help COMMAND, as go help build.
 		if app.Command(args[2]) == nil {
-			return nil, usageError{fmt.Errorf("no command %q to help with (commands: %s)%s", args[2], strings.Join(commandNames(app), ", "), diag.Suggest(args[2], commandNames(app)))}
+			return nil, usageError{fmt.Errorf("no command %q to help with (commands: %s)%s", args[2],
+				strings.Join(commandNames(app), ", "), diag.Suggest(args[2], commandNames(app)))}
 		}
 		return []string{args[0], args[2], "--help"}, nil
 	}
@@ -138,7 +139,8 @@ func oneToken(spec flagSpec, value string, hasValue bool, next []string) (token 
 				// kubectl's and argo's -v=N.
 				more = "; -v has no levels: -v alone prints the notes"
 			}
-			return "", false, usageError{fmt.Errorf("invalid value %q for --%s: a switch takes true or false, or nothing%s", value, spec.name, more)}
+			return "", false, usageError{fmt.Errorf("invalid value %q for --%s: a switch takes true or false, or nothing%s",
+				value, spec.name, more)}
 		}
 		return "--" + spec.name + "=" + value, false, nil
 	case hasValue:
@@ -174,9 +176,11 @@ func givenOnce(flags []flagArg, specs map[string]flagSpec) error {
 			more = " (--backend all compiles for every backend, with -o DIR/)"
 		}
 		if first.typed != f.typed {
-			return usageError{fmt.Errorf("%s and %s are one flag, given twice (%s and %s), and it takes one value: give it once%s", first.typed, f.typed, firstValue, value, more)}
+			return usageError{fmt.Errorf("%s and %s are one flag, given twice (%s and %s), and it takes one "+
+				"value: give it once%s", first.typed, f.typed, firstValue, value, more)}
 		}
-		return usageError{fmt.Errorf("%s is given twice, %s and %s, and takes one value: give it once%s", f.typed, firstValue, value, more)}
+		return usageError{fmt.Errorf("%s is given twice, %s and %s, and takes one value: give it once%s", f.typed,
+			firstValue, value, more)}
 	}
 	return nil
 }
@@ -185,7 +189,8 @@ func givenOnce(flags []flagArg, specs map[string]flagSpec) error {
 // version stay the program's, a flag the command takes too moves after
 // it (-b argo lint . is lint --backend argo .), and any other is an error,
 // since the command would not read it.
-func beforeCommand(flags []flagArg, command string, specs map[string]flagSpec) (top []string, moved []flagArg, err error) {
+func beforeCommand(flags []flagArg, command string,
+	specs map[string]flagSpec) (top []string, moved []flagArg, err error) {
 	for _, f := range flags {
 		name, _, _ := strings.Cut(strings.TrimPrefix(f.token, "--"), "=")
 		switch _, takes := specs[name]; {
@@ -194,7 +199,8 @@ func beforeCommand(flags []flagArg, command string, specs map[string]flagSpec) (
 		case takes:
 			moved = append(moved, f)
 		default:
-			return nil, nil, usageError{fmt.Errorf("--%s is a flag of mlcube-compile itself, not of %s, which would not read it; give %s's flags after %q", name, command, command, command)}
+			return nil, nil, usageError{fmt.Errorf("--%s is a flag of mlcube-compile itself, not of %s, which would not read "+
+				"it; give %s's flags after %q", name, command, command, command)}
 		}
 	}
 	return top, moved, nil

@@ -29,7 +29,8 @@ var diagnosticLine = regexp.MustCompile(`^[^:\s]+(:\d+:\d+)?: (warning: |note: )
 
 // cueText is what CUE's own messages hold and a user's must not: every
 // refusal of the schema is said in words (a pattern in its @help).
-var cueText = regexp.MustCompile(`incomplete value|conflicting values|empty disjunction|out of bound|does not satisfy|not allowed|=~|!~|_\|_| & |MaxRunes|mismatched types`)
+var cueText = regexp.MustCompile(`incomplete value|conflicting values|empty disjunction|out of bound|` +
+	`does not satisfy|not allowed|=~|!~|_\|_| & |MaxRunes|mismatched types`)
 
 func TestBadInputCorpus(t *testing.T) {
 	root := filepath.Join(repoRoot, "testdata", "bad")

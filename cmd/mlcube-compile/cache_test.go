@@ -19,7 +19,8 @@ func TestLintCache(t *testing.T) {
 		args := append([]string{"mlcube-compile", "lint", "--format", format}, roots...)
 		want, _, wantCode := compileArgs(t, args...)
 		for run := 1; run <= 2; run++ {
-			got, stderr, code := compileArgs(t, append(append([]string{}, args[:2]...), append([]string{"--cache", cache}, args[2:]...)...)...)
+			got, stderr, code := compileArgs(t,
+				append(append([]string{}, args[:2]...), append([]string{"--cache", cache}, args[2:]...)...)...)
 			if code != wantCode || stderr != "" {
 				t.Fatalf("%s, run %d: exit %d, want %d; stderr %q", format, run, code, wantCode, stderr)
 			}
@@ -36,7 +37,8 @@ func TestLintCache(t *testing.T) {
 	if err := os.WriteFile(file, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, code := compileArgs(t, "mlcube-compile", "lint", "--cache", filepath.Join(file, "cache"), roots[1]); code != exitUsage {
+	if _, _, code := compileArgs(t, "mlcube-compile", "lint", "--cache", filepath.Join(file, "cache"),
+		roots[1]); code != exitUsage {
 		t.Errorf("--cache under a file: exit %d, want %d", code, exitUsage)
 	}
 }

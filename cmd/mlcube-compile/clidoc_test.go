@@ -25,17 +25,24 @@ func renderCLIDoc() string {
 	app := newApp(&session{stdout: io.Discard, format: diagnosticFormats[0]}, io.Discard)
 	app.Setup() // adds --help and --version as the command shows them
 	var b strings.Builder
-	b.WriteString("<!-- Generated from the command's own flags by TestCLIDoc (cmd/mlcube-compile/clidoc_test.go); do not edit. Rewrite with make golden. -->\n\n")
+	b.WriteString("<!-- Generated from the command's own flags by TestCLIDoc (cmd/mlcube-compile/clidoc_test.go); do " +
+		"not edit. Rewrite with make golden. -->\n\n")
 	b.WriteString("# CLI reference\n\n")
 	fmt.Fprintf(&b, "`%s`: %s.\n\n", app.Name, app.Usage)
 	b.WriteString("Manifests go to stdout; notes, warnings and errors to stderr. Exit codes: 0 compiled (or no error),\n")
 	b.WriteString("1 a spec is bad, 2 a usage error. The [user guide](guide.md) explains the flags in context.\n")
-	b.WriteString("A flag that takes one value is given once (twice is a usage error that names both values); those marked\n")
-	b.WriteString("repeatable take one value each time, and `--set` and `NAME=PATH` each name once. Other tools' flags (argo's\n")
-	b.WriteString("--serviceaccount and -l, kubectl's -l, --node-selector, MLCube's --workspace and -Pkey=value), and flags spelled\n")
-	b.WriteString("like a platform key (--queue, --image, --storage-class), are usage errors that name the spec key doing their job.\n")
-	b.WriteString("`-o` never names a file the compile reads (a spec, a values or env file, by any path or link to it): that is a usage\n")
-	b.WriteString("error, and nothing is written. Output redirected onto a spec with `>` empties it before the compile reads it;\n")
+	b.WriteString("A flag that takes one value is given once (twice is a usage error that names both " +
+		"values); those marked\n")
+	b.WriteString("repeatable take one value each time, and `--set` and `NAME=PATH` each name once. Other tools' " +
+		"flags (argo's\n")
+	b.WriteString("--serviceaccount and -l, kubectl's -l, --node-selector, MLCube's --workspace and -Pkey=value), and " +
+		"flags spelled\n")
+	b.WriteString("like a platform key (--queue, --image, --storage-class), are usage errors that name the spec key " +
+		"doing their job.\n")
+	b.WriteString("`-o` never names a file the compile reads (a spec, a values or env file, by any path or link to it): " +
+		"that is a usage\n")
+	b.WriteString("error, and nothing is written. Output redirected onto a spec with `>` empties it before the " +
+		"compile reads it;\n")
 	b.WriteString("the error then says so.\n\n")
 	writeUsage(&b, app.UsageText)
 	writeFlags(&b, app.Flags)

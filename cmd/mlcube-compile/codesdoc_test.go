@@ -35,7 +35,9 @@ func TestTroubleshootingDoc(t *testing.T) {
 	}
 	out := string(doc)
 	for _, g := range generated {
-		begin := "<!-- The " + g.what + ", generated from " + g.from + " by TestTroubleshootingDoc (cmd/mlcube-compile/codesdoc_test.go); do not edit between these lines. Rewrite with make golden. -->"
+		begin := "<!-- The " + g.what + ", generated from " + g.from +
+			" by TestTroubleshootingDoc (cmd/mlcube-compile/codesdoc_test.go); do not edit between these lines. Rewrite with " +
+			"make golden. -->"
 		end := "<!-- End of the generated " + g.what + ". -->"
 		before, rest, ok1 := strings.Cut(out, begin)
 		_, after, ok2 := strings.Cut(rest, end)
@@ -71,7 +73,8 @@ func TestEveryDiagnosticHasACode(t *testing.T) {
 			}
 		}
 	}
-	out, _, _ := compileArgs(t, "mlcube-compile", "lint", filepath.Join(repoRoot, "examples"), filepath.Join(repoRoot, "testdata", "bad"))
+	out, _, _ := compileArgs(t, "mlcube-compile", "lint", filepath.Join(repoRoot, "examples"),
+		filepath.Join(repoRoot, "testdata", "bad"))
 	coded := regexp.MustCompile(` \[MLC\d{3}\]$`)
 	for _, line := range strings.Split(out, "\n") {
 		if strings.Contains(line, ": note: ") || !regexp.MustCompile(`^\S+:\d+:\d+: |^\S+: `).MatchString(line) {

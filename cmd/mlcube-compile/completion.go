@@ -16,9 +16,10 @@ import (
 // fish's is urfave/cli's, with the flags' values added.
 func completionCommand(stdout io.Writer) *cli.Command {
 	return &cli.Command{
-		Name:      "completion",
-		Usage:     "print the shell completion script for bash, zsh or fish",
-		UsageText: "mlcube-compile completion bash|zsh|fish\n  bash: source <(mlcube-compile completion bash)\n  zsh:  source <(mlcube-compile completion zsh)\n  fish: mlcube-compile completion fish | source",
+		Name:  "completion",
+		Usage: "print the shell completion script for bash, zsh or fish",
+		UsageText: "mlcube-compile completion bash|zsh|fish\n  bash: source <(mlcube-compile completion bash)\n" +
+			"  zsh:  source <(mlcube-compile completion zsh)\n  fish: mlcube-compile completion fish | source",
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return usageError{fmt.Errorf("completion needs one shell: %s", strings.Join(shells, ", "))}
@@ -88,6 +89,7 @@ func fishValues(app *cli.App) string {
 			}
 		}
 	}
-	fmt.Fprintf(&b, "complete -c %s -n '__fish_seen_subcommand_from completion' -f -a '%s'\n", app.Name, strings.Join(shells, " "))
+	fmt.Fprintf(&b, "complete -c %s -n '__fish_seen_subcommand_from completion' -f -a '%s'\n", app.Name,
+		strings.Join(shells, " "))
 	return b.String()
 }

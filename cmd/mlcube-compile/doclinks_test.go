@@ -105,7 +105,8 @@ func anchors(text string) map[string]bool {
 // a file named as a spec (> pipeline.yaml, -o platform.yaml, tee
 // mlcube.yaml): run in the spec's folder, it would empty or replace the
 // spec it reads.
-var outputOnSpec = regexp.MustCompile(`(>|\btee|-o|--output)[ =]+(\S*/)?(pipeline|platform|mlcube|container_config|values|\.mlcube)\.ya?ml\b`)
+var outputOnSpec = regexp.MustCompile(`(>|\btee|-o|--output)[ =]+(\S*/)?` +
+	`(pipeline|platform|mlcube|container_config|values|\.mlcube)\.ya?ml\b`)
 
 // TestDocsWriteNoSpec checks that no command line of the README or docs/
 // writes its output onto a file named as a spec.
@@ -118,7 +119,8 @@ func TestDocsWriteNoSpec(t *testing.T) {
 		for i, line := range strings.Split(readText(t, page), "\n") {
 			if m := outputOnSpec.FindString(line); m != "" {
 				rel, _ := filepath.Rel(repoRoot, page)
-				t.Errorf("%s:%d: %q writes the output onto a file named as a spec; name it after what it holds (workflow.yaml, tekton-pipeline.yaml)", rel, i+1, m)
+				t.Errorf("%s:%d: %q writes the output onto a file named as a spec; name it after what it holds (workflow.yaml, "+
+					"tekton-pipeline.yaml)", rel, i+1, m)
 			}
 		}
 	}

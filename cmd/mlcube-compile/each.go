@@ -37,12 +37,15 @@ func outputFile(output, name string) (string, error) {
 // folder dir, which -o names.
 func compileEach(s *session, req driver.Request, dir string) error {
 	if dir == "" {
-		return usageError{fmt.Errorf("--backend %s writes one file per backend: name their folder with -o DIR/", driver.AllBackends)}
+		return usageError{fmt.Errorf("--backend %s writes one file per backend: name their folder with -o DIR/",
+			driver.AllBackends)}
 	}
 	if info, err := os.Stat(dir); err == nil && !info.IsDir() {
-		return usageError{fmt.Errorf("--backend %s writes one file per backend into a folder, and -o %s is a file", driver.AllBackends, dir)}
+		return usageError{fmt.Errorf("--backend %s writes one file per backend into a folder, and -o %s is a file",
+			driver.AllBackends, dir)}
 	} else if err != nil && !strings.HasSuffix(dir, "/") {
-		return usageError{fmt.Errorf("--backend %s writes one file per backend: -o %s does not exist; end it with / to create the folder", driver.AllBackends, dir)}
+		return usageError{fmt.Errorf("--backend %s writes one file per backend: -o %s does not exist; end it with / to "+
+			"create the folder", driver.AllBackends, dir)}
 	}
 	for _, backend := range driver.Backends() {
 		name := outputName(backend, req.Format)
@@ -91,7 +94,8 @@ func staleOutputs(dir, format string, written map[string]bool) diag.Diagnostics 
 			}
 			current := written[backend] && f == cmp.Or(format, driver.OutputFormats[0])
 			if _, err := os.Stat(path); err == nil && !current {
-				out = append(out, diag.Warnf(diag.OutputStale, diag.At(diag.Pos{File: path}).Field("--output"), "not written by this compile, %s: it is an earlier compile's; remove it before applying the folder", why))
+				out = append(out, diag.Warnf(diag.OutputStale, diag.At(diag.Pos{File: path}).Field("--output"),
+					"not written by this compile, %s: it is an earlier compile's; remove it before applying the folder", why))
 			}
 		}
 	}

@@ -140,7 +140,8 @@ func TestStepEnvBeatsEnvFileAndLegacyClaimsStayApart(t *testing.T) {
 	legacy := enginetest.WriteFiles(t, map[string]string{
 		"mlcube.yaml":           "schema_type: mlcube_root\nname: leg\ntasks: [run/k.yaml]\n",
 		"platforms/docker.yaml": "schema_type: mlcube_platform\ncontainer: {image: a/b:1}\n",
-		"run/k.yaml":            "schema_type: mlcube_invoke\ntask_name: k\ninput_binding: {a: {path: x, k8s: {pvc: data-1}}}\noutput_binding: {b: {path: y, k8s: {pvc: data.1}}}\n",
+		"run/k.yaml": "schema_type: mlcube_invoke\ntask_name: k\n" +
+			"input_binding: {a: {path: x, k8s: {pvc: data-1}}}\noutput_binding: {b: {path: y, k8s: {pvc: data.1}}}\n",
 	})
 	out, stderr, code = compileArgs(t, "mlcube-compile", "--mlcube", legacy)
 	if code != 0 {

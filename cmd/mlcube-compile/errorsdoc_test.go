@@ -31,7 +31,8 @@ func TestErrorsDoc(t *testing.T) {
 	}
 	for _, code := range regexp.MustCompile(`\[(MLC\d{3})\]`).FindAllStringSubmatch(want, -1) {
 		if !strings.Contains(string(help), "\n### "+code[1]+": ") {
-			t.Errorf("docs/troubleshooting.md has no section for %s, which docs/errors.md shows: say what to do about it", code[1])
+			t.Errorf("docs/troubleshooting.md has no section for %s, which docs/errors.md shows: say what to do "+
+				"about it", code[1])
 		}
 	}
 }
@@ -44,7 +45,8 @@ func renderErrorsDoc(root string) (string, error) {
 		return "", err
 	}
 	var b strings.Builder
-	b.WriteString("<!-- Generated from testdata/bad by TestErrorsDoc (cmd/mlcube-compile/errorsdoc_test.go); do not edit. Rewrite with make golden. -->\n\n")
+	b.WriteString("<!-- Generated from testdata/bad by TestErrorsDoc (cmd/mlcube-compile/errorsdoc_test.go); do not " +
+		"edit. Rewrite with make golden. -->\n\n")
 	b.WriteString("# Errors, as the command prints them\n\n")
 	b.WriteString("Every kind of mistake the test corpus holds (`testdata/bad/NAME`: the spec files, and the exact\n")
 	b.WriteString("stderr they give, exit code 1), grouped by the first word of the case's name. What to do about\n")

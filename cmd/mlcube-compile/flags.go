@@ -17,9 +17,17 @@ import (
 // its params; the main command and graph take them alike.
 func specFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "mlcube", Aliases: []string{"m"}, Usage: "cube folder or its mlcube.yaml (or MedPerf's container_config.yaml); default: the pipeline file's folder, else the current folder"},
-		&cli.StringFlag{Name: "platform", Aliases: []string{"p"}, Usage: "platform file (or a legacy platforms/docker.yaml); default: platform.yaml beside the pipeline file, else beside the cube; - reads it from standard input"},
-		&cli.StringFlag{Name: "task", Aliases: []string{"t"}, Usage: "pipeline file, legacy invoke file, or task names a,b,c run in that order (as mlcube run --task a,b,c); default: the current folder's pipeline.yaml when no --mlcube or path is given, else every task of the cube, in the file's order wherever their paths touch; - reads a pipeline file from standard input (then no platform file is read without -p)"},
+		&cli.StringFlag{Name: "mlcube", Aliases: []string{"m"},
+			Usage: "cube folder or its mlcube.yaml (or MedPerf's container_config.yaml); default: the pipeline file's folder, " +
+				"else the current folder"},
+		&cli.StringFlag{Name: "platform", Aliases: []string{"p"},
+			Usage: "platform file (or a legacy platforms/docker.yaml); default: platform.yaml beside the pipeline file, else " +
+				"beside the cube; - reads it from standard input"},
+		&cli.StringFlag{Name: "task", Aliases: []string{"t"},
+			Usage: "pipeline file, legacy invoke file, or task names a,b,c run in that order (as mlcube run --task a,b,c); " +
+				"default: the current folder's pipeline.yaml when no --mlcube or path is given, else every task of the cube, in " +
+				"the file's order wherever their paths touch; - reads a pipeline file from standard input (then no platform file " +
+				"is read without -p)"},
 		valuesFlag("values `FILE` of param: value lines; repeatable, later files win"),
 		setFlag("give param `NAME=VALUE` a value; repeatable, wins over -f"),
 		disableFlag(),
@@ -71,7 +79,9 @@ func nameOnce(seen map[string]string, name, written, what, takes string) error {
 // disableFlag silences warnings by code, as a disable comment in a spec
 // does.
 func disableFlag() cli.Flag {
-	return &cli.StringSliceFlag{Name: "disable", Usage: "do not report warnings of `CODE` (MLC301, …: docs/troubleshooting.md lists them); repeatable or comma-separated; a spec's comment # mlcube-compile: disable CODE silences one line's"}
+	return &cli.StringSliceFlag{Name: "disable",
+		Usage: "do not report warnings of `CODE` (MLC301, …: docs/troubleshooting.md lists them); repeatable or " +
+			"comma-separated; a spec's comment # mlcube-compile: disable CODE silences one line's"}
 }
 
 // disabledCodes reads --disable: each a warning's code.
@@ -81,10 +91,12 @@ func disabledCodes(c *cli.Context) ([]diag.Code, error) {
 		for _, s := range strings.Split(arg, ",") {
 			s = strings.TrimSpace(s)
 			if diag.IsError(diag.Code(s)) {
-				return nil, usageError{fmt.Errorf("--disable %q: this is an error's code, and errors cannot be silenced; --disable takes warnings' codes", s)}
+				return nil, usageError{fmt.Errorf("--disable %q: this is an error's code, and errors cannot be silenced; "+
+					"--disable takes warnings' codes", s)}
 			}
 			if !diag.Known(diag.Code(s)) {
-				return nil, usageError{fmt.Errorf("--disable %q: no warning has this code (docs/troubleshooting.md lists them)%s", s, diag.Suggest(s, diag.CodeNames()))}
+				return nil, usageError{fmt.Errorf("--disable %q: no warning has this code (docs/troubleshooting.md lists them)%s",
+					s, diag.Suggest(s, diag.CodeNames()))}
 			}
 			out = append(out, diag.Code(s))
 		}
@@ -95,18 +107,30 @@ func disabledCodes(c *cli.Context) ([]diag.Code, error) {
 // runFlags shape the emitted objects.
 func runFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "backend", Aliases: []string{"b"}, Value: "argo", Usage: "what to emit: " + strings.Join(driver.Backends(), ", ") + ", or all (one file each, with -o DIR/)"},
-		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` atomically instead of stdout; into a folder (one there, or DIR/ created), as BACKEND.yaml; -o yaml and -o json print that format, as kubectl's -o does"},
-		&cli.StringFlag{Name: "format", Value: driver.OutputFormats[0], Usage: "how the objects are written: yaml (a stream of documents) or json (one object, or a v1 List of several, as kubectl get -o json prints them)"},
+		&cli.StringFlag{Name: "backend", Aliases: []string{"b"}, Value: "argo",
+			Usage: "what to emit: " + strings.Join(driver.Backends(), ", ") +
+				", or all (one file each, with -o DIR/)"},
+		&cli.StringFlag{Name: "output", Aliases: []string{"o"},
+			Usage: "write to `FILE` atomically instead of stdout; into a folder (one there, or DIR/ created), as " +
+				"BACKEND.yaml; -o yaml and -o json print that format, as kubectl's -o does"},
+		&cli.StringFlag{Name: "format", Value: driver.OutputFormats[0],
+			Usage: "how the objects are written: yaml (a stream of documents) or json (one object, or a v1 List of several, " +
+				"as kubectl get -o json prints them)"},
 		verboseFlag(),
 		errorFormatFlag(),
-		&cli.StringFlag{Name: "namespace", Aliases: []string{"n"}, Usage: "the `NAMESPACE` to run in, in place of the platform's"},
-		&cli.BoolFlag{Name: "emit-rbac", Usage: "also emit the ServiceAccount, Role and RoleBinding the run needs (argo, tekton)"},
+		&cli.StringFlag{Name: "namespace", Aliases: []string{"n"},
+			Usage: "the `NAMESPACE` to run in, in place of the platform's"},
+		&cli.BoolFlag{Name: "emit-rbac",
+			Usage: "also emit the ServiceAccount, Role and RoleBinding the run needs (argo, tekton)"},
 		&cli.StringFlag{Name: "kind", Usage: "what the backend emits, its first kind by default: " + driver.Kinds()},
 		stepFlag(),
-		&cli.StringSliceFlag{Name: "schedule", Usage: "with --kind cronworkflow, a cron `SCHEDULE` such as '0 2 * * *'; repeatable; replaces the pipeline's schedule.cron"},
-		&cli.StringFlag{Name: "timezone", Usage: "with --kind cronworkflow, the schedule's IANA timezone, such as Europe/Berlin"},
-		&cli.StringFlag{Name: "concurrency-policy", Usage: "with --kind cronworkflow, what to do when a run is due while one runs: Allow, Forbid or Replace"},
+		&cli.StringSliceFlag{Name: "schedule",
+			Usage: "with --kind cronworkflow, a cron `SCHEDULE` such as '0 2 * * *'; repeatable; replaces the " +
+				"pipeline's schedule.cron"},
+		&cli.StringFlag{Name: "timezone",
+			Usage: "with --kind cronworkflow, the schedule's IANA timezone, such as Europe/Berlin"},
+		&cli.StringFlag{Name: "concurrency-policy",
+			Usage: "with --kind cronworkflow, what to do when a run is due while one runs: Allow, Forbid or Replace"},
 	}
 }
 
@@ -162,7 +186,8 @@ func readArg(c *cli.Context, opts *compiler.Options, a string, seen map[string]s
 		if cmd := nearestCommand(c, a); cmd != "" {
 			return usageError{fmt.Errorf("unexpected argument %q; did you mean the command %s?", a, cmd)}
 		}
-		return usageError{fmt.Errorf("unexpected argument %q; a cube parameter's path is given as NAME=PATH, as mlcube run takes it, and a spec file or folder by its path, and none is there of that name", a)}
+		return usageError{fmt.Errorf("unexpected argument %q; a cube parameter's path is given as NAME=PATH, as mlcube run "+
+			"takes it, and a spec file or folder by its path, and none is there of that name", a)}
 	}
 	name = strings.TrimSpace(name)
 	if err := nameOnce(seen, name, a, name, "a cube parameter takes one path"); err != nil {
@@ -185,7 +210,8 @@ func placeArg(opts *compiler.Options, arg string, kind compiler.FileKind, path s
 	case compiler.PlatformFile:
 		flag, to = "--platform", &opts.Platform
 	default:
-		return usageError{fmt.Errorf("unexpected argument %q: not a cube, pipeline or platform file (a values file is given with -f)", arg)}
+		return usageError{fmt.Errorf("unexpected argument %q: not a cube, pipeline or platform file (a values file "+
+			"is given with -f)", arg)}
 	}
 	if *to != "" && *to != path {
 		return usageError{fmt.Errorf("%s would be %s %s, and %s names %s already; give one", arg, flag, path, flag, *to)}
@@ -199,9 +225,12 @@ func placeArg(opts *compiler.Options, arg string, kind compiler.FileKind, path s
 func pairingNote(paired compiler.Pairing) note {
 	switch {
 	case paired.Platform != "":
-		return note{File: paired.Platform, Field: "--platform", Message: "read because it is " + paired.Beside + "; -p FILE reads another", Code: diag.PlatformRead}
+		return note{File: paired.Platform, Field: "--platform",
+			Message: "read because it is " + paired.Beside + "; -p FILE reads another", Code: diag.PlatformRead}
 	case paired.Unplaced:
-		return note{File: compiler.StdinName, Field: "--platform", Message: "no platform file read: a pipeline on standard input has no folder to find platform.yaml beside; -p FILE reads one", Code: diag.NoPlatformRead}
+		return note{File: compiler.StdinName, Field: "--platform",
+			Message: "no platform file read: a pipeline on standard input has no folder to find platform.yaml beside; " +
+				"-p FILE reads one", Code: diag.NoPlatformRead}
 	}
 	return note{}
 }
@@ -216,7 +245,8 @@ func request(c *cli.Context, s *session) (driver.Request, error) {
 		return driver.Request{}, err
 	}
 	opts.Namespace = c.String("namespace")
-	opts.Schedule = compiler.ScheduleOptions{Cron: c.StringSlice("schedule"), Timezone: c.String("timezone"), ConcurrencyPolicy: c.String("concurrency-policy")}
+	opts.Schedule = compiler.ScheduleOptions{Cron: c.StringSlice("schedule"), Timezone: c.String("timezone"),
+		ConcurrencyPolicy: c.String("concurrency-policy")}
 	return driver.Request{
 		Compiler: opts,
 		Backend:  c.String("backend"),
@@ -226,12 +256,15 @@ func request(c *cli.Context, s *session) (driver.Request, error) {
 
 // verboseFlag asks for notes: which platform file was read, and why.
 func verboseFlag() cli.Flag {
-	return &cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "also print notes on stderr (which platform file was read because of where it is), and each problem's detail: why, and the cluster's or versions' facts behind it"}
+	return &cli.BoolFlag{Name: "verbose", Aliases: []string{"v"},
+		Usage: "also print notes on stderr (which platform file was read because of where it is), and each problem's " +
+			"detail: why, and the cluster's or versions' facts behind it"}
 }
 
 // errorFormatFlag is how errors and warnings are printed on stderr.
 func errorFormatFlag() cli.Flag {
-	return &cli.StringFlag{Name: "error-format", Value: diagnosticFormats[0], Usage: "how errors and warnings are printed: text, json (usage errors too), or github (GitHub Actions annotations)"}
+	return &cli.StringFlag{Name: "error-format", Value: diagnosticFormats[0],
+		Usage: "how errors and warnings are printed: text, json (usage errors too), or github (GitHub Actions annotations)"}
 }
 
 // nearestCommand is the command whose name arg is near (help and

@@ -37,7 +37,8 @@ func FuzzCompile(f *testing.F) {
 	f.Fuzz(func(t *testing.T, cube, platform, pipeline, env []byte) {
 		dir := t.TempDir()
 		args := []string{"--mlcube", dir}
-		for name, body := range map[string][]byte{"mlcube.yaml": cube, "platform.yaml": platform, "pipeline.yaml": pipeline, "mlops.env": env} {
+		for name, body := range map[string][]byte{"mlcube.yaml": cube, "platform.yaml": platform, "pipeline.yaml": pipeline,
+			"mlops.env": env} {
 			if body == nil {
 				continue
 			}
@@ -127,7 +128,8 @@ func FuzzLint(f *testing.F) {
 		dirs, _ := os.ReadDir(root)
 		for i, d := range dirs {
 			dir := filepath.Join(root, d.Name())
-			f.Add(uint16(i*7+0x210), readOr(filepath.Join(dir, "mlcube.yaml")), readOr(filepath.Join(dir, "platform.yaml")), readOr(filepath.Join(dir, "pipeline.yaml")))
+			f.Add(uint16(i*7+0x210), readOr(filepath.Join(dir, "mlcube.yaml")), readOr(filepath.Join(dir, "platform.yaml")),
+				readOr(filepath.Join(dir, "pipeline.yaml")))
 		}
 	}
 	f.Fuzz(func(t *testing.T, layout uint16, a, b, c []byte) {

@@ -112,7 +112,8 @@ func TestGolden(t *testing.T) {
 // submit time, and Tekton's and the Job's of a bucket only Argo's
 // artifact repository names.
 func notForBackend(stderr string) bool {
-	return strings.Contains(stderr, "--backend: job: a Job runs one task") || strings.Contains(stderr, "--backend: job: a Job runs one step") ||
+	return strings.Contains(stderr, "--backend: job: a Job runs one task") ||
+		strings.Contains(stderr, "--backend: job: a Job runs one step") ||
 		strings.Contains(stderr, "a Job has no run-time parameters") ||
 		strings.Contains(stderr, "has no artifact repository of its own")
 }
@@ -188,7 +189,8 @@ func TestSharedCubesCompile(t *testing.T) {
 		}
 		wf := manifestcheck.ValidateWorkflow(t, "test_cube", out)
 		c := wf.Spec.Templates[1].Container
-		want := []string{"--test_data=/mnt/mlcube/mlcube-input/workspace/data", "--test_model=/mnt/mlcube/mlcube-output/workspace/model"}
+		want := []string{"--test_data=/mnt/mlcube/mlcube-input/workspace/data",
+			"--test_model=/mnt/mlcube/mlcube-output/workspace/model"}
 		if strings.Join(c.Args, " ") != strings.Join(want, " ") || c.Image != "test/test:v1.0" {
 			t.Fatalf("args %q image %q; want %q and test/test:v1.0", c.Args, c.Image, want)
 		}
@@ -197,7 +199,8 @@ func TestSharedCubesCompile(t *testing.T) {
 
 func TestMNISTRunsDownloadBeforeTrain(t *testing.T) {
 	root := sharedCubes(t)
-	out, stderr, code := compileArgs(t, "mlcube-compile", "--backend", "argo", "--mlcube", filepath.Join(root, "mlcube_examples", "mnist"))
+	out, stderr, code := compileArgs(t, "mlcube-compile", "--backend", "argo", "--mlcube",
+		filepath.Join(root, "mlcube_examples", "mnist"))
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -286,16 +289,20 @@ func TestSeed000Job(t *testing.T) {
 		RestartPolicy                  corev1.RestartPolicy
 		BackoffLimit                   int32
 	}
-	got := jobFacts{j.GenerateName, c.Name, c.Image, c.Args, c.VolumeMounts, spec.Volumes, spec.RestartPolicy, *j.Spec.BackoffLimit}
+	got := jobFacts{j.GenerateName, c.Name, c.Image, c.Args, c.VolumeMounts, spec.Volumes, spec.RestartPolicy,
+		*j.Spec.BackoffLimit}
 	claim := func(name string) corev1.Volume {
-		return corev1.Volume{Name: name, VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: name}}}
+		return corev1.Volume{Name: name,
+			VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: name}}}
 	}
 	want := jobFacts{
-		GenerateName:  "mlcube-test-cube-",
-		Container:     "mlcube-container",
-		Image:         "test/test:v1.0",
-		Args:          []string{"--test_data=/mnt/mlcube/mlcube-input/workspace/data", "--test_model=/mnt/mlcube/mlcube-output/workspace/model"},
-		Mounts:        []corev1.VolumeMount{{Name: "mlcube-input", MountPath: "/mnt/mlcube/mlcube-input"}, {Name: "mlcube-output", MountPath: "/mnt/mlcube/mlcube-output"}},
+		GenerateName: "mlcube-test-cube-",
+		Container:    "mlcube-container",
+		Image:        "test/test:v1.0",
+		Args: []string{"--test_data=/mnt/mlcube/mlcube-input/workspace/data",
+			"--test_model=/mnt/mlcube/mlcube-output/workspace/model"},
+		Mounts: []corev1.VolumeMount{{Name: "mlcube-input", MountPath: "/mnt/mlcube/mlcube-input"},
+			{Name: "mlcube-output", MountPath: "/mnt/mlcube/mlcube-output"}},
 		Volumes:       []corev1.Volume{claim("mlcube-input"), claim("mlcube-output")},
 		RestartPolicy: corev1.RestartPolicyNever,
 		BackoffLimit:  4,

@@ -18,12 +18,15 @@ var graphFile = map[string]string{"mermaid": "graph.md", "dot": "graph.dot"}
 // graphCommand prints the pipeline's DAG, to see before submitting it.
 func graphCommand(s *session) *cli.Command {
 	return &cli.Command{
-		Name:      "graph",
-		Usage:     "print the pipeline's DAG as Mermaid or Graphviz DOT",
-		UsageText: "mlcube-compile graph [--format mermaid|dot] [--mlcube PATH] [--platform FILE|-] [--task FILE|-] [-f VALUES]... [--set NAME=VALUE]... [--disable CODE]... [-o FILE] [--error-format text|json|github] [-v] [PATH|NAME=PATH]...",
+		Name:  "graph",
+		Usage: "print the pipeline's DAG as Mermaid or Graphviz DOT",
+		UsageText: "mlcube-compile graph [--format mermaid|dot] [--mlcube PATH] [--platform FILE|-] [--task FILE|-] " +
+			"[-f VALUES]... [--set NAME=VALUE]... [--disable CODE]... [-o FILE] [--error-format text|json|github] [-v] " +
+			"[PATH|NAME=PATH]...",
 		Flags: append(specFlags(),
 			&cli.StringFlag{Name: "format", Value: render.Formats[0], Usage: "mermaid (for Markdown) or dot (for Graphviz)"},
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` atomically instead of stdout; -o mermaid and -o dot print that format"},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"},
+				Usage: "write to `FILE` atomically instead of stdout; -o mermaid and -o dot print that format"},
 			errorFormatFlag(),
 			verboseFlag(),
 		),

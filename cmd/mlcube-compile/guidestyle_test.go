@@ -80,6 +80,7 @@ func TestReadmeFirstRunTime(t *testing.T) {
 	setup, _, _ := strings.Cut(string(raw), "## Quickstart")
 	_, setup, _ = strings.Cut(setup, "## Set up")
 	if !regexp.MustCompile(`(?s)first run[^.]* about \d+ minutes on a \d-core machine`).MatchString(setup) {
-		t.Errorf("README.md's Set up says not how long the first run takes (about N minutes on an N-core machine):\n%s", setup)
+		t.Errorf("README.md's Set up says not how long the first run takes (about N minutes on an N-core "+
+			"machine):\n%s", setup)
 	}
 }

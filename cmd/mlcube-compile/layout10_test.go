@@ -53,7 +53,8 @@ func templateArgs(t *testing.T, out string) map[string]string {
 func TestMLCube10Layout(t *testing.T) {
 	root := filepath.Join(sharedCubes10(t), "mlcube_examples")
 	hello := filepath.Join(root, "hello_world")
-	wantHello := "mlperf/mlbox_hello_world:0.0.1 hello --name=/mnt/mlcube/names/alice.txt --chat=/mnt/mlcube/chats/chat_with_alice.txt"
+	wantHello := "mlperf/mlbox_hello_world:0.0.1 hello --name=/mnt/mlcube/names/alice.txt " +
+		"--chat=/mnt/mlcube/chats/chat_with_alice.txt"
 	for _, args := range [][]string{
 		{"--mlcube", hello},
 		{"--mlcube", hello, "--task", "hello"},
@@ -68,7 +69,8 @@ func TestMLCube10Layout(t *testing.T) {
 		}
 	}
 	// The same arguments on every backend, in the same order.
-	helloArgs := regexp.MustCompile(`- hello\s+- --name=/mnt/mlcube/names/alice\.txt\s+- --chat=/mnt/mlcube/chats/chat_with_alice\.txt\n`)
+	helloArgs := regexp.MustCompile(`- hello\s+- --name=/mnt/mlcube/names/alice\.txt\s+- ` +
+		`--chat=/mnt/mlcube/chats/chat_with_alice\.txt\n`)
 	for _, backend := range backendNames {
 		out, stderr, code := compileArgs(t, "mlcube-compile", "--backend", backend, "--mlcube", hello, "--task", "hello")
 		if code != 0 || !helloArgs.MatchString(out) || !strings.Contains(out, "image: mlperf/mlbox_hello_world:0.0.1") {
@@ -90,7 +92,9 @@ func TestMLCube10Layout(t *testing.T) {
 	if deps := dagOrder(t, out); deps["train"] != "download" {
 		t.Errorf("mnist's order %v, want train after download", deps)
 	}
-	want := "mlperf/mlcube_mnist:0.0.1 train --data_dir=/mnt/mlcube/data --parameters_file=/mnt/mlcube/parameters/default.parameters.yaml --log_dir=/mnt/mlcube/train_logs --model_dir=/mnt/mlcube/model"
+	want := "mlperf/mlcube_mnist:0.0.1 train --data_dir=/mnt/mlcube/data " +
+		"--parameters_file=/mnt/mlcube/parameters/default.parameters.yaml --log_dir=/mnt/mlcube/train_logs " +
+		"--model_dir=/mnt/mlcube/model"
 	if got := templateArgs(t, out)["train"]; got != want {
 		t.Errorf("mnist's train runs %q, want %q", got, want)
 	}
@@ -117,7 +121,8 @@ func TestMLCube10RunFiles(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	args := templateArgs(t, out)
-	if got := args["mnist-jax"]; !strings.HasPrefix(got, "mlcommons/algorithmic_efficiency:0.0.1 train --flagfile=/mnt/mlcube/mnist_jax.cfg ") {
+	if got := args["mnist-jax"]; !strings.HasPrefix(got,
+		"mlcommons/algorithmic_efficiency:0.0.1 train --flagfile=/mnt/mlcube/mnist_jax.cfg ") {
 		t.Errorf("mnist_jax runs %q", got)
 	}
 	if deps := dagOrder(t, out); len(deps) != 2 || deps["mnist-jax"] != "" || deps["mnist-pytorch"] != "" {
@@ -127,7 +132,8 @@ func TestMLCube10RunFiles(t *testing.T) {
 		t.Errorf("--task mnist_pytorch: exit %d: %s", code, stderr)
 	}
 	_, stderr, code = compileArgs(t, "mlcube-compile", "--mlcube", algo, "--task", "train")
-	if code == 0 || !strings.Contains(stderr, `"train" is the task of several run files`) || !strings.Contains(stderr, "mnist_jax (") {
+	if code == 0 || !strings.Contains(stderr, `"train" is the task of several run files`) ||
+		!strings.Contains(stderr, "mnist_jax (") {
 		t.Errorf("--task train names two run files: exit %d: %s", code, stderr)
 	}
 	// MLCube 1.0 reads --task NAME as run/NAME.yaml, whatever task it runs.
@@ -135,7 +141,8 @@ func TestMLCube10RunFiles(t *testing.T) {
 		"mlcube.yaml":           "schema_type: mlcube_root\nname: c\ntasks: [tasks/hello.yaml]\n",
 		"platforms/docker.yaml": "schema_type: mlcube_platform\ncontainer: {image: a/b:1}\n",
 		"tasks/hello.yaml":      "schema_type: mlcube_task\ninputs: [{name: name, type: file}]\n",
-		"run/alice.yaml":        "schema_type: mlcube_invoke\ntask_name: hello\ninput_binding: {name: $WORKSPACE/alice.txt}\n",
+		"run/alice.yaml": "schema_type: mlcube_invoke\ntask_name: hello\n" +
+			"input_binding: {name: $WORKSPACE/alice.txt}\n",
 	})
 	out, stderr, code = compileArgs(t, "mlcube-compile", "--backend", "job", "--mlcube", dir, "--task", "alice")
 	if code != 0 || !strings.Contains(out, "--name=/mnt/mlcube/alice.txt") {
@@ -159,20 +166,26 @@ func mapsEqual(a, b map[string]string) bool {
 // otherwise than the file looks: each is named at its file, line and key.
 func TestMLCube10Mistakes(t *testing.T) {
 	base := map[string]string{
-		"mlcube.yaml":           "schema_type: mlcube_root\nname: c\ntasks: [tasks/t.yaml]\n",
-		"platforms/docker.yaml": "schema_type: mlcube_platform\nplatform: {name: docker}\ncontainer: {image: a/b:1, run_args: --shm-size=1g}\n",
-		"tasks/t.yaml":          "schema_type: mlcube_task\ninputs:\n  - {name: data, type: directory}\n  - {name: model, type: directory}\noutputs:\n  - {name: model, type: directory}\n",
+		"mlcube.yaml": "schema_type: mlcube_root\nname: c\ntasks: [tasks/t.yaml]\n",
+		"platforms/docker.yaml": "schema_type: mlcube_platform\nplatform: {name: docker}\n" +
+			"container: {image: a/b:1, run_args: --shm-size=1g}\n",
+		"tasks/t.yaml": "schema_type: mlcube_task\ninputs:\n  - {name: data, type: directory}\n" +
+			"  - {name: model, type: directory}\noutputs:\n  - {name: model, type: directory}\n",
 	}
 	cases := []struct {
 		name, run, want string
 		fails           bool
 	}{
-		{"unknown binding", "input_binding: {dta: $WORKSPACE/d}\n", `run/t.yaml:3:17: input_binding.dta: task "t" declares no input "dta" in`, true},
+		{"unknown binding", "input_binding: {dta: $WORKSPACE/d}\n",
+			`run/t.yaml:3:17: input_binding.dta: task "t" declares no input "dta" in`, true},
 		{"did you mean", "input_binding: {dta: $WORKSPACE/d}\n", `did you mean "data"?`, true},
 		{"no task file", "", `no task file`, true},
-		{"two paths", "input_binding: {model: $WORKSPACE/m}\noutput_binding: {model: $WORKSPACE/n}\n", `"model" is bound as an input to "m" and as an output to "n"`, true},
-		{"no $WORKSPACE", "input_binding: {data: data}\n", `warning: input_binding.data: path "data" does not start with $WORKSPACE`, false},
-		{"a key twice", "input_binding: {}\ninput_binding: {data: $WORKSPACE/d}\n", `run/t.yaml:3:1: warning: input_binding: written again below`, false},
+		{"two paths", "input_binding: {model: $WORKSPACE/m}\noutput_binding: {model: $WORKSPACE/n}\n",
+			`"model" is bound as an input to "m" and as an output to "n"`, true},
+		{"no $WORKSPACE", "input_binding: {data: data}\n",
+			`warning: input_binding.data: path "data" does not start with $WORKSPACE`, false},
+		{"a key twice", "input_binding: {}\ninput_binding: {data: $WORKSPACE/d}\n",
+			`run/t.yaml:3:1: warning: input_binding: written again below`, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -198,17 +211,20 @@ func TestMLCube10Mistakes(t *testing.T) {
 		})
 	}
 	t.Run("run_args and a singularity platform", func(t *testing.T) {
-		files := map[string]string{"run/t.yaml": "schema_type: mlcube_invoke\ntask_name: t\ninput_binding: {data: $WORKSPACE/d}\n"}
+		files := map[string]string{"run/t.yaml": "schema_type: mlcube_invoke\ntask_name: t\n" +
+			"input_binding: {data: $WORKSPACE/d}\n"}
 		for k, v := range base {
 			files[k] = v
 		}
-		files["platforms/singularity.yaml"] = "schema_type: mlcube_platform\nplatform: {name: singularity}\ncontainer: {image: /x.simg}\n"
+		files["platforms/singularity.yaml"] = "schema_type: mlcube_platform\nplatform: {name: singularity}\n" +
+			"container: {image: /x.simg}\n"
 		dir := enginetest.WriteFiles(t, files)
 		out, stderr, code := compileArgs(t, "mlcube-compile", "--mlcube", dir)
 		if code != 0 || !strings.Contains(out, "medium: Memory") || !strings.Contains(out, "sizeLimit: 1Gi") {
 			t.Errorf("run_args' --shm-size=1g: exit %d, %s\n%s", code, stderr, out)
 		}
-		_, stderr, code = compileArgs(t, "mlcube-compile", "--mlcube", dir, "--platform", filepath.Join(dir, "platforms", "singularity.yaml"))
+		_, stderr, code = compileArgs(t, "mlcube-compile", "--mlcube", dir, "--platform",
+			filepath.Join(dir, "platforms", "singularity.yaml"))
 		if code == 0 || !strings.Contains(stderr, "platform.name: a singularity platform file names an image file") {
 			t.Errorf("a singularity platform: exit %d, %s", code, stderr)
 		}
@@ -238,23 +254,28 @@ func TestMLCubeCompactLayout(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	want := "mlcommons/train_rnn_speech_recognition:0.0.1 train --data_dir=/mnt/mlcube/data/LibriSpeech --parameters_file=/mnt/mlcube/parameters.yaml --output_dir=/mnt/mlcube/output"
+	want := "mlcommons/train_rnn_speech_recognition:0.0.1 train --data_dir=/mnt/mlcube/data/LibriSpeech " +
+		"--parameters_file=/mnt/mlcube/parameters.yaml --output_dir=/mnt/mlcube/output"
 	if got := templateArgs(t, out)["train"]; got != want {
 		t.Errorf("train runs %q, want %q", got, want)
 	}
 	if deps := dagOrder(t, out); deps["preprocess-data"] != "download-data" || deps["train"] != "preprocess-data" {
 		t.Errorf("order %v, want download_data, preprocess_data, train", deps)
 	}
-	if _, stderr, code = compileArgs(t, "mlcube-compile", "--backend", "job", "--mlcube", rnn, "--task", "preprocess_data"); code != 0 {
+	if _, stderr, code = compileArgs(t, "mlcube-compile", "--backend", "job", "--mlcube", rnn, "--task",
+		"preprocess_data"); code != 0 {
 		t.Errorf("--task preprocess_data: exit %d: %s", code, stderr)
 	}
 	dir := enginetest.WriteFiles(t, map[string]string{
-		".mlcube.yaml":          "name: c\ntasks:\n  t:\n    parameters:\n      - {name: data, type: directory, io: input}\n    tasks:\n      a: {data: $WORKSPACE/d, extra: $WORKSPACE/x}\n  u:\n    parameters: []\n    tasks:\n      a: {}\n",
+		".mlcube.yaml": "name: c\ntasks:\n  t:\n    parameters:\n" +
+			"      - {name: data, type: directory, io: input}\n    tasks:\n" +
+			"      a: {data: $WORKSPACE/d, extra: $WORKSPACE/x}\n  u:\n    parameters: []\n    tasks:\n      a: {}\n",
 		"platforms/docker.yaml": "schema_type: mlcube_platform\ncontainer: {image: a/b:1}\n",
 	})
 	_, stderr, code = compileArgs(t, "mlcube-compile", "--mlcube", dir)
 	for _, want := range []string{
-		`.mlcube.yaml:7:31: warning: tasks.t.tasks.a.extra: task "t" has no parameter "extra", so MLCube 1.0 drops this binding`,
+		`.mlcube.yaml:7:31: warning: tasks.t.tasks.a.extra: task "t" has no parameter "extra", so MLCube 1.0 ` +
+			`drops this binding`,
 		`.mlcube.yaml:11:7: tasks.u.tasks.a: a second run named "a"`,
 	} {
 		if !strings.Contains(stderr, want) {

@@ -23,20 +23,36 @@ func lintCommand(stdout io.Writer) *cli.Command {
 		Description: "A YAML file lint cannot parse is checked when its top-level keys are a spec's (steps:, tasks: with\n" +
 			"docker: or name:, schema_type:, or only platform keys), so its mistake is reported at its line and column.\n" +
 			"Other YAML files (other tools', values files) are skipped; the summary counts them and --verbose names them.",
-		Usage:     "check every cube, platform and pipeline file under the paths, on every backend or those --backend names",
-		UsageText: "mlcube-compile lint [--backend argo|tekton|job]... [--format|--error-format text|json|github] [--strict] [--disable CODE]... [-f VALUES]... [--set NAME=VALUE]... [--verbose] [--platform GLOB] [--task GLOB] [--exclude GLOB]... [--cache DIR] [PATH...]",
+		Usage: "check every cube, platform and pipeline file under the paths, on every backend or those --backend names",
+		UsageText: "mlcube-compile lint [--backend argo|tekton|job]... [--format|--error-format text|json|github] " +
+			"[--strict] [--disable CODE]... [-f VALUES]... [--set NAME=VALUE]... [--verbose] [--platform GLOB] [--task GLOB] " +
+			"[--exclude GLOB]... [--cache DIR] [PATH...]",
 		Flags: []cli.Flag{
-			&cli.StringSliceFlag{Name: "backend", Aliases: []string{"b"}, Usage: "check for backend `NAME` only (" + strings.Join(driver.Backends(), ", ") + "); repeatable; default: every backend"},
-			&cli.StringFlag{Name: "format", Aliases: []string{"error-format"}, Value: diagnosticFormats[0], Usage: "text, json, or github (GitHub Actions annotations); --error-format, as compile and graph spell it, is the same flag"},
-			&cli.BoolFlag{Name: "strict", Usage: "count warnings as errors (those --disable and the specs' disable comments leave)"},
+			&cli.StringSliceFlag{Name: "backend", Aliases: []string{"b"},
+				Usage: "check for backend `NAME` only (" + strings.Join(driver.Backends(), ", ") +
+					"); repeatable; default: every backend"},
+			&cli.StringFlag{Name: "format", Aliases: []string{"error-format"}, Value: diagnosticFormats[0],
+				Usage: "text, json, or github (GitHub Actions annotations); --error-format, as compile and graph spell it, " +
+					"is the same flag"},
+			&cli.BoolFlag{Name: "strict", Usage: "count warnings as errors (those --disable and the specs' disable " +
+				"comments leave)"},
 			disableFlag(),
-			valuesFlag("values `FILE` of param: value lines, for every pipeline linted that has those params, as the compile's -f (an MPI, Dask or torch step's ${params.X} needs a value at compile time); repeatable, later files win"),
-			setFlag("give param `NAME=VALUE` a value in every pipeline linted that has it, as the compile's --set; repeatable, wins over -f"),
-			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "also name each YAML file skipped as not a cube, platform or pipeline file, and print each problem's detail: why, and the cluster's or versions' facts behind it"},
+			valuesFlag("values `FILE` of param: value lines, for every pipeline linted that has those params, as the " +
+				"compile's -f (an MPI, Dask or torch step's ${params.X} needs a value at compile time); repeatable, " +
+				"later files win"),
+			setFlag("give param `NAME=VALUE` a value in every pipeline linted that has it, as the compile's --set; " +
+				"repeatable, wins over -f"),
+			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"},
+				Usage: "also name each YAML file skipped as not a cube, platform or pipeline file, and print each problem's " +
+					"detail: why, and the cluster's or versions' facts behind it"},
 			&cli.StringFlag{Name: "platform", Usage: "treat files matching `GLOB` as platform files, whatever their content"},
-			&cli.StringFlag{Name: "task", Usage: "treat files matching `GLOB` as pipeline or invoke files, whatever their content"},
-			&cli.StringSliceFlag{Name: "exclude", Usage: "skip files and folders matching `GLOB` (their path or name), such as templates; repeatable"},
-			&cli.StringFlag{Name: "cache", Usage: "keep each compilation's result in folder `DIR`, and reuse it while the binary, the flags and every file it read are unchanged; default: no cache"},
+			&cli.StringFlag{Name: "task", Usage: "treat files matching `GLOB` as pipeline or invoke files, " +
+				"whatever their content"},
+			&cli.StringSliceFlag{Name: "exclude",
+				Usage: "skip files and folders matching `GLOB` (their path or name), such as templates; repeatable"},
+			&cli.StringFlag{Name: "cache",
+				Usage: "keep each compilation's result in folder `DIR`, and reuse it while the binary, the flags and every file " +
+					"it read are unchanged; default: no cache"},
 		},
 		Action: func(c *cli.Context) error {
 			format := c.String("format")
@@ -51,7 +67,9 @@ func lintCommand(stdout io.Writer) *cli.Command {
 			if err != nil {
 				return err
 			}
-			opts := lint.Options{PlatformGlob: c.String("platform"), TaskGlob: c.String("task"), Strict: c.Bool("strict"), Disable: disabled, Backends: c.StringSlice("backend"), Exclude: c.StringSlice("exclude"), Values: c.StringSlice("values"), Set: set}
+			opts := lint.Options{PlatformGlob: c.String("platform"), TaskGlob: c.String("task"), Strict: c.Bool("strict"),
+				Disable: disabled, Backends: c.StringSlice("backend"), Exclude: c.StringSlice("exclude"),
+				Values: c.StringSlice("values"), Set: set}
 			if err := withCache(&opts, c.String("cache")); err != nil {
 				return usageError{err}
 			}
@@ -63,7 +81,8 @@ func lintCommand(stdout io.Writer) *cli.Command {
 			if c.Bool("verbose") && !slices.Contains(disabled, diag.FileSkipped) {
 				notes = skippedNotes(report.Skipped)
 			}
-			if err := writeDiagnostics(stdout, format, c.Bool("verbose"), notes, report.Diagnostics, lintSummary(report)); err != nil {
+			if err := writeDiagnostics(stdout, format, c.Bool("verbose"), notes, report.Diagnostics,
+				lintSummary(report)); err != nil {
 				return err
 			}
 			if report.Diagnostics.HasErrors() {
@@ -78,7 +97,8 @@ func lintCommand(stdout io.Writer) *cli.Command {
 func skippedNotes(skipped []string) []note {
 	var notes []note
 	for _, path := range skipped {
-		msg := "skipped: YAML that is not a cube, platform or pipeline file (a values file, or another tool's); if it is a spec, name it mlcube.yaml, platform.yaml or pipeline.yaml, or match it with --task GLOB or --platform GLOB"
+		msg := "skipped: YAML that is not a cube, platform or pipeline file (a values file, or another tool's); if it is a " +
+			"spec, name it mlcube.yaml, platform.yaml or pipeline.yaml, or match it with --task GLOB or --platform GLOB"
 		if compiler.Classify(path) == compiler.KubernetesObject {
 			msg = "skipped: a Kubernetes object (top-level apiVersion and kind), such as compiled output, not a spec"
 		}

@@ -14,7 +14,8 @@ import (
 // githubCommand is a GitHub Actions workflow command as the runner reads
 // it: ::error or ::warning, properties with their separators escaped, and
 // a message with its newlines escaped.
-var githubCommand = regexp.MustCompile(`^::(error|warning|notice) file=[^,:\n]+(,line=[1-9]\d*,col=[1-9]\d*)?(,title=[^,:\n]+)?::[^\r\n]+$`)
+var githubCommand = regexp.MustCompile(`^::(error|warning|notice) file=[^,:\n]+` +
+	`(,line=[1-9]\d*,col=[1-9]\d*)?(,title=[^,:\n]+)?::[^\r\n]+$`)
 
 // TestLintBadCorpus lints every bad-input case at once: each case's
 // errors appear, every github line is a valid workflow command, and
@@ -25,7 +26,8 @@ func TestLintBadCorpus(t *testing.T) {
 	if code != exitBadSpec || stderr != "" {
 		t.Fatalf("exit %d, want %d; stderr %q", code, exitBadSpec, stderr)
 	}
-	for _, c := range []string{"three-errors-in-one-run/pipeline.yaml:12:41", "wrong-type-cube/mlcube.yaml:", "configs-credential/pipeline.yaml:8:5"} {
+	for _, c := range []string{"three-errors-in-one-run/pipeline.yaml:12:41", "wrong-type-cube/mlcube.yaml:",
+		"configs-credential/pipeline.yaml:8:5"} {
 		if !strings.Contains(text, c) {
 			t.Errorf("no problem reported at %s", c)
 		}
@@ -40,7 +42,8 @@ func TestLintBadCorpus(t *testing.T) {
 			t.Errorf("not a workflow command: %q", l)
 		}
 	}
-	if last := lines[len(lines)-1]; last != strings.Split(strings.TrimSpace(text), "\n")[len(strings.Split(strings.TrimSpace(text), "\n"))-1] {
+	if last := lines[len(lines)-1]; last != strings.Split(
+		strings.TrimSpace(text), "\n")[len(strings.Split(strings.TrimSpace(text), "\n"))-1] {
 		t.Errorf("summaries differ: %q", last)
 	}
 	js, _, _ := compileArgs(t, "mlcube-compile", "lint", "--format", "json", root)
@@ -71,7 +74,8 @@ func TestLintBadCorpus(t *testing.T) {
 
 // TestLintIsDeterministic lints in parallel and wants the same bytes.
 func TestLintIsDeterministic(t *testing.T) {
-	args := []string{"mlcube-compile", "lint", filepath.Join(repoRoot, "examples"), filepath.Join(repoRoot, "testdata", "bad")}
+	args := []string{"mlcube-compile", "lint", filepath.Join(repoRoot, "examples"),
+		filepath.Join(repoRoot, "testdata", "bad")}
 	first, _, _ := compileArgs(t, args...)
 	for i := 0; i < 3; i++ {
 		if again, _, _ := compileArgs(t, args...); again != first {

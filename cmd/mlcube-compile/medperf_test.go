@@ -40,7 +40,9 @@ func TestMedPerfContainersCompile(t *testing.T) {
 		if top.ContainerType != "DockerImage" {
 			t.Run("refused/"+rel, func(t *testing.T) {
 				out, stderr, code := compileArgs(t, "mlcube-compile", "--mlcube", f)
-				if code != 1 || out != "" || !strings.Contains(stderr, ":1:1: container_type: "+top.ContainerType+" "+refusedContainer) || !strings.Contains(stderr, "push the image to a registry and use container_type: DockerImage") {
+				if code != 1 || out != "" ||
+					!strings.Contains(stderr, ":1:1: container_type: "+top.ContainerType+" "+refusedContainer) ||
+					!strings.Contains(stderr, "push the image to a registry and use container_type: DockerImage") {
 					t.Fatalf("exit %d, stdout %q, stderr %q; want exit 1 and the refusal at container_type", code, out, stderr)
 				}
 			})
@@ -72,7 +74,8 @@ func TestMedPerfContainersCompile(t *testing.T) {
 // and predictions flow by path: what one step mounts writable, a later
 // step mounts read-only from the same place in the workspace.
 func TestMedPerfChestXRayFlow(t *testing.T) {
-	out, stderr, code := compileArgs(t, append([]string{"mlcube-compile", "--backend", "argo"}, exampleArgs(filepath.Join(repoRoot, "examples", "medperf-chestxray"))...)...)
+	out, stderr, code := compileArgs(t, append([]string{"mlcube-compile", "--backend", "argo"},
+		exampleArgs(filepath.Join(repoRoot, "examples", "medperf-chestxray"))...)...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -132,5 +135,6 @@ func TestMedPerfChestXRayFlow(t *testing.T) {
 // testdata/golden/job/medperf-chestxray-metrics.yaml.
 func TestGoldenMedPerfJob(t *testing.T) {
 	dir := filepath.Join(repoRoot, "examples", "medperf-chestxray")
-	jobGolden(t, "medperf-chestxray-metrics.yaml", "--mlcube", filepath.Join(dir, "metrics"), "--platform", filepath.Join(dir, "platform.yaml"))
+	jobGolden(t, "medperf-chestxray-metrics.yaml", "--mlcube", filepath.Join(dir, "metrics"), "--platform",
+		filepath.Join(dir, "platform.yaml"))
 }

@@ -68,7 +68,8 @@ func TestHelpersRunAsNumericNonRoot(t *testing.T) {
 						continue // Argo's, in a pod that may run as root
 					}
 					if !numericNonRoot(spec.SecurityContext, c.SecurityContext) {
-						t.Errorf("%s, %s: pod %s: container %s (%s) runs as its image's user: %+v", name, backend, pod, c.Name, c.Image, c.SecurityContext)
+						t.Errorf("%s, %s: pod %s: container %s (%s) runs as its image's user: %+v", name, backend, pod, c.Name, c.Image,
+							c.SecurityContext)
 					}
 				}
 			}

@@ -10,7 +10,8 @@ import (
 // golden file is testdata/golden/job/bucket-pipeline-prepare.yaml.
 func TestGoldenObjectJob(t *testing.T) {
 	dir := filepath.Join(repoRoot, "examples", "bucket-pipeline")
-	jobGolden(t, "bucket-pipeline-prepare.yaml", "--mlcube", dir, "--platform", filepath.Join(dir, "platform.yaml"), "--task", "prepare")
+	jobGolden(t, "bucket-pipeline-prepare.yaml", "--mlcube", dir, "--platform", filepath.Join(dir, "platform.yaml"),
+		"--task", "prepare")
 }
 
 // jobGolden compiles args with the job backend, compares the Job with

@@ -30,10 +30,13 @@ func checkPlatformValue(value string) error {
 		return nil
 	}
 	if name, v, ok := strings.Cut(value, "="); ok && name != "" {
-		return usageError{fmt.Errorf("-p %s: -p is --platform here, a platform file; a param's value, as argo submit -p and tkn -p give it, is --set %s=%s", value, name, v)}
+		return usageError{fmt.Errorf("-p %s: -p is --platform here, a platform file; a param's value, as argo submit -p "+
+			"and tkn -p give it, is --set %s=%s", value, name, v)}
 	}
 	if slices.Contains(mlcubeRunners, strings.ToLower(value)) {
-		return usageError{fmt.Errorf("--platform %s: MLCube's --platform names a runner; here it names a platform file (the cluster's namespace, storage and GPUs), and what runs the cube is --backend %s; the cube's docker: section is read whatever the backend", value, strings.Join(driver.Backends(), "|"))}
+		return usageError{fmt.Errorf("--platform %s: MLCube's --platform names a runner; here it names a platform file "+
+			"(the cluster's namespace, storage and GPUs), and what runs the cube is --backend %s; the cube's docker: section "+
+			"is read whatever the backend", value, strings.Join(driver.Backends(), "|"))}
 	}
 	return nil
 }
@@ -49,7 +52,8 @@ func outputFormat(output, format string, set bool, formats []string) (file, aske
 		return output, format, nil
 	}
 	if set && format != output {
-		return "", "", usageError{fmt.Errorf("-o %s and --format %s disagree: -o names the file to write (-o ./%s for a file named so), --format the form", output, format, output)}
+		return "", "", usageError{fmt.Errorf("-o %s and --format %s disagree: -o names the file to write (-o ./%s for a "+
+			"file named so), --format the form", output, format, output)}
 	}
 	return "", output, nil
 }
@@ -71,14 +75,18 @@ func checkKubectlOutput(output string, formats []string) error {
 	if name == "yml" {
 		hint = "; did you mean -o yaml?"
 	}
-	return usageError{fmt.Errorf("-o %s: -o names the file to write (-o ./%s for a file named so), and -o %s print that format, as kubectl's -o does; -o %s is no format here%s", output, output, strings.Join(formats, " or -o "), name, hint)}
+	return usageError{fmt.Errorf("-o %s: -o names the file to write (-o ./%s for a file named so), and -o %s print that "+
+		"format, as kubectl's -o does; -o %s is no format here%s", output, output,
+		strings.Join(formats, " or -o "), name, hint)}
 }
 
 // checkGraphOutput refuses -o yaml or -o json for graph, which draws a
 // picture: -o names its file, --format the kind of picture.
 func checkGraphOutput(output string) error {
 	if slices.Contains(driver.OutputFormats, output) {
-		return usageError{fmt.Errorf("-o %s: graph draws the DAG as --format mermaid or dot, and -o names the file to write it to (-o ./%s for a file named so); the manifests as %s are mlcube-compile --format %s", output, output, output, output)}
+		return usageError{fmt.Errorf("-o %s: graph draws the DAG as --format mermaid or dot, and -o names the file to "+
+			"write it to (-o ./%s for a file named so); the manifests as %s are mlcube-compile --format %s", output, output,
+			output, output)}
 	}
 	return nil
 }
@@ -86,26 +94,33 @@ func checkGraphOutput(output string) error {
 // otherCommands are other tools' commands that users type first, and
 // what does their work here: compiling needs no command.
 var otherCommands = map[string]string{
-	"run":       "mlcube run runs a cube here and now, and mlcube-compile compiles it with no command: mlcube-compile --task NAME (or a pipeline file) prints the manifests, which argo submit, tkn or kubectl create run",
-	"configure": "mlcube configure builds or pulls the cube's image; here the image is the cube's docker.image (or the platform's image:), which the cluster pulls, and mlcube-compile with no command compiles",
-	"template":  "helm template DIR is mlcube-compile DIR here, with no command",
-	"build":     "kustomize build DIR is mlcube-compile DIR here, with no command",
-	"submit":    "argo submit takes what mlcube-compile prints, with no command: mlcube-compile … > wf.yaml, then argo submit wf.yaml",
+	"run": "mlcube run runs a cube here and now, and mlcube-compile compiles it with no command: mlcube-compile " +
+		"--task NAME (or a pipeline file) prints the manifests, which argo submit, tkn or kubectl create run",
+	"configure": "mlcube configure builds or pulls the cube's image; here the image is the cube's docker.image (or the " +
+		"platform's image:), which the cluster pulls, and mlcube-compile with no command compiles",
+	"template": "helm template DIR is mlcube-compile DIR here, with no command",
+	"build":    "kustomize build DIR is mlcube-compile DIR here, with no command",
+	"submit": "argo submit takes what mlcube-compile prints, with no command: mlcube-compile … > wf.yaml, then " +
+		"argo submit wf.yaml",
 }
 
 // foreignFlags are other tools' flags that this command does not take,
 // and what takes their place here.
 var foreignFlags = map[string]string{
-	"workspace":       "MLCube's --workspace is a folder on the host; here the workspace is a PersistentVolumeClaim, named in the platform file (storage.pvc, or storage.size for a claim made per run) and mounted at storage.mountPath",
+	"workspace": "MLCube's --workspace is a folder on the host; here the workspace is a PersistentVolumeClaim, " +
+		"named in the platform file (storage.pvc, or storage.size for a claim made per run) and mounted at " +
+		"storage.mountPath",
 	"parameter":       "a param's value, as argo submit --parameter gives it, is --set NAME=VALUE here",
 	"param":           "a param's value, as tkn pipeline start --param gives it, is --set NAME=VALUE here",
 	"parameter-file":  "params' values from a file, as argo submit --parameter-file reads them, are -f VALUES.yaml here",
 	"serviceaccount":  serviceAccountHint,
 	"service-account": serviceAccountHint,
-	"node-selector":   "the nodes pods run on are chosen by the platform file's cpu.nodeSelector: and gpu.nodeSelector: (steps with and without GPUs), and a pipeline step's nodeSelector:",
-	"l":               labelsHint,
-	"labels":          labelsHint,
-	"dry-run":         "the manifests are printed, never applied: there is nothing to dry-run; pipe them to kubectl create --dry-run=server -f -",
+	"node-selector": "the nodes pods run on are chosen by the platform file's cpu.nodeSelector: and gpu.nodeSelector: " +
+		"(steps with and without GPUs), and a pipeline step's nodeSelector:",
+	"l":      labelsHint,
+	"labels": labelsHint,
+	"dry-run": "the manifests are printed, never applied: there is nothing to dry-run; pipe them to kubectl create " +
+		"--dry-run=server -f -",
 }
 
 // foreignHint is what takes the place of flag (written without its
@@ -162,10 +177,12 @@ func flagWord(name string) string {
 
 // serviceAccountHint says where argo submit --serviceaccount's account
 // is given here.
-const serviceAccountHint = "the run's service account is the platform file's serviceAccountName: (and jobServiceAccountName: for the pods of MPI and Dask jobs), as argo submit --serviceaccount sets it"
+const serviceAccountHint = "the run's service account is the platform file's serviceAccountName: (and " +
+	"jobServiceAccountName: for the pods of MPI and Dask jobs), as argo submit --serviceaccount sets it"
 
 // labelsHint answers argo submit's -l (--labels) and kubectl's -l.
-const labelsHint = "no spec key sets the objects' labels as argo submit -l and kubectl -l do: the platform file's queue: sets Kueue's queue-name label, and kubectl label adds others to the objects created"
+const labelsHint = "no spec key sets the objects' labels as argo submit -l and kubectl -l do: the platform file's " +
+	"queue: sets Kueue's queue-name label, and kubectl label adds others to the objects created"
 
 // cubeKeyPlaces are where keys of the cube that mlcube run -Pkey=value
 // sets are given here.
@@ -187,5 +204,6 @@ func mlcubeOverride(written string) error {
 	if !ok {
 		place = "mlcube.yaml itself, or each step's settings in a pipeline file (docs/guide.md)"
 	}
-	return usageError{fmt.Errorf("%s: MLCube's -P sets a key of the cube for one run; here %s=%s is given in %s", written, key, value, place)}
+	return usageError{fmt.Errorf("%s: MLCube's -P sets a key of the cube for one run; here %s=%s is given in %s", written,
+		key, value, place)}
 }

@@ -150,7 +150,8 @@ func outputOnInput(output, path string, inputs []input, suggest string) error {
 	if path != output {
 		written = path
 	}
-	return usageError{fmt.Errorf("-o %s is %s this compile reads: writing there would replace it; %s", written, what, elsewhere(output, path, inputs, suggest))}
+	return usageError{fmt.Errorf("-o %s is %s this compile reads: writing there would replace it; %s", written, what,
+		elsewhere(output, path, inputs, suggest))}
 }
 
 // inputAt is the input that path is, by os.SameFile; none when path is
@@ -228,7 +229,8 @@ func explainEmptied(err error, stdout io.Writer, suggest string) {
 		out, _ = f.Stat()
 	}
 	for i, d := range diags {
-		if d.Severity != diag.Error || d.Code != diag.FileUnreadable || d.Pos.Line != 0 || d.Pos.File == "" || d.Pos.File == compiler.StdinName {
+		if d.Severity != diag.Error || d.Code != diag.FileUnreadable || d.Pos.Line != 0 || d.Pos.File == "" ||
+			d.Pos.File == compiler.StdinName {
 			continue
 		}
 		info, err := os.Stat(d.Pos.File)
@@ -241,9 +243,13 @@ func explainEmptied(err error, stdout io.Writer, suggest string) {
 		}
 		switch {
 		case out != nil && os.SameFile(out, info):
-			diags[i].Message += fmt.Sprintf(": the output was redirected onto it (> %s), and the shell emptied it before the compile could read it; restore it (git checkout -- %s) and write the output to another file, such as > %s or -o %s", name, name, suggest, suggest)
+			diags[i].Message += fmt.Sprintf(": the output was redirected onto it (> %s), and the shell emptied it before the "+
+				"compile could read it; restore it (git checkout -- %s) and write the output to another file, such "+
+				"as > %s or -o %s", name, name, suggest, suggest)
 		case time.Since(info.ModTime()) < emptiedWithin:
-			diags[i].Message += fmt.Sprintf(", and was emptied moments ago: if the output was sent to it (> %s, tee %s), the shell emptied it before the compile could read it; restore it (git checkout -- %s) and write the output to another file, such as > %s or -o %s", name, name, name, suggest, suggest)
+			diags[i].Message += fmt.Sprintf(", and was emptied moments ago: if the output was sent to it (> %s, tee %s), the "+
+				"shell emptied it before the compile could read it; restore it (git checkout -- %s) and write the output to "+
+				"another file, such as > %s or -o %s", name, name, name, suggest, suggest)
 		}
 	}
 }

@@ -81,7 +81,8 @@ func shortestArgs(dir string) (args []string, note string) {
 		args = append(args, "-f", filepath.Join(dir, "values.yaml"))
 	}
 	if exists("platform.yaml") {
-		note = filepath.Join(dir, "platform.yaml") + ": note: --platform: read because it is beside " + beside + "; -p FILE reads another [MLC710]"
+		note = filepath.Join(dir, "platform.yaml") +
+			": note: --platform: read because it is beside " + beside + "; -p FILE reads another [MLC710]"
 	}
 	return args, note
 }

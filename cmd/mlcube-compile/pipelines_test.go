@@ -71,7 +71,8 @@ func TestMedperfStyleEdges(t *testing.T) {
 }
 
 func TestGraphMermaidMatchesDAG(t *testing.T) {
-	args := []string{"mlcube-compile", "graph", "--task", filepath.Join(repoRoot, "examples", "medperf-style", "pipeline.yaml")}
+	args := []string{"mlcube-compile", "graph", "--task",
+		filepath.Join(repoRoot, "examples", "medperf-style", "pipeline.yaml")}
 	out, stderr, code := compileArgs(t, args...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -156,23 +157,28 @@ func TestValuesAndSetChangeDefaults(t *testing.T) {
 			if diff := cmp.Diff(map[string]string{"epochs": "10"}, paramDefaults(t, backend, out)); diff != "" {
 				t.Errorf("without values (dataset left for submit time), defaults (-want +got):\n%s", diff)
 			}
-			out, stderr, code = compileArgs(t, append(base, "-f", filepath.Join(values, "a.yaml"), "-f", filepath.Join(values, "b.yaml"), "--set", "epochs=90")...)
+			out, stderr, code = compileArgs(t,
+				append(base, "-f", filepath.Join(values, "a.yaml"), "-f", filepath.Join(values, "b.yaml"), "--set", "epochs=90")...)
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
-			if diff := cmp.Diff(map[string]string{"epochs": "90", "dataset": "raw/b"}, paramDefaults(t, backend, out)); diff != "" {
+			if diff := cmp.Diff(map[string]string{"epochs": "90", "dataset": "raw/b"},
+				paramDefaults(t, backend, out)); diff != "" {
 				t.Errorf("with -f a -f b --set epochs=90, defaults (-want +got):\n%s", diff)
 			}
 		})
 	}
 	t.Run("job needs every value", func(t *testing.T) {
 		specs := enginetest.WriteFiles(t, map[string]string{
-			"mlcube.yaml":   enginetest.DemoCube,
-			"pipeline.yaml": "params:\n  dataset: {required: true}\nsteps:\n  train: {task: train, args: [\"--data=${params.dataset}\"]}\n",
+			"mlcube.yaml": enginetest.DemoCube,
+			"pipeline.yaml": "params:\n  dataset: {required: true}\nsteps:\n" +
+				"  train: {task: train, args: [\"--data=${params.dataset}\"]}\n",
 		})
-		base := []string{"mlcube-compile", "--backend", "job", "--mlcube", specs, "--task", filepath.Join(specs, "pipeline.yaml")}
+		base := []string{"mlcube-compile", "--backend", "job", "--mlcube", specs, "--task",
+			filepath.Join(specs, "pipeline.yaml")}
 		out, stderr, code := compileArgs(t, base...)
-		if code != exitBadSpec || out != "" || !strings.Contains(stderr, "pipeline.yaml:2:3: params.dataset: has no value, and a Job has no run-time parameters") {
+		if code != exitBadSpec || out != "" || !strings.Contains(stderr,
+			"pipeline.yaml:2:3: params.dataset: has no value, and a Job has no run-time parameters") {
 			t.Fatalf("without a value: exit %d, stdout %d bytes: %s", code, len(out), stderr)
 		}
 		out, stderr, code = compileArgs(t, append(base, "--set", "dataset=raw/x y")...)
@@ -185,7 +191,8 @@ func TestValuesAndSetChangeDefaults(t *testing.T) {
 		}
 	})
 	t.Run("--set without =", func(t *testing.T) {
-		if _, stderr, code := compileArgs(t, "mlcube-compile", "--task", filepath.Join(dir, "pipeline.yaml"), "--set", "epochs"); code != exitUsage {
+		if _, stderr, code := compileArgs(t, "mlcube-compile", "--task", filepath.Join(dir, "pipeline.yaml"), "--set",
+			"epochs"); code != exitUsage {
 			t.Errorf("exit %d, want %d: %s", code, exitUsage, stderr)
 		}
 	})
@@ -216,7 +223,8 @@ func TestCountdownNumberIsItsOwnArgument(t *testing.T) {
 	for _, backend := range backendNames {
 		command, args := countdownContainer(t, backend, compileExample(t, backend, "countdown"))
 		if len(command) != 4 || command[0] != "bash" || command[1] != "-c" || len(args) != 1 || args[0] != refs[backend] {
-			t.Fatalf("%s: command %q args %q, want bash -c SCRIPT countdown with the number alone in args", backend, command, args)
+			t.Fatalf("%s: command %q args %q, want bash -c SCRIPT countdown with the number alone in args",
+				backend, command, args)
 		}
 		if script != "" && command[2] != script {
 			t.Errorf("%s: the script differs between backends", backend)
@@ -224,7 +232,8 @@ func TestCountdownNumberIsItsOwnArgument(t *testing.T) {
 		script = command[2]
 	}
 	hostile := "3; touch pwned"
-	out, stderr, code := compileArgs(t, append([]string{"mlcube-compile", "--backend", "job", "--set", "number=" + hostile}, exampleArgs(dir)...)...)
+	out, stderr, code := compileArgs(t,
+		append([]string{"mlcube-compile", "--backend", "job", "--set", "number=" + hostile}, exampleArgs(dir)...)...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -260,14 +269,17 @@ func TestArgoKinds(t *testing.T) {
 	}
 	validators["argo"](t, "workflowtemplate", out)
 	var tmpl wfv1.WorkflowTemplate
-	if err := yaml.Unmarshal([]byte(out), &tmpl); err != nil || tmpl.Kind != "WorkflowTemplate" || tmpl.Name != "medperf-style" || tmpl.Namespace != "medperf" {
+	if err := yaml.Unmarshal([]byte(out), &tmpl); err != nil || tmpl.Kind != "WorkflowTemplate" ||
+		tmpl.Name != "medperf-style" || tmpl.Namespace != "medperf" {
 		t.Fatalf("want WorkflowTemplate medperf/medperf-style, got %s %s/%s (%v)", tmpl.Kind, tmpl.Namespace, tmpl.Name, err)
 	}
-	if len(tmpl.Spec.Arguments.Parameters) != 1 || tmpl.Spec.WorkflowMetadata.Labels["app.kubernetes.io/name"] != "medperf-style" {
+	if len(tmpl.Spec.Arguments.Parameters) != 1 ||
+		tmpl.Spec.WorkflowMetadata.Labels["app.kubernetes.io/name"] != "medperf-style" {
 		t.Errorf("the template should keep the params and label its runs: %+v", tmpl.Spec.Arguments)
 	}
 
-	out, stderr, code = compileArgs(t, append(base, "--kind", "cronworkflow", "--schedule", "0 2 * * 1-5", "--schedule", "30 6 1,15 * *", "--timezone", "Europe/Berlin", "--concurrency-policy", "Forbid")...)
+	out, stderr, code = compileArgs(t, append(base, "--kind", "cronworkflow", "--schedule", "0 2 * * 1-5", "--schedule",
+		"30 6 1,15 * *", "--timezone", "Europe/Berlin", "--concurrency-policy", "Forbid")...)
 	if code != 0 {
 		t.Fatalf("cronworkflow: exit %d: %s", code, stderr)
 	}
@@ -283,7 +295,8 @@ func TestArgoKinds(t *testing.T) {
 		ConcurrencyPolicy wfv1.ConcurrencyPolicy
 	}
 	got := cronFacts{cron.Kind, cron.Name, cron.Spec.Schedules, cron.Spec.Timezone, cron.Spec.ConcurrencyPolicy}
-	want := cronFacts{"CronWorkflow", "medperf-style", []string{"0 2 * * 1-5", "30 6 1,15 * *"}, "Europe/Berlin", wfv1.ForbidConcurrent}
+	want := cronFacts{"CronWorkflow", "medperf-style", []string{"0 2 * * 1-5", "30 6 1,15 * *"}, "Europe/Berlin",
+		wfv1.ForbidConcurrent}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("CronWorkflow (-want +got):\n%s", diff)
 	}
@@ -308,10 +321,12 @@ func TestArgoKinds(t *testing.T) {
 func cronFromPipelineFile(t *testing.T) {
 	long := strings.Repeat("nightly-", 8) + "training"
 	specs := enginetest.WriteFiles(t, map[string]string{
-		"mlcube.yaml":   enginetest.DemoCube,
-		"pipeline.yaml": "name: " + long + "\nschedule: {cron: '@daily', timezone: UTC, concurrencyPolicy: Replace, startingDeadlineSeconds: 600}\nsteps:\n  train: {task: train}\n",
+		"mlcube.yaml": enginetest.DemoCube,
+		"pipeline.yaml": "name: " + long + "\nschedule: {cron: '@daily', timezone: UTC, concurrencyPolicy: Replace, " +
+			"startingDeadlineSeconds: 600}\nsteps:\n  train: {task: train}\n",
 	})
-	out, stderr, code := compileArgs(t, "mlcube-compile", "--kind", "cronworkflow", "--mlcube", specs, "--task", filepath.Join(specs, "pipeline.yaml"))
+	out, stderr, code := compileArgs(t, "mlcube-compile", "--kind", "cronworkflow", "--mlcube", specs, "--task",
+		filepath.Join(specs, "pipeline.yaml"))
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -320,14 +335,16 @@ func cronFromPipelineFile(t *testing.T) {
 	if err := yaml.Unmarshal([]byte(out), &cron); err != nil {
 		t.Fatal(err)
 	}
-	if len(cron.Name) > 52 || !strings.HasPrefix(long, cron.Name) || *cron.Spec.StartingDeadlineSeconds != 600 || cron.Spec.Schedules[0] != "@daily" {
+	if len(cron.Name) > 52 || !strings.HasPrefix(long, cron.Name) || *cron.Spec.StartingDeadlineSeconds != 600 ||
+		cron.Spec.Schedules[0] != "@daily" {
 		t.Errorf("name %q (%d characters, at most 52), spec %+v", cron.Name, len(cron.Name), cron.Spec)
 	}
 	if !strings.Contains(stderr, "pipeline.yaml:1:1: warning: name: ") || !strings.Contains(stderr, "is cut to") {
 		t.Errorf("a shortened name should be a warning, stderr: %q", stderr)
 	}
 	out, stderr, _ = compileArgs(t, "mlcube-compile", "--mlcube", specs, "--task", filepath.Join(specs, "pipeline.yaml"))
-	if !strings.Contains(out, "kind: Workflow\n") || !strings.Contains(stderr, "schedule: is used only with --backend argo --kind cronworkflow") {
+	if !strings.Contains(out, "kind: Workflow\n") || !strings.Contains(stderr,
+		"schedule: is used only with --backend argo --kind cronworkflow") {
 		t.Errorf("without --kind: want a Workflow and a warning, stderr: %s", stderr)
 	}
 }

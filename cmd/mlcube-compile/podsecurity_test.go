@@ -293,7 +293,8 @@ func tektonPods(pr tektonv1.PipelineRun, out map[string]corev1.PodSpec) {
 			}
 		}
 		for _, st := range task.TaskSpec.Steps {
-			spec.Containers = append(spec.Containers, corev1.Container{Name: st.Name, Image: st.Image, SecurityContext: st.SecurityContext, Env: st.Env})
+			spec.Containers = append(spec.Containers,
+				corev1.Container{Name: st.Name, Image: st.Image, SecurityContext: st.SecurityContext, Env: st.Env})
 		}
 		out[task.Name] = spec
 	}

@@ -15,7 +15,8 @@ import (
 // checks, mpi-operator's for each MPIJob), twice, to the same bytes.
 func TestRandomPipelinesPassValidators(t *testing.T) {
 	if testing.Short() {
-		t.Skip("skipped with -short: a stress test, it compiles 150 random pipelines twice on every backend and runs each engine's validator")
+		t.Skip("skipped with -short: a stress test, it compiles 150 random pipelines twice on every backend and runs each " +
+			"engine's validator")
 	}
 	const pipelines = 150
 	dir := t.TempDir()

@@ -65,14 +65,16 @@ func shell(t *testing.T, path, dir, line string, env ...string) (string, int) {
 
 // badCube is a folder holding a cube with a mistake at line 2.
 func badCube(t *testing.T) string {
-	return enginetest.WriteFiles(t, map[string]string{"cube/mlcube.yaml": "name: bad\ndocker: {image: 42}\ntasks: {train: {}}\n"})
+	return enginetest.WriteFiles(t,
+		map[string]string{"cube/mlcube.yaml": "name: bad\ndocker: {image: 42}\ntasks: {train: {}}\n"})
 }
 
 // Each recipe of docs/recipes.md as written: the GitHub Actions workflows
 // (workflow_test.go), the pre-commit hook and the make target.
 func TestCIRecipes(t *testing.T) {
 	if testing.Short() {
-		t.Skip("skipped with -short: it builds the binary with go build, to run the recipes of docs/recipes.md as a user would")
+		t.Skip("skipped with -short: it builds the binary with go build, to run the recipes of docs/recipes.md " +
+			"as a user would")
 	}
 	path := buildBinary(t)
 	bad := badCube(t)
@@ -141,7 +143,8 @@ func testPreCommit(t *testing.T, path, bad string) {
 			t.Fatal(err)
 		}
 		dir := enginetest.WriteFiles(t, map[string]string{".pre-commit-config.yaml": recipe, "cube/mlcube.yaml": string(src)})
-		out, code := shell(t, path, dir, "git init -q . && git add -A && pre-commit run --all-files", "PRE_COMMIT_HOME="+t.TempDir())
+		out, code := shell(t, path, dir, "git init -q . && git add -A && pre-commit run --all-files",
+			"PRE_COMMIT_HOME="+t.TempDir())
 		if code != c.want {
 			t.Errorf("pre-commit run on %s: exit %d, want %d\n%s", c.cube, code, c.want, out)
 		}
@@ -167,7 +170,8 @@ func checkHostedHook(t *testing.T, id, path, bad string) {
 		if h.ID != id {
 			continue
 		}
-		if h.Language != "golang" || !strings.HasPrefix(h.Entry, "mlcube-compile ") || filepath.Base(mustAbs(t, ".")) != "mlcube-compile" {
+		if h.Language != "golang" || !strings.HasPrefix(h.Entry, "mlcube-compile ") ||
+			filepath.Base(mustAbs(t, ".")) != "mlcube-compile" {
 			t.Errorf("hook %+v does not run this module's mlcube-compile", h)
 		}
 		files := regexp.MustCompile(h.Files)

@@ -26,7 +26,8 @@ var diagnosticFormats = diag.Formats
 // the flag it came from.
 func checkFormat(flag, format string) error {
 	if !slices.Contains(diagnosticFormats, format) {
-		return usageError{fmt.Errorf("unknown --%s %q (formats: %s)%s", flag, format, strings.Join(diagnosticFormats, ", "), diag.Suggest(format, diagnosticFormats))}
+		return usageError{fmt.Errorf("unknown --%s %q (formats: %s)%s", flag, format, strings.Join(diagnosticFormats, ", "),
+			diag.Suggest(format, diagnosticFormats))}
 	}
 	return nil
 }
@@ -35,10 +36,12 @@ func checkFormat(flag, format string) error {
 // order given, as diag.Format prints them, with their details when
 // detail is set (--verbose). summary, when set, ends the text and github
 // forms.
-func writeDiagnostics(w io.Writer, format string, detail bool, notes []note, diags diag.Diagnostics, summary string) error {
+func writeDiagnostics(w io.Writer, format string, detail bool, notes []note, diags diag.Diagnostics,
+	summary string) error {
 	all := make(diag.Diagnostics, 0, len(notes)+len(diags))
 	for _, n := range notes {
-		all = append(all, diag.Diagnostic{Pos: diag.Pos{File: n.File}, Field: n.Field, Message: n.Message, Severity: diag.Note, Code: n.Code})
+		all = append(all, diag.Diagnostic{Pos: diag.Pos{File: n.File}, Field: n.Field, Message: n.Message,
+			Severity: diag.Note, Code: n.Code})
 	}
 	out, err := diag.Format(format, append(all, diags...), detail)
 	if err != nil {

@@ -51,8 +51,9 @@ func TestDeterministicUnderStress(t *testing.T) {
 	// Without Tekton's affinity assistant, each step keeps its own node
 	// selector (with it, steps that share the claim and ask for two
 	// values of one label are refused).
-	dir := enginetest.WriteFiles(t, map[string]string{"mlcube.yaml": enginetest.DemoCube, "p.yaml": mapHeavyPipeline(40), "one.yaml": mapHeavyPipeline(1),
-		"platform.yaml": "tekton: {coschedule: disabled}\n"})
+	dir := enginetest.WriteFiles(t,
+		map[string]string{"mlcube.yaml": enginetest.DemoCube, "p.yaml": mapHeavyPipeline(40), "one.yaml": mapHeavyPipeline(1),
+			"platform.yaml": "tekton: {coschedule: disabled}\n"})
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	for _, b := range backendNames {
 		pipeline := dir + "/p.yaml"
@@ -97,7 +98,8 @@ func TestWriteErrorsExitOne(t *testing.T) {
 func TestInternalErrorsAskForAReport(t *testing.T) {
 	args := []string{"mlcube-compile", "-m", "cube-dir"}
 	for name, err := range map[string]error{
-		"broken":    driver.InternalError{Input: driver.Describe(compiler.Options{MLCube: "cube-dir"}), Err: errors.New("the validator says no")},
+		"broken": driver.InternalError{Input: driver.Describe(compiler.Options{MLCube: "cube-dir"}),
+			Err: errors.New("the validator says no")},
 		"panicking": recovered("index out of range", args),
 	} {
 		var stderr bytes.Buffer
@@ -135,7 +137,8 @@ func TestClosedStdoutPipe(t *testing.T) {
 	if !errors.As(err, &exit) || exit.ExitCode() != exitBadSpec {
 		t.Fatalf("got %v, want exit 1; stderr:\n%s", err, stderr.String())
 	}
-	if !strings.Contains(stderr.String(), "mlcube-compile: writing the output: ") || !strings.Contains(stderr.String(), "broken pipe") {
+	if !strings.Contains(stderr.String(), "mlcube-compile: writing the output: ") ||
+		!strings.Contains(stderr.String(), "broken pipe") {
 		t.Errorf("stderr: %q", stderr.String())
 	}
 }
@@ -165,7 +168,8 @@ func TestGCTunedBeforeHeavyInits(t *testing.T) {
 	if tuned == 0 {
 		t.Fatal("no init of gctune in the trace")
 	}
-	for _, heavy := range []string{"k8s.io/client-go/kubernetes/scheme", "k8s.io/api/core/v1", "github.com/argoproj/argo-workflows/v3/pkg/client/clientset/versioned/scheme"} {
+	for _, heavy := range []string{"k8s.io/client-go/kubernetes/scheme", "k8s.io/api/core/v1",
+		"github.com/argoproj/argo-workflows/v3/pkg/client/clientset/versioned/scheme"} {
 		if order[heavy] != 0 && order[heavy] < tuned {
 			t.Errorf("%s's init ran before the collector was tuned", heavy)
 		}

@@ -145,7 +145,8 @@ func commandError(err error, usage bool, help string) diag.Diagnostic {
 // isFlagError recognises urfave/cli's errors about flags and arguments.
 func isFlagError(err error) bool {
 	msg := err.Error()
-	return strings.Contains(msg, "flag provided but not defined") || strings.Contains(msg, "flag needs an argument") || strings.Contains(msg, "invalid value")
+	return strings.Contains(msg, "flag provided but not defined") || strings.Contains(msg, "flag needs an argument") ||
+		strings.Contains(msg, "invalid value")
 }
 
 // versionFlag is --version, without urfave/cli's -v: -v is --verbose
@@ -154,7 +155,8 @@ var versionFlag = &cli.BoolFlag{Name: "version", Usage: "print the version"}
 
 func newApp(s *session, stderr io.Writer) *cli.App {
 	cli.VersionFlag = versionFlag
-	commands := []*cli.Command{graphCommand(s), schemaCommand(s.stdout), lintCommand(s.stdout), completionCommand(s.stdout)}
+	commands := []*cli.Command{graphCommand(s), schemaCommand(s.stdout), lintCommand(s.stdout),
+		completionCommand(s.stdout)}
 	for _, c := range commands {
 		// A command's usage error is one line, as the compile's, never
 		// its whole help on stdout.
@@ -179,7 +181,8 @@ func newApp(s *session, stderr io.Writer) *cli.App {
 }
 
 // compileUsage is the compile's usage, every flag of it.
-const compileUsage = `mlcube-compile [--backend argo|tekton|job|all] [--mlcube PATH] [--platform FILE|-] [--task FILE|NAME|-] [--step NAME]...
+const compileUsage = `mlcube-compile [--backend argo|tekton|job|all] [--mlcube PATH] [--platform FILE|-] ` +
+	`[--task FILE|NAME|-] [--step NAME]...
     [-f VALUES]... [--set NAME=VALUE]... [--disable CODE]... [--kind KIND] [--schedule CRON]... [--timezone TZ]
     [--concurrency-policy Allow|Forbid|Replace] [--namespace NS] [--emit-rbac] [-o FILE|DIR/] [--format yaml|json]
     [--error-format text|json|github] [-v] [PATH|NAME=PATH]...`

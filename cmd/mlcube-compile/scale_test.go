@@ -24,7 +24,8 @@ func largePipeline(t testing.TB, shape specgen.Shape, n int, env string) string 
 
 func TestLargePipelines(t *testing.T) {
 	if testing.Short() {
-		t.Skip("skipped with -short: a scale test, it compiles and validates pipelines of 2,000 to 20,001 steps (the slowest test here)")
+		t.Skip("skipped with -short: a scale test, it compiles and validates pipelines of 2,000 to 20,001 steps (the " +
+			"slowest test here)")
 	}
 	cases := []struct {
 		steps int
@@ -35,9 +36,13 @@ func TestLargePipelines(t *testing.T) {
 		refusal string
 	}{
 		{steps: 2000},
-		{steps: 1200, env: strings.Repeat("x", 1000), refusal: "p.yaml:1:1: steps: argo: the Workflow would be 2.5 MiB, over Argo's limit on a Workflow of 1.0 MiB (split it into several pipelines"},
-		{steps: 20000, refusal: "p.yaml:1:1: steps: argo: the Workflow would be 3.4 MiB, over Argo's limit on a Workflow of 1.0 MiB (split it into several pipelines"},
-		{steps: 20001, refusal: "p.yaml:1:1: steps: 20001 steps is more than the 20000 one pipeline may have (split it into several pipelines"},
+		{steps: 1200, env: strings.Repeat("x", 1000),
+			refusal: "p.yaml:1:1: steps: argo: the Workflow would be 2.5 MiB, over Argo's limit on a Workflow of 1.0 MiB " +
+				"(split it into several pipelines"},
+		{steps: 20000, refusal: "p.yaml:1:1: steps: argo: the Workflow would be 3.4 MiB, over Argo's limit on a Workflow " +
+			"of 1.0 MiB (split it into several pipelines"},
+		{steps: 20001, refusal: "p.yaml:1:1: steps: 20001 steps is more than the 20000 one pipeline may have (split it " +
+			"into several pipelines"},
 	}
 	for _, tc := range cases {
 		t.Run(fmt.Sprint(tc.steps), func(t *testing.T) {
@@ -68,7 +73,8 @@ func TestLargePipelines(t *testing.T) {
 // accepts each Workflow whole too.
 func TestValidatedInWindows(t *testing.T) {
 	if testing.Short() {
-		t.Skip("skipped with -short: a scale test, it runs Argo's validator over 300-step Workflows of every shape and kind, in windows and whole")
+		t.Skip("skipped with -short: a scale test, it runs Argo's validator over 300-step Workflows of every shape and " +
+			"kind, in windows and whole")
 	}
 	for _, kind := range argo.Kinds {
 		for _, shape := range specgen.Shapes {

@@ -17,12 +17,15 @@ import (
 func schemaCommand(stdout io.Writer) *cli.Command {
 	kinds := schemaKinds()
 	return &cli.Command{
-		Name:      "schema",
-		Usage:     "print the schemas spec files are checked with, as CUE or JSON Schema",
-		UsageText: "mlcube-compile schema [--format " + strings.Join(schemaFormats, "|") + "] [--kind " + strings.Join(kinds, "|") + "]",
+		Name:  "schema",
+		Usage: "print the schemas spec files are checked with, as CUE or JSON Schema",
+		UsageText: "mlcube-compile schema [--format " + strings.Join(schemaFormats, "|") +
+			"] [--kind " + strings.Join(kinds, "|") + "]",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "format", Value: "cue", Usage: "cue (every definition, for cue vet) or jsonschema (one kind, for editors)"},
-			&cli.StringFlag{Name: "kind", Value: "mlcube", Usage: "with jsonschema, the kind of file: " + strings.Join(kinds, ", ")},
+			&cli.StringFlag{Name: "format", Value: "cue",
+				Usage: "cue (every definition, for cue vet) or jsonschema (one kind, for editors)"},
+			&cli.StringFlag{Name: "kind", Value: "mlcube",
+				Usage: "with jsonschema, the kind of file: " + strings.Join(kinds, ", ")},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
@@ -35,7 +38,8 @@ func schemaCommand(stdout io.Writer) *cli.Command {
 				}
 			}
 			if kind < 0 {
-				return usageError{fmt.Errorf("unknown --kind %q (kinds: %s)%s", c.String("kind"), strings.Join(kinds, ", "), diag.Suggest(c.String("kind"), kinds))}
+				return usageError{fmt.Errorf("unknown --kind %q (kinds: %s)%s", c.String("kind"), strings.Join(kinds, ", "),
+					diag.Suggest(c.String("kind"), kinds))}
 			}
 			var out []byte
 			switch c.String("format") {

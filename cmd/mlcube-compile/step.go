@@ -14,7 +14,10 @@ import (
 
 // stepFlag is --step: only these steps of the pipeline file compile.
 func stepFlag() cli.Flag {
-	return &cli.StringSliceFlag{Name: "step", Usage: "compile only step `NAME` of the pipeline file, as it writes it (repeatable or comma-separated), in the pipeline's order, without the edges to the steps left out: a Job of one step of a pipeline whose other steps a Job cannot run"}
+	return &cli.StringSliceFlag{Name: "step",
+		Usage: "compile only step `NAME` of the pipeline file, as it writes it (repeatable or comma-separated), in the " +
+			"pipeline's order, without the edges to the steps left out: a Job of one step of a pipeline whose other steps " +
+			"a Job cannot run"}
 }
 
 // pickedSteps reads --step: names, split at commas, each a step of the
@@ -33,14 +36,16 @@ func pickedSteps(c *cli.Context, opts compiler.Options) ([]string, error) {
 	steps, file := compiler.PipelineSteps(opts)
 	switch {
 	case !file:
-		return nil, usageError{errors.New("--step picks steps of a pipeline file, and none is given: a cube's tasks are named with --task a,b")}
+		return nil, usageError{errors.New("--step picks steps of a pipeline file, and none is given: a cube's tasks are " +
+			"named with --task a,b")}
 	case steps == nil:
 		// The file cannot be read: the compile says why.
 		return names, nil
 	}
 	for _, n := range names {
 		if !slices.Contains(steps, n) {
-			return nil, usageError{fmt.Errorf("--step %q: %s has no step of that name (steps: %s)%s", n, opts.Task, strings.Join(steps, ", "), diag.Suggest(n, steps))}
+			return nil, usageError{fmt.Errorf("--step %q: %s has no step of that name (steps: %s)%s", n, opts.Task,
+				strings.Join(steps, ", "), diag.Suggest(n, steps))}
 		}
 	}
 	return names, nil

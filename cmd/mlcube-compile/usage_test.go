@@ -64,7 +64,8 @@ func checkFlags(t *testing.T, where, usage string, flags []cli.Flag) {
 			if len(n) == 1 {
 				dash = "-"
 			}
-			found = found || strings.Contains(usage+" ", dash+n+" ") || strings.Contains(usage, dash+n+"]") || strings.Contains(usage, dash+n+"|")
+			found = found || strings.Contains(usage+" ", dash+n+" ") || strings.Contains(usage, dash+n+"]") ||
+				strings.Contains(usage, dash+n+"|")
 		}
 		if !found {
 			t.Errorf("%s: no --%s in\n%s", where, f.Names()[0], usage)

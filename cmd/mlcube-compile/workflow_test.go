@@ -147,15 +147,18 @@ func testReleaseWorkflow(t *testing.T, bad string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	release := "make -s release RELEASE_TARGETS=linux/amd64 RELEASE_FLAGS= RELEASE_CGO=" + strings.TrimSpace(string(cgo)) + " DIST=" + dist + " VERSION=" + version
+	release := "make -s release RELEASE_TARGETS=linux/amd64 RELEASE_FLAGS= " +
+		"RELEASE_CGO=" + strings.TrimSpace(string(cgo)) + " DIST=" + dist + " VERSION=" + version
 	if out, code := shell(t, os.Getenv("PATH"), repoRoot, release); code != 0 {
 		t.Fatalf("%s: exit %d\n%s", release, code, out)
 	}
 	if out, code := shell(t, os.Getenv("PATH"), dist, "sha256sum --check SHA256SUMS"); code != 0 {
 		t.Fatalf("SHA256SUMS: exit %d\n%s", code, out)
 	}
-	path, _ := runSteps(t, wf, steps, t.TempDir(), map[string]string{"MLCUBE_COMPILE_RELEASES": "file://" + dist, "MLCUBE_COMPILE_VERSION": version})
-	if out, _ := shell(t, path, repoRoot, "mlcube-compile --version"); !strings.HasPrefix(out, "mlcube-compile version "+version+" (") {
+	path, _ := runSteps(t, wf, steps, t.TempDir(),
+		map[string]string{"MLCUBE_COMPILE_RELEASES": "file://" + dist, "MLCUBE_COMPILE_VERSION": version})
+	if out, _ := shell(t, path, repoRoot, "mlcube-compile --version"); !strings.HasPrefix(out,
+		"mlcube-compile version "+version+" (") {
 		t.Errorf("the installed binary is not the release's: %s", out)
 	}
 	lintAsTheWorkflow(t, steps, path, repoRoot, bad)
@@ -172,12 +175,15 @@ func testCloneWorkflow(t *testing.T, bad string) {
 		t.Skipf("not a git clone: %v", err)
 	}
 	for _, s := range steps {
-		if strings.HasPrefix(s.Uses, "actions/setup-go@") && s.With["go-version-file"] != "${{ runner.temp }}/mlcube-compile/go.mod" {
+		if strings.HasPrefix(s.Uses, "actions/setup-go@") &&
+			s.With["go-version-file"] != "${{ runner.temp }}/mlcube-compile/go.mod" {
 			t.Errorf("setup-go takes Go's version from the clone's go.mod: %v", s.With)
 		}
 	}
-	path, temp := runSteps(t, wf, steps, t.TempDir(), map[string]string{"MLCUBE_COMPILE_REPO": mustAbs(t, repoRoot), "MLCUBE_COMPILE_REV": strings.TrimSpace(string(head))})
-	if out, _ := shell(t, path, repoRoot, "mlcube-compile --version"); !strings.Contains(out, strings.TrimSpace(string(head))) {
+	path, temp := runSteps(t, wf, steps, t.TempDir(),
+		map[string]string{"MLCUBE_COMPILE_REPO": mustAbs(t, repoRoot), "MLCUBE_COMPILE_REV": strings.TrimSpace(string(head))})
+	if out, _ := shell(t, path, repoRoot, "mlcube-compile --version"); !strings.Contains(out,
+		strings.TrimSpace(string(head))) {
 		t.Errorf("the built binary is not of the commit: %s", out)
 	}
 	lintAsTheWorkflow(t, steps, path, filepath.Join(temp, "mlcube-compile"), bad)

@@ -10,7 +10,8 @@ import (
 )
 
 // SplitHint says what to do about a pipeline too large for one object.
-const SplitHint = "split it into several pipelines that share the workspace claim, run the repeated part as a WorkflowTemplate, or move large values to a ConfigMap"
+const SplitHint = "split it into several pipelines that share the workspace claim, run the repeated part as a " +
+	"WorkflowTemplate, or move large values to a ConfigMap"
 
 // Pipeline is one compiled run: the steps of one or more cube tasks.
 type Pipeline struct {

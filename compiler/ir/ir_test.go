@@ -136,7 +136,8 @@ func TestMountUse(t *testing.T) {
 }
 
 func TestAccessModes(t *testing.T) {
-	if Writable("ReadOnlyMany") || !Writable("ReadWriteOnce") || !Writable("ReadWriteMany") || !Writable("ReadWriteOncePod") {
+	if Writable("ReadOnlyMany") || !Writable("ReadWriteOnce") || !Writable("ReadWriteMany") ||
+		!Writable("ReadWriteOncePod") {
 		t.Error("Writable: only ReadOnlyMany is not")
 	}
 	for _, tc := range []struct {

@@ -4,7 +4,8 @@ package ir
 // image (Alpine: sh, sha256sum, find, sort), pinned by digest. A
 // platform's objectStore.toolImage overrides it, for air-gapped
 // registries.
-const DefaultToolImage = "docker.io/rclone/rclone:1.71.1@sha256:d5971950c2b370fb04dd3292541b5bda6d9103143fd7e345aeb435a399388afc"
+const DefaultToolImage = "docker.io/rclone/rclone:1.71.1@sha256:" +
+	"d5971950c2b370fb04dd3292541b5bda6d9103143fd7e345aeb435a399388afc"
 
 // ObjectStore is the bucket a run's data moves through: inputs given as
 // URLs, and with an object workspace every step's outputs.

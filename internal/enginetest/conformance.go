@@ -92,7 +92,8 @@ func checkEmit(t *testing.T, e emit.Engine, p *ir.Pipeline, opts emit.Options) {
 	for i, obj := range first.Objects() {
 		tree := Tree(t, obj)
 		meta, _ := tree["metadata"].(map[string]any)
-		if tree["apiVersion"] == nil || tree["kind"] == nil || meta == nil || (meta["name"] == nil && meta["generateName"] == nil) {
+		if tree["apiVersion"] == nil || tree["kind"] == nil || meta == nil ||
+			(meta["name"] == nil && meta["generateName"] == nil) {
 			t.Errorf("kind %q: object %d has no apiVersion, kind or name: %v", opts.Kind, i, tree)
 		}
 	}
@@ -123,7 +124,8 @@ func checkDiagnostics(t *testing.T, e emit.Engine, ds diag.Diagnostics, refusals
 		switch {
 		case refusals != (d.Severity == diag.Error) || d.Code == "" || refusals != diag.IsError(d.Code) ||
 			!refusals && !diag.Known(d.Code):
-			t.Errorf("%v: a %s's code must be documented as one", d, map[bool]string{true: "refusal", false: "warning"}[refusals])
+			t.Errorf("%v: a %s's code must be documented as one", d,
+				map[bool]string{true: "refusal", false: "warning"}[refusals])
 		case d.Pos.File == "":
 			t.Errorf("%v: at no file", d)
 		case d.Engine != e.Name():

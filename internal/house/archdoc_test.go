@@ -45,13 +45,15 @@ func checkArchDoc(doc string, flow map[string][]string) []string {
 		}
 		for _, imp := range imports {
 			if j := slices.Index(listed, imp); j > i {
-				problems = append(problems, fmt.Sprintf("the flow diagram lists %s below %s, which imports it; a package imports only packages above it", imp, pkg))
+				problems = append(problems, fmt.Sprintf("the flow diagram lists %s below %s, which imports it; a package imports "+
+					"only packages above it", imp, pkg))
 			}
 		}
 	}
 	for _, pkg := range sortedKeys(flow) {
 		if !slices.Contains(listed, pkg) && !strings.Contains(doc, "`"+pkg+"`") && !strings.Contains(doc, "`"+pkg+"/`") {
-			problems = append(problems, fmt.Sprintf("%s is in the import table but nowhere in the document (the diagram, or in backquotes)", pkg))
+			problems = append(problems,
+				fmt.Sprintf("%s is in the import table but nowhere in the document (the diagram, or in backquotes)", pkg))
 		}
 	}
 	return problems
@@ -84,7 +86,8 @@ func TestArchitectureDoc(t *testing.T) {
 // breaks each of its rules once.
 func TestArchitectureDocCatches(t *testing.T) {
 	table := map[string][]string{"diag": {}, "ir": {"diag"}, "spec": {"diag", "ir"}, "bench": {}}
-	doc := "# A\n\n## The flow\n\n    diag/    what\n        │\n    spec     reads ir\n    ir       types\n    gone/    old\n\n## Rules\n"
+	doc := "# A\n\n## The flow\n\n    diag/    what\n        │\n    spec     reads ir\n    ir       types\n" +
+		"    gone/    old\n\n## Rules\n"
 	got := checkArchDoc(doc, table)
 	want := []string{
 		"the flow diagram lists ir below spec, which imports it; a package imports only packages above it",

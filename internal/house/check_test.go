@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // goFile is one parsed .go file.
@@ -19,7 +20,9 @@ type goFile struct {
 	pkg   string // its folder, such as "lint"
 	test  bool
 	lines int
-	f     *ast.File
+	// long are the lines over maxLineWidth characters, by number.
+	long []int
+	f    *ast.File
 }
 
 // tree is every .go file of a module.
@@ -47,13 +50,14 @@ func (v violation) file() string {
 }
 
 var ruleNames = map[int]string{
-	1: fmt.Sprintf("functions at most %d lines", maxFuncLines),
-	2: fmt.Sprintf("files at most %d lines, tests too", maxFileLines),
+	1: fmt.Sprintf("functions at most %d lines (a report, not a rule)", maxFuncLines),
+	2: fmt.Sprintf("files at most %d lines, tests too (a report, not a rule)", maxFileLines),
 	3: "the package comment in doc.go",
 	4: "one-way import flow",
 	5: "only compiler/internal/source opens files",
 	6: "only cmd prints",
 	7: "only backends/ names an engine",
+	8: fmt.Sprintf("lines at most %d characters, but tables", maxLineWidth),
 }
 
 // load parses every .go file of the module at the root of fsys and of the
@@ -94,7 +98,7 @@ func load(fsys fs.FS) (*tree, error) {
 			lines++
 		}
 		tr.files = append(tr.files, &goFile{name: name, pkg: path.Dir(name),
-			test: strings.HasSuffix(name, "_test.go"), lines: lines, f: f})
+			test: strings.HasSuffix(name, "_test.go"), lines: lines, long: longLines(src), f: f})
 		return nil
 	})
 	return tr, err
@@ -171,6 +175,34 @@ func funcName(fn *ast.FuncDecl) string {
 	return fn.Name.Name
 }
 
+// longLines are the numbers of src's lines over maxLineWidth characters
+// (a tab is one).
+func longLines(src []byte) []int {
+	var out []int
+	for i, line := range strings.Split(string(src), "\n") {
+		if utf8.RuneCountInString(line) > maxLineWidth {
+			out = append(out, i+1)
+		}
+	}
+	return out
+}
+
+// checkLineWidth: every line of Go within maxLineWidth characters, but in
+// the files that are tables (lineTables), tests too.
+func checkLineWidth(tr *tree) (out []violation) {
+	for _, gf := range tr.files {
+		if matchAny(lineTables, gf.name) {
+			continue
+		}
+		for _, n := range gf.long {
+			out = append(out, violation{fmt.Sprintf("%s:%d", gf.name, n), 8, "",
+				fmt.Sprintf("the line is over %d characters: break it after a comma or an operator, or split the "+
+					"string with +", maxLineWidth)})
+		}
+	}
+	return out
+}
+
 func checkFileLength(tr *tree) (out []violation) {
 	for _, gf := range tr.files {
 		if gf.lines > maxFileLines {
@@ -198,7 +230,8 @@ func checkDocGo(tr *tree) (out []violation) {
 			}
 			out = append(out, docSubstance(tr, gf)...)
 		case doc && !gf.test:
-			out = append(out, violation{tr.at(gf.f.Doc.Pos()), 3, "", "a package comment outside doc.go; move it into " + gf.pkg + "/doc.go"})
+			out = append(out, violation{tr.at(gf.f.Doc.Pos()), 3, "",
+				"a package comment outside doc.go; move it into " + gf.pkg + "/doc.go"})
 		}
 	}
 	for _, gf := range first {
@@ -220,12 +253,15 @@ const maxDocLines = 13
 func docSubstance(tr *tree, gf *goFile) (out []violation) {
 	text := gf.f.Doc.Text()
 	if n := strings.Count(strings.TrimRight(text, "\n"), "\n") + 1; n > maxDocLines {
-		out = append(out, violation{tr.at(gf.f.Doc.Pos()), 3, "", fmt.Sprintf("the package comment takes %d lines, more than %d: say the package's responsibility and invariants, and put the rest beside the code it describes", n, maxDocLines)})
+		out = append(out, violation{tr.at(gf.f.Doc.Pos()), 3, "", fmt.Sprintf("the package comment takes %d lines, more "+
+			"than %d: say the package's responsibility and invariants, and put the rest beside the code it describes",
+			n, maxDocLines)})
 	}
 	for _, other := range tr.files {
 		base := path.Base(other.name)
 		if other.pkg == gf.pkg && base != "doc.go" && strings.Contains(text, base) {
-			out = append(out, violation{tr.at(gf.f.Doc.Pos()), 3, base, "the package comment names the package's file " + base + "; say what the package does, not where"})
+			out = append(out, violation{tr.at(gf.f.Doc.Pos()), 3, base,
+				"the package comment names the package's file " + base + "; say what the package does, not where"})
 		}
 	}
 	return out
@@ -258,7 +294,8 @@ func checkImports(tr *tree) (out []violation) {
 				continue
 			}
 			if matchAny(noCUE, gf.pkg) && (p == "cuelang.org/go" || strings.HasPrefix(p, "cuelang.org/go/")) {
-				out = append(out, violation{tr.at(spec.Pos()), 4, "import " + p, gf.pkg + " imports " + p + "; it may not import CUE (noCUE)"})
+				out = append(out, violation{tr.at(spec.Pos()), 4, "import " + p,
+					gf.pkg + " imports " + p + "; it may not import CUE (noCUE)"})
 			}
 			to, ok := tr.ours(p)
 			allowed, known := flow[gf.pkg]
@@ -346,7 +383,8 @@ func checkOpens(tr *tree) (out []violation) {
 			}
 		}
 		out = append(out, violation{tr.at(at), 5, name, name + " in " + gf.pkg +
-			"; read through compiler/internal/source's Files (an fs.FS), or add an exception with its reason to mayOpen in internal/house/rules_test.go"})
+			"; read through compiler/internal/source's Files (an fs.FS), or add an exception with its reason to mayOpen in " +
+			"internal/house/rules_test.go"})
 	})
 	return out
 }
@@ -373,7 +411,8 @@ func checkPrints(tr *tree) (out []violation) {
 		}
 		ast.Inspect(gf.f, func(n ast.Node) bool {
 			if call, ok := n.(*ast.CallExpr); ok {
-				if id, ok := call.Fun.(*ast.Ident); ok && (id.Name == "print" || id.Name == "println") && !declared[gf.pkg+"."+id.Name] {
+				if id, ok := call.Fun.(*ast.Ident); ok && (id.Name == "print" || id.Name == "println") &&
+					!declared[gf.pkg+"."+id.Name] {
 					report(gf, id.Pos(), id.Name)
 				}
 			}

@@ -52,9 +52,11 @@ func TestPinnedVersions(t *testing.T) {
 		}
 	}
 	if v := ops["github.com/tektoncd/pipeline"]; v != pins["TEKTON_VERSION"] {
-		t.Errorf("scripts/e2e/operators/go.mod requires Tekton %q, versions.sh %q: build.sh would refuse to build", v, pins["TEKTON_VERSION"])
+		t.Errorf("scripts/e2e/operators/go.mod requires Tekton %q, versions.sh %q: build.sh would refuse to build", v,
+			pins["TEKTON_VERSION"])
 	}
-	if !strings.Contains(doc, "upstream supports 4.0 and 4.1") || !strings.Contains(doc, "We recommend **"+pins["ARGO4_VERSION"]+"**") {
+	if !strings.Contains(doc, "upstream supports 4.0 and 4.1") ||
+		!strings.Contains(doc, "We recommend **"+pins["ARGO4_VERSION"]+"**") {
 		t.Error("docs/backends.md does not say that upstream supports only Argo 4.0 and 4.1, and which version we recommend")
 	}
 }

@@ -42,7 +42,8 @@ var v4Mu sync.Mutex
 // v4Ctx carries the logger v4's validator requires in its context
 // (util/logging.RequireLoggerFromContext panics without one); what it
 // logs is dropped.
-var v4Ctx = logging.WithLogger(context.Background(), logging.NewSlogLoggerCustom(logging.Warn, logging.Text, io.Discard))
+var v4Ctx = logging.WithLogger(context.Background(),
+	logging.NewSlogLoggerCustom(logging.Warn, logging.Text, io.Discard))
 
 // Documents returns the Argo documents of a manifest (the documents
 // whose apiVersion is argoproj.io/v1alpha1), with their kinds. The

@@ -123,12 +123,19 @@ func daskRunnerEnv(d *ir.DaskJob, setup []corev1.EnvVar) []corev1.EnvVar {
 
 // schedulerContainer is the scheduler's container, with its ports and probes.
 func schedulerContainer(p *ir.Pipeline, bare *ir.Step, setup []corev1.EnvVar) corev1.Container {
-	scheduler := daskContainer(p, bare, "scheduler", []string{"dask-scheduler"}, coordinatorResources(p, ir.Resources{}), setup)
+	scheduler := daskContainer(p, bare, "scheduler", []string{"dask-scheduler"},
+		coordinatorResources(p, ir.Resources{}), setup)
 	scheduler.Ports = []corev1.ContainerPort{
 		{Name: "tcp-comm", ContainerPort: schedulerPort, Protocol: corev1.ProtocolTCP},
 		{Name: "http-dashboard", ContainerPort: dashboardPort, Protocol: corev1.ProtocolTCP},
 	}
-	probe := &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/health", Port: intstr.FromString("http-dashboard")}}, InitialDelaySeconds: 5, PeriodSeconds: 10}
+	probe := &corev1.Probe{
+		ProbeHandler: corev1.ProbeHandler{
+			HTTPGet: &corev1.HTTPGetAction{Path: "/health", Port: intstr.FromString("http-dashboard")},
+		},
+		InitialDelaySeconds: 5,
+		PeriodSeconds:       10,
+	}
 	scheduler.ReadinessProbe, scheduler.LivenessProbe = probe, probe.DeepCopy()
 	scheduler.LivenessProbe.InitialDelaySeconds = 15
 	// The image's prepare.sh installs the setup packages before the
@@ -149,10 +156,12 @@ func daskJob(p *ir.Pipeline, s *ir.Step, claim ClaimName, runName string) *Job {
 	selector := map[string]string{RunLabel: runName, StepLabel: s.Name, "dask.org/component": "scheduler"}
 	job := &daskJobObject{
 		TypeMeta: metav1.TypeMeta{APIVersion: daskAPIVersion, Kind: "DaskJob"},
-		Metadata: metav1.ObjectMeta{GenerateName: d.GenerateName, Namespace: p.Namespace, Labels: withRun(labels, runName, s.Name)},
+		Metadata: metav1.ObjectMeta{GenerateName: d.GenerateName, Namespace: p.Namespace,
+			Labels: withRun(labels, runName, s.Name)},
 	}
 	runnerC := daskContainer(p, s, "job", []string{"python", "-c", runner}, s.Resources, runnerEnv)
-	job.Spec.Job = daskPod{Metadata: daskMeta{Labels: labels}, Spec: podSpec(p, s, claim, s.NodeSelector, s.Tolerations, runnerC)}
+	job.Spec.Job = daskPod{Metadata: daskMeta{Labels: labels},
+		Spec: podSpec(p, s, claim, s.NodeSelector, s.Tolerations, runnerC)}
 	if s.Timeout > 0 {
 		secs := int64(s.Timeout.Seconds())
 		job.Spec.Job.Spec.ActiveDeadlineSeconds = &secs
@@ -161,19 +170,22 @@ func daskJob(p *ir.Pipeline, s *ir.Step, claim ClaimName, runName string) *Job {
 	bare.Mounts = nil
 	scheduler := schedulerContainer(p, &bare, setup)
 	cs := &job.Spec.Cluster.Spec
-	cs.Scheduler.daskPod = daskPod{Metadata: daskMeta{Labels: withRun(labels, runName, s.Name)}, Spec: podSpec(p, &bare, claim, s.NodeSelector, s.Tolerations, scheduler)}
+	cs.Scheduler.daskPod = daskPod{Metadata: daskMeta{Labels: withRun(labels, runName, s.Name)},
+		Spec: podSpec(p, &bare, claim, s.NodeSelector, s.Tolerations, scheduler)}
 	cs.Scheduler.Service = corev1.ServiceSpec{
 		Type:     corev1.ServiceTypeClusterIP,
 		Selector: selector,
 		Ports: []corev1.ServicePort{
 			{Name: "tcp-comm", Protocol: corev1.ProtocolTCP, Port: schedulerPort, TargetPort: intstr.FromString("tcp-comm")},
-			{Name: "http-dashboard", Protocol: corev1.ProtocolTCP, Port: dashboardPort, TargetPort: intstr.FromString("http-dashboard")},
+			{Name: "http-dashboard", Protocol: corev1.ProtocolTCP, Port: dashboardPort,
+				TargetPort: intstr.FromString("http-dashboard")},
 		},
 	}
 	sized := d.Worker
 	sized.LimitsEqualRequests = true
 	worker := daskContainer(p, &bare, "worker", workerArgs(d.Worker), sized, setup)
-	cs.Worker = daskWorker{Replicas: d.Workers, daskPod: daskPod{Metadata: daskMeta{Labels: labels}, Spec: podSpec(p, &bare, claim, d.WorkerNodeSelector, d.WorkerTolerations, worker)}}
+	cs.Worker = daskWorker{Replicas: d.Workers, daskPod: daskPod{Metadata: daskMeta{Labels: labels},
+		Spec: podSpec(p, &bare, claim, d.WorkerNodeSelector, d.WorkerTolerations, worker)}}
 	// Pods of a Dask cluster are restarted by their Deployments.
 	cs.Scheduler.Spec.RestartPolicy, cs.Worker.Spec.RestartPolicy = "", ""
 	out := &Job{
@@ -225,7 +237,8 @@ func coordinatorResources(p *ir.Pipeline, asked ir.Resources) ir.Resources {
 
 // daskContainer is a container of the Dask cluster. Its args go to the
 // image's entrypoint, which installs the setup packages first.
-func daskContainer(p *ir.Pipeline, s *ir.Step, name string, args []string, r ir.Resources, extra []corev1.EnvVar) corev1.Container {
+func daskContainer(p *ir.Pipeline, s *ir.Step, name string, args []string, r ir.Resources,
+	extra []corev1.EnvVar) corev1.Container {
 	c := container(p, s, name, nil, args, r)
 	c.Env = append(c.Env, extra...)
 	return c
@@ -238,7 +251,8 @@ func packagesEnv(d *ir.DaskJob) []corev1.EnvVar {
 	for _, e := range []struct {
 		name string
 		pkgs []string
-	}{{"EXTRA_APT_PACKAGES", d.AptPackages}, {"EXTRA_CONDA_PACKAGES", d.CondaPackages}, {"EXTRA_PIP_PACKAGES", d.PipPackages}} {
+	}{{"EXTRA_APT_PACKAGES", d.AptPackages}, {"EXTRA_CONDA_PACKAGES", d.CondaPackages},
+		{"EXTRA_PIP_PACKAGES", d.PipPackages}} {
 		if len(e.pkgs) > 0 {
 			out = append(out, corev1.EnvVar{Name: e.name, Value: strings.Join(e.pkgs, " ")})
 		}

@@ -41,7 +41,8 @@ const (
 const (
 	mpiSuccess = "status.replicaStatuses.Launcher.succeeded > 0"
 	mpiFailure = "status.replicaStatuses.Launcher.failed > 0,status.replicaStatuses.Worker.failed > 0"
-	mpiStatus  = `{.status.conditions[?(@.status=="True")].type} ` + FailedWorkers + `{.status.replicaStatuses.Worker.failed}`
+	mpiStatus  = `{.status.conditions[?(@.status=="True")].type} ` + FailedWorkers +
+		`{.status.replicaStatuses.Worker.failed}`
 )
 
 // mpiJob builds the MPIJob: one launcher running mpirun, and the workers.
@@ -116,7 +117,8 @@ func runPolicy(s *ir.Step) kubeflow.RunPolicy {
 
 // mpiReplicas are the launcher, running mpirun, and the workers, each
 // pod run once: the MPIJob's attempt fails or succeeds whole.
-func mpiReplicas(p *ir.Pipeline, s *ir.Step, claim ClaimName, meta metav1.ObjectMeta, launcher, worker corev1.Container) map[kubeflow.MPIReplicaType]*kubeflow.ReplicaSpec {
+func mpiReplicas(p *ir.Pipeline, s *ir.Step, claim ClaimName, meta metav1.ObjectMeta,
+	launcher, worker corev1.Container) map[kubeflow.MPIReplicaType]*kubeflow.ReplicaSpec {
 	m := s.MPI
 	return map[kubeflow.MPIReplicaType]*kubeflow.ReplicaSpec{
 		kubeflow.MPIReplicaTypeLauncher: {
@@ -124,7 +126,8 @@ func mpiReplicas(p *ir.Pipeline, s *ir.Step, claim ClaimName, meta metav1.Object
 			RestartPolicy: kubeflow.RestartPolicyNever,
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: meta,
-				Spec:       withGPUClaims(podSpec(p, s, claim, m.LauncherNodeSelector, m.LauncherTolerations, launcher), coordinatorResources(p, m.Launcher)),
+				Spec: withGPUClaims(podSpec(p, s, claim, m.LauncherNodeSelector, m.LauncherTolerations, launcher),
+					coordinatorResources(p, m.Launcher)),
 			},
 		},
 		kubeflow.MPIReplicaTypeWorker: {

@@ -28,7 +28,8 @@ func toV1(job *kubeflow.MPIJob) (map[string]any, error) {
 	}
 	m["apiVersion"] = mpiV1
 	spec, _ := m["spec"].(map[string]any)
-	for _, v2only := range []string{"sshAuthMountPath", "mpiImplementation", "launcherCreationPolicy", "runLauncherAsWorker"} {
+	for _, v2only := range []string{"sshAuthMountPath", "mpiImplementation", "launcherCreationPolicy",
+		"runLauncherAsWorker"} {
 		delete(spec, v2only)
 	}
 	spec["mainContainer"] = mpiContainer

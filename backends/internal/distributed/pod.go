@@ -37,7 +37,8 @@ func container(p *ir.Pipeline, s *ir.Step, name string, command, args []string, 
 
 // podSpec is a pod of the step's job: its volumes, security and pull
 // secrets, placed by selector and tolerations.
-func podSpec(p *ir.Pipeline, s *ir.Step, claim ClaimName, sel map[string]string, tols []ir.Toleration, c ...corev1.Container) corev1.PodSpec {
+func podSpec(p *ir.Pipeline, s *ir.Step, claim ClaimName, sel map[string]string, tols []ir.Toleration,
+	c ...corev1.Container) corev1.PodSpec {
 	spec := corev1.PodSpec{
 		Containers:         c,
 		RestartPolicy:      corev1.RestartPolicyNever,
@@ -58,7 +59,8 @@ func podSpec(p *ir.Pipeline, s *ir.Step, claim ClaimName, sel map[string]string,
 	}
 	for _, m := range s.Mounts {
 		for _, v := range p.Volumes {
-			if v.Name == m.Volume && !slices.ContainsFunc(spec.Volumes, func(have corev1.Volume) bool { return have.Name == v.Name }) {
+			if v.Name == m.Volume && !slices.ContainsFunc(spec.Volumes,
+				func(have corev1.Volume) bool { return have.Name == v.Name }) {
 				spec.Volumes = append(spec.Volumes, corev1.Volume{Name: v.Name, VolumeSource: corev1.VolumeSource{
 					PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: claim(v)},
 				}})

@@ -34,7 +34,8 @@ func RBAC(p *ir.Pipeline, sa string, rules []Rule) []any {
 		if kind == "ServiceAccount" {
 			api = "v1"
 		}
-		return metav1.TypeMeta{APIVersion: api, Kind: kind}, metav1.ObjectMeta{Name: sa, Namespace: p.Namespace, Labels: p.Labels}
+		return metav1.TypeMeta{APIVersion: api, Kind: kind},
+			metav1.ObjectMeta{Name: sa, Namespace: p.Namespace, Labels: p.Labels}
 	}
 	var out []any
 	if sa != "default" {
@@ -44,7 +45,8 @@ func RBAC(p *ir.Pipeline, sa string, rules []Rule) []any {
 	tm, om := meta("Role")
 	role := &rbacv1.Role{TypeMeta: tm, ObjectMeta: om}
 	for _, r := range mergeRules(rules) {
-		role.Rules = append(role.Rules, rbacv1.PolicyRule{APIGroups: []string{r.Group}, Resources: r.Resources, Verbs: r.Verbs})
+		role.Rules = append(role.Rules,
+			rbacv1.PolicyRule{APIGroups: []string{r.Group}, Resources: r.Resources, Verbs: r.Verbs})
 	}
 	tm, om = meta("RoleBinding")
 	binding := &rbacv1.RoleBinding{
@@ -108,7 +110,8 @@ func Rules(p *ir.Pipeline, verbs []string) []Rule {
 // RunnerRBAC is what --emit-rbac adds when want is set: the service
 // account the run uses, and the objects that grant it what the engine's
 // run needs, as objects(p, sa) makes them. Nothing when want is unset.
-func RunnerRBAC(p *ir.Pipeline, want bool, objects func(p *ir.Pipeline, sa string) []any) (sa string, objs []any, err error) {
+func RunnerRBAC(p *ir.Pipeline, want bool,
+	objects func(p *ir.Pipeline, sa string) []any) (sa string, objs []any, err error) {
 	if !want {
 		return "", nil, nil
 	}
@@ -123,7 +126,9 @@ func RunnerRBAC(p *ir.Pipeline, want bool, objects func(p *ir.Pipeline, sa strin
 // without a namespace, which a RoleBinding must name.
 func runnerAccount(p *ir.Pipeline) (string, error) {
 	if p.Namespace == "" {
-		return "", emit.Refuse(diag.BadFlag, diag.At(diag.Pos{File: p.Source}).Field("namespace"), "--emit-rbac needs the run's namespace, which a RoleBinding must name; give --namespace NS, or namespace: in the platform file")
+		return "", emit.Refuse(diag.BadFlag, diag.At(diag.Pos{File: p.Source}).Field("namespace"),
+			"--emit-rbac needs the run's namespace, which a RoleBinding must name; give --namespace NS, or namespace: in "+
+				"the platform file")
 	}
 	if p.ServiceAccountName != "" {
 		return p.ServiceAccountName, nil

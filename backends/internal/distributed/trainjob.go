@@ -43,7 +43,11 @@ func trainJob(p *ir.Pipeline, s *ir.Step, claim ClaimName, runName string) (*Job
 	res, ok := kube.GPUsAsLimit(s.Resources)
 	if !ok {
 		c := s.Resources.GPUClaim
-		return nil, diag.Diagnostics{diag.Errorf(diag.EngineCannotRun, c.At, "step %s runs as a TrainJob and asks for GPUs by Dynamic Resource Allocation, and a TrainJob's node pods cannot carry claims (Trainer v2.3.0's runtime patches have no resourceClaims), so it would ask for them as the device class's extended resource, but %s; ask for them so that a limit can (a deviceClass with no selector), or as an extended resource (the platform's gpu.resource), or use mpi:", s.Name, c.Why)}
+		return nil, diag.Diagnostics{diag.Errorf(diag.EngineCannotRun, c.At,
+			"step %s runs as a TrainJob and asks for GPUs by Dynamic Resource Allocation, and a TrainJob's node pods cannot "+
+				"carry claims (Trainer v2.3.0's runtime patches have no resourceClaims), so it would ask for them as the device "+
+				"class's extended resource, but %s; ask for them so that a limit can (a deviceClass with no selector), or as an "+
+				"extended resource (the platform's gpu.resource), or use mpi:", s.Name, c.Why)}
 	}
 	node := container(p, s, trainNode, kube.Command(s.Command), nil, res)
 	for _, a := range s.Args {
@@ -110,7 +114,8 @@ func nodePatch(pod corev1.PodSpec, node corev1.Container) *trainer.PodSpecPatch 
 		Volumes: pod.Volumes, ImagePullSecrets: pod.ImagePullSecrets,
 		SecurityContext: pod.SecurityContext,
 		NodeSelector:    pod.NodeSelector, Tolerations: pod.Tolerations,
-		Containers: []trainer.ContainerPatch{{Name: trainNode, VolumeMounts: node.VolumeMounts, SecurityContext: node.SecurityContext}},
+		Containers: []trainer.ContainerPatch{{Name: trainNode, VolumeMounts: node.VolumeMounts,
+			SecurityContext: node.SecurityContext}},
 	}
 	if pod.ServiceAccountName != "" {
 		patch.ServiceAccountName = ptr.To(pod.ServiceAccountName)

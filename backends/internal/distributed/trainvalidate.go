@@ -65,7 +65,8 @@ func validateTrainJob(job *trainer.TrainJob) error {
 	ref := created.Spec.RuntimeRef
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if err := v.client.Create(context.Background(), torchRuntimeShape(ref, created.Namespace)); err != nil && !apierrors.IsAlreadyExists(err) {
+	if err := v.client.Create(context.Background(), torchRuntimeShape(ref, created.Namespace)); err != nil &&
+		!apierrors.IsAlreadyExists(err) {
 		return err
 	}
 	rt, ok := v.runtimes[trainruntime.RuntimeRefToRuntimeRegistryKey(ref)]
@@ -84,8 +85,11 @@ func validateTrainJob(job *trainer.TrainJob) error {
 // (manifests/base/runtimes/torch_distributed.yaml, v2.3.0).
 func torchRuntimeShape(ref trainer.RuntimeRef, namespace string) client.Object {
 	spec := trainer.TrainingRuntimeSpec{
-		MLPolicy: &trainer.MLPolicy{NumNodes: ptr.To(int32(1)), MLPolicySource: trainer.MLPolicySource{Torch: &trainer.TorchMLPolicySource{}}},
-		Template: trainer.JobSetTemplateSpec{Spec: jobset.JobSetSpec{ReplicatedJobs: []jobset.ReplicatedJob{{Name: trainNode}}}},
+		MLPolicy: &trainer.MLPolicy{NumNodes: ptr.To(int32(1)),
+			MLPolicySource: trainer.MLPolicySource{Torch: &trainer.TorchMLPolicySource{}}},
+		Template: trainer.JobSetTemplateSpec{
+			Spec: jobset.JobSetSpec{ReplicatedJobs: []jobset.ReplicatedJob{{Name: trainNode}}},
+		},
 	}
 	node := &spec.Template.Spec.ReplicatedJobs[0].Template
 	node.Labels = map[string]string{"trainer.kubeflow.org/trainjob-ancestor-step": "trainer"}

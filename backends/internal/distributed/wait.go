@@ -30,7 +30,9 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 143' TERM INT
 if [ -n "${AUTOSCALER_MAX:-}" ]; then
-  printf '{"apiVersion":"kubernetes.dask.org/v1","kind":"DaskAutoscaler","metadata":{"name":"%s","ownerReferences":[{"apiVersion":"v1","kind":"Pod","name":"%s","uid":"%s"}]},"spec":{"cluster":"%s","minimum":%d,"maximum":%d}}\n' \
+  printf '{"apiVersion":"kubernetes.dask.org/v1","kind":"DaskAutoscaler","metadata":{"name":"%s",` +
+	`"ownerReferences":[{"apiVersion":"v1","kind":"Pod","name":"%s","uid":"%s"}]},` +
+	`"spec":{"cluster":"%s","minimum":%d,"maximum":%d}}\n' \
     "${name#*/}" "$POD_NAME" "$POD_UID" "${name#*/}" "$AUTOSCALER_MIN" "$AUTOSCALER_MAX" | kubectl create -f -
 fi
 start=$(date +%s)

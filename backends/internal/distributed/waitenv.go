@@ -25,7 +25,8 @@ func WaitEnv(job *Job, s *ir.Step, manifest, runName string) []corev1.EnvVar {
 		timeout = strconv.Itoa(int(s.Timeout.Seconds()))
 	}
 	env := []corev1.EnvVar{
-		{Name: "POD_NAME", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.name"}}},
+		{Name: "POD_NAME",
+			ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.name"}}},
 		{Name: "POD_UID", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.uid"}}},
 		{Name: "MANIFEST", Value: manifest},
 		{Name: "RESOURCE", Value: job.Kind()},

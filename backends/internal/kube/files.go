@@ -102,7 +102,8 @@ func FolderItems(s *ir.Step, path func(ir.Folder) string) []string {
 // image, as the user that writes where s does (WriterSecurity), mounting
 // mounts, the step's own mounts; path writes each Folder's path. Nil
 // when s has none.
-func FoldersContainer(p *ir.Pipeline, s *ir.Step, mounts []corev1.VolumeMount, path func(ir.Folder) string) *corev1.Container {
+func FoldersContainer(p *ir.Pipeline, s *ir.Step, mounts []corev1.VolumeMount,
+	path func(ir.Folder) string) *corev1.Container {
 	items := FolderItems(s, path)
 	if len(items) == 0 {
 		return nil

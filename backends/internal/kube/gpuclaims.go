@@ -87,8 +87,10 @@ func ValidateResourceClaimTemplate(t *resourcev1.ResourceClaimTemplate) error {
 		problems = append(problems, "no exactly request")
 	default:
 		add("deviceClassName", validation.IsDNS1123Subdomain(e.DeviceClassName))
-		if e.AllocationMode != resourcev1.DeviceAllocationModeExactCount || e.Count <= 0 || e.Count > resourcev1.AllocationResultsMaxSize {
-			problems = append(problems, fmt.Sprintf("allocationMode %s with count %d, want ExactCount and 1 to %d", e.AllocationMode, e.Count, resourcev1.AllocationResultsMaxSize))
+		if e.AllocationMode != resourcev1.DeviceAllocationModeExactCount || e.Count <= 0 ||
+			e.Count > resourcev1.AllocationResultsMaxSize {
+			problems = append(problems, fmt.Sprintf("allocationMode %s with count %d, want ExactCount and 1 to %d",
+				e.AllocationMode, e.Count, resourcev1.AllocationResultsMaxSize))
 		}
 		if len(e.Selectors) > resourcev1.DeviceSelectorsMaxSize {
 			problems = append(problems, "too many selectors")

@@ -84,13 +84,15 @@ func Env(vars []ir.EnvVar, ref func(param string) string) []corev1.EnvVar {
 	for _, e := range vars {
 		switch {
 		case e.Secret != nil:
-			out = append(out, corev1.EnvVar{Name: e.Name, ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
-				LocalObjectReference: corev1.LocalObjectReference{Name: e.Secret.Secret}, Key: e.Secret.Key,
-			}}})
+			out = append(out, corev1.EnvVar{Name: e.Name,
+				ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
+					LocalObjectReference: corev1.LocalObjectReference{Name: e.Secret.Secret}, Key: e.Secret.Key,
+				}}})
 		case e.Config != nil:
-			out = append(out, corev1.EnvVar{Name: e.Name, ValueFrom: &corev1.EnvVarSource{ConfigMapKeyRef: &corev1.ConfigMapKeySelector{
-				LocalObjectReference: corev1.LocalObjectReference{Name: e.Config.ConfigMap}, Key: e.Config.Key,
-			}}})
+			out = append(out, corev1.EnvVar{Name: e.Name,
+				ValueFrom: &corev1.EnvVarSource{ConfigMapKeyRef: &corev1.ConfigMapKeySelector{
+					LocalObjectReference: corev1.LocalObjectReference{Name: e.Config.ConfigMap}, Key: e.Config.Key,
+				}}})
 		default:
 			out = append(out, corev1.EnvVar{Name: e.Name, Value: e.Value.RenderContainer(ref)})
 		}
@@ -118,7 +120,8 @@ func ConfigMap(p *ir.Pipeline) *corev1.ConfigMap {
 func VolumeMounts(s *ir.Step, ref func(param string) string) []corev1.VolumeMount {
 	var out []corev1.VolumeMount
 	for _, m := range s.Mounts {
-		out = append(out, corev1.VolumeMount{Name: m.Volume, MountPath: m.MountPath, SubPath: m.SubPath.Render(ref), ReadOnly: m.ReadOnly})
+		out = append(out, corev1.VolumeMount{Name: m.Volume, MountPath: m.MountPath, SubPath: m.SubPath.Render(ref),
+			ReadOnly: m.ReadOnly})
 	}
 	return append(out, ShmMounts(s)...)
 }
@@ -188,7 +191,8 @@ func ClaimSpec(c *ir.ClaimTemplate) corev1.PersistentVolumeClaimSpec {
 // server completes, the namespace, and the pipeline's labels with extra
 // ones laid over them.
 func RunMeta(p *ir.Pipeline, extra ...map[string]string) metav1.ObjectMeta {
-	return metav1.ObjectMeta{GenerateName: "mlcube-" + p.Name + "-", Namespace: p.Namespace, Labels: Labels(p.Labels, extra...)}
+	return metav1.ObjectMeta{GenerateName: "mlcube-" + p.Name + "-", Namespace: p.Namespace,
+		Labels: Labels(p.Labels, extra...)}
 }
 
 // Labels copies labels and lays extra ones over them.

@@ -56,8 +56,9 @@ func NoNetworkPolicy(p *ir.Pipeline, engine []Egress) (*networkingv1.NetworkPoli
 		movers = movers || len(more) > 0
 	}
 	policy := &networkingv1.NetworkPolicy{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "networking.k8s.io/v1", Kind: "NetworkPolicy"},
-		ObjectMeta: metav1.ObjectMeta{Name: "mlcube-" + p.Name + "-no-network", Namespace: p.Namespace, Labels: Labels(p.Labels)},
+		TypeMeta: metav1.TypeMeta{APIVersion: "networking.k8s.io/v1", Kind: "NetworkPolicy"},
+		ObjectMeta: metav1.ObjectMeta{Name: "mlcube-" + p.Name + "-no-network", Namespace: p.Namespace,
+			Labels: Labels(p.Labels)},
 		Spec: networkingv1.NetworkPolicySpec{
 			PodSelector: metav1.LabelSelector{MatchLabels: Labels(p.Labels, map[string]string{ir.NetworkLabel: "none"})},
 			PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeIngress, networkingv1.PolicyTypeEgress},
@@ -68,7 +69,8 @@ func NoNetworkPolicy(p *ir.Pipeline, engine []Egress) (*networkingv1.NetworkPoli
 		if !slices.Contains(whys, n.Why) {
 			whys = append(whys, n.Why)
 		}
-		if !slices.ContainsFunc(policy.Spec.Egress, func(r networkingv1.NetworkPolicyEgressRule) bool { return equalRules(r, n.Rule) }) {
+		if !slices.ContainsFunc(policy.Spec.Egress,
+			func(r networkingv1.NetworkPolicyEgressRule) bool { return equalRules(r, n.Rule) }) {
 			policy.Spec.Egress = append(policy.Spec.Egress, n.Rule)
 		}
 	}
@@ -76,7 +78,12 @@ func NoNetworkPolicy(p *ir.Pipeline, engine []Egress) (*networkingv1.NetworkPoli
 	// docs; what the spec's data needs, which the user can change, is
 	// warned about.
 	if movers {
-		out = append(out, diag.Warnf(diag.IsolationEgress, isolated[0].Loc, "the NetworkPolicy %s shuts MedPerf's %s %s off the network, as MedPerf does, but for egress the containers beside the user's need in the same pod, which the user's container shares: %s. Where the data lives on the claim (storage.pvc) and on --backend tekton or job, nothing is left open; medperf: {network: allowed} on the platform opts out", policy.Name, word(len(isolated), "step", "steps"), stepNames(isolated), strings.Join(whys, "; ")))
+		out = append(out, diag.Warnf(diag.IsolationEgress, isolated[0].Loc,
+			"the NetworkPolicy %s shuts MedPerf's %s %s off the network, as MedPerf does, but for egress the containers "+
+				"beside the user's need in the same pod, which the user's container shares: %s. Where the data lives on the "+
+				"claim (storage.pvc) and on --backend tekton or job, nothing is left open; medperf: {network: allowed} on the "+
+				"platform opts out", policy.Name, word(len(isolated), "step", "steps"), stepNames(isolated),
+			strings.Join(whys, "; ")))
 	}
 	return policy, out
 }
@@ -105,7 +112,11 @@ func moverEgress(p *ir.Pipeline, s *ir.Step) ([]Egress, diag.Diagnostics) {
 		return out, nil
 	}
 	if p.ObjectStore == nil || p.ObjectStore.S3 == nil {
-		return out, diag.Diagnostics{diag.Errorf(diag.IsolationUnsaid, s.Loc, "step %s is MedPerf's, which runs with the network off, and moves its data through Argo's artifact repository, whose endpoint the compiler does not know, so the NetworkPolicy that shuts its pod off the network cannot let the executor reach it; name the bucket with objectStore.s3 (endpoint, bucket and Secret keys), keep the data on the claim (storage.pvc), or opt out with medperf: {network: allowed}", s.Name)}
+		return out, diag.Diagnostics{diag.Errorf(diag.IsolationUnsaid, s.Loc,
+			"step %s is MedPerf's, which runs with the network off, and moves its data through Argo's artifact repository, "+
+				"whose endpoint the compiler does not know, so the NetworkPolicy that shuts its pod off the network cannot let "+
+				"the executor reach it; name the bucket with objectStore.s3 (endpoint, bucket and Secret keys), keep the data on "+
+				"the claim (storage.pvc), or opt out with medperf: {network: allowed}", s.Name)}
 	}
 	b := p.ObjectStore.S3
 	host, port, err := net.SplitHostPort(b.Endpoint)
@@ -115,7 +126,8 @@ func moverEgress(p *ir.Pipeline, s *ir.Step) ([]Egress, diag.Diagnostics) {
 			port = "80"
 		}
 	}
-	return append(out, hostEgress(host, port, "step "+s.Name+" moves its data through the object store at "+b.Endpoint)...), nil
+	return append(out, hostEgress(host, port,
+		"step "+s.Name+" moves its data through the object store at "+b.Endpoint)...), nil
 }
 
 // hostEgress lets a pod reach host:port, and resolve its name. A
@@ -124,20 +136,24 @@ func moverEgress(p *ir.Pipeline, s *ir.Step) ([]Egress, diag.Diagnostics) {
 // Service's, which may differ. Any other host is reached on its port,
 // anywhere: a NetworkPolicy cannot name a host by its DNS name.
 func hostEgress(host, port, why string) []Egress {
-	dns := Egress{Why: "DNS, to find " + host, Rule: networkingv1.NetworkPolicyEgressRule{Ports: []networkingv1.NetworkPolicyPort{
-		{Protocol: ptrTo(corev1.ProtocolUDP), Port: ptrTo(intstr.FromInt32(53))},
-		{Protocol: ptrTo(corev1.ProtocolTCP), Port: ptrTo(intstr.FromInt32(53))},
-	}}}
+	dns := Egress{Why: "DNS, to find " + host,
+		Rule: networkingv1.NetworkPolicyEgressRule{Ports: []networkingv1.NetworkPolicyPort{
+			{Protocol: ptrTo(corev1.ProtocolUDP), Port: ptrTo(intstr.FromInt32(53))},
+			{Protocol: ptrTo(corev1.ProtocolTCP), Port: ptrTo(intstr.FromInt32(53))},
+		}}}
 	if net.ParseIP(host) != nil {
 		dns = Egress{}
 	}
 	var rule networkingv1.NetworkPolicyEgressRule
 	if ns, ok := serviceNamespace(host); ok {
-		rule.To = []networkingv1.NetworkPolicyPeer{{NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{corev1.LabelMetadataName: ns}}}}
+		rule.To = []networkingv1.NetworkPolicyPeer{
+			{NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{corev1.LabelMetadataName: ns}}},
+		}
 		why += fmt.Sprintf(" (namespace %s, any port)", ns)
 	} else {
 		n, _ := strconv.Atoi(port)
-		rule.Ports = []networkingv1.NetworkPolicyPort{{Protocol: ptrTo(corev1.ProtocolTCP), Port: ptrTo(intstr.FromInt32(int32(n)))}}
+		rule.Ports = []networkingv1.NetworkPolicyPort{{Protocol: ptrTo(corev1.ProtocolTCP),
+			Port: ptrTo(intstr.FromInt32(int32(n)))}}
 		why += fmt.Sprintf(" (any host on TCP port %s)", port)
 	}
 	out := []Egress{{Why: why, Rule: rule}}
@@ -164,9 +180,11 @@ func serviceNamespace(host string) (string, bool) {
 func APIServerEgress(why string) Egress {
 	var ports []networkingv1.NetworkPolicyPort
 	for _, p := range []int32{443, 6443} {
-		ports = append(ports, networkingv1.NetworkPolicyPort{Protocol: ptrTo(corev1.ProtocolTCP), Port: ptrTo(intstr.FromInt32(p))})
+		ports = append(ports, networkingv1.NetworkPolicyPort{Protocol: ptrTo(corev1.ProtocolTCP),
+			Port: ptrTo(intstr.FromInt32(p))})
 	}
-	return Egress{Why: why + " (any host on TCP ports 443 and 6443)", Rule: networkingv1.NetworkPolicyEgressRule{Ports: ports}}
+	return Egress{Why: why + " (any host on TCP ports 443 and 6443)",
+		Rule: networkingv1.NetworkPolicyEgressRule{Ports: ports}}
 }
 
 func equalRules(a, b networkingv1.NetworkPolicyEgressRule) bool { return reflect.DeepEqual(a, b) }

@@ -214,10 +214,15 @@ func RefuseStore(p *ir.Pipeline, who string) error {
 			continue
 		}
 		if p.ObjectStore == nil || p.ObjectStore.ToolImage == "" {
-			return emit.Refuse(diag.NoObjectStore, p.Platform, "step %s moves data, which %s does in a tool image that the platform's objectStore names; add objectStore (its toolImage alone, or s3 with the bucket's endpoint and Secret keys), or use --backend argo", s.Name, who)
+			return emit.Refuse(diag.NoObjectStore, p.Platform,
+				"step %s moves data, which %s does in a tool image that the platform's objectStore names; add objectStore (its "+
+					"toolImage alone, or s3 with the bucket's endpoint and Secret keys), or use --backend argo", s.Name, who)
 		}
 		if why := NeedsBucket(s); why != "" && p.ObjectStore.S3 == nil {
-			return emit.RefuseShape(p.Platform.Field("objectStore"), "step %s %s, and %s has no artifact repository of its own: it fetches and uploads with rclone, which needs the bucket itself; name it in objectStore.s3 (its endpoint, bucket and Secret keys) in place of Argo's artifact repository, or use --backend argo", s.Name, why, who)
+			return emit.RefuseShape(p.Platform.Field("objectStore"),
+				"step %s %s, and %s has no artifact repository of its own: it fetches and uploads with rclone, which needs the "+
+					"bucket itself; name it in objectStore.s3 (its endpoint, bucket and Secret keys) in place of Argo's artifact "+
+					"repository, or use --backend argo", s.Name, why, who)
 		}
 	}
 	return nil

@@ -24,7 +24,8 @@ const (
 // folder as ir.FolderDigest defines it.
 const digestFn = `digest() {
   if [ -d "$1" ]; then
-    (cd "$1" && find . -type f | LC_ALL=C sort | while IFS= read -r f; do sha256sum "$f"; done) | sha256sum | cut -d' ' -f1
+    (cd "$1" && find . -type f | LC_ALL=C sort | while IFS= read -r f; do sha256sum "$f"; done) | ` +
+	`sha256sum | cut -d' ' -f1
   else
     sha256sum <"$1" | cut -d' ' -f1
   fi

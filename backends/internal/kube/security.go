@@ -42,7 +42,8 @@ func PodSecurityContext(p *ir.Pipeline, sc *ir.SecurityContext) *corev1.PodSecur
 	}
 	out := &corev1.PodSecurityContext{}
 	if sc != nil {
-		out = &corev1.PodSecurityContext{RunAsUser: sc.RunAsUser, RunAsGroup: sc.RunAsGroup, FSGroup: sc.FSGroup, RunAsNonRoot: sc.RunAsNonRoot}
+		out = &corev1.PodSecurityContext{RunAsUser: sc.RunAsUser, RunAsGroup: sc.RunAsGroup, FSGroup: sc.FSGroup,
+			RunAsNonRoot: sc.RunAsNonRoot}
 	}
 	if sc != nil && sc.FSGroup != nil {
 		// Without it the kubelet changes the group of every file of every

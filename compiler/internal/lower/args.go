@@ -52,9 +52,11 @@ func (lw *lowering) containerArgs(st *spec.Step) ([]string, []ir.Arg, []ir.Mount
 // paramArg is the --param=path argument of a task's parameter of kind
 // (inputs or outputs), with the step's override if it has one, and the
 // workspace data it names, if any; mounts gains the volume it is on.
-func (lw *lowering) paramArg(st *spec.Step, p *spec.Param, kind, override string, mounts map[string]string) (ir.Arg, []string) {
+func (lw *lowering) paramArg(st *spec.Step, p *spec.Param, kind, override string,
+	mounts map[string]string) (ir.Arg, []string) {
 	// A legacy binding too is named as a cube's parameter.
-	raw, at := p.Path, diag.At(p.Loc.Pos()).Field("tasks").Field(st.Task.Name).Field("parameters").Field(kind).Field(p.Name)
+	raw, at := p.Path,
+		diag.At(p.Loc.Pos()).Field("tasks").Field(st.Task.Name).Field("parameters").Field(kind).Field(p.Name)
 	parse := func(s string) ir.Text { return ir.Lit(s) } // a cube's own paths hold no pipeline references
 	if own := st.CubeInputs[p.Name]; kind == "inputs" && own != "" && override == "" {
 		raw = own // the cube's own file, under its name (spec's keepCubeInputs)
@@ -72,14 +74,16 @@ func (lw *lowering) paramArg(st *spec.Step, p *spec.Param, kind, override string
 		return arg, nil
 	}
 	if strings.HasPrefix(raw, "/") {
-		lw.warnf(diag.PathInContainer, at, "absolute path %q is in the container, not on the workspace volume; steps cannot pass data through it", raw)
+		lw.warnf(diag.PathInContainer, at, "absolute path %q is in the container, not on the workspace volume; steps "+
+			"cannot pass data through it", raw)
 		arg.Value = parse(raw)
 		return arg, nil
 	}
 	if strings.HasPrefix(raw, "~") {
 		// MLCube joins it to the workspace as it is (Path(workspace) /
 		// value), and no shell expands it in an argument: a folder named ~.
-		lw.warnf(diag.PathTilde, at, "path %q starts with ~, which is not expanded: MLCube and the compiler join it to the workspace as it is, a folder named ~; write the path relative to the workspace", raw)
+		lw.warnf(diag.PathTilde, at, "path %q starts with ~, which is not expanded: MLCube and the compiler join it to the "+
+			"workspace as it is, a folder named ~; write the path relative to the workspace", raw)
 	}
 	var volume, root string
 	if p.Claim != "" {
@@ -90,7 +94,8 @@ func (lw *lowering) paramArg(st *spec.Step, p *spec.Param, kind, override string
 	mounts[volume] = root
 	rel := cleanKeepParams(raw)
 	if rel == ".." || strings.HasPrefix(rel, "../") {
-		lw.warnf(diag.PathLeavesWorkspace, at, "path %q leaves the workspace; in the container it is %s, outside the volume", raw, path.Join(root, rel))
+		lw.warnf(diag.PathLeavesWorkspace, at, "path %q leaves the workspace; in the container it is %s, outside the volume",
+			raw, path.Join(root, rel))
 	}
 	arg.Value = ir.Lit(root)
 	if rel != "" {
@@ -177,9 +182,13 @@ func (lw *lowering) parseText(s string, at *diag.Loc) ir.Text {
 			report(diag.BadParamRef, "%s", problem)
 			continue
 		case lw.noParams != "" && !given:
-			report(diag.BadParamRef, "${%s}: this step runs as %s, whose manifest the engine fills in without escaping, so a value given at run time could rewrite it, and %s has no value at compile time (a default is a run-time value, which argo submit -p or tkn pipeline start -p changes): give it one with --set %s=VALUE or -f VALUES.yaml (which lint takes too, for every pipeline it checks), or write the value itself", ref, lw.noParams, param, param)
+			report(diag.BadParamRef, "${%s}: this step runs as %s, whose manifest the engine fills in without escaping, so a "+
+				"value given at run time could rewrite it, and %s has no value at compile time (a default is a run-time value, "+
+				"which argo submit -p or tkn pipeline start -p changes): give it one with --set %s=VALUE or -f VALUES.yaml "+
+				"(which lint takes too, for every pipeline it checks), or write the value itself", ref, lw.noParams, param, param)
 		case strings.HasSuffix(s[last:m[0]], "$") || strings.HasSuffix(s[last:m[0]], "{"):
-			report(diag.BadParamRef, "%q right before ${%s} would join with its value into engine syntax such as $(…) or {{…}}; put something else between them", s[m[0]-1:m[0]], ref)
+			report(diag.BadParamRef, "%q right before ${%s} would join with its value into engine syntax such as $(…) or "+
+				"{{…}}; put something else between them", s[m[0]-1:m[0]], ref)
 		}
 		if lw.noParams != "" && given {
 			// Its manifest takes the compile-time value as written.

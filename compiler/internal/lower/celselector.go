@@ -28,7 +28,8 @@ import (
 var (
 	deviceFields = []string{"driver", "attributes", "capacity", "allowMultipleAllocations"}
 	// typeNames are the identifiers CEL's standard environment declares.
-	typeNames = []string{"bool", "bytes", "double", "dyn", "int", "list", "map", "null_type", "optional_type", "string", "type", "uint"}
+	typeNames = []string{"bool", "bytes", "double", "dyn", "int", "list", "map", "null_type", "optional_type",
+		"string", "type", "uint"}
 	// namespaces qualify functions of the libraries Kubernetes adds:
 	// optional.of, sets.contains, lists.range, strings.quote.
 	namespaces = []string{"lists", "optional", "sets", "strings"}
@@ -43,7 +44,8 @@ var (
 // expression, a field device does not have, or a value that is no bool.
 func selectorProblem(expr string) string {
 	if len(expr) > resourcev1.CELSelectorExpressionMaxLength {
-		return fmt.Sprintf("the selector is %d bytes long, and the API server takes at most %d", len(expr), resourcev1.CELSelectorExpressionMaxLength)
+		return fmt.Sprintf("the selector is %d bytes long, and the API server takes at most %d", len(expr),
+			resourcev1.CELSelectorExpressionMaxLength)
 	}
 	env, err := celParser()
 	if err != nil {
@@ -69,10 +71,12 @@ func notBool(e celast.Expr) string {
 	switch e.Kind() {
 	case celast.LiteralKind:
 		if t := e.AsLiteral().Type(); t != types.BoolType {
-			return fmt.Sprintf("the selector is a %s, and it must be a bool: a condition on device, such as device.driver == \"gpu.example.com\"", t.TypeName())
+			return fmt.Sprintf("the selector is a %s, and it must be a bool: a condition on device, such as device.driver == "+
+				"\"gpu.example.com\"", t.TypeName())
 		}
 	case celast.ListKind, celast.MapKind, celast.StructKind:
-		return "the selector is a list or a map, and it must be a bool: a condition on device, such as device.driver == \"gpu.example.com\""
+		return "the selector is a list or a map, and it must be a bool: a condition on device, such as device.driver == " +
+			"\"gpu.example.com\""
 	}
 	return ""
 }
@@ -122,8 +126,10 @@ func (w *selectorWalk) walk(e celast.Expr, bound map[string]bool) {
 func (w *selectorWalk) walkSelect(e celast.Expr, bound map[string]bool) {
 	sel := e.AsSelect()
 	op := sel.Operand()
-	if op.Kind() == celast.IdentKind && op.AsIdent() == "device" && !bound["device"] && !slices.Contains(deviceFields, sel.FieldName()) {
-		w.fail(e, "device has no field %q (it has %s)%s", sel.FieldName(), strings.Join(deviceFields, ", "), diag.Suggest(sel.FieldName(), deviceFields))
+	if op.Kind() == celast.IdentKind && op.AsIdent() == "device" && !bound["device"] &&
+		!slices.Contains(deviceFields, sel.FieldName()) {
+		w.fail(e, "device has no field %q (it has %s)%s", sel.FieldName(), strings.Join(deviceFields, ", "),
+			diag.Suggest(sel.FieldName(), deviceFields))
 		return
 	}
 	w.walk(op, bound)

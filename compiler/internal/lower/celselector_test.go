@@ -28,9 +28,12 @@ func TestSelectorProblem(t *testing.T) {
 		}
 	}
 	for _, c := range []struct{ expr, want string }{
-		{`device.driver = "gpu.example.com"`, "column 15: not a CEL expression: Syntax error: token recognition error at: '= '"},
+		{`device.driver = "gpu.example.com"`, "column 15: not a CEL expression: Syntax error: token " +
+			"recognition error at: '= '"},
 		{`gpu.model == "A100"`, `column 1: "gpu" is no name the selector knows: its one variable is device`},
-		{`device.atributes["gpu.example.com"].model == "A100"`, `column 7: device has no field "atributes" (it has driver, attributes, capacity, allowMultipleAllocations); did you mean "attributes"?`},
+		{`device.atributes["gpu.example.com"].model == "A100"`,
+			`column 7: device has no field "atributes" (it has driver, attributes, capacity, allowMultipleAllocations); did ` +
+				`you mean "attributes"?`},
 		{`[1, 2].exists(x, x == y)`, `column 23: "y" is no name the selector knows`},
 		{"device.driver == \"x\" &&\n  model == \"A100\"", `line 2, column 3: "model" is no name the selector knows`},
 		{`"gpu.example.com"`, "the selector is a string, and it must be a bool"},

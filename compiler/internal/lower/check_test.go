@@ -70,7 +70,8 @@ func TestStorageAndSchedule(t *testing.T) {
 func TestDaskStep(t *testing.T) {
 	secs := int64(5)
 	st := &spec.Step{Name: "bench", Loc: at.Field("steps").Index(0), Dask: &spec.Dask{},
-		Env:         []spec.EnvVar{{Name: "1X", Loc: at.Field("env").Field("1X")}, {Name: "P", Value: "${params.p}", Loc: at.Field("env").Field("P")}},
+		Env: []spec.EnvVar{{Name: "1X", Loc: at.Field("env").Field("1X")},
+			{Name: "P", Value: "${params.p}", Loc: at.Field("env").Field("P")}},
 		Tolerations: []spec.Toleration{{Operator: "Exists", Value: "v"}, {Key: "k", TolerationSeconds: &secs}},
 		Timeout:     "1500ms", Retries: &spec.Retries{Limit: 101, Backoff: "soon"},
 	}
@@ -92,7 +93,8 @@ func TestDaskStep(t *testing.T) {
 }
 
 func TestMPIStep(t *testing.T) {
-	cube := &spec.Cube{Name: "c", CPUArgs: spec.DockerArgs{Text: "--shm-size=lots -e 2A=b", Loc: at.Field("docker").Field("cpu_args")}}
+	cube := &spec.Cube{Name: "c",
+		CPUArgs: spec.DockerArgs{Text: "--shm-size=lots -e 2A=b", Loc: at.Field("docker").Field("cpu_args")}}
 	task := &spec.Task{Name: "train", Loc: at.Field("tasks").Field("train")}
 	st := &spec.Step{Name: "train", Loc: at.Field("steps").Index(0), Cube: cube, Task: task,
 		Args:         []string{"--n=${params.n}", "$${params.n}"},
@@ -125,7 +127,8 @@ func TestLegacyClaimNames(t *testing.T) {
 		{Name: "c", Path: "z", Claim: "data.team-1", Loc: at},
 		{Name: "d", Path: "w", Claim: "-data", Loc: at},
 	}}
-	ps := &spec.Pipeline{Loc: at, Steps: []*spec.Step{{Name: "train", Loc: at.Field("steps").Field("train"), Cube: &spec.Cube{Image: "img"}, Task: task}}}
+	ps := &spec.Pipeline{Loc: at, Steps: []*spec.Step{{Name: "train", Loc: at.Field("steps").Field("train"),
+		Cube: &spec.Cube{Image: "img"}, Task: task}}}
 	got := messages(ps, &spec.Platform{Loc: at}, "")
 	want := `k8s.pvc: "-data" is not a valid PersistentVolumeClaim name (lower case letters, digits, '-' and '.')` + "\n" +
 		`k8s.pvc: "Bad_Claim" is not a valid PersistentVolumeClaim name (lower case letters, digits, '-' and '.')`

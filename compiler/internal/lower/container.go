@@ -81,10 +81,12 @@ func (lw *lowering) volumeMount(st *spec.Step, p *spec.Param, kind string, vm *v
 	}
 	switch {
 	case strings.HasPrefix(raw, "/"):
-		lw.errorf(diag.BadVolumeMount, at, "%q is absolute: a volume is mounted from the workspace claim, so its location is a path in the workspace, such as %s", raw, strings.TrimLeft(raw, "/"))
+		lw.errorf(diag.BadVolumeMount, at, "%q is absolute: a volume is mounted from the workspace claim, so its location "+
+			"is a path in the workspace, such as %s", raw, strings.TrimLeft(raw, "/"))
 		return "", false
 	case rel == ".." || strings.HasPrefix(rel, "../"):
-		lw.errorf(diag.BadVolumeMount, at, "%q leaves the workspace; a volume is mounted from inside the workspace claim", raw)
+		lw.errorf(diag.BadVolumeMount, at,
+			"%q leaves the workspace; a volume is mounted from inside the workspace claim", raw)
 		return "", false
 	}
 	m := ir.Mount{Volume: lw.workspace(), MountPath: path.Clean(p.MountPath), ReadOnly: kind == "inputs"}
@@ -93,7 +95,9 @@ func (lw *lowering) volumeMount(st *spec.Step, p *spec.Param, kind string, vm *v
 		dir, file := path.Split(rel)
 		switch {
 		case file != path.Base(m.MountPath):
-			lw.errorf(diag.BadVolumeMount, at, "an output file is mounted by its folder (the kubelet would make a file that is not there yet a folder), so its location must end in %q, the file name of its mount_path %s", path.Base(m.MountPath), p.MountPath)
+			lw.errorf(diag.BadVolumeMount, at, "an output file is mounted by its folder (the kubelet would make a file that "+
+				"is not there yet a folder), so its location must end in %q, the file name of its mount_path %s",
+				path.Base(m.MountPath), p.MountPath)
 			return "", false
 		case path.Dir(m.MountPath) == "/":
 			// MedPerf's own test containers write /medperf_results.yaml:
@@ -121,9 +125,11 @@ func (lw *lowering) urlVolume(p *spec.Param, raw, kind string, at diag.Loc, vm *
 		// when the pod starts, before any fetch: it would make a folder.
 		where := "in the workspace (the claim the platform's storage.pvc names)"
 		if lw.objectWorkspace() {
-			where = "on the claim the platform's storage.pvc names (with storage.workspace: object, the inputs no step writes are mounted from it)"
+			where = "on the claim the platform's storage.pvc names (with storage.workspace: object, the inputs no step writes " +
+				"are mounted from it)"
 		}
-		lw.errorf(diag.BadURL, at, "%q: volume %s is a file, mounted by itself when the pod starts, before anything is fetched; give a folder volume the URL, or give %s a path %s and put the file there", raw, p.Name, p.Name, where)
+		lw.errorf(diag.BadURL, at, "%q: volume %s is a file, mounted by itself when the pod starts, before anything is "+
+			"fetched; give a folder volume the URL, or give %s a path %s and put the file there", raw, p.Name, p.Name, where)
 		return
 	}
 	dir, file, ok := lw.urlInput(p.Name, raw, kind, at)
@@ -154,10 +160,13 @@ func (vm *volumeMounts) add(lw *lowering, m ir.Mount, p *spec.Param, at diag.Loc
 		if render(same.SubPath) != render(m.SubPath) || same.ReadOnly != m.ReadOnly {
 			other := vm.names.taken[vm.mounts[i].Name]
 			if m.MountPath != path.Clean(p.MountPath) {
-				lw.errorf(diag.BadVolumeMount, at, "an output file is mounted by its folder (the kubelet would make a file that is not there yet a folder), and volume %s is mounted at %s already; give %s a folder of its own", other, m.MountPath, path.Base(p.MountPath))
+				lw.errorf(diag.BadVolumeMount, at, "an output file is mounted by its folder (the kubelet would make a file that "+
+					"is not there yet a folder), and volume %s is mounted at %s already; give %s a folder of its own", other,
+					m.MountPath, path.Base(p.MountPath))
 				return false
 			}
-			lw.errorf(diag.BadVolumeMount, at, "volume %s is mounted at %s, where volume %s is mounted", p.Name, m.MountPath, other)
+			lw.errorf(diag.BadVolumeMount, at, "volume %s is mounted at %s, where volume %s is mounted", p.Name,
+				m.MountPath, other)
 		}
 		return false
 	}
@@ -195,7 +204,8 @@ func taskMountPaths(t *spec.Task) diag.Diagnostics {
 	for _, p := range append(append([]*spec.Param{}, t.Inputs...), t.Outputs...) {
 		mp := path.Clean(p.MountPath)
 		if other, ok := at[mp]; ok {
-			diags = append(diags, diag.Errorf(diag.BadVolumeMount, p.Loc, "volume %s is mounted at %s, where volume %s is mounted", p.Name, mp, other))
+			diags = append(diags, diag.Errorf(diag.BadVolumeMount, p.Loc,
+				"volume %s is mounted at %s, where volume %s is mounted", p.Name, mp, other))
 			continue
 		}
 		at[mp] = p.Name

@@ -61,7 +61,8 @@ func (lw *lowering) sizedClaim() *ir.ClaimTemplate {
 // when the URL is refused.
 func (lw *lowering) urlInput(param, raw, kind string, at diag.Loc) (dir string, file string, ok bool) {
 	if kind == "outputs" {
-		lw.errorf(diag.URLNotWritable, at, "%q is a URL, which a step reads and never writes; give the output a path in the workspace (with storage.workspace: object, outputs are uploaded to the object store)", raw)
+		lw.errorf(diag.URLNotWritable, at, "%q is a URL, which a step reads and never writes; give the output a path in "+
+			"the workspace (with storage.workspace: object, outputs are uploaded to the object store)", raw)
 		return "", "", false
 	}
 	u := lw.parseURL(raw, at)
@@ -87,7 +88,8 @@ func (lw *lowering) urlInput(param, raw, kind string, at diag.Loc) (dir string, 
 func (lw *lowering) recordPath(p *spec.Param, raw, rel string, seen ir.Text, write bool, at diag.Loc, mount int) {
 	if lw.cur != nil {
 		folder := p.Dir || strings.HasSuffix(raw, "/") || rel == ""
-		lw.cur.paths = append(lw.cur.paths, dataPath{param: p.Name, rel: rel, folder: folder, seen: seen, write: write, at: at, mount: mount})
+		lw.cur.paths = append(lw.cur.paths,
+			dataPath{param: p.Name, rel: rel, folder: folder, seen: seen, write: write, at: at, mount: mount})
 	}
 }
 

@@ -62,7 +62,8 @@ func (lw *lowering) lowerMPI(st *spec.Step, s *ir.Step) {
 		entry = lw.words(m.Entrypoint, at.Field("entrypoint"))
 	}
 	if len(entry) == 0 {
-		lw.errorf(diag.BadCommand, at, "mpirun needs a program to start on every slot, and task %q of cube %q has no entrypoint; give one with mpi.entrypoint (the command the image's ENTRYPOINT runs)", st.Task.Name, st.Cube.Name)
+		lw.errorf(diag.BadCommand, at, "mpirun needs a program to start on every slot, and task %q of cube %q has no "+
+			"entrypoint; give one with mpi.entrypoint (the command the image's ENTRYPOINT runs)", st.Task.Name, st.Cube.Name)
 	}
 	launcher := []string{"mpirun"}
 	if job.Implementation == "OpenMPI" && !runsAsNonRoot(s.SecurityContext) {
@@ -82,10 +83,14 @@ func (lw *lowering) lowerMPI(st *spec.Step, s *ir.Step) {
 func (lw *lowering) mpiV1(st *spec.Step) {
 	m, at := st.MPI, st.Loc.Field("mpi")
 	if lw.plat.MPI.APIVersion == mpiV1 && m.SSHAuthMountPath != "" {
-		lw.errorf(diag.BadMPI, at.Field("sshAuthMountPath"), "kubeflow.org/v1 MPIJobs (the training operator's) start ranks through kubectl exec, not SSH, and have no sshAuthMountPath; drop it, or use mpi-operator's kubeflow.org/v2beta1")
+		lw.errorf(diag.BadMPI, at.Field("sshAuthMountPath"),
+			"kubeflow.org/v1 MPIJobs (the training operator's) start ranks through kubectl exec, not SSH, and have no "+
+				"sshAuthMountPath; drop it, or use mpi-operator's kubeflow.org/v2beta1")
 	}
 	if lw.plat.MPI.APIVersion == mpiV1 && m.Implementation == "MPICH" {
-		lw.errorf(diag.BadMPI, at.Field("implementation"), "kubeflow.org/v1 MPIJobs (the training operator's) take OpenMPI or Intel; MPICH needs mpi-operator's kubeflow.org/v2beta1, the default when the platform's mpi.apiVersion is unset")
+		lw.errorf(diag.BadMPI, at.Field("implementation"),
+			"kubeflow.org/v1 MPIJobs (the training operator's) take OpenMPI or Intel; MPICH needs mpi-operator's "+
+				"kubeflow.org/v2beta1, the default when the platform's mpi.apiVersion is unset")
 	}
 }
 
@@ -100,7 +105,9 @@ func (lw *lowering) slots(st *spec.Step, s *ir.Step, job *ir.MPIJob) {
 	case m.SlotsPerWorker != nil:
 		job.SlotsPerWorker = *m.SlotsPerWorker
 		if gpus > 0 && job.SlotsPerWorker != gpus {
-			lw.warnf(diag.RanksPerGPU, st.Loc.Field("mpi").Field("slotsPerWorker"), "%d ranks per worker on %d GPUs per worker: frameworks such as Horovod and torch.distributed run one rank per GPU; leave slotsPerWorker out to get %d", job.SlotsPerWorker, gpus, gpus)
+			lw.warnf(diag.RanksPerGPU, st.Loc.Field("mpi").Field("slotsPerWorker"),
+				"%d ranks per worker on %d GPUs per worker: frameworks such as Horovod and torch.distributed run one rank per "+
+					"GPU; leave slotsPerWorker out to get %d", job.SlotsPerWorker, gpus, gpus)
 		}
 	}
 }
@@ -121,7 +128,11 @@ func (lw *lowering) checkSSHKeys(st *spec.Step, s *ir.Step, job *ir.MPIJob) {
 	if st.SecurityContext != nil && st.SecurityContext.FSGroup != nil {
 		owner = st.Loc
 	}
-	lw.errorf(diag.BadMPI, owner.Field("securityContext").Field("fsGroup"), "fsGroup %d makes the SSH key mpi-operator mounts at /root/.ssh group-readable, and ssh refuses it (\"bad permissions\", kubeflow/mpi-operator#429), so the launcher cannot reach the workers; run the step as a non-root user with sshAuthMountPath set to its ~/.ssh (as mpi-operator's images do: runAsUser 1000, /home/mpiuser/.ssh), or leave fsGroup out", *sc.FSGroup)
+	lw.errorf(diag.BadMPI, owner.Field("securityContext").Field("fsGroup"),
+		"fsGroup %d makes the SSH key mpi-operator mounts at /root/.ssh group-readable, and ssh refuses it (\"bad "+
+			"permissions\", kubeflow/mpi-operator#429), so the launcher cannot reach the workers; run the step as a non-root "+
+			"user with sshAuthMountPath set to its ~/.ssh (as mpi-operator's images do: runAsUser 1000, /home/mpiuser/.ssh), "+
+			"or leave fsGroup out", *sc.FSGroup)
 }
 
 // forwardEnv passes every variable of the step's env to every rank. The
@@ -172,7 +183,8 @@ func (lw *lowering) lowerDaskStep(st *spec.Step, name string) (*ir.Step, graph.I
 			job.PipPackages = append(append([]string{}, job.PipPackages...), "s3fs")
 		}
 	case !spec.InWorkspace(d.Output.Path):
-		lw.errorf(diag.BadDask, st.Loc.Field("dask").Field("output").Field("path"), "%q: give a file path inside the workspace, such as results/benchmark.csv, or a bucket", d.Output.Path)
+		lw.errorf(diag.BadDask, st.Loc.Field("dask").Field("output").Field("path"),
+			"%q: give a file path inside the workspace, such as results/benchmark.csv, or a bucket", d.Output.Path)
 	default:
 		job.Output = path.Join(lw.mountPath, out)
 		s.Mounts = []ir.Mount{{Volume: lw.workspace(), MountPath: lw.mountPath}}
@@ -220,10 +232,16 @@ func (lw *lowering) checkRootForSetup(st *spec.Step, s *ir.Step, d *spec.Dask) {
 		return
 	}
 	if lw.plat.PodSecurity == ir.PodSecurityRestricted {
-		lw.errorf(diag.CannotLockDown, st.Loc.Field("dask").Field("setup"), "podSecurity is restricted, so the Dask pods run as a non-root user, but the image installs setup packages at start with apt-get (which needs root) and pip or conda into the image's own environment (owned by root); build an image with the packages in it, and drop setup")
+		lw.errorf(diag.CannotLockDown, st.Loc.Field("dask").Field("setup"),
+			"podSecurity is restricted, so the Dask pods run as a non-root user, but the image installs setup packages at "+
+				"start with apt-get (which needs root) and pip or conda into the image's own environment (owned by root); build "+
+				"an image with the packages in it, and drop setup")
 		return
 	}
-	lw.warnf(diag.DaskSetupNeedsRoot, st.Loc.Field("dask").Field("setup"), "the Dask pods run as %s, but the image installs setup packages at start with apt-get (which needs root) and pip or conda into the image's own environment (owned by root), so they will fail; build an image with the packages in it, or run the Dask step as root", nonRootUser(s.SecurityContext))
+	lw.warnf(diag.DaskSetupNeedsRoot, st.Loc.Field("dask").Field("setup"),
+		"the Dask pods run as %s, but the image installs setup packages at start with apt-get (which needs root) and pip "+
+			"or conda into the image's own environment (owned by root), so they will fail; build an image with the packages "+
+			"in it, or run the Dask step as root", nonRootUser(s.SecurityContext))
 }
 
 // runsAsNonRoot says whether the step's containers run as a user other
@@ -265,7 +283,9 @@ func (lw *lowering) daskPackages(st *spec.Step, d *spec.Dask) {
 			if strings.ContainsAny(p, " \t\n\"'`$\\;&|<>") || strings.HasPrefix(p, "-") {
 				// Said at the list, as the package's position.
 				at := st.Loc.Field("dask").Field("setup").Field(list.key)
-				lw.errorf(diag.BadDask, at.Index(i).At(at.Pos()), "%q is not one package: the image installs $EXTRA_*_PACKAGES split on spaces, so give each package as its own entry, without options", p)
+				lw.errorf(diag.BadDask, at.Index(i).At(at.Pos()),
+					"%q is not one package: the image installs $EXTRA_*_PACKAGES split on spaces, so give each package as its own "+
+						"entry, without options", p)
 			}
 		}
 	}
@@ -281,13 +301,21 @@ func (lw *lowering) mpiUser(at diag.Loc, s *ir.Step, job *ir.MPIJob) {
 		switch {
 		case lw.plat.PodSecurity == ir.PodSecurityRestricted && job.APIVersion != mpiV1:
 			// Said at mpi:, which does not write sshAuthMountPath.
-			lw.errorf(diag.CannotLockDown, at.Field("sshAuthMountPath").At(at.Pos()), "podSecurity is restricted, so the workers run as a non-root user, whose SSH server cannot read keys under /root/.ssh (root's, the default); set sshAuthMountPath to that user's ~/.ssh and give the step its runAsUser (mpi-operator's images: /home/mpiuser/.ssh, user 1000)")
+			lw.errorf(diag.CannotLockDown, at.Field("sshAuthMountPath").At(at.Pos()),
+				"podSecurity is restricted, so the workers run as a non-root user, whose SSH server cannot read keys under "+
+					"/root/.ssh (root's, the default); set sshAuthMountPath to that user's ~/.ssh and give the step its runAsUser "+
+					"(mpi-operator's images: /home/mpiuser/.ssh, user 1000)")
 		case runsAsNonRoot(s.SecurityContext) && job.APIVersion != mpiV1:
 			// Said at mpi:, which does not write sshAuthMountPath.
-			lw.warnf(diag.SSHKeysUnreadable, at.Field("sshAuthMountPath").At(at.Pos()), "the workers run as %s, whose SSH server cannot read keys under /root/.ssh; set sshAuthMountPath to that user's ~/.ssh (mpi-operator's images use /home/mpiuser/.ssh)", nonRootUser(s.SecurityContext))
+			lw.warnf(diag.SSHKeysUnreadable, at.Field("sshAuthMountPath").At(at.Pos()),
+				"the workers run as %s, whose SSH server cannot read keys under /root/.ssh; set sshAuthMountPath to that user's "+
+					"~/.ssh (mpi-operator's images use /home/mpiuser/.ssh)", nonRootUser(s.SecurityContext))
 		}
 	}
 	if lw.plat.PodSecurity == ir.PodSecurityRestricted && job.APIVersion == mpiV1 {
-		lw.errorf(diag.CannotLockDown, lw.plat.Loc.Field("mpi").Field("apiVersion"), "podSecurity is restricted, and the training operator gives a kubeflow.org/v1 MPIJob's launcher an init container (kubectl-delivery, which runs as root with no securityContext: pkg/controller.v1/mpi/mpijob_controller.go) that the compiler cannot lock down; use kubeflow.org/v2beta1 (mpi-operator)")
+		lw.errorf(diag.CannotLockDown, lw.plat.Loc.Field("mpi").Field("apiVersion"),
+			"podSecurity is restricted, and the training operator gives a kubeflow.org/v1 MPIJob's launcher an init container "+
+				"(kubectl-delivery, which runs as root with no securityContext: pkg/controller.v1/mpi/mpijob_controller.go) that "+
+				"the compiler cannot lock down; use kubeflow.org/v2beta1 (mpi-operator)")
 	}
 }

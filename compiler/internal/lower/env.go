@@ -40,7 +40,8 @@ func (lw *lowering) env(st *spec.Step, fx spec.DockerEffects) []ir.EnvVar {
 	add(st.Env, true)
 	for _, e := range append(append([]spec.SecretEnvVar{}, lw.spec.SecretEnv...), st.SecretEnv...) {
 		if slices.ContainsFunc(st.Env, func(o spec.EnvVar) bool { return o.Name == e.Name }) {
-			lw.errorf(diag.BadEnv, e.Loc, "%s is also set by %s; a variable comes from env or from secretEnv, not both", e.Name, st.Loc.Field("env").Path())
+			lw.errorf(diag.BadEnv, e.Loc, "%s is also set by %s; a variable comes from env or from secretEnv, not both", e.Name,
+				st.Loc.Field("env").Path())
 		}
 		merged[e.Name] = ir.EnvVar{Name: e.Name, Secret: &ir.SecretKey{Secret: e.Secret, Key: e.Key}}
 	}

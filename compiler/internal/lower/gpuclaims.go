@@ -48,21 +48,31 @@ func (lw *lowering) platformGPUs() *gpuRequests {
 	g, at := lw.plat.GPU, lw.plat.Loc.Field("gpu")
 	lw.checkDeviceFields(g.DeviceRequest, at)
 	if g.Resource != "" && requestField(g.DeviceRequest) != "" {
-		lw.errorf(diag.BadGPURequest, at.Field("resource"), "resource asks for GPUs as an extended resource, and %s by Dynamic Resource Allocation: keep one", requestField(g.DeviceRequest))
+		lw.errorf(diag.BadGPURequest, at.Field("resource"),
+			"resource asks for GPUs as an extended resource, and %s by Dynamic Resource Allocation: keep one",
+			requestField(g.DeviceRequest))
 	}
 	switch {
 	case g.DeviceClass == "" && g.Selector != "" && g.SharedClaim == "":
-		lw.errorf(diag.BadGPURequest, at.Field("selector"), "selector narrows the GPUs of a device class, and gpu: names none: add deviceClass, the DeviceClass the GPUs are of (kubectl get deviceclasses lists them)")
+		lw.errorf(diag.BadGPURequest, at.Field("selector"),
+			"selector narrows the GPUs of a device class, and gpu: names none: add deviceClass, the DeviceClass the GPUs are "+
+				"of (kubectl get deviceclasses lists them)")
 	case g.DeviceClass == "" && g.ExtendedResourceName != "":
-		lw.errorf(diag.BadGPURequest, at.Field("extendedResourceName"), "extendedResourceName is the resource name of deviceClass's DeviceClass, and gpu: names no deviceClass: add it, or drop extendedResourceName")
+		lw.errorf(diag.BadGPURequest, at.Field("extendedResourceName"),
+			"extendedResourceName is the resource name of deviceClass's DeviceClass, and gpu: names no deviceClass: add it, "+
+				"or drop extendedResourceName")
 	case g.ExtendedResourceName != "" && !isExtendedResourceName(g.ExtendedResourceName):
-		lw.errorf(diag.BadGPURequest, at.Field("extendedResourceName"), "%q is not an extended resource name: a domain outside kubernetes.io, '/', then at most 63 letters, digits, '-', '_' or '.'; give the DeviceClass's spec.extendedResourceName (kubectl get deviceclass %s -o jsonpath='{.spec.extendedResourceName}')", g.ExtendedResourceName, g.DeviceClass)
+		lw.errorf(diag.BadGPURequest, at.Field("extendedResourceName"),
+			"%q is not an extended resource name: a domain outside kubernetes.io, '/', then at most 63 letters, digits, '-', "+
+				"'_' or '.'; give the DeviceClass's spec.extendedResourceName (kubectl get deviceclass %s -o "+
+				"jsonpath='{.spec.extendedResourceName}')", g.ExtendedResourceName, g.DeviceClass)
 	}
 	if g.DeviceClass != "" {
 		g.SharedClaim = "" // refused beside it by checkDeviceFields
 	}
 	if f := requestField(g.DeviceRequest); f != "" {
-		out.platform = &gpuRequest{DeviceRequest: g.DeviceRequest, at: at.Field(f), selectorAt: at.Field("selector"), extendedName: g.ExtendedResourceName}
+		out.platform = &gpuRequest{DeviceRequest: g.DeviceRequest, at: at.Field(f), selectorAt: at.Field("selector"),
+			extendedName: g.ExtendedResourceName}
 	}
 	return out
 }
@@ -95,12 +105,18 @@ func isExtendedResourceName(name string) bool {
 func (lw *lowering) checkDeviceFields(r spec.DeviceRequest, at diag.Loc) {
 	switch {
 	case r.DeviceClass != "" && r.SharedClaim != "":
-		lw.errorf(diag.BadGPURequest, at.Field("sharedClaim"), "sharedClaim names an existing claim, whose devices were chosen when it was made, and deviceClass asks for a claim per pod: keep one")
+		lw.errorf(diag.BadGPURequest, at.Field("sharedClaim"),
+			"sharedClaim names an existing claim, whose devices were chosen when it was made, and deviceClass asks for a "+
+				"claim per pod: keep one")
 	case r.SharedClaim != "" && r.Selector != "":
-		lw.errorf(diag.BadGPURequest, at.Field("selector"), "the shared claim %s already holds its devices, chosen when it was made, so a selector cannot narrow them: drop selector, or name a deviceClass for a claim per pod instead of sharedClaim", r.SharedClaim)
+		lw.errorf(diag.BadGPURequest, at.Field("selector"),
+			"the shared claim %s already holds its devices, chosen when it was made, so a selector cannot narrow them: drop "+
+				"selector, or name a deviceClass for a claim per pod instead of sharedClaim", r.SharedClaim)
 	case r.Selector != "":
 		if problem := selectorProblem(r.Selector); problem != "" {
-			lw.errorf(diag.BadGPURequest, at.Field("selector"), "not a device selector the API server compiles: %s; write a CEL condition on device, such as device.attributes[\"gpu.example.com\"].model == \"A100\"", problem)
+			lw.errorf(diag.BadGPURequest, at.Field("selector"),
+				"not a device selector the API server compiles: %s; write a CEL condition on device, such as "+
+					"device.attributes[\"gpu.example.com\"].model == \"A100\"", problem)
 		}
 	}
 }
@@ -125,7 +141,10 @@ func (lw *lowering) gpuClaim(res spec.Resources, at diag.Loc, gpus int) *ir.GPUC
 		return claim
 	}
 	if gpus > maxClaimDevices {
-		lw.errorf(diag.BadGPURequest, countAt, "%d GPUs in one claim: Kubernetes allocates a ResourceClaim at most %d devices (AllocationResultsMaxSize), so the pod would never be scheduled; ask for at most %d per pod (an MPI step spreads more over its workers)", gpus, maxClaimDevices, maxClaimDevices)
+		lw.errorf(diag.BadGPURequest, countAt,
+			"%d GPUs in one claim: Kubernetes allocates a ResourceClaim at most %d devices (AllocationResultsMaxSize), so the "+
+				"pod would never be scheduled; ask for at most %d per pod (an MPI step spreads more over its workers)", gpus,
+			maxClaimDevices, maxClaimDevices)
 	}
 	claim.Template = lw.claimTemplate(req, gpus)
 	claim.ExtendedResourceName, claim.Why, claim.At = req.limit()
@@ -150,7 +169,9 @@ func (lw *lowering) gpuRequest(res spec.Resources, at diag.Loc) *gpuRequest {
 	}
 	if plat == nil {
 		if own.Selector != "" {
-			lw.errorf(diag.BadGPURequest, at.Field("selector"), "selector narrows the GPUs of a device class, and neither this nor the platform's gpu: section names one: add deviceClass, the DeviceClass the GPUs are of")
+			lw.errorf(diag.BadGPURequest, at.Field("selector"),
+				"selector narrows the GPUs of a device class, and neither this nor the platform's gpu: section names one: add "+
+					"deviceClass, the DeviceClass the GPUs are of")
 		}
 		return nil
 	}
@@ -158,7 +179,9 @@ func (lw *lowering) gpuRequest(res spec.Resources, at diag.Loc) *gpuRequest {
 	if own.Selector != "" {
 		req.Selector, req.selectorAt = own.Selector, at.Field("selector")
 		if plat.SharedClaim != "" {
-			lw.errorf(diag.BadGPURequest, at.Field("selector"), "the platform's pods share the claim %s, whose devices were chosen when it was made, so a selector cannot narrow them: drop selector, or name a deviceClass here for a claim per pod", plat.SharedClaim)
+			lw.errorf(diag.BadGPURequest, at.Field("selector"),
+				"the platform's pods share the claim %s, whose devices were chosen when it was made, so a selector cannot narrow "+
+					"them: drop selector, or name a deviceClass here for a claim per pod", plat.SharedClaim)
 		}
 	}
 	return &req
@@ -175,7 +198,9 @@ func (r *gpuRequest) limit() (name, why string, at diag.Loc) {
 	}
 	implicit := ir.ImplicitResourcePrefix + r.DeviceClass
 	if len(validation.IsQualifiedName(implicit)) > 0 {
-		return "", fmt.Sprintf("the class's name is too long for the resource name Kubernetes gives it (%s and at most 63 characters): set the platform's gpu.extendedResourceName to the class's spec.extendedResourceName", ir.ImplicitResourcePrefix), r.at
+		return "", fmt.Sprintf("the class's name is too long for the resource name Kubernetes gives it (%s and at most 63 "+
+			"characters): set the platform's gpu.extendedResourceName to the class's spec.extendedResourceName",
+			ir.ImplicitResourcePrefix), r.at
 	}
 	return implicit, "", r.at
 }
@@ -185,6 +210,7 @@ func (r *gpuRequest) limit() (name, why string, at diag.Loc) {
 func (lw *lowering) claimTemplate(r *gpuRequest, gpus int) string {
 	content := map[string]string{"deviceClass": r.DeviceClass, "selector": r.Selector, "count": strconv.Itoa(gpus)}
 	name := lw.p.Name + "-gpu-" + contentHash(content)
-	lw.gpus.templates[name] = ir.ResourceClaimTemplate{Name: name, DeviceClass: r.DeviceClass, Selector: r.Selector, Count: gpus}
+	lw.gpus.templates[name] = ir.ResourceClaimTemplate{Name: name, DeviceClass: r.DeviceClass,
+		Selector: r.Selector, Count: gpus}
 	return name
 }

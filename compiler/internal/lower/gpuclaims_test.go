@@ -41,7 +41,8 @@ func TestGPUClaimTemplates(t *testing.T) {
 		gpuStep("e", 1, spec.Resources{DeviceRequest: spec.DeviceRequest{DeviceClass: "mig.example.com"}}),
 		gpuStep("f", 0, spec.Resources{}),
 	}
-	p, diags := Lower(&spec.Pipeline{Loc: at, Name: "run", Steps: steps}, draPlatform(spec.DeviceRequest{DeviceClass: "gpu.example.com"}, "example.com/gpu"), "")
+	p, diags := Lower(&spec.Pipeline{Loc: at, Name: "run", Steps: steps},
+		draPlatform(spec.DeviceRequest{DeviceClass: "gpu.example.com"}, "example.com/gpu"), "")
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
@@ -82,7 +83,8 @@ func TestGPUClaimTemplates(t *testing.T) {
 			limits[name] = c.ExtendedResourceName
 		}
 	}
-	wantLimits := map[string]string{"a": "example.com/gpu", "b": "example.com/gpu", "c": "example.com/gpu", "d": "", "e": "deviceclass.resource.kubernetes.io/mig.example.com"}
+	wantLimits := map[string]string{"a": "example.com/gpu", "b": "example.com/gpu", "c": "example.com/gpu", "d": "",
+		"e": "deviceclass.resource.kubernetes.io/mig.example.com"}
 	if diff := cmp.Diff(wantLimits, limits); diff != "" {
 		t.Errorf("limits (-want +got):\n%s", diff)
 	}
@@ -95,7 +97,8 @@ func TestGPUClaimTemplates(t *testing.T) {
 			warned = append(warned, d.Field)
 		}
 	}
-	if diff := cmp.Diff([]string{"gpu.deviceClass", "steps.e.resources.deviceClass"}, warned, cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
+	if diff := cmp.Diff([]string{"gpu.deviceClass", "steps.e.resources.deviceClass"}, warned,
+		cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
 		t.Errorf("MLC307 warnings (-want +got):\n%s", diff)
 	}
 }
@@ -113,19 +116,35 @@ func TestGPURequestErrors(t *testing.T) {
 		res  spec.Resources
 		want string
 	}{
-		{platform(spec.DeviceRequest{DeviceClass: "g"}, "nvidia.com/gpu", ""), spec.Resources{}, "gpu.resource: resource asks for GPUs as an extended resource, and deviceClass by Dynamic Resource Allocation: keep one"},
-		{platform(spec.DeviceRequest{Selector: "true"}, "", ""), spec.Resources{}, "gpu.selector: selector narrows the GPUs of a device class, and gpu: names none"},
-		{platform(spec.DeviceRequest{}, "", "example.com/gpu"), spec.Resources{}, "gpu.extendedResourceName: extendedResourceName is the resource name of deviceClass's DeviceClass"},
-		{platform(spec.DeviceRequest{DeviceClass: "g"}, "", "kubernetes.io/gpu"), spec.Resources{}, `gpu.extendedResourceName: "kubernetes.io/gpu" is not an extended resource name`},
-		{platform(spec.DeviceRequest{DeviceClass: "g", SharedClaim: "s"}, "", ""), spec.Resources{}, "gpu.sharedClaim: sharedClaim names an existing claim"},
-		{platform(spec.DeviceRequest{SharedClaim: "s", Selector: "true"}, "", ""), spec.Resources{}, "gpu.selector: the shared claim s already holds its devices"},
-		{platform(spec.DeviceRequest{DeviceClass: "g", Selector: "gpu == 1"}, "", ""), spec.Resources{}, `gpu.selector: not a device selector the API server compiles: column 1: "gpu" is no name the selector knows`},
-		{platform(spec.DeviceRequest{}, "", ""), spec.Resources{DeviceRequest: spec.DeviceRequest{Selector: "true"}}, "steps.s.resources.selector: selector narrows the GPUs of a device class, and neither this nor the platform's gpu: section names one"},
-		{platform(spec.DeviceRequest{SharedClaim: "s"}, "", ""), spec.Resources{DeviceRequest: spec.DeviceRequest{Selector: "true"}}, "steps.s.resources.selector: the platform's pods share the claim s"},
-		{platform(spec.DeviceRequest{}, "", ""), spec.Resources{GPU: &zero, DeviceRequest: spec.DeviceRequest{DeviceClass: "g"}}, "steps.s.resources.deviceClass: deviceClass says how GPUs are asked for, and this asks for none"},
-		{platform(spec.DeviceRequest{DeviceClass: "g"}, "", ""), spec.Resources{GPU: &many}, "steps.s.resources.gpu: 33 GPUs in one claim: Kubernetes allocates a ResourceClaim at most 32 devices"},
+		{platform(spec.DeviceRequest{DeviceClass: "g"}, "nvidia.com/gpu", ""), spec.Resources{},
+			"gpu.resource: resource asks for GPUs as an extended resource, and deviceClass by Dynamic Resource " +
+				"Allocation: keep one"},
+		{platform(spec.DeviceRequest{Selector: "true"}, "", ""), spec.Resources{},
+			"gpu.selector: selector narrows the GPUs of a device class, and gpu: names none"},
+		{platform(spec.DeviceRequest{}, "", "example.com/gpu"), spec.Resources{},
+			"gpu.extendedResourceName: extendedResourceName is the resource name of deviceClass's DeviceClass"},
+		{platform(spec.DeviceRequest{DeviceClass: "g"}, "", "kubernetes.io/gpu"), spec.Resources{},
+			`gpu.extendedResourceName: "kubernetes.io/gpu" is not an extended resource name`},
+		{platform(spec.DeviceRequest{DeviceClass: "g", SharedClaim: "s"}, "", ""), spec.Resources{},
+			"gpu.sharedClaim: sharedClaim names an existing claim"},
+		{platform(spec.DeviceRequest{SharedClaim: "s", Selector: "true"}, "", ""), spec.Resources{},
+			"gpu.selector: the shared claim s already holds its devices"},
+		{platform(spec.DeviceRequest{DeviceClass: "g", Selector: "gpu == 1"}, "", ""), spec.Resources{},
+			`gpu.selector: not a device selector the API server compiles: column 1: "gpu" is no name the selector knows`},
+		{platform(spec.DeviceRequest{}, "", ""), spec.Resources{DeviceRequest: spec.DeviceRequest{Selector: "true"}},
+			"steps.s.resources.selector: selector narrows the GPUs of a device class, and neither this nor the platform's " +
+				"gpu: section names one"},
+		{platform(spec.DeviceRequest{SharedClaim: "s"}, "", ""),
+			spec.Resources{DeviceRequest: spec.DeviceRequest{Selector: "true"}},
+			"steps.s.resources.selector: the platform's pods share the claim s"},
+		{platform(spec.DeviceRequest{}, "", ""),
+			spec.Resources{GPU: &zero, DeviceRequest: spec.DeviceRequest{DeviceClass: "g"}},
+			"steps.s.resources.deviceClass: deviceClass says how GPUs are asked for, and this asks for none"},
+		{platform(spec.DeviceRequest{DeviceClass: "g"}, "", ""), spec.Resources{GPU: &many},
+			"steps.s.resources.gpu: 33 GPUs in one claim: Kubernetes allocates a ResourceClaim at most 32 devices"},
 	} {
-		wants(t, messages(&spec.Pipeline{Loc: at, Name: "run", Steps: []*spec.Step{gpuStep("s", 1, c.res)}}, c.plat, ""), c.want)
+		wants(t, messages(&spec.Pipeline{Loc: at, Name: "run", Steps: []*spec.Step{gpuStep("s", 1, c.res)}},
+			c.plat, ""), c.want)
 	}
 }
 
@@ -136,8 +155,9 @@ func TestGPURequestErrors(t *testing.T) {
 func TestDaskWorkerGPUsAsLimit(t *testing.T) {
 	one := 1
 	dask := func(sel string) *spec.Pipeline {
-		st := &spec.Step{Name: "bench", Loc: at.Field("steps").Field("bench"), Dask: &spec.Dask{Function: "m.f", Image: "dask:1", Workers: 2,
-			Worker: &spec.Resources{GPU: &one, DeviceRequest: spec.DeviceRequest{Selector: sel}}}}
+		st := &spec.Step{Name: "bench", Loc: at.Field("steps").Field("bench"),
+			Dask: &spec.Dask{Function: "m.f", Image: "dask:1", Workers: 2,
+				Worker: &spec.Resources{GPU: &one, DeviceRequest: spec.DeviceRequest{Selector: sel}}}}
 		st.Dask.Output.Path = "out.csv"
 		return &spec.Pipeline{Loc: at, Name: "run", Steps: []*spec.Step{st}}
 	}
@@ -149,7 +169,11 @@ func TestDaskWorkerGPUsAsLimit(t *testing.T) {
 	if diff := cmp.Diff(want, p.Steps[0].Dask.Worker); diff != "" {
 		t.Errorf("worker (-want +got):\n%s", diff)
 	}
-	wants(t, messages(dask(""), draPlatform(spec.DeviceRequest{DeviceClass: "gpu.example.com"}, ""), ""), "steps.bench.dask.worker: the Dask workers ask for their GPUs as the limit deviceclass.resource.kubernetes.io/gpu.example.com")
+	wants(t, messages(dask(""), draPlatform(spec.DeviceRequest{DeviceClass: "gpu.example.com"}, ""), ""),
+		"steps.bench.dask.worker: the Dask workers ask for their GPUs as the limit "+
+			"deviceclass.resource.kubernetes.io/gpu.example.com")
 	wants(t, messages(dask("true"), draPlatform(spec.DeviceRequest{DeviceClass: "gpu.example.com"}, ""), ""),
-		"steps.bench.dask.worker.selector: the Dask workers ask for GPUs by Dynamic Resource Allocation, and a DaskJob's pods cannot carry claims (the dask-kubernetes operator's CRDs have no resourceClaims), so they would ask by the class's extended resource, but its selector narrows the class's devices")
+		"steps.bench.dask.worker.selector: the Dask workers ask for GPUs by Dynamic Resource Allocation, and a DaskJob's "+
+			"pods cannot carry claims (the dask-kubernetes operator's CRDs have no resourceClaims), so they would ask by the "+
+			"class's extended resource, but its selector narrows the class's devices")
 }

@@ -53,9 +53,12 @@ func (lw *lowering) warnDRA(r *gpuRequest) {
 // checkUnasked refuses DRA fields in a mapping written at at, under
 // owner, that asks for no GPUs: they would ask for nothing.
 func (lw *lowering) checkUnasked(res spec.Resources, at diag.Loc) {
-	for _, f := range []struct{ name, value string }{{"deviceClass", res.DeviceClass}, {"sharedClaim", res.SharedClaim}, {"selector", res.Selector}} {
+	for _, f := range []struct{ name, value string }{{"deviceClass", res.DeviceClass}, {"sharedClaim", res.SharedClaim},
+		{"selector", res.Selector}} {
 		if f.value != "" {
-			lw.errorf(diag.BadGPURequest, at.Field(f.name), "%s says how GPUs are asked for, and this asks for none (platform.accelerator_count of the cube, or gpu here): give gpu: N, or drop %s", f.name, f.name)
+			lw.errorf(diag.BadGPURequest, at.Field(f.name),
+				"%s says how GPUs are asked for, and this asks for none (platform.accelerator_count of the cube, or gpu here): "+
+					"give gpu: N, or drop %s", f.name, f.name)
 			return
 		}
 	}
@@ -72,10 +75,17 @@ func (lw *lowering) daskWorkerGPUs(st *spec.Step, r ir.Resources) ir.Resources {
 	}
 	c := r.GPUClaim
 	if c.ExtendedResourceName == "" {
-		lw.errorf(diag.BadGPURequest, c.At, "the Dask workers ask for GPUs by Dynamic Resource Allocation, and a DaskJob's pods cannot carry claims (the dask-kubernetes operator's CRDs have no resourceClaims), so they would ask by the class's extended resource, but %s; ask for the workers' GPUs by deviceClass alone, or as an extended resource (the platform's gpu.resource)", c.Why)
+		lw.errorf(diag.BadGPURequest, c.At, "the Dask workers ask for GPUs by Dynamic Resource Allocation, and a DaskJob's "+
+			"pods cannot carry claims (the dask-kubernetes operator's CRDs have no resourceClaims), so they would ask by the "+
+			"class's extended resource, but %s; ask for the workers' GPUs by deviceClass alone, or as an extended resource "+
+			"(the platform's gpu.resource)", c.Why)
 		return r
 	}
-	lw.warnf(diag.GPUsAsLimit, st.Loc.Field("dask").Field("worker"), "the Dask workers ask for their GPUs as the limit %s: a DaskJob's pods cannot carry claims, and Kubernetes maps that name to the device class only with its DRAExtendedResource feature (beta and on by default from 1.36; alpha and off in 1.34 and 1.35); elsewhere no node has that resource, and the workers stay Pending (Insufficient %s)", c.ExtendedResourceName, c.ExtendedResourceName)
+	lw.warnf(diag.GPUsAsLimit, st.Loc.Field("dask").Field("worker"),
+		"the Dask workers ask for their GPUs as the limit %s: a DaskJob's pods cannot carry claims, and Kubernetes maps "+
+			"that name to the device class only with its DRAExtendedResource feature (beta and on by default from 1.36; alpha "+
+			"and off in 1.34 and 1.35); elsewhere no node has that resource, and the workers stay Pending (Insufficient %s)",
+		c.ExtendedResourceName, c.ExtendedResourceName)
 	r.GPUResource, r.GPUClaim = c.ExtendedResourceName, nil
 	return r
 }

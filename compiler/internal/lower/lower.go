@@ -113,8 +113,8 @@ func (lw *lowering) notef(code diag.Code, at diag.Loc, format string, args ...an
 func newLowering(ps *spec.Pipeline, plat *spec.Platform, needValues string) *lowering {
 	lw := &lowering{
 		spec: ps, plat: plat, needValues: needValues,
-		params: map[string]bool{}, given: map[string]string{}, used: map[string]bool{}, atRunTime: map[string]bool{}, volumes: map[string]ir.Volume{},
-		templates: newNameSet(), tmplNames: map[string]string{},
+		params: map[string]bool{}, given: map[string]string{}, used: map[string]bool{}, atRunTime: map[string]bool{},
+		volumes: map[string]ir.Volume{}, templates: newNameSet(), tmplNames: map[string]string{},
 		claimVolumes: map[string]string{}, volumeNames: newNameSet(workspaceVolume, ir.FetchedVolume),
 		data: map[string]*stepData{},
 	}

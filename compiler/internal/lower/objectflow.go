@@ -21,10 +21,13 @@ type upload struct {
 func (lw *lowering) objectWorkspaceSpec() ir.Volume {
 	st, at := lw.plat.Storage, lw.plat.Loc.Field("storage")
 	if lw.p.ObjectStore == nil {
-		lw.errorf(diag.NoObjectStore, at.Field("workspace"), "workspace: object uploads each step's outputs to an object store, and the platform names none: add objectStore, with s3's endpoint, bucket and Secret keys (or, on Argo, artifactRepositoryRef)")
+		lw.errorf(diag.NoObjectStore, at.Field("workspace"),
+			"workspace: object uploads each step's outputs to an object store, and the platform names none: add objectStore, "+
+				"with s3's endpoint, bucket and Secret keys (or, on Argo, artifactRepositoryRef)")
 	}
 	if len(st.AccessModes) > 0 {
-		lw.errorf(diag.BadClaim, at.Field("accessModes"), "with workspace: object every pod has a volume of its own, which only it mounts; leave accessModes out")
+		lw.errorf(diag.BadClaim, at.Field("accessModes"),
+			"with workspace: object every pod has a volume of its own, which only it mounts; leave accessModes out")
 	}
 	v := ir.Volume{Name: workspaceVolume, PerPod: true}
 	if st.Size != nil || st.StorageClassName != "" {
@@ -32,7 +35,8 @@ func (lw *lowering) objectWorkspaceSpec() ir.Volume {
 		if st.Size != nil {
 			size = lw.quantity(fmt.Sprint(st.Size), at.Field("size"))
 		}
-		v.Ephemeral = &ir.ClaimTemplate{Size: size, StorageClassName: st.StorageClassName, AccessModes: []string{readWriteOnce}}
+		v.Ephemeral = &ir.ClaimTemplate{Size: size, StorageClassName: st.StorageClassName,
+			AccessModes: []string{readWriteOnce}}
 		lw.sized = v.Ephemeral
 	}
 	if st.PVC != "" {
@@ -59,7 +63,8 @@ func (lw *lowering) objectFlow() {
 			continue
 		}
 		if s.Kind != ir.Container {
-			lw.errorf(diag.NeedsClaim, s.Loc, "step %q runs as a distributed job whose pods share the workspace while they run, which needs a claim; use storage.workspace: claim, with a ReadWriteMany claim", s.Written)
+			lw.errorf(diag.NeedsClaim, s.Loc, "step %q runs as a distributed job whose pods share the workspace while they "+
+				"run, which needs a claim; use storage.workspace: claim, with a ReadWriteMany claim", s.Written)
 			continue
 		}
 		for _, r := range d.paths {
@@ -123,13 +128,18 @@ func (lw *lowering) claimRead(s *ir.Step, r dataPath) {
 	case lw.dataClaim == "" && r.mount >= 0 && !r.folder:
 		// A MedPerf file volume is mounted by itself when the pod
 		// starts, before any fetch: a URL cannot fill it (urlVolume).
-		lw.errorf(diag.NeedsClaim, r.at, "with storage.workspace: object, no earlier step writes %q, so no upload holds it, and a file volume (%s) takes no URL: it is mounted by itself when the pod starts, before any fetch; name the claim that holds it in the platform's storage.pvc", r.rel, r.param)
+		lw.errorf(diag.NeedsClaim, r.at, "with storage.workspace: object, no earlier step writes %q, so no upload holds "+
+			"it, and a file volume (%s) takes no URL: it is mounted by itself when the pod starts, before any fetch; name the "+
+			"claim that holds it in the platform's storage.pvc", r.rel, r.param)
 		return
 	case lw.dataClaim == "":
-		lw.errorf(diag.NeedsClaim, r.at, "with storage.workspace: object, no earlier step writes %q, so no upload holds it: give it as a URL %s, or name the claim that holds it in the platform's storage.pvc", cmp.Or(r.rel, "the workspace"), lw.whereURL(s, r.param))
+		lw.errorf(diag.NeedsClaim, r.at, "with storage.workspace: object, no earlier step writes %q, so no upload holds "+
+			"it: give it as a URL %s, or name the claim that holds it in the platform's storage.pvc",
+			cmp.Or(r.rel, "the workspace"), lw.whereURL(s, r.param))
 		return
 	case r.rel == "" || strings.Contains(r.rel, "${"):
-		lw.errorf(diag.NeedsClaim, r.at, "with storage.workspace: object, %q is mounted from storage.pvc's claim, which needs a literal folder or file below the workspace", cmp.Or(r.rel, "the workspace"))
+		lw.errorf(diag.NeedsClaim, r.at, "with storage.workspace: object, %q is mounted from storage.pvc's claim, which "+
+			"needs a literal folder or file below the workspace", cmp.Or(r.rel, "the workspace"))
 		return
 	}
 	lw.volumes[lw.dataClaim] = ir.Volume{Name: lw.dataClaim, ClaimName: lw.plat.Storage.PVC}

@@ -43,7 +43,8 @@ func (lw *lowering) lowerObjectStore() {
 			store.S3.Region = defaultRegion
 		}
 		if store.RepositoryRef != nil {
-			lw.errorf(diag.NoObjectStore, at.Field("artifactRepositoryRef"), "s3 names the bucket, while artifactRepositoryRef names Argo's artifact repository; give one or the other")
+			lw.errorf(diag.NoObjectStore, at.Field("artifactRepositoryRef"),
+				"s3 names the bucket, while artifactRepositoryRef names Argo's artifact repository; give one or the other")
 		}
 	}
 	lw.p.ObjectStore = store
@@ -111,7 +112,8 @@ func (lw *lowering) parseURL(raw string, at diag.Loc) *ir.URL {
 		}
 		return out
 	}
-	lw.errorf(diag.BadURL, at, "%q: the scheme %s:// is not fetched; use s3://bucket/key, http:// or https:// (copy the data to an S3 bucket)", raw, u.Scheme)
+	lw.errorf(diag.BadURL, at, "%q: the scheme %s:// is not fetched; use s3://bucket/key, http:// or https:// (copy the "+
+		"data to an S3 bucket)", raw, u.Scheme)
 	return nil
 }
 
@@ -119,7 +121,8 @@ func (lw *lowering) parseURL(raw string, at diag.Loc) *ir.URL {
 // platform's object store, which says the endpoint and credentials.
 func (lw *lowering) s3URL(u *url.URL, out *ir.URL, raw string, at diag.Loc) *ir.URL {
 	if u.User != nil || u.RawQuery != "" {
-		lw.errorf(diag.BadURL, at, "%q: an s3:// URL is s3://bucket/key, with no user or query; credentials come from the platform's objectStore", raw)
+		lw.errorf(diag.BadURL, at, "%q: an s3:// URL is s3://bucket/key, with no user or query; credentials come from the "+
+			"platform's objectStore", raw)
 		return nil
 	}
 	out.Bucket, out.Key = u.Host, strings.TrimPrefix(u.Path, "/")
@@ -130,7 +133,8 @@ func (lw *lowering) s3URL(u *url.URL, out *ir.URL, raw string, at diag.Loc) *ir.
 	}
 	lw.bucketName(out.Bucket, at)
 	if lw.p.ObjectStore == nil {
-		lw.errorf(diag.NoObjectStore, at, "%q is in an object store, and the platform names none: add objectStore to the platform, with s3's endpoint, bucket and Secret keys (or, on Argo, artifactRepositoryRef)", raw)
+		lw.errorf(diag.NoObjectStore, at, "%q is in an object store, and the platform names none: add objectStore to the "+
+			"platform, with s3's endpoint, bucket and Secret keys (or, on Argo, artifactRepositoryRef)", raw)
 		return nil
 	}
 	return out

@@ -18,7 +18,8 @@ var paramName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
 // as ${params.NAME}.
 func (lw *lowering) lowerParams() {
 	for _, pp := range lw.spec.Params {
-		lw.p.Params = append(lw.p.Params, ir.Param{Name: pp.Name, Description: pp.Description, Default: pp.Default, Enum: pp.Enum})
+		lw.p.Params = append(lw.p.Params,
+			ir.Param{Name: pp.Name, Description: pp.Description, Default: pp.Default, Enum: pp.Enum})
 		if !paramName.MatchString(pp.Name) {
 			lw.errorf(diag.BadParam, pp.Loc, "a parameter name is letters, digits, '_' and '-', starting with a letter")
 			continue
@@ -43,7 +44,8 @@ func (lw *lowering) checkDefault(pp *spec.PipelineParam) {
 		lw.errorf(diag.BadParam, pp.Loc, "a required parameter has no default; drop one of required and default")
 	}
 	if pp.Default != nil && len(pp.Enum) > 0 && !slices.Contains(pp.Enum, *pp.Default) {
-		lw.errorf(diag.BadParam, value, "%q is not one of the enum values of params.%s (%s)", *pp.Default, pp.Name, strings.Join(pp.Enum, ", "))
+		lw.errorf(diag.BadParam, value, "%q is not one of the enum values of params.%s (%s)", *pp.Default, pp.Name,
+			strings.Join(pp.Enum, ", "))
 	}
 	if more := spec.CheckParamCredential(pp.Name, "", pp.Loc); more != nil {
 		lw.diags = append(lw.diags, more...)
@@ -51,7 +53,8 @@ func (lw *lowering) checkDefault(pp *spec.PipelineParam) {
 		lw.diags = append(lw.diags, spec.CheckCredential("", deref(pp.Default), value)...)
 	}
 	if strings.Contains(deref(pp.Default), "$$") {
-		lw.errorf(diag.BadParam, value, "holds \"$$\", which Kubernetes turns into \"$\" once the engine puts the value into a container's args or env")
+		lw.errorf(diag.BadParam, value, "holds \"$$\", which Kubernetes turns into \"$\" once the engine puts the value "+
+			"into a container's args or env")
 	}
 }
 
@@ -78,7 +81,8 @@ func (lw *lowering) paramValues() {
 	})
 	for _, pp := range lw.spec.Params {
 		if pp.Default == nil && lw.needValues != "" && (lw.used[pp.Name] || !picked) {
-			lw.errorf(diag.BadParam, pp.Loc, "has no value, and %s; give it one with --set %s=VALUE or -f VALUES.yaml", lw.needValues, pp.Name)
+			lw.errorf(diag.BadParam, pp.Loc, "has no value, and %s; give it one with --set %s=VALUE or -f VALUES.yaml",
+				lw.needValues, pp.Name)
 		}
 	}
 }

@@ -24,7 +24,9 @@ func (lw *lowering) resources(res spec.Resources, at, owner diag.Loc, gpus int, 
 	}
 	if r.LimitsEqualRequests && (r.CPU == "" || r.Memory == "") {
 		// Said at the owner, which may not write resources.
-		lw.warnf(diag.LimitWithoutRequest, at.At(owner.Pos()), "the platform sets limitsEqualRequests, but this requests no cpu or no memory, so it gets no limit for it, and a ResourceQuota that counts limits rejects its pod; give it both cpu and memory")
+		lw.warnf(diag.LimitWithoutRequest, at.At(owner.Pos()),
+			"the platform sets limitsEqualRequests, but this requests no cpu or no memory, so it gets no limit for it, and a "+
+				"ResourceQuota that counts limits rejects its pod; give it both cpu and memory")
 	}
 	lw.checkDeviceFields(res.DeviceRequest, at)
 	lw.askedGPU = lw.askedGPU || gpus > 0
@@ -58,7 +60,9 @@ func (lw *lowering) gpusFromCube(st *spec.Step, gpus int) {
 	if gpus > 1 {
 		count = fmt.Sprintf("%d GPUs", gpus)
 	}
-	lw.warnf(diag.GPUsFromCube, st.Loc.Field("resources"), "sets cpu or memory but no gpu, so the step takes %s from %s, with the platform's GPU placement; set gpu: 0 if it runs on CPU, or gpu: %d to say it needs them", count, from, gpus)
+	lw.warnf(diag.GPUsFromCube, st.Loc.Field("resources"),
+		"sets cpu or memory but no gpu, so the step takes %s from %s, with the platform's GPU placement; set gpu: 0 if it "+
+			"runs on CPU, or gpu: %d to say it needs them", count, from, gpus)
 }
 
 // noteGPUFlag says, once per flag, how many GPUs a cube's --gpus flag
@@ -79,7 +83,8 @@ func (lw *lowering) noteGPUFlag(st *spec.Step) {
 	case g.Count > 1:
 		count = fmt.Sprintf("%d GPUs", g.Count)
 	}
-	lw.notef(diag.GPUsFromFlag, g.Loc, "each task of cube %s asks for %s: %s; a step's resources.gpu, or --gpus=N here, sets another count", st.Cube.Name, count, g.Why)
+	lw.notef(diag.GPUsFromFlag, g.Loc, "each task of cube %s asks for %s: %s; a step's resources.gpu, or --gpus=N here, "+
+		"sets another count", st.Cube.Name, count, g.Why)
 }
 
 // scheduling merges the platform's GPU or CPU scheduling with the step's;
@@ -113,10 +118,14 @@ func (lw *lowering) restrict(st *spec.Step, s *ir.Step) {
 		return lw.plat.Loc.Field("securityContext").Field(field)
 	}
 	if sc.RunAsNonRoot != nil && !*sc.RunAsNonRoot {
-		lw.errorf(diag.RunsAsRoot, at("runAsNonRoot", func(c *spec.SecurityContext) bool { return c.RunAsNonRoot != nil }), "podSecurity is restricted, which admits no pod with runAsNonRoot: false; drop it, and give a step whose image runs as root a non-zero runAsUser")
+		lw.errorf(diag.RunsAsRoot, at("runAsNonRoot", func(c *spec.SecurityContext) bool { return c.RunAsNonRoot != nil }),
+			"podSecurity is restricted, which admits no pod with runAsNonRoot: false; drop it, and give a step whose image "+
+				"runs as root a non-zero runAsUser")
 	}
 	if sc.RunAsUser != nil && *sc.RunAsUser == 0 && (sc.RunAsNonRoot == nil || !*sc.RunAsNonRoot) {
-		lw.errorf(diag.RunsAsRoot, at("runAsUser", func(c *spec.SecurityContext) bool { return c.RunAsUser != nil }), "podSecurity is restricted, which admits no pod with runAsUser: 0 (root); give a non-zero runAsUser, or leave it out to run as the image's own non-root user")
+		lw.errorf(diag.RunsAsRoot, at("runAsUser", func(c *spec.SecurityContext) bool { return c.RunAsUser != nil }),
+			"podSecurity is restricted, which admits no pod with runAsUser: 0 (root); give a non-zero runAsUser, or leave it "+
+				"out to run as the image's own non-root user")
 	}
 	nonRoot := true
 	sc.RunAsNonRoot = &nonRoot
@@ -135,7 +144,10 @@ func (lw *lowering) checkRootContradiction(st *spec.Step, sc *ir.SecurityContext
 	if st.SecurityContext != nil && st.SecurityContext.RunAsUser != nil {
 		at = st.Loc
 	}
-	lw.errorf(diag.RootConflict, at.Field("securityContext").Field("runAsUser"), "runAsUser 0 is root, and with runAsNonRoot: true the kubelet refuses to start the container (CreateContainerConfigError); give a non-zero runAsUser, or leave runAsUser out to run as the image's own non-root user")
+	lw.errorf(diag.RootConflict, at.Field("securityContext").Field("runAsUser"),
+		"runAsUser 0 is root, and with runAsNonRoot: true the kubelet refuses to start the container "+
+			"(CreateContainerConfigError); give a non-zero runAsUser, or leave runAsUser out to run as the image's "+
+			"own non-root user")
 }
 
 // placement merges the platform's GPU or CPU node selector and
@@ -172,7 +184,8 @@ func (lw *lowering) placement(st *spec.Step, gpu bool) (map[string]string, []ir.
 			continue
 		}
 		seen[key] = true
-		tols = append(tols, ir.Toleration{Key: t.Key, Operator: t.Operator, Value: t.Value, Effect: t.Effect, TolerationSeconds: t.TolerationSeconds})
+		tols = append(tols, ir.Toleration{Key: t.Key, Operator: t.Operator, Value: t.Value, Effect: t.Effect,
+			TolerationSeconds: t.TolerationSeconds})
 	}
 	return sel, tols
 }
@@ -206,7 +219,8 @@ func mergeSecurity(base, over *spec.SecurityContext) *ir.SecurityContext {
 // labelKey checks a node selector key, which is a Kubernetes label key.
 func (lw *lowering) labelKey(k string, at diag.Loc) {
 	if len(validation.IsQualifiedName(k)) > 0 {
-		lw.errorf(diag.BadPlacement, at, "%q is not a valid label key: an optional DNS prefix and '/', then at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit", k)
+		lw.errorf(diag.BadPlacement, at, "%q is not a valid label key: an optional DNS prefix and '/', then at most 63 "+
+			"letters, digits, '-', '_' or '.', starting and ending with a letter or digit", k)
 	}
 }
 
@@ -217,13 +231,15 @@ func (lw *lowering) tolerations(tols []spec.Toleration, list diag.Loc) {
 		at := list.Index(i).At(list.Pos())
 		switch {
 		case t.Key != "" && len(validation.IsQualifiedName(t.Key)) > 0:
-			lw.errorf(diag.BadPlacement, at.Field("key"), "%q is not a valid taint key (an optional DNS prefix and '/', then letters, digits, '-', '_' or '.')", t.Key)
+			lw.errorf(diag.BadPlacement, at.Field("key"),
+				"%q is not a valid taint key (an optional DNS prefix and '/', then letters, digits, '-', '_' or '.')", t.Key)
 		case t.Key == "" && t.Operator != "Exists":
 			lw.errorf(diag.BadPlacement, at.Field("key"), "a toleration without a key must have operator: Exists")
 		case t.Operator == "Exists" && t.Value != "":
 			lw.errorf(diag.BadPlacement, at.Field("value"), "a toleration with operator: Exists has no value")
 		case t.Value != "" && len(validation.IsValidLabelValue(t.Value)) > 0:
-			lw.errorf(diag.BadPlacement, at.Field("value"), "%q is not a valid taint value (at most 63 letters, digits, '-', '_' or '.')", t.Value)
+			lw.errorf(diag.BadPlacement, at.Field("value"),
+				"%q is not a valid taint value (at most 63 letters, digits, '-', '_' or '.')", t.Value)
 		case t.TolerationSeconds != nil && t.Effect != "NoExecute":
 			lw.errorf(diag.BadPlacement, at.Field("tolerationSeconds"), "tolerationSeconds needs effect: NoExecute")
 		}

@@ -20,20 +20,24 @@ func (lw *lowering) lowerSchedule() {
 	}
 	for _, cr := range sc.Cron {
 		if _, err := cron.ParseStandard(cr.Value); err != nil {
-			lw.errorf(diag.BadSchedule, cr.Loc, "%q is not a cron schedule (minute hour day-of-month month day-of-week, such as \"0 2 * * *\", or @daily): %v", cr.Value, err)
+			lw.errorf(diag.BadSchedule, cr.Loc, "%q is not a cron schedule (minute hour day-of-month month day-of-week, such "+
+				"as \"0 2 * * *\", or @daily): %v", cr.Value, err)
 		}
 	}
 	if tz := sc.Timezone; tz.Value != "" {
 		if _, err := time.LoadLocation(tz.Value); err != nil || tz.Value == "Local" {
-			lw.errorf(diag.BadSchedule, tz.Loc, "%q is not a timezone of the IANA database, such as UTC or Europe/Berlin", tz.Value)
+			lw.errorf(diag.BadSchedule, tz.Loc,
+				"%q is not a timezone of the IANA database, such as UTC or Europe/Berlin", tz.Value)
 		}
 	}
 	switch sc.ConcurrencyPolicy {
 	case "", "Allow", "Forbid", "Replace":
 	default:
-		lw.errorf(diag.BadSchedule, diag.At(diag.Pos{File: "--concurrency-policy"}).Field("concurrencyPolicy"), "%q is not Allow, Forbid or Replace", sc.ConcurrencyPolicy)
+		lw.errorf(diag.BadSchedule, diag.At(diag.Pos{File: "--concurrency-policy"}).Field("concurrencyPolicy"),
+			"%q is not Allow, Forbid or Replace", sc.ConcurrencyPolicy)
 	}
-	out := &ir.Schedule{ConcurrencyPolicy: sc.ConcurrencyPolicy, StartingDeadlineSeconds: sc.StartingDeadlineSeconds, Suspend: sc.Suspend}
+	out := &ir.Schedule{ConcurrencyPolicy: sc.ConcurrencyPolicy, StartingDeadlineSeconds: sc.StartingDeadlineSeconds,
+		Suspend: sc.Suspend}
 	for _, c := range sc.Cron {
 		out.Cron = append(out.Cron, c.Value)
 	}

@@ -28,7 +28,10 @@ func (lw *lowering) chargeShm(st *spec.Step, s *ir.Step) {
 	}
 	total := mem.DeepCopy()
 	total.Add(shm)
-	lw.warnf(diag.ShmInMemoryLimit, st.Loc.Field("resources").Field("memory"), "/dev/shm (--shm-size %s) is memory charged to the container, and with the platform's limitsEqualRequests its memory is also its limit: the step asks for and is limited to %s + %s = %s", shm.String(), mem.String(), shm.String(), total.String())
+	lw.warnf(diag.ShmInMemoryLimit, st.Loc.Field("resources").Field("memory"),
+		"/dev/shm (--shm-size %s) is memory charged to the container, and with the platform's limitsEqualRequests its "+
+			"memory is also its limit: the step asks for and is limited to %s + %s = %s", shm.String(), mem.String(),
+		shm.String(), total.String())
 	r.Memory = total.String()
 }
 
@@ -59,5 +62,8 @@ func (lw *lowering) sizeDaskWorkers(st *spec.Step, s *ir.Step, job *ir.DaskJob) 
 		return
 	}
 	at := st.Loc.Field("dask").Field("worker")
-	lw.warnf(diag.DaskWorkersUnsized, at.At(at.Pos()), "the Dask workers get no %s from dask.worker or the step's resources, so each sizes itself from the node, not its pod (a thread per node CPU, the node's memory as its limit), and the kubelet may evict it before Dask spills; give dask.worker: {cpu, memory}", missing)
+	lw.warnf(diag.DaskWorkersUnsized, at.At(at.Pos()),
+		"the Dask workers get no %s from dask.worker or the step's resources, so each sizes itself from the node, not its "+
+			"pod (a thread per node CPU, the node's memory as its limit), and the kubelet may evict it before Dask spills; "+
+			"give dask.worker: {cpu, memory}", missing)
 }

@@ -78,7 +78,8 @@ func (lw *lowering) lowerStep(st *spec.Step, name string) (*ir.Step, graph.IO) {
 		fx = fx.Then(more)
 	}
 	if fx.GPUs != nil && *fx.GPUs != gpus && gpus > 0 && st.Resources.GPU == nil {
-		lw.warnf(diag.GPUCountDiffers, args.Loc, "--gpus=%d differs from platform.accelerator_count %d; the step asks for %d", *fx.GPUs, gpus, gpus)
+		lw.warnf(diag.GPUCountDiffers, args.Loc, "--gpus=%d differs from platform.accelerator_count %d; the step asks for %d",
+			*fx.GPUs, gpus, gpus)
 	}
 	s.ShmSize, s.ShmHost = fx.ShmSize, fx.ShmHost
 	s.Resources = lw.resources(st.Resources, st.Loc.Field("resources"), st.Loc, gpus, fx)
@@ -133,7 +134,8 @@ func (lw *lowering) image(c *spec.Cube) string {
 			return img
 		}
 	}
-	lw.errorf(diag.NoImage, diag.At(diag.Pos{File: c.File, Line: 1, Col: 1}).Field("docker").Field("image"), "no image: set docker.image in the cube or image in the platform file")
+	lw.errorf(diag.NoImage, diag.At(diag.Pos{File: c.File, Line: 1, Col: 1}).Field("docker").Field("image"),
+		"no image: set docker.image in the cube or image in the platform file")
 	return ""
 }
 
@@ -145,7 +147,8 @@ func (lw *lowering) retryAndTimeout(st *spec.Step, s *ir.Step) {
 	if r := st.Retries; r != nil {
 		s.Retry = &ir.Retry{Limit: r.Limit}
 		if r.Limit > maxRetries {
-			lw.errorf(diag.BadRetry, st.Loc.Field("retries").Field("limit"), "%d retries is more than the %d allowed", r.Limit, maxRetries)
+			lw.errorf(diag.BadRetry, st.Loc.Field("retries").Field("limit"), "%d retries is more than the %d allowed",
+				r.Limit, maxRetries)
 		}
 		if r.Backoff != "" {
 			s.Retry.Backoff = lw.duration(r.Backoff, st.Loc.Field("retries").Field("backoff"))

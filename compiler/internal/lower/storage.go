@@ -23,7 +23,9 @@ func (lw *lowering) lowerMountPath() {
 	}
 	for _, r := range reservedPaths {
 		if lw.mountPath == r || strings.HasPrefix(lw.mountPath, r+"/") {
-			lw.errorf(diag.ReservedPath, lw.plat.Loc.Field("storage").Field("mountPath"), "%s is inside %s, which the container runtime or an engine mounts itself; use a path such as /mnt/mlcube", lw.mountPath, r)
+			lw.errorf(diag.ReservedPath, lw.plat.Loc.Field("storage").Field("mountPath"),
+				"%s is inside %s, which the container runtime or an engine mounts itself; use a path such as /mnt/mlcube",
+				lw.mountPath, r)
 		}
 	}
 }
@@ -48,7 +50,9 @@ func (lw *lowering) workspaceSpec() ir.Volume {
 	v := ir.Volume{Name: workspaceVolume}
 	switch {
 	case create && st.PVC != "":
-		lw.errorf(diag.BadClaim, lw.plat.Loc.Field("storage").Field("pvc"), "pvc names an existing claim, while size, storageClassName and accessModes describe one to create; give one or the other")
+		lw.errorf(diag.BadClaim, lw.plat.Loc.Field("storage").Field("pvc"),
+			"pvc names an existing claim, while size, storageClassName and accessModes describe one to create; give "+
+				"one or the other")
 	case create:
 		size := defaultClaimSize
 		if st.Size != nil {
@@ -81,7 +85,8 @@ func (lw *lowering) claimVolume(p *spec.Param) (string, string) {
 		return name, root
 	}
 	if !spec.IsClaimName(claim) {
-		lw.errorf(diag.BadClaim, diag.At(p.Loc.Pos()).Field("k8s").Field("pvc"), "%q is not a valid PersistentVolumeClaim name (lower case letters, digits, '-' and '.')", claim)
+		lw.errorf(diag.BadClaim, diag.At(p.Loc.Pos()).Field("k8s").Field("pvc"),
+			"%q is not a valid PersistentVolumeClaim name (lower case letters, digits, '-' and '.')", claim)
 	}
 	name, _ := lw.volumeNames.take(claim, claim, "pvc-"+claim)
 	lw.claimVolumes[claim] = name

@@ -27,8 +27,11 @@ func (lw *lowering) listOrder(io []graph.IO) {
 			if !ok {
 				continue
 			}
-			lw.warnf(diag.TaskBeforeWriter, steps[j].Loc, "task %s reads %s, which task %s (%s) writes, but the --task list runs %s first, so it reads what was there before %s ran; list %s earlier if %s needs its output (--task %s)",
-				taskName(steps[j]), shown(r), taskName(steps[k]), where(steps[k]), taskName(steps[j]), taskName(steps[k]), taskName(steps[k]), taskName(steps[j]), writerFirst(steps, j, k))
+			lw.warnf(diag.TaskBeforeWriter, steps[j].Loc,
+				"task %s reads %s, which task %s (%s) writes, but the --task list runs %s first, so it reads what was there "+
+					"before %s ran; list %s earlier if %s needs its output (--task %s)",
+				taskName(steps[j]), shown(r), taskName(steps[k]), where(steps[k]), taskName(steps[j]), taskName(steps[k]),
+				taskName(steps[k]), taskName(steps[j]), writerFirst(steps, j, k))
 			break
 		}
 	}

@@ -48,7 +48,9 @@ func (lw *lowering) lowerTorch(st *spec.Step, s *ir.Step) {
 	lw.procsPerNode(st, s, job)
 	for _, e := range s.Env {
 		if slices.Contains(torchEnv, e.Name) {
-			lw.errorf(diag.BadTorch, lw.envAt(st, e.Name), "%s is set by Kubeflow Trainer on every node for torchrun, and its webhook refuses a TrainJob that sets it; drop it (Trainer sets %s)", e.Name, strings.Join(torchEnv, ", "))
+			lw.errorf(diag.BadTorch, lw.envAt(st, e.Name),
+				"%s is set by Kubeflow Trainer on every node for torchrun, and its webhook refuses a TrainJob that sets it; drop "+
+					"it (Trainer sets %s)", e.Name, strings.Join(torchEnv, ", "))
 		}
 	}
 	entry := s.Command
@@ -56,7 +58,9 @@ func (lw *lowering) lowerTorch(st *spec.Step, s *ir.Step) {
 		entry = lw.words(t.Entrypoint, at.Field("entrypoint"))
 	}
 	if len(entry) == 0 {
-		lw.errorf(diag.BadTorch, at, "torchrun needs a program to start in every process, and task %q of cube %q has no entrypoint; give one with torch.entrypoint, such as train.py (the script the image's ENTRYPOINT runs)", st.Task.Name, st.Cube.Name)
+		lw.errorf(diag.BadTorch, at, "torchrun needs a program to start in every process, and task %q of cube %q has no "+
+			"entrypoint; give one with torch.entrypoint, such as train.py (the script the image's ENTRYPOINT runs)",
+			st.Task.Name, st.Cube.Name)
 	}
 	s.Command = torchrun(entry)
 	job.ManagedBy = lw.managedBy(s)
@@ -68,7 +72,8 @@ func (lw *lowering) lowerTorch(st *spec.Step, s *ir.Step) {
 // script or module itself, as torchrun train.py, or any other program
 // with --no-python, which torchrun then runs as it is.
 func torchrun(entry []string) []string {
-	if len(entry) > 1 && pythonProgram.MatchString(path.Base(entry[0])) && (entry[1] == "-m" || !strings.HasPrefix(entry[1], "-")) {
+	if len(entry) > 1 && pythonProgram.MatchString(path.Base(entry[0])) &&
+		(entry[1] == "-m" || !strings.HasPrefix(entry[1], "-")) {
 		return append([]string{"torchrun"}, entry[1:]...)
 	}
 	return append([]string{"torchrun", "--no-python"}, entry...)
@@ -85,7 +90,9 @@ func (lw *lowering) procsPerNode(st *spec.Step, s *ir.Step, job *ir.TrainJob) {
 	case p != nil:
 		job.ProcsPerNode = *p
 		if gpus > 0 && gpus%*p != 0 {
-			lw.errorf(diag.BadTorch, st.Loc.Field("torch").Field("procsPerNode"), "%d processes per node do not divide the node's %d GPUs, so some processes would share a GPU that others leave idle; give a divisor of %d (one process per GPU: leave procsPerNode out)", *p, gpus, gpus)
+			lw.errorf(diag.BadTorch, st.Loc.Field("torch").Field("procsPerNode"),
+				"%d processes per node do not divide the node's %d GPUs, so some processes would share a GPU that others leave "+
+					"idle; give a divisor of %d (one process per GPU: leave procsPerNode out)", *p, gpus, gpus)
 		}
 	}
 }
@@ -112,9 +119,14 @@ func (lw *lowering) notCarried(st *spec.Step, s *ir.Step) {
 		if st.PriorityClassName != "" {
 			at = st.Loc.Field("priorityClassName")
 		}
-		lw.warnf(diag.TorchNotCarried, at, "step %q runs as a TrainJob, whose node pods cannot carry priorityClassName %q (Trainer's runtime patches have no such field): they run at the runtime's priority; for a queued step, Kueue's workloadPriorityClass orders admission", st.Name, s.PriorityClassName)
+		lw.warnf(diag.TorchNotCarried, at, "step %q runs as a TrainJob, whose node pods cannot carry priorityClassName %q "+
+			"(Trainer's runtime patches have no such field): they run at the runtime's priority; for a queued step, Kueue's "+
+			"workloadPriorityClass orders admission", st.Name, s.PriorityClassName)
 	}
 	if s.ImagePullPolicy != "" {
-		lw.warnf(diag.TorchNotCarried, lw.plat.Loc.Field("imagePullPolicy"), "step %q runs as a TrainJob, whose node containers cannot carry imagePullPolicy %s (Trainer's runtime patches have no such field): the kubelet uses its default, Always for :latest, else IfNotPresent", st.Name, s.ImagePullPolicy)
+		lw.warnf(diag.TorchNotCarried, lw.plat.Loc.Field("imagePullPolicy"),
+			"step %q runs as a TrainJob, whose node containers cannot carry imagePullPolicy %s (Trainer's runtime patches "+
+				"have no such field): the kubelet uses its default, Always for :latest, else IfNotPresent", st.Name,
+			s.ImagePullPolicy)
 	}
 }

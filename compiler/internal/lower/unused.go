@@ -53,9 +53,11 @@ func (lw *lowering) unusedGPU() {
 		switch {
 		case !f.on:
 		case !lw.askedGPU:
-			lw.warnf(diag.GPUSettingUnused, at.Field(f.key), "no step of the run asks for a GPU, so gpu.%s applies to nothing", f.key)
+			lw.warnf(diag.GPUSettingUnused, at.Field(f.key),
+				"no step of the run asks for a GPU, so gpu.%s applies to nothing", f.key)
 		case placement && !lw.placed[1]:
-			lw.warnf(diag.GPUSettingUnused, at.Field(f.key), "no pod of the run that asks for GPUs is placed by gpu:, so gpu.%s applies to nothing", f.key)
+			lw.warnf(diag.GPUSettingUnused, at.Field(f.key),
+				"no pod of the run that asks for GPUs is placed by gpu:, so gpu.%s applies to nothing", f.key)
 		}
 	}
 	c, cat := lw.plat.CPU, lw.plat.Loc.Field("cpu")
@@ -63,10 +65,12 @@ func (lw *lowering) unusedGPU() {
 		return
 	}
 	if len(c.NodeSelector) > 0 {
-		lw.warnf(diag.CPUPlacementUnused, cat.Field("nodeSelector"), "every step of the run asks for GPUs and is placed by gpu:, so cpu.nodeSelector applies to nothing")
+		lw.warnf(diag.CPUPlacementUnused, cat.Field("nodeSelector"),
+			"every step of the run asks for GPUs and is placed by gpu:, so cpu.nodeSelector applies to nothing")
 	}
 	if len(c.Tolerations) > 0 {
-		lw.warnf(diag.CPUPlacementUnused, cat.Field("tolerations"), "every step of the run asks for GPUs and is placed by gpu:, so cpu.tolerations applies to nothing")
+		lw.warnf(diag.CPUPlacementUnused, cat.Field("tolerations"),
+			"every step of the run asks for GPUs and is placed by gpu:, so cpu.tolerations applies to nothing")
 	}
 }
 
@@ -81,28 +85,36 @@ func (lw *lowering) unusedJobs() {
 		kinds[s.Kind] = true
 	}
 	if lw.plat.MPI.APIVersion != "" && !kinds[ir.MPI] {
-		lw.warnf(diag.PlatformSettingUnused, lw.plat.Loc.Field("mpi").Field("apiVersion"), "no step of the run is an mpi: step, so mpi.apiVersion applies to nothing")
+		lw.warnf(diag.PlatformSettingUnused, lw.plat.Loc.Field("mpi").Field("apiVersion"),
+			"no step of the run is an mpi: step, so mpi.apiVersion applies to nothing")
 	}
 	if lw.plat.JobServiceAccount != "" && !kinds[ir.MPI] && !kinds[ir.Torch] && !kinds[ir.Dask] {
-		lw.warnf(diag.PlatformSettingUnused, lw.plat.Loc.Field("jobServiceAccountName"), "no step of the run is a distributed job (mpi:, torch: or dask:), so jobServiceAccountName applies to nothing")
+		lw.warnf(diag.PlatformSettingUnused, lw.plat.Loc.Field("jobServiceAccountName"),
+			"no step of the run is a distributed job (mpi:, torch: or dask:), so jobServiceAccountName applies to nothing")
 	}
 	// The container that makes a step's folders (kube.FoldersContainer)
 	// runs in it too, on every engine: its output folders, and on Argo
 	// the scratch folders of what it fetches.
 	files := slices.ContainsFunc(lw.p.Steps, func(s *ir.Step) bool {
-		return len(s.Folders) > 0 || len(s.Fetches) > 0 || slices.ContainsFunc(s.Mounts, func(m ir.Mount) bool { return m.File })
+		return len(s.Folders) > 0 || len(s.Fetches) > 0 ||
+			slices.ContainsFunc(s.Mounts, func(m ir.Mount) bool { return m.File })
 	})
 	if lw.plat.KubectlImage != "" && !kinds[ir.MPI] && !kinds[ir.Torch] && !kinds[ir.Dask] && !files {
-		lw.warnf(diag.PlatformSettingUnused, lw.plat.Loc.Field("kubectlImage"), "kubectlImage runs the pods that create a distributed job (mpi:, torch:, dask:) or a MedPerf output file, and the containers that make a step's output folders, and the run has none, so it applies to nothing")
+		lw.warnf(diag.PlatformSettingUnused, lw.plat.Loc.Field("kubectlImage"),
+			"kubectlImage runs the pods that create a distributed job (mpi:, torch:, dask:) or a MedPerf output file, and the "+
+				"containers that make a step's output folders, and the run has none, so it applies to nothing")
 	}
 	if lw.plat.Image != "" && len(kinds) == 1 && kinds[ir.Dask] {
-		lw.warnf(diag.PlatformSettingUnused, lw.plat.Loc.Field("image"), "every step of the run is a dask: step, which runs dask.image, so the platform's image applies to nothing")
+		lw.warnf(diag.PlatformSettingUnused, lw.plat.Loc.Field("image"),
+			"every step of the run is a dask: step, which runs dask.image, so the platform's image applies to nothing")
 	}
 	// With no queued step at all, kueue refuses multiKueue.
 	if lw.plat.MultiKueue && lw.queued && !slices.ContainsFunc(lw.p.Steps, func(s *ir.Step) bool {
 		return s.Queue != "" && (s.Kind == ir.MPI || s.Kind == ir.Torch)
 	}) {
-		lw.warnf(diag.PlatformSettingUnused, lw.plat.Loc.Field("multiKueue"), "multiKueue hands queued mpi: and torch: jobs to Kueue's MultiKueue, and no step of the run is one, so it applies to nothing")
+		lw.warnf(diag.PlatformSettingUnused, lw.plat.Loc.Field("multiKueue"),
+			"multiKueue hands queued mpi: and torch: jobs to Kueue's MultiKueue, and no step of the run is one, so it "+
+				"applies to nothing")
 	}
 }
 
@@ -118,14 +130,17 @@ func (lw *lowering) unusedKueue() {
 	}
 	at := lw.plat.Loc
 	if lw.plat.Queue != "" && !queue {
-		lw.warnf(diag.PlatformSettingUnused, at.Field("queue"), "every step of the run sets its own queue, so the platform's queue applies to nothing")
+		lw.warnf(diag.PlatformSettingUnused, at.Field("queue"),
+			"every step of the run sets its own queue, so the platform's queue applies to nothing")
 	}
 	// With no queue at all, kueue refuses the platform's class.
 	if lw.plat.WorkloadPriorityClass != "" && !wpc && (lw.queued || lw.plat.Queue != "") {
-		lw.warnf(diag.PlatformSettingUnused, at.Field("workloadPriorityClass"), "no step of the run runs in a queue with the platform's workloadPriorityClass, so it applies to nothing")
+		lw.warnf(diag.PlatformSettingUnused, at.Field("workloadPriorityClass"),
+			"no step of the run runs in a queue with the platform's workloadPriorityClass, so it applies to nothing")
 	}
 	if lw.plat.PriorityClassName != "" && !pcn {
-		lw.warnf(diag.PlatformSettingUnused, at.Field("priorityClassName"), "every step of the run sets its own priorityClassName, so the platform's applies to nothing")
+		lw.warnf(diag.PlatformSettingUnused, at.Field("priorityClassName"),
+			"every step of the run sets its own priorityClassName, so the platform's applies to nothing")
 	}
 }
 
@@ -146,18 +161,26 @@ func (lw *lowering) unusedObjects() {
 	switch o := lw.plat.ObjectStore; {
 	case o == nil || lw.objectWorkspace() || s3:
 	case !url:
-		lw.warnf(diag.ObjectStoreUnused, at, "no step of the run fetches an s3:// URL, and storage.workspace is not object, so objectStore applies to nothing")
+		lw.warnf(diag.ObjectStoreUnused, at, "no step of the run fetches an s3:// URL, and storage.workspace is not "+
+			"object, so objectStore applies to nothing")
 	case o.S3 != nil:
-		lw.warnf(diag.ObjectStoreUnused, at.Field("s3"), "the run fetches only http(s):// URLs, and storage.workspace is not object, so objectStore.s3 applies to nothing")
+		lw.warnf(diag.ObjectStoreUnused, at.Field("s3"),
+			"the run fetches only http(s):// URLs, and storage.workspace is not object, so objectStore.s3 applies to nothing")
 	case o.ArtifactRepositoryRef != nil:
-		lw.warnf(diag.ObjectStoreUnused, at.Field("artifactRepositoryRef"), "the run fetches only http(s):// URLs, and storage.workspace is not object, so objectStore.artifactRepositoryRef applies to nothing")
+		lw.warnf(diag.ObjectStoreUnused, at.Field("artifactRepositoryRef"),
+			"the run fetches only http(s):// URLs, and storage.workspace is not object, so objectStore.artifactRepositoryRef "+
+				"applies to nothing")
 	}
 	if o := lw.plat.ObjectStore; o != nil && o.ArtifactGC != "" && !lw.objectWorkspace() && s3 {
-		lw.warnf(diag.ObjectStoreUnused, at.Field("artifactGC"), "artifactGC deletes a run's uploads, and with storage.workspace not object no step uploads anything, so it applies to nothing")
+		lw.warnf(diag.ObjectStoreUnused, at.Field("artifactGC"),
+			"artifactGC deletes a run's uploads, and with storage.workspace not object no step uploads anything, so it "+
+				"applies to nothing")
 	}
 	if lw.objectWorkspace() && lw.plat.Storage.PVC != "" && lw.dataClaim != "" {
 		if _, ok := lw.volumes[lw.dataClaim]; !ok {
-			lw.warnf(diag.DataClaimUnused, lw.plat.Loc.Field("storage").Field("pvc"), "with storage.workspace: object, the claim %s holds only the inputs no step writes, and every input of the run is written by an earlier step or given as a URL, so no step mounts it", lw.plat.Storage.PVC)
+			lw.warnf(diag.DataClaimUnused, lw.plat.Loc.Field("storage").Field("pvc"),
+				"with storage.workspace: object, the claim %s holds only the inputs no step writes, and every input of the run "+
+					"is written by an earlier step or given as a URL, so no step mounts it", lw.plat.Storage.PVC)
 		}
 	}
 }
@@ -176,9 +199,12 @@ func (lw *lowering) unusedParams() {
 			if picked {
 				why = " (--step left out the others)"
 			}
-			lw.warnf(diag.ParamReachesNothing, pp.Given.Loc, "%s=%s: no step of the run refers to ${params.%s}, so the value reaches no step%s", pp.Name, pp.Given.Value, pp.Name, why)
+			lw.warnf(diag.ParamReachesNothing, pp.Given.Loc,
+				"%s=%s: no step of the run refers to ${params.%s}, so the value reaches no step%s", pp.Name,
+				pp.Given.Value, pp.Name, why)
 		case !picked:
-			lw.warnf(diag.ParamReachesNothing, pp.Loc, "no step of the run refers to ${params.%s}, so the param reaches no step", pp.Name)
+			lw.warnf(diag.ParamReachesNothing, pp.Loc,
+				"no step of the run refers to ${params.%s}, so the param reaches no step", pp.Name)
 		}
 	}
 }

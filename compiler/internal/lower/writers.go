@@ -22,7 +22,10 @@ func (lw *lowering) mixedWriters(steps []*ir.Step, io []graph.IO, after [][]int)
 		shown, own, _ := lw.ownPlace(second, steps[m.Second].Name, []string{m.Path})
 		in := lw.readOf(steps[m.Reader].Name, m.Path)
 		d := diag.Errorf(diag.MixedWriters, reader.Loc,
-			"reads %s, which steps %s and %s both write, and nothing orders one after the other: they run in the file's order, so %s would read what %s left there and never %s's; give one of them a place of its own with %s and say which %s reads with inputs: (steps.%s.inputs: {%s: ...}); or, if %s rewrites %s's data in place, order it with after: [%s]",
+			"reads %s, which steps %s and %s both write, and nothing orders one after the other: they run in the file's "+
+				"order, so %s would read what %s left there and never %s's; give one of them a place of its own with %s and say "+
+				"which %s reads with inputs: (steps.%s.inputs: {%s: ...}); or, if %s rewrites %s's data in place, order it "+
+				"with after: [%s]",
 			shown, first.Name, second.Name, reader.Name, second.Name, first.Name,
 			own, reader.Name, reader.Name, in, second.Name, first.Name, first.Name)
 		d = d.WithRelated(first.Loc.Pos(), fmt.Sprintf("step %s writes %s", first.Name, shown))
@@ -50,10 +53,13 @@ func (lw *lowering) overwrites(steps []*ir.Step, io []graph.IO, after [][]int) {
 		list, own, folder := lw.ownPlace(second, steps[k[1]].Name, paths[k])
 		lost := fmt.Sprintf("the run keeps only %s's and %s's is written over", second.Name, first.Name)
 		if folder {
-			lost = fmt.Sprintf("of the files both write by one name, the run keeps only %s's and %s's are written over", second.Name, first.Name)
+			lost = fmt.Sprintf("of the files both write by one name, the run keeps only %s's and %s's are written over",
+				second.Name, first.Name)
 		}
 		d := diag.Warnf(diag.Overwritten, second.Loc,
-			"steps %s and %s both write %s, and nothing orders one after the other: they run in the file's order, so %s; give one of them a place of its own with %s; or, if %s rewrites %s's data in place on purpose, order it with after: [%s]",
+			"steps %s and %s both write %s, and nothing orders one after the other: they run in the file's order, so %s; give "+
+				"one of them a place of its own with %s; or, if %s rewrites %s's data in place on purpose, order it "+
+				"with after: [%s]",
 			first.Name, second.Name, list, lost, own, second.Name, first.Name, first.Name)
 		lw.diags = append(lw.diags, d.WithRelated(first.Loc.Pos(), fmt.Sprintf("step %s writes %s", first.Name, list)))
 	}

@@ -20,8 +20,10 @@ func ClaimTemplates(p *ir.Pipeline) diag.Diagnostics {
 			}
 		}
 	}
-	p.ResourceClaimTemplates = slices.DeleteFunc(p.ResourceClaimTemplates, func(t ir.ResourceClaimTemplate) bool { return !used[t.Name] })
-	slices.SortFunc(p.ResourceClaimTemplates, func(a, b ir.ResourceClaimTemplate) int { return strings.Compare(a.Name, b.Name) })
+	p.ResourceClaimTemplates = slices.DeleteFunc(p.ResourceClaimTemplates,
+		func(t ir.ResourceClaimTemplate) bool { return !used[t.Name] })
+	slices.SortFunc(p.ResourceClaimTemplates,
+		func(a, b ir.ResourceClaimTemplate) int { return strings.Compare(a.Name, b.Name) })
 	if len(p.ResourceClaimTemplates) == 0 {
 		p.ResourceClaimTemplates = nil
 	}
@@ -64,7 +66,11 @@ func QueuedClaims(p *ir.Pipeline) diag.Diagnostics {
 			}
 			class := classes[r.GPUClaim.Template]
 			warned[class] = true
-			out = append(out, diag.Warnf(diag.QueuedGPUClaims, r.GPUClaim.At, "step %s runs in the Kueue queue %s, and Kueue counts the GPUs its pods claim against the queue's quota only through a deviceClassMappings entry for %s in its configuration (KueueDRAIntegration, on by default from v0.18); without one it leaves the workload inadmissible (\"DeviceClass %s is not mapped in DRA configuration\")%s", s.Name, s.Queue, class, class, tektonLimit(s)))
+			out = append(out, diag.Warnf(diag.QueuedGPUClaims, r.GPUClaim.At,
+				"step %s runs in the Kueue queue %s, and Kueue counts the GPUs its pods claim against the queue's quota only "+
+					"through a deviceClassMappings entry for %s in its configuration (KueueDRAIntegration, on by default from "+
+					"v0.18); without one it leaves the workload inadmissible (\"DeviceClass %s is not mapped in DRA "+
+					"configuration\")%s", s.Name, s.Queue, class, class, tektonLimit(s)))
 		}
 	}
 	return out
@@ -89,16 +95,22 @@ func queuedTrainLimit(s *ir.Step) diag.Diagnostics {
 		return nil
 	}
 	name := r.GPUClaim.ExtendedResourceName
-	return diag.Diagnostics{diag.Warnf(diag.QueuedGPUsAsLimit, r.GPUClaim.At, "step %s runs in the Kueue queue %s as a TrainJob, whose node pods cannot carry claims, so they ask for their GPUs as the limit %s; Kueue counts that as a resource of its own name%s: list %s in the queue's ClusterQueue's coveredResources with a quota, or the workload stays pending (\"resource %s unavailable in ClusterQueue\")", s.Name, s.Queue, name, queuedLimitCounted(name), name, name)}
+	return diag.Diagnostics{diag.Warnf(diag.QueuedGPUsAsLimit, r.GPUClaim.At,
+		"step %s runs in the Kueue queue %s as a TrainJob, whose node pods cannot carry claims, so they ask for their GPUs "+
+			"as the limit %s; Kueue counts that as a resource of its own name%s: list %s in the queue's ClusterQueue's "+
+			"coveredResources with a quota, or the workload stays pending (\"resource %s unavailable in ClusterQueue\")", s.Name,
+		s.Queue, name, queuedLimitCounted(name), name, name)}
 }
 
 // queuedLimitCounted says how Kueue v0.19.2 counts the limit name of GPUs
 // by DRA beside no deviceClassMappings entry (queuedTrainLimit).
 func queuedLimitCounted(name string) string {
 	if strings.HasPrefix(name, ir.ImplicitResourcePrefix) {
-		return " (it maps a limit to its device class only by the class's spec.extendedResourceName, never by the name Kubernetes gives every class, and no deviceClassMappings entry counts it)"
+		return " (it maps a limit to its device class only by the class's spec.extendedResourceName, never by the name " +
+			"Kubernetes gives every class, and no deviceClassMappings entry counts it)"
 	}
-	return " (unless its KueueDRAIntegrationExtendedResource gate, alpha and off by default, is on and deviceClassMappings maps the class, when it counts the mapped name)"
+	return " (unless its KueueDRAIntegrationExtendedResource gate, alpha and off by default, is on and " +
+		"deviceClassMappings maps the class, when it counts the mapped name)"
 }
 
 // tektonLimit notes, for a container step, that Tekton asks for its GPUs
@@ -107,5 +119,6 @@ func tektonLimit(s *ir.Step) string {
 	if s.Kind != ir.Container {
 		return ""
 	}
-	return "; on Tekton, whose pods cannot carry claims, it asks for them as a limit, which Kueue counts otherwise (MLC319)"
+	return "; on Tekton, whose pods cannot carry claims, it asks for them as a limit, which Kueue counts " +
+		"otherwise (MLC319)"
 }

@@ -21,7 +21,8 @@ type Pass struct {
 // ResourceClaimTemplates every template a step's request made.
 var Table = []Pass{
 	{Name: "claim-access", Run: ClaimAccess,
-		Needs: "steps in run order; Volumes listed; a claim the run creates carries the access modes the platform writes, or none"},
+		Needs: "steps in run order; Volumes listed; a claim the run creates carries the access modes the platform " +
+			"writes, or none"},
 	{Name: "url-fetches", Run: URLFetches,
 		Needs: "every fetch of a URL lowered, into the fetched volume"},
 	{Name: "scheduled-concurrency", Run: ScheduledConcurrency,

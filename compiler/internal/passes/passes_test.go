@@ -69,7 +69,8 @@ func TestClaimAccess(t *testing.T) {
 			t.Errorf("%s: %v", c.name, d)
 		}
 		v := p.Volumes[0]
-		if !slices.Equal(v.Create.AccessModes, c.modes) || v.Create.Chosen != c.chosen || !slices.Equal(v.Concurrent, c.concurrent) {
+		if !slices.Equal(v.Create.AccessModes, c.modes) || v.Create.Chosen != c.chosen ||
+			!slices.Equal(v.Concurrent, c.concurrent) {
 			t.Errorf("%s: modes %v chosen %v concurrent %v; want %v %v %v", c.name, v.Create.AccessModes, v.Create.Chosen,
 				v.Concurrent, c.modes, c.chosen, c.concurrent)
 		}
@@ -136,7 +137,8 @@ func gpuStep(name string, kind ir.Kind, tmpl, queue string) *ir.Step {
 // The templates no claim names are dropped, the rest sorted by name; none
 // left is nil.
 func TestClaimTemplates(t *testing.T) {
-	dask := &ir.Step{Name: "d", Kind: ir.Dask, Dask: &ir.DaskJob{Worker: ir.Resources{GPU: 1, GPUClaim: &ir.GPUClaim{Template: "t-b"}}}}
+	dask := &ir.Step{Name: "d", Kind: ir.Dask,
+		Dask: &ir.DaskJob{Worker: ir.Resources{GPU: 1, GPUClaim: &ir.GPUClaim{Template: "t-b"}}}}
 	p := &ir.Pipeline{Steps: []*ir.Step{gpuStep("a", ir.Container, "t-c", ""), dask},
 		ResourceClaimTemplates: []ir.ResourceClaimTemplate{{Name: "t-c"}, {Name: "t-a"}, {Name: "t-b"}}}
 	ClaimTemplates(p)
@@ -160,17 +162,21 @@ func TestClaimTemplates(t *testing.T) {
 func TestQueuedClaims(t *testing.T) {
 	tmpl := []ir.ResourceClaimTemplate{{Name: "t", DeviceClass: "gpu.example.com"}}
 	p := &ir.Pipeline{ResourceClaimTemplates: tmpl,
-		Steps: []*ir.Step{gpuStep("a", ir.Container, "t", "team-a"), gpuStep("b", ir.Container, "t", "team-a"), gpuStep("c", ir.Container, "t", "")}}
+		Steps: []*ir.Step{gpuStep("a", ir.Container, "t", "team-a"), gpuStep("b", ir.Container, "t", "team-a"),
+			gpuStep("c", ir.Container, "t", "")}}
 	d := QueuedClaims(p)
-	if len(d) != 1 || d[0].Code != diag.QueuedGPUClaims || !strings.HasPrefix(d[0].Message, "step a runs in the Kueue queue team-a") ||
-		!strings.Contains(d[0].Message, "deviceClassMappings entry for gpu.example.com") || !strings.Contains(d[0].Message, "(MLC319)") ||
+	if len(d) != 1 || d[0].Code != diag.QueuedGPUClaims ||
+		!strings.HasPrefix(d[0].Message, "step a runs in the Kueue queue team-a") ||
+		!strings.Contains(d[0].Message, "deviceClassMappings entry for gpu.example.com") ||
+		!strings.Contains(d[0].Message, "(MLC319)") ||
 		d[0].Field != "gpu" {
 		t.Errorf("got %v", d)
 	}
 	torch := gpuStep("train", ir.Torch, "", "team-a")
 	torch.Resources.GPUClaim.ExtendedResourceName = ir.ImplicitResourcePrefix + "gpu.example.com"
 	d = QueuedClaims(&ir.Pipeline{Steps: []*ir.Step{torch}})
-	if len(d) != 1 || d[0].Code != diag.QueuedGPUsAsLimit || !strings.Contains(d[0].Message, "never by the name Kubernetes gives every class") {
+	if len(d) != 1 || d[0].Code != diag.QueuedGPUsAsLimit || !strings.Contains(d[0].Message,
+		"never by the name Kubernetes gives every class") {
 		t.Errorf("got %v", d)
 	}
 	torch.Queue = ""

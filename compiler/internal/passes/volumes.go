@@ -48,7 +48,8 @@ func ClaimAccess(p *ir.Pipeline) diag.Diagnostics {
 // a schedule defaults to Forbid; a written policy stands.
 func ScheduledConcurrency(p *ir.Pipeline) diag.Diagnostics {
 	sc := p.Schedule
-	if sc != nil && sc.ConcurrencyPolicy == "" && slices.ContainsFunc(p.Volumes, func(v ir.Volume) bool { return v.Create == nil }) {
+	if sc != nil && sc.ConcurrencyPolicy == "" &&
+		slices.ContainsFunc(p.Volumes, func(v ir.Volume) bool { return v.Create == nil }) {
 		sc.ConcurrencyPolicy = "Forbid"
 	}
 	return nil

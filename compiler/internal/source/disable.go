@@ -103,7 +103,8 @@ func (fl *Files) ReadDisabled(path string) Disabled {
 				out.Unknown = append(out.Unknown, diag.Warnf(diag.UnknownCode, at, "%s", msg).WithSuggestion(w, diag.CodeNames()))
 				continue
 			}
-			out.Comments = append(out.Comments, Comment{File: path, Line: i + 1, Col: col, Code: code, On: on, WholeFile: line[m[4]:m[5]] == "disable-file"})
+			out.Comments = append(out.Comments,
+				Comment{File: path, Line: i + 1, Col: col, Code: code, On: on, WholeFile: line[m[4]:m[5]] == "disable-file"})
 		}
 	}
 	if len(out.Comments) > 0 {

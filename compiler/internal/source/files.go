@@ -92,8 +92,8 @@ func (fl *Files) containerFilesHint(path string) string {
 	if len(names) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("; the folder has no mlcube.yaml or %s, but MedPerf container files %s: name one, such as --mlcube %s",
-		ContainerConfigFile, strings.Join(names, ", "), filepath.Join(filepath.Dir(path), names[0]))
+	return fmt.Sprintf("; the folder has no mlcube.yaml or %s, but MedPerf container files %s: name one, "+
+		"such as --mlcube %s", ContainerConfigFile, strings.Join(names, ", "), filepath.Join(filepath.Dir(path), names[0]))
 }
 
 // ContainerFiles are the MedPerf container files of a folder

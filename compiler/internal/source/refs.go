@@ -138,7 +138,9 @@ func (r *refResolver) mlcubeKey(at diag.Loc, ref string) (ast.Expr, bool) {
 	case "workspace", "runtime.workspace":
 	case "runtime.root":
 		if paramPath.MatchString(at.Path()) {
-			r.errorf(diag.BadReference, at, "${runtime.root} is the cube's folder on the machine that runs MLCube, which a cluster does not have; put the data in the workspace and write its path relative to it (${runtime.root}/workspace is the workspace)")
+			r.errorf(diag.BadReference, at, "${runtime.root} is the cube's folder on the machine that runs MLCube, which a "+
+				"cluster does not have; put the data in the workspace and write its path relative to it "+
+				"(${runtime.root}/workspace is the workspace)")
 			return nil, true
 		}
 	default:
@@ -154,7 +156,8 @@ func escaped(s string, i int) bool { return i > 0 && s[i-1] == '\\' }
 // there is none.
 func (r *refResolver) target(at diag.Loc, ref string, stack []string) ast.Expr {
 	if strings.Contains(ref, ":") {
-		r.errorf(diag.BadReference, at, "${%s}: resolvers such as oc.env are not supported; the compiler reads no environment", ref)
+		r.errorf(diag.BadReference, at, "${%s}: resolvers such as oc.env are not supported; the compiler "+
+			"reads no environment", ref)
 		return nil
 	}
 	if builtin, ok := r.mlcubeKey(at, ref); ok {

@@ -38,7 +38,8 @@ func (c *treeCheck) mapping(decls []ast.Decl, loc diag.Loc, depth int) {
 		at := loc.Field(name)
 		key := at.At(PosOf(field.Pos()))
 		if first, dup := seen[name]; dup {
-			c.diags = append(c.diags, diag.Errorf(diag.DuplicateKey, key, "duplicate key").WithRelated(PosOf(first), "first written here"))
+			c.diags = append(c.diags,
+				diag.Errorf(diag.DuplicateKey, key, "duplicate key").WithRelated(PosOf(first), "first written here"))
 		}
 		seen[name] = field.Pos()
 		c.text(name, key)
@@ -49,7 +50,8 @@ func (c *treeCheck) mapping(decls []ast.Decl, loc diag.Loc, depth int) {
 func (c *treeCheck) value(e ast.Expr, loc diag.Loc, depth int) {
 	if depth > maxDepth {
 		if !c.tooDeep {
-			c.diags = append(c.diags, diag.Diagnostic{Pos: PosOf(e.Pos()), Field: shortPath(loc.Path()), Code: diag.YAMLShape, Message: fmt.Sprintf("nested more than %d levels deep; no spec needs that many", maxDepth)})
+			c.diags = append(c.diags, diag.Diagnostic{Pos: PosOf(e.Pos()), Field: shortPath(loc.Path()), Code: diag.YAMLShape,
+				Message: fmt.Sprintf("nested more than %d levels deep; no spec needs that many", maxDepth)})
 			c.tooDeep = true
 		}
 		return
@@ -86,13 +88,16 @@ func (c *treeCheck) text(s string, at diag.Loc) {
 func TemplateSyntax(s string) string {
 	switch {
 	case strings.Contains(s, "{{cookiecutter."):
-		return fmt.Sprintf("%s is an unrendered cookiecutter template; run cookiecutter on the template and compile the cube it makes", quoteShort(s))
+		return fmt.Sprintf("%s is an unrendered cookiecutter template; run cookiecutter on the template and compile "+
+			"the cube it makes", quoteShort(s))
 	case strings.Contains(s, "{%") || strings.Contains(s, "{#"):
 		return fmt.Sprintf("%s holds Jinja template syntax; render the template first", quoteShort(s))
 	case strings.Contains(s, "{{"):
-		return fmt.Sprintf("%s holds \"{{\", which Argo would expand as a template at run time; remove it (pipeline parameters are written ${params.NAME})", quoteShort(s))
+		return fmt.Sprintf("%s holds \"{{\", which Argo would expand as a template at run time; remove it (pipeline "+
+			"parameters are written ${params.NAME})", quoteShort(s))
 	case strings.Contains(s, "$("):
-		return fmt.Sprintf("%s holds \"$(\", which Tekton and Kubernetes would expand at run time; remove it (pipeline parameters are written ${params.NAME})", quoteShort(s))
+		return fmt.Sprintf("%s holds \"$(\", which Tekton and Kubernetes would expand at run time; remove it (pipeline "+
+			"parameters are written ${params.NAME})", quoteShort(s))
 	}
 	return ""
 }

@@ -28,7 +28,9 @@ func dropEarlierKeys(decls []ast.Decl, loc diag.Loc) ([]ast.Decl, diag.Diagnosti
 	kept := KeepFields(decls, func(name string, f *ast.Field) bool {
 		if last[name] != f {
 			at := loc.Field(name).At(PosOf(f.Pos()))
-			diags = append(diags, diag.Warnf(diag.KeyWrittenTwice, at, "written again below; PyYAML, which reads this file for MLCube 1.0, keeps that one and drops this").WithRelated(PosOf(last[name].Pos()), "written again here"))
+			diags = append(diags, diag.Warnf(diag.KeyWrittenTwice, at,
+				"written again below; PyYAML, which reads this file for MLCube 1.0, keeps that one and "+
+					"drops this").WithRelated(PosOf(last[name].Pos()), "written again here"))
 			return false
 		}
 		diags = append(diags, dropEarlierIn(f.Value, loc.Field(name))...)

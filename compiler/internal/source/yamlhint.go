@@ -196,8 +196,8 @@ func (h *hinter) deeper(no, n int, rest []byte) bool {
 	case h.after == afterPlain && kindOf(rest) != kindMapping:
 		return false // the plain value above goes on
 	}
-	h.report(no, n+1, "this line is indented more than %q on line %d, which already has a value, so nothing can nest under it: %s, as %q is",
-		h.prev.label, h.prev.line, indentBy(h.prev.indent), h.prev.label)
+	h.report(no, n+1, "this line is indented more than %q on line %d, which already has a value, so nothing can nest "+
+		"under it: %s, as %q is", h.prev.label, h.prev.line, indentBy(h.prev.indent), h.prev.label)
 	return false
 }
 
@@ -248,7 +248,8 @@ func (h *hinter) sibling(no, n int, rest []byte) bool {
 	case top.kind == kindScalar:
 		return false
 	case top.kind == kindSeq && kind == kindMapping:
-		h.report(no, n+1, "this key lines up with the \"-\" on line %d, but a list holds only \"- \" items: indent it as the keys of that item are, or line it up with the key the list belongs to", top.line)
+		h.report(no, n+1, "this key lines up with the \"-\" on line %d, but a list holds only \"- \" items: indent it as "+
+			"the keys of that item are, or line it up with the key the list belongs to", top.line)
 		return false
 	case kind != top.kind || kind == kindOther:
 		h.stop = true
@@ -271,7 +272,8 @@ func (h *hinter) notAKey(no, n int, rest []byte, goesOn string) {
 	}
 	if i := bytes.IndexByte(word, ':'); i > 0 && i < len(word)-1 {
 		fixed := string(word[:i+1]) + " " + string(word[i+1:])
-		h.report(no, n+i+1, "%q has no space after its colon, so YAML reads it as one word, not as a key and its value: write %q", word, fixed)
+		h.report(no, n+i+1, "%q has no space after its colon, so YAML reads it as one word, not as a key and its "+
+			"value: write %q", word, fixed)
 		return
 	}
 	if len(word) == len(text) && text[0] != '"' && text[0] != '\'' {
@@ -282,7 +284,8 @@ func (h *hinter) notAKey(no, n int, rest []byte, goesOn string) {
 	if goesOn != "" {
 		also = fmt.Sprintf(", or indent it more than %q to go on with its value", goesOn)
 	}
-	h.report(no, n+1, "this line sits among the keys of a mapping but is not \"key: value\": write it as key: value%s", also)
+	h.report(no, n+1, "this line sits among the keys of a mapping but is not \"key: value\": write it as "+
+		"key: value%s", also)
 }
 
 // push opens a level at line no, indented n spaces, that rest starts.

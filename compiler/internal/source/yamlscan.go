@@ -54,7 +54,8 @@ func (h *hinter) value(no int, text []byte, i int, key string) {
 		h.quote = &q
 	case '-':
 		if isDash(text, i) && key != "" {
-			h.report(no, i+1, "a list cannot start on the line of its key %q: put each \"- \" item on a line of its own below the key, indented", key)
+			h.report(no, i+1, "a list cannot start on the line of its key %q: put each \"- \" item on a line of its own below "+
+				"the key, indented", key)
 			return
 		}
 		h.plain(no, text, i, key)
@@ -186,7 +187,8 @@ func (h *hinter) afterFlow(no int, text []byte, j int, c byte) {
 	if c == '}' {
 		inside = "braces"
 	}
-	h.report(no, k+1, "text follows the %c that closes this %s: put it inside the %s, or start a comment with \" #\"", c, flowNoun(c), inside)
+	h.report(no, k+1, "text follows the %c that closes this %s: put it inside the %s, or start a comment with \" #\"", c,
+		flowNoun(c), inside)
 }
 
 // blockAfterQuote checks that nothing but a comment follows the quote at
@@ -204,11 +206,14 @@ func (h *hinter) blockAfterQuote(no int, text []byte, j int, q mark) {
 func (h *hinter) afterQuote(no int, text []byte, j, k int, q mark) {
 	switch {
 	case q.line != no:
-		h.report(q.line, q.col, "this %c is not closed on its line, so the string runs on to the %c on line %d: close it on line %d", q.ch, q.ch, no, q.line)
+		h.report(q.line, q.col, "this %c is not closed on its line, so the string runs on to the %c on line %d: "+
+			"close it on line %d", q.ch, q.ch, no, q.line)
 	case q.ch == '\'' && k == j+1 && isWordByte(text[k]):
-		h.report(no, j+1, "this ' ends the string that the ' at column %d opens: inside '...', write a ' twice (''), or quote the string with \" instead", q.col)
+		h.report(no, j+1, "this ' ends the string that the ' at column %d opens: inside '...', write a ' twice (''), or "+
+			"quote the string with \" instead", q.col)
 	default:
-		h.report(no, k+1, "text follows the closing %c of this string: put it inside the quotes, or start a comment with \" #\"", q.ch)
+		h.report(no, k+1, "text follows the closing %c of this string: put it inside the quotes, or start a "+
+			"comment with \" #\"", q.ch)
 	}
 }
 
@@ -233,7 +238,8 @@ func (h *hinter) stringEnd(no int, text []byte, from int, q byte) int {
 		}
 		e := bytes.IndexByte([]byte("xuU0abt\tnvfre \"'\\N_LP"), text[j+1])
 		if e < 0 || e < 3 && !isHex(text[j+2:end], []int{2, 4, 8}[e]) {
-			h.report(no, j+1, "\\%c is not an escape YAML knows inside \"...\": write \\\\ for a backslash, or quote the string with ' instead", text[j+1])
+			h.report(no, j+1, "\\%c is not an escape YAML knows inside \"...\": write \\\\ for a backslash, or quote the "+
+				"string with ' instead", text[j+1])
 		}
 		j++
 	}
@@ -281,12 +287,14 @@ func (h *hinter) continueOpen(no int, text []byte) {
 // endOfFile reports a quote or bracket still open at the end of the file.
 func (h *hinter) endOfFile() {
 	if q := h.quote; q != nil {
-		h.report(q.line, q.col, "this %c is never closed, so the string runs to the end of the file: add the closing %c where the string ends", q.ch, q.ch)
+		h.report(q.line, q.col, "this %c is never closed, so the string runs to the end of the file: add the closing %c "+
+			"where the string ends", q.ch, q.ch)
 		return
 	}
 	if len(h.flow) > 0 {
 		m := h.flow[len(h.flow)-1]
-		h.report(m.line, m.col, "this %c is never closed, so the %s runs to the end of the file: add the %c that ends it", m.ch, flowNoun(m.ch), closerOf(m.ch))
+		h.report(m.line, m.col, "this %c is never closed, so the %s runs to the end of the file: add the %c that ends it",
+			m.ch, flowNoun(m.ch), closerOf(m.ch))
 	}
 }
 

@@ -31,7 +31,8 @@ func BenchmarkLoadCube(b *testing.B) {
 			testSchema(b).Do(func(sc *schema.Context) {
 				for i := 0; i < b.N; i++ {
 					l := newLoader(sc, source.New(nil))
-					if c := l.cube(filepath.Join("..", "..", "..", "examples", example), source.Flag("--mlcube")); c == nil || l.diags.HasErrors() {
+					if c := l.cube(filepath.Join("..", "..", "..", "examples", example), source.Flag("--mlcube")); c == nil ||
+						l.diags.HasErrors() {
 						b.Fatalf("loading the cube: %v", l.diags)
 					}
 				}

@@ -19,7 +19,8 @@ import (
 // after the run, whose bindings go to the inputs and outputs they name;
 // a binding that names neither is dropped, as the unpacking drops it,
 // with a warning. docker is what platforms/docker.yaml gives the cube.
-func decodeCompactRoot(sc *schema.Context, files *source.Files, f *ast.File, docker *legacyDocker) (*Cube, diag.Diagnostics) {
+func decodeCompactRoot(sc *schema.Context, files *source.Files, f *ast.File,
+	docker *legacyDocker) (*Cube, diag.Diagnostics) {
 	doc, diags := checkDocument(sc, f, schema.CompactRoot)
 	if !doc.usable {
 		return nil, diags
@@ -39,14 +40,16 @@ func decodeCompactRoot(sc *schema.Context, files *source.Files, f *ast.File, doc
 		forFields(v.LookupPath(pathOf("tasks")), func(run string, b cue.Value) {
 			at := doc.at("tasks", task, "tasks", run)
 			if runs[run] {
-				r.diags = append(r.diags, diag.Errorf(diag.BadTaskList, at, "a second run named %q: MLCube 1.0 unpacks each run into run/%s.yaml and keeps the first", run, run))
+				r.diags = append(r.diags, diag.Errorf(diag.BadTaskList, at,
+					"a second run named %q: MLCube 1.0 unpacks each run into run/%s.yaml and keeps the first", run, run))
 				return
 			}
 			runs[run] = true
 			t := &Task{Name: run, InvokeName: task, Loc: at, File: doc.file}
 			forFields(b, func(name string, p cue.Value) {
 				path, _ := p.String()
-				param := &Param{Name: name, Loc: at.Field(name).At(doc.at("tasks", task, "tasks", run, name).Pos()), Path: r.workspacePath(path, at.Field(name))}
+				param := &Param{Name: name, Loc: at.Field(name).At(doc.at("tasks", task, "tasks", run, name).Pos()),
+					Path: r.workspacePath(path, at.Field(name))}
 				dir, isInput := types["input"][name]
 				if isInput {
 					param.Dir = dir
@@ -58,7 +61,8 @@ func decodeCompactRoot(sc *schema.Context, files *source.Files, f *ast.File, doc
 					t.Outputs = append(t.Outputs, param)
 					return
 				}
-				r.diags = append(r.diags, diag.Warnf(diag.BindingDropped, param.Loc, "task %q has no parameter %q, so MLCube 1.0 drops this binding when it unpacks the run", task, name))
+				r.diags = append(r.diags, diag.Warnf(diag.BindingDropped, param.Loc,
+					"task %q has no parameter %q, so MLCube 1.0 drops this binding when it unpacks the run", task, name))
 			})
 			// The run file MLCube writes has its keys sorted (PyYAML's
 			// safe_dump), and the runner passes them in that order.

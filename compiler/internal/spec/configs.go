@@ -28,7 +28,9 @@ func decodeConfigs(loc diag.Loc, v cue.Value) ([]ConfigEntry, diag.Diagnostics) 
 	forFields(v, func(key string, cv cue.Value) {
 		e := ConfigEntry{Key: key, Loc: loc.Field(key)}
 		if !EnvName.MatchString(key) || len(validation.IsConfigMapKey(key)) > 0 {
-			diags = append(diags, diag.Errorf(diag.BadEnv, e.Loc, "%q is not a valid environment variable name and ConfigMap key (letters, digits, '_', '-' and '.', not starting with a digit)", key))
+			diags = append(diags, diag.Errorf(diag.BadEnv, e.Loc,
+				"%q is not a valid environment variable name and ConfigMap key (letters, digits, '_', '-' and '.', not "+
+					"starting with a digit)", key))
 			return
 		}
 		if more := checkConfigValue(e.Loc, key, cv); more != nil {
@@ -50,7 +52,9 @@ func decodeConfigs(loc diag.Loc, v cue.Value) ([]ConfigEntry, diag.Diagnostics) 
 		out = append(out, e)
 	})
 	if size > maxConfigBytes {
-		diags = append(diags, diag.Errorf(diag.BadConfigs, loc, "%d bytes is more than the %d a ConfigMap may hold; put large data in the workspace and pass its path", size, maxConfigBytes))
+		diags = append(diags, diag.Errorf(diag.BadConfigs, loc,
+			"%d bytes is more than the %d a ConfigMap may hold; put large data in the workspace and pass its path", size,
+			maxConfigBytes))
 	}
 	return out, diags
 }
@@ -86,7 +90,9 @@ func checkConfigValue(loc diag.Loc, key string, v cue.Value) diag.Diagnostics {
 		return diags
 	}
 	if m := AnyRef.FindStringSubmatch(s); m != nil {
-		return diag.Diagnostics{diag.Errorf(diag.BadParamRef, loc, "${%s}: configs become a ConfigMap that exists before the run, so no engine fills in references there; pass the value through a step's env: instead", m[1])}
+		return diag.Diagnostics{diag.Errorf(diag.BadParamRef, loc,
+			"${%s}: configs become a ConfigMap that exists before the run, so no engine fills in references there; pass the "+
+				"value through a step's env: instead", m[1])}
 	}
 	return nil
 }

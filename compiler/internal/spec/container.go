@@ -65,7 +65,9 @@ func decodeContainerConfig(sc *schema.Context, f *ast.File) (*Cube, diag.Diagnos
 	v := doc.data
 	if kind := str(v, "container_type"); kind != "DockerImage" {
 		return nil, append(diags, diag.Errorf(diag.NoImage, doc.at("container_type"),
-			"%s cannot run on Kubernetes: a cluster pulls images from a registry, and cannot load an archive, run a Singularity file or decrypt an image; push the image to a registry and use container_type: DockerImage with image: <registry>/<name>:<tag>", kind))
+			"%s cannot run on Kubernetes: a cluster pulls images from a registry, and cannot load an archive, run a "+
+				"Singularity file or decrypt an image; push the image to a registry and use container_type: DockerImage with "+
+				"image: <registry>/<name>:<tag>", kind))
 	}
 	c := &Cube{Name: containerName(doc.file), File: doc.file, Image: str(v, "image"), Container: true}
 	forFields(v.LookupPath(pathOf("tasks")), func(name string, tv cue.Value) {
@@ -184,10 +186,12 @@ func containerGPUs(s string) (n int, warn, problem string) {
 	case s == "" || s == "0":
 		return 0, "", ""
 	case s == "all":
-		return 1, `all asks for every GPU of a host, which Kubernetes cannot; the step asks for 1 (set the step's resources.gpu for more)`, ""
+		return 1, `all asks for every GPU of a host, which Kubernetes cannot; the step asks for 1 (set the step's ` +
+			`resources.gpu for more)`, ""
 	case strings.HasPrefix(s, "device=") && s != "device=":
 		ids := strings.Split(strings.TrimPrefix(s, "device="), ",")
-		return len(ids), fmt.Sprintf("%s names devices of one host; the step asks for %d GPUs of whatever node runs it", s, len(ids)), ""
+		return len(ids), fmt.Sprintf("%s names devices of one host; the step asks for %d GPUs of whatever node runs it",
+			s, len(ids)), ""
 	}
 	n, err := strconv.Atoi(s)
 	if err != nil || n < 0 {

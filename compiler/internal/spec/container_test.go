@@ -16,7 +16,8 @@ func TestContainerGPUs(t *testing.T) {
 	} {
 		n, warn, problem := containerGPUs(c.in)
 		if n != c.n || (warn != "") != c.warn || (problem != "") != c.problem {
-			t.Errorf("containerGPUs(%q) = %d, %q, %q; want %d, warning %v, problem %v", c.in, n, warn, problem, c.n, c.warn, c.problem)
+			t.Errorf("containerGPUs(%q) = %d, %q, %q; want %d, warning %v, problem %v", c.in, n, warn, problem, c.n,
+				c.warn, c.problem)
 		}
 	}
 }

@@ -107,7 +107,9 @@ func decodeParams(doc *document, task cue.Value, taskName, kind string) ([]*Para
 // generate_mounts_and_args, mlcube/shell.py). An input of unknown type
 // MLCube types by what is on the host, which only the run can tell.
 func untypedOutput(p *Param) diag.Diagnostic {
-	return diag.Errorf(diag.OutputTypeUnknown, p.Loc, "output %q has no type, and its path %q does not end in /: MLCube cannot tell a file from a folder, and stops mlcube run before the container starts (\"Type cannot be unknown for output parameters\")", p.Name, p.Path).
+	return diag.Errorf(diag.OutputTypeUnknown, p.Loc,
+		"output %q has no type, and its path %q does not end in /: MLCube cannot tell a file from a folder, and stops "+
+			"mlcube run before the container starts (\"Type cannot be unknown for output parameters\")", p.Name, p.Path).
 		WithFix("give it type: file or type: directory, or end a folder's path in /")
 }
 
@@ -125,7 +127,8 @@ func checkParamNames(t *Task, params diag.Loc) diag.Diagnostics {
 		at := params.Field(p.Name).At(p.Loc.Pos())
 		switch {
 		case !cubeParamName.MatchString(p.Name):
-			diags = append(diags, diag.Errorf(diag.BadParam, at, "a parameter name is letters, digits, '_', '.' and '-', starting with a letter or digit"))
+			diags = append(diags, diag.Errorf(diag.BadParam, at,
+				"a parameter name is letters, digits, '_', '.' and '-', starting with a letter or digit"))
 		case seen[p.Name]:
 			diags = append(diags, diag.Errorf(diag.BadParam, at, "%q is both an input and an output of task %q", p.Name, t.Name))
 		}
@@ -186,7 +189,9 @@ func blankRunnerValues(doc *document, v cue.Value) diag.Diagnostics {
 	var diags diag.Diagnostics
 	for _, key := range []string{"image", "docker", "build_strategy"} {
 		if s := str(v, "docker", key); s != "" && strings.TrimSpace(s) == "" {
-			diags = append(diags, diag.Errorf(diag.RunnerValueRefused, doc.at("docker", key), "is blank: MLCube's docker runner wants a string here that is not blank, and stops mlcube run before the container starts (check_values in docker_run.py)").
+			diags = append(diags, diag.Errorf(diag.RunnerValueRefused, doc.at("docker", key),
+				"is blank: MLCube's docker runner wants a string here that is not blank, and stops mlcube run before the "+
+					"container starts (check_values in docker_run.py)").
 				WithFix("write the value"))
 		}
 	}

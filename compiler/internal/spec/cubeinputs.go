@@ -39,8 +39,10 @@ func keepCubeInputs(p *Pipeline, cubes int) diag.Diagnostics {
 		moved := path.Join(st.CubeKey, r.rel)
 		if w := touchingOne(moved, written); w != "" {
 			diags = append(diags, diag.Errorf(diag.CubeFileClash, st.Loc.Field("inputs").Field(prm.Name),
-				"input %s is cube %s's own file (%s by default, which other cubes of the pipeline read too and no step writes), kept under the cube's name at %s, where a step writes %s; give it a place with inputs: (%s: %s)",
-				prm.Name, st.CubeKey, prm.Path, keepSlash(moved, prm), w, prm.Name, keepSlash(path.Join(st.CubeKey+"-files", r.rel), prm)))
+				"input %s is cube %s's own file (%s by default, which other cubes of the pipeline read too and no step writes), "+
+					"kept under the cube's name at %s, where a step writes %s; give it a place with inputs: (%s: %s)",
+				prm.Name, st.CubeKey, prm.Path, keepSlash(moved, prm), w, prm.Name,
+				keepSlash(path.Join(st.CubeKey+"-files", r.rel), prm)))
 			continue
 		}
 		if st.CubeInputs == nil {

@@ -13,7 +13,8 @@ import (
 
 // credentialOutputKeys are what seed 004 puts in its output section: keys
 // that belong in a Secret.
-var credentialOutputKeys = map[string]bool{"key": true, "secret_key": true, "access_key": true, "accessKey": true, "secretKey": true, "token": true, "aws_access_key_id": true, "aws_secret_access_key": true}
+var credentialOutputKeys = map[string]bool{"key": true, "secret_key": true, "access_key": true, "accessKey": true,
+	"secretKey": true, "token": true, "aws_access_key_id": true, "aws_secret_access_key": true}
 
 // decodeMPI reads the mpi: section of the step sv written at step, if it
 // has one.
@@ -44,7 +45,8 @@ func (l *loader) decodeTorch(step diag.Loc, sv cue.Value, mpi *MPI) *Torch {
 		return nil
 	}
 	if mpi != nil {
-		l.errorf(diag.BadShape, step.Field("torch"), "a step runs as one kind of job: torch: (torchrun, a TrainJob) or mpi: (mpirun, an MPIJob); keep one")
+		l.errorf(diag.BadShape, step.Field("torch"),
+			"a step runs as one kind of job: torch: (torchrun, a TrainJob) or mpi: (mpirun, an MPIJob); keep one")
 		return nil
 	}
 	return t
@@ -80,7 +82,8 @@ func (l *loader) decodeDask(step diag.Loc, sv cue.Value) *Dask {
 		_ = wv.LookupPath(pathOf("minimum")).Decode(&a.Minimum)
 		_ = wv.LookupPath(pathOf("maximum")).Decode(&a.Maximum)
 		if a.Minimum > a.Maximum {
-			l.errorf(diag.BadDask, at.Field("workers").Field("minimum"), "minimum %d is more than maximum %d", a.Minimum, a.Maximum)
+			l.errorf(diag.BadDask, at.Field("workers").Field("minimum"), "minimum %d is more than maximum %d",
+				a.Minimum, a.Maximum)
 		}
 		d.Autoscale = a
 		d.Workers = max(a.Minimum, 1)
@@ -99,17 +102,21 @@ func (l *loader) decodeDaskOutput(at diag.Loc, ov cue.Value, d *Dask) {
 		switch {
 		case k == "path" || k == "bucket" || k == "secret":
 		case credentialOutputKeys[k] || credentialKey(k):
-			l.errorf(diag.Credential, at.Field(k), "credentials do not belong in a spec, where everyone who reads it or the manifest can use them; put them in a Kubernetes Secret with the keys AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, and name it with output.secret")
+			l.errorf(diag.Credential, at.Field(k),
+				"credentials do not belong in a spec, where everyone who reads it or the manifest can use them; put them in a "+
+					"Kubernetes Secret with the keys AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, and name it with output.secret")
 		default:
 			l.errorf(diag.UnknownField, at.Field(k), "unknown key; output takes path, bucket and secret")
 		}
 	}
 	d.Output.Path, d.Output.Bucket, d.Output.Secret = str(ov, "path"), str(ov, "bucket"), str(ov, "secret")
 	if d.Output.Secret != "" && d.Output.Bucket == "" {
-		l.errorf(diag.BadDask, at.Field("secret"), "a secret is for object storage; give bucket too, or drop secret to write to the workspace")
+		l.errorf(diag.BadDask, at.Field("secret"),
+			"a secret is for object storage; give bucket too, or drop secret to write to the workspace")
 	}
 	if strings.Contains(d.Output.Bucket, "/") || strings.Contains(d.Output.Bucket, ":") {
-		l.errorf(diag.BadDask, at.Field("bucket"), "%q: give the bucket's name alone, such as my-results; the path goes in path", d.Output.Bucket)
+		l.errorf(diag.BadDask, at.Field("bucket"),
+			"%q: give the bucket's name alone, such as my-results; the path goes in path", d.Output.Bucket)
 	}
 }
 

@@ -87,7 +87,9 @@ func MapDockerArgs(a DockerArgs, gpus int) (DockerEffects, diag.Diagnostics) {
 			}
 		}
 		if isGPUFlag(flag, value) && gpus == 0 {
-			diags = append(diags, diag.Warnf(diag.DockerGPUsUnasked, a.Loc, "docker flag %q asks for GPUs, but the step asks for none (platform.accelerator_count or the step's resources.gpu), so it is not applied", whole))
+			diags = append(diags, diag.Warnf(diag.DockerGPUsUnasked, a.Loc,
+				"docker flag %q asks for GPUs, but the step asks for none (platform.accelerator_count or the step's "+
+					"resources.gpu), so it is not applied", whole))
 			continue
 		}
 		known, problem := mapDockerFlag(&fx, flag, value, a)
@@ -95,7 +97,8 @@ func MapDockerArgs(a DockerArgs, gpus int) (DockerEffects, diag.Diagnostics) {
 		case problem != "":
 			diags = append(diags, diag.Errorf(diag.BadDockerFlags, a.Loc, "%s", problem))
 		case !known:
-			diags = append(diags, diag.Warnf(diag.DockerFlagNotApplied, a.Loc, "docker flag %q %s", whole, notApplied(flag, value)))
+			diags = append(diags, diag.Warnf(diag.DockerFlagNotApplied, a.Loc, "docker flag %q %s", whole,
+				notApplied(flag, value)))
 		}
 	}
 	if fx.ShmHost {
@@ -107,17 +110,19 @@ func MapDockerArgs(a DockerArgs, gpus int) (DockerEffects, diag.Diagnostics) {
 // podCannot says, for the docker flags that ask for what a pod of
 // mlcube-compile's cannot have, what the container gets instead.
 var podCannot = map[string]string{
-	"--privileged":   "is not applied: the container runs unprivileged, with the runtime's default capabilities and devices",
-	"--cap-add":      "is not applied: the container gets the runtime's default capabilities",
-	"--security-opt": "is not applied: the container gets the runtime's default seccomp and AppArmor profiles (the pod's securityContext, which mlcube-compile does not set from docker flags)",
-	"--ulimit":       "is not applied: a pod cannot set ulimits, so the container gets the node's container runtime's limits",
-	"--device":       "is not applied: a pod cannot map a host's devices (ask for GPUs with --gpus or the step's resources.gpu)",
-	"--uts":          "is not applied: the pod has a hostname of its own",
-	"--pid":          "is not applied: the pod has a process namespace of its own",
-	"--userns":       "is not applied: the pod gets the node's user namespace setting",
-	"-v":             "is not applied: a pod mounts no host path; steps share data through the workspace",
-	"--volume":       "is not applied: a pod mounts no host path; steps share data through the workspace",
-	"--mount":        "is not applied: a pod mounts no host path; steps share data through the workspace",
+	"--privileged": "is not applied: the container runs unprivileged, with the runtime's default " +
+		"capabilities and devices",
+	"--cap-add": "is not applied: the container gets the runtime's default capabilities",
+	"--security-opt": "is not applied: the container gets the runtime's default seccomp and AppArmor profiles (the " +
+		"pod's securityContext, which mlcube-compile does not set from docker flags)",
+	"--ulimit": "is not applied: a pod cannot set ulimits, so the container gets the node's container runtime's limits",
+	"--device": "is not applied: a pod cannot map a host's devices (ask for GPUs with --gpus or the step's resources.gpu)",
+	"--uts":    "is not applied: the pod has a hostname of its own",
+	"--pid":    "is not applied: the pod has a process namespace of its own",
+	"--userns": "is not applied: the pod gets the node's user namespace setting",
+	"-v":       "is not applied: a pod mounts no host path; steps share data through the workspace",
+	"--volume": "is not applied: a pod mounts no host path; steps share data through the workspace",
+	"--mount":  "is not applied: a pod mounts no host path; steps share data through the workspace",
 }
 
 // notApplied says why a flag without a Kubernetes meaning here is not
@@ -126,7 +131,8 @@ var podCannot = map[string]string{
 func notApplied(flag, value string) string {
 	switch {
 	case (flag == "--net" || flag == "--network") && value == "host":
-		return "is not applied: the pod has a network of its own, not the host's (hostNetwork), and reaches other pods and Services by name"
+		return "is not applied: the pod has a network of its own, not the host's (hostNetwork), and reaches other pods and " +
+			"Services by name"
 	case flag == "--ipc" && value != "host":
 		return "is not applied: the pod has an IPC namespace of its own"
 	case podCannot[flag] != "":
@@ -212,7 +218,8 @@ func bindsShm(value string) bool {
 		k, v, _ := strings.Cut(f, "=")
 		m[strings.ToLower(k)] = v
 	}
-	return m["type"] == "bind" && cmp.Or(m["source"], m["src"]) == "/dev/shm" && cmp.Or(m["target"], m["destination"], m["dst"]) == "/dev/shm"
+	return m["type"] == "bind" && cmp.Or(m["source"], m["src"]) == "/dev/shm" &&
+		cmp.Or(m["target"], m["destination"], m["dst"]) == "/dev/shm"
 }
 
 // dockerSize reads a size as docker reads --shm-size and --memory

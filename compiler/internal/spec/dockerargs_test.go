@@ -9,7 +9,8 @@ import (
 
 func TestDockerArgs(t *testing.T) {
 	at := source.Flag("docker").Field("gpu_args")
-	fx, diags := MapDockerArgs(DockerArgs{Text: `--gpus=2 --shm-size 1G --ipc=host -v /data:/data -e "A=b c" --cpus=4 --memory=8g`, Loc: at}, 2)
+	fx, diags := MapDockerArgs(DockerArgs{Text: `--gpus=2 --shm-size 1G --ipc=host -v /data:/data -e "A=b c" --cpus=4 ` +
+		`--memory=8g`, Loc: at}, 2)
 	// --ipc=host gives the host's /dev/shm, whatever --shm-size says.
 	if fx.GPUs == nil || *fx.GPUs != 2 || fx.ShmSize != "" || !fx.ShmHost || fx.CPU != "4" || fx.Memory != "8Gi" {
 		t.Fatalf("effects %+v", fx)
@@ -18,11 +19,13 @@ func TestDockerArgs(t *testing.T) {
 		t.Fatalf("env %+v", fx.Env)
 	}
 	warnings := diags.Warnings()
-	if len(warnings) != 1 || !strings.Contains(warnings[0].Message, `"-v=/data:/data" is not applied: a pod mounts no host path`) {
+	if len(warnings) != 1 || !strings.Contains(warnings[0].Message,
+		`"-v=/data:/data" is not applied: a pod mounts no host path`) {
 		t.Fatalf("warnings %v", warnings)
 	}
 	fx, diags = MapDockerArgs(DockerArgs{Text: `--shm-size 1G -v /dev/shm:/dev/shm:rw --ipc=private`, Loc: at}, 0)
-	if fx.ShmSize != "" || !fx.ShmHost || len(diags) != 1 || !strings.Contains(diags[0].Message, "IPC namespace of its own") {
+	if fx.ShmSize != "" || !fx.ShmHost || len(diags) != 1 ||
+		!strings.Contains(diags[0].Message, "IPC namespace of its own") {
 		t.Fatalf("effects %+v, diagnostics %v", fx, diags)
 	}
 	fx, _ = MapDockerArgs(DockerArgs{Text: `--shm-size 1G`, Loc: at}, 0)

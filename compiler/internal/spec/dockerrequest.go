@@ -50,7 +50,8 @@ func dockerGPUs(value string) (*int, int, error) {
 		// The daemon refuses what the parser takes (daemon/nvidia_linux.go,
 		// errConflictCountDeviceIDs): unquoted, device=0,1 is device=0 and a
 		// count of 1.
-		return nil, 0, fmt.Errorf("cannot set both Count and DeviceIDs on device request (docker's daemon refuses it; unquoted, device=0,1 is device 0 and a count of 1: quote it, '\"device=0,1\"')")
+		return nil, 0, fmt.Errorf("cannot set both Count and DeviceIDs on device request (docker's daemon refuses it; " +
+			"unquoted, device=0,1 is device 0 and a count of 1: quote it, '\"device=0,1\"')")
 	case count == -1 || devices > 0:
 		return nil, devices, nil
 	}

@@ -190,11 +190,13 @@ func (d *document) schemaIssues(sc *schema.Context, err error) ([]*schemaIssue, 
 // each but for the conflicts.
 func (d *document) issueDiagnostics(en *schemaIssue) diag.Diagnostics {
 	if len(en.msgs) > 1 && len(en.allowed) == len(en.msgs) {
-		return diag.Diagnostics{diag.Errorf(diag.WrongValue, en.at, "got %s, want %s", shown(d.data.LookupPath(en.path)), strings.Join(en.allowed, " or "))}
+		return diag.Diagnostics{diag.Errorf(diag.WrongValue, en.at, "got %s, want %s", shown(d.data.LookupPath(en.path)),
+			strings.Join(en.allowed, " or "))}
 	}
 	var out diag.Diagnostics
 	for _, m := range en.msgs {
-		if len(en.allowed) > 0 && len(en.allowed) < len(en.msgs) && slices.ContainsFunc(en.allowed, func(a string) bool { return strings.HasSuffix(m, ", want "+a) }) {
+		if len(en.allowed) > 0 && len(en.allowed) < len(en.msgs) &&
+			slices.ContainsFunc(en.allowed, func(a string) bool { return strings.HasSuffix(m, ", want "+a) }) {
 			// A branch of a disjunction of another kind (a pattern for
 			// a number, a number for a string): the branch of the
 			// value's own kind says what is wrong, once.

@@ -24,7 +24,8 @@ func (d *document) unknownFieldHint(sc *schema.Context, path cue.Path) (hint, me
 	name := selectorName(sels[len(sels)-1])
 	fields := schemaFields(sc, d.kind, sels[:len(sels)-1])
 	if slices.Contains(fields, "accessKeySecret") && credentialKey(name) {
-		return "credentials are never written in a spec: put the key in a Secret of the run's namespace and name it, as accessKeySecret: {name: SECRET, key: KEY} and secretKeySecret", ""
+		return "credentials are never written in a spec: put the key in a Secret of the run's namespace and name it, as " +
+			"accessKeySecret: {name: SECRET, key: KEY} and secretKeySecret", ""
 	}
 	meant = diag.Nearest(name, fields)
 	if meant == "" {

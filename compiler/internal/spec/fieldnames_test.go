@@ -20,16 +20,27 @@ func TestUnknownFieldSuggestions(t *testing.T) {
 		cube, want string
 	}{
 		// MLCube's docker runner refuses a key it does not know.
-		{"name: n\ndocker: {imgae: x}" + tail, `cube/mlcube.yaml:2:10: docker.imgae: unknown key: MLCube's docker runner (docker_run.py) refuses a key it does not know, and stops mlcube run before the container starts ("Unknown keys: ['imgae']"); did you mean "image"? [MLC161]`},
+		{"name: n\ndocker: {imgae: x}" + tail,
+			`cube/mlcube.yaml:2:10: docker.imgae: unknown key: MLCube's docker runner (docker_run.py) refuses a key it does ` +
+				`not know, and stops mlcube run before the container starts ("Unknown keys: ['imgae']"); did you mean ` +
+				`"image"? [MLC161]`},
 		{"name: n\nplatfrom: {}" + tail, `cube/mlcube.yaml:2:1: platfrom: unknown field; did you mean "platform"? [MLC158]`},
-		{"name: n\nauthors: [{nmae: x}]" + tail, `cube/mlcube.yaml:2:12: authors[0].nmae: unknown field; did you mean "name"? [MLC158]`},
-		{"name: n\ntasks: {t: {entrypont: x}}\n", `cube/mlcube.yaml:2:13: tasks.t.entrypont: unknown field; did you mean "entrypoint"? [MLC158]`},
-		{"name: n\ntasks: {t: {parameters: {inputs: {a: {tpye: file}}}}}\n", `cube/mlcube.yaml:2:39: tasks.t.parameters.inputs.a.tpye: unknown field; did you mean "type"? [MLC158]`},
+		{"name: n\nauthors: [{nmae: x}]" + tail,
+			`cube/mlcube.yaml:2:12: authors[0].nmae: unknown field; did you mean "name"? [MLC158]`},
+		{"name: n\ntasks: {t: {entrypont: x}}\n",
+			`cube/mlcube.yaml:2:13: tasks.t.entrypont: unknown field; did you mean "entrypoint"? [MLC158]`},
+		{"name: n\ntasks: {t: {parameters: {inputs: {a: {tpye: file}}}}}\n",
+			`cube/mlcube.yaml:2:39: tasks.t.parameters.inputs.a.tpye: unknown field; did you mean "type"? [MLC158]`},
 		// A key that is no near miss is one MLCube ignores: a warning.
-		{"name: n\nplatform: {registry: x}" + tail, `cube/mlcube.yaml:2:12: warning: platform.registry: ` + ignoredKey + " [MLC101]"},
+		{"name: n\nplatform: {registry: x}" + tail,
+			`cube/mlcube.yaml:2:12: warning: platform.registry: ` + ignoredKey + " [MLC101]"},
 		// A key that reads as a number is an index to CUE.
 		{"name: n\nplatform: {7: x}" + tail, `cube/mlcube.yaml:2:12: warning: platform.7: ` + ignoredKey + " [MLC101]"},
-		{"name: n\nsingularity: {7: x}" + tail, `cube/mlcube.yaml:2:15: singularity.7: unknown key: MLCube's singularity runner (singularity_run.py) refuses a key it does not know, and stops mlcube run --platform=singularity before the container starts ("Unknown keys: ['7']"); its keys: runner, image, image_dir, singularity, build_args, run_args, build_file, --network, --security, --nv, --vm-ram, --vm-cpu, --mount_opts [MLC161]`},
+		{"name: n\nsingularity: {7: x}" + tail,
+			`cube/mlcube.yaml:2:15: singularity.7: unknown key: MLCube's singularity runner (singularity_run.py) refuses a ` +
+				`key it does not know, and stops mlcube run --platform=singularity before the container starts ("Unknown keys: ` +
+				`['7']"); its keys: runner, image, image_dir, singularity, build_args, run_args, build_file, --network, ` +
+				`--security, --nv, --vm-ram, --vm-cpu, --mount_opts [MLC161]`},
 	} {
 		_, diags := loadCubeText(t, tc.cube)
 		var got []string

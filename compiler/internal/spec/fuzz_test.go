@@ -67,7 +67,8 @@ func fuzzSpec(t *testing.T, sc *schema.Context, src []byte) {
 // its position, and fills the param it names and no other.
 func FuzzValues(f *testing.F) {
 	spectest.AddSeeds(f, "../../..", "values.yaml")
-	for _, seed := range []string{"epochs: 10\n", "size: large\nepochs: '3'\n", "epochs: {a: 1}\n", "nope: 1\n", "epochs: [1]\n", "epochs: null\n", "epochs: true\n", "\"ep ochs\": 1\n"} {
+	for _, seed := range []string{"epochs: 10\n", "size: large\nepochs: '3'\n", "epochs: {a: 1}\n", "nope: 1\n",
+		"epochs: [1]\n", "epochs: null\n", "epochs: true\n", "\"ep ochs\": 1\n"} {
 		f.Add([]byte(seed))
 	}
 	s := testSchema(f)
@@ -94,7 +95,8 @@ func fuzzValues(t *testing.T, sc *schema.Context, src []byte) {
 		spectest.CheckDiagnostics(t, diags, "-f")
 		return
 	}
-	p := &Pipeline{File: "pipeline.yaml", Params: []*PipelineParam{{Name: "epochs"}, {Name: "size", Enum: []string{"small", "large"}}}}
+	p := &Pipeline{File: "pipeline.yaml",
+		Params: []*PipelineParam{{Name: "epochs"}, {Name: "size", Enum: []string{"small", "large"}}}}
 	diags = append(diags, ApplyValues(p, values, false)...)
 	spectest.CheckDiagnostics(t, diags, "-f")
 	for _, v := range values {

@@ -54,7 +54,9 @@ func gpuFlagOf(v cue.Value, at diag.Loc) (*GPUFlag, diag.Diagnostics) {
 		g.Why = fmt.Sprintf("docker.--gpus %s names %d of one host's devices, and a pod cannot choose devices", s, g.Count)
 		return g, nil
 	}
-	return nil, diag.Diagnostics{diag.Errorf(diag.RunnerValueRefused, at, "--gpus %q: MLCube takes all, a count or device=IDS, and stops mlcube run on anything else (DeviceSpecs.from_string, mlcube/parser.py)", s).
+	return nil, diag.Diagnostics{diag.Errorf(diag.RunnerValueRefused, at,
+		"--gpus %q: MLCube takes all, a count or device=IDS, and stops mlcube run on anything else "+
+			"(DeviceSpecs.from_string, mlcube/parser.py)", s).
 		WithFix("write all, a number such as 2, or device=0,1")}
 }
 
@@ -98,7 +100,8 @@ func runArgsGPUs(a DockerArgs) *GPUFlag {
 		switch {
 		case devices > 0:
 			g.Count = devices
-			g.Why = fmt.Sprintf("--gpus=%s in run_args names %d of one host's devices, and a pod cannot choose devices", value, devices)
+			g.Why = fmt.Sprintf("--gpus=%s in run_args names %d of one host's devices, and a pod cannot "+
+				"choose devices", value, devices)
 		case n == nil:
 			g.Count = 1
 			g.Why = fmt.Sprintf("--gpus=%s in run_args asks docker for every GPU of a host, and a pod asks for a number", value)

@@ -37,7 +37,8 @@ func TestRunArgsGPUs(t *testing.T) {
 func TestGPUFlagOf(t *testing.T) {
 	ctx := cuecontext.New()
 	at := source.Flag("docker").Field("--gpus")
-	for src, want := range map[string]int{`"all"`: 1, `2`: 2, `"3"`: 3, `"0"`: 0, `-1`: 0, `""`: 0, `"device=0,5"`: 2, `"device=GPU-1f22a253"`: 1} {
+	for src, want := range map[string]int{`"all"`: 1, `2`: 2, `"3"`: 3, `"0"`: 0, `-1`: 0, `""`: 0, `"device=0,5"`: 2,
+		`"device=GPU-1f22a253"`: 1} {
 		g, diags := gpuFlagOf(ctx.CompileString(src), at)
 		if len(diags) != 0 || g == nil || g.Count != want {
 			t.Errorf("%s: %+v %v, want %d", src, g, diags, want)

@@ -34,7 +34,8 @@ const (
 // cube's tasks: the run files it lists (the mlcube_k8s runner), or, when
 // it lists task files, every run file under run/ (the docker runner).
 // docker is what the legacy docker platform file gives the cube.
-func decodeLegacyRoot(sc *schema.Context, files *source.Files, f *ast.File, docker *legacyDocker, invoke *ast.File) (*Cube, diag.Diagnostics) {
+func decodeLegacyRoot(sc *schema.Context, files *source.Files, f *ast.File, docker *legacyDocker,
+	invoke *ast.File) (*Cube, diag.Diagnostics) {
 	doc, diags := checkDocument(sc, f, schema.LegacyRoot)
 	if !doc.usable {
 		return nil, diags
@@ -161,7 +162,9 @@ func (r *legacyReader) workspacePath(s string, at diag.Loc) string {
 	case strings.HasPrefix(s, ws+"/"):
 		return strings.TrimLeft(strings.TrimPrefix(s, ws), "/")
 	case !strings.HasPrefix(s, "/"):
-		r.diags = append(r.diags, diag.Warnf(diag.PathOutsideWorkspace, at, "path %q does not start with $WORKSPACE: MLCube 1.0 takes it relative to the folder mlcube runs in; here it is relative to the workspace", s))
+		r.diags = append(r.diags, diag.Warnf(diag.PathOutsideWorkspace, at,
+			"path %q does not start with $WORKSPACE: MLCube 1.0 takes it relative to the folder mlcube runs in; here it is "+
+				"relative to the workspace", s))
 	}
 	return s
 }
@@ -177,8 +180,10 @@ func (r *legacyReader) unknownBinding(doc *document, kind, name string, types ma
 			}
 		}
 	})
-	r.diags = append(r.diags, diag.Errorf(diag.UnknownName, doc.at(kind, name), "task %q declares no %s %q in %s (its %ss: %s)",
-		str(doc.data, "task_name"), what, name, r.taskFile(str(doc.data, "task_name")), what, listOrNone(known)).WithSuggestion(name, known))
+	r.diags = append(r.diags, diag.Errorf(diag.UnknownName, doc.at(kind, name),
+		"task %q declares no %s %q in %s (its %ss: %s)",
+		str(doc.data, "task_name"), what, name, r.taskFile(str(doc.data, "task_name")), what,
+		listOrNone(known)).WithSuggestion(name, known))
 }
 
 func listOrNone(names []string) string {
@@ -195,7 +200,9 @@ func (r *legacyReader) sameInAndOut(t *Task) diag.Diagnostics {
 	for _, in := range t.Inputs {
 		for _, out := range t.Outputs {
 			if in.Name == out.Name && (in.Path != out.Path || in.Claim != out.Claim) {
-				diags = append(diags, diag.Errorf(diag.BadParam, out.Loc, "%q is bound as an input to %q and as an output to %q; MLCube passes both and the program reads the last: bind one path", in.Name, in.Path, out.Path))
+				diags = append(diags, diag.Errorf(diag.BadParam, out.Loc,
+					"%q is bound as an input to %q and as an output to %q; MLCube passes both and the program reads the "+
+						"last: bind one path", in.Name, in.Path, out.Path))
 			}
 		}
 	}
@@ -212,7 +219,8 @@ func (r *legacyReader) taskFile(name string) string {
 func (r *legacyReader) taskTypes(t *Task) map[string]map[string]bool {
 	file := r.taskFile(t.Name)
 	if _, err := r.files.Stat(file); err != nil {
-		r.diags = append(r.diags, diag.Errorf(diag.MissingFile, t.Loc, "no task file %s: MLCube 1.0 reads the parameters of task %q from it", file, t.Name))
+		r.diags = append(r.diags, diag.Errorf(diag.MissingFile, t.Loc,
+			"no task file %s: MLCube 1.0 reads the parameters of task %q from it", file, t.Name))
 		return nil
 	}
 	f := r.read(file, t.Loc)
@@ -267,13 +275,18 @@ func decodeLegacyPlatform(sc *schema.Context, f *ast.File) (*legacyDocker, diag.
 		return nil, diags
 	}
 	if name := str(doc.data, "platform", "name"); name == "singularity" {
-		return nil, append(diags, diag.Errorf(diag.NoImage, doc.at("platform", "name"), "a singularity platform file names an image file, which Kubernetes cannot run; MLCube's docker platform file (%s) names the container image", legacyPlatformFile))
+		return nil, append(diags, diag.Errorf(diag.NoImage, doc.at("platform", "name"),
+			"a singularity platform file names an image file, which Kubernetes cannot run; MLCube's docker platform file (%s) "+
+				"names the container image", legacyPlatformFile))
 	}
 	// MLCube 1.0's docker runner exits when container.runtime is set
 	// (DockerRun.run in runners/mlcube_docker/mlcube_docker/docker_run.py,
 	// before Configuration 2.0): any value but an empty one.
-	if rt := doc.data.LookupPath(pathOf("container", "runtime")); rt.Exists() && strings.TrimSpace(scalarString(rt)) != "" && rt.IncompleteKind() != cue.NullKind {
-		diags = append(diags, diag.Errorf(diag.LegacyRuntime, doc.at("container", "runtime"), "MLCube 1.0's docker runner stops before the container starts when runtime is set (\"The 'runtime' parameter is deprecated. Please, use: 'run_args: --runtime=%s'\")", scalarString(rt)).
+	if rt := doc.data.LookupPath(pathOf("container", "runtime")); rt.Exists() &&
+		strings.TrimSpace(scalarString(rt)) != "" && rt.IncompleteKind() != cue.NullKind {
+		diags = append(diags, diag.Errorf(diag.LegacyRuntime, doc.at("container", "runtime"),
+			"MLCube 1.0's docker runner stops before the container starts when runtime is set (\"The 'runtime' parameter is "+
+				"deprecated. Please, use: 'run_args: --runtime=%s'\")", scalarString(rt)).
 			WithFix(fmt.Sprintf("write it as a docker flag, run_args: --runtime=%s (for GPUs, --gpus=N)", scalarString(rt))))
 	}
 	return &legacyDocker{

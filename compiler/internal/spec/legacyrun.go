@@ -29,7 +29,9 @@ func (r *legacyReader) runFiles(root *document) []*Task {
 		return err
 	})
 	if err != nil {
-		r.diags = append(r.diags, diag.Errorf(diag.FileUnreadable, root.at("tasks"), "cannot read the run files in %s: %v; MLCube 1.0 runs a task of this cube through a run file (schema_type: mlcube_invoke) there", dir, err))
+		r.diags = append(r.diags, diag.Errorf(diag.FileUnreadable, root.at("tasks"),
+			"cannot read the run files in %s: %v; MLCube 1.0 runs a task of this cube through a run file (schema_type: "+
+				"mlcube_invoke) there", dir, err))
 		return nil
 	}
 	slices.Sort(paths)
@@ -40,7 +42,9 @@ func (r *legacyReader) runFiles(root *document) []*Task {
 			continue
 		}
 		if source.TopLevelString(f, "schema_type") != "mlcube_invoke" {
-			r.diags = append(r.diags, diag.Errorf(diag.WrongFile, diag.At(diag.Pos{File: p, Line: 1, Col: 1}).Field("schema_type"), "not a run file (schema_type: mlcube_invoke), but MLCube 1.0 reads every .yaml file under %s as one", dir))
+			r.diags = append(r.diags,
+				diag.Errorf(diag.WrongFile, diag.At(diag.Pos{File: p, Line: 1, Col: 1}).Field("schema_type"),
+					"not a run file (schema_type: mlcube_invoke), but MLCube 1.0 reads every .yaml file under %s as one", dir))
 			continue
 		}
 		if t := r.invoke(f); t != nil {
@@ -48,7 +52,9 @@ func (r *legacyReader) runFiles(root *document) []*Task {
 		}
 	}
 	if len(tasks) == 0 && !r.diags.HasErrors() {
-		r.diags = append(r.diags, diag.Errorf(diag.MissingFile, root.at("tasks"), "no run file under %s: MLCube 1.0 runs a task of this cube through a run file (schema_type: mlcube_invoke, task_name, input_binding, output_binding)", dir))
+		r.diags = append(r.diags, diag.Errorf(diag.MissingFile, root.at("tasks"),
+			"no run file under %s: MLCube 1.0 runs a task of this cube through a run file (schema_type: mlcube_invoke, "+
+				"task_name, input_binding, output_binding)", dir))
 	}
 	r.nameRuns(tasks, dir)
 	return r.flowOrder(tasks)

@@ -29,12 +29,15 @@ func SetPaths(p *Pipeline, paths []Setting) (diag.Diagnostics, []ParamValue) {
 	var diags diag.Diagnostics
 	for _, s := range paths {
 		if strings.TrimSpace(s.Value) == "" {
-			diags = append(diags, diag.Errorf(diag.BadPathArg, top.Field(s.Name), "%s= gives no path; want NAME=PATH, such as %s=data/", s.Name, s.Name))
+			diags = append(diags, diag.Errorf(diag.BadPathArg, top.Field(s.Name),
+				"%s= gives no path; want NAME=PATH, such as %s=data/", s.Name, s.Name))
 			continue
 		}
 		if !setPath(p.Steps, s) {
 			names := paramNames(p.Steps)
-			diags = append(diags, diag.Errorf(diag.UnknownName, top.Field(s.Name), "%q is no parameter of the tasks run (parameters: %s)", s.Name, strings.Join(names, ", ")).WithFix(diag.DidYouMean(s.Name, names)))
+			diags = append(diags, diag.Errorf(diag.UnknownName, top.Field(s.Name),
+				"%q is no parameter of the tasks run (parameters: %s)", s.Name,
+				strings.Join(names, ", ")).WithFix(diag.DidYouMean(s.Name, names)))
 		}
 	}
 	return diags, nil
@@ -59,11 +62,14 @@ func pathsWithPipeline(p *Pipeline, paths []Setting, top diag.Loc) (diag.Diagnos
 	var meant []ParamValue
 	for _, s := range paths {
 		if pp, ok := byName[s.Name]; ok {
-			diags = append(diags, diag.Errorf(diag.BadPathArg, pp.Loc, "%s=%s on the command line: %s is a param of the pipeline, given its value with --set %s=%s (NAME=PATH sets a cube parameter's path, with no pipeline file)", s.Name, s.Value, s.Name, s.Name, s.Value))
+			diags = append(diags, diag.Errorf(diag.BadPathArg, pp.Loc,
+				"%s=%s on the command line: %s is a param of the pipeline, given its value with --set %s=%s (NAME=PATH sets a "+
+					"cube parameter's path, with no pipeline file)", s.Name, s.Value, s.Name, s.Name, s.Value))
 			meant = append(meant, ParamValue{Name: s.Name, Value: s.Value, Loc: pp.Loc})
 			continue
 		}
-		msg := s.Name + "=" + s.Value + " sets a cube parameter's path when no pipeline file is given; a pipeline file gives its steps' paths in inputs: and outputs:"
+		msg := s.Name + "=" + s.Value + " sets a cube parameter's path when no pipeline file is given; a pipeline file " +
+			"gives its steps' paths in inputs: and outputs:"
 		if len(names) > 0 {
 			msg += ", and a value to one of its params (" + strings.Join(names, ", ") + ") with --set NAME=VALUE"
 		}

@@ -77,7 +77,8 @@ func (l *loader) decodePipeline(f *ast.File, defaultCube func() *Cube) *Pipeline
 // pipelineCubes loads the cubes: of a pipeline file, by name, and the
 // names in file order; the --mlcube cube, named "", when there are none
 // and a step needs one.
-func (l *loader) pipelineCubes(doc *document, steps []stepValue, defaultCube func() *Cube) (map[string]*Cube, []string) {
+func (l *loader) pipelineCubes(doc *document, steps []stepValue,
+	defaultCube func() *Cube) (map[string]*Cube, []string) {
 	cubes := map[string]*Cube{}
 	var cubeNames []string
 	forFields(doc.data.LookupPath(pathOf("cubes")), func(name string, cv cue.Value) {
@@ -137,7 +138,8 @@ func checkStepCount(f *ast.File) diag.Diagnostics {
 			return
 		}
 		at := diag.At(source.PosOf(field.Pos())).Field("steps")
-		diags = append(diags, diag.Errorf(diag.BadShape, at, "%d steps is more than the %d one pipeline may have (%s)", len(steps.Elts), maxSteps, ir.SplitHint))
+		diags = append(diags, diag.Errorf(diag.BadShape, at, "%d steps is more than the %d one pipeline may have (%s)",
+			len(steps.Elts), maxSteps, ir.SplitHint))
 	})
 	return diags
 }
@@ -154,7 +156,8 @@ func decodeSecretEnv(loc diag.Loc, v cue.Value) []SecretEnvVar {
 }
 
 // decodeStep reads one step and finds its cube and task.
-func (l *loader) decodeStep(doc *document, name string, sv cue.Value, cubes map[string]*Cube, cubeNames []string, params map[string]bool) *Step {
+func (l *loader) decodeStep(doc *document, name string, sv cue.Value, cubes map[string]*Cube, cubeNames []string,
+	params map[string]bool) *Step {
 	at := doc.at("steps", name)
 	var sf stepFields
 	if err := sv.Decode(&sf); err != nil {
@@ -211,7 +214,9 @@ func (l *loader) cubeStep(st *Step, sf stepFields, cubes map[string]*Cube, cubeN
 	st.Task = st.Cube.Task(taskName)
 	if st.Task == nil {
 		tasks := st.Cube.TaskNames()
-		l.add(diag.Diagnostics{diag.Errorf(diag.UnknownName, st.Loc.Field("task"), "no task %q in cube %q (tasks: %s)", taskName, st.Cube.Name, strings.Join(slices.Sorted(slices.Values(tasks)), ", ")).WithFix(diag.DidYouMean(taskName, tasks))})
+		l.add(diag.Diagnostics{diag.Errorf(diag.UnknownName, st.Loc.Field("task"), "no task %q in cube %q (tasks: %s)",
+			taskName, st.Cube.Name,
+			strings.Join(slices.Sorted(slices.Values(tasks)), ", ")).WithFix(diag.DidYouMean(taskName, tasks))})
 		return nil
 	}
 	l.checkOverrides(st, "inputs", st.Inputs, st.Task.Inputs)
@@ -226,9 +231,11 @@ func (l *loader) daskStep(st *Step, sf stepFields) *Step {
 	for _, f := range []struct {
 		key string
 		set bool
-	}{{"cube", sf.Cube != ""}, {"task", sf.Task != ""}, {"mpi", st.MPI != nil}, {"torch", st.Torch != nil}, {"inputs", len(sf.Inputs) > 0}, {"outputs", len(sf.Outputs) > 0}, {"args", len(sf.Args) > 0}} {
+	}{{"cube", sf.Cube != ""}, {"task", sf.Task != ""}, {"mpi", st.MPI != nil}, {"torch", st.Torch != nil},
+		{"inputs", len(sf.Inputs) > 0}, {"outputs", len(sf.Outputs) > 0}, {"args", len(sf.Args) > 0}} {
 		if f.set {
-			l.errorf(diag.BadShape, st.Loc.Field(f.key), "a dask step runs dask.function on its own image, not a cube task; drop %s", f.key)
+			l.errorf(diag.BadShape, st.Loc.Field(f.key),
+				"a dask step runs dask.function on its own image, not a cube task; drop %s", f.key)
 			ok = false
 		}
 	}
@@ -244,7 +251,8 @@ func (l *loader) stepCube(st *Step, name string, cubes map[string]*Cube, names [
 		if len(names) == 1 {
 			return cubes[names[0]]
 		}
-		l.errorf(diag.BadShape, st.Loc, "the pipeline has several cubes; say which with cube: (cubes: %s)", strings.Join(slices.Sorted(slices.Values(names)), ", "))
+		l.errorf(diag.BadShape, st.Loc, "the pipeline has several cubes; say which with cube: (cubes: %s)",
+			strings.Join(slices.Sorted(slices.Values(names)), ", "))
 		return nil
 	}
 	if names[0] == "" {
@@ -252,7 +260,8 @@ func (l *loader) stepCube(st *Step, name string, cubes map[string]*Cube, names [
 	}
 	c, ok := cubes[name]
 	if !ok {
-		l.add(diag.Diagnostics{diag.Errorf(diag.UnknownName, st.Loc.Field("cube"), "no cube %q (cubes: %s)", name, strings.Join(slices.Sorted(slices.Values(names)), ", ")).WithFix(diag.DidYouMean(name, names))})
+		l.add(diag.Diagnostics{diag.Errorf(diag.UnknownName, st.Loc.Field("cube"), "no cube %q (cubes: %s)", name,
+			strings.Join(slices.Sorted(slices.Values(names)), ", ")).WithFix(diag.DidYouMean(name, names))})
 		return nil
 	}
 	return c
@@ -265,7 +274,9 @@ func (l *loader) cubeBeside(st *Step, name string, c *Cube) *Cube {
 	if c == nil || name == c.Name {
 		return c
 	}
-	l.add(diag.Diagnostics{diag.Errorf(diag.UnknownName, st.Loc.Field("cube"), "no cube %q: the pipeline has no cubes:, and its steps run the cube %q (%s); write cube: %s, or leave cube: out", name, c.Name, c.File, c.Name)})
+	l.add(diag.Diagnostics{diag.Errorf(diag.UnknownName, st.Loc.Field("cube"),
+		"no cube %q: the pipeline has no cubes:, and its steps run the cube %q (%s); write cube: %s, or leave cube: out",
+		name, c.Name, c.File, c.Name)})
 	return nil
 }
 
@@ -279,7 +290,9 @@ func (l *loader) checkOverrides(st *Step, kind string, overrides map[string]stri
 			found = found || p.Name == k
 		}
 		if !found {
-			l.add(diag.Diagnostics{diag.Errorf(diag.UnknownName, st.Loc.Field(kind).Field(k), "task %q has no %s parameter %q (%s: %s)", st.Task.Name, strings.TrimSuffix(kind, "s"), k, kind, strings.Join(slices.Sorted(slices.Values(names)), ", ")).WithSuggestion(k, names)})
+			l.add(diag.Diagnostics{diag.Errorf(diag.UnknownName, st.Loc.Field(kind).Field(k),
+				"task %q has no %s parameter %q (%s: %s)", st.Task.Name, strings.TrimSuffix(kind, "s"), k, kind,
+				strings.Join(slices.Sorted(slices.Values(names)), ", ")).WithSuggestion(k, names)})
 		}
 	}
 }
@@ -328,7 +341,8 @@ func ParamOf(ref string, params map[string]bool) (string, string) {
 		return "", fmt.Sprintf("${%s}: the pipeline has no params:", ref)
 	case !params[pm[1]]:
 		names := slices.Sorted(maps.Keys(params))
-		return "", fmt.Sprintf("${%s}: no parameter %q in params (params: %s)%s", ref, pm[1], strings.Join(names, ", "), diag.Suggest(pm[1], names))
+		return "", fmt.Sprintf("${%s}: no parameter %q in params (params: %s)%s", ref, pm[1], strings.Join(names, ", "),
+			diag.Suggest(pm[1], names))
 	}
 	return pm[1], ""
 }

@@ -16,7 +16,8 @@ import (
 // Read reads the platform, task and cube files into specs: mlcube is a
 // cube folder or file ("." when empty), platform and task are as
 // compiler.Options has them, in the schema's Context sc.
-func Read(sc *schema.Context, files *source.Files, mlcube, platform, task string) (*Pipeline, *Platform, diag.Diagnostics) {
+func Read(sc *schema.Context, files *source.Files,
+	mlcube, platform, task string) (*Pipeline, *Platform, diag.Diagnostics) {
 	if mlcube == "" {
 		mlcube = "."
 	}
@@ -54,15 +55,18 @@ func (l *loader) noCubeHere(task string) bool {
 	}
 	why := "name a cube folder with --mlcube DIR"
 	if names := l.files.ContainerFiles("."); len(names) > 0 {
-		why = fmt.Sprintf("it has MedPerf container files %s: name one, such as --mlcube %s", strings.Join(names, ", "), names[0])
+		why = fmt.Sprintf("it has MedPerf container files %s: name one, such as --mlcube %s",
+			strings.Join(names, ", "), names[0])
 	}
 	switch task {
 	case "":
 		why += ", or a pipeline file with --task FILE"
 	case source.StdinName:
-		why = "a pipeline on standard input has no folder of its own to find its cube in: name it with --mlcube DIR, or give the pipeline cubes:"
+		why = "a pipeline on standard input has no folder of its own to find its cube in: name it with --mlcube DIR, or " +
+			"give the pipeline cubes:"
 	}
-	l.errorf(diag.MissingFile, source.Flag("--mlcube").At(diag.Pos{File: file}), "no mlcube.yaml or %s in the current folder; %s", source.ContainerConfigFile, why)
+	l.errorf(diag.MissingFile, source.Flag("--mlcube").At(diag.Pos{File: file}),
+		"no mlcube.yaml or %s in the current folder; %s", source.ContainerConfigFile, why)
 	return true
 }
 
@@ -117,7 +121,8 @@ func (l *loader) pipeline(task string, named bool, loadCube func(invoke *ast.Fil
 		} else if _, err := l.files.Stat(l.files.CubeFile(task)); err == nil {
 			hint = "it holds a cube: give it with --mlcube " + task
 		}
-		l.errorf(diag.WrongFile, source.Flag("--task").At(diag.Pos{File: task}), "is a folder, want a pipeline file or a task name; %s", hint)
+		l.errorf(diag.WrongFile, source.Flag("--task").At(diag.Pos{File: task}),
+			"is a folder, want a pipeline file or a task name; %s", hint)
 		return nil
 	}
 	f := l.readTaskFile(task)
@@ -129,14 +134,16 @@ func (l *loader) pipeline(task string, named bool, loadCube func(invoke *ast.Fil
 	case source.TopLevelString(f, "schema_type") == "mlcube_invoke":
 		c := loadCube(f)
 		if c != nil && !c.Legacy {
-			l.errorf(diag.WrongFile, top.Field("schema_type"), "a legacy invoke file needs a legacy cube (schema_type: mlcube_root); %s is an MLCube 2.0 file", c.File)
+			l.errorf(diag.WrongFile, top.Field("schema_type"),
+				"a legacy invoke file needs a legacy cube (schema_type: mlcube_root); %s is an MLCube 2.0 file", c.File)
 			return nil
 		}
 		return cubePipeline(c)
 	case source.HasTopLevel(f, "steps"):
 		return l.decodePipeline(f, func() *Cube { return loadCube(nil) })
 	}
-	l.errorf(diag.WrongFile, top.Field("--task"), "neither a pipeline file (with steps:) nor an MLCube invoke file (with schema_type: mlcube_invoke)")
+	l.errorf(diag.WrongFile, top.Field("--task"),
+		"neither a pipeline file (with steps:) nor an MLCube invoke file (with schema_type: mlcube_invoke)")
 	return nil
 }
 
@@ -179,14 +186,16 @@ func (l *loader) taskList(c *Cube, list string) *Pipeline {
 		case name == "":
 			l.errorf(diag.BadTaskList, at, "%q: an empty task name; list tasks as a,b,c", list)
 		case runs != "":
-			l.errorf(diag.BadTaskList, at, "%q is the task of several run files of cube %q: %s; give --task one of those names or files", name, c.Name, runs)
+			l.errorf(diag.BadTaskList, at, "%q is the task of several run files of cube %q: %s; give --task one of "+
+				"those names or files", name, c.Name, runs)
 		case st == nil:
 			tasks := c.TaskNames()
 			neither := "neither a file nor a task"
 			if _, err := l.files.Stat(list); err == nil {
 				neither = "an empty file here, and no task"
 			}
-			l.add(diag.Diagnostics{diag.Errorf(diag.UnknownName, at, "%q is %s of cube %q (tasks: %s)", name, neither, c.Name, strings.Join(slices.Sorted(slices.Values(tasks)), ", ")).WithFix(diag.DidYouMean(name, tasks))})
+			l.add(diag.Diagnostics{diag.Errorf(diag.UnknownName, at, "%q is %s of cube %q (tasks: %s)", name, neither, c.Name,
+				strings.Join(slices.Sorted(slices.Values(tasks)), ", ")).WithFix(diag.DidYouMean(name, tasks))})
 		case slices.Contains(p.Steps, st):
 			l.errorf(diag.BadTaskList, at, "task %q is listed twice in %q; a task runs once", name, list)
 		default:

@@ -50,10 +50,13 @@ var credentialShapes = []struct {
 var notASecret = regexp.MustCompile(`^(|[./~].*|\d+|true|false|yes|no|on|off|True|False)$`)
 
 // tokenizerWords name tokenizer tokens, not credentials: --pad_token=<pad>.
-var tokenizerWords = map[string]bool{"pad": true, "eos": true, "bos": true, "unk": true, "sep": true, "cls": true, "mask": true, "special": true, "start": true, "end": true}
+var tokenizerWords = map[string]bool{"pad": true, "eos": true, "bos": true, "unk": true, "sep": true, "cls": true,
+	"mask": true, "special": true, "start": true, "end": true}
 
 // secretHint is how to pass a credential instead.
-const secretHint = "a spec is not the place for credentials, since manifests are stored and shown in plain text; put it in a Kubernetes Secret and refer to it from the pipeline file with secretEnv: {NAME: {secret: SECRET_NAME, key: KEY}}"
+const secretHint = "a spec is not the place for credentials, since manifests are stored and shown in plain text; put " +
+	"it in a Kubernetes Secret and refer to it from the pipeline file with " +
+	"secretEnv: {NAME: {secret: SECRET_NAME, key: KEY}}"
 
 // credentialKey reports whether a key names a credential.
 func credentialKey(key string) bool {
@@ -98,7 +101,8 @@ func CheckCredential(key, value string, at diag.Loc) diag.Diagnostics {
 // its default: the value given at submit time is kept in the run's spec.
 func CheckParamCredential(name, def string, at diag.Loc) diag.Diagnostics {
 	if credentialKey(name) {
-		return diag.Diagnostics{diag.Errorf(diag.Credential, at, "%q names a credential, and a parameter's value is kept in the run's spec; %s", name, secretHint)}
+		return diag.Diagnostics{diag.Errorf(diag.Credential, at,
+			"%q names a credential, and a parameter's value is kept in the run's spec; %s", name, secretHint)}
 	}
 	return CheckCredential("", def, at)
 }

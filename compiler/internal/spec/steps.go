@@ -29,12 +29,14 @@ func PickSteps(p *Pipeline, names []string) diag.Diagnostics {
 	}
 	at := source.Flag("--step")
 	if p.FromCube {
-		return diag.Diagnostics{diag.Errorf(diag.BadFlag, at, "picks steps of a pipeline file, and none is given: a cube's tasks are named with --task a,b")}
+		return diag.Diagnostics{diag.Errorf(diag.BadFlag, at,
+			"picks steps of a pipeline file, and none is given: a cube's tasks are named with --task a,b")}
 	}
 	var diags diag.Diagnostics
 	for _, n := range names {
 		if !slices.Contains(p.FileSteps, n) {
-			diags = append(diags, diag.Errorf(diag.UnknownName, at, "%q: %s has no step of that name (steps: %s)", n, p.File, strings.Join(p.FileSteps, ", ")).WithFix(diag.DidYouMean(n, p.FileSteps)))
+			diags = append(diags, diag.Errorf(diag.UnknownName, at, "%q: %s has no step of that name (steps: %s)", n, p.File,
+				strings.Join(p.FileSteps, ", ")).WithFix(diag.DidYouMean(n, p.FileSteps)))
 		}
 	}
 	if len(diags) > 0 {

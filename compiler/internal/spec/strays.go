@@ -13,7 +13,8 @@ import (
 
 // ignoredKey says why a key of an mlcube.yaml that MLCube does not read
 // is accepted.
-const ignoredKey = "not read: MLCube ignores keys it does not use (it reads the file with OmegaConf and looks up only its own), and so does mlcube-compile"
+const ignoredKey = "not read: MLCube ignores keys it does not use (it reads the file with OmegaConf and looks up " +
+	"only its own), and so does mlcube-compile"
 
 // dropStrayKeys finds, in an mlcube.yaml, each key that the schema's
 // closed struct at its place has no field for, and takes it out of the
@@ -34,7 +35,8 @@ func (d *document) dropStrayKeys(sc *schema.Context, f *ast.File) diag.Diagnosti
 // strays reports the stray keys of one struct, whose schema is sv, and
 // returns its declarations without them; it walks into every value that
 // is kept.
-func (d *document) strays(sc *schema.Context, sv cue.Value, decls []ast.Decl, at diag.Loc, diags *diag.Diagnostics) []ast.Decl {
+func (d *document) strays(sc *schema.Context, sv cue.Value, decls []ast.Decl, at diag.Loc,
+	diags *diag.Diagnostics) []ast.Decl {
 	closed := closedStruct(sv)
 	names := structFields(sv)
 	return source.KeepFields(decls, func(name string, field *ast.Field) bool {
@@ -92,13 +94,15 @@ func closedStruct(sv cue.Value) bool {
 // runners/mlcube_singularity/mlcube_singularity/singularity_run.py). The
 // schema's #Docker and #Singularity have exactly those keys.
 var runnerSections = map[string]string{
-	"docker":      "MLCube's docker runner (docker_run.py) refuses a key it does not know, and stops mlcube run",
-	"singularity": "MLCube's singularity runner (singularity_run.py) refuses a key it does not know, and stops mlcube run --platform=singularity",
+	"docker": "MLCube's docker runner (docker_run.py) refuses a key it does not know, and stops mlcube run",
+	"singularity": "MLCube's singularity runner (singularity_run.py) refuses a key it does not know, and stops mlcube " +
+		"run --platform=singularity",
 }
 
 // runnerKeyUnknown refuses a key of a runner section, as the runner does.
 func runnerKeyUnknown(runner, name string, names []string, at diag.Loc) diag.Diagnostic {
-	d := diag.Errorf(diag.RunnerKeyUnknown, at, "unknown key: %s before the container starts (\"Unknown keys: ['%s']\")", runner, name)
+	d := diag.Errorf(diag.RunnerKeyUnknown, at,
+		"unknown key: %s before the container starts (\"Unknown keys: ['%s']\")", runner, name)
 	if diag.Nearest(name, names) != "" {
 		return d.WithSuggestion(name, names)
 	}

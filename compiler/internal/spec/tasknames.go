@@ -69,5 +69,6 @@ func (l *loader) shadowedFile(task string) {
 		return
 	}
 	l.diags = append(l.diags, diag.Warnf(diag.TaskNameIsFile, source.Flag("--task").At(diag.Pos{File: task}),
-		"%s is a file here and a task of the cube too: the task runs, as mlcube run --task %s runs it; --task ./%s reads the file", task, task, task))
+		"%s is a file here and a task of the cube too: the task runs, as mlcube run --task %s runs it; --task "+
+			"./%s reads the file", task, task, task))
 }

@@ -79,7 +79,8 @@ docker: {image: "${oc.env:HOME}", env_args: {A: "${docker}"}}
 tasks: {t: {}}
 `)
 	got := diags.Error()
-	for _, want := range []string{"reference cycle", "resolvers such as oc.env are not supported", "refers to a mapping or list"} {
+	for _, want := range []string{"reference cycle", "resolvers such as oc.env are not supported",
+		"refers to a mapping or list"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("missing %q in:\n%s", want, got)
 		}
@@ -97,7 +98,8 @@ docker: {image: x/ws:1, build_context: "${runtime.root}/build"}
 tasks:
   train:
     parameters:
-      inputs: {data: "${workspace}/data/", cfg: {default: "${runtime.workspace}/cfg.yaml"}, all: "${workspace}", d2: "${runtime.root}/workspace/d2/"}
+      inputs: {data: "${workspace}/data/", cfg: {default: "${runtime.workspace}/cfg.yaml"}, all: "${workspace}", `+
+		`d2: "${runtime.root}/workspace/d2/"}
       outputs: {out: {type: directory, default: "${runtime.root}/workspace"}}
 `)
 	if diags.HasErrors() {
@@ -115,7 +117,8 @@ tasks:
 docker: {image: x/ws:1}
 tasks: {train: {parameters: {inputs: {models: "${runtime.root}/models"}}}}
 `)
-	if len(diags) != 1 || !strings.Contains(diags[0].String(), "tasks.train.parameters.inputs.models: ${runtime.root} is the cube's folder") {
+	if len(diags) != 1 || !strings.Contains(diags[0].String(),
+		"tasks.train.parameters.inputs.models: ${runtime.root} is the cube's folder") {
 		t.Fatalf("diagnostics: %v", diags)
 	}
 }

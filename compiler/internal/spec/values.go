@@ -26,7 +26,8 @@ type ParamValue struct {
 
 // ReadValues reads the -f files in order, then the --set settings: the
 // values that fill params at compile time, later ones winning.
-func ReadValues(sc *schema.Context, src *source.Files, files []string, sets []Setting) ([]ParamValue, diag.Diagnostics) {
+func ReadValues(sc *schema.Context, src *source.Files, files []string,
+	sets []Setting) ([]ParamValue, diag.Diagnostics) {
 	var out []ParamValue
 	var diags diag.Diagnostics
 	for _, file := range files {
@@ -86,9 +87,12 @@ func ApplyValues(p *Pipeline, values []ParamValue, shared bool) diag.Diagnostics
 			pp.Default, pp.Given = &value, &v
 			continue
 		case len(names) == 0:
-			diags = append(diags, diag.Errorf(diag.UnknownName, v.Loc, "no param %q: %s declares no params (--set and -f fill a pipeline file's params:; a cube parameter's path is given as an argument, %s=PATH)", v.Name, p.File, v.Name))
+			diags = append(diags, diag.Errorf(diag.UnknownName, v.Loc,
+				"no param %q: %s declares no params (--set and -f fill a pipeline file's params:; a cube parameter's path is "+
+					"given as an argument, %s=PATH)", v.Name, p.File, v.Name))
 		default:
-			diags = append(diags, diag.Errorf(diag.UnknownName, v.Loc, "no parameter %q in %s (params: %s)", v.Name, p.File, strings.Join(slices.Sorted(slices.Values(names)), ", ")).WithFix(diag.DidYouMean(v.Name, names)))
+			diags = append(diags, diag.Errorf(diag.UnknownName, v.Loc, "no parameter %q in %s (params: %s)", v.Name, p.File,
+				strings.Join(slices.Sorted(slices.Values(names)), ", ")).WithFix(diag.DidYouMean(v.Name, names)))
 		}
 		if shared {
 			diags[len(diags)-1].Severity = diag.Note

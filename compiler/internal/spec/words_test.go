@@ -16,7 +16,8 @@ import (
 )
 
 // cueWords are what CUE's own messages hold and ours must not.
-var cueWords = regexp.MustCompile(`incomplete value|conflicting values|empty disjunction|out of bound|does not satisfy|not allowed|=~|!~|_\|_| & |MaxRunes|mismatched types|required but not present`)
+var cueWords = regexp.MustCompile(`incomplete value|conflicting values|empty disjunction|out of bound|` +
+	`does not satisfy|not allowed|=~|!~|_\|_| & |MaxRunes|mismatched types|required but not present`)
 
 // TestEveryRefusalInWords puts a wrong value in place of each value of
 // every example's platform, pipeline and cube file in turn (a list, a
@@ -89,7 +90,8 @@ func decoderOf(path string) func(sc *schema.Context, f *ast.File) diag.Diagnosti
 	switch {
 	case base == "mlcube.yaml":
 		return func(sc *schema.Context, f *ast.File) diag.Diagnostics { _, d := decodeCube(sc, f); return d }
-	case strings.HasPrefix(base, "platform") && strings.HasSuffix(base, ".yaml") && filepath.Base(filepath.Dir(path)) != "platforms":
+	case strings.HasPrefix(base, "platform") && strings.HasSuffix(base, ".yaml") &&
+		filepath.Base(filepath.Dir(path)) != "platforms":
 		return func(sc *schema.Context, f *ast.File) diag.Diagnostics { _, d := decodePlatform(sc, f); return d }
 	case base == "pipeline.yaml":
 		return func(sc *schema.Context, f *ast.File) diag.Diagnostics {

@@ -14,7 +14,8 @@ import (
 const (
 	readWriteMany     = "ReadWriteMany"
 	readOnlyMany      = "ReadOnlyMany"
-	oneNodeAccessHint = "use ReadWriteMany (the default for such pipelines) on a storage class that offers it, such as NFS, EFS, Filestore or CephFS"
+	oneNodeAccessHint = "use ReadWriteMany (the default for such pipelines) on a storage class that offers it, such as " +
+		"NFS, EFS, Filestore or CephFS"
 )
 
 // claims checks the access modes of each claim the run creates against
@@ -43,13 +44,21 @@ func (v *verifier) claims(cyclic bool) {
 				why = "steps \"" + pair[0] + "\" and \"" + pair[1] + "\" may run at the same time on different nodes"
 			}
 			// Said at storage:, which may not write accessModes.
-			v.warnf(diag.ClaimReadWriteMany, storage.Field("accessModes").At(storage.Pos()), "the claim made for each run is ReadWriteMany, since %s and all mount it; its storage class must offer ReadWriteMany (NFS, EFS, Filestore, Azure Files, CephFS; not EBS, Persistent Disk or local-path, where the claim would stay Pending): set storageClassName, or accessModes: [ReadWriteOnce] for steps that may wait for each other's volume", why)
+			v.warnf(diag.ClaimReadWriteMany, storage.Field("accessModes").At(storage.Pos()),
+				"the claim made for each run is ReadWriteMany, since %s and all mount it; its storage class must offer "+
+					"ReadWriteMany (NFS, EFS, Filestore, Azure Files, CephFS; not EBS, Persistent Disk or local-path, where the "+
+					"claim would stay Pending): set storageClassName, or accessModes: [ReadWriteOnce] for steps that may wait for "+
+					"each other's volume", why)
 		case c.Chosen:
 		case !slices.ContainsFunc(c.AccessModes, ir.Writable):
-			v.errorf(diag.BadAccessModes, storage.Field("accessModes"), "%s: the claim made for each run starts empty, and no step could write to it; use ReadWriteOnce or ReadWriteMany, or name a claim that holds the data to read with storage.pvc", strings.Join(c.AccessModes, ", "))
+			v.errorf(diag.BadAccessModes, storage.Field("accessModes"),
+				"%s: the claim made for each run starts empty, and no step could write to it; use ReadWriteOnce or "+
+					"ReadWriteMany, or name a claim that holds the data to read with storage.pvc", strings.Join(c.AccessModes, ", "))
 		case ir.OneNode(c.AccessModes) && distributed != "":
 			m := c.AccessModes[0]
-			v.errorf(diag.BadAccessModes, storage.Field("accessModes"), "%s: step %q runs pods on several nodes, which all mount the workspace, and a %s claim attaches to one node; %s", m, distributed, m, oneNodeAccessHint)
+			v.errorf(diag.BadAccessModes, storage.Field("accessModes"),
+				"%s: step %q runs pods on several nodes, which all mount the workspace, and a %s claim attaches to one node; %s", m,
+				distributed, m, oneNodeAccessHint)
 		}
 	}
 }

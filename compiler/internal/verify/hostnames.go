@@ -41,6 +41,9 @@ func (v *verifier) hostname(s *ir.Step, key, generateName, suffix, what string) 
 	longest := generateName + strings.Repeat("x", ir.GeneratedSuffixLen) + suffix
 	if len(validation.IsDNS1035Label(longest)) > 0 {
 		// Said at the step, whose name is part of the job's.
-		v.errorf(diag.BadHostname, s.Loc.Field(key).At(s.Loc.Pos()), "the operator would name a %s %q (%d characters), which must be a DNS label: at most %d lower case letters, digits and '-', starting with a letter; shorten or rename the pipeline %q or the step %q", what, longest, len(longest), maxHostname, v.p.Name, s.Written)
+		v.errorf(diag.BadHostname, s.Loc.Field(key).At(s.Loc.Pos()),
+			"the operator would name a %s %q (%d characters), which must be a DNS label: at most %d lower case letters, "+
+				"digits and '-', starting with a letter; shorten or rename the pipeline %q or the step %q", what, longest,
+			len(longest), maxHostname, v.p.Name, s.Written)
 	}
 }

@@ -10,11 +10,13 @@ import (
 func (v *verifier) pipelineName() {
 	p := v.p
 	if p.Name == "" {
-		v.errorf(diag.NoNameChars, diag.At(diag.Pos{File: p.Source, Line: 1, Col: 1}).Field("name"), "%q has no letters or digits to make a Kubernetes name from", p.Written)
+		v.errorf(diag.NoNameChars, diag.At(diag.Pos{File: p.Source, Line: 1, Col: 1}).Field("name"),
+			"%q has no letters or digits to make a Kubernetes name from", p.Written)
 		return
 	}
 	if full := ir.DNSName(p.Written, len(p.Written)); full != p.Name && p.Spec.Field("name").Written() {
-		v.warnf(diag.NameCut, p.Spec.Field("name"), "%q is cut to %q: names stay within %d characters so that every engine's suffixes fit", full, p.Name, ir.MaxNameLen)
+		v.warnf(diag.NameCut, p.Spec.Field("name"),
+			"%q is cut to %q: names stay within %d characters so that every engine's suffixes fit", full, p.Name, ir.MaxNameLen)
 	}
 }
 

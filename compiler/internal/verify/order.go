@@ -22,7 +22,8 @@ func (v *verifier) after() {
 			at := s.Loc.Field("after").Index(k)
 			switch {
 			case !written[a]:
-				v.diags = append(v.diags, diag.Errorf(diag.UnknownName, at, "no step %q (steps: %s)", a, strings.Join(names, ", ")).WithSuggestion(a, names))
+				v.diags = append(v.diags,
+					diag.Errorf(diag.UnknownName, at, "no step %q (steps: %s)", a, strings.Join(names, ", ")).WithSuggestion(a, names))
 			case a == s.Written:
 				v.errorf(diag.DependencyCycle, at, "a step cannot run after itself")
 			}

@@ -29,7 +29,8 @@ func pipeline(steps []*ir.Step, chosen bool, modes ...string) *ir.Pipeline {
 	p := &ir.Pipeline{Name: "prep", Written: "prep", Source: "pipeline.yaml", Steps: steps,
 		Platform: diag.At(diag.Pos{File: "platform.yaml", Line: 1, Col: 1})}
 	if modes != nil {
-		p.Volumes = []ir.Volume{{Name: "workspace", Create: &ir.ClaimTemplate{Size: "1Gi", AccessModes: modes, Chosen: chosen}}}
+		p.Volumes = []ir.Volume{{Name: "workspace",
+			Create: &ir.ClaimTemplate{Size: "1Gi", AccessModes: modes, Chosen: chosen}}}
 	}
 	return p
 }
@@ -48,25 +49,30 @@ func TestVerify(t *testing.T) {
 		p    *ir.Pipeline
 		want []string // each diagnostic's text, in order
 	}{
-		{"clean", pipeline([]*ir.Step{step("prepare", 3, nil, "workspace"), step("train", 5, []string{"prepare"}, "workspace")}, true, "ReadWriteOnce"), nil},
+		{"clean", pipeline([]*ir.Step{step("prepare", 3, nil, "workspace"),
+			step("train", 5, []string{"prepare"}, "workspace")}, true, "ReadWriteOnce"), nil},
 		{"step name", pipeline([]*ir.Step{step("--", 3, nil)}, false),
 			[]string{`pipeline.yaml:3:3: error: step name "--" has no letters or digits to make an engine name from`}},
 		{"pipeline name", &ir.Pipeline{Written: "__", Source: "pipeline.yaml"},
 			[]string{`pipeline.yaml:1:1: error: name: "__" has no letters or digits to make a Kubernetes name from`}},
 		{"after", pipeline([]*ir.Step{step("a", 3, nil), after}, false),
-			[]string{`pipeline.yaml:5:3: error: after[1]: no step "bb" (steps: a, b)`, `pipeline.yaml:5:3: error: after[2]: a step cannot run after itself`}},
+			[]string{`pipeline.yaml:5:3: error: after[1]: no step "bb" (steps: a, b)`,
+				`pipeline.yaml:5:3: error: after[2]: a step cannot run after itself`}},
 		{"cycle", pipeline([]*ir.Step{step("A", 3, []string{"b"}), step("b", 5, []string{"a"})}, false),
 			[]string{`pipeline.yaml:3:3: error: dependency cycle: A -> b -> A`}},
 		{"chosen many", pipeline([]*ir.Step{step("prepare", 3, nil, "workspace"), mpi}, true, "ReadWriteMany"),
-			[]string{`platform.yaml:1:1: warning: storage.accessModes: the claim made for each run is ReadWriteMany, since step "train" runs pods on several nodes`}},
+			[]string{`platform.yaml:1:1: warning: storage.accessModes: the claim made for each run is ReadWriteMany, since ` +
+				`step "train" runs pods on several nodes`}},
 		{"read only", pipeline([]*ir.Step{step("prepare", 3, nil, "workspace")}, false, "ReadOnlyMany"),
 			[]string{`platform.yaml:1:1: error: storage.accessModes: ReadOnlyMany: the claim made for each run starts empty`}},
 		{"one node", pipeline([]*ir.Step{step("prepare", 3, nil, "workspace"), mpi}, false, "ReadWriteOnce"),
 			[]string{`platform.yaml:1:1: error: storage.accessModes: ReadWriteOnce: step "train" runs pods on several nodes`}},
-		{"a cycle hides which steps run at once", pipeline([]*ir.Step{step("a", 3, []string{"b"}, "workspace"), step("b", 5, []string{"a"}, "workspace"), step("c", 7, nil, "workspace")}, true, "ReadWriteMany"),
+		{"a cycle hides which steps run at once", pipeline([]*ir.Step{step("a", 3, []string{"b"}, "workspace"),
+			step("b", 5, []string{"a"}, "workspace"), step("c", 7, nil, "workspace")}, true, "ReadWriteMany"),
 			[]string{`pipeline.yaml:3:3: error: dependency cycle: a -> b -> a`}},
 		{"written names", pipeline([]*ir.Step{step("prepare", 3, nil, "workspace"), writtenMPI}, false, "ReadWriteOnce"),
-			[]string{`platform.yaml:1:1: error: storage.accessModes: ReadWriteOnce: step "Train_Model" runs pods on several nodes`}},
+			[]string{`platform.yaml:1:1: error: storage.accessModes: ReadWriteOnce: step "Train_Model" runs pods ` +
+				`on several nodes`}},
 		{"hostname", pipeline([]*ir.Step{long}, false),
 			[]string{`pipeline.yaml:9:3: error: mpi: the operator would name a worker pod "aaaa`}},
 	} {
