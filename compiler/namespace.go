@@ -14,7 +14,7 @@ import (
 // requires (k8s.io/apimachinery/pkg/api/validation, NameIsDNSLabel).
 func namespaceFlag(ns string) diag.Diagnostics {
 	if err := namespace(ns); err != nil {
-		return diag.Diagnostics{diag.Errorf(diag.BadFlag, diag.At(diag.Pos{File: "--namespace"}), "%v", err)}
+		return diag.Diagnostics{diag.Errorf(diag.BadFlag, diag.Flag("--namespace"), "%v", err)}
 	}
 	return nil
 }

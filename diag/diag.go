@@ -36,7 +36,11 @@ func (p Pos) String() string {
 // Its Code names its kind: docs/troubleshooting.md explains each, and
 // users silence a warning by it.
 type Diagnostic struct {
-	Pos   Pos
+	Pos Pos
+	// Flag is the command-line flag the problem comes from (its value, or
+	// the file it names), "" for a spec's; text prints it where a file's
+	// place goes when there is none, else before the field.
+	Flag  string `json:",omitempty"`
 	Field string
 	// Path is Field as its names and indexes, where the checker walked
 	// to it; nil for a diagnostic made without a Loc.
@@ -71,7 +75,8 @@ type Related struct {
 
 // Errorf is an error of kind code about the value at.
 func Errorf(code Code, at Loc, format string, args ...any) Diagnostic {
-	return Diagnostic{Pos: at.Pos(), Field: at.Path(), Path: at.elems, Message: fmt.Sprintf(format, args...), Code: code}
+	return Diagnostic{Pos: at.Pos(), Flag: at.flag, Field: at.Path(), Path: at.elems,
+		Message: fmt.Sprintf(format, args...), Code: code}
 }
 
 // WithRelated is d with another place it is about, and what it is there.
@@ -80,22 +85,33 @@ func (d Diagnostic) WithRelated(pos Pos, message string) Diagnostic {
 	return d
 }
 
-// Origin says where the problem comes from: "internal" for a failure of
-// the command itself, "flag" for a flag or argument of the command line,
-// and "file" for a spec file.
-func (d Diagnostic) Origin() string {
+// Origin is where a problem comes from.
+type Origin string
+
+// The origins: a spec file, the command line, or the command itself.
+const (
+	FromFile     Origin = "file"
+	FromFlag     Origin = "flag"
+	FromInternal Origin = "internal"
+)
+
+// Origin says where the problem comes from: the command itself for an
+// Internal failure, the command line for a problem with a Flag, else a
+// spec file.
+func (d Diagnostic) Origin() Origin {
 	switch {
 	case d.Code == Internal:
-		return "internal"
-	case strings.HasPrefix(d.Pos.File, "-") || strings.HasPrefix(d.Field, "-") || d.Field == "usage" || d.Code == BadFlag:
-		return "flag"
+		return FromInternal
+	case d.Flag != "":
+		return FromFlag
 	}
-	return "file"
+	return FromFile
 }
 
 // same reports whether d and e say the same thing at the same place.
 func (d Diagnostic) same(e Diagnostic) bool {
-	return d.Pos == e.Pos && d.Field == e.Field && d.Message == e.Message && d.Severity == e.Severity &&
+	return d.Pos == e.Pos && d.Flag == e.Flag && d.Field == e.Field && d.Message == e.Message &&
+		d.Severity == e.Severity &&
 		d.Code == e.Code && d.Engine == e.Engine && d.Detail == e.Detail && slices.EqualFunc(d.Fixes, e.Fixes, Fix.equal) &&
 		slices.Equal(d.Path, e.Path) && slices.Equal(d.Related, e.Related)
 }
@@ -161,7 +177,7 @@ func Notef(code Code, at Loc, format string, args ...any) Diagnostic {
 // field.path: message, and the code in brackets when it has one.
 func (d Diagnostic) String() string {
 	var b strings.Builder
-	b.WriteString(d.Pos.String())
+	b.WriteString(d.where())
 	b.WriteString(": ")
 	if d.Severity != Error {
 		b.WriteString(d.Severity.String() + ": ")

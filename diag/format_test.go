@@ -11,7 +11,7 @@ import (
 func TestFormatCodePathOriginRelated(t *testing.T) {
 	at := At(Pos{File: "p.yaml", Line: 4, Col: 3}).Field("steps").Field("a b").Field("after").Index(1)
 	d := Errorf(DuplicateKey, at, "duplicate key").WithRelated(Pos{File: "p.yaml", Line: 2, Col: 3}, "first written here")
-	flag := Errorf(BadFlag, At(Pos{File: "--namespace"}), "bad")
+	flag := Errorf(BadFlag, Flag("--namespace"), "bad")
 	text, err := Format("text", Diagnostics{d, flag}, false)
 	if err != nil {
 		t.Fatal(err)
@@ -35,7 +35,7 @@ func TestFormatCodePathOriginRelated(t *testing.T) {
 		string(related) != `[{"column":3,"file":"p.yaml","line":2,"message":"first written here"}]` {
 		t.Errorf("json: %s", raw)
 	}
-	if got[1]["origin"] != "flag" || got[1]["path"] != nil {
+	if got[1]["origin"] != "flag" || got[1]["flag"] != "--namespace" || got[1]["field"] != "" || got[1]["path"] != nil {
 		t.Errorf("a flag's problem: %v", got[1])
 	}
 	// One annotation a problem, its related place a line of its message.

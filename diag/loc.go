@@ -14,6 +14,9 @@ type Loc struct {
 	pos   Pos
 	elems []Elem
 	path  string
+	// flag is the command-line flag (or command) the place comes from:
+	// the flag whose value is wrong, or that named the file at pos.
+	flag string
 }
 
 // Elem is one step of a path: a field's name, or a list item's index.
@@ -37,6 +40,11 @@ func In(f Finder) Loc { return Loc{find: f} }
 // the fields below it are at the same place.
 func At(pos Pos) Loc { return Loc{pos: pos} }
 
+// Flag is a place on the command line: the value of the flag name (such
+// as "--set", with each NAME=VALUE a Field below it), or, placed in a file
+// with At, the file the flag names.
+func Flag(name string) Loc { return Loc{flag: name} }
+
 // Field is the value of the field name below l.
 func (l Loc) Field(name string) Loc {
 	l.path = joinPath(l.path, name)
@@ -53,8 +61,11 @@ func (l Loc) Index(i int) Loc {
 
 // At is l's field path at pos, and the fields below it too.
 func (l Loc) At(pos Pos) Loc {
-	return Loc{pos: pos, path: l.path, elems: l.elems}
+	return Loc{pos: pos, path: l.path, elems: l.elems, flag: l.flag}
 }
+
+// Flag is the command-line flag l comes from, "" for a place in a spec.
+func (l Loc) Flag() string { return l.flag }
 
 // Pos is where l is written, or the nearest enclosing value that is.
 func (l Loc) Pos() Pos {

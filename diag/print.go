@@ -17,8 +17,11 @@ type Problem struct {
 	Line     int    `json:"line"`
 	Column   int    `json:"column"`
 	Severity string `json:"severity"`
-	Field    string `json:"field"`
-	Message  string `json:"message"`
+	// Flag is the command-line flag the problem comes from; absent for a
+	// spec's.
+	Flag    string `json:"flag,omitempty"`
+	Field   string `json:"field"`
+	Message string `json:"message"`
 	// Detail says why, with the facts behind the message; absent where
 	// the message says it all.
 	Detail string `json:"detail,omitempty"`
@@ -71,7 +74,8 @@ type EditProblem struct {
 // problem is d as the json form prints it.
 func problem(d Diagnostic) Problem {
 	p := Problem{File: d.Pos.File, Line: d.Pos.Line, Column: d.Pos.Col, Severity: d.Severity.String(), Field: d.Field,
-		Message: d.Message, Detail: d.Detail, Code: string(d.Code), Hint: d.advice(), Engine: d.Engine, Origin: d.Origin()}
+		Message: d.Message, Detail: d.Detail, Code: string(d.Code), Hint: d.advice(), Engine: d.Engine,
+		Origin: string(d.Origin()), Flag: d.Flag}
 	for _, f := range d.Fixes {
 		fp := FixProblem{Message: f.Message}
 		for _, e := range f.Edits {
@@ -157,13 +161,26 @@ func githubCommand(s Severity) string {
 	return s.String()
 }
 
-// fieldMessage is "field.path: engine: message", without the field or
-// the engine where there is none, then "; " and the fixes' advice when
-// there are fixes, and the code in brackets when there is one.
+// where is where a diagnostic's line begins: its place in a file, or
+// the flag it comes from when it has no file.
+func (d Diagnostic) where() string {
+	if d.Pos.File == "" && d.Flag != "" {
+		return d.Flag
+	}
+	return d.Pos.String()
+}
+
+// fieldMessage is "flag: field.path: engine: message", without the flag
+// (when where shows it or there is none), the field or the engine where
+// there is none, then "; " and the fixes' advice when there are fixes,
+// and the code in brackets when there is one.
 func (d Diagnostic) fieldMessage() string {
 	out := d.engineMessage()
 	if d.Field != "" {
 		out = d.Field + ": " + out
+	}
+	if d.Flag != "" && d.Pos.File != "" {
+		out = d.Flag + ": " + out
 	}
 	if advice := d.advice(); advice != "" {
 		out += "; " + advice
@@ -196,7 +213,7 @@ func (d Diagnostic) engineMessage() string {
 func (d Diagnostic) relatedNotes() []Diagnostic {
 	var out []Diagnostic
 	for _, r := range d.Related {
-		out = append(out, Diagnostic{Pos: r.Pos, Field: d.Field, Message: r.Message, Severity: Note})
+		out = append(out, Diagnostic{Pos: r.Pos, Flag: d.Flag, Field: d.Field, Message: r.Message, Severity: Note})
 	}
 	return out
 }
@@ -204,12 +221,15 @@ func (d Diagnostic) relatedNotes() []Diagnostic {
 // githubProperties are a workflow command's file, line and col, and a
 // title naming the field.
 func githubProperties(d Diagnostic) string {
-	props := []string{"file=" + GitHubProperty(d.Pos.File)}
+	var props []string
+	if d.Pos.File != "" {
+		props = append(props, "file="+GitHubProperty(d.Pos.File))
+	}
 	if d.Pos.Line > 0 {
 		props = append(props, fmt.Sprintf("line=%d", d.Pos.Line), fmt.Sprintf("col=%d", d.Pos.Col))
 	}
-	if d.Field != "" {
-		props = append(props, "title="+GitHubProperty(d.Field))
+	if title := strings.Trim(d.Flag+" "+d.Field, " "); title != "" {
+		props = append(props, "title="+GitHubProperty(title))
 	}
 	return strings.Join(props, ",")
 }

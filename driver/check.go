@@ -31,7 +31,7 @@ func checkEngines(p *ir.Pipeline, backends []string) diag.Diagnostics {
 	for _, t := range checkTargets(p, backends) {
 		res, err := emit.Emit(t.engine, p, t.opts)
 		if err != nil {
-			out = append(out, diag.Diagnostic{Pos: diag.Pos{File: p.Source}, Field: "--backend", Code: diag.Internal,
+			out = append(out, diag.Diagnostic{Pos: diag.Pos{File: p.Source}, Flag: "--backend", Code: diag.Internal,
 				Engine: t.engine.Name(), Message: InternalError{Input: p.Source, Err: err}.Error()})
 			continue
 		}

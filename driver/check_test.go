@@ -83,7 +83,7 @@ func TestCheckBackends(t *testing.T) {
 	}
 }
 
-// A warning about a flag names the flag as its field.
+// A warning about a flag names the flag, as a flag, not a field.
 func TestJobRBACWarningNamesTheFlag(t *testing.T) {
 	p := &ir.Pipeline{Source: "pipeline.yaml",
 		Steps: []*ir.Step{{Name: "train", Kind: ir.Container, Image: "example/train:1"}}}
@@ -91,7 +91,8 @@ func TestJobRBACWarningNamesTheFlag(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Warnings) != 1 || res.Warnings[0].Field != "--emit-rbac" {
+	if len(res.Warnings) != 1 || res.Warnings[0].Flag != "--emit-rbac" || res.Warnings[0].Field != "" ||
+		res.Warnings[0].Origin() != diag.FromFlag {
 		t.Errorf("warnings %#v, want one about --emit-rbac", res.Warnings)
 	}
 }

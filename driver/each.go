@@ -45,7 +45,7 @@ func Each(req Request) ([]Named, diag.Diagnostics, error) {
 			first = cmp.Or(first, err)
 			for _, d := range shape.refused {
 				skipped = append(skipped,
-					diag.Diagnostic{Pos: d.Pos, Field: d.Field, Severity: diag.Warning, Code: diag.BackendLeftOut,
+					diag.Diagnostic{Pos: d.Pos, Flag: d.Flag, Field: d.Field, Severity: diag.Warning, Code: diag.BackendLeftOut,
 						Engine: name, Message: "not emitted: " + d.Message})
 			}
 		case err != nil:

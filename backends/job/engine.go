@@ -32,7 +32,7 @@ func (Engine) Emit(p *ir.Pipeline, opts emit.Options) (emit.Result, error) {
 		return emit.Settle(emit.Result{}, err)
 	}
 	if opts.RBAC {
-		warnings = append(warnings, diag.Warnf(diag.JobNoRBAC, diag.At(diag.Pos{File: p.Source}).Field("--emit-rbac"),
+		warnings = append(warnings, diag.Warnf(diag.JobNoRBAC, diag.Flag("--emit-rbac").At(diag.Pos{File: p.Source}),
 			"a Job calls no Kubernetes API, so --emit-rbac adds nothing"))
 	}
 	res := emit.Result{Run: run, Warnings: warnings}
@@ -58,5 +58,5 @@ func (Engine) Emit(p *ir.Pipeline, opts emit.Options) (emit.Result, error) {
 // backendFlag is where a refusal of the whole pipeline is: the --backend
 // flag that asked for a Job, for the spec file.
 func backendFlag(p *ir.Pipeline) diag.Loc {
-	return diag.At(diag.Pos{File: p.Source}).Field("--backend")
+	return diag.Flag("--backend").At(diag.Pos{File: p.Source})
 }

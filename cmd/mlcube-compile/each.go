@@ -94,7 +94,7 @@ func staleOutputs(dir, format string, written map[string]bool) diag.Diagnostics 
 			}
 			current := written[backend] && f == cmp.Or(format, driver.OutputFormats[0])
 			if _, err := os.Stat(path); err == nil && !current {
-				out = append(out, diag.Warnf(diag.OutputStale, diag.At(diag.Pos{File: path}).Field("--output"),
+				out = append(out, diag.Warnf(diag.OutputStale, diag.Flag("--output").At(diag.Pos{File: path}),
 					"not written by this compile, %s: it is an earlier compile's; remove it before applying the folder", why))
 			}
 		}

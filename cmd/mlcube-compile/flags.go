@@ -225,10 +225,10 @@ func placeArg(opts *compiler.Options, arg string, kind compiler.FileKind, path s
 func pairingNote(paired compiler.Pairing) note {
 	switch {
 	case paired.Platform != "":
-		return note{File: paired.Platform, Field: "--platform",
+		return note{File: paired.Platform, Flag: "--platform",
 			Message: "read because it is " + paired.Beside + "; -p FILE reads another", Code: diag.PlatformRead}
 	case paired.Unplaced:
-		return note{File: compiler.StdinName, Field: "--platform",
+		return note{File: compiler.StdinName, Flag: "--platform",
 			Message: "no platform file read: a pipeline on standard input has no folder to find platform.yaml beside; " +
 				"-p FILE reads one", Code: diag.NoPlatformRead}
 	}

@@ -102,7 +102,7 @@ func skippedNotes(skipped []string) []note {
 		if compiler.Classify(path) == compiler.KubernetesObject {
 			msg = "skipped: a Kubernetes object (top-level apiVersion and kind), such as compiled output, not a spec"
 		}
-		notes = append(notes, note{File: path, Field: "lint", Message: msg, Code: diag.FileSkipped})
+		notes = append(notes, note{File: path, Flag: "lint", Message: msg, Code: diag.FileSkipped})
 	}
 	return notes
 }

@@ -14,8 +14,8 @@ import (
 // file it read because of where it is: printed before the diagnostics,
 // in their form, with the severity "note".
 type note struct {
-	File, Field, Message string
-	Code                 diag.Code
+	File, Flag, Message string
+	Code                diag.Code
 }
 
 // diagnosticFormats are the values of lint's --format and of compile's
@@ -40,7 +40,7 @@ func writeDiagnostics(w io.Writer, format string, detail bool, notes []note, dia
 	summary string) error {
 	all := make(diag.Diagnostics, 0, len(notes)+len(diags))
 	for _, n := range notes {
-		all = append(all, diag.Diagnostic{Pos: diag.Pos{File: n.File}, Field: n.Field, Message: n.Message,
+		all = append(all, diag.Diagnostic{Pos: diag.Pos{File: n.File}, Flag: n.Flag, Message: n.Message,
 			Severity: diag.Note, Code: n.Code})
 	}
 	out, err := diag.Format(format, append(all, diags...), detail)

@@ -134,7 +134,7 @@ func (s *session) report(err error, stderr io.Writer) int {
 // ends with the usage hint; a failure of the command itself is Internal.
 func commandError(err error, usage bool, help string) diag.Diagnostic {
 	if usage {
-		return diag.Diagnostic{Field: "usage", Code: diag.BadFlag, Message: err.Error() + "; run '" + help + "' for usage"}
+		return diag.Diagnostic{Flag: "usage", Code: diag.BadFlag, Message: err.Error() + "; run '" + help + "' for usage"}
 	}
 	if errors.As(err, new(driver.InternalError)) {
 		return diag.Diagnostic{Code: diag.Internal, Message: err.Error()}

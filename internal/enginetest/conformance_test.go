@@ -48,7 +48,7 @@ func emitPod(p *ir.Pipeline, opts emit.Options) (emit.Result, error) {
 	}
 	res := emit.Result{Run: run}
 	if opts.RBAC {
-		res.Warnings = append(res.Warnings, diag.Warnf(diag.JobNoRBAC, p.Spec.Field("--emit-rbac"),
+		res.Warnings = append(res.Warnings, diag.Warnf(diag.JobNoRBAC, diag.Flag("--emit-rbac").At(p.Spec.Pos()),
 			"a bare Pod calls no Kubernetes API, so --emit-rbac adds nothing"))
 	}
 	return res, nil

@@ -33,7 +33,7 @@ func (lw *lowering) lowerSchedule() {
 	switch sc.ConcurrencyPolicy {
 	case "", "Allow", "Forbid", "Replace":
 	default:
-		lw.errorf(diag.BadSchedule, diag.At(diag.Pos{File: "--concurrency-policy"}).Field("concurrencyPolicy"),
+		lw.errorf(diag.BadSchedule, diag.Flag("--concurrency-policy").Field("concurrencyPolicy"),
 			"%q is not Allow, Forbid or Replace", sc.ConcurrencyPolicy)
 	}
 	out := &ir.Schedule{ConcurrencyPolicy: sc.ConcurrencyPolicy, StartingDeadlineSeconds: sc.StartingDeadlineSeconds,

@@ -18,7 +18,7 @@ import (
 
 // Flag is the location of a command-line flag, or of what names a file
 // when no spec does (lint).
-func Flag(name string) diag.Loc { return diag.At(diag.Pos{}).Field(name) }
+func Flag(name string) diag.Loc { return diag.Flag(name) }
 
 // ParseYAML parses the bytes of the spec file path and checks the tree:
 // one mapping, no duplicate keys, no engine template syntax. YAML the

@@ -142,7 +142,7 @@ func (l *loader) pipeline(task string, named bool, loadCube func(invoke *ast.Fil
 	case source.HasTopLevel(f, "steps"):
 		return l.decodePipeline(f, func() *Cube { return loadCube(nil) })
 	}
-	l.errorf(diag.WrongFile, top.Field("--task"),
+	l.errorf(diag.WrongFile, diag.Flag("--task").At(top.Pos()),
 		"neither a pipeline file (with steps:) nor an MLCube invoke file (with schema_type: mlcube_invoke)")
 	return nil
 }
@@ -170,7 +170,7 @@ func (l *loader) taskList(c *Cube, list string) *Pipeline {
 	if p == nil {
 		return nil
 	}
-	at := diag.At(diag.Pos{File: c.File, Line: 1, Col: 1}).Field("--task")
+	at := diag.Flag("--task").At(diag.Pos{File: c.File, Line: 1, Col: 1})
 	steps, byName := p.Steps, map[string]*Step{}
 	for _, st := range steps {
 		byName[st.Name] = st

@@ -75,11 +75,11 @@ func OverrideSchedule(sc *Schedule, o ScheduleOptions) *Schedule {
 	if len(o.Cron) > 0 {
 		out.Cron = nil
 		for _, c := range o.Cron {
-			out.Cron = append(out.Cron, ScheduleField{Value: c, Loc: diag.At(diag.Pos{File: "--schedule"}).Field("schedule")})
+			out.Cron = append(out.Cron, ScheduleField{Value: c, Loc: diag.Flag("--schedule").Field("schedule")})
 		}
 	}
 	if o.Timezone != "" {
-		out.Timezone = ScheduleField{Value: o.Timezone, Loc: diag.At(diag.Pos{File: "--timezone"}).Field("timezone")}
+		out.Timezone = ScheduleField{Value: o.Timezone, Loc: diag.Flag("--timezone").Field("timezone")}
 	}
 	if o.ConcurrencyPolicy != "" {
 		out.ConcurrencyPolicy = o.ConcurrencyPolicy

@@ -40,7 +40,7 @@ func ReadValues(sc *schema.Context, src *source.Files, files []string,
 		}
 	}
 	for _, set := range sets {
-		v := ParamValue{Name: set.Name, Value: set.Value, Loc: diag.At(diag.Pos{File: "--set"}).Field(set.Name)}
+		v := ParamValue{Name: set.Name, Value: set.Value, Loc: diag.Flag("--set").Field(set.Name)}
 		// Files are checked for engine syntax as they are parsed; a
 		// flag's value is checked here.
 		if msg := source.TemplateSyntax(v.Value); msg != "" {
