@@ -51,11 +51,13 @@ func emitKind(p *ir.Pipeline, opts emit.Options) (emit.Result, error) {
 		// workingdir_init.go, security_context_config.go, Tekton v1.15);
 		// a PodTemplate sets the pod's alone, which cannot say
 		// allowPrivilegeEscalation or capabilities.
-		return emit.Result{}, emit.Refuse(diag.EngineNotLocked, p.Platform.Field("podSecurity"),
-			"podSecurity is restricted, which admits no pod whose containers allow privilege escalation, and Tekton's own "+
-				"init containers (prepare, place-scripts) and affinity assistant drop it only with its set-security-context "+
-				"feature flag; set set-security-context: \"true\" in the feature-flags ConfigMap of tekton-pipelines, then "+
-				"tekton.setSecurityContext: true in the platform")
+		return emit.Result{}, diag.Diagnostics{diag.Errorf(diag.EngineNotLocked, p.Platform.Field("podSecurity"),
+			"podSecurity is restricted, and Tekton's own containers allow privilege escalation without its "+
+				"set-security-context flag").
+			WithFix("set set-security-context: \"true\" in the feature-flags ConfigMap of tekton-pipelines, then " +
+				"tekton.setSecurityContext: true in the platform").
+			WithDetail("Restricted admits no pod whose containers allow privilege escalation; Tekton's init containers " +
+				"(prepare, place-scripts) and affinity assistant drop it only with that feature flag.")}
 	}
 	sa, rbac, err := distributed.RunnerRBAC(p, opts.RBAC, RBAC)
 	if err != nil {

@@ -1,6 +1,7 @@
 package lower
 
 import (
+	"fmt"
 	"maps"
 	"path"
 	"slices"
@@ -181,11 +182,14 @@ func (lw *lowering) parseText(s string, at *diag.Loc) ir.Text {
 		case problem != "":
 			report(diag.BadParamRef, "%s", problem)
 			continue
-		case lw.noParams != "" && !given:
-			report(diag.BadParamRef, "${%s}: this step runs as %s, whose manifest the engine fills in without escaping, so a "+
-				"value given at run time could rewrite it, and %s has no value at compile time (a default is a run-time value, "+
-				"which argo submit -p or tkn pipeline start -p changes): give it one with --set %s=VALUE or -f VALUES.yaml "+
-				"(which lint takes too, for every pipeline it checks), or write the value itself", ref, lw.noParams, param, param)
+		case lw.noParams != "" && !given && at != nil:
+			lw.diags = append(lw.diags, diag.Errorf(diag.BadParamRef, *at,
+				"${%s}: this step runs as %s, and %s has no value at compile time", ref, lw.noParams, param).
+				WithFix(fmt.Sprintf("give it one with --set %s=VALUE or -f VALUES.yaml (which lint takes too, for every "+
+					"pipeline it checks), or write the value itself", param)).
+				WithDetail("The engine fills in %s's manifest without escaping, so a value given at run time could rewrite "+
+					"it; a default is a run-time value, which argo submit -p or tkn pipeline start -p changes.",
+					lw.noParams))
 		case strings.HasSuffix(s[last:m[0]], "$") || strings.HasSuffix(s[last:m[0]], "{"):
 			report(diag.BadParamRef, "%q right before ${%s} would join with its value into engine syntax such as $(…) or "+
 				"{{…}}; put something else between them", s[m[0]-1:m[0]], ref)

@@ -75,10 +75,11 @@ func (lw *lowering) daskWorkerGPUs(st *spec.Step, r ir.Resources) ir.Resources {
 	}
 	c := r.GPUClaim
 	if c.ExtendedResourceName == "" {
-		lw.errorf(diag.BadGPURequest, c.At, "the Dask workers ask for GPUs by Dynamic Resource Allocation, and a DaskJob's "+
-			"pods cannot carry claims (the dask-kubernetes operator's CRDs have no resourceClaims), so they would ask by the "+
-			"class's extended resource, but %s; ask for the workers' GPUs by deviceClass alone, or as an extended resource "+
-			"(the platform's gpu.resource)", c.Why)
+		lw.diags = append(lw.diags, diag.Errorf(diag.BadGPURequest, c.At,
+			"the Dask workers cannot ask for their GPUs as a limit, as a DaskJob's pods must: %s", c.Why).
+			WithFix("ask for the workers' GPUs by deviceClass alone, or as an extended resource (the platform's gpu.resource)").
+			WithDetail("A DaskJob's pods cannot carry claims (the dask-kubernetes operator's CRDs have no resourceClaims), so "+
+				"they ask for GPUs by Dynamic Resource Allocation as the device class's extended resource."))
 		return r
 	}
 	lw.warnf(diag.GPUsAsLimit, st.Loc.Field("dask").Field("worker"),

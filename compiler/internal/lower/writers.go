@@ -22,12 +22,13 @@ func (lw *lowering) mixedWriters(steps []*ir.Step, io []graph.IO, after [][]int)
 		shown, own, _ := lw.ownPlace(second, steps[m.Second].Name, []string{m.Path})
 		in := lw.readOf(steps[m.Reader].Name, m.Path)
 		d := diag.Errorf(diag.MixedWriters, reader.Loc,
-			"reads %s, which steps %s and %s both write, and nothing orders one after the other: they run in the file's "+
-				"order, so %s would read what %s left there and never %s's; give one of them a place of its own with %s and say "+
-				"which %s reads with inputs: (steps.%s.inputs: {%s: ...}); or, if %s rewrites %s's data in place, order it "+
-				"with after: [%s]",
-			shown, first.Name, second.Name, reader.Name, second.Name, first.Name,
-			own, reader.Name, reader.Name, in, second.Name, first.Name, first.Name)
+			"reads %s, which steps %s and %s both write, and nothing orders one after the other",
+			shown, first.Name, second.Name).
+			WithFix(fmt.Sprintf("give one of them a place of its own with %s and say which %s reads with inputs: "+
+				"(steps.%s.inputs: {%s: ...}); or, if %s rewrites %s's data in place, order it with after: [%s]",
+				own, reader.Name, reader.Name, in, second.Name, first.Name, first.Name)).
+			WithDetail("They run in the file's order, so %s would read what %s left there and never %s's.",
+				reader.Name, second.Name, first.Name)
 		d = d.WithRelated(first.Loc.Pos(), fmt.Sprintf("step %s writes %s", first.Name, shown))
 		d = d.WithRelated(second.Loc.Pos(), fmt.Sprintf("step %s writes %s", second.Name, shown))
 		lw.diags = append(lw.diags, d)
@@ -57,10 +58,10 @@ func (lw *lowering) overwrites(steps []*ir.Step, io []graph.IO, after [][]int) {
 				second.Name, first.Name)
 		}
 		d := diag.Warnf(diag.Overwritten, second.Loc,
-			"steps %s and %s both write %s, and nothing orders one after the other: they run in the file's order, so %s; give "+
-				"one of them a place of its own with %s; or, if %s rewrites %s's data in place on purpose, order it "+
-				"with after: [%s]",
-			first.Name, second.Name, list, lost, own, second.Name, first.Name, first.Name)
+			"steps %s and %s both write %s, and nothing orders one after the other", first.Name, second.Name, list).
+			WithFix(fmt.Sprintf("give one of them a place of its own with %s; or, if %s rewrites %s's data in place on "+
+				"purpose, order it with after: [%s]", own, second.Name, first.Name, first.Name)).
+			WithDetail("They run in the file's order, so %s.", lost)
 		lw.diags = append(lw.diags, d.WithRelated(first.Loc.Pos(), fmt.Sprintf("step %s writes %s", first.Name, list)))
 	}
 }

@@ -66,7 +66,7 @@ func decodeConfigs(loc diag.Loc, v cue.Value) ([]ConfigEntry, diag.Diagnostics) 
 func checkConfigValue(loc diag.Loc, key string, v cue.Value) diag.Diagnostics {
 	kind := v.IncompleteKind()
 	if (kind == cue.StructKind || kind == cue.ListKind) && credentialKey(key) {
-		return diag.Diagnostics{diag.Errorf(diag.Credential, loc, "%q names a credential; %s", key, secretHint)}
+		return diag.Diagnostics{credential(loc, "%q names a credential", key)}
 	}
 	var diags diag.Diagnostics
 	switch kind {

@@ -53,10 +53,15 @@ var notASecret = regexp.MustCompile(`^(|[./~].*|\d+|true|false|yes|no|on|off|Tru
 var tokenizerWords = map[string]bool{"pad": true, "eos": true, "bos": true, "unk": true, "sep": true, "cls": true,
 	"mask": true, "special": true, "start": true, "end": true}
 
-// secretHint is how to pass a credential instead.
-const secretHint = "a spec is not the place for credentials, since manifests are stored and shown in plain text; put " +
-	"it in a Kubernetes Secret and refer to it from the pipeline file with " +
-	"secretEnv: {NAME: {secret: SECRET_NAME, key: KEY}}"
+// credential refuses a credential written in a spec, at at: the message
+// says what was found; the fix is how to pass it instead, and the detail
+// why.
+func credential(at diag.Loc, format string, args ...any) diag.Diagnostic {
+	return diag.Errorf(diag.Credential, at, format, args...).
+		WithFix("put it in a Kubernetes Secret and refer to it from the pipeline file with " +
+			"secretEnv: {NAME: {secret: SECRET_NAME, key: KEY}}").
+		WithDetail("A spec is not the place for credentials: manifests are stored and shown in plain text.")
+}
 
 // credentialKey reports whether a key names a credential.
 func credentialKey(key string) bool {
@@ -89,10 +94,10 @@ func credentialValue(value string) string {
 // credential; nil when it does not.
 func CheckCredential(key, value string, at diag.Loc) diag.Diagnostics {
 	if credentialKey(key) && !notASecret.MatchString(value) {
-		return diag.Diagnostics{diag.Errorf(diag.Credential, at, "%q names a credential; %s", key, secretHint)}
+		return diag.Diagnostics{credential(at, "%q names a credential", key)}
 	}
 	if kind := credentialValue(value); kind != "" {
-		return diag.Diagnostics{diag.Errorf(diag.Credential, at, "the value looks like %s; %s", kind, secretHint)}
+		return diag.Diagnostics{credential(at, "the value looks like %s", kind)}
 	}
 	return nil
 }
@@ -101,8 +106,8 @@ func CheckCredential(key, value string, at diag.Loc) diag.Diagnostics {
 // its default: the value given at submit time is kept in the run's spec.
 func CheckParamCredential(name, def string, at diag.Loc) diag.Diagnostics {
 	if credentialKey(name) {
-		return diag.Diagnostics{diag.Errorf(diag.Credential, at,
-			"%q names a credential, and a parameter's value is kept in the run's spec; %s", name, secretHint)}
+		return diag.Diagnostics{credential(at,
+			"%q names a credential, and a parameter's value is kept in the run's spec", name)}
 	}
 	return CheckCredential("", def, at)
 }

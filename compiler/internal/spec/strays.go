@@ -94,15 +94,14 @@ func closedStruct(sv cue.Value) bool {
 // runners/mlcube_singularity/mlcube_singularity/singularity_run.py). The
 // schema's #Docker and #Singularity have exactly those keys.
 var runnerSections = map[string]string{
-	"docker": "MLCube's docker runner (docker_run.py) refuses a key it does not know, and stops mlcube run",
-	"singularity": "MLCube's singularity runner (singularity_run.py) refuses a key it does not know, and stops mlcube " +
-		"run --platform=singularity",
+	"docker":      "MLCube's docker runner (docker_run.py) refuses a key it does not know.",
+	"singularity": "MLCube's singularity runner (singularity_run.py) refuses a key it does not know.",
 }
 
 // runnerKeyUnknown refuses a key of a runner section, as the runner does.
 func runnerKeyUnknown(runner, name string, names []string, at diag.Loc) diag.Diagnostic {
 	d := diag.Errorf(diag.RunnerKeyUnknown, at,
-		"unknown key: %s before the container starts (\"Unknown keys: ['%s']\")", runner, name)
+		"unknown key: mlcube run stops before the container starts (\"Unknown keys: ['%s']\")", name).WithDetail("%s", runner)
 	if diag.Nearest(name, names) != "" {
 		return d.WithSuggestion(name, names)
 	}
