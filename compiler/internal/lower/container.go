@@ -124,7 +124,7 @@ func (lw *lowering) urlVolume(p *spec.Param, raw, kind string, at diag.Loc, vm *
 		// Its file would be mounted by itself, which the kubelet does
 		// when the pod starts, before any fetch: it would make a folder.
 		where := "in the workspace (the claim the platform's storage.pvc names)"
-		if lw.objectWorkspace() {
+		if lw.plat.Storage.Object() {
 			where = "on the claim the platform's storage.pvc names (with storage.workspace: object, the inputs no step writes " +
 				"are mounted from it)"
 		}

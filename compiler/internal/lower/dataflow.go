@@ -38,10 +38,6 @@ type dataPath struct {
 	mount int
 }
 
-// objectWorkspace says whether every step has a workspace of its own,
-// its data moved through the object store.
-func (lw *lowering) objectWorkspace() bool { return lw.plat.Storage.Workspace == "object" }
-
 // fetchRoot is where a step's URL inputs are mounted.
 func (lw *lowering) fetchRoot() string { return lw.mountPath + "-fetched" }
 

@@ -84,7 +84,7 @@ func Lower(ps *spec.Pipeline, plat *spec.Platform, needValues string) (*ir.Pipel
 	lw.kueue()
 	lw.listOrder(io)
 	lw.order(steps, io)
-	lw.objectFlow()
+	lw.objectFlow(plat.Storage)
 	for _, name := range slices.Sorted(maps.Keys(lw.volumes)) {
 		lw.p.Volumes = append(lw.p.Volumes, lw.volumes[name])
 	}
@@ -145,7 +145,7 @@ func newLowering(ps *spec.Pipeline, plat *spec.Platform, needValues string) *low
 	lw.pipelineMeta()
 	lw.gpus = lw.platformGPUs()
 	lw.lowerObjectStore()
-	lw.ws = lw.workspaceSpec()
+	lw.ws = lw.workspaceSpec(plat.Storage, plat.Loc.Field("storage"))
 	if lw.p.ObjectStore != nil {
 		// Each pod's fetches land first on a volume of the size and
 		// storage class the platform asks for, as every folder that

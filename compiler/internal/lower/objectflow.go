@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mlcube-compile/mlcube-compile/compiler/internal/spec"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
 	"github.com/mlcube-compile/mlcube-compile/diag"
 )
@@ -18,8 +19,7 @@ type upload struct {
 // volume each pod has of its own, an emptyDir, or a generic ephemeral
 // volume when the platform gives its size or storage class. The claim
 // storage.pvc names holds the inputs no step writes.
-func (lw *lowering) objectWorkspaceSpec() ir.Volume {
-	st, at := lw.plat.Storage, lw.plat.Loc.Field("storage")
+func (lw *lowering) objectWorkspaceSpec(st spec.Storage, at diag.Loc) ir.Volume {
 	if lw.p.ObjectStore == nil {
 		lw.errorf(diag.NoObjectStore, at.Field("workspace"),
 			"workspace: object uploads each step's outputs to an object store, and the platform names none: add objectStore, "+
@@ -51,8 +51,8 @@ func (lw *lowering) objectWorkspaceSpec() ir.Volume {
 // uploads of the earlier steps that write it (path flow has ordered
 // them first), or mounted read-only from storage.pvc's claim when no
 // step writes it.
-func (lw *lowering) objectFlow() {
-	if !lw.objectWorkspace() {
+func (lw *lowering) objectFlow(st spec.Storage) {
+	if !st.Object() {
 		return
 	}
 	var written []upload
@@ -69,7 +69,7 @@ func (lw *lowering) objectFlow() {
 		}
 		for _, r := range d.paths {
 			if !r.write {
-				lw.fetchRead(s, d, r, written, fetched)
+				lw.fetchRead(s, d, r, written, fetched, st.PVC)
 			}
 		}
 		written = append(written, lw.uploads(s, d)...)
@@ -99,7 +99,8 @@ func (lw *lowering) uploads(s *ir.Step, d *stepData) []upload {
 
 // fetchRead fetches what step s reads at r from the uploads of earlier
 // steps that write it, in their order, or mounts it from the data claim.
-func (lw *lowering) fetchRead(s *ir.Step, d *stepData, r dataPath, written []upload, fetched map[ir.Output]bool) {
+func (lw *lowering) fetchRead(s *ir.Step, d *stepData, r dataPath, written []upload, fetched map[ir.Output]bool,
+	pvc string) {
 	found := false
 	for _, u := range written {
 		if !overlaps(u.rel, r.rel) {
@@ -117,13 +118,13 @@ func (lw *lowering) fetchRead(s *ir.Step, d *stepData, r dataPath, written []upl
 		fetched[*f.From] = true
 	}
 	if !found {
-		lw.claimRead(s, r)
+		lw.claimRead(s, r, pvc)
 	}
 }
 
-// claimRead mounts an input no step writes from storage.pvc's claim,
+// claimRead mounts an input no step writes from storage.pvc's claim, pvc,
 // read-only where the step reads it; without that claim it is refused.
-func (lw *lowering) claimRead(s *ir.Step, r dataPath) {
+func (lw *lowering) claimRead(s *ir.Step, r dataPath, pvc string) {
 	switch {
 	case lw.dataClaim == "" && r.mount >= 0 && !r.folder:
 		// A MedPerf file volume is mounted by itself when the pod
@@ -142,7 +143,7 @@ func (lw *lowering) claimRead(s *ir.Step, r dataPath) {
 			"needs a literal folder or file below the workspace", cmp.Or(r.rel, "the workspace"))
 		return
 	}
-	lw.volumes[lw.dataClaim] = ir.Volume{Name: lw.dataClaim, ClaimName: lw.plat.Storage.PVC}
+	lw.volumes[lw.dataClaim] = ir.Volume{Name: lw.dataClaim, ClaimName: pvc}
 	if r.mount >= 0 {
 		s.Mounts[r.mount].Volume, s.Mounts[r.mount].ReadOnly = lw.dataClaim, true
 		return

@@ -41,22 +41,21 @@ func (lw *lowering) workspace() string {
 // name) or one created per run (size, storageClassName, accessModes),
 // not both. The platform's storage is checked even when no step mounts
 // the workspace.
-func (lw *lowering) workspaceSpec() ir.Volume {
-	if lw.objectWorkspace() {
-		return lw.objectWorkspaceSpec()
+func (lw *lowering) workspaceSpec(st spec.Storage, at diag.Loc) ir.Volume {
+	if st.Object() {
+		return lw.objectWorkspaceSpec(st, at)
 	}
-	st := lw.plat.Storage
 	create := st.Size != nil || st.StorageClassName != "" || len(st.AccessModes) > 0
 	v := ir.Volume{Name: workspaceVolume}
 	switch {
 	case create && st.PVC != "":
-		lw.errorf(diag.BadClaim, lw.plat.Loc.Field("storage").Field("pvc"),
+		lw.errorf(diag.BadClaim, at.Field("pvc"),
 			"pvc names an existing claim, while size, storageClassName and accessModes describe one to create; give "+
 				"one or the other")
 	case create:
 		size := defaultClaimSize
 		if st.Size != nil {
-			size = lw.quantity(fmt.Sprint(st.Size), lw.plat.Loc.Field("storage").Field("size"))
+			size = lw.quantity(fmt.Sprint(st.Size), at.Field("size"))
 		}
 		// The access modes are decided once the steps are ordered.
 		v.Create = &ir.ClaimTemplate{Size: size, StorageClassName: st.StorageClassName, AccessModes: st.AccessModes}

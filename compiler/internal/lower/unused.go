@@ -159,7 +159,7 @@ func (lw *lowering) unusedObjects() {
 	}
 	at := lw.plat.Loc.Field("objectStore")
 	switch o := lw.plat.ObjectStore; {
-	case o == nil || lw.objectWorkspace() || s3:
+	case o == nil || lw.plat.Storage.Object() || s3:
 	case !url:
 		lw.warnf(diag.ObjectStoreUnused, at, "no step of the run fetches an s3:// URL, and storage.workspace is not "+
 			"object, so objectStore applies to nothing")
@@ -171,12 +171,12 @@ func (lw *lowering) unusedObjects() {
 			"the run fetches only http(s):// URLs, and storage.workspace is not object, so objectStore.artifactRepositoryRef "+
 				"applies to nothing")
 	}
-	if o := lw.plat.ObjectStore; o != nil && o.ArtifactGC != "" && !lw.objectWorkspace() && s3 {
+	if o := lw.plat.ObjectStore; o != nil && o.ArtifactGC != "" && !lw.plat.Storage.Object() && s3 {
 		lw.warnf(diag.ObjectStoreUnused, at.Field("artifactGC"),
 			"artifactGC deletes a run's uploads, and with storage.workspace not object no step uploads anything, so it "+
 				"applies to nothing")
 	}
-	if lw.objectWorkspace() && lw.plat.Storage.PVC != "" && lw.dataClaim != "" {
+	if lw.plat.Storage.Object() && lw.plat.Storage.PVC != "" && lw.dataClaim != "" {
 		if _, ok := lw.volumes[lw.dataClaim]; !ok {
 			lw.warnf(diag.DataClaimUnused, lw.plat.Loc.Field("storage").Field("pvc"),
 				"with storage.workspace: object, the claim %s holds only the inputs no step writes, and every input of the run "+

@@ -139,7 +139,7 @@ func (lw *lowering) needed(steps []*ir.Step, io []graph.IO) {
 		switch {
 		case vol != workspaceVolume:
 			n.Claim = lw.volumes[vol].ClaimName
-		case lw.objectWorkspace():
+		case lw.plat.Storage.Object():
 			n.Claim = lw.plat.Storage.PVC
 		default:
 			n.Claim = lw.ws.ClaimName

@@ -213,6 +213,10 @@ type Storage struct {
 	Workspace        string      `json:"workspace"`
 }
 
+// Object says whether every step has a workspace of its own, its data
+// moved through the object store (storage.workspace: object).
+func (s Storage) Object() bool { return s.Workspace == "object" }
+
 type SecurityContext struct {
 	RunAsUser    *int64 `json:"runAsUser"`
 	RunAsGroup   *int64 `json:"runAsGroup"`
