@@ -31,14 +31,9 @@ const (
 	coscheduleDisabled   = "disabled"
 )
 
-// coschedule is the cluster's coschedule as the IR says it; Tekton's
-// default when it says none.
-func coschedule(p *ir.Pipeline) string {
-	if p.Coschedule == "" {
-		return coscheduleWorkspaces
-	}
-	return p.Coschedule
-}
+// coschedule is the cluster's coschedule as the platform says it;
+// Tekton's default when it says none.
+func coschedule(p *ir.Pipeline) string { return settingsOf(p).Coschedule }
 
 // coLocated are the container steps whose pods run on the assistant's
 // node: with coschedule workspaces, those that mount a claim (a volume

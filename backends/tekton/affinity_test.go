@@ -58,7 +58,7 @@ func TestWarnings(t *testing.T) {
 	if got := warningText(p); strings.Contains(got, "asks for GPUs") {
 		t.Errorf("a GPU step with a node selector draws the assistant to it, yet:\n%s", got)
 	}
-	p.Coschedule = coscheduleDisabled
+	setTekton(t, p, func(s *settings) { s.Coschedule = coscheduleDisabled })
 	p.Steps[1].NodeSelector = nil
 	if got := warningText(p); strings.Contains(got, "asks for GPUs") || strings.Contains(got, "mounts 2 claims") {
 		t.Errorf("with coschedule: disabled no assistant places a step, yet:\n%s", got)
@@ -114,7 +114,7 @@ func TestAssistantIsPlacedWhereEveryStepItPlacesCanRun(t *testing.T) {
 	if own["report"]["pool"] != "cpu" {
 		t.Errorf("report, which mounts no claim, lost its own node selector: %v", own)
 	}
-	p.Coschedule = coscheduleDisabled
+	setTekton(t, p, func(s *settings) { s.Coschedule = coscheduleDisabled })
 	if pr, err = compile(p, Options{}); err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +147,7 @@ func TestTektonRefusesWhatNoAssistantNodeCanRun(t *testing.T) {
 		"affinity assistant (coschedule: workspaces) mounts the claim workspace in its own pod") {
 		t.Errorf("want ReadWriteOncePod refused, got %v", err)
 	}
-	p.Coschedule = coscheduleDisabled
+	setTekton(t, p, func(s *settings) { s.Coschedule = coscheduleDisabled })
 	if _, err := compile(p, Options{}); err != nil {
 		t.Errorf("with coschedule: disabled, ReadWriteOncePod is the cluster's to honour: %v", err)
 	}

@@ -44,7 +44,7 @@ func emitKind(p *ir.Pipeline, opts emit.Options) (emit.Result, error) {
 	if opts.Kind != "" && opts.Kind != KindPipelineRun && opts.Kind != KindPipeline {
 		return emit.Result{}, fmt.Errorf("tekton emits no kind %q", opts.Kind)
 	}
-	if kube.Restricted(p) && !p.SetSecurityContext {
+	if kube.Restricted(p) && !settingsOf(p).SetSecurityContext {
 		// Tekton gives its own init containers (prepare, place-scripts,
 		// working-dir-initializer) and its affinity assistant a
 		// securityContext only with the flag (pkg/pod/pod.go, script.go,

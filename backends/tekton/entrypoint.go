@@ -28,7 +28,7 @@ import (
 // ENTRYPOINT: that ENTRYPOINT before the args, or, for an image without
 // one, the first word of the args.
 func commandOf(p *ir.Pipeline, s *ir.Step, st *v1.Step) {
-	entrypoint, ok := p.ImageEntrypoints[s.Image]
+	entrypoint, ok := settingsOf(p).ImageEntrypoints[s.Image]
 	if !s.ArgsAreCommand || len(st.Command) > 0 || !ok {
 		return
 	}
@@ -46,7 +46,8 @@ func entrypointWarnings(p *ir.Pipeline) diag.Diagnostics {
 	steps := map[string][]string{}
 	var first []*ir.Step
 	for _, s := range p.Steps {
-		if _, said := p.ImageEntrypoints[s.Image]; s.Kind != ir.Container || !s.ArgsAreCommand || len(s.Command) > 0 || said {
+		_, said := settingsOf(p).ImageEntrypoints[s.Image]
+		if s.Kind != ir.Container || !s.ArgsAreCommand || len(s.Command) > 0 || said {
 			continue
 		}
 		if steps[s.Image] == nil {
@@ -55,7 +56,7 @@ func entrypointWarnings(p *ir.Pipeline) diag.Diagnostics {
 		steps[s.Image] = append(steps[s.Image], s.Name)
 	}
 	var out diag.Diagnostics
-	for _, image := range slices.Sorted(maps.Keys(p.ImageEntrypoints)) {
+	for _, image := range slices.Sorted(maps.Keys(settingsOf(p).ImageEntrypoints)) {
 		if !slices.ContainsFunc(p.Steps,
 			func(s *ir.Step) bool { return s.Image == image && s.ArgsAreCommand && len(s.Command) == 0 }) {
 			out = append(out, diag.Warnf(diag.PlatformSettingUnused,

@@ -117,7 +117,7 @@ func mountsImageWorkspace(p *ir.Pipeline, s *ir.Step) bool {
 	if s.Kind != ir.Container {
 		return false
 	}
-	switch p.ImageWorkspace {
+	switch settingsOf(p).ImageWorkspace {
 	case imageWorkspaceAlways:
 		return true
 	case imageWorkspaceNone:
@@ -154,7 +154,7 @@ func workspaceRefusals(p *ir.Pipeline) diag.Diagnostics {
 		if named == `""` && programInWorkspace(s) {
 			named = "the entrypoint of image " + s.Image
 		}
-		if named != `""` && p.ImageWorkspace == imageWorkspaceNone {
+		if named != `""` && settingsOf(p).ImageWorkspace == imageWorkspaceNone {
 			out = append(out, diag.Errorf(diag.WorkspaceHidden, s.Loc,
 				"step %s runs %s, in /workspace, where Tekton mounts an emptyDir in every step, hiding the image's own; the "+
 					"platform says the cluster mounts no image volumes (tekton: {imageWorkspace: none}). Move the program out of "+
@@ -183,7 +183,7 @@ func workspaceRefusals(p *ir.Pipeline) diag.Diagnostics {
 // program Tekton hides if it lives in /workspace, once an image, at its
 // first step.
 func workspaceWarnings(p *ir.Pipeline) diag.Diagnostics {
-	if p.ImageWorkspace == imageWorkspaceAlways || p.ImageWorkspace == imageWorkspaceNone {
+	if iw := settingsOf(p).ImageWorkspace; iw == imageWorkspaceAlways || iw == imageWorkspaceNone {
 		return nil
 	}
 	var out diag.Diagnostics

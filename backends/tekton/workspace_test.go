@@ -81,7 +81,7 @@ func TestStepMountsItsImageWorkspace(t *testing.T) {
 // so does a step mount inside the read-only image /workspace.
 func TestHiddenProgramRefused(t *testing.T) {
 	p := workspacePipeline("python3", "/workspace/mnist.py")
-	p.ImageWorkspace = imageWorkspaceNone
+	setTekton(t, p, func(s *settings) { s.ImageWorkspace = imageWorkspaceNone })
 	_, err := compile(p, Options{})
 	if err == nil || !strings.Contains(err.Error(), `pipeline.yaml:3:3: step train runs "/workspace/mnist.py", in `+
 		`/workspace, where Tekton mounts an emptyDir in every step`) || !strings.Contains(err.Error(), "[MLC652]") {
@@ -124,7 +124,7 @@ func TestKnownImagesMountTheirWorkspace(t *testing.T) {
 	}
 	p := workspacePipeline()
 	p.Steps[0].Image = "mlcommons/hello_world:0.0.1"
-	p.ImageWorkspace = imageWorkspaceNone
+	setTekton(t, p, func(s *settings) { s.ImageWorkspace = imageWorkspaceNone })
 	if _, err := compile(p, Options{}); err == nil ||
 		!strings.Contains(err.Error(), "step train runs the entrypoint of image mlcommons/hello_world:0.0.1, in /workspace") {
 		t.Errorf("none: want the known image's step refused, got %v", err)
@@ -150,7 +150,7 @@ func TestUnseenProgramWarned(t *testing.T) {
 			"working directory of image template:1, and Tekton mounts an emptyDir at /workspace") {
 		t.Errorf("warnings %v", w)
 	}
-	p.ImageWorkspace = imageWorkspaceAlways
+	setTekton(t, p, func(s *settings) { s.ImageWorkspace = imageWorkspaceAlways })
 	if w := workspaceWarnings(p); len(w) != 0 {
 		t.Errorf("always: warnings %v", w)
 	}
@@ -161,7 +161,7 @@ func TestUnseenProgramWarned(t *testing.T) {
 	if st, _ := mainStep(t, pr); len(st.VolumeMounts) != 1 || st.VolumeMounts[0].Name != imageWorkspaceVolume {
 		t.Errorf("always: mounts %+v", st.VolumeMounts)
 	}
-	p.ImageWorkspace = imageWorkspaceNone
+	setTekton(t, p, func(s *settings) { s.ImageWorkspace = imageWorkspaceNone })
 	if w := workspaceWarnings(p); len(w) != 0 {
 		t.Errorf("none: warnings %v", w)
 	}

@@ -1,6 +1,7 @@
 package ir
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -57,22 +58,14 @@ type Pipeline struct {
 	// KubectlImage runs the steps that create and watch a distributed job,
 	// on engines that need a container for that.
 	KubectlImage string
-	// Coschedule is Tekton's coschedule feature flag on the cluster, as
-	// the platform says it: workspaces (the default), pipelineruns,
-	// isolate-pipelinerun or disabled.
-	Coschedule string
-	// SetSecurityContext is Tekton's set-security-context feature flag
-	// on the cluster, as the platform says it.
-	SetSecurityContext bool `json:",omitempty"`
 	// PodSecurity is the Pod Security Standard the run's namespace
 	// enforces, as the platform says it: PodSecurityRestricted, or empty.
 	PodSecurity string `json:",omitempty"`
-	// ImageWorkspace is the platform's tekton.imageWorkspace: named (the
-	// default, also when empty), always or none.
-	ImageWorkspace string `json:",omitempty"`
-	// ImageEntrypoints is the platform's tekton.imageEntrypoints: the
-	// ENTRYPOINT of each image named, empty for none.
-	ImageEntrypoints map[string][]string `json:",omitempty"`
+	// Engines are what the platform says of one engine's cluster alone
+	// (its tekton: section), by engine name: each engine's own settings,
+	// which it reads and nothing else does, beside the engine-neutral
+	// pipeline as a KFP platform spec travels beside its pipeline spec.
+	Engines map[string]json.RawMessage `json:",omitempty"`
 	// ObjectStore is where steps fetch inputs given as URLs and, with an
 	// object workspace, upload their outputs; nil when the platform
 	// names none.

@@ -21,9 +21,6 @@ const (
 	// busybox gives the wait script sh, date, sleep and printf. Bitnami
 	// removed its version tags; registry.k8s.io/kubectl has no shell.
 	defaultKubectlImage = "docker.io/alpine/kubectl:1.34.1"
-	// defaultCoschedule is Tekton's own default for its coschedule
-	// feature flag (pkg/apis/config/feature_flags.go).
-	defaultCoschedule = "workspaces"
 )
 
 // defaultWorkerCommand runs the SSH server the launcher reaches workers

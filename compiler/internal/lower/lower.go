@@ -1,6 +1,7 @@
 package lower
 
 import (
+	"encoding/json"
 	"maps"
 	"slices"
 
@@ -129,18 +130,14 @@ func newLowering(ps *spec.Pipeline, plat *spec.Platform, needValues string) *low
 		ImagePullSecrets:        plat.ImagePullSecrets,
 		TTLSecondsAfterFinished: plat.TTLSeconds,
 		KubectlImage:            plat.KubectlImage,
-		Coschedule:              plat.Tekton.Coschedule,
-		SetSecurityContext:      plat.Tekton.SetSecurityContext,
 		PodSecurity:             plat.PodSecurity,
-		ImageWorkspace:          plat.Tekton.ImageWorkspace,
-		ImageEntrypoints:        plat.Tekton.ImageEntrypoints,
 		FileSteps:               ps.FileSteps,
 	}
 	if lw.p.KubectlImage == "" {
 		lw.p.KubectlImage = defaultKubectlImage
 	}
-	if lw.p.Coschedule == "" {
-		lw.p.Coschedule = defaultCoschedule
+	if len(plat.Tekton) > 0 {
+		lw.p.Engines = map[string]json.RawMessage{"tekton": plat.Tekton}
 	}
 	lw.pipelineMeta()
 	lw.gpus = lw.platformGPUs()

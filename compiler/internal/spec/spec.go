@@ -1,6 +1,8 @@
 package spec
 
 import (
+	"encoding/json"
+
 	"github.com/mlcube-compile/mlcube-compile/compiler/internal/source"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
 	"github.com/mlcube-compile/mlcube-compile/diag"
@@ -122,12 +124,9 @@ type Platform struct {
 	MPI                struct {
 		APIVersion string `json:"apiVersion"`
 	} `json:"mpi"`
-	Tekton struct {
-		Coschedule         string              `json:"coschedule"`
-		SetSecurityContext bool                `json:"setSecurityContext"`
-		ImageWorkspace     string              `json:"imageWorkspace"`
-		ImageEntrypoints   map[string][]string `json:"imageEntrypoints"`
-	} `json:"tekton"`
+	// Tekton is the tekton: section, as the schema checked it: the Tekton
+	// engine's own settings, which the compiler hands it as written.
+	Tekton json.RawMessage `json:"tekton"`
 	MedPerf struct {
 		Network string `json:"network"`
 	} `json:"medperf"`
