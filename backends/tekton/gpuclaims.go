@@ -35,11 +35,12 @@ func gpusAsLimits(p *ir.Pipeline) (*ir.Pipeline, error) {
 		if !ok {
 			c := s.Resources.GPUClaim
 			refused = append(refused, diag.Errorf(diag.EngineCannotRun, c.At,
-				"step %s cannot ask for its GPUs as a limit, as a TaskRun's pod must: %s", s.Name, c.Why).
+				"step %s cannot ask for its GPUs as a limit: %s", s.Name, c.Why).
 				WithFix("ask for them so that a limit can (a deviceClass with no selector), or as an extended resource "+
 					"(the platform's gpu.resource), or use --backend argo").
-				WithDetail("A TaskRun's pod cannot carry claims (Tekton's pod template has no resourceClaims), so it "+
-					"asks for GPUs by Dynamic Resource Allocation as the device class's extended resource."))
+				WithDetail("A TaskRun's pod must ask for them as a limit: it cannot carry claims (Tekton's pod template "+
+					"has no resourceClaims), so it asks for GPUs by Dynamic Resource Allocation as the device class's "+
+					"extended resource."))
 			continue
 		}
 		copied := *s

@@ -72,10 +72,10 @@ func TestGPUsAsLimitOnTekton(t *testing.T) {
 func TestGPUClaimsRefusedOnTekton(t *testing.T) {
 	for gpu, want := range map[string]string{
 		"  deviceClass: gpu.example.com\n  selector: device.driver == \"x\"\n": "platform.yaml:3:3: gpu.selector: tekton: " +
-			"step train cannot ask for its GPUs as a limit, as a TaskRun's pod must: its selector narrows the class's " +
+			"step train cannot ask for its GPUs as a limit: its selector narrows the class's " +
 			"devices, which a limit cannot say; ask for them so that a limit can",
 		"  sharedClaim: team-a100\n": "platform.yaml:2:3: gpu.sharedClaim: tekton: step train cannot ask for " +
-			"its GPUs as a limit, as a TaskRun's pod must: its pods share the existing ResourceClaim team-a100, which no " +
+			"its GPUs as a limit: its pods share the existing ResourceClaim team-a100, which no " +
 			"limit can name; ask for them so that a limit can",
 	} {
 		out := draPlatform(t, gpu)

@@ -169,7 +169,7 @@ func TestTorchGPUsByDRA(t *testing.T) {
 	files = enginetest.TorchPipeline(t, "    torch: {nodes: 2}\n", "gpu: {deviceClass: gpu.example.com, selector: "+
 		"'device.attributes[\"gpu.example.com\"].model == \"LATEST-GPU-MODEL\"'}\n")
 	out := manifestcheck.BuildFor(t, "argo", manifestcheck.Specs(files), emit.Options{})
-	refused := "cannot ask for its GPUs as a limit, as a TrainJob's node pods must"
+	refused := "step train cannot ask for its GPUs as a limit: its selector narrows the class's devices"
 	if !out.Failed() || !strings.Contains(out.Stderr(), refused) {
 		t.Errorf("a DRA request with a selector on a torch step: want a refusal, got\n%s", out.Stderr())
 	}

@@ -44,11 +44,12 @@ func trainJob(p *ir.Pipeline, s *ir.Step, claim ClaimName, runName string) (*Job
 	if !ok {
 		c := s.Resources.GPUClaim
 		return nil, diag.Diagnostics{diag.Errorf(diag.EngineCannotRun, c.At,
-			"step %s cannot ask for its GPUs as a limit, as a TrainJob's node pods must: %s", s.Name, c.Why).
+			"step %s cannot ask for its GPUs as a limit: %s", s.Name, c.Why).
 			WithFix("ask for them so that a limit can (a deviceClass with no selector), or as an extended resource " +
 				"(the platform's gpu.resource), or use mpi:").
-			WithDetail("A TrainJob's node pods cannot carry claims (Trainer v2.3.0's runtime patches have no " +
-				"resourceClaims), so they ask for GPUs by Dynamic Resource Allocation as the device class's extended resource.")}
+			WithDetail("A TrainJob's node pods must ask for them as a limit: they cannot carry claims (Trainer v2.3.0's " +
+				"runtime patches have no resourceClaims), so they ask for GPUs by Dynamic Resource Allocation as the " +
+				"device class's extended resource.")}
 	}
 	node := container(p, s, trainNode, kube.Command(s.Command), nil, res)
 	for _, a := range s.Args {

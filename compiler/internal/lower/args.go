@@ -191,8 +191,12 @@ func (lw *lowering) parseText(s string, at *diag.Loc) ir.Text {
 					"it; a default is a run-time value, which argo submit -p or tkn pipeline start -p changes.",
 					lw.noParams))
 		case strings.HasSuffix(s[last:m[0]], "$") || strings.HasSuffix(s[last:m[0]], "{"):
-			report(diag.BadParamRef, "%q right before ${%s} would join with its value into engine syntax such as $(…) or "+
-				"{{…}}; put something else between them", s[m[0]-1:m[0]], ref)
+			if at != nil {
+				lw.diags = append(lw.diags, diag.Errorf(diag.BadParamRef, *at,
+					"%q right before ${%s} would join with its value into engine syntax such as $(…) or {{…}}",
+					s[m[0]-1:m[0]], ref).
+					WithFix("put something else between them"))
+			}
 		}
 		if lw.noParams != "" && given {
 			// Its manifest takes the compile-time value as written.

@@ -42,27 +42,29 @@ var (
 // compiling on the API server, or "" when the parser finds nothing: a
 // syntax error, a name that is not device or a variable of the
 // expression, a field device does not have, or a value that is no bool.
-func selectorProblem(expr string) string {
+// detail says more of it, as full sentences, or "".
+func selectorProblem(expr string) (problem, detail string) {
 	if len(expr) > resourcev1.CELSelectorExpressionMaxLength {
 		return fmt.Sprintf("the selector is %d bytes long, and the API server takes at most %d", len(expr),
-			resourcev1.CELSelectorExpressionMaxLength)
+			resourcev1.CELSelectorExpressionMaxLength), ""
 	}
 	env, err := celParser()
 	if err != nil {
-		return fmt.Sprintf("the CEL parser cannot start: %v", err)
+		return fmt.Sprintf("the CEL parser cannot start: %v", err), ""
 	}
 	parsed, iss := env.Parse(expr)
 	if iss.Err() != nil {
 		e := iss.Errors()[0]
-		return fmt.Sprintf("%s: not a CEL expression: %s", place(expr, e.Location.Line(), e.Location.Column()), e.Message)
+		return fmt.Sprintf("%s: not a CEL expression: %s", place(expr, e.Location.Line(), e.Location.Column()),
+			e.Message), ""
 	}
 	native := parsed.NativeRep()
 	w := selectorWalk{expr: expr, info: native.SourceInfo()}
 	w.walk(native.Expr(), map[string]bool{})
 	if w.problem != "" {
-		return w.problem
+		return w.problem, w.detail
 	}
-	return notBool(native.Expr())
+	return notBool(native.Expr()), ""
 }
 
 // notBool says why the selector's value cannot be a bool, when it is
@@ -87,6 +89,8 @@ type selectorWalk struct {
 	expr    string
 	info    *celast.SourceInfo
 	problem string
+	// detail says more of the problem, as full sentences; "" if nothing.
+	detail string
 }
 
 // walk checks e, where the names in bound are the expression's own
@@ -128,8 +132,8 @@ func (w *selectorWalk) walkSelect(e celast.Expr, bound map[string]bool) {
 	op := sel.Operand()
 	if op.Kind() == celast.IdentKind && op.AsIdent() == "device" && !bound["device"] &&
 		!slices.Contains(deviceFields, sel.FieldName()) {
-		w.fail(e, "device has no field %q (it has %s)%s", sel.FieldName(), strings.Join(deviceFields, ", "),
-			diag.Suggest(sel.FieldName(), deviceFields))
+		w.fail(e, "device has no field %q%s", sel.FieldName(), diag.Suggest(sel.FieldName(), deviceFields))
+		w.detail = fmt.Sprintf("A device has the fields %s.", strings.Join(deviceFields, ", "))
 		return
 	}
 	w.walk(op, bound)

@@ -2,6 +2,7 @@ package lower
 
 import (
 	"cmp"
+	"fmt"
 	"path"
 	"strings"
 
@@ -81,8 +82,9 @@ func (lw *lowering) volumeMount(st *spec.Step, p *spec.Param, kind string, vm *v
 	}
 	switch {
 	case strings.HasPrefix(raw, "/"):
-		lw.errorf(diag.BadVolumeMount, at, "%q is absolute: a volume is mounted from the workspace claim, so its location "+
-			"is a path in the workspace, such as %s", raw, strings.TrimLeft(raw, "/"))
+		lw.diags = append(lw.diags, diag.Errorf(diag.BadVolumeMount, at,
+			"%q is absolute: a volume is mounted from the workspace claim", raw).
+			WithFix("write its location as a path in the workspace, such as "+strings.TrimLeft(raw, "/")))
 		return "", false
 	case rel == ".." || strings.HasPrefix(rel, "../"):
 		lw.errorf(diag.BadVolumeMount, at,
@@ -95,9 +97,10 @@ func (lw *lowering) volumeMount(st *spec.Step, p *spec.Param, kind string, vm *v
 		dir, file := path.Split(rel)
 		switch {
 		case file != path.Base(m.MountPath):
-			lw.errorf(diag.BadVolumeMount, at, "an output file is mounted by its folder (the kubelet would make a file that "+
-				"is not there yet a folder), so its location must end in %q, the file name of its mount_path %s",
-				path.Base(m.MountPath), p.MountPath)
+			lw.diags = append(lw.diags, diag.Errorf(diag.BadVolumeMount, at,
+				"an output file's location must end in %q, the file name of its mount_path", path.Base(m.MountPath)).
+				WithDetail("Its mount_path is %s. An output file is mounted by its folder: the kubelet would make a file "+
+					"that is not there yet a folder.", p.MountPath))
 			return "", false
 		case path.Dir(m.MountPath) == "/":
 			// MedPerf's own test containers write /medperf_results.yaml:
@@ -128,8 +131,10 @@ func (lw *lowering) urlVolume(p *spec.Param, raw, kind string, at diag.Loc, vm *
 			where = "on the claim the platform's storage.pvc names (with storage.workspace: object, the inputs no step writes " +
 				"are mounted from it)"
 		}
-		lw.errorf(diag.BadURL, at, "%q: volume %s is a file, mounted by itself when the pod starts, before anything is "+
-			"fetched; give a folder volume the URL, or give %s a path %s and put the file there", raw, p.Name, p.Name, where)
+		lw.diags = append(lw.diags, diag.Errorf(diag.BadURL, at,
+			"%q: volume %s is a file, mounted by itself when the pod starts", raw, p.Name).
+			WithFix(fmt.Sprintf("give a folder volume the URL, or give %s a path %s and put the file there", p.Name, where)).
+			WithDetail("A file volume is mounted before anything is fetched, so no URL can fill it."))
 		return
 	}
 	dir, file, ok := lw.urlInput(p.Name, raw, kind, at)
@@ -160,9 +165,11 @@ func (vm *volumeMounts) add(lw *lowering, m ir.Mount, p *spec.Param, at diag.Loc
 		if render(same.SubPath) != render(m.SubPath) || same.ReadOnly != m.ReadOnly {
 			other := vm.names.taken[vm.mounts[i].Name]
 			if m.MountPath != path.Clean(p.MountPath) {
-				lw.errorf(diag.BadVolumeMount, at, "an output file is mounted by its folder (the kubelet would make a file that "+
-					"is not there yet a folder), and volume %s is mounted at %s already; give %s a folder of its own", other,
-					m.MountPath, path.Base(p.MountPath))
+				lw.diags = append(lw.diags, diag.Errorf(diag.BadVolumeMount, at,
+					"an output file is mounted by its folder, and volume %s is mounted at %s already", other, m.MountPath).
+					WithFix(fmt.Sprintf("give %s a folder of its own", path.Base(p.MountPath))).
+					WithDetail("The kubelet would make a file that is not there yet a folder, so an output file is mounted "+
+						"by its folder."))
 				return false
 			}
 			lw.errorf(diag.BadVolumeMount, at, "volume %s is mounted at %s, where volume %s is mounted", p.Name,

@@ -57,8 +57,10 @@ func (lw *lowering) sizedClaim() *ir.ClaimTemplate {
 // when the URL is refused.
 func (lw *lowering) urlInput(param, raw, kind string, at diag.Loc) (dir string, file string, ok bool) {
 	if kind == "outputs" {
-		lw.errorf(diag.URLNotWritable, at, "%q is a URL, which a step reads and never writes; give the output a path in "+
-			"the workspace (with storage.workspace: object, outputs are uploaded to the object store)", raw)
+		lw.diags = append(lw.diags, diag.Errorf(diag.URLNotWritable, at, "%q is a URL, which a step reads and never writes",
+			raw).
+			WithFix("give the output a path in the workspace (with storage.workspace: object, outputs are uploaded to the "+
+				"object store)"))
 		return "", "", false
 	}
 	u := lw.parseURL(raw, at)

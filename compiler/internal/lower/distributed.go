@@ -59,8 +59,10 @@ func (lw *lowering) lowerMPI(st *spec.Step, s *ir.Step) {
 		entry = lw.words(m.Entrypoint, at.Field("entrypoint"))
 	}
 	if len(entry) == 0 {
-		lw.errorf(diag.BadCommand, at, "mpirun needs a program to start on every slot, and task %q of cube %q has no "+
-			"entrypoint; give one with mpi.entrypoint (the command the image's ENTRYPOINT runs)", st.Task.Name, st.Cube.Name)
+		lw.diags = append(lw.diags, diag.Errorf(diag.BadCommand, at,
+			"mpirun needs a program to start on every slot, and task %q of cube %q has no entrypoint",
+			st.Task.Name, st.Cube.Name).
+			WithFix("give one with mpi.entrypoint (the command the image's ENTRYPOINT runs)"))
 	}
 	launcher := []string{"mpirun"}
 	if job.Implementation == "OpenMPI" && !runsAsNonRoot(s.SecurityContext) {
@@ -310,9 +312,11 @@ func (lw *lowering) mpiUser(at diag.Loc, s *ir.Step, job *ir.MPIJob) {
 		}
 	}
 	if lw.plat.PodSecurity == ir.PodSecurityRestricted && job.APIVersion == mpiV1 {
-		lw.errorf(diag.CannotLockDown, lw.plat.Loc.Field("mpi").Field("apiVersion"),
-			"podSecurity is restricted, and the training operator gives a kubeflow.org/v1 MPIJob's launcher an init container "+
-				"(kubectl-delivery, which runs as root with no securityContext: pkg/controller.v1/mpi/mpijob_controller.go) that "+
-				"the compiler cannot lock down; use kubeflow.org/v2beta1 (mpi-operator)")
+		lw.diags = append(lw.diags, diag.Errorf(diag.CannotLockDown, lw.plat.Loc.Field("mpi").Field("apiVersion"),
+			"podSecurity is restricted, and a kubeflow.org/v1 MPIJob's launcher has an init container the compiler "+
+				"cannot lock down").
+			WithFix("use kubeflow.org/v2beta1 (mpi-operator)").
+			WithDetail("The training operator gives the launcher the init container kubectl-delivery, which runs as root with "+
+				"no securityContext (pkg/controller.v1/mpi/mpijob_controller.go)."))
 	}
 }

@@ -54,18 +54,20 @@ func (lw *lowering) platformGPUs() *gpuRequests {
 	}
 	switch {
 	case g.DeviceClass == "" && g.Selector != "" && g.SharedClaim == "":
-		lw.errorf(diag.BadGPURequest, at.Field("selector"),
-			"selector narrows the GPUs of a device class, and gpu: names none: add deviceClass, the DeviceClass the GPUs are "+
-				"of (kubectl get deviceclasses lists them)")
+		lw.diags = append(lw.diags, diag.Errorf(diag.BadGPURequest, at.Field("selector"),
+			"selector narrows the GPUs of a device class, and gpu: names none").
+			WithFix("add deviceClass, the DeviceClass the GPUs are of (kubectl get deviceclasses lists them)"))
 	case g.DeviceClass == "" && g.ExtendedResourceName != "":
-		lw.errorf(diag.BadGPURequest, at.Field("extendedResourceName"),
-			"extendedResourceName is the resource name of deviceClass's DeviceClass, and gpu: names no deviceClass: add it, "+
-				"or drop extendedResourceName")
+		lw.diags = append(lw.diags, diag.Errorf(diag.BadGPURequest, at.Field("extendedResourceName"),
+			"extendedResourceName is the resource name of deviceClass's DeviceClass, and gpu: names no deviceClass").
+			WithFix("add it, or drop extendedResourceName"))
 	case g.ExtendedResourceName != "" && !isExtendedResourceName(g.ExtendedResourceName):
-		lw.errorf(diag.BadGPURequest, at.Field("extendedResourceName"),
-			"%q is not an extended resource name: a domain outside kubernetes.io, '/', then at most 63 letters, digits, '-', "+
-				"'_' or '.'; give the DeviceClass's spec.extendedResourceName (kubectl get deviceclass %s -o "+
-				"jsonpath='{.spec.extendedResourceName}')", g.ExtendedResourceName, g.DeviceClass)
+		lw.diags = append(lw.diags, diag.Errorf(diag.BadGPURequest, at.Field("extendedResourceName"),
+			"%q is not an extended resource name", g.ExtendedResourceName).
+			WithFix(fmt.Sprintf("give the DeviceClass's spec.extendedResourceName (kubectl get deviceclass %s -o "+
+				"jsonpath='{.spec.extendedResourceName}')", g.DeviceClass)).
+			WithDetail("An extended resource name is a domain outside kubernetes.io, '/', then at most 63 letters, digits, "+
+				"'-', '_' or '.'."))
 	}
 	if g.DeviceClass != "" {
 		g.SharedClaim = "" // refused beside it by checkDeviceFields
@@ -105,18 +107,23 @@ func isExtendedResourceName(name string) bool {
 func (lw *lowering) checkDeviceFields(r spec.DeviceRequest, at diag.Loc) {
 	switch {
 	case r.DeviceClass != "" && r.SharedClaim != "":
-		lw.errorf(diag.BadGPURequest, at.Field("sharedClaim"),
-			"sharedClaim names an existing claim, whose devices were chosen when it was made, and deviceClass asks for a "+
-				"claim per pod: keep one")
+		lw.diags = append(lw.diags, diag.Errorf(diag.BadGPURequest, at.Field("sharedClaim"),
+			"sharedClaim names an existing claim, and deviceClass asks for a claim per pod").
+			WithFix("keep one").
+			WithDetail("The devices of an existing claim were chosen when it was made."))
 	case r.SharedClaim != "" && r.Selector != "":
 		lw.errorf(diag.BadGPURequest, at.Field("selector"),
 			"the shared claim %s already holds its devices, chosen when it was made, so a selector cannot narrow them: drop "+
 				"selector, or name a deviceClass for a claim per pod instead of sharedClaim", r.SharedClaim)
 	case r.Selector != "":
-		if problem := selectorProblem(r.Selector); problem != "" {
-			lw.errorf(diag.BadGPURequest, at.Field("selector"),
-				"not a device selector the API server compiles: %s; write a CEL condition on device, such as "+
-					"device.attributes[\"gpu.example.com\"].model == \"A100\"", problem)
+		if problem, detail := selectorProblem(r.Selector); problem != "" {
+			d := diag.Errorf(diag.BadGPURequest, at.Field("selector"), "not a device selector the API server compiles: %s",
+				problem).
+				WithFix("write a CEL condition on device, such as device.attributes[\"gpu.example.com\"].model == \"A100\"")
+			if detail != "" {
+				d = d.WithDetail("%s", detail)
+			}
+			lw.diags = append(lw.diags, d)
 		}
 	}
 }
@@ -141,10 +148,10 @@ func (lw *lowering) gpuClaim(res spec.Resources, at diag.Loc, gpus int) *ir.GPUC
 		return claim
 	}
 	if gpus > maxClaimDevices {
-		lw.errorf(diag.BadGPURequest, countAt,
-			"%d GPUs in one claim: Kubernetes allocates a ResourceClaim at most %d devices (AllocationResultsMaxSize), so the "+
-				"pod would never be scheduled; ask for at most %d per pod (an MPI step spreads more over its workers)", gpus,
-			maxClaimDevices, maxClaimDevices)
+		lw.diags = append(lw.diags, diag.Errorf(diag.BadGPURequest, countAt,
+			"%d GPUs in one claim: Kubernetes allocates a ResourceClaim at most %d devices", gpus, maxClaimDevices).
+			WithFix(fmt.Sprintf("ask for at most %d per pod (an MPI step spreads more over its workers)", maxClaimDevices)).
+			WithDetail("The limit is AllocationResultsMaxSize, so the pod would never be scheduled."))
 	}
 	claim.Template = lw.claimTemplate(req, gpus)
 	claim.ExtendedResourceName, claim.Why, claim.At = req.limit()
@@ -169,9 +176,9 @@ func (lw *lowering) gpuRequest(res spec.Resources, at diag.Loc) *gpuRequest {
 	}
 	if plat == nil {
 		if own.Selector != "" {
-			lw.errorf(diag.BadGPURequest, at.Field("selector"),
-				"selector narrows the GPUs of a device class, and neither this nor the platform's gpu: section names one: add "+
-					"deviceClass, the DeviceClass the GPUs are of")
+			lw.diags = append(lw.diags, diag.Errorf(diag.BadGPURequest, at.Field("selector"),
+				"selector narrows the GPUs of a device class, and neither this nor the platform's gpu: section names one").
+				WithFix("add deviceClass, the DeviceClass the GPUs are of"))
 		}
 		return nil
 	}

@@ -56,9 +56,10 @@ func (lw *lowering) checkUnasked(res spec.Resources, at diag.Loc) {
 	for _, f := range []struct{ name, value string }{{"deviceClass", res.DeviceClass}, {"sharedClaim", res.SharedClaim},
 		{"selector", res.Selector}} {
 		if f.value != "" {
-			lw.errorf(diag.BadGPURequest, at.Field(f.name),
-				"%s says how GPUs are asked for, and this asks for none (platform.accelerator_count of the cube, or gpu here): "+
-					"give gpu: N, or drop %s", f.name, f.name)
+			lw.diags = append(lw.diags, diag.Errorf(diag.BadGPURequest, at.Field(f.name),
+				"%s says how GPUs are asked for, and this asks for none", f.name).
+				WithFix("give gpu: N, or drop "+f.name).
+				WithDetail("GPUs are asked for by platform.accelerator_count of the cube, or by gpu here."))
 			return
 		}
 	}
@@ -76,10 +77,11 @@ func (lw *lowering) daskWorkerGPUs(st *spec.Step, r ir.Resources) ir.Resources {
 	c := r.GPUClaim
 	if c.ExtendedResourceName == "" {
 		lw.diags = append(lw.diags, diag.Errorf(diag.BadGPURequest, c.At,
-			"the Dask workers cannot ask for their GPUs as a limit, as a DaskJob's pods must: %s", c.Why).
+			"the Dask workers cannot ask for their GPUs as a limit: %s", c.Why).
 			WithFix("ask for the workers' GPUs by deviceClass alone, or as an extended resource (the platform's gpu.resource)").
-			WithDetail("A DaskJob's pods cannot carry claims (the dask-kubernetes operator's CRDs have no resourceClaims), so "+
-				"they ask for GPUs by Dynamic Resource Allocation as the device class's extended resource."))
+			WithDetail("A DaskJob's pods must ask for them as a limit: they cannot carry claims (the dask-kubernetes "+
+				"operator's CRDs have no resourceClaims), so they ask for GPUs by Dynamic Resource Allocation as the "+
+				"device class's extended resource."))
 		return r
 	}
 	lw.warnf(diag.GPUsAsLimit, st.Loc.Field("dask").Field("worker"),

@@ -36,9 +36,9 @@ func (lw *lowering) queue(st *spec.Step, s *ir.Step) {
 	lw.queued = lw.queued || queue != ""
 	switch {
 	case queue == "" && st.WorkloadPriorityClass != "":
-		lw.errorf(diag.BadQueue, st.Loc.Field("workloadPriorityClass"),
-			"Kueue reads a WorkloadPriorityClass only from a queued workload, and this step runs outside any queue; give the "+
-				"step a queue, or drop workloadPriorityClass")
+		lw.diags = append(lw.diags, diag.Errorf(diag.BadQueue, st.Loc.Field("workloadPriorityClass"),
+			"Kueue reads a WorkloadPriorityClass only from a queued workload, and this step runs outside any queue").
+			WithFix("give the step a queue, or drop workloadPriorityClass"))
 	case queue != "":
 		lw.queuedStep(st, queue)
 	}
@@ -73,14 +73,14 @@ func (lw *lowering) kueue() {
 	lw.labelValue(lw.plat.Queue, lw.plat.Loc.Field("queue"), queueLabel)
 	lw.labelValue(lw.plat.WorkloadPriorityClass, lw.plat.Loc.Field("workloadPriorityClass"), priorityLabel)
 	if lw.plat.MultiKueue && !lw.queued && len(lw.spec.Steps) > 0 {
-		lw.errorf(diag.BadQueue, lw.plat.Loc.Field("multiKueue"),
-			"MultiKueue dispatches queued workloads only, and no step runs in a queue; set queue in the platform file, or "+
-				"drop multiKueue")
+		lw.diags = append(lw.diags, diag.Errorf(diag.BadQueue, lw.plat.Loc.Field("multiKueue"),
+			"MultiKueue dispatches queued workloads only, and no step runs in a queue").
+			WithFix("set queue in the platform file, or drop multiKueue"))
 	}
 	if !lw.queued && lw.plat.Queue == "" && lw.plat.WorkloadPriorityClass != "" && len(lw.spec.Steps) > 0 {
-		lw.errorf(diag.BadQueue, lw.plat.Loc.Field("workloadPriorityClass"),
-			"Kueue reads a WorkloadPriorityClass only from a queued workload, and no step runs in a queue; set queue in the "+
-				"platform file, or drop workloadPriorityClass")
+		lw.diags = append(lw.diags, diag.Errorf(diag.BadQueue, lw.plat.Loc.Field("workloadPriorityClass"),
+			"Kueue reads a WorkloadPriorityClass only from a queued workload, and no step runs in a queue").
+			WithFix("set queue in the platform file, or drop workloadPriorityClass"))
 	}
 }
 
@@ -90,13 +90,14 @@ func (lw *lowering) kueue() {
 // since Kueue's MPIJob integration (pkg/controller/jobs/mpijob) watches
 // mpi-operator's kubeflow.org/v2beta1 only.
 func (lw *lowering) queuedStep(st *spec.Step, queue string) {
-	var field, why string
+	var field, what, why string
 	switch {
 	case st.Dask != nil:
-		field, why = "dask", "runs a DaskJob, which Kueue cannot admit (it has no DaskJob integration)"
+		field, what, why = "dask", "a DaskJob", "Kueue has no DaskJob integration."
 	case st.MPI != nil && lw.plat.MPI.APIVersion == mpiV1:
-		field, why = "mpi", "runs a kubeflow.org/v1 MPIJob (the training operator's), which Kueue cannot admit (its MPIJob "+
-			"integration is for mpi-operator's kubeflow.org/v2beta1)"
+		field, what = "mpi", "a kubeflow.org/v1 MPIJob"
+		why = "A kubeflow.org/v1 MPIJob is the training operator's, and Kueue's MPIJob integration is for " +
+			"mpi-operator's kubeflow.org/v2beta1."
 	default:
 		return
 	}
@@ -108,14 +109,18 @@ func (lw *lowering) queuedStep(st *spec.Step, queue string) {
 	if field == "dask" {
 		fix = "run the work as a container or MPI step"
 	}
-	lw.errorf(diag.BadQueue, at, "step %q %s, so it cannot run in %s %q; run it outside any queue with queue: \"\" on "+
-		"the step, or %s", st.Name, why, from, queue, fix)
+	lw.diags = append(lw.diags, diag.Errorf(diag.BadQueue, at,
+		"step %q runs %s, which Kueue cannot admit, so it cannot run in %s %q", st.Name, what, from, queue).
+		WithFix("run it outside any queue with queue: \"\" on the step, or "+fix).
+		WithDetail("%s", why))
 }
 
 // labelValue refuses a name longer than a label value may be.
 func (lw *lowering) labelValue(v string, at diag.Loc, label string) {
 	if len(v) > validation.LabelValueMaxLength {
-		lw.errorf(diag.BadQueue, at, "%q is %d characters: it becomes the value of the label %s, which is at "+
-			"most %d characters", v, len(v), label, validation.LabelValueMaxLength)
+		lw.diags = append(lw.diags, diag.Errorf(diag.BadQueue, at, "%q is %d characters, more than a label value's %d",
+			v, len(v), validation.LabelValueMaxLength).
+			WithDetail("It becomes the value of the label %s, which is at most %d characters.",
+				label, validation.LabelValueMaxLength))
 	}
 }

@@ -21,9 +21,9 @@ type upload struct {
 // storage.pvc names holds the inputs no step writes.
 func (lw *lowering) objectWorkspaceSpec(st spec.Storage, at diag.Loc) ir.Volume {
 	if lw.p.ObjectStore == nil {
-		lw.errorf(diag.NoObjectStore, at.Field("workspace"),
-			"workspace: object uploads each step's outputs to an object store, and the platform names none: add objectStore, "+
-				"with s3's endpoint, bucket and Secret keys (or, on Argo, artifactRepositoryRef)")
+		lw.diags = append(lw.diags, diag.Errorf(diag.NoObjectStore, at.Field("workspace"),
+			"workspace: object uploads each step's outputs to an object store, and the platform names none").
+			WithFix("add objectStore, with s3's endpoint, bucket and Secret keys (or, on Argo, artifactRepositoryRef)"))
 	}
 	if len(st.AccessModes) > 0 {
 		lw.errorf(diag.BadClaim, at.Field("accessModes"),
@@ -129,14 +129,17 @@ func (lw *lowering) claimRead(s *ir.Step, r dataPath, pvc string) {
 	case lw.dataClaim == "" && r.mount >= 0 && !r.folder:
 		// A MedPerf file volume is mounted by itself when the pod
 		// starts, before any fetch: a URL cannot fill it (urlVolume).
-		lw.errorf(diag.NeedsClaim, r.at, "with storage.workspace: object, no earlier step writes %q, so no upload holds "+
-			"it, and a file volume (%s) takes no URL: it is mounted by itself when the pod starts, before any fetch; name the "+
-			"claim that holds it in the platform's storage.pvc", r.rel, r.param)
+		lw.diags = append(lw.diags, diag.Errorf(diag.NeedsClaim, r.at,
+			"with storage.workspace: object, no earlier step writes %q, so no upload holds it", r.rel).
+			WithFix("name the claim that holds it in the platform's storage.pvc").
+			WithDetail("A file volume (%s) takes no URL: it is mounted by itself when the pod starts, before any fetch.",
+				r.param))
 		return
 	case lw.dataClaim == "":
-		lw.errorf(diag.NeedsClaim, r.at, "with storage.workspace: object, no earlier step writes %q, so no upload holds "+
-			"it: give it as a URL %s, or name the claim that holds it in the platform's storage.pvc",
-			cmp.Or(r.rel, "the workspace"), lw.whereURL(s, r.param))
+		lw.diags = append(lw.diags, diag.Errorf(diag.NeedsClaim, r.at,
+			"with storage.workspace: object, no earlier step writes %q, so no upload holds it", cmp.Or(r.rel, "the workspace")).
+			WithFix(fmt.Sprintf("give it as a URL %s, or name the claim that holds it in the platform's storage.pvc",
+				lw.whereURL(s, r.param))))
 		return
 	case r.rel == "" || strings.Contains(r.rel, "${"):
 		lw.errorf(diag.NeedsClaim, r.at, "with storage.workspace: object, %q is mounted from storage.pvc's claim, which "+

@@ -63,7 +63,10 @@ func (lw *lowering) bucketName(name string, at diag.Loc) {
 	case len(name) < 3 || len(name) > 63:
 		why = "it is 3 to 63 characters long"
 	case !bucketChars.MatchString(name):
-		why = "it is lower case letters, digits, '.' and '-', starting and ending with a letter or digit"
+		lw.diags = append(lw.diags, diag.Errorf(diag.BadBucket, at, "%q is not a bucket name S3 accepts", name).
+			WithDetail("A bucket name is lower case letters, digits, '.' and '-', starting and ending with a letter or "+
+				"digit."))
+		return
 	case strings.Contains(name, ".."):
 		why = "it has no two dots in a row"
 	case net.ParseIP(name) != nil:
@@ -112,8 +115,8 @@ func (lw *lowering) parseURL(raw string, at diag.Loc) *ir.URL {
 		}
 		return out
 	}
-	lw.errorf(diag.BadURL, at, "%q: the scheme %s:// is not fetched; use s3://bucket/key, http:// or https:// (copy the "+
-		"data to an S3 bucket)", raw, u.Scheme)
+	lw.diags = append(lw.diags, diag.Errorf(diag.BadURL, at, "%q: the scheme %s:// is not fetched", raw, u.Scheme).
+		WithFix("use s3://bucket/key, http:// or https:// (copy the data to an S3 bucket)"))
 	return nil
 }
 
@@ -133,8 +136,10 @@ func (lw *lowering) s3URL(u *url.URL, out *ir.URL, raw string, at diag.Loc) *ir.
 	}
 	lw.bucketName(out.Bucket, at)
 	if lw.p.ObjectStore == nil {
-		lw.errorf(diag.NoObjectStore, at, "%q is in an object store, and the platform names none: add objectStore to the "+
-			"platform, with s3's endpoint, bucket and Secret keys (or, on Argo, artifactRepositoryRef)", raw)
+		lw.diags = append(lw.diags, diag.Errorf(diag.NoObjectStore, at,
+			"%q is in an object store, and the platform names none", raw).
+			WithFix("add objectStore to the platform, with s3's endpoint, bucket and Secret keys (or, on Argo, "+
+				"artifactRepositoryRef)"))
 		return nil
 	}
 	return out

@@ -1,6 +1,7 @@
 package lower
 
 import (
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -81,8 +82,8 @@ func (lw *lowering) paramValues() {
 	})
 	for _, pp := range lw.spec.Params {
 		if pp.Default == nil && lw.needValues != "" && (lw.used[pp.Name] || !picked) {
-			lw.errorf(diag.BadParam, pp.Loc, "has no value, and %s; give it one with --set %s=VALUE or -f VALUES.yaml",
-				lw.needValues, pp.Name)
+			lw.diags = append(lw.diags, diag.Errorf(diag.BadParam, pp.Loc, "has no value, and %s", lw.needValues).
+				WithFix(fmt.Sprintf("give it one with --set %s=VALUE or -f VALUES.yaml", pp.Name)))
 		}
 	}
 }

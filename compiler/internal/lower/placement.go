@@ -118,14 +118,16 @@ func (lw *lowering) restrict(st *spec.Step, s *ir.Step) {
 		return lw.plat.Loc.Field("securityContext").Field(field)
 	}
 	if sc.RunAsNonRoot != nil && !*sc.RunAsNonRoot {
-		lw.errorf(diag.RunsAsRoot, at("runAsNonRoot", func(c *spec.SecurityContext) bool { return c.RunAsNonRoot != nil }),
-			"podSecurity is restricted, which admits no pod with runAsNonRoot: false; drop it, and give a step whose image "+
-				"runs as root a non-zero runAsUser")
+		lw.diags = append(lw.diags, diag.Errorf(diag.RunsAsRoot,
+			at("runAsNonRoot", func(c *spec.SecurityContext) bool { return c.RunAsNonRoot != nil }),
+			"podSecurity is restricted, which admits no pod with runAsNonRoot: false").
+			WithFix("drop it, and give a step whose image runs as root a non-zero runAsUser"))
 	}
 	if sc.RunAsUser != nil && *sc.RunAsUser == 0 && (sc.RunAsNonRoot == nil || !*sc.RunAsNonRoot) {
-		lw.errorf(diag.RunsAsRoot, at("runAsUser", func(c *spec.SecurityContext) bool { return c.RunAsUser != nil }),
-			"podSecurity is restricted, which admits no pod with runAsUser: 0 (root); give a non-zero runAsUser, or leave it "+
-				"out to run as the image's own non-root user")
+		lw.diags = append(lw.diags, diag.Errorf(diag.RunsAsRoot,
+			at("runAsUser", func(c *spec.SecurityContext) bool { return c.RunAsUser != nil }),
+			"podSecurity is restricted, which admits no pod with runAsUser: 0 (root)").
+			WithFix("give a non-zero runAsUser, or leave it out to run as the image's own non-root user"))
 	}
 	nonRoot := true
 	sc.RunAsNonRoot = &nonRoot
@@ -219,8 +221,9 @@ func mergeSecurity(base, over *spec.SecurityContext) *ir.SecurityContext {
 // labelKey checks a node selector key, which is a Kubernetes label key.
 func (lw *lowering) labelKey(k string, at diag.Loc) {
 	if len(validation.IsQualifiedName(k)) > 0 {
-		lw.errorf(diag.BadPlacement, at, "%q is not a valid label key: an optional DNS prefix and '/', then at most 63 "+
-			"letters, digits, '-', '_' or '.', starting and ending with a letter or digit", k)
+		lw.diags = append(lw.diags, diag.Errorf(diag.BadPlacement, at, "%q is not a valid label key", k).
+			WithDetail("A label key is an optional DNS prefix and '/', then at most 63 letters, digits, '-', '_' or '.', "+
+				"starting and ending with a letter or digit."))
 	}
 }
 

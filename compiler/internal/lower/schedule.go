@@ -20,8 +20,8 @@ func (lw *lowering) lowerSchedule() {
 	}
 	for _, cr := range sc.Cron {
 		if _, err := cron.ParseStandard(cr.Value); err != nil {
-			lw.errorf(diag.BadSchedule, cr.Loc, "%q is not a cron schedule (minute hour day-of-month month day-of-week, such "+
-				"as \"0 2 * * *\", or @daily): %v", cr.Value, err)
+			lw.diags = append(lw.diags, diag.Errorf(diag.BadSchedule, cr.Loc, "%q is not a cron schedule: %v", cr.Value, err).
+				WithFix("write minute hour day-of-month month day-of-week, such as \"0 2 * * *\", or @daily"))
 		}
 	}
 	if tz := sc.Timezone; tz.Value != "" {

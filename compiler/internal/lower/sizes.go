@@ -62,8 +62,9 @@ func (lw *lowering) sizeDaskWorkers(st *spec.Step, s *ir.Step, job *ir.DaskJob) 
 		return
 	}
 	at := st.Loc.Field("dask").Field("worker")
-	lw.warnf(diag.DaskWorkersUnsized, at.At(at.Pos()),
-		"the Dask workers get no %s from dask.worker or the step's resources, so each sizes itself from the node, not its "+
-			"pod (a thread per node CPU, the node's memory as its limit), and the kubelet may evict it before Dask spills; "+
-			"give dask.worker: {cpu, memory}", missing)
+	lw.diags = append(lw.diags, diag.Warnf(diag.DaskWorkersUnsized, at.At(at.Pos()),
+		"the Dask workers get no %s from dask.worker or the step's resources, so each sizes itself from the node", missing).
+		WithFix("give dask.worker: {cpu, memory}").
+		WithDetail("Each worker sizes itself from the node, not its pod (a thread per node CPU, the node's memory as its "+
+			"limit), and the kubelet may evict it before Dask spills."))
 }

@@ -1,6 +1,7 @@
 package lower
 
 import (
+	"fmt"
 	"path"
 	"regexp"
 	"slices"
@@ -48,9 +49,11 @@ func (lw *lowering) lowerTorch(st *spec.Step, s *ir.Step) {
 	lw.procsPerNode(st, s, job)
 	for _, e := range s.Env {
 		if slices.Contains(torchEnv, e.Name) {
-			lw.errorf(diag.BadTorch, lw.envAt(st, e.Name),
-				"%s is set by Kubeflow Trainer on every node for torchrun, and its webhook refuses a TrainJob that sets it; drop "+
-					"it (Trainer sets %s)", e.Name, strings.Join(torchEnv, ", "))
+			lw.diags = append(lw.diags, diag.Errorf(diag.BadTorch, lw.envAt(st, e.Name),
+				"%s is set by Kubeflow Trainer on every node for torchrun, and its webhook refuses a TrainJob that sets it",
+				e.Name).
+				WithFix("drop it").
+				WithDetail("Trainer sets %s.", strings.Join(torchEnv, ", ")))
 		}
 	}
 	entry := s.Command
@@ -58,9 +61,10 @@ func (lw *lowering) lowerTorch(st *spec.Step, s *ir.Step) {
 		entry = lw.words(t.Entrypoint, at.Field("entrypoint"))
 	}
 	if len(entry) == 0 {
-		lw.errorf(diag.BadTorch, at, "torchrun needs a program to start in every process, and task %q of cube %q has no "+
-			"entrypoint; give one with torch.entrypoint, such as train.py (the script the image's ENTRYPOINT runs)",
-			st.Task.Name, st.Cube.Name)
+		lw.diags = append(lw.diags, diag.Errorf(diag.BadTorch, at,
+			"torchrun needs a program to start in every process, and task %q of cube %q has no entrypoint",
+			st.Task.Name, st.Cube.Name).
+			WithFix("give one with torch.entrypoint, such as train.py (the script the image's ENTRYPOINT runs)"))
 	}
 	s.Command = torchrun(entry)
 	job.ManagedBy = lw.managedBy(s)
@@ -90,9 +94,10 @@ func (lw *lowering) procsPerNode(st *spec.Step, s *ir.Step, job *ir.TrainJob) {
 	case p != nil:
 		job.ProcsPerNode = *p
 		if gpus > 0 && gpus%*p != 0 {
-			lw.errorf(diag.BadTorch, st.Loc.Field("torch").Field("procsPerNode"),
-				"%d processes per node do not divide the node's %d GPUs, so some processes would share a GPU that others leave "+
-					"idle; give a divisor of %d (one process per GPU: leave procsPerNode out)", *p, gpus, gpus)
+			lw.diags = append(lw.diags, diag.Errorf(diag.BadTorch, st.Loc.Field("torch").Field("procsPerNode"),
+				"%d processes per node do not divide the node's %d GPUs", *p, gpus).
+				WithFix(fmt.Sprintf("give a divisor of %d (one process per GPU: leave procsPerNode out)", gpus)).
+				WithDetail("Some processes would share a GPU that others leave idle."))
 		}
 	}
 }

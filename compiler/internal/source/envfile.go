@@ -38,8 +38,8 @@ func parseEnvFile(path string, src []byte, at diag.Loc) ([]EnvVar, diag.Diagnost
 			continue
 		}
 		value = unquoteEnv(strings.TrimSpace(value))
-		if msg := TemplateSyntax(value); msg != "" {
-			diags = append(diags, diag.Errorf(diag.EnvFileLine, lineAt.Field(key), "%s", msg))
+		if msg, fix := TemplateSyntax(value); msg != "" {
+			diags = append(diags, diag.Errorf(diag.EnvFileLine, lineAt.Field(key), "%s", msg).WithFix(fix))
 			continue
 		}
 		out = append(out, EnvVar{Name: key, Value: value, Loc: lineAt.Field(key)})

@@ -46,14 +46,15 @@ func parseYAML(path string, via diag.Loc, src []byte, keepLast bool) (*ast.File,
 	src = normalizeNewlines(src)
 	if kind, api, ok := manifest(src); ok {
 		at := diag.At(diag.Pos{File: path, Line: kind.Line, Col: 1}).Field("kind")
-		return fail(at, fmt.Sprintf("%s %s is a Kubernetes object, such as mlcube-compile writes, not a spec: give the "+
-			"spec it is compiled from (an mlcube.yaml, a platform file, a pipeline file or a values file)", api, kind.Value))
+		return nil, diag.Diagnostics{diag.Errorf(diag.FileUnreadable, at,
+			"%s %s is a Kubernetes object, such as mlcube-compile writes, not a spec", api, kind.Value).
+			WithFix("give the spec it is compiled from (an mlcube.yaml, a platform file, a pipeline file or a values file)")}
 	}
 	f, err := extractYAML(path, src)
 	if err != nil {
 		if s, ok := findSlip(src); ok {
 			return nil, diag.Diagnostics{diag.Errorf(diag.YAMLSyntax, diag.At(diag.Pos{File: path, Line: s.line, Col: s.col}),
-				"YAML: %s%s", s.msg, templateHint(src))}
+				"YAML: %s%s", s.msg, templateHint(src)).WithFix(s.fix)}
 		}
 		return nil, CueErrors(path, err, templateHint(src))
 	}

@@ -75,31 +75,30 @@ func (c *treeCheck) value(e ast.Expr, loc diag.Loc, depth int) {
 
 // text refuses a key or value that holds template syntax.
 func (c *treeCheck) text(s string, at diag.Loc) {
-	if msg := TemplateSyntax(s); msg != "" {
-		c.diags = append(c.diags, diag.Errorf(diag.YAMLShape, at, "%s", msg))
+	if msg, fix := TemplateSyntax(s); msg != "" {
+		c.diags = append(c.diags, diag.Errorf(diag.YAMLShape, at, "%s", msg).WithFix(fix))
 	}
 }
 
-// TemplateSyntax explains why s cannot be used as a spec value, or returns
-// "". Engines expand {{…}} (Argo) and $(…) (Tekton, and Kubernetes in
+// TemplateSyntax explains why s cannot be used as a spec value, and what
+// to do, or returns "". Engines expand {{…}} (Argo) and $(…) (Tekton, and Kubernetes in
 // container args and env), so user text holding them would run as
 // something other than what the spec says. Neither engine has an escape
 // that works everywhere a value lands, so such text is refused.
-func TemplateSyntax(s string) string {
+func TemplateSyntax(s string) (msg, fix string) {
+	const remove = "remove it (pipeline parameters are written ${params.NAME})"
 	switch {
 	case strings.Contains(s, "{{cookiecutter."):
-		return fmt.Sprintf("%s is an unrendered cookiecutter template; run cookiecutter on the template and compile "+
-			"the cube it makes", quoteShort(s))
+		return fmt.Sprintf("%s is an unrendered cookiecutter template", quoteShort(s)),
+			"run cookiecutter on the template and compile the cube it makes"
 	case strings.Contains(s, "{%") || strings.Contains(s, "{#"):
-		return fmt.Sprintf("%s holds Jinja template syntax; render the template first", quoteShort(s))
+		return fmt.Sprintf("%s holds Jinja template syntax", quoteShort(s)), "render the template first"
 	case strings.Contains(s, "{{"):
-		return fmt.Sprintf("%s holds \"{{\", which Argo would expand as a template at run time; remove it (pipeline "+
-			"parameters are written ${params.NAME})", quoteShort(s))
+		return fmt.Sprintf("%s holds \"{{\", which Argo would expand as a template at run time", quoteShort(s)), remove
 	case strings.Contains(s, "$("):
-		return fmt.Sprintf("%s holds \"$(\", which Tekton and Kubernetes would expand at run time; remove it (pipeline "+
-			"parameters are written ${params.NAME})", quoteShort(s))
+		return fmt.Sprintf("%s holds \"$(\", which Tekton and Kubernetes would expand at run time", quoteShort(s)), remove
 	}
-	return ""
+	return "", ""
 }
 
 // quoteShort quotes s for a message, cut to a readable length.

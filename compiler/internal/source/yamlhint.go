@@ -20,6 +20,8 @@ import (
 type slip struct {
 	line, col int
 	msg       string
+	// fix says what to write instead; "" when the message says it.
+	fix string
 }
 
 // level is one block collection open at a line: its indentation, what it
@@ -95,9 +97,9 @@ func findSlip(src []byte) (slip, bool) {
 	return *h.found, true
 }
 
-func (h *hinter) report(line, col int, format string, args ...any) {
+func (h *hinter) report(line, col int, fix, format string, args ...any) {
 	if h.found == nil {
-		h.found = &slip{line: line, col: col, msg: fmt.Sprintf(format, args...)}
+		h.found = &slip{line: line, col: col, msg: fmt.Sprintf(format, args...), fix: fix}
 	}
 }
 
@@ -126,7 +128,7 @@ func (h *hinter) blockLine(no int, text []byte) {
 	ws := text[:len(text)-len(rest)]
 	if i := bytes.IndexByte(ws, '\t'); i >= 0 {
 		if !h.tabIsSpace(i) {
-			h.report(no, i+1, "a tab indents this line, and YAML indents with spaces only: replace the tab with spaces")
+			h.report(no, i+1, "replace the tab with spaces", "a tab indents this line, and YAML indents with spaces only")
 		}
 		return
 	}
@@ -196,8 +198,9 @@ func (h *hinter) deeper(no, n int, rest []byte) bool {
 	case h.after == afterPlain && kindOf(rest) != kindMapping:
 		return false // the plain value above goes on
 	}
-	h.report(no, n+1, "this line is indented more than %q on line %d, which already has a value, so nothing can nest "+
-		"under it: %s, as %q is", h.prev.label, h.prev.line, indentBy(h.prev.indent), h.prev.label)
+	h.report(no, n+1, fmt.Sprintf("%s, as %q is", indentBy(h.prev.indent), h.prev.label),
+		"this line is indented more than %q on line %d, which already has a value, so nothing can nest under it",
+		h.prev.label, h.prev.line)
 	return false
 }
 
@@ -218,8 +221,8 @@ func (h *hinter) dedent(no, n int, rest []byte) bool {
 		below := h.levels[len(h.levels)-1]
 		fix = fmt.Sprintf("%s, as %q on line %d, or ", indentBy(below.indent), below.label, below.line)
 	}
-	h.report(no, n+1, "this line is indented by %s, which lines up with nothing above it: %s%s, as %q on line %d",
-		countSpaces(n), fix, indentBy(above.indent), above.label, above.line)
+	h.report(no, n+1, fmt.Sprintf("%s%s, as %q on line %d", fix, indentBy(above.indent), above.label, above.line),
+		"this line is indented by %s, which lines up with nothing above it", countSpaces(n))
 	return false
 }
 
@@ -248,8 +251,8 @@ func (h *hinter) sibling(no, n int, rest []byte) bool {
 	case top.kind == kindScalar:
 		return false
 	case top.kind == kindSeq && kind == kindMapping:
-		h.report(no, n+1, "this key lines up with the \"-\" on line %d, but a list holds only \"- \" items: indent it as "+
-			"the keys of that item are, or line it up with the key the list belongs to", top.line)
+		h.report(no, n+1, "indent it as the keys of that item are, or line it up with the key the list belongs to",
+			"this key lines up with the \"-\" on line %d, but a list holds only \"- \" items", top.line)
 		return false
 	case kind != top.kind || kind == kindOther:
 		h.stop = true
@@ -272,20 +275,20 @@ func (h *hinter) notAKey(no, n int, rest []byte, goesOn string) {
 	}
 	if i := bytes.IndexByte(word, ':'); i > 0 && i < len(word)-1 {
 		fixed := string(word[:i+1]) + " " + string(word[i+1:])
-		h.report(no, n+i+1, "%q has no space after its colon, so YAML reads it as one word, not as a key and its "+
-			"value: write %q", word, fixed)
+		h.report(no, n+i+1, fmt.Sprintf("write %q", fixed),
+			"%q has no space after its colon, so YAML reads it as one word, not as a key and its value", word)
 		return
 	}
 	if len(word) == len(text) && text[0] != '"' && text[0] != '\'' {
-		h.report(no, n+1, "%q has no colon after it, so it is not a key: write %q", word, string(word)+":")
+		h.report(no, n+1, fmt.Sprintf("write %q", string(word)+":"), "%q has no colon after it, so it is not a key", word)
 		return
 	}
 	also := ""
 	if goesOn != "" {
 		also = fmt.Sprintf(", or indent it more than %q to go on with its value", goesOn)
 	}
-	h.report(no, n+1, "this line sits among the keys of a mapping but is not \"key: value\": write it as "+
-		"key: value%s", also)
+	h.report(no, n+1, "write it as key: value"+also,
+		"this line sits among the keys of a mapping but is not \"key: value\"")
 }
 
 // push opens a level at line no, indented n spaces, that rest starts.

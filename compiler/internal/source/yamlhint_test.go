@@ -15,96 +15,109 @@ import (
 	yamlv3 "go.yaml.in/yaml/v3"
 )
 
+// hint is a slip as one line: its fix after its message.
+type hint struct {
+	line, col int
+	msg       string
+}
+
+func hintOf(s slip) hint {
+	if s.fix != "" {
+		s.msg += ": " + s.fix
+	}
+	return hint{s.line, s.col, s.msg}
+}
+
 // Each common YAML slip is explained at its line and column, with the fix.
 // Every input is one the decoder refuses.
 func TestYAMLSlips(t *testing.T) {
 	for _, tc := range []struct {
 		name, src string
-		want      slip
+		want      hint
 	}{
 		{"tab", "name: demo\ndocker:\n\timage: x\n",
-			slip{3, 1, "a tab indents this line, and YAML indents with spaces only: replace the tab with spaces"}},
+			hint{3, 1, "a tab indents this line, and YAML indents with spaces only: replace the tab with spaces"}},
 		{"tab after spaces", "a:\n  b: 1\n  \tc: 2\n",
-			slip{3, 3, "a tab indents this line, and YAML indents with spaces only: replace the tab with spaces"}},
+			hint{3, 3, "a tab indents this line, and YAML indents with spaces only: replace the tab with spaces"}},
 		{"tab before a top key", "name: demo\n\tdocker: x\n",
-			slip{2, 1, "a tab indents this line, and YAML indents with spaces only: replace the tab with spaces"}},
+			hint{2, 1, "a tab indents this line, and YAML indents with spaces only: replace the tab with spaces"}},
 		{"out of line", "steps:\n  train:\n    task: train\n   args: [x]\n",
-			slip{4, 4, `this line is indented by 3 spaces, which lines up with nothing above it: indent it by 2 spaces, as ` +
+			hint{4, 4, `this line is indented by 3 spaces, which lines up with nothing above it: indent it by 2 spaces, as ` +
 				`"train:" on line 2, or indent it by 4 spaces, as "task:" on line 3`}},
 		{"out of line at the margin", "a:\n    b: 1\n  c: 2\n",
-			slip{3, 3, `this line is indented by 2 spaces, which lines up with nothing above it: start it at the left margin, ` +
+			hint{3, 3, `this line is indented by 2 spaces, which lines up with nothing above it: start it at the left margin, ` +
 				`as "a:" on line 1, or indent it by 4 spaces, as "b:" on line 2`}},
 		{"out of line in a list", "steps:\n  - name: a\n    image: b\n   cmd: c\n",
-			slip{4, 4, `this line is indented by 3 spaces, which lines up with nothing above it: indent it by 2 spaces, as ` +
+			hint{4, 4, `this line is indented by 3 spaces, which lines up with nothing above it: indent it by 2 spaces, as ` +
 				`"-" on line 2, or indent it by 4 spaces, as "image:" on line 3`}},
 		{"under a value", "docker:\n  image: x\n    tag: 1\n",
-			slip{3, 5, `this line is indented more than "image:" on line 2, which already has a value, so nothing can nest ` +
+			hint{3, 5, `this line is indented more than "image:" on line 2, which already has a value, so nothing can nest ` +
 				`under it: indent it by 2 spaces, as "image:" is`}},
 		{"under a quoted value", "a: \"x\"\n  b: 1\n",
-			slip{2, 3, `this line is indented more than "a:" on line 1, which already has a value, so nothing can nest under ` +
+			hint{2, 3, `this line is indented more than "a:" on line 1, which already has a value, so nothing can nest under ` +
 				`it: start it at the left margin, as "a:" is`}},
 		{"colon in a plain value", "name: demo\ndescription: training: the model\n",
-			slip{2, 22, `the value of "description" holds ": ", which YAML reads as the start of another key: put the value ` +
+			hint{2, 22, `the value of "description" holds ": ", which YAML reads as the start of another key: put the value ` +
 				`in quotes, as description: "training: the model"`}},
 		{"colon in a plain value with quotes", "a: say \"hi\": now # c\n",
-			slip{1, 12, `the value of "a" holds ": ", which YAML reads as the start of another key: put the value in quotes, ` +
+			hint{1, 12, `the value of "a" holds ": ", which YAML reads as the start of another key: put the value in quotes, ` +
 				`as a: 'say "hi": now'`}},
 		{"no space after a colon", "name: demo\ndocker:x\ntasks: {}\n",
-			slip{2, 7, `"docker:x" has no space after its colon, so YAML reads it as one word, not as a key and its value: ` +
+			hint{2, 7, `"docker:x" has no space after its colon, so YAML reads it as one word, not as a key and its value: ` +
 				`write "docker: x"`}},
 		{"no space after the first key", "namespace:ml\nserviceAccountName: runner\n",
-			slip{1, 10, `"namespace:ml" has no space after its colon, so YAML reads it as one word, not as a key and its ` +
+			hint{1, 10, `"namespace:ml" has no space after its colon, so YAML reads it as one word, not as a key and its ` +
 				`value: write "namespace: ml"`}},
 		{"text lined up with a key below", "a:\n  some text\n  b: 1\n",
-			slip{2, 3, `this line sits among the keys of a mapping but is not "key: value": write it as key: value`}},
+			hint{2, 3, `this line sits among the keys of a mapping but is not "key: value": write it as key: value`}},
 		{"no colon", "name: demo\ndocker\n  image: x\n",
-			slip{2, 1, `"docker" has no colon after it, so it is not a key: write "docker:"`}},
+			hint{2, 1, `"docker" has no colon after it, so it is not a key: write "docker:"`}},
 		{"text among keys", "name: demo\nsome words here\nb: 1\n",
-			slip{2, 1, `this line sits among the keys of a mapping but is not "key: value": write it as key: value, or indent ` +
+			hint{2, 1, `this line sits among the keys of a mapping but is not "key: value": write it as key: value, or indent ` +
 				`it more than "name:" to go on with its value`}},
 		{"unclosed double quote", "steps:\n  train: {task: \"train}\n",
-			slip{2, 17, `this " is never closed, so the string runs to the end of the file: add the closing " where the ` +
+			hint{2, 17, `this " is never closed, so the string runs to the end of the file: add the closing " where the ` +
 				`string ends`}},
 		{"unclosed single quote", "a: 'x\n",
-			slip{1, 4, `this ' is never closed, so the string runs to the end of the file: add the closing ' where the ` +
+			hint{1, 4, `this ' is never closed, so the string runs to the end of the file: add the closing ' where the ` +
 				`string ends`}},
 		{"quote closed on a later line", "a: \"x\nb: 1\nc: \"y\"\n",
-			slip{1, 4, `this " is not closed on its line, so the string runs on to the " on line 3: close it on line 1`}},
+			hint{1, 4, `this " is not closed on its line, so the string runs on to the " on line 3: close it on line 1`}},
 		{"quote closed on a later line in a list", "steps:\n  train:\n    task: \"train\n    args: [\"x\"]\n",
-			slip{3, 11, `this " is not closed on its line, so the string runs on to the " on line 4: close it on line 3`}},
+			hint{3, 11, `this " is not closed on its line, so the string runs on to the " on line 4: close it on line 3`}},
 		{"text after a quote in a list", "a: [\"x\" y]\n",
-			slip{1, 9, `text follows the closing " of this string: put it inside the quotes, or start a comment with " #"`}},
+			hint{1, 9, `text follows the closing " of this string: put it inside the quotes, or start a comment with " #"`}},
 		{"text after a quote", "a: \"x\" y\n",
-			slip{1, 8, `text follows the closing " of this string: put it inside the quotes, or start a comment with " #"`}},
+			hint{1, 8, `text follows the closing " of this string: put it inside the quotes, or start a comment with " #"`}},
 		{"unclosed bracket", "namespace: ml\ngpu:\n  resource: [nvidia.com/gpu\n",
-			slip{3, 13, `this [ is never closed, so the list runs to the end of the file: add the ] that ends it`}},
+			hint{3, 13, `this [ is never closed, so the list runs to the end of the file: add the ] that ends it`}},
 		{"unclosed brace over lines", "a: {b: 1,\n  c: 2\nd: 3\n",
-			slip{1, 4, `this { is never closed, so the mapping runs to the end of the file: add the } that ends it`}},
+			hint{1, 4, `this { is never closed, so the mapping runs to the end of the file: add the } that ends it`}},
 		{"wrong closer", "tasks: {train: {parameters: {inputs: [a, b}}\n",
-			slip{1, 43, `this } would close the [ at line 1, column 38, which only ] closes: add ] where that list ends`}},
+			hint{1, 43, `this } would close the [ at line 1, column 38, which only ] closes: add ] where that list ends`}},
 		{"text after a bracket", "a: [x, y] z\n",
-			slip{1, 11, `text follows the ] that closes this list: put it inside the brackets, or start a comment with " #"`}},
-		{"list on the line of its key", "a: - x\n", slip{1, 4,
+			hint{1, 11, `text follows the ] that closes this list: put it inside the brackets, or start a comment with " #"`}},
+		{"list on the line of its key", "a: - x\n", hint{1, 4,
 			`a list cannot start on the line of its key "a": put each "- " item on a line of its own below the key, indented`}},
 		{"key among list items", "a:\n  - x\n  y: 1\n",
-			slip{3, 3, `this key lines up with the "-" on line 2, but a list holds only "- " items: indent it as the keys of ` +
+			hint{3, 3, `this key lines up with the "-" on line 2, but a list holds only "- " items: indent it as the keys of ` +
 				`that item are, or line it up with the key the list belongs to`}},
 		{"one space out", "- a: 1\n - b: 2\n",
-			slip{2, 2, `this line is indented by 1 space, which lines up with nothing above it: start it at the left margin, ` +
+			hint{2, 2, `this line is indented by 1 space, which lines up with nothing above it: start it at the left margin, ` +
 				`as "-" on line 1, or indent it by 2 spaces, as "a:" on line 1`}},
 		{"apostrophe in single quotes", "description: 'it's mine'\n",
-			slip{1, 17, `this ' ends the string that the ' at column 14 opens: inside '...', write a ' twice (''), or quote ` +
+			hint{1, 17, `this ' ends the string that the ' at column 14 opens: inside '...', write a ' twice (''), or quote ` +
 				`the string with " instead`}},
 		{"apostrophe in single quotes in a list", "args: ['don't']\n",
-			slip{1, 12, `this ' ends the string that the ' at column 8 opens: inside '...', write a ' twice (''), or quote ` +
+			hint{1, 12, `this ' ends the string that the ' at column 8 opens: inside '...', write a ' twice (''), or quote ` +
 				`the string with " instead`}},
-		{"unknown escape", "path: \"data\\set\"\n", slip{1, 12,
+		{"unknown escape", "path: \"data\\set\"\n", hint{1, 12,
 			`\s is not an escape YAML knows inside "...": write \\ for a backslash, or quote the string with ' instead`}},
-		{"JSON's escaped slash, which the decoder does not know", "url: \"http:\\/\\/x\"\n", slip{1, 12,
+		{"JSON's escaped slash, which the decoder does not know", "url: \"http:\\/\\/x\"\n", hint{1, 12,
 			`\/ is not an escape YAML knows inside "...": write \\ for a backslash, or quote the string with ' instead`}},
-		{"short unicode escape", "path: [\"C:\\Users\"]\n", slip{1, 11,
+		{"short unicode escape", "path: [\"C:\\Users\"]\n", hint{1, 11,
 			`\U is not an escape YAML knows inside "...": write \\ for a backslash, or quote the string with ' instead`}},
-		{"reserved character", "a: @x\n", slip{1, 4, `a plain value cannot start with @: put the value in quotes`}},
+		{"reserved character", "a: @x\n", hint{1, 4, `a plain value cannot start with @: put the value in quotes`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if _, err := extractYAML("f.yaml", []byte(tc.src)); err == nil {
@@ -114,7 +127,7 @@ func TestYAMLSlips(t *testing.T) {
 			if !ok {
 				t.Fatalf("no slip found in %q", tc.src)
 			}
-			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(slip{})); diff != "" {
+			if diff := cmp.Diff(tc.want, hintOf(got), cmp.AllowUnexported(hint{})); diff != "" {
 				t.Errorf("%q (-want +got):\n%s", tc.src, diff)
 			}
 		})

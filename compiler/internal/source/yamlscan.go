@@ -54,8 +54,8 @@ func (h *hinter) value(no int, text []byte, i int, key string) {
 		h.quote = &q
 	case '-':
 		if isDash(text, i) && key != "" {
-			h.report(no, i+1, "a list cannot start on the line of its key %q: put each \"- \" item on a line of its own below "+
-				"the key, indented", key)
+			h.report(no, i+1, "put each \"- \" item on a line of its own below the key, indented",
+				"a list cannot start on the line of its key %q", key)
 			return
 		}
 		h.plain(no, text, i, key)
@@ -75,7 +75,7 @@ func (h *hinter) value(no int, text []byte, i int, key string) {
 		}
 		h.value(no, text, j, key)
 	case '@', '`':
-		h.report(no, i+1, "a plain value cannot start with %c: put the value in quotes", c)
+		h.report(no, i+1, "put the value in quotes", "a plain value cannot start with %c", c)
 	default:
 		h.plain(no, text, i, key)
 	}
@@ -95,7 +95,7 @@ func (h *hinter) plain(no int, text []byte, i int, key string) {
 			if q := quoteYAML(string(value)); q != "" {
 				fix = fmt.Sprintf("put the value in quotes, as %s: %s", key, q)
 			}
-			h.report(no, j+1, "the value of %q holds \": \", which YAML reads as the start of another key: %s", key, fix)
+			h.report(no, j+1, fix, "the value of %q holds \": \", which YAML reads as the start of another key", key)
 			return
 		}
 	}
@@ -168,8 +168,8 @@ func (h *hinter) flowScan(no int, text []byte, i int, last *mark) {
 func (h *hinter) closeFlow(no, j int, c byte) bool {
 	top := h.flow[len(h.flow)-1]
 	if want := closerOf(top.ch); c != want {
-		h.report(no, j+1, "this %c would close the %c at line %d, column %d, which only %c closes: add %c where that %s ends",
-			c, top.ch, top.line, top.col, want, want, flowNoun(top.ch))
+		h.report(no, j+1, fmt.Sprintf("add %c where that %s ends", want, flowNoun(top.ch)),
+			"this %c would close the %c at line %d, column %d, which only %c closes", c, top.ch, top.line, top.col, want)
 		return false
 	}
 	h.flow = h.flow[:len(h.flow)-1]
@@ -187,8 +187,8 @@ func (h *hinter) afterFlow(no int, text []byte, j int, c byte) {
 	if c == '}' {
 		inside = "braces"
 	}
-	h.report(no, k+1, "text follows the %c that closes this %s: put it inside the %s, or start a comment with \" #\"", c,
-		flowNoun(c), inside)
+	h.report(no, k+1, fmt.Sprintf("put it inside the %s, or start a comment with \" #\"", inside),
+		"text follows the %c that closes this %s", c, flowNoun(c))
 }
 
 // blockAfterQuote checks that nothing but a comment follows the quote at
@@ -206,14 +206,14 @@ func (h *hinter) blockAfterQuote(no int, text []byte, j int, q mark) {
 func (h *hinter) afterQuote(no int, text []byte, j, k int, q mark) {
 	switch {
 	case q.line != no:
-		h.report(q.line, q.col, "this %c is not closed on its line, so the string runs on to the %c on line %d: "+
-			"close it on line %d", q.ch, q.ch, no, q.line)
+		h.report(q.line, q.col, fmt.Sprintf("close it on line %d", q.line),
+			"this %c is not closed on its line, so the string runs on to the %c on line %d", q.ch, q.ch, no)
 	case q.ch == '\'' && k == j+1 && isWordByte(text[k]):
-		h.report(no, j+1, "this ' ends the string that the ' at column %d opens: inside '...', write a ' twice (''), or "+
-			"quote the string with \" instead", q.col)
+		h.report(no, j+1, "inside '...', write a ' twice (''), or quote the string with \" instead",
+			"this ' ends the string that the ' at column %d opens", q.col)
 	default:
-		h.report(no, k+1, "text follows the closing %c of this string: put it inside the quotes, or start a "+
-			"comment with \" #\"", q.ch)
+		h.report(no, k+1, "put it inside the quotes, or start a comment with \" #\"",
+			"text follows the closing %c of this string", q.ch)
 	}
 }
 
@@ -238,8 +238,8 @@ func (h *hinter) stringEnd(no int, text []byte, from int, q byte) int {
 		}
 		e := bytes.IndexByte([]byte("xuU0abt\tnvfre \"'\\N_LP"), text[j+1])
 		if e < 0 || e < 3 && !isHex(text[j+2:end], []int{2, 4, 8}[e]) {
-			h.report(no, j+1, "\\%c is not an escape YAML knows inside \"...\": write \\\\ for a backslash, or quote the "+
-				"string with ' instead", text[j+1])
+			h.report(no, j+1, "write \\\\ for a backslash, or quote the string with ' instead",
+				"\\%c is not an escape YAML knows inside \"...\"", text[j+1])
 		}
 		j++
 	}
@@ -287,14 +287,14 @@ func (h *hinter) continueOpen(no int, text []byte) {
 // endOfFile reports a quote or bracket still open at the end of the file.
 func (h *hinter) endOfFile() {
 	if q := h.quote; q != nil {
-		h.report(q.line, q.col, "this %c is never closed, so the string runs to the end of the file: add the closing %c "+
-			"where the string ends", q.ch, q.ch)
+		h.report(q.line, q.col, fmt.Sprintf("add the closing %c where the string ends", q.ch),
+			"this %c is never closed, so the string runs to the end of the file", q.ch)
 		return
 	}
 	if len(h.flow) > 0 {
 		m := h.flow[len(h.flow)-1]
-		h.report(m.line, m.col, "this %c is never closed, so the %s runs to the end of the file: add the %c that ends it",
-			m.ch, flowNoun(m.ch), closerOf(m.ch))
+		h.report(m.line, m.col, fmt.Sprintf("add the %c that ends it", closerOf(m.ch)),
+			"this %c is never closed, so the %s runs to the end of the file", m.ch, flowNoun(m.ch))
 	}
 }
 

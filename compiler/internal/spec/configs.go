@@ -29,8 +29,8 @@ func decodeConfigs(loc diag.Loc, v cue.Value) ([]ConfigEntry, diag.Diagnostics) 
 		e := ConfigEntry{Key: key, Loc: loc.Field(key)}
 		if !EnvName.MatchString(key) || len(validation.IsConfigMapKey(key)) > 0 {
 			diags = append(diags, diag.Errorf(diag.BadEnv, e.Loc,
-				"%q is not a valid environment variable name and ConfigMap key (letters, digits, '_', '-' and '.', not "+
-					"starting with a digit)", key))
+				"%q is not a valid environment variable name and ConfigMap key", key).
+				WithDetail("Such a name is letters, digits, '_', '-' and '.', not starting with a digit."))
 			return
 		}
 		if more := checkConfigValue(e.Loc, key, cv); more != nil {
@@ -91,8 +91,8 @@ func checkConfigValue(loc diag.Loc, key string, v cue.Value) diag.Diagnostics {
 	}
 	if m := AnyRef.FindStringSubmatch(s); m != nil {
 		return diag.Diagnostics{diag.Errorf(diag.BadParamRef, loc,
-			"${%s}: configs become a ConfigMap that exists before the run, so no engine fills in references there; pass the "+
-				"value through a step's env: instead", m[1])}
+			"${%s}: configs become a ConfigMap that exists before the run, so no engine fills in references there", m[1]).
+			WithFix("pass the value through a step's env: instead")}
 	}
 	return nil
 }

@@ -65,9 +65,9 @@ func decodeContainerConfig(sc *schema.Context, f *ast.File) (*Cube, diag.Diagnos
 	v := doc.data
 	if kind := str(v, "container_type"); kind != "DockerImage" {
 		return nil, append(diags, diag.Errorf(diag.NoImage, doc.at("container_type"),
-			"%s cannot run on Kubernetes: a cluster pulls images from a registry, and cannot load an archive, run a "+
-				"Singularity file or decrypt an image; push the image to a registry and use container_type: DockerImage with "+
-				"image: <registry>/<name>:<tag>", kind))
+			"%s cannot run on Kubernetes: a cluster pulls images from a registry", kind).
+			WithFix("push the image to a registry and use container_type: DockerImage with image: <registry>/<name>:<tag>").
+			WithDetail("A cluster cannot load an archive, run a Singularity file or decrypt an image."))
 	}
 	c := &Cube{Name: containerName(doc.file), File: doc.file, Image: str(v, "image"), Container: true}
 	forFields(v.LookupPath(pathOf("tasks")), func(name string, tv cue.Value) {

@@ -108,9 +108,10 @@ func decodeParams(doc *document, task cue.Value, taskName, kind string) ([]*Para
 // MLCube types by what is on the host, which only the run can tell.
 func untypedOutput(p *Param) diag.Diagnostic {
 	return diag.Errorf(diag.OutputTypeUnknown, p.Loc,
-		"output %q has no type, and its path %q does not end in /: MLCube cannot tell a file from a folder, and stops "+
-			"mlcube run before the container starts (\"Type cannot be unknown for output parameters\")", p.Name, p.Path).
-		WithFix("give it type: file or type: directory, or end a folder's path in /")
+		"output %q has no type, and its path %q does not end in /: MLCube cannot tell a file from a folder", p.Name, p.Path).
+		WithFix("give it type: file or type: directory, or end a folder's path in /").
+		WithDetail("MLCube stops mlcube run before the container starts (\"Type cannot be unknown for output parameters\"; " +
+			"Shell.generate_mounts_and_args, mlcube/shell.py).")
 }
 
 // cubeParamName is what a parameter may be called: it becomes a --flag
@@ -190,9 +191,9 @@ func blankRunnerValues(doc *document, v cue.Value) diag.Diagnostics {
 	for _, key := range []string{"image", "docker", "build_strategy"} {
 		if s := str(v, "docker", key); s != "" && strings.TrimSpace(s) == "" {
 			diags = append(diags, diag.Errorf(diag.RunnerValueRefused, doc.at("docker", key),
-				"is blank: MLCube's docker runner wants a string here that is not blank, and stops mlcube run before the "+
-					"container starts (check_values in docker_run.py)").
-				WithFix("write the value"))
+				"is blank: MLCube's docker runner wants a string here that is not blank").
+				WithFix("write the value").
+				WithDetail("It stops mlcube run before the container starts (check_values in docker_run.py)."))
 		}
 	}
 	return diags

@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"fmt"
 	"path"
 	"strings"
 
@@ -39,10 +40,12 @@ func keepCubeInputs(p *Pipeline, cubes int) diag.Diagnostics {
 		moved := path.Join(st.CubeKey, r.rel)
 		if w := touchingOne(moved, written); w != "" {
 			diags = append(diags, diag.Errorf(diag.CubeFileClash, st.Loc.Field("inputs").Field(prm.Name),
-				"input %s is cube %s's own file (%s by default, which other cubes of the pipeline read too and no step writes), "+
-					"kept under the cube's name at %s, where a step writes %s; give it a place with inputs: (%s: %s)",
-				prm.Name, st.CubeKey, prm.Path, keepSlash(moved, prm), w, prm.Name,
-				keepSlash(path.Join(st.CubeKey+"-files", r.rel), prm)))
+				"input %s is cube %s's own file, kept at %s, where a step writes %s",
+				prm.Name, st.CubeKey, keepSlash(moved, prm), w).
+				WithFix(fmt.Sprintf("give it a place with inputs: (%s: %s)", prm.Name,
+					keepSlash(path.Join(st.CubeKey+"-files", r.rel), prm))).
+				WithDetail("The file (%s by default) is one that other cubes of the pipeline read too and no step writes, so "+
+					"it is kept under the cube's name.", prm.Path))
 			continue
 		}
 		if st.CubeInputs == nil {

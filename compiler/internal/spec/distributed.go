@@ -102,9 +102,10 @@ func (l *loader) decodeDaskOutput(at diag.Loc, ov cue.Value, d *Dask) {
 		switch {
 		case k == "path" || k == "bucket" || k == "secret":
 		case credentialOutputKeys[k] || credentialKey(k):
-			l.errorf(diag.Credential, at.Field(k),
-				"credentials do not belong in a spec, where everyone who reads it or the manifest can use them; put them in a "+
-					"Kubernetes Secret with the keys AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, and name it with output.secret")
+			l.diags = append(l.diags, diag.Errorf(diag.Credential, at.Field(k), "credentials do not belong in a spec").
+				WithFix("put them in a Kubernetes Secret with the keys AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, and name "+
+					"it with output.secret").
+				WithDetail("Everyone who reads the spec or the manifest can use them."))
 		default:
 			l.errorf(diag.UnknownField, at.Field(k), "unknown key; output takes path, bucket and secret")
 		}

@@ -55,9 +55,9 @@ func gpuFlagOf(v cue.Value, at diag.Loc) (*GPUFlag, diag.Diagnostics) {
 		return g, nil
 	}
 	return nil, diag.Diagnostics{diag.Errorf(diag.RunnerValueRefused, at,
-		"--gpus %q: MLCube takes all, a count or device=IDS, and stops mlcube run on anything else "+
-			"(DeviceSpecs.from_string, mlcube/parser.py)", s).
-		WithFix("write all, a number such as 2, or device=0,1")}
+		"--gpus %q: MLCube takes all, a count or device=IDS, and stops mlcube run on anything else", s).
+		WithFix("write all, a number such as 2, or device=0,1").
+		WithDetail("MLCube reads it with DeviceSpecs.from_string (mlcube/parser.py).")}
 }
 
 // countDevices counts the devices of device=IDS, ignoring empty ones.

@@ -285,9 +285,10 @@ func decodeLegacyPlatform(sc *schema.Context, f *ast.File) (*legacyDocker, diag.
 	if rt := doc.data.LookupPath(pathOf("container", "runtime")); rt.Exists() &&
 		strings.TrimSpace(scalarString(rt)) != "" && rt.IncompleteKind() != cue.NullKind {
 		diags = append(diags, diag.Errorf(diag.LegacyRuntime, doc.at("container", "runtime"),
-			"MLCube 1.0's docker runner stops before the container starts when runtime is set (\"The 'runtime' parameter is "+
-				"deprecated. Please, use: 'run_args: --runtime=%s'\")", scalarString(rt)).
-			WithFix(fmt.Sprintf("write it as a docker flag, run_args: --runtime=%s (for GPUs, --gpus=N)", scalarString(rt))))
+			"MLCube 1.0's docker runner stops before the container starts when runtime is set").
+			WithFix(fmt.Sprintf("write it as a docker flag, run_args: --runtime=%s (for GPUs, --gpus=N)", scalarString(rt))).
+			WithDetail("It says \"The 'runtime' parameter is deprecated. Please, use: 'run_args: --runtime=%s'\" "+
+				"(DockerRun.run in runners/mlcube_docker/mlcube_docker/docker_run.py).", scalarString(rt)))
 	}
 	return &legacyDocker{
 		Image:   str(doc.data, "container", "image"),

@@ -56,8 +56,8 @@ func (l *loader) cube(path string, via diag.Loc) *Cube {
 		return nil
 	}
 	if source.TopLevelMapping(f, "steps") {
-		l.errorf(diag.WrongFile, via.At(diag.Pos{File: file, Line: 1, Col: 1}),
-			"%s is a pipeline file (it has steps:), not a cube: give it with --task", file)
+		l.diags = append(l.diags, diag.Errorf(diag.WrongFile, via.At(diag.Pos{File: file, Line: 1, Col: 1}),
+			"%s is a pipeline file (it has steps:), not a cube", file).WithFix("give it with --task"))
 		return nil
 	}
 	var c *Cube
@@ -118,7 +118,7 @@ func (l *loader) pipelineBeside(file string, via diag.Loc) bool {
 	if info, err := l.files.Stat(pipeline); err != nil || info.IsDir() {
 		return false
 	}
-	l.errorf(diag.MissingFile, via.At(diag.Pos{File: file}),
-		"cannot read: no such file; the folder holds %s, a pipeline: give it with --task %s", pipeline, pipeline)
+	l.diags = append(l.diags, diag.Errorf(diag.MissingFile, via.At(diag.Pos{File: file}),
+		"cannot read: no such file; the folder holds %s, a pipeline", pipeline).WithFix("give it with --task "+pipeline))
 	return true
 }

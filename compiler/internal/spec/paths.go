@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -63,22 +64,23 @@ func pathsWithPipeline(p *Pipeline, paths []Setting, top diag.Loc) (diag.Diagnos
 	for _, s := range paths {
 		if pp, ok := byName[s.Name]; ok {
 			diags = append(diags, diag.Errorf(diag.BadPathArg, pp.Loc,
-				"%s=%s on the command line: %s is a param of the pipeline, given its value with --set %s=%s (NAME=PATH sets a "+
-					"cube parameter's path, with no pipeline file)", s.Name, s.Value, s.Name, s.Name, s.Value))
+				"%s=%s on the command line: %s is a param of the pipeline", s.Name, s.Value, s.Name).
+				WithFix(fmt.Sprintf("give it its value with --set %s=%s", s.Name, s.Value)).
+				WithDetail("NAME=PATH sets a cube parameter's path, with no pipeline file."))
 			meant = append(meant, ParamValue{Name: s.Name, Value: s.Value, Loc: pp.Loc})
 			continue
 		}
-		msg := s.Name + "=" + s.Value + " sets a cube parameter's path when no pipeline file is given; a pipeline file " +
-			"gives its steps' paths in inputs: and outputs:"
+		fix := "a pipeline file gives its steps' paths in inputs: and outputs:"
 		if len(names) > 0 {
-			msg += ", and a value to one of its params (" + strings.Join(names, ", ") + ") with --set NAME=VALUE"
+			fix += ", and a value to one of its params (" + strings.Join(names, ", ") + ") with --set NAME=VALUE"
 		}
-		d := diag.Errorf(diag.BadPathArg, top.Field(s.Name), "%s", msg)
+		d := diag.Errorf(diag.BadPathArg, top.Field(s.Name),
+			"%s=%s sets a cube parameter's path when no pipeline file is given", s.Name, s.Value)
 		if near := diag.Nearest(s.Name, names); near != "" {
 			d = d.WithFix("did you mean --set " + near + "=" + s.Value + "?")
 			meant = append(meant, ParamValue{Name: near, Value: s.Value, Loc: byName[near].Loc})
 		}
-		diags = append(diags, d)
+		diags = append(diags, d.WithFix(fix))
 	}
 	return diags, meant
 }

@@ -275,8 +275,9 @@ func (l *loader) cubeBeside(st *Step, name string, c *Cube) *Cube {
 		return c
 	}
 	l.add(diag.Diagnostics{diag.Errorf(diag.UnknownName, st.Loc.Field("cube"),
-		"no cube %q: the pipeline has no cubes:, and its steps run the cube %q (%s); write cube: %s, or leave cube: out",
-		name, c.Name, c.File, c.Name)})
+		"no cube %q: the pipeline has no cubes:, and its steps run the cube %q", name, c.Name).
+		WithFix(fmt.Sprintf("write cube: %s, or leave cube: out", c.Name)).
+		WithDetail("The cube %q is %s.", c.Name, c.File)})
 	return nil
 }
 

@@ -121,8 +121,8 @@ func (l *loader) pipeline(task string, named bool, loadCube func(invoke *ast.Fil
 		} else if _, err := l.files.Stat(l.files.CubeFile(task)); err == nil {
 			hint = "it holds a cube: give it with --mlcube " + task
 		}
-		l.errorf(diag.WrongFile, source.Flag("--task").At(diag.Pos{File: task}),
-			"is a folder, want a pipeline file or a task name; %s", hint)
+		l.diags = append(l.diags, diag.Errorf(diag.WrongFile, source.Flag("--task").At(diag.Pos{File: task}),
+			"is a folder, want a pipeline file or a task name").WithFix(hint))
 		return nil
 	}
 	f := l.readTaskFile(task)
@@ -134,8 +134,9 @@ func (l *loader) pipeline(task string, named bool, loadCube func(invoke *ast.Fil
 	case source.TopLevelString(f, "schema_type") == "mlcube_invoke":
 		c := loadCube(f)
 		if c != nil && !c.Legacy {
-			l.errorf(diag.WrongFile, top.Field("schema_type"),
-				"a legacy invoke file needs a legacy cube (schema_type: mlcube_root); %s is an MLCube 2.0 file", c.File)
+			l.diags = append(l.diags, diag.Errorf(diag.WrongFile, top.Field("schema_type"),
+				"a legacy invoke file needs a legacy cube; %s is an MLCube 2.0 file", c.File).
+				WithDetail("A legacy cube has schema_type: mlcube_root."))
 			return nil
 		}
 		return cubePipeline(c)

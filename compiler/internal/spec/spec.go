@@ -126,7 +126,7 @@ type Platform struct {
 	} `json:"mpi"`
 	// Tekton is the tekton: section, as the schema checked it: the Tekton
 	// engine's own settings, which the compiler hands it as written.
-	Tekton json.RawMessage `json:"tekton"`
+	Tekton  json.RawMessage `json:"tekton"`
 	MedPerf struct {
 		Network string `json:"network"`
 	} `json:"medperf"`

@@ -13,8 +13,10 @@ import (
 
 // ignoredKey says why a key of an mlcube.yaml that MLCube does not read
 // is accepted.
-const ignoredKey = "not read: MLCube ignores keys it does not use (it reads the file with OmegaConf and looks up " +
-	"only its own), and so does mlcube-compile"
+const ignoredKey = "not read: MLCube ignores keys it does not use, and so does mlcube-compile"
+
+// ignoredKeyDetail says how MLCube comes to ignore it.
+const ignoredKeyDetail = "MLCube reads the file with OmegaConf and looks up only its own keys."
 
 // dropStrayKeys finds, in an mlcube.yaml, each key that the schema's
 // closed struct at its place has no field for, and takes it out of the
@@ -50,7 +52,8 @@ func (d *document) strays(sc *schema.Context, sv cue.Value, decls []ast.Decl, at
 				*diags = append(*diags, diag.Errorf(diag.UnknownField, at.Field(name), "unknown field").WithSuggestion(name, names))
 				d.meant = append(d.meant, at.Field(near).Path())
 			} else {
-				*diags = append(*diags, diag.Warnf(diag.KeyIgnored, at.Field(name), "%s", ignoredKey))
+				*diags = append(*diags, diag.Warnf(diag.KeyIgnored, at.Field(name), "%s", ignoredKey).
+					WithDetail(ignoredKeyDetail))
 			}
 			return false
 		}

@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -43,8 +44,8 @@ func ReadValues(sc *schema.Context, src *source.Files, files []string,
 		v := ParamValue{Name: set.Name, Value: set.Value, Loc: diag.Flag("--set").Field(set.Name)}
 		// Files are checked for engine syntax as they are parsed; a
 		// flag's value is checked here.
-		if msg := source.TemplateSyntax(v.Value); msg != "" {
-			diags = append(diags, diag.Errorf(diag.WrongValue, v.Loc, "%s", msg))
+		if msg, fix := source.TemplateSyntax(v.Value); msg != "" {
+			diags = append(diags, diag.Errorf(diag.WrongValue, v.Loc, "%s", msg).WithFix(fix))
 			continue
 		}
 		out = append(out, v)
@@ -88,8 +89,9 @@ func ApplyValues(p *Pipeline, values []ParamValue, shared bool) diag.Diagnostics
 			continue
 		case len(names) == 0:
 			diags = append(diags, diag.Errorf(diag.UnknownName, v.Loc,
-				"no param %q: %s declares no params (--set and -f fill a pipeline file's params:; a cube parameter's path is "+
-					"given as an argument, %s=PATH)", v.Name, p.File, v.Name))
+				"no param %q: %s declares no params", v.Name, p.File).
+				WithFix(fmt.Sprintf("give a cube parameter's path as an argument, %s=PATH", v.Name)).
+				WithDetail("The flags --set and -f fill the params: of a pipeline file."))
 		default:
 			diags = append(diags, diag.Errorf(diag.UnknownName, v.Loc, "no parameter %q in %s (params: %s)", v.Name, p.File,
 				strings.Join(slices.Sorted(slices.Values(names)), ", ")).WithFix(diag.DidYouMean(v.Name, names)))

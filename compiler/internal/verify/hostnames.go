@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -41,9 +42,14 @@ func (v *verifier) hostname(s *ir.Step, key, generateName, suffix, what string) 
 	longest := generateName + strings.Repeat("x", ir.GeneratedSuffixLen) + suffix
 	if len(validation.IsDNS1035Label(longest)) > 0 {
 		// Said at the step, whose name is part of the job's.
-		v.errorf(diag.BadHostname, s.Loc.Field(key).At(s.Loc.Pos()),
-			"the operator would name a %s %q (%d characters), which must be a DNS label: at most %d lower case letters, "+
-				"digits and '-', starting with a letter; shorten or rename the pipeline %q or the step %q", what, longest,
-			len(longest), maxHostname, v.p.Name, s.Written)
+		msg := fmt.Sprintf("the operator would name a %s %q, which is not a DNS label", what, longest)
+		if len(longest) > maxHostname {
+			msg = fmt.Sprintf("the operator would name a %s with %d characters, and a DNS label has at most %d", what,
+				len(longest), maxHostname)
+		}
+		v.diags = append(v.diags, diag.Errorf(diag.BadHostname, s.Loc.Field(key).At(s.Loc.Pos()), "%s", msg).
+			WithFix(fmt.Sprintf("shorten or rename the pipeline %q or the step %q", v.p.Name, s.Written)).
+			WithDetail("The operator would name the %s %q (%d characters), which must be a DNS label: at most %d lower "+
+				"case letters, digits and '-', starting with a letter.", what, longest, len(longest), maxHostname))
 	}
 }

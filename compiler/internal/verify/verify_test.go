@@ -74,7 +74,8 @@ func TestVerify(t *testing.T) {
 			[]string{`platform.yaml:1:1: error: storage.accessModes: ReadWriteOnce: step "Train_Model" runs pods ` +
 				`on several nodes`}},
 		{"hostname", pipeline([]*ir.Step{long}, false),
-			[]string{`pipeline.yaml:9:3: error: mpi: the operator would name a worker pod "aaaa`}},
+			[]string{`pipeline.yaml:9:3: error: mpi: the operator would name a worker pod with 65 characters, and a DNS ` +
+				`label has at most 63; shorten or rename the pipeline "prep" or the step "train"`}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got := Verify(c.p).Sorted()
@@ -90,5 +91,21 @@ func TestVerify(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestHostnameDetail: the name the operator would give is in the
+// detail, with what a DNS label is.
+func TestHostnameDetail(t *testing.T) {
+	long := step("train", 9, nil)
+	long.Kind, long.MPI = ir.MPI, &ir.MPIJob{GenerateName: strings.Repeat("a", 50) + "-", Workers: 2}
+	got := Verify(pipeline([]*ir.Step{long}, false))
+	if len(got) != 1 {
+		t.Fatalf("got %d diagnostics, want 1:\n%s", len(got), got.Error())
+	}
+	want := `The operator would name the worker pod "` + strings.Repeat("a", 50) + `-xxxxx-worker-1" (65 characters), ` +
+		`which must be a DNS label: at most 63 lower case letters, digits and '-', starting with a letter.`
+	if got[0].Detail != want {
+		t.Errorf("detail:\n got %s\nwant %s", got[0].Detail, want)
 	}
 }
