@@ -30,19 +30,6 @@ func nodeCubeImage(t *testing.T, name string) string {
 	return image
 }
 
-// nodeContainerd runs ctr against the real node's containerd.
-func nodeContainerd(t *testing.T, args ...string) {
-	t.Helper()
-	sock, err := filepath.Abs(filepath.Join(repoRoot, ".e2e", "run", "node", "containerd", "containerd.sock"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := exec.Command("ctr", append([]string{"--address", sock, "-n", "k8s.io"}, args...)...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("ctr %s: %v: %s", strings.Join(args, " "), err, out)
-	}
-}
-
 // nodeCtr runs ctr against the real node's containerd, and returns its
 // output.
 func nodeCtr(t *testing.T, args ...string) string {

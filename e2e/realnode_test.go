@@ -70,7 +70,7 @@ func realNodeCompile(t *testing.T, dir, backend, image string, want []string, ex
 		// has no image override: the node gets the image under the cube's
 		// name, and the golden file runs as it is.
 		for _, image := range imagesOf(t, want) {
-			nodeContainerd(t, "images", "tag", "--force", "docker.io/"+realImage, dockerReference(image))
+			nodeCtr(t, "images", "tag", "--force", "docker.io/"+realImage, dockerReference(image))
 		}
 		return want, true
 	}
