@@ -17,16 +17,17 @@ import (
 // the task name first unless the task has an entrypoint (or is a run file
 // of the mlcube_k8s runner, which passes none), then one --param=path per
 // parameter, then the step's own args.
-func (lw *lowering) containerArgs(st *spec.Step) ([]string, []ir.Arg, []ir.Mount, graph.IO) {
+func (sl *stepLowering) containerArgs() ([]string, []ir.Arg, []ir.Mount, graph.IO) {
+	st := sl.st
 	var command []string
 	var args []ir.Arg
 	t := st.Task
 	if st.Cube.Container {
-		return lw.containerVolumes(st)
+		return sl.containerVolumes()
 	}
 	switch {
 	case t.Entrypoint != "":
-		command = lw.words(t.Entrypoint, t.At().Field("entrypoint"))
+		command = sl.words(t.Entrypoint, t.At().Field("entrypoint"))
 	case !st.Cube.Legacy:
 		args = append(args, ir.Arg{Value: ir.Lit(t.Name)})
 	case t.InvokeName != "":
@@ -35,14 +36,14 @@ func (lw *lowering) containerArgs(st *spec.Step) ([]string, []ir.Arg, []ir.Mount
 	mounts := map[string]string{}
 	var io graph.IO
 	for _, p := range t.Inputs {
-		arg, data := lw.paramArg(st, p, "inputs", st.Inputs[p.Name], mounts)
+		arg, data := sl.paramArg(p, "inputs", st.Inputs[p.Name], mounts)
 		args, io.Reads = append(args, arg), append(io.Reads, data...)
 	}
 	for _, p := range t.Outputs {
-		arg, data := lw.paramArg(st, p, "outputs", st.Outputs[p.Name], mounts)
+		arg, data := sl.paramArg(p, "outputs", st.Outputs[p.Name], mounts)
 		args, io.Writes = append(args, arg), append(io.Writes, data...)
 	}
-	args = append(args, lw.stepArgs(st)...)
+	args = append(args, sl.stepArgs()...)
 	var ms []ir.Mount
 	for _, v := range slices.Sorted(maps.Keys(mounts)) {
 		ms = append(ms, ir.Mount{Volume: v, MountPath: mounts[v], ReadOnly: v == ir.FetchedVolume})
@@ -53,8 +54,9 @@ func (lw *lowering) containerArgs(st *spec.Step) ([]string, []ir.Arg, []ir.Mount
 // paramArg is the --param=path argument of a task's parameter of kind
 // (inputs or outputs), with the step's override if it has one, and the
 // workspace data it names, if any; mounts gains the volume it is on.
-func (lw *lowering) paramArg(st *spec.Step, p *spec.Param, kind, override string,
+func (sl *stepLowering) paramArg(p *spec.Param, kind, override string,
 	mounts map[string]string) (ir.Arg, []string) {
+	st := sl.st
 	// A legacy binding too is named as a cube's parameter.
 	raw, at := p.Path,
 		diag.At(p.Loc.Pos()).Field("tasks").Field(st.Task.Name).Field("parameters").Field(kind).Field(p.Name)
@@ -64,18 +66,18 @@ func (lw *lowering) paramArg(st *spec.Step, p *spec.Param, kind, override string
 	}
 	if override != "" {
 		raw, at = override, st.Loc.Field(kind).Field(p.Name)
-		parse = func(s string) ir.Text { return lw.text(s, at) }
+		parse = func(s string) ir.Text { return sl.text(s, at) }
 	}
 	arg := ir.Arg{Param: p.Name, Prefix: "--" + p.Name + "="}
 	if isURL(raw) {
-		if _, file, ok := lw.urlInput(p.Name, raw, kind, at); ok {
-			mounts[ir.FetchedVolume] = lw.fetchRoot()
+		if _, file, ok := sl.urlInput(p.Name, raw, kind, at); ok {
+			mounts[ir.FetchedVolume] = sl.fetchRoot()
 			arg.Value = ir.Lit(file)
 		}
 		return arg, nil
 	}
 	if strings.HasPrefix(raw, "/") {
-		lw.warnf(diag.PathInContainer, at, "absolute path %q is in the container, not on the workspace volume; steps "+
+		sl.warnf(diag.PathInContainer, at, "absolute path %q is in the container, not on the workspace volume; steps "+
 			"cannot pass data through it", raw)
 		arg.Value = parse(raw)
 		return arg, nil
@@ -83,19 +85,19 @@ func (lw *lowering) paramArg(st *spec.Step, p *spec.Param, kind, override string
 	if strings.HasPrefix(raw, "~") {
 		// MLCube joins it to the workspace as it is (Path(workspace) /
 		// value), and no shell expands it in an argument: a folder named ~.
-		lw.warnf(diag.PathTilde, at, "path %q starts with ~, which is not expanded: MLCube and the compiler join it to the "+
+		sl.warnf(diag.PathTilde, at, "path %q starts with ~, which is not expanded: MLCube and the compiler join it to the "+
 			"workspace as it is, a folder named ~; write the path relative to the workspace", raw)
 	}
 	var volume, root string
 	if p.Claim != "" {
-		volume, root = lw.claimVolume(p)
+		volume, root = sl.claimVolume(p)
 	} else {
-		volume, root = lw.workspace(), lw.mountPath
+		volume, root = sl.workspace(), sl.mountPath
 	}
 	mounts[volume] = root
 	rel := cleanKeepParams(raw)
 	if rel == ".." || strings.HasPrefix(rel, "../") {
-		lw.warnf(diag.PathLeavesWorkspace, at, "path %q leaves the workspace; in the container it is %s, outside the volume",
+		sl.warnf(diag.PathLeavesWorkspace, at, "path %q leaves the workspace; in the container it is %s, outside the volume",
 			raw, path.Join(root, rel))
 	}
 	arg.Value = ir.Lit(root)
@@ -103,11 +105,11 @@ func (lw *lowering) paramArg(st *spec.Step, p *spec.Param, kind, override string
 		arg.Value = mergeLiterals(append(ir.Lit(root+"/"), parse(rel)...))
 	}
 	if p.Claim == "" {
-		lw.recordPath(p, raw, rel, arg.Value, kind == "outputs", at, -1)
+		sl.recordPath(p, raw, rel, arg.Value, kind == "outputs", at, -1)
 	}
-	if kind == "outputs" && lw.cur != nil {
+	if kind == "outputs" {
 		folder := p.Dir || strings.HasSuffix(raw, "/") || rel == ""
-		lw.cur.folders = append(lw.cur.folders, ir.Folder{Param: p.Name, Path: arg.Value, File: !folder})
+		sl.data.folders = append(sl.data.folders, ir.Folder{Param: p.Name, Path: arg.Value, File: !folder})
 	}
 	return arg, []string{graph.Qualify(volume, rel)}
 }
@@ -135,12 +137,12 @@ func mergeLiterals(t ir.Text) ir.Text {
 }
 
 // stepArgs are the step's own args, each checked for credentials.
-func (lw *lowering) stepArgs(st *spec.Step) []ir.Arg {
+func (sl *stepLowering) stepArgs() []ir.Arg {
 	var args []ir.Arg
-	for i, a := range st.Args {
-		at := st.Loc.Field("args").Index(i)
-		lw.diags = append(lw.diags, spec.CheckArgCredential(a, at)...)
-		args = append(args, ir.Arg{Value: lw.text(a, at)})
+	for i, a := range sl.st.Args {
+		at := sl.st.Loc.Field("args").Index(i)
+		sl.diags = append(sl.diags, spec.CheckArgCredential(a, at)...)
+		args = append(args, ir.Arg{Value: sl.text(a, at)})
 	}
 	return args
 }
@@ -159,11 +161,12 @@ func (lw *lowering) words(command string, at diag.Loc) []string {
 // references become the engine's own references. Each must name a
 // param, the step must take references, and nothing before one may join
 // with it into engine syntax; a reference to no param stays as written.
-func (lw *lowering) text(s string, at diag.Loc) ir.Text { return lw.parseText(s, &at) }
+func (sl *stepLowering) text(s string, at diag.Loc) ir.Text { return sl.parseText(s, &at, sl.noParams) }
 
-// parseText is text, reporting at at; with at nil, it reports nothing,
-// for a part of a string text has read.
-func (lw *lowering) parseText(s string, at *diag.Loc) ir.Text {
+// parseText is text, reporting at at, in the manifest of noParams (see
+// stepLowering); with at nil, it reports nothing, for a part of a string
+// text has read.
+func (lw *lowering) parseText(s string, at *diag.Loc, noParams string) ir.Text {
 	report := func(code diag.Code, format string, args ...any) {
 		if at != nil {
 			lw.errorf(code, *at, format, args...)
@@ -182,14 +185,14 @@ func (lw *lowering) parseText(s string, at *diag.Loc) ir.Text {
 		case problem != "":
 			report(diag.BadParamRef, "%s", problem)
 			continue
-		case lw.noParams != "" && !given && at != nil:
+		case noParams != "" && !given && at != nil:
 			lw.diags = append(lw.diags, diag.Errorf(diag.BadParamRef, *at,
-				"${%s}: this step runs as %s, and %s has no value at compile time", ref, lw.noParams, param).
+				"${%s}: this step runs as %s, and %s has no value at compile time", ref, noParams, param).
 				WithFix(fmt.Sprintf("give it one with --set %s=VALUE or -f VALUES.yaml (which lint takes too, for every "+
 					"pipeline it checks), or write the value itself", param)).
 				WithDetail("The engine fills in %s's manifest without escaping, so a value given at run time could rewrite "+
 					"it; a default is a run-time value, which argo submit -p or tkn pipeline start -p changes.",
-					lw.noParams))
+					noParams))
 		case strings.HasSuffix(s[last:m[0]], "$") || strings.HasSuffix(s[last:m[0]], "{"):
 			if at != nil {
 				lw.diags = append(lw.diags, diag.Errorf(diag.BadParamRef, *at,
@@ -198,7 +201,7 @@ func (lw *lowering) parseText(s string, at *diag.Loc) ir.Text {
 					WithFix("put something else between them"))
 			}
 		}
-		if lw.noParams != "" && given {
+		if noParams != "" && given {
 			// Its manifest takes the compile-time value as written.
 			out = append(out, ir.Piece{Literal: s[last:m[0]] + value})
 		} else {

@@ -20,8 +20,8 @@ import (
 // and each volume mounted at its mount_path from the workspace claim,
 // inputs read-only (MedPerf's :ro) and outputs writable. No --name=path
 // arguments: the container finds its volumes where they are mounted.
-func (lw *lowering) containerVolumes(st *spec.Step) ([]string, []ir.Arg, []ir.Mount, graph.IO) {
-	t := st.Task
+func (sl *stepLowering) containerVolumes() ([]string, []ir.Arg, []ir.Mount, graph.IO) {
+	t := sl.st.Task
 	var command []string
 	if t.Run.Entrypoint != "" {
 		command = []string{t.Run.Entrypoint}
@@ -30,17 +30,17 @@ func (lw *lowering) containerVolumes(st *spec.Step) ([]string, []ir.Arg, []ir.Mo
 	for _, w := range t.Run.Command {
 		args = append(args, ir.Arg{Value: ir.Lit(w)})
 	}
-	args = append(args, lw.stepArgs(st)...)
-	lw.diags = append(lw.diags, taskMountPaths(t)...)
+	args = append(args, sl.stepArgs()...)
+	sl.diags = append(sl.diags, taskMountPaths(t)...)
 	vm := volumeMounts{names: newNameSet(), at: map[string]int{}}
 	var io graph.IO
 	for _, p := range t.Inputs {
-		if rel, ok := lw.volumeMount(st, p, "inputs", &vm); ok {
+		if rel, ok := sl.volumeMount(p, "inputs", &vm); ok {
 			io.Reads = append(io.Reads, graph.Qualify(workspaceVolume, rel))
 		}
 	}
 	for _, p := range t.Outputs {
-		if rel, ok := lw.volumeMount(st, p, "outputs", &vm); ok {
+		if rel, ok := sl.volumeMount(p, "outputs", &vm); ok {
 			io.Writes = append(io.Writes, graph.Qualify(workspaceVolume, rel))
 		}
 	}
@@ -63,7 +63,8 @@ type volumeMounts struct {
 // subPath that is not there yet a folder (makeMounts,
 // pkg/kubelet/kubelet_pods.go of kubernetes/kubernetes), where MedPerf
 // creates the empty file first.
-func (lw *lowering) volumeMount(st *spec.Step, p *spec.Param, kind string, vm *volumeMounts) (string, bool) {
+func (sl *stepLowering) volumeMount(p *spec.Param, kind string, vm *volumeMounts) (string, bool) {
+	st := sl.st
 	raw, at, parse := p.Path, p.Loc, ir.Lit
 	if own := st.CubeInputs[p.Name]; kind == "inputs" && own != "" {
 		raw = own // the cube's own file, under its name (spec's keepCubeInputs)
@@ -73,31 +74,31 @@ func (lw *lowering) volumeMount(st *spec.Step, p *spec.Param, kind string, vm *v
 		raw, at, rel = override, st.Loc.Field(kind).Field(p.Name), cleanKeepParams(override)
 		// Its references are read once, in the whole path; the folder
 		// mounted is a part of it.
-		lw.text(cmp.Or(rel, raw), at)
-		parse = func(s string) ir.Text { return lw.parseText(s, nil) }
+		sl.text(cmp.Or(rel, raw), at)
+		parse = func(s string) ir.Text { return sl.parseText(s, nil, sl.noParams) }
 	}
 	if isURL(raw) {
-		lw.urlVolume(p, raw, kind, at, vm)
+		sl.urlVolume(p, raw, kind, at, vm)
 		return "", false
 	}
 	switch {
 	case strings.HasPrefix(raw, "/"):
-		lw.diags = append(lw.diags, diag.Errorf(diag.BadVolumeMount, at,
+		sl.diags = append(sl.diags, diag.Errorf(diag.BadVolumeMount, at,
 			"%q is absolute: a volume is mounted from the workspace claim", raw).
 			WithFix("write its location as a path in the workspace, such as "+strings.TrimLeft(raw, "/")))
 		return "", false
 	case rel == ".." || strings.HasPrefix(rel, "../"):
-		lw.errorf(diag.BadVolumeMount, at,
+		sl.errorf(diag.BadVolumeMount, at,
 			"%q leaves the workspace; a volume is mounted from inside the workspace claim", raw)
 		return "", false
 	}
-	m := ir.Mount{Volume: lw.workspace(), MountPath: path.Clean(p.MountPath), ReadOnly: kind == "inputs"}
+	m := ir.Mount{Volume: sl.workspace(), MountPath: path.Clean(p.MountPath), ReadOnly: kind == "inputs"}
 	sub := rel
 	if kind == "outputs" && !p.Dir {
 		dir, file := path.Split(rel)
 		switch {
 		case file != path.Base(m.MountPath):
-			lw.diags = append(lw.diags, diag.Errorf(diag.BadVolumeMount, at,
+			sl.diags = append(sl.diags, diag.Errorf(diag.BadVolumeMount, at,
 				"an output file's location must end in %q, the file name of its mount_path", path.Base(m.MountPath)).
 				WithDetail("Its mount_path is %s. An output file is mounted by its folder: the kubelet would make a file "+
 					"that is not there yet a folder.", p.MountPath))
@@ -113,42 +114,42 @@ func (lw *lowering) volumeMount(st *spec.Step, p *spec.Param, kind string, vm *v
 	if sub != "" {
 		m.SubPath = parse(sub)
 	}
-	if vm.add(lw, m, p, at) {
+	if vm.add(sl.lowering, m, p, at) {
 		seen := ir.Lit(path.Clean(p.MountPath))
-		lw.recordPath(p, raw, rel, seen, kind == "outputs", at, len(vm.mounts)-1)
+		sl.recordPath(p, raw, rel, seen, kind == "outputs", at, len(vm.mounts)-1)
 	}
 	return rel, true
 }
 
 // urlVolume mounts the folder a MedPerf input volume given as a URL is
 // fetched into, read-only at its mount path.
-func (lw *lowering) urlVolume(p *spec.Param, raw, kind string, at diag.Loc, vm *volumeMounts) {
+func (sl *stepLowering) urlVolume(p *spec.Param, raw, kind string, at diag.Loc, vm *volumeMounts) {
 	if kind == "inputs" && !p.Dir {
 		// Its file would be mounted by itself, which the kubelet does
 		// when the pod starts, before any fetch: it would make a folder.
 		where := "in the workspace (the claim the platform's storage.pvc names)"
-		if lw.plat.Storage.Object() {
+		if sl.plat.Storage.Object() {
 			where = "on the claim the platform's storage.pvc names (with storage.workspace: object, the inputs no step writes " +
 				"are mounted from it)"
 		}
-		lw.diags = append(lw.diags, diag.Errorf(diag.BadURL, at,
+		sl.diags = append(sl.diags, diag.Errorf(diag.BadURL, at,
 			"%q: volume %s is a file, mounted by itself when the pod starts", raw, p.Name).
 			WithFix(fmt.Sprintf("give a folder volume the URL, or give %s a path %s and put the file there", p.Name, where)).
 			WithDetail("A file volume is mounted before anything is fetched, so no URL can fill it."))
 		return
 	}
-	dir, file, ok := lw.urlInput(p.Name, raw, kind, at)
+	dir, file, ok := sl.urlInput(p.Name, raw, kind, at)
 	if !ok {
 		return
 	}
 	mp := path.Clean(p.MountPath)
-	f := &lw.cur.fetches[len(lw.cur.fetches)-1]
+	f := &sl.data.fetches[len(sl.data.fetches)-1]
 	f.Path = ir.Lit(mp)
 	if file != dir {
 		f.Path = ir.Lit(path.Join(mp, path.Base(file)))
 	}
-	sub := strings.TrimPrefix(dir, lw.fetchRoot()+"/")
-	vm.add(lw, ir.Mount{Volume: ir.FetchedVolume, MountPath: mp, SubPath: ir.Lit(sub), ReadOnly: true}, p, at)
+	sub := strings.TrimPrefix(dir, sl.fetchRoot()+"/")
+	vm.add(sl.lowering, ir.Mount{Volume: ir.FetchedVolume, MountPath: mp, SubPath: ir.Lit(sub), ReadOnly: true}, p, at)
 }
 
 // add keeps m, unless a mount at its mount path is there already: the

@@ -55,20 +55,20 @@ func (lw *lowering) sizedClaim() *ir.ClaimTemplate {
 // fetched volume, in a folder named for the parameter, and the path the
 // container reads it at (the folder, or the file in it). ok is false
 // when the URL is refused.
-func (lw *lowering) urlInput(param, raw, kind string, at diag.Loc) (dir string, file string, ok bool) {
+func (sl *stepLowering) urlInput(param, raw, kind string, at diag.Loc) (dir string, file string, ok bool) {
 	if kind == "outputs" {
-		lw.diags = append(lw.diags, diag.Errorf(diag.URLNotWritable, at, "%q is a URL, which a step reads and never writes",
+		sl.diags = append(sl.diags, diag.Errorf(diag.URLNotWritable, at, "%q is a URL, which a step reads and never writes",
 			raw).
 			WithFix("give the output a path in the workspace (with storage.workspace: object, outputs are uploaded to the "+
 				"object store)"))
 		return "", "", false
 	}
-	u := lw.parseURL(raw, at)
+	u := sl.parseURL(raw, at)
 	if u == nil {
 		return "", "", false
 	}
-	name, _ := lw.cur.names.take(param, param, "input")
-	dir = path.Join(lw.fetchRoot(), name)
+	name, _ := sl.data.names.take(param, param, "input")
+	dir = path.Join(sl.fetchRoot(), name)
 	file = dir
 	if !u.Folder {
 		file = path.Join(dir, path.Base(strings.TrimSuffix(u.Raw, "/")))
@@ -76,19 +76,17 @@ func (lw *lowering) urlInput(param, raw, kind string, at diag.Loc) (dir string, 
 			file = path.Join(dir, path.Base(u.Key))
 		}
 	}
-	lw.volumes[ir.FetchedVolume] = ir.Volume{Name: ir.FetchedVolume, PerPod: true, Ephemeral: lw.sizedClaim()}
-	lw.cur.fetches = append(lw.cur.fetches, ir.Fetch{Name: name, URL: u, Path: ir.Lit(file)})
+	sl.volumes[ir.FetchedVolume] = ir.Volume{Name: ir.FetchedVolume, PerPod: true, Ephemeral: sl.sizedClaim()}
+	sl.data.fetches = append(sl.data.fetches, ir.Fetch{Name: name, URL: u, Path: ir.Lit(file)})
 	return dir, file, true
 }
 
 // recordPath notes a workspace path the step being lowered reads or
 // writes, for an object workspace's fetches and uploads.
-func (lw *lowering) recordPath(p *spec.Param, raw, rel string, seen ir.Text, write bool, at diag.Loc, mount int) {
-	if lw.cur != nil {
-		folder := p.Dir || strings.HasSuffix(raw, "/") || rel == ""
-		lw.cur.paths = append(lw.cur.paths,
-			dataPath{param: p.Name, rel: rel, folder: folder, seen: seen, write: write, at: at, mount: mount})
-	}
+func (sl *stepLowering) recordPath(p *spec.Param, raw, rel string, seen ir.Text, write bool, at diag.Loc, mount int) {
+	folder := p.Dir || strings.HasSuffix(raw, "/") || rel == ""
+	sl.data.paths = append(sl.data.paths,
+		dataPath{param: p.Name, rel: rel, folder: folder, seen: seen, write: write, at: at, mount: mount})
 }
 
 // overlaps says whether two workspace paths touch the same data: the
@@ -110,5 +108,5 @@ func (lw *lowering) join(seen ir.Text, rel string) ir.Text {
 	if rel == "" {
 		return seen
 	}
-	return mergeLiterals(append(append(ir.Text{}, seen...), append(ir.Lit("/"), lw.parseText(rel, nil)...)...))
+	return mergeLiterals(append(append(ir.Text{}, seen...), append(ir.Lit("/"), lw.parseText(rel, nil, "")...)...))
 }

@@ -29,37 +29,38 @@ var defaultWorkerCommand = []string{"/usr/sbin/sshd", "-De"}
 
 // lowerMPI makes s an MPI step: the launcher runs mpirun over every slot
 // with the task's entrypoint, and each worker gets the step's resources.
-func (lw *lowering) lowerMPI(st *spec.Step, s *ir.Step) {
+func (sl *stepLowering) lowerMPI(s *ir.Step) {
+	st := sl.st
 	m, at := st.MPI, st.Loc.Field("mpi")
 	job := &ir.MPIJob{
-		APIVersion:              lw.plat.MPI.APIVersion,
-		GenerateName:            lw.p.Name + "-" + s.Name + "-",
+		APIVersion:              sl.plat.MPI.APIVersion,
+		GenerateName:            sl.p.Name + "-" + s.Name + "-",
 		Workers:                 m.Workers,
 		SlotsPerWorker:          1,
 		Implementation:          m.Implementation,
 		SSHAuthMountPath:        m.SSHAuthMountPath,
 		WorkerCommand:           m.WorkerCommand,
-		TTLSecondsAfterFinished: lw.plat.TTLSeconds,
+		TTLSecondsAfterFinished: sl.plat.TTLSeconds,
 	}
 	if job.APIVersion == "" {
 		job.APIVersion = defaultMPIAPIVersion
 	}
-	lw.slots(st, s, job)
+	sl.slots(s, job)
 	if job.Implementation == "" {
 		job.Implementation = "OpenMPI"
 	}
-	lw.mpiUser(at, s, job)
-	lw.checkSSHKeys(st, s, job)
+	sl.mpiUser(at, s, job)
+	sl.checkSSHKeys(s, job)
 	if len(job.WorkerCommand) == 0 && job.APIVersion != mpiV1 {
 		job.WorkerCommand = defaultWorkerCommand
 	}
-	lw.mpiV1(st)
+	sl.mpiV1()
 	entry := s.Command
 	if len(entry) == 0 && m.Entrypoint != "" {
-		entry = lw.words(m.Entrypoint, at.Field("entrypoint"))
+		entry = sl.words(m.Entrypoint, at.Field("entrypoint"))
 	}
 	if len(entry) == 0 {
-		lw.diags = append(lw.diags, diag.Errorf(diag.BadCommand, at,
+		sl.diags = append(sl.diags, diag.Errorf(diag.BadCommand, at,
 			"mpirun needs a program to start on every slot, and task %q of cube %q has no entrypoint",
 			st.Task.Name, st.Cube.Name).
 			WithFix("give one with mpi.entrypoint (the command the image's ENTRYPOINT runs)"))
@@ -71,23 +72,23 @@ func (lw *lowering) lowerMPI(st *spec.Step, s *ir.Step) {
 	launcher = append(launcher, "-np", strconv.Itoa(job.Workers*job.SlotsPerWorker))
 	s.Command = append(append(launcher, forwardEnv(job.Implementation, s.Env)...), entry...)
 	if m.Launcher != nil {
-		job.Launcher = lw.resourceOverride(*m.Launcher, st, "mpi", "launcher")
+		job.Launcher = sl.resourceOverride(*m.Launcher, "mpi", "launcher")
 	}
-	job.LauncherNodeSelector, job.LauncherTolerations = lw.placement(st, false)
-	job.ManagedBy = lw.managedBy(s)
+	job.LauncherNodeSelector, job.LauncherTolerations = sl.placement(false)
+	job.ManagedBy = sl.managedBy(s)
 	s.Kind, s.MPI = ir.MPI, job
 }
 
 // mpiV1 refuses what kubeflow.org/v1 MPIJobs lack.
-func (lw *lowering) mpiV1(st *spec.Step) {
-	m, at := st.MPI, st.Loc.Field("mpi")
-	if lw.plat.MPI.APIVersion == mpiV1 && m.SSHAuthMountPath != "" {
-		lw.errorf(diag.BadMPI, at.Field("sshAuthMountPath"),
+func (sl *stepLowering) mpiV1() {
+	m, at := sl.st.MPI, sl.st.Loc.Field("mpi")
+	if sl.plat.MPI.APIVersion == mpiV1 && m.SSHAuthMountPath != "" {
+		sl.errorf(diag.BadMPI, at.Field("sshAuthMountPath"),
 			"kubeflow.org/v1 MPIJobs (the training operator's) start ranks through kubectl exec, not SSH, and have no "+
 				"sshAuthMountPath; drop it, or use mpi-operator's kubeflow.org/v2beta1")
 	}
-	if lw.plat.MPI.APIVersion == mpiV1 && m.Implementation == "MPICH" {
-		lw.errorf(diag.BadMPI, at.Field("implementation"),
+	if sl.plat.MPI.APIVersion == mpiV1 && m.Implementation == "MPICH" {
+		sl.errorf(diag.BadMPI, at.Field("implementation"),
 			"kubeflow.org/v1 MPIJobs (the training operator's) take OpenMPI or Intel; MPICH needs mpi-operator's "+
 				"kubeflow.org/v2beta1, the default when the platform's mpi.apiVersion is unset")
 	}
@@ -96,15 +97,15 @@ func (lw *lowering) mpiV1(st *spec.Step) {
 // slots is how many ranks each worker runs: slotsPerWorker, else one per
 // GPU of the worker (mpirun -np is workers × slots, so a worker with 8
 // GPUs and one slot would leave 7 idle), else one.
-func (lw *lowering) slots(st *spec.Step, s *ir.Step, job *ir.MPIJob) {
+func (sl *stepLowering) slots(s *ir.Step, job *ir.MPIJob) {
 	gpus := s.Resources.GPU
-	switch m := st.MPI; {
+	switch m := sl.st.MPI; {
 	case m.SlotsPerWorker == nil && gpus > 1:
 		job.SlotsPerWorker = gpus
 	case m.SlotsPerWorker != nil:
 		job.SlotsPerWorker = *m.SlotsPerWorker
 		if gpus > 0 && job.SlotsPerWorker != gpus {
-			lw.warnf(diag.RanksPerGPU, st.Loc.Field("mpi").Field("slotsPerWorker"),
+			sl.warnf(diag.RanksPerGPU, sl.st.Loc.Field("mpi").Field("slotsPerWorker"),
 				"%d ranks per worker on %d GPUs per worker: frameworks such as Horovod and torch.distributed run one rank per "+
 					"GPU; leave slotsPerWorker out to get %d", job.SlotsPerWorker, gpus, gpus)
 		}
@@ -118,16 +119,17 @@ func (lw *lowering) slots(st *spec.Step, s *ir.Step, job *ir.MPIJob) {
 // to it, and ssh then refuses the key as too open
 // (kubeflow/mpi-operator#429). Keys elsewhere are owned by root, which
 // ssh accepts for another user.
-func (lw *lowering) checkSSHKeys(st *spec.Step, s *ir.Step, job *ir.MPIJob) {
+func (sl *stepLowering) checkSSHKeys(s *ir.Step, job *ir.MPIJob) {
+	st := sl.st
 	sc := s.SecurityContext
 	if job.APIVersion == mpiV1 || sc == nil || sc.FSGroup == nil || job.SSHAuthMountPath != defaultSSHAuthMountPath {
 		return
 	}
-	owner := lw.plat.Loc
+	owner := sl.plat.Loc
 	if st.SecurityContext != nil && st.SecurityContext.FSGroup != nil {
 		owner = st.Loc
 	}
-	lw.errorf(diag.BadMPI, owner.Field("securityContext").Field("fsGroup"),
+	sl.errorf(diag.BadMPI, owner.Field("securityContext").Field("fsGroup"),
 		"fsGroup %d makes the SSH key mpi-operator mounts at /root/.ssh group-readable, and ssh refuses it (\"bad "+
 			"permissions\", kubeflow/mpi-operator#429), so the launcher cannot reach the workers; run the step as a non-root "+
 			"user with sshAuthMountPath set to its ~/.ssh (as mpi-operator's images do: runAsUser 1000, /home/mpiuser/.ssh), "+
@@ -153,26 +155,27 @@ func forwardEnv(implementation string, env []ir.EnvVar) []string {
 }
 
 // lowerDaskStep lowers a step that runs a function on a Dask cluster.
-func (lw *lowering) lowerDaskStep(st *spec.Step, name string) (*ir.Step, graph.IO) {
+func (sl *stepLowering) lowerDaskStep() (*ir.Step, graph.IO) {
+	st, name := sl.st, sl.name
 	d := st.Dask
 	s := &ir.Step{
 		Name: name, Loc: st.Loc, Kind: ir.Dask, Image: d.Image,
-		Template:        lw.daskTemplateName(name),
-		ImagePullPolicy: lw.plat.ImagePullPolicy,
+		Template:        sl.daskTemplateName(name),
+		ImagePullPolicy: sl.plat.ImagePullPolicy,
 		Labels:          map[string]string{taskLabel: labelValue(lastWord(d.Function))},
 	}
 	job := &ir.DaskJob{
-		GenerateName: lw.p.Name + "-" + name + "-",
+		GenerateName: sl.p.Name + "-" + name + "-",
 		Function:     d.Function, Args: d.Args,
 		Workers: d.Workers, Autoscale: d.Autoscale,
 		PipPackages: d.Setup.Pip, AptPackages: d.Setup.Apt, CondaPackages: d.Setup.Conda,
 		OutputSecret: d.Output.Secret,
 	}
 	if d.Worker != nil {
-		job.Worker = lw.resourceOverride(*d.Worker, st, "dask", "worker")
+		job.Worker = sl.resourceOverride(*d.Worker, "dask", "worker")
 	}
-	job.Worker = lw.daskWorkerGPUs(st, job.Worker)
-	job.WorkerNodeSelector, job.WorkerTolerations = lw.placement(st, job.Worker.GPU > 0)
+	job.Worker = sl.daskWorkerGPUs(job.Worker)
+	job.WorkerNodeSelector, job.WorkerTolerations = sl.placement(job.Worker.GPU > 0)
 	var io graph.IO
 	out := cleanKeepParams(d.Output.Path)
 	switch {
@@ -182,23 +185,21 @@ func (lw *lowering) lowerDaskStep(st *spec.Step, name string) (*ir.Step, graph.I
 			job.PipPackages = append(append([]string{}, job.PipPackages...), "s3fs")
 		}
 	case !spec.InWorkspace(d.Output.Path):
-		lw.errorf(diag.BadDask, st.Loc.Field("dask").Field("output").Field("path"),
+		sl.errorf(diag.BadDask, st.Loc.Field("dask").Field("output").Field("path"),
 			"%q: give a file path inside the workspace, such as results/benchmark.csv, or a bucket", d.Output.Path)
 	default:
-		job.Output = path.Join(lw.mountPath, out)
-		s.Mounts = []ir.Mount{{Volume: lw.workspace(), MountPath: lw.mountPath}}
+		job.Output = path.Join(sl.mountPath, out)
+		s.Mounts = []ir.Mount{{Volume: sl.workspace(), MountPath: sl.mountPath}}
 		io.Writes = append(io.Writes, graph.Qualify(workspaceVolume, out))
 	}
-	lw.daskPackages(st, d)
-	lw.noParams = "a DaskJob"
-	s.Env = lw.env(st, spec.DockerEffects{})
-	lw.noParams = ""
-	s.Resources = lw.resources(st.Resources, st.Loc.Field("resources"), st.Loc, 0, spec.DockerEffects{})
-	lw.sizeDaskWorkers(st, s, job)
-	lw.scheduling(st, s, false)
-	lw.checkRootForSetup(st, s, d)
-	lw.retryAndTimeout(st, s)
-	lw.queue(st, s)
+	sl.daskPackages(d)
+	s.Env = sl.env(spec.DockerEffects{})
+	s.Resources = sl.resources(st.Resources, st.Loc.Field("resources"), st.Loc, 0, spec.DockerEffects{})
+	sl.sizeDaskWorkers(s, job)
+	sl.scheduling(s, false)
+	sl.checkRootForSetup(s, d)
+	sl.retryAndTimeout(s)
+	sl.queue(s)
 	s.Dask = job
 	return s, io
 }
@@ -211,8 +212,8 @@ func (lw *lowering) daskTemplateName(step string) string {
 
 // resourceOverride reads a resources mapping written at st's sels, its
 // quantities right under it (mpi.launcher.cpu).
-func (lw *lowering) resourceOverride(r spec.Resources, st *spec.Step, sels ...string) ir.Resources {
-	at := st.Loc
+func (sl *stepLowering) resourceOverride(r spec.Resources, sels ...string) ir.Resources {
+	at := sl.st.Loc
 	for _, s := range sels {
 		at = at.Field(s)
 	}
@@ -220,24 +221,24 @@ func (lw *lowering) resourceOverride(r spec.Resources, st *spec.Step, sels ...st
 	if r.GPU != nil {
 		gpus = *r.GPU
 	}
-	return lw.resources(r, at, at, gpus, spec.DockerEffects{})
+	return sl.resources(r, at, at, gpus, spec.DockerEffects{})
 }
 
 // checkRootForSetup warns when the image's prepare.sh, which installs the
 // setup packages with apt-get, conda and pip into the image's own
 // folders, would run as a user that may not write there.
-func (lw *lowering) checkRootForSetup(st *spec.Step, s *ir.Step, d *spec.Dask) {
+func (sl *stepLowering) checkRootForSetup(s *ir.Step, d *spec.Dask) {
 	if len(d.Setup.Apt)+len(d.Setup.Pip)+len(d.Setup.Conda) == 0 || !runsAsNonRoot(s.SecurityContext) {
 		return
 	}
-	if lw.plat.PodSecurity == ir.PodSecurityRestricted {
-		lw.errorf(diag.CannotLockDown, st.Loc.Field("dask").Field("setup"),
+	if sl.plat.PodSecurity == ir.PodSecurityRestricted {
+		sl.errorf(diag.CannotLockDown, sl.st.Loc.Field("dask").Field("setup"),
 			"podSecurity is restricted, so the Dask pods run as a non-root user, but the image installs setup packages at "+
 				"start with apt-get (which needs root) and pip or conda into the image's own environment (owned by root); build "+
 				"an image with the packages in it, and drop setup")
 		return
 	}
-	lw.warnf(diag.DaskSetupNeedsRoot, st.Loc.Field("dask").Field("setup"),
+	sl.warnf(diag.DaskSetupNeedsRoot, sl.st.Loc.Field("dask").Field("setup"),
 		"the Dask pods run as %s, but the image installs setup packages at start with apt-get (which needs root) and pip "+
 			"or conda into the image's own environment (owned by root), so they will fail; build an image with the packages "+
 			"in it, or run the Dask step as root", nonRootUser(s.SecurityContext))
@@ -273,7 +274,7 @@ func lastWord(dotted string) string {
 
 // daskPackages refuses package names that the image's start script
 // would split or read as options.
-func (lw *lowering) daskPackages(st *spec.Step, d *spec.Dask) {
+func (sl *stepLowering) daskPackages(d *spec.Dask) {
 	for _, list := range []struct {
 		key  string
 		pkgs []string
@@ -281,8 +282,8 @@ func (lw *lowering) daskPackages(st *spec.Step, d *spec.Dask) {
 		for i, p := range list.pkgs {
 			if strings.ContainsAny(p, " \t\n\"'`$\\;&|<>") || strings.HasPrefix(p, "-") {
 				// Said at the list, as the package's position.
-				at := st.Loc.Field("dask").Field("setup").Field(list.key)
-				lw.errorf(diag.BadDask, at.Index(i).At(at.Pos()),
+				at := sl.st.Loc.Field("dask").Field("setup").Field(list.key)
+				sl.errorf(diag.BadDask, at.Index(i).At(at.Pos()),
 					"%q is not one package: the image installs $EXTRA_*_PACKAGES split on spaces, so give each package as its own "+
 						"entry, without options", p)
 			}
@@ -294,25 +295,25 @@ func (lw *lowering) daskPackages(st *spec.Step, d *spec.Dask) {
 // root's SSH keys (the default sshAuthMountPath) as a non-root user, a
 // warning, or under podSecurity restricted, an error; a kubeflow.org/v1
 // MPIJob is refused under restricted.
-func (lw *lowering) mpiUser(at diag.Loc, s *ir.Step, job *ir.MPIJob) {
+func (sl *stepLowering) mpiUser(at diag.Loc, s *ir.Step, job *ir.MPIJob) {
 	if job.SSHAuthMountPath == "" {
 		job.SSHAuthMountPath = defaultSSHAuthMountPath
 		switch {
-		case lw.plat.PodSecurity == ir.PodSecurityRestricted && job.APIVersion != mpiV1:
+		case sl.plat.PodSecurity == ir.PodSecurityRestricted && job.APIVersion != mpiV1:
 			// Said at mpi:, which does not write sshAuthMountPath.
-			lw.errorf(diag.CannotLockDown, at.Field("sshAuthMountPath").At(at.Pos()),
+			sl.errorf(diag.CannotLockDown, at.Field("sshAuthMountPath").At(at.Pos()),
 				"podSecurity is restricted, so the workers run as a non-root user, whose SSH server cannot read keys under "+
 					"/root/.ssh (root's, the default); set sshAuthMountPath to that user's ~/.ssh and give the step its runAsUser "+
 					"(mpi-operator's images: /home/mpiuser/.ssh, user 1000)")
 		case runsAsNonRoot(s.SecurityContext) && job.APIVersion != mpiV1:
 			// Said at mpi:, which does not write sshAuthMountPath.
-			lw.warnf(diag.SSHKeysUnreadable, at.Field("sshAuthMountPath").At(at.Pos()),
+			sl.warnf(diag.SSHKeysUnreadable, at.Field("sshAuthMountPath").At(at.Pos()),
 				"the workers run as %s, whose SSH server cannot read keys under /root/.ssh; set sshAuthMountPath to that user's "+
 					"~/.ssh (mpi-operator's images use /home/mpiuser/.ssh)", nonRootUser(s.SecurityContext))
 		}
 	}
-	if lw.plat.PodSecurity == ir.PodSecurityRestricted && job.APIVersion == mpiV1 {
-		lw.diags = append(lw.diags, diag.Errorf(diag.CannotLockDown, lw.plat.Loc.Field("mpi").Field("apiVersion"),
+	if sl.plat.PodSecurity == ir.PodSecurityRestricted && job.APIVersion == mpiV1 {
+		sl.diags = append(sl.diags, diag.Errorf(diag.CannotLockDown, sl.plat.Loc.Field("mpi").Field("apiVersion"),
 			"podSecurity is restricted, and a kubeflow.org/v1 MPIJob's launcher has an init container the compiler "+
 				"cannot lock down").
 			WithFix("use kubeflow.org/v2beta1 (mpi-operator)").

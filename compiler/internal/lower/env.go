@@ -16,31 +16,32 @@ import (
 // checked: its name must be valid, a value that looks like a credential
 // is refused, and a variable comes from env or secretEnv, not both.
 // Variables are sorted by name.
-func (lw *lowering) env(st *spec.Step, fx spec.DockerEffects) []ir.EnvVar {
+func (sl *stepLowering) env(fx spec.DockerEffects) []ir.EnvVar {
+	st := sl.st
 	merged := map[string]ir.EnvVar{}
 	add := func(vars []spec.EnvVar, pipeline bool) {
 		for _, e := range vars {
 			value := ir.Lit(e.Value)
 			switch {
 			case !spec.EnvName.MatchString(e.Name):
-				lw.errorf(diag.BadEnv, e.Loc, "%q is not a valid environment variable name", e.Name)
-			case lw.credential(e):
+				sl.errorf(diag.BadEnv, e.Loc, "%q is not a valid environment variable name", e.Name)
+			case sl.credential(e):
 			case pipeline:
-				value = lw.text(e.Value, e.Loc)
+				value = sl.text(e.Value, e.Loc)
 			}
 			merged[e.Name] = ir.EnvVar{Name: e.Name, Value: value}
 		}
 	}
 	add(st.CubeEnv(), false)
 	add(fx.Env, false)
-	for _, e := range lw.configEnv() {
+	for _, e := range sl.configEnv() {
 		merged[e.Name] = e
 	}
 	add(st.EnvFileVars, true)
 	add(st.Env, true)
-	for _, e := range append(append([]spec.SecretEnvVar{}, lw.spec.SecretEnv...), st.SecretEnv...) {
+	for _, e := range append(append([]spec.SecretEnvVar{}, sl.spec.SecretEnv...), st.SecretEnv...) {
 		if slices.ContainsFunc(st.Env, func(o spec.EnvVar) bool { return o.Name == e.Name }) {
-			lw.errorf(diag.BadEnv, e.Loc, "%s is also set by %s; a variable comes from env or from secretEnv, not both", e.Name,
+			sl.errorf(diag.BadEnv, e.Loc, "%s is also set by %s; a variable comes from env or from secretEnv, not both", e.Name,
 				st.Loc.Field("env").Path())
 		}
 		merged[e.Name] = ir.EnvVar{Name: e.Name, Secret: &ir.SecretKey{Secret: e.Secret, Key: e.Key}}

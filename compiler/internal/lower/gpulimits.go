@@ -70,13 +70,13 @@ func (lw *lowering) checkUnasked(res spec.Resources, at diag.Loc) {
 // CRDs (../shared/crds/dask, commit 1daa175) give a DaskJob's pods no
 // resourceClaims, so the API server would refuse or prune them.
 // Kubernetes' DRAExtendedResource feature maps the limit to the class.
-func (lw *lowering) daskWorkerGPUs(st *spec.Step, r ir.Resources) ir.Resources {
+func (sl *stepLowering) daskWorkerGPUs(r ir.Resources) ir.Resources {
 	if !r.UsesDRA() {
 		return r
 	}
 	c := r.GPUClaim
 	if c.ExtendedResourceName == "" {
-		lw.diags = append(lw.diags, diag.Errorf(diag.BadGPURequest, c.At,
+		sl.diags = append(sl.diags, diag.Errorf(diag.BadGPURequest, c.At,
 			"the Dask workers cannot ask for their GPUs as a limit: %s", c.Why).
 			WithFix("ask for the workers' GPUs by deviceClass alone, or as an extended resource (the platform's gpu.resource)").
 			WithDetail("A DaskJob's pods must ask for them as a limit: they cannot carry claims (the dask-kubernetes "+
@@ -84,7 +84,7 @@ func (lw *lowering) daskWorkerGPUs(st *spec.Step, r ir.Resources) ir.Resources {
 				"device class's extended resource."))
 		return r
 	}
-	lw.warnf(diag.GPUsAsLimit, st.Loc.Field("dask").Field("worker"),
+	sl.warnf(diag.GPUsAsLimit, sl.st.Loc.Field("dask").Field("worker"),
 		"the Dask workers ask for their GPUs as the limit %s: a DaskJob's pods cannot carry claims, and Kubernetes maps "+
 			"that name to the device class only with its DRAExtendedResource feature (beta and on by default from 1.36; alpha "+
 			"and off in 1.34 and 1.35); elsewhere no node has that resource, and the workers stay Pending (Insufficient %s)",

@@ -3,7 +3,6 @@ package lower
 import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
-	"github.com/mlcube-compile/mlcube-compile/compiler/internal/spec"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
 	"github.com/mlcube-compile/mlcube-compile/diag"
 )
@@ -25,22 +24,23 @@ const (
 // queue sets the step's Kueue queue and priorities: Kueue admits a Job,
 // a v2beta1 MPIJob or a pod, and nothing else the steps become, and a
 // WorkloadPriorityClass only on a queued workload.
-func (lw *lowering) queue(st *spec.Step, s *ir.Step) {
+func (sl *stepLowering) queue(s *ir.Step) {
+	st := sl.st
 	if st.Queue != nil {
-		lw.labelValue(*st.Queue, st.Loc.Field("queue"), queueLabel)
+		sl.labelValue(*st.Queue, st.Loc.Field("queue"), queueLabel)
 	}
-	lw.labelValue(st.WorkloadPriorityClass, st.Loc.Field("workloadPriorityClass"), priorityLabel)
-	pr := lw.plat.PrioritiesOf(st)
+	sl.labelValue(st.WorkloadPriorityClass, st.Loc.Field("workloadPriorityClass"), priorityLabel)
+	pr := sl.plat.PrioritiesOf(st)
 	s.PriorityClassName = pr.PriorityClassName
-	queue := lw.plat.QueueOf(st)
-	lw.queued = lw.queued || queue != ""
+	queue := sl.plat.QueueOf(st)
+	sl.queued = sl.queued || queue != ""
 	switch {
 	case queue == "" && st.WorkloadPriorityClass != "":
-		lw.diags = append(lw.diags, diag.Errorf(diag.BadQueue, st.Loc.Field("workloadPriorityClass"),
+		sl.diags = append(sl.diags, diag.Errorf(diag.BadQueue, st.Loc.Field("workloadPriorityClass"),
 			"Kueue reads a WorkloadPriorityClass only from a queued workload, and this step runs outside any queue").
 			WithFix("give the step a queue, or drop workloadPriorityClass"))
 	case queue != "":
-		lw.queuedStep(st, queue)
+		sl.queuedStep(queue)
 	}
 	if st.Dask != nil {
 		return
@@ -89,12 +89,13 @@ func (lw *lowering) kueue() {
 // are the folders of pkg/controller/jobs), and a kubeflow.org/v1 MPIJob,
 // since Kueue's MPIJob integration (pkg/controller/jobs/mpijob) watches
 // mpi-operator's kubeflow.org/v2beta1 only.
-func (lw *lowering) queuedStep(st *spec.Step, queue string) {
+func (sl *stepLowering) queuedStep(queue string) {
+	st := sl.st
 	var field, what, why string
 	switch {
 	case st.Dask != nil:
 		field, what, why = "dask", "a DaskJob", "Kueue has no DaskJob integration."
-	case st.MPI != nil && lw.plat.MPI.APIVersion == mpiV1:
+	case st.MPI != nil && sl.plat.MPI.APIVersion == mpiV1:
 		field, what = "mpi", "a kubeflow.org/v1 MPIJob"
 		why = "A kubeflow.org/v1 MPIJob is the training operator's, and Kueue's MPIJob integration is for " +
 			"mpi-operator's kubeflow.org/v2beta1."
@@ -109,7 +110,7 @@ func (lw *lowering) queuedStep(st *spec.Step, queue string) {
 	if field == "dask" {
 		fix = "run the work as a container or MPI step"
 	}
-	lw.diags = append(lw.diags, diag.Errorf(diag.BadQueue, at,
+	sl.diags = append(sl.diags, diag.Errorf(diag.BadQueue, at,
 		"step %q runs %s, which Kueue cannot admit, so it cannot run in %s %q", st.Name, what, from, queue).
 		WithFix("run it outside any queue with queue: \"\" on the step, or "+fix).
 		WithDetail("%s", why))

@@ -34,10 +34,6 @@ type lowering struct {
 	used, atRunTime map[string]bool
 	// needValues, when set, says why every param needs a value now.
 	needValues string
-	// noParams, when set, names the kind of job whose manifest the step
-	// being lowered becomes: a parameter reference there is replaced by
-	// its compile-time value, and refused without one.
-	noParams string
 	// queued says whether a step runs in a Kueue queue.
 	queued    bool
 	mountPath string
@@ -51,9 +47,7 @@ type lowering struct {
 	sized *ir.ClaimTemplate
 	// claimVolumes maps a legacy binding's claim to its volume's name.
 	claimVolumes map[string]string
-	// cur is what the step being lowered fetches, reads and writes, and
-	// data each step's, by its name.
-	cur  *stepData
+	// data is what each step fetches, reads and writes, by its name.
 	data map[string]*stepData
 	// dataClaim is the volume of the claim that holds the inputs no step
 	// writes, with an object workspace; empty for none.

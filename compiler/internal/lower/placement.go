@@ -46,7 +46,8 @@ func (lw *lowering) resources(res spec.Resources, at, owner diag.Loc, gpus int, 
 // gpusFromCube warns, once per step, of a step that sets resources
 // without gpu: and so takes the GPUs its cube asks for every task, and
 // the GPU nodes' placement with them, though it may well run on CPU.
-func (lw *lowering) gpusFromCube(st *spec.Step, gpus int) {
+func (sl *stepLowering) gpusFromCube(gpus int) {
+	st := sl.st
 	res := st.Resources
 	if gpus == 0 || res.GPU != nil || res.CPU == nil && res.Memory == nil || res.DeviceRequest != (spec.DeviceRequest{}) {
 		// A step that asks for devices by DRA says it wants GPUs.
@@ -60,22 +61,23 @@ func (lw *lowering) gpusFromCube(st *spec.Step, gpus int) {
 	if gpus > 1 {
 		count = fmt.Sprintf("%d GPUs", gpus)
 	}
-	lw.warnf(diag.GPUsFromCube, st.Loc.Field("resources"),
+	sl.warnf(diag.GPUsFromCube, st.Loc.Field("resources"),
 		"sets cpu or memory but no gpu, so the step takes %s from %s, with the platform's GPU placement; set gpu: 0 if it "+
 			"runs on CPU, or gpu: %d to say it needs them", count, from, gpus)
 }
 
 // noteGPUFlag says, once per flag, how many GPUs a cube's --gpus flag
 // makes its tasks ask for (spec.GPUFlag), unless the step says it.
-func (lw *lowering) noteGPUFlag(st *spec.Step) {
+func (sl *stepLowering) noteGPUFlag() {
+	st := sl.st
 	g := st.Cube.GPUFlag
-	if g == nil || st.Resources.GPU != nil || st.Task.Run != nil || lw.noted[g.Loc.String()] {
+	if g == nil || st.Resources.GPU != nil || st.Task.Run != nil || sl.noted[g.Loc.String()] {
 		return
 	}
-	if lw.noted == nil {
-		lw.noted = map[string]bool{}
+	if sl.noted == nil {
+		sl.noted = map[string]bool{}
 	}
-	lw.noted[g.Loc.String()] = true
+	sl.noted[g.Loc.String()] = true
 	count := "no GPUs"
 	switch {
 	case g.Count == 1:
@@ -83,17 +85,17 @@ func (lw *lowering) noteGPUFlag(st *spec.Step) {
 	case g.Count > 1:
 		count = fmt.Sprintf("%d GPUs", g.Count)
 	}
-	lw.notef(diag.GPUsFromFlag, g.Loc, "each task of cube %s asks for %s: %s; a step's resources.gpu, or --gpus=N here, "+
+	sl.notef(diag.GPUsFromFlag, g.Loc, "each task of cube %s asks for %s: %s; a step's resources.gpu, or --gpus=N here, "+
 		"sets another count", st.Cube.Name, count, g.Why)
 }
 
 // scheduling merges the platform's GPU or CPU scheduling with the step's;
 // the step wins for a node selector key, and tolerations add up.
-func (lw *lowering) scheduling(st *spec.Step, s *ir.Step, gpu bool) {
-	s.NodeSelector, s.Tolerations = lw.placement(st, gpu)
-	s.SecurityContext = mergeSecurity(lw.plat.SecurityContext, st.SecurityContext)
-	lw.checkRootContradiction(st, s.SecurityContext)
-	lw.restrict(st, s)
+func (sl *stepLowering) scheduling(s *ir.Step, gpu bool) {
+	s.NodeSelector, s.Tolerations = sl.placement(gpu)
+	s.SecurityContext = mergeSecurity(sl.plat.SecurityContext, sl.st.SecurityContext)
+	sl.checkRootContradiction(s.SecurityContext)
+	sl.restrict(s)
 }
 
 // restrict gives step s runAsNonRoot when the platform's podSecurity is
@@ -103,8 +105,9 @@ func (lw *lowering) scheduling(st *spec.Step, s *ir.Step, gpu bool) {
 // it runs as root: runAsNonRoot false, or runAsUser 0 (with
 // runAsNonRoot true, MLC353 says it), said at the step's field or, where
 // it writes none, the platform's.
-func (lw *lowering) restrict(st *spec.Step, s *ir.Step) {
-	if lw.plat.PodSecurity != ir.PodSecurityRestricted {
+func (sl *stepLowering) restrict(s *ir.Step) {
+	st := sl.st
+	if sl.plat.PodSecurity != ir.PodSecurityRestricted {
 		return
 	}
 	if s.SecurityContext == nil {
@@ -115,16 +118,16 @@ func (lw *lowering) restrict(st *spec.Step, s *ir.Step) {
 		if st.SecurityContext != nil && set(st.SecurityContext) {
 			return st.Loc.Field("securityContext").Field(field)
 		}
-		return lw.plat.Loc.Field("securityContext").Field(field)
+		return sl.plat.Loc.Field("securityContext").Field(field)
 	}
 	if sc.RunAsNonRoot != nil && !*sc.RunAsNonRoot {
-		lw.diags = append(lw.diags, diag.Errorf(diag.RunsAsRoot,
+		sl.diags = append(sl.diags, diag.Errorf(diag.RunsAsRoot,
 			at("runAsNonRoot", func(c *spec.SecurityContext) bool { return c.RunAsNonRoot != nil }),
 			"podSecurity is restricted, which admits no pod with runAsNonRoot: false").
 			WithFix("drop it, and give a step whose image runs as root a non-zero runAsUser"))
 	}
 	if sc.RunAsUser != nil && *sc.RunAsUser == 0 && (sc.RunAsNonRoot == nil || !*sc.RunAsNonRoot) {
-		lw.diags = append(lw.diags, diag.Errorf(diag.RunsAsRoot,
+		sl.diags = append(sl.diags, diag.Errorf(diag.RunsAsRoot,
 			at("runAsUser", func(c *spec.SecurityContext) bool { return c.RunAsUser != nil }),
 			"podSecurity is restricted, which admits no pod with runAsUser: 0 (root)").
 			WithFix("give a non-zero runAsUser, or leave it out to run as the image's own non-root user"))
@@ -138,15 +141,16 @@ func (lw *lowering) restrict(st *spec.Step, s *ir.Step) {
 // pkg/kubelet/kuberuntime/security_context_others.go), so the step's pod
 // would stay in CreateContainerConfigError. Said at runAsUser, the
 // step's or, if it has none, the platform's.
-func (lw *lowering) checkRootContradiction(st *spec.Step, sc *ir.SecurityContext) {
+func (sl *stepLowering) checkRootContradiction(sc *ir.SecurityContext) {
+	st := sl.st
 	if sc == nil || sc.RunAsUser == nil || *sc.RunAsUser != 0 || sc.RunAsNonRoot == nil || !*sc.RunAsNonRoot {
 		return
 	}
-	at := lw.plat.Loc
+	at := sl.plat.Loc
 	if st.SecurityContext != nil && st.SecurityContext.RunAsUser != nil {
 		at = st.Loc
 	}
-	lw.errorf(diag.RootConflict, at.Field("securityContext").Field("runAsUser"),
+	sl.errorf(diag.RootConflict, at.Field("securityContext").Field("runAsUser"),
 		"runAsUser 0 is root, and with runAsNonRoot: true the kubelet refuses to start the container "+
 			"(CreateContainerConfigError); give a non-zero runAsUser, or leave runAsUser out to run as the image's "+
 			"own non-root user")
@@ -155,25 +159,26 @@ func (lw *lowering) checkRootContradiction(st *spec.Step, sc *ir.SecurityContext
 // placement merges the platform's GPU or CPU node selector and
 // tolerations with the step's, checking the keys and tolerations of
 // both.
-func (lw *lowering) placement(st *spec.Step, gpu bool) (map[string]string, []ir.Toleration) {
-	base, section := lw.plat.CPU, lw.plat.Loc.Field("cpu")
+func (sl *stepLowering) placement(gpu bool) (map[string]string, []ir.Toleration) {
+	st := sl.st
+	base, section := sl.plat.CPU, sl.plat.Loc.Field("cpu")
 	if gpu {
-		base, section = lw.plat.GPU.Scheduling, lw.plat.Loc.Field("gpu")
-		lw.placed[1] = true
+		base, section = sl.plat.GPU.Scheduling, sl.plat.Loc.Field("gpu")
+		sl.placed[1] = true
 	} else {
-		lw.placed[0] = true
+		sl.placed[0] = true
 	}
 	sel := map[string]string{}
 	for k, v := range base.NodeSelector {
-		lw.labelKey(k, section.Field("nodeSelector").Field(k))
+		sl.labelKey(k, section.Field("nodeSelector").Field(k))
 		sel[k] = v
 	}
 	for k, v := range st.NodeSelector {
-		lw.labelKey(k, st.Loc.Field("nodeSelector").Field(k))
+		sl.labelKey(k, st.Loc.Field("nodeSelector").Field(k))
 		sel[k] = v
 	}
-	lw.tolerations(base.Tolerations, section.Field("tolerations"))
-	lw.tolerations(st.Tolerations, st.Loc.Field("tolerations"))
+	sl.tolerations(base.Tolerations, section.Field("tolerations"))
+	sl.tolerations(st.Tolerations, st.Loc.Field("tolerations"))
 	if len(sel) == 0 {
 		sel = nil
 	}

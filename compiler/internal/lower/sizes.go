@@ -3,7 +3,6 @@ package lower
 import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
-	"github.com/mlcube-compile/mlcube-compile/compiler/internal/spec"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
 	"github.com/mlcube-compile/mlcube-compile/diag"
 )
@@ -16,7 +15,7 @@ import (
 // is OOM-killed. So the pod asks for, and is limited to, the step's
 // memory plus the shm size, with a warning that gives the figures (what
 // Kueue and a ResourceQuota count changes).
-func (lw *lowering) chargeShm(st *spec.Step, s *ir.Step) {
+func (sl *stepLowering) chargeShm(s *ir.Step) {
 	r := &s.Resources
 	if s.ShmSize == "" || !r.LimitsEqualRequests || r.Memory == "" {
 		return
@@ -28,7 +27,7 @@ func (lw *lowering) chargeShm(st *spec.Step, s *ir.Step) {
 	}
 	total := mem.DeepCopy()
 	total.Add(shm)
-	lw.warnf(diag.ShmInMemoryLimit, st.Loc.Field("resources").Field("memory"),
+	sl.warnf(diag.ShmInMemoryLimit, sl.st.Loc.Field("resources").Field("memory"),
 		"/dev/shm (--shm-size %s) is memory charged to the container, and with the platform's limitsEqualRequests its "+
 			"memory is also its limit: the step asks for and is limited to %s + %s = %s", shm.String(), mem.String(),
 		shm.String(), total.String())
@@ -42,7 +41,7 @@ func (lw *lowering) chargeShm(st *spec.Step, s *ir.Step) {
 // then has none): a thread per node CPU and the node's memory, so that
 // Dask neither spills nor pauses before the kubelet evicts it. What
 // neither gives is warned about.
-func (lw *lowering) sizeDaskWorkers(st *spec.Step, s *ir.Step, job *ir.DaskJob) {
+func (sl *stepLowering) sizeDaskWorkers(s *ir.Step, job *ir.DaskJob) {
 	w := &job.Worker
 	if w.CPU == "" {
 		w.CPU = s.Resources.CPU
@@ -61,8 +60,8 @@ func (lw *lowering) sizeDaskWorkers(st *spec.Step, s *ir.Step, job *ir.DaskJob) 
 	default:
 		return
 	}
-	at := st.Loc.Field("dask").Field("worker")
-	lw.diags = append(lw.diags, diag.Warnf(diag.DaskWorkersUnsized, at.At(at.Pos()),
+	at := sl.st.Loc.Field("dask").Field("worker")
+	sl.diags = append(sl.diags, diag.Warnf(diag.DaskWorkersUnsized, at.At(at.Pos()),
 		"the Dask workers get no %s from dask.worker or the step's resources, so each sizes itself from the node", missing).
 		WithFix("give dask.worker: {cpu, memory}").
 		WithDetail("Each worker sizes itself from the node, not its pod (a thread per node CPU, the node's memory as its "+

@@ -15,6 +15,35 @@ var (
 	taskLabel = "mlcube-compile/task"
 )
 
+// stepLowering is one step being lowered: the step as written, the name
+// it is lowered under, what it fetches, reads and writes, and the kind of
+// job whose manifest it becomes. What the whole pipeline shares, and
+// gathers from every step, is its lowering's.
+type stepLowering struct {
+	*lowering
+	st   *spec.Step
+	name string
+	data *stepData
+	// noParams, when set, names the kind of job whose manifest the step
+	// becomes: a parameter reference there is replaced by its
+	// compile-time value, and refused without one.
+	noParams string
+}
+
+// jobOf names the kind of job whose manifest a step becomes, where the
+// engine fills in no parameters: "" for a step the engine runs itself.
+func jobOf(st *spec.Step) string {
+	switch {
+	case st.MPI != nil:
+		return "an MPIJob"
+	case st.Torch != nil:
+		return "a TrainJob"
+	case st.Dask != nil:
+		return "a DaskJob"
+	}
+	return ""
+}
+
 // lowerSteps lowers every step and returns what each reads and writes.
 func (lw *lowering) lowerSteps() ([]*ir.Step, []graph.IO) {
 	names := newNameSet()
@@ -26,77 +55,75 @@ func (lw *lowering) lowerSteps() ([]*ir.Step, []graph.IO) {
 			// A stand-in: package verify refuses the name as written.
 			name, _ = names.take(st.Name, "step")
 		}
-		var s *ir.Step
-		var sio graph.IO
-		lw.cur = &stepData{names: newNameSet()}
-		lw.data[name] = lw.cur
-		if st.Dask != nil {
-			s, sio = lw.lowerDaskStep(st, name)
-		} else {
-			s, sio = lw.lowerStep(st, name)
-		}
-		s.Written, s.After = st.Name, st.After
-		s.Fetches = lw.cur.fetches
-		if s.Kind == ir.Container {
-			s.Folders = lw.cur.folders
-		}
+		sl := &stepLowering{lowering: lw, st: st, name: name, data: &stepData{names: newNameSet()}, noParams: jobOf(st)}
+		lw.data[name] = sl.data
+		s, sio := sl.lower()
 		steps = append(steps, s)
 		io = append(io, sio)
 	}
-	lw.cur = nil
 	return steps, io
 }
 
-// lowerStep lowers a container, MPI or torch step.
-func (lw *lowering) lowerStep(st *spec.Step, name string) (*ir.Step, graph.IO) {
-	switch {
-	case st.MPI != nil:
-		lw.noParams = "an MPIJob"
-		defer func() { lw.noParams = "" }()
-	case st.Torch != nil:
-		lw.noParams = "a TrainJob"
-		defer func() { lw.noParams = "" }()
+// lower lowers the step, and returns what it reads and writes.
+func (sl *stepLowering) lower() (*ir.Step, graph.IO) {
+	var s *ir.Step
+	var io graph.IO
+	if sl.st.Dask != nil {
+		s, io = sl.lowerDaskStep()
+	} else {
+		s, io = sl.lowerStep()
 	}
+	s.Written, s.After = sl.st.Name, sl.st.After
+	s.Fetches = sl.data.fetches
+	if s.Kind == ir.Container {
+		s.Folders = sl.data.folders
+	}
+	return s, io
+}
+
+// lowerStep lowers a container, MPI or torch step.
+func (sl *stepLowering) lowerStep() (*ir.Step, graph.IO) {
+	st := sl.st
 	c, t := st.Cube, st.Task
 	s := &ir.Step{
-		Name: name, Loc: st.Loc, Cube: c.Name, Task: t.Name,
-		Template:        lw.templateName(c, t),
-		Image:           lw.image(c),
-		ImagePullPolicy: lw.plat.ImagePullPolicy,
+		Name: sl.name, Loc: st.Loc, Cube: c.Name, Task: t.Name,
+		Template:        sl.templateName(c, t),
+		Image:           sl.image(c),
+		ImagePullPolicy: sl.plat.ImagePullPolicy,
 		Labels: map[string]string{
 			cubeLabel: labelValue(c.Name), taskLabel: labelValue(t.Name),
 		},
 	}
 	gpus, args := st.GPUs()
-	lw.gpusFromCube(st, gpus)
-	lw.noteGPUFlag(st)
+	sl.gpusFromCube(gpus)
+	sl.noteGPUFlag()
 	fx, diags := spec.MapDockerArgs(args, gpus)
-	lw.diags = append(lw.diags, diags...)
+	sl.diags = append(sl.diags, diags...)
 	for _, f := range st.Cube.Flags {
 		more, diags := spec.MapDockerArgs(f, gpus)
-		lw.diags = append(lw.diags, diags...)
+		sl.diags = append(sl.diags, diags...)
 		fx = fx.Then(more)
 	}
 	if fx.GPUs != nil && *fx.GPUs != gpus && gpus > 0 && st.Resources.GPU == nil {
-		lw.warnf(diag.GPUCountDiffers, args.Loc, "--gpus=%d differs from platform.accelerator_count %d; the step asks for %d",
+		sl.warnf(diag.GPUCountDiffers, args.Loc, "--gpus=%d differs from platform.accelerator_count %d; the step asks for %d",
 			*fx.GPUs, gpus, gpus)
 	}
 	s.ShmSize, s.ShmHost = fx.ShmSize, fx.ShmHost
-	s.Resources = lw.resources(st.Resources, st.Loc.Field("resources"), st.Loc, gpus, fx)
-	lw.chargeShm(st, s)
+	s.Resources = sl.resources(st.Resources, st.Loc.Field("resources"), st.Loc, gpus, fx)
+	sl.chargeShm(s)
 	var sio graph.IO
-	s.Command, s.Args, s.Mounts, sio = lw.containerArgs(st)
+	s.Command, s.Args, s.Mounts, sio = sl.containerArgs()
 	s.ArgsAreCommand = st.Cube.Container && st.Task.Run.Entrypoint == "" && len(st.Task.Run.Command) > 0
-	s.Env = lw.env(st, fx)
-	lw.scheduling(st, s, gpus > 0)
-	lw.retryAndTimeout(st, s)
-	lw.queue(st, s)
-	lw.isolate(st, s)
+	s.Env = sl.env(fx)
+	sl.scheduling(s, gpus > 0)
+	sl.retryAndTimeout(s)
+	sl.queue(s)
+	sl.isolate(s)
 	switch {
 	case st.MPI != nil:
-		lw.lowerMPI(st, s)
+		sl.lowerMPI(s)
 	case st.Torch != nil:
-		lw.lowerTorch(st, s)
+		sl.lowerTorch(s)
 	}
 	return s, sio
 }
@@ -105,8 +132,8 @@ func (lw *lowering) lowerStep(st *spec.Step, name string) (*ir.Step, graph.IO) {
 // the network off (disable_network=True,
 // cli/medperf/containers/runners/docker_runner.py of mlcommons/medperf),
 // unless the platform lets it keep the cluster's network.
-func (lw *lowering) isolate(st *spec.Step, s *ir.Step) {
-	if st.Cube.Container && lw.plat.MedPerf.Network != "allowed" {
+func (sl *stepLowering) isolate(s *ir.Step) {
+	if sl.st.Cube.Container && sl.plat.MedPerf.Network != "allowed" {
 		s.NoNetwork = true
 		s.Labels[ir.NetworkLabel] = "none"
 	}
@@ -143,19 +170,20 @@ func (lw *lowering) image(c *spec.Cube) string {
 const maxRetries = 100
 
 // retryAndTimeout sets the step's retries and timeout.
-func (lw *lowering) retryAndTimeout(st *spec.Step, s *ir.Step) {
+func (sl *stepLowering) retryAndTimeout(s *ir.Step) {
+	st := sl.st
 	if r := st.Retries; r != nil {
 		s.Retry = &ir.Retry{Limit: r.Limit}
 		if r.Limit > maxRetries {
-			lw.errorf(diag.BadRetry, st.Loc.Field("retries").Field("limit"), "%d retries is more than the %d allowed",
+			sl.errorf(diag.BadRetry, st.Loc.Field("retries").Field("limit"), "%d retries is more than the %d allowed",
 				r.Limit, maxRetries)
 		}
 		if r.Backoff != "" {
-			s.Retry.Backoff = lw.duration(r.Backoff, st.Loc.Field("retries").Field("backoff"))
+			s.Retry.Backoff = sl.duration(r.Backoff, st.Loc.Field("retries").Field("backoff"))
 		}
 	}
 	if st.Timeout != "" {
-		s.Timeout = lw.duration(st.Timeout, st.Loc.Field("timeout"))
+		s.Timeout = sl.duration(st.Timeout, st.Loc.Field("timeout"))
 	}
 }
 

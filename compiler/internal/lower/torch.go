@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mlcube-compile/mlcube-compile/compiler/internal/spec"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
 	"github.com/mlcube-compile/mlcube-compile/diag"
 )
@@ -33,10 +32,11 @@ var pythonProgram = regexp.MustCompile(`^python([0-9]+(\.[0-9]+)?)?$`)
 // with the task's entrypoint, which starts procsPerNode processes there;
 // Trainer's torch plugin tells torchrun the nodes, their rank and the
 // first node's address through the PET_ variables.
-func (lw *lowering) lowerTorch(st *spec.Step, s *ir.Step) {
+func (sl *stepLowering) lowerTorch(s *ir.Step) {
+	st := sl.st
 	t, at := st.Torch, st.Loc.Field("torch")
 	job := &ir.TrainJob{
-		GenerateName: lw.p.Name + "-" + s.Name + "-",
+		GenerateName: sl.p.Name + "-" + s.Name + "-",
 		Runtime:      t.Runtime, RuntimeKind: t.RuntimeKind,
 		Nodes: t.Nodes, ProcsPerNode: 1,
 	}
@@ -46,10 +46,10 @@ func (lw *lowering) lowerTorch(st *spec.Step, s *ir.Step) {
 	if job.RuntimeKind == "" {
 		job.RuntimeKind = clusterTrainingRuntime
 	}
-	lw.procsPerNode(st, s, job)
+	sl.procsPerNode(s, job)
 	for _, e := range s.Env {
 		if slices.Contains(torchEnv, e.Name) {
-			lw.diags = append(lw.diags, diag.Errorf(diag.BadTorch, lw.envAt(st, e.Name),
+			sl.diags = append(sl.diags, diag.Errorf(diag.BadTorch, sl.envAt(e.Name),
 				"%s is set by Kubeflow Trainer on every node for torchrun, and its webhook refuses a TrainJob that sets it",
 				e.Name).
 				WithFix("drop it").
@@ -58,17 +58,17 @@ func (lw *lowering) lowerTorch(st *spec.Step, s *ir.Step) {
 	}
 	entry := s.Command
 	if len(entry) == 0 && t.Entrypoint != "" {
-		entry = lw.words(t.Entrypoint, at.Field("entrypoint"))
+		entry = sl.words(t.Entrypoint, at.Field("entrypoint"))
 	}
 	if len(entry) == 0 {
-		lw.diags = append(lw.diags, diag.Errorf(diag.BadTorch, at,
+		sl.diags = append(sl.diags, diag.Errorf(diag.BadTorch, at,
 			"torchrun needs a program to start in every process, and task %q of cube %q has no entrypoint",
 			st.Task.Name, st.Cube.Name).
 			WithFix("give one with torch.entrypoint, such as train.py (the script the image's ENTRYPOINT runs)"))
 	}
 	s.Command = torchrun(entry)
-	job.ManagedBy = lw.managedBy(s)
-	lw.notCarried(st, s)
+	job.ManagedBy = sl.managedBy(s)
+	sl.notCarried(s)
 	s.Kind, s.Train = ir.Torch, job
 }
 
@@ -86,15 +86,15 @@ func torchrun(entry []string) []string {
 // procsPerNode is how many processes torchrun starts on each node:
 // procsPerNode, else one per GPU of the node, else one. Each process
 // drives GPUs/procs GPUs, so procs must divide the GPUs.
-func (lw *lowering) procsPerNode(st *spec.Step, s *ir.Step, job *ir.TrainJob) {
+func (sl *stepLowering) procsPerNode(s *ir.Step, job *ir.TrainJob) {
 	gpus := s.Resources.GPU
-	switch p := st.Torch.ProcsPerNode; {
+	switch p := sl.st.Torch.ProcsPerNode; {
 	case p == nil && gpus > 0:
 		job.ProcsPerNode = gpus
 	case p != nil:
 		job.ProcsPerNode = *p
 		if gpus > 0 && gpus%*p != 0 {
-			lw.diags = append(lw.diags, diag.Errorf(diag.BadTorch, st.Loc.Field("torch").Field("procsPerNode"),
+			sl.diags = append(sl.diags, diag.Errorf(diag.BadTorch, sl.st.Loc.Field("torch").Field("procsPerNode"),
 				"%d processes per node do not divide the node's %d GPUs", *p, gpus).
 				WithFix(fmt.Sprintf("give a divisor of %d (one process per GPU: leave procsPerNode out)", gpus)).
 				WithDetail("Some processes would share a GPU that others leave idle."))
@@ -104,13 +104,13 @@ func (lw *lowering) procsPerNode(st *spec.Step, s *ir.Step, job *ir.TrainJob) {
 
 // envAt is where the step's env var name is written: the step's env:,
 // else where the step is.
-func (lw *lowering) envAt(st *spec.Step, name string) diag.Loc {
-	for _, e := range st.Env {
+func (sl *stepLowering) envAt(name string) diag.Loc {
+	for _, e := range sl.st.Env {
 		if e.Name == name {
 			return e.Loc
 		}
 	}
-	return st.Loc
+	return sl.st.Loc
 }
 
 // notCarried warns of the step's settings that a TrainJob cannot give
@@ -118,18 +118,19 @@ func (lw *lowering) envAt(st *spec.Step, name string) diag.Loc {
 // imagePullPolicy (PodSpecPatch and ContainerPatch,
 // pkg/apis/trainer/v1alpha1/trainjob_types.go, v2.3.0), and the trainer
 // has none of its own. Each is said where it is written.
-func (lw *lowering) notCarried(st *spec.Step, s *ir.Step) {
+func (sl *stepLowering) notCarried(s *ir.Step) {
+	st := sl.st
 	if s.PriorityClassName != "" {
-		at := lw.plat.Loc.Field("priorityClassName")
+		at := sl.plat.Loc.Field("priorityClassName")
 		if st.PriorityClassName != "" {
 			at = st.Loc.Field("priorityClassName")
 		}
-		lw.warnf(diag.TorchNotCarried, at, "step %q runs as a TrainJob, whose node pods cannot carry priorityClassName %q "+
+		sl.warnf(diag.TorchNotCarried, at, "step %q runs as a TrainJob, whose node pods cannot carry priorityClassName %q "+
 			"(Trainer's runtime patches have no such field): they run at the runtime's priority; for a queued step, Kueue's "+
 			"workloadPriorityClass orders admission", st.Name, s.PriorityClassName)
 	}
 	if s.ImagePullPolicy != "" {
-		lw.warnf(diag.TorchNotCarried, lw.plat.Loc.Field("imagePullPolicy"),
+		sl.warnf(diag.TorchNotCarried, sl.plat.Loc.Field("imagePullPolicy"),
 			"step %q runs as a TrainJob, whose node containers cannot carry imagePullPolicy %s (Trainer's runtime patches "+
 				"have no such field): the kubelet uses its default, Always for :latest, else IfNotPresent", st.Name,
 			s.ImagePullPolicy)
