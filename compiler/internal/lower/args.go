@@ -161,32 +161,37 @@ func (lw *lowering) words(command string, at diag.Loc) []string {
 // references become the engine's own references. Each must name a
 // param, the step must take references, and nothing before one may join
 // with it into engine syntax; a reference to no param stays as written.
-func (sl *stepLowering) text(s string, at diag.Loc) ir.Text { return sl.parseText(s, &at, sl.noParams) }
+func (sl *stepLowering) text(s string, at diag.Loc) ir.Text {
+	t, diags := sl.refs.parse(s, &at, sl.noParams)
+	sl.diags = append(sl.diags, diags...)
+	return t
+}
 
-// parseText is text, reporting at at, in the manifest of noParams (see
-// stepLowering); with at nil, it reports nothing, for a part of a string
-// text has read.
-func (lw *lowering) parseText(s string, at *diag.Loc, noParams string) ir.Text {
+// parse is text, reporting at at, in the manifest of the kind of job
+// noParams names (stepLowering's); with at nil, it reports nothing, for a
+// part of a string text has read.
+func (r *paramRefs) parse(s string, at *diag.Loc, noParams string) (ir.Text, diag.Diagnostics) {
+	var diags diag.Diagnostics
 	report := func(code diag.Code, format string, args ...any) {
 		if at != nil {
-			lw.errorf(code, *at, format, args...)
+			diags = append(diags, diag.Errorf(code, *at, format, args...))
 		}
 	}
 	var out ir.Text
 	last := 0
 	for _, m := range spec.AnyRef.FindAllStringSubmatchIndex(s, -1) {
 		ref := strings.TrimSpace(s[m[2]:m[3]])
-		param, problem := spec.ParamOf(ref, lw.params)
+		param, problem := spec.ParamOf(ref, r.names)
 		if problem == "" {
-			lw.used[param] = true
+			r.used[param] = true
 		}
-		value, given := lw.given[param]
+		value, given := r.given[param]
 		switch {
 		case problem != "":
 			report(diag.BadParamRef, "%s", problem)
 			continue
 		case noParams != "" && !given && at != nil:
-			lw.diags = append(lw.diags, diag.Errorf(diag.BadParamRef, *at,
+			diags = append(diags, diag.Errorf(diag.BadParamRef, *at,
 				"${%s}: this step runs as %s, and %s has no value at compile time", ref, noParams, param).
 				WithFix(fmt.Sprintf("give it one with --set %s=VALUE or -f VALUES.yaml (which lint takes too, for every "+
 					"pipeline it checks), or write the value itself", param)).
@@ -195,7 +200,7 @@ func (lw *lowering) parseText(s string, at *diag.Loc, noParams string) ir.Text {
 					noParams))
 		case strings.HasSuffix(s[last:m[0]], "$") || strings.HasSuffix(s[last:m[0]], "{"):
 			if at != nil {
-				lw.diags = append(lw.diags, diag.Errorf(diag.BadParamRef, *at,
+				diags = append(diags, diag.Errorf(diag.BadParamRef, *at,
 					"%q right before ${%s} would join with its value into engine syntax such as $(…) or {{…}}",
 					s[m[0]-1:m[0]], ref).
 					WithFix("put something else between them"))
@@ -206,7 +211,7 @@ func (lw *lowering) parseText(s string, at *diag.Loc, noParams string) ir.Text {
 			out = append(out, ir.Piece{Literal: s[last:m[0]] + value})
 		} else {
 			out = append(out, ir.Piece{Literal: s[last:m[0]]}, ir.Piece{Param: param})
-			lw.atRunTime[param] = true
+			r.atRunTime[param] = true
 		}
 		last = m[1]
 	}
@@ -217,5 +222,5 @@ func (lw *lowering) parseText(s string, at *diag.Loc, noParams string) ir.Text {
 			trimmed = append(trimmed, p)
 		}
 	}
-	return mergeLiterals(trimmed)
+	return mergeLiterals(trimmed), diags
 }

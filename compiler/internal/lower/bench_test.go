@@ -37,7 +37,7 @@ func forEachReadPipeline(b *testing.B, fn func(b *testing.B, ps *spec.Pipeline, 
 // redundant edges.
 func BenchmarkChecks(b *testing.B) {
 	forEachReadPipeline(b, func(b *testing.B, ps *spec.Pipeline, plat *spec.Platform) {
-		lw := newLowering(ps, plat, "")
+		lw := newLowering(ps, plat)
 		steps, io := lw.lowerSteps()
 		b.ReportAllocs()
 		b.ResetTimer()

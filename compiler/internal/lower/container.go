@@ -75,7 +75,10 @@ func (sl *stepLowering) volumeMount(p *spec.Param, kind string, vm *volumeMounts
 		// Its references are read once, in the whole path; the folder
 		// mounted is a part of it.
 		sl.text(cmp.Or(rel, raw), at)
-		parse = func(s string) ir.Text { return sl.parseText(s, nil, sl.noParams) }
+		parse = func(s string) ir.Text {
+			t, _ := sl.refs.parse(s, nil, sl.noParams)
+			return t
+		}
 	}
 	if isURL(raw) {
 		sl.urlVolume(p, raw, kind, at, vm)

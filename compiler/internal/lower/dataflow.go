@@ -104,9 +104,10 @@ func inside(dir, p string) string {
 }
 
 // join appends a relative path to a path as the container sees it.
-func (lw *lowering) join(seen ir.Text, rel string) ir.Text {
+func (r *paramRefs) join(seen ir.Text, rel string) ir.Text {
 	if rel == "" {
 		return seen
 	}
-	return mergeLiterals(append(append(ir.Text{}, seen...), append(ir.Lit("/"), lw.parseText(rel, nil, "")...)...))
+	t, _ := r.parse(rel, nil, "")
+	return mergeLiterals(append(append(ir.Text{}, seen...), append(ir.Lit("/"), t...)...))
 }

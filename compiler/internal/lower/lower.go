@@ -24,16 +24,8 @@ type lowering struct {
 	spec  *spec.Pipeline
 	plat  *spec.Platform
 	diags diag.Diagnostics
-	// params are the names a ${params.X} may refer to, and given the
-	// values -f and --set give them at compile time.
-	params map[string]bool
-	given  map[string]string
-	// used are the params some ${params.X} refers to, and atRunTime
-	// those of them some reference leaves to the engine (not replaced by
-	// its compile-time value in a job's manifest).
-	used, atRunTime map[string]bool
-	// needValues, when set, says why every param needs a value now.
-	needValues string
+	// refs are the params as references read them.
+	refs *paramRefs
 	// queued says whether a step runs in a Kueue queue.
 	queued    bool
 	mountPath string
@@ -73,7 +65,7 @@ type lowering struct {
 // cycle leaves the steps in written order), and package verify checks
 // what needs the lowered pipeline.
 func Lower(ps *spec.Pipeline, plat *spec.Platform, needValues string) (*ir.Pipeline, diag.Diagnostics) {
-	lw := newLowering(ps, plat, needValues)
+	lw := newLowering(ps, plat)
 	steps, io := lw.lowerSteps()
 	lw.needed(steps, io)
 	lw.kueue()
@@ -86,7 +78,9 @@ func Lower(ps *spec.Pipeline, plat *spec.Platform, needValues string) (*ir.Pipel
 	for _, name := range slices.Sorted(maps.Keys(lw.gpus.templates)) {
 		lw.p.ResourceClaimTemplates = append(lw.p.ResourceClaimTemplates, lw.gpus.templates[name])
 	}
-	lw.paramValues()
+	picked := len(ps.Steps) < len(ps.FileSteps)
+	lw.p.Params = lw.refs.engineParams(lw.p.Params, picked)
+	lw.diags = append(lw.diags, lw.refs.needValues(ps.Params, needValues, picked)...)
 	lw.unused()
 	return lw.p, lw.diags
 }
@@ -105,10 +99,9 @@ func (lw *lowering) notef(code diag.Code, at diag.Loc, format string, args ...an
 
 // newLowering lowers what the whole pipeline shares, before its steps:
 // the mount path, name, workspace, params, configs and schedule.
-func newLowering(ps *spec.Pipeline, plat *spec.Platform, needValues string) *lowering {
+func newLowering(ps *spec.Pipeline, plat *spec.Platform) *lowering {
 	lw := &lowering{
-		spec: ps, plat: plat, needValues: needValues,
-		params: map[string]bool{}, given: map[string]string{}, used: map[string]bool{}, atRunTime: map[string]bool{},
+		spec: ps, plat: plat,
 		volumes: map[string]ir.Volume{}, templates: newNameSet(), tmplNames: map[string]string{},
 		claimVolumes: map[string]string{}, volumeNames: newNameSet(workspaceVolume, ir.FetchedVolume),
 		data: map[string]*stepData{},
@@ -144,7 +137,9 @@ func newLowering(ps *spec.Pipeline, plat *spec.Platform, needValues string) *low
 		// large dataset would fill).
 		lw.p.ObjectStore.Scratch = lw.sizedClaim()
 	}
-	lw.lowerParams()
+	var diags diag.Diagnostics
+	lw.p.Params, lw.refs, diags = lowerParams(ps.Params)
+	lw.diags = append(lw.diags, diags...)
 	lw.lowerConfigs()
 	lw.lowerSchedule()
 	return lw

@@ -109,7 +109,7 @@ func (lw *lowering) fetchRead(s *ir.Step, d *stepData, r dataPath, written []upl
 		found = true
 		f := ir.Fetch{From: &ir.Output{Step: u.step, Name: u.name}, Path: r.seen}
 		if r.rel == "" || strings.HasPrefix(u.rel+"/", r.rel+"/") {
-			f.Path = lw.join(r.seen, inside(r.rel, u.rel))
+			f.Path = lw.refs.join(r.seen, inside(r.rel, u.rel))
 		} else {
 			f.Sub = inside(u.rel, r.rel)
 		}

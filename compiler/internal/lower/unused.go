@@ -10,7 +10,7 @@ import (
 // What a platform key is for, and when the compiled run ignores it; each
 // such key set is said once, at the key (unusedGPU, unusedJobs,
 // unusedKueue, unusedObjects), and each param no step refers to
-// (unusedParams). The steps are those compiled: --step's, for a pipeline
+// (paramRefs.unused). The steps are those compiled: --step's, for a pipeline
 // file. Keys every run uses, or that describe the cluster rather than
 // ask anything of it, are never said:
 //   - namespace, serviceAccountName, image settings, securityContext,
@@ -33,7 +33,7 @@ func (lw *lowering) unused() {
 	lw.unusedJobs()
 	lw.unusedKueue()
 	lw.unusedObjects()
-	lw.unusedParams()
+	lw.diags = append(lw.diags, lw.refs.unused(lw.spec.Params, len(lw.spec.Steps) < len(lw.spec.FileSteps))...)
 }
 
 // unusedGPU: the gpu: settings go to pods that ask for GPUs, its
@@ -181,30 +181,6 @@ func (lw *lowering) unusedObjects() {
 			lw.warnf(diag.DataClaimUnused, lw.plat.Loc.Field("storage").Field("pvc"),
 				"with storage.workspace: object, the claim %s holds only the inputs no step writes, and every input of the run "+
 					"is written by an earlier step or given as a URL, so no step mounts it", lw.plat.Storage.PVC)
-		}
-	}
-}
-
-// unusedParams: a param no step refers to; with --step, one whose value
-// -f or --set gave, since the steps left out may refer to the others.
-func (lw *lowering) unusedParams() {
-	picked := len(lw.spec.Steps) < len(lw.spec.FileSteps)
-	for _, pp := range lw.spec.Params {
-		if lw.used[pp.Name] || !lw.params[pp.Name] {
-			continue
-		}
-		switch {
-		case pp.Given != nil:
-			why := ""
-			if picked {
-				why = " (--step left out the others)"
-			}
-			lw.warnf(diag.ParamReachesNothing, pp.Given.Loc,
-				"%s=%s: no step of the run refers to ${params.%s}, so the value reaches no step%s", pp.Name,
-				pp.Given.Value, pp.Name, why)
-		case !picked:
-			lw.warnf(diag.ParamReachesNothing, pp.Loc,
-				"no step of the run refers to ${params.%s}, so the param reaches no step", pp.Name)
 		}
 	}
 }
