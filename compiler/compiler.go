@@ -67,25 +67,27 @@ type Options struct {
 // Compile reads the specs, checks them and lowers them to the IR. The
 // Diagnostics, sorted, hold every error and warning; the pipeline is nil
 // when there are errors.
-func Compile(opts Options) (*ir.Pipeline, diag.Diagnostics) {
+func Compile(opts Options) (*ir.Pipeline, diag.Diagnostics) { return Load(opts).Compile() }
+
+// compileFiles is Compile of opts, reading through files.
+func compileFiles(files *source.Files, opts Options) (*ir.Pipeline, diag.Diagnostics) {
 	s, err := opts.Schema, error(nil)
 	if s == nil {
 		s, err = schema.Load()
 	}
 	if err != nil {
-		at := diag.At(diag.Pos{File: source.New(opts.FS).CubeFile(cmp.Or(opts.MLCube, "."))}).Field("schema")
+		at := diag.At(diag.Pos{File: files.CubeFile(cmp.Or(opts.MLCube, "."))}).Field("schema")
 		return nil, diag.Diagnostics{diag.Errorf(diag.Internal, at, "loading the embedded schemas: %v", err)}
 	}
 	var p *ir.Pipeline
 	var diags diag.Diagnostics
-	s.Do(func(sc *schema.Context) { p, diags = compile(sc, opts) })
+	s.Do(func(sc *schema.Context) { p, diags = compile(sc, files, opts) })
 	return p, diags
 }
 
 // compile is Compile in the schema's Context sc, which it holds until
 // the pipeline is lowered.
-func compile(sc *schema.Context, opts Options) (*ir.Pipeline, diag.Diagnostics) {
-	files := source.New(opts.FS)
+func compile(sc *schema.Context, files *source.Files, opts Options) (*ir.Pipeline, diag.Diagnostics) {
 	ps, plat, diags := spec.Read(sc, files, opts.MLCube, opts.Platform, opts.Task)
 	diags = append(diags, spec.PickSteps(ps, opts.Steps)...)
 	more, meant := spec.SetPaths(ps, opts.Paths)

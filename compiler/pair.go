@@ -7,7 +7,6 @@ import (
 
 	"github.com/mlcube-compile/mlcube-compile/compiler/internal/source"
 	"github.com/mlcube-compile/mlcube-compile/compiler/internal/spec"
-	"github.com/mlcube-compile/mlcube-compile/schema"
 )
 
 // Pairing is what Pair decided: the options with the files the flags left
@@ -53,8 +52,10 @@ var platformNames = []string{"platform.yaml", "platform.yml"}
 // file does. Pair reads nothing but whether files exist, through opts.FS,
 // and, for a --task that is a bare name and a file too, the cube's task
 // names.
-func Pair(opts Options) Pairing {
-	files := source.New(opts.FS)
+func Pair(opts Options) Pairing { return Load(opts).Pair() }
+
+// pair is Pair, reading through files; tasks are the cube's task names.
+func pair(files *source.Files, opts Options, tasks func() []string) Pairing {
 	if opts.MLCube == "" && opts.Task == "" && len(opts.Paths) == 0 {
 		for _, name := range pipelineNames {
 			if isFile(files, name) {
@@ -73,7 +74,7 @@ func Pair(opts Options) Pairing {
 		out.Unplaced = opts.Platform == ""
 		return out
 	}
-	if isTaskFile(files, opts) {
+	if isTaskFile(files, opts, tasks) {
 		dir, beside = filepath.Dir(opts.Task), "beside the pipeline"
 		root := legacyRoot(files, dir)
 		if opts.MLCube != "" {
@@ -108,24 +109,8 @@ type candidate struct{ path, beside string }
 // of the cube, by spec.NamesTasks: a file that is there, unless its bare
 // name is a task of the cube too, or a path or YAML name that is not
 // (whose reading then says so).
-func isTaskFile(files *source.Files, opts Options) bool {
-	return opts.Task != "" && !spec.NamesTasks(files, opts.Task, func() []string { return CubeTasks(opts) })
-}
-
-// CubeTasks are the names --task takes for the cube opts.MLCube names
-// ("." when empty): its tasks, or a 1.0 cube's run files; nil when it
-// cannot be read, which its compilation reports.
-func CubeTasks(opts Options) []string {
-	s, err := opts.Schema, error(nil)
-	if s == nil {
-		s, err = schema.Load()
-	}
-	if err != nil {
-		return nil
-	}
-	var names []string
-	s.Do(func(sc *schema.Context) { names = spec.CubeTaskNames(sc, source.New(opts.FS), opts.MLCube) })
-	return names
+func isTaskFile(files *source.Files, opts Options, tasks func() []string) bool {
+	return opts.Task != "" && !spec.NamesTasks(files, opts.Task, tasks)
 }
 
 // legacyRoot is the folder above run/ when dir is the run/ folder of a

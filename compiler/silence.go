@@ -49,8 +49,14 @@ type Silencer struct {
 // NewSilencer silences warnings by the codes disabled (--disable) and
 // the disable comments of their files, read from fsys (Disk when nil).
 func NewSilencer(fsys fs.FS, disabled []diag.Code) *Silencer {
-	return &Silencer{files: source.New(fsys), disabled: disabled, read: map[string]source.Disabled{},
-		used: map[DisableComment]bool{}}
+	s := newSilencer(disabled)
+	s.files = source.New(fsys)
+	return s
+}
+
+// newSilencer is a Silencer by the codes disabled that reads no file yet.
+func newSilencer(disabled []diag.Code) *Silencer {
+	return &Silencer{disabled: disabled, read: map[string]source.Disabled{}, used: map[DisableComment]bool{}}
 }
 
 // Watch makes opts read its files through s, which notes each one
@@ -198,8 +204,9 @@ func unusedComments(files *source.Files, records []Silenced, disabled []diag.Cod
 			out = append(out, unusedWarning(c))
 		}
 	}
-	return (&Silencer{files: files, disabled: disabled, read: map[string]source.Disabled{},
-		used: map[DisableComment]bool{}}).Silence(out)
+	s := newSilencer(disabled)
+	s.files = files
+	return s.Silence(out)
 }
 
 // unusedWarning is MLC107 for c.
@@ -227,6 +234,4 @@ func CommandCode(c diag.Code) bool { return len(c) == 6 && c[3] == '7' }
 // disable comment in them that silences nothing can be judged: no --step
 // picks some steps, and --task, when given, is a file, not task names,
 // which compile a part of the cube.
-func Whole(opts Options) bool {
-	return len(opts.Steps) == 0 && (opts.Task == "" || isTaskFile(source.New(opts.FS), opts))
-}
+func Whole(opts Options) bool { return Load(opts).Whole() }

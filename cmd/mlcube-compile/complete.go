@@ -50,7 +50,7 @@ func complete(app *cli.App, words []string) []string {
 // so far in cur (train,<TAB> offers train,evaluate), but those listed;
 // nothing when there is no cube to read, so that file names complete.
 func taskWords(mlcube, cur string) []string {
-	return listWords(compiler.CubeTasks(compiler.Options{MLCube: mlcube}), cur)
+	return listWords(compiler.Load(compiler.Options{MLCube: mlcube}).Tasks(), cur)
 }
 
 // listWords are names, each after the comma-separated list typed so far

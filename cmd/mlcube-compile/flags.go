@@ -138,37 +138,48 @@ func runFlags() []cli.Flag {
 // the files they leave out by compiler.Pair, noting in the session which
 // platform file that chose when -v asks for notes.
 func compilerOptions(c *cli.Context, s *session) (compiler.Options, error) {
+	w, err := workspace(c, s)
+	if err != nil {
+		return compiler.Options{}, err
+	}
+	return w.Options(), nil
+}
+
+// workspace reads the spec flags and the arguments into the workspace of
+// the files they name, with those they leave out filled in (Pair), noting
+// in the session which platform file that chose when -v asks for notes.
+func workspace(c *cli.Context, s *session) (*compiler.Workspace, error) {
 	opts := compiler.Options{
 		MLCube: c.String("mlcube"), Platform: c.String("platform"), Task: c.String("task"),
 		Values: c.StringSlice("values"),
 	}
 	if err := checkPlatformValue(opts.Platform); err != nil {
-		return opts, err
+		return nil, err
 	}
 	set, err := settings(c)
 	if err != nil {
-		return opts, err
+		return nil, err
 	}
 	opts.Set = set
 	paths := map[string]string{}
 	for _, a := range c.Args().Slice() {
 		if err := readArg(c, &opts, a, paths); err != nil {
-			return opts, err
+			return nil, err
 		}
 	}
 	disabled, err := disabledCodes(c)
 	if err != nil {
-		return opts, err
+		return nil, err
 	}
 	opts.Disable = disabled
 	if err := readStdin(&opts, c.App.Reader); err != nil {
-		return opts, err
+		return nil, err
 	}
-	paired := compiler.Pair(opts)
-	if n := pairingNote(paired); n.Code != "" && c.Bool("verbose") && !slices.Contains(disabled, n.Code) {
+	w := compiler.Load(opts)
+	if n := pairingNote(w.Pair()); n.Code != "" && c.Bool("verbose") && !slices.Contains(disabled, n.Code) {
 		s.notes = append(s.notes, n)
 	}
-	return paired.Options, nil
+	return w, nil
 }
 
 // readArg reads an argument: a spec file or folder, which fills the flag
@@ -237,11 +248,12 @@ func pairingNote(paired compiler.Pairing) note {
 
 // request reads every flag of a compilation.
 func request(c *cli.Context, s *session) (driver.Request, error) {
-	opts, err := compilerOptions(c, s)
+	w, err := workspace(c, s)
 	if err != nil {
 		return driver.Request{}, err
 	}
-	if opts.Steps, err = pickedSteps(c, opts); err != nil {
+	opts := w.Options()
+	if opts.Steps, err = pickedSteps(c, w); err != nil {
 		return driver.Request{}, err
 	}
 	opts.Namespace = c.String("namespace")

@@ -21,9 +21,9 @@ func stepFlag() cli.Flag {
 }
 
 // pickedSteps reads --step: names, split at commas, each a step of the
-// pipeline file opts name (opts paired). A name that is no step, and
-// --step with no pipeline file, are usage errors.
-func pickedSteps(c *cli.Context, opts compiler.Options) ([]string, error) {
+// pipeline file the workspace w names (paired). A name that is no step,
+// and --step with no pipeline file, are usage errors.
+func pickedSteps(c *cli.Context, w *compiler.Workspace) ([]string, error) {
 	var names []string
 	for _, arg := range c.StringSlice("step") {
 		for _, n := range strings.Split(arg, ",") {
@@ -33,7 +33,7 @@ func pickedSteps(c *cli.Context, opts compiler.Options) ([]string, error) {
 	if len(names) == 0 {
 		return nil, nil
 	}
-	steps, file := compiler.PipelineSteps(opts)
+	steps, file := w.Steps()
 	switch {
 	case !file:
 		return nil, usageError{errors.New("--step picks steps of a pipeline file, and none is given: a cube's tasks are " +
@@ -44,7 +44,7 @@ func pickedSteps(c *cli.Context, opts compiler.Options) ([]string, error) {
 	}
 	for _, n := range names {
 		if !slices.Contains(steps, n) {
-			return nil, usageError{fmt.Errorf("--step %q: %s has no step of that name (steps: %s)%s", n, opts.Task,
+			return nil, usageError{fmt.Errorf("--step %q: %s has no step of that name (steps: %s)%s", n, w.Options().Task,
 				strings.Join(steps, ", "), diag.Suggest(n, steps))}
 		}
 	}
@@ -56,7 +56,7 @@ func pickedSteps(c *cli.Context, opts compiler.Options) ([]string, error) {
 // list typed so far in cur, but those listed; nothing when there is no
 // pipeline file to read.
 func stepWords(line typedLine, cur string) []string {
-	steps, _ := compiler.PipelineSteps(line.options())
+	steps, _ := line.workspace().Steps()
 	return listWords(steps, cur)
 }
 
@@ -65,20 +65,22 @@ func stepWords(line typedLine, cur string) []string {
 // pipeline file to read.
 func paramWords(line typedLine) []string {
 	var out []string
-	for _, name := range compiler.PipelineParams(line.options()) {
+	for _, name := range line.workspace().Params() {
 		out = append(out, name+"=")
 	}
 	return out
 }
 
-// options are the files the line so far names (by --mlcube, --task or
-// as arguments), paired as a compilation pairs them.
-func (line typedLine) options() compiler.Options {
+// workspace is of the files the line so far names (by --mlcube, --task
+// or as arguments), paired as a compilation pairs them.
+func (line typedLine) workspace() *compiler.Workspace {
 	opts := compiler.Options{MLCube: line.seen["mlcube"], Task: line.seen["task"]}
 	for _, a := range line.args {
 		if kind, path := compiler.PathAlone(a); kind == compiler.TaskFile && opts.Task == "" {
 			opts.Task = path
 		}
 	}
-	return compiler.Pair(opts).Options
+	w := compiler.Load(opts)
+	w.Pair()
+	return w
 }

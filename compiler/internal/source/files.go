@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"cuelang.org/go/cue/ast"
 
@@ -17,10 +18,14 @@ import (
 // kilobytes; anything near this is a mistake, not a cube.
 const maxSpecBytes = 4 << 20
 
-// Files reads spec files from a file system. Paths are given as the user
+// Files reads spec files from a file system, each once: a file read
+// again (for its disable comments, by another question about the same
+// specs) is the bytes read the first time. Paths are given as the user
 // wrote them, and messages quote them as written.
 type Files struct {
 	fsys fs.FS
+	mu   sync.Mutex
+	read map[string][]byte
 }
 
 // New reads from fsys; from the machine's own files (Disk) when fsys is
@@ -29,7 +34,7 @@ func New(fsys fs.FS) *Files {
 	if fsys == nil {
 		fsys = Disk
 	}
-	return &Files{fsys: fsys}
+	return &Files{fsys: fsys, read: map[string][]byte{}}
 }
 
 // Disk is the machine's file system, taking paths as the operating
@@ -146,6 +151,23 @@ func (fl *Files) ReadEnvFile(path string, at diag.Loc) ([]EnvVar, diag.Diagnosti
 // device or a pipe is refused before it is read, and the read itself is
 // bounded, so no file makes the compiler wait or grow without end.
 func (fl *Files) readSpecFile(path string, via diag.Loc, want string) ([]byte, diag.Diagnostics) {
+	fl.mu.Lock()
+	src, ok := fl.read[path]
+	fl.mu.Unlock()
+	if ok {
+		return src, nil
+	}
+	src, diags := fl.readOnce(path, via, want)
+	if diags == nil {
+		fl.mu.Lock()
+		fl.read[path] = src
+		fl.mu.Unlock()
+	}
+	return src, diags
+}
+
+// readOnce is readSpecFile's read of the file system.
+func (fl *Files) readOnce(path string, via diag.Loc, want string) ([]byte, diag.Diagnostics) {
 	whole := via.At(diag.Pos{File: path})
 	fail := func(format string, args ...any) ([]byte, diag.Diagnostics) {
 		return nil, diag.Diagnostics{diag.Errorf(diag.FileUnreadable, whole, format, args...)}
