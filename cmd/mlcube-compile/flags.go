@@ -191,7 +191,7 @@ func readArg(c *cli.Context, opts *compiler.Options, a string, seen map[string]s
 	}
 	name, value, ok := strings.Cut(a, "=")
 	if !ok || strings.TrimSpace(name) == "" || strings.HasPrefix(name, "-") {
-		if use, ok := otherCommands[a]; ok {
+		if use, ok := habitOf(commandName, a); ok {
 			return usageError{fmt.Errorf("%q is no command here: %s", a, use)}
 		}
 		if cmd := nearestCommand(c, a); cmd != "" {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -15,9 +14,80 @@ import (
 // where it means something else here: read as they mean it where that is
 // unambiguous, else a usage error that names the flag to use.
 
-// mlcubeRunners are the runners MLCube's --platform names (mlcube run
-// --platform=docker), which a platform file here replaces.
-var mlcubeRunners = []string{"docker", "podman", "singularity", "k8s", "kubernetes", "kubeflow", "ssh", "gcp"}
+// habit is one word another tool's users type, and what takes its place
+// here.
+type habit struct {
+	kind habitKind
+	word string
+	// here is what does its work here, for the usage error to say; empty
+	// where the error's own words say it.
+	here string
+}
+
+// habitKind is where a habit's word is written.
+type habitKind int
+
+const (
+	commandName      habitKind = iota // a command: mlcube-compile run
+	flagName                          // a flag, without its dashes: --workspace
+	runnerName                        // an MLCube runner as --platform's value: -p docker
+	outputFormatName                  // kubectl's -o format that is none here: -o wide
+	cubeKey                           // a key of the cube that mlcube run -Pkey=value sets
+)
+
+// habitOf is what takes the place of word, written as kind, here.
+func habitOf(kind habitKind, word string) (here string, ok bool) {
+	for _, h := range habits {
+		if h.kind == kind && h.word == word {
+			return h.here, true
+		}
+	}
+	return "", false
+}
+
+// habits are every other tool's habit the command answers, by tool.
+var habits = []habit{
+	// MLCube
+	{commandName, "run", "mlcube run runs a cube here and now, and mlcube-compile compiles it with no command: " +
+		"mlcube-compile --task NAME (or a pipeline file) prints the manifests, which argo submit, tkn or kubectl " +
+		"create run"},
+	{commandName, "configure", "mlcube configure builds or pulls the cube's image; here the image is the cube's " +
+		"docker.image (or the platform's image:), which the cluster pulls, and mlcube-compile with no command compiles"},
+	{flagName, "workspace", "MLCube's --workspace is a folder on the host; here the workspace is a " +
+		"PersistentVolumeClaim, named in the platform file (storage.pvc, or storage.size for a claim made per run) " +
+		"and mounted at storage.mountPath"},
+	{runnerName, "docker", ""}, {runnerName, "podman", ""}, {runnerName, "singularity", ""}, {runnerName, "k8s", ""},
+	{runnerName, "kubernetes", ""}, {runnerName, "kubeflow", ""}, {runnerName, "ssh", ""}, {runnerName, "gcp", ""},
+	{cubeKey, "docker.image", "the platform file's image: (which replaces the cube's docker.image)"},
+	{cubeKey, "platform.accelerator_count", "a pipeline step's resources: {gpu: N}"},
+	{cubeKey, "docker.gpu_args", "a pipeline step's resources: (gpu, memory) and the platform's gpu: section"},
+	{cubeKey, "docker.cpu_args", "a pipeline step's resources: (cpu, memory)"},
+	{cubeKey, "docker.env_args", "a pipeline step's env:"},
+	{cubeKey, "k8s.namespace", "--namespace, or the platform file's namespace:"},
+	{cubeKey, "k8s.pvc", "the platform file's storage.pvc"},
+	// helm, kustomize
+	{commandName, "template", "helm template DIR is mlcube-compile DIR here, with no command"},
+	{commandName, "build", "kustomize build DIR is mlcube-compile DIR here, with no command"},
+	// argo, tkn
+	{commandName, "submit", "argo submit takes what mlcube-compile prints, with no command: mlcube-compile … > " +
+		"wf.yaml, then argo submit wf.yaml"},
+	{flagName, "parameter", "a param's value, as argo submit --parameter gives it, is --set NAME=VALUE here"},
+	{flagName, "param", "a param's value, as tkn pipeline start --param gives it, is --set NAME=VALUE here"},
+	{flagName, "parameter-file", "params' values from a file, as argo submit --parameter-file reads them, are " +
+		"-f VALUES.yaml here"},
+	{flagName, "serviceaccount", serviceAccountHint},
+	{flagName, "service-account", serviceAccountHint},
+	{flagName, "l", labelsHint},
+	{flagName, "labels", labelsHint},
+	// kubectl
+	{flagName, "node-selector", "the nodes pods run on are chosen by the platform file's cpu.nodeSelector: and " +
+		"gpu.nodeSelector: (steps with and without GPUs), and a pipeline step's nodeSelector:"},
+	{flagName, "dry-run", "the manifests are printed, never applied: there is nothing to dry-run; pipe them to " +
+		"kubectl create --dry-run=server -f -"},
+	{outputFormatName, "yml", ""}, {outputFormatName, "wide", ""}, {outputFormatName, "name", ""},
+	{outputFormatName, "jsonpath", ""}, {outputFormatName, "go-template", ""},
+	{outputFormatName, "custom-columns", ""}, {outputFormatName, "template", ""},
+}
 
 // checkPlatformValue refuses a --platform (-p) value that is no file and
 // reads as another tool's: a NAME=VALUE param, as argo submit -p and tkn
@@ -33,7 +103,7 @@ func checkPlatformValue(value string) error {
 		return usageError{fmt.Errorf("-p %s: -p is --platform here, a platform file; a param's value, as argo submit -p "+
 			"and tkn -p give it, is --set %s=%s", value, name, v)}
 	}
-	if slices.Contains(mlcubeRunners, strings.ToLower(value)) {
+	if _, ok := habitOf(runnerName, strings.ToLower(value)); ok {
 		return usageError{fmt.Errorf("--platform %s: MLCube's --platform names a runner; here it names a platform file "+
 			"(the cluster's namespace, storage and GPUs), and what runs the cube is --backend %s; the cube's docker: section "+
 			"is read whatever the backend", value, strings.Join(driver.Backends(), "|"))}
@@ -58,17 +128,12 @@ func outputFormat(output, format string, set bool, formats []string) (file, aske
 	return "", output, nil
 }
 
-// kubectlOutputs are kubectl's -o formats that are not formats here,
-// with the file name they stand for (kubectl -o jsonpath=... and the
-// like start so).
-var kubectlOutputs = []string{"yml", "wide", "name", "jsonpath", "go-template", "custom-columns", "template"}
-
 // checkKubectlOutput refuses an -o of kubectl's that is no format here
 // (-o wide, -o yml, -o jsonpath=...), which would write a file of that
 // name; -o ./wide writes one.
 func checkKubectlOutput(output string, formats []string) error {
 	name, _, _ := strings.Cut(output, "=")
-	if !slices.Contains(kubectlOutputs, name) {
+	if _, ok := habitOf(outputFormatName, name); !ok {
 		return nil
 	}
 	hint := ""
@@ -91,54 +156,22 @@ func checkGraphOutput(output string) error {
 	return nil
 }
 
-// otherCommands are other tools' commands that users type first, and
-// what does their work here: compiling needs no command.
-var otherCommands = map[string]string{
-	"run": "mlcube run runs a cube here and now, and mlcube-compile compiles it with no command: mlcube-compile " +
-		"--task NAME (or a pipeline file) prints the manifests, which argo submit, tkn or kubectl create run",
-	"configure": "mlcube configure builds or pulls the cube's image; here the image is the cube's docker.image (or the " +
-		"platform's image:), which the cluster pulls, and mlcube-compile with no command compiles",
-	"template": "helm template DIR is mlcube-compile DIR here, with no command",
-	"build":    "kustomize build DIR is mlcube-compile DIR here, with no command",
-	"submit": "argo submit takes what mlcube-compile prints, with no command: mlcube-compile … > wf.yaml, then " +
-		"argo submit wf.yaml",
-}
-
-// foreignFlags are other tools' flags that this command does not take,
-// and what takes their place here.
-var foreignFlags = map[string]string{
-	"workspace": "MLCube's --workspace is a folder on the host; here the workspace is a PersistentVolumeClaim, " +
-		"named in the platform file (storage.pvc, or storage.size for a claim made per run) and mounted at " +
-		"storage.mountPath",
-	"parameter":       "a param's value, as argo submit --parameter gives it, is --set NAME=VALUE here",
-	"param":           "a param's value, as tkn pipeline start --param gives it, is --set NAME=VALUE here",
-	"parameter-file":  "params' values from a file, as argo submit --parameter-file reads them, are -f VALUES.yaml here",
-	"serviceaccount":  serviceAccountHint,
-	"service-account": serviceAccountHint,
-	"node-selector": "the nodes pods run on are chosen by the platform file's cpu.nodeSelector: and gpu.nodeSelector: " +
-		"(steps with and without GPUs), and a pipeline step's nodeSelector:",
-	"l":      labelsHint,
-	"labels": labelsHint,
-	"dry-run": "the manifests are printed, never applied: there is nothing to dry-run; pipe them to kubectl create " +
-		"--dry-run=server -f -",
-}
-
 // foreignHint is what takes the place of flag (written without its
 // dashes) here, else "": another tool's flag of foreignFlags, or a flag
 // spelled like a key of the platform file, in any case or dash form
 // (--nodeSelector, --storage-class, --image-pull-secret), which names
 // that key. scope is the command the flag was given to.
 func foreignHint(flag, scope string) string {
-	if hint, ok := foreignFlags[flag]; ok {
+	if hint, ok := habitOf(flagName, flag); ok {
 		return hint
 	}
 	written := flagWord(flag)
 	if written == "" {
 		return ""
 	}
-	for _, name := range slices.Sorted(maps.Keys(foreignFlags)) {
-		if flagWord(name) == written {
-			return foreignFlags[name]
+	for _, h := range habits {
+		if h.kind == flagName && flagWord(h.word) == written {
+			return h.here
 		}
 	}
 	var keys []string
@@ -184,23 +217,11 @@ const serviceAccountHint = "the run's service account is the platform file's ser
 const labelsHint = "no spec key sets the objects' labels as argo submit -l and kubectl -l do: the platform file's " +
 	"queue: sets Kueue's queue-name label, and kubectl label adds others to the objects created"
 
-// cubeKeyPlaces are where keys of the cube that mlcube run -Pkey=value
-// sets are given here.
-var cubeKeyPlaces = map[string]string{
-	"docker.image":               "the platform file's image: (which replaces the cube's docker.image)",
-	"platform.accelerator_count": "a pipeline step's resources: {gpu: N}",
-	"docker.gpu_args":            "a pipeline step's resources: (gpu, memory) and the platform's gpu: section",
-	"docker.cpu_args":            "a pipeline step's resources: (cpu, memory)",
-	"docker.env_args":            "a pipeline step's env:",
-	"k8s.namespace":              "--namespace, or the platform file's namespace:",
-	"k8s.pvc":                    "the platform file's storage.pvc",
-}
-
 // mlcubeOverride is the usage error for MLCube's -Pkey=value, which sets
 // a key of the cube: where that key is given here.
 func mlcubeOverride(written string) error {
 	key, value, _ := strings.Cut(strings.TrimPrefix(written, "-P"), "=")
-	place, ok := cubeKeyPlaces[key]
+	place, ok := habitOf(cubeKey, key)
 	if !ok {
 		place = "mlcube.yaml itself, or each step's settings in a pipeline file (docs/guide.md)"
 	}
