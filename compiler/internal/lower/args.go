@@ -27,7 +27,9 @@ func (sl *stepLowering) containerArgs() ([]string, []ir.Arg, []ir.Mount, graph.I
 	}
 	switch {
 	case t.Entrypoint != "":
-		command = sl.words(t.Entrypoint, t.At().Field("entrypoint"))
+		var diags diag.Diagnostics
+		command, diags = words(t.Entrypoint, t.At().Field("entrypoint"))
+		sl.diags = append(sl.diags, diags...)
 	case !st.Cube.Legacy:
 		args = append(args, ir.Arg{Value: ir.Lit(t.Name)})
 	case t.InvokeName != "":
@@ -149,12 +151,12 @@ func (sl *stepLowering) stepArgs() []ir.Arg {
 
 // words splits a command written at at into words as a shell would; a
 // command it cannot split is refused, and has none.
-func (lw *lowering) words(command string, at diag.Loc) []string {
+func words(command string, at diag.Loc) ([]string, diag.Diagnostics) {
 	words, err := spec.SplitWords(command)
 	if err != nil {
-		lw.errorf(diag.BadCommand, at, "%v", err)
+		return words, diag.Diagnostics{diag.Errorf(diag.BadCommand, at, "%v", err)}
 	}
-	return words
+	return words, nil
 }
 
 // text parses a pipeline-file string written at at, whose ${params.X}

@@ -8,21 +8,23 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mlcube-compile/mlcube-compile/compiler/internal/spec"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
 )
 
-// lowerConfigs makes the ConfigMap, named after the pipeline and its
-// content, as kustomize's configMapGenerator names them: a run with
-// edited configs gets a new ConfigMap and never reads the old one.
-func (lw *lowering) lowerConfigs() {
-	if len(lw.spec.Configs) == 0 {
-		return
+// configMap makes the ConfigMap of configs, named after the pipeline
+// and its content, as kustomize's configMapGenerator names them: a run
+// with edited configs gets a new ConfigMap and never reads the old one.
+// nil for no configs.
+func configMap(pipeline string, configs []spec.ConfigEntry) *ir.ConfigMap {
+	if len(configs) == 0 {
+		return nil
 	}
 	data := map[string]string{}
-	for _, e := range lw.spec.Configs {
+	for _, e := range configs {
 		data[e.Key] = e.Value
 	}
-	lw.p.Config = &ir.ConfigMap{Name: lw.p.Name + "-" + contentHash(data), Data: data}
+	return &ir.ConfigMap{Name: pipeline + "-" + contentHash(data), Data: data}
 }
 
 // contentHash is ten characters of the SHA-256 of data, keys sorted,
@@ -39,9 +41,8 @@ func contentHash(data map[string]string) string {
 	return strings.NewReplacer("0", "g", "1", "h", "3", "k", "a", "m", "e", "t").Replace(sum)
 }
 
-// configEnv is one variable per key of the pipeline's ConfigMap.
-func (lw *lowering) configEnv() []ir.EnvVar {
-	cm := lw.p.Config
+// configEnv is one variable per key of the pipeline's ConfigMap cm.
+func configEnv(cm *ir.ConfigMap) []ir.EnvVar {
 	if cm == nil {
 		return nil
 	}

@@ -57,7 +57,9 @@ func (sl *stepLowering) lowerMPI(s *ir.Step) {
 	sl.mpiV1()
 	entry := s.Command
 	if len(entry) == 0 && m.Entrypoint != "" {
-		entry = sl.words(m.Entrypoint, at.Field("entrypoint"))
+		var diags diag.Diagnostics
+		entry, diags = words(m.Entrypoint, at.Field("entrypoint"))
+		sl.diags = append(sl.diags, diags...)
 	}
 	if len(entry) == 0 {
 		sl.diags = append(sl.diags, diag.Errorf(diag.BadCommand, at,

@@ -34,7 +34,7 @@ func (sl *stepLowering) env(fx spec.DockerEffects) []ir.EnvVar {
 	}
 	add(st.CubeEnv(), false)
 	add(fx.Env, false)
-	for _, e := range sl.configEnv() {
+	for _, e := range configEnv(sl.p.Config) {
 		merged[e.Name] = e
 	}
 	add(st.EnvFileVars, true)

@@ -46,7 +46,7 @@ type gpuRequests struct {
 func (lw *lowering) platformGPUs() *gpuRequests {
 	out := &gpuRequests{templates: map[string]ir.ResourceClaimTemplate{}, warned: map[string]bool{}}
 	g, at := lw.plat.GPU, lw.plat.Loc.Field("gpu")
-	lw.checkDeviceFields(g.DeviceRequest, at)
+	lw.diags = append(lw.diags, checkDeviceFields(g.DeviceRequest, at)...)
 	if g.Resource != "" && requestField(g.DeviceRequest) != "" {
 		lw.errorf(diag.BadGPURequest, at.Field("resource"),
 			"resource asks for GPUs as an extended resource, and %s by Dynamic Resource Allocation: keep one",
@@ -104,17 +104,17 @@ func isExtendedResourceName(name string) bool {
 
 // checkDeviceFields checks what one mapping's DRA fields, written at at,
 // say together, and its selector.
-func (lw *lowering) checkDeviceFields(r spec.DeviceRequest, at diag.Loc) {
+func checkDeviceFields(r spec.DeviceRequest, at diag.Loc) diag.Diagnostics {
 	switch {
 	case r.DeviceClass != "" && r.SharedClaim != "":
-		lw.diags = append(lw.diags, diag.Errorf(diag.BadGPURequest, at.Field("sharedClaim"),
+		return diag.Diagnostics{diag.Errorf(diag.BadGPURequest, at.Field("sharedClaim"),
 			"sharedClaim names an existing claim, and deviceClass asks for a claim per pod").
 			WithFix("keep one").
-			WithDetail("The devices of an existing claim were chosen when it was made."))
+			WithDetail("The devices of an existing claim were chosen when it was made.")}
 	case r.SharedClaim != "" && r.Selector != "":
-		lw.errorf(diag.BadGPURequest, at.Field("selector"),
+		return diag.Diagnostics{diag.Errorf(diag.BadGPURequest, at.Field("selector"),
 			"the shared claim %s already holds its devices, chosen when it was made, so a selector cannot narrow them: drop "+
-				"selector, or name a deviceClass for a claim per pod instead of sharedClaim", r.SharedClaim)
+				"selector, or name a deviceClass for a claim per pod instead of sharedClaim", r.SharedClaim)}
 	case r.Selector != "":
 		if problem, detail := selectorProblem(r.Selector); problem != "" {
 			d := diag.Errorf(diag.BadGPURequest, at.Field("selector"), "not a device selector the API server compiles: %s",
@@ -123,9 +123,10 @@ func (lw *lowering) checkDeviceFields(r spec.DeviceRequest, at diag.Loc) {
 			if detail != "" {
 				d = d.WithDetail("%s", detail)
 			}
-			lw.diags = append(lw.diags, d)
+			return diag.Diagnostics{d}
 		}
 	}
+	return nil
 }
 
 // gpuClaim is how a container that asks for gpus GPUs, through the

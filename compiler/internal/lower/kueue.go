@@ -27,9 +27,10 @@ const (
 func (sl *stepLowering) queue(s *ir.Step) {
 	st := sl.st
 	if st.Queue != nil {
-		sl.labelValue(*st.Queue, st.Loc.Field("queue"), queueLabel)
+		sl.diags = append(sl.diags, labelLength(*st.Queue, st.Loc.Field("queue"), queueLabel)...)
 	}
-	sl.labelValue(st.WorkloadPriorityClass, st.Loc.Field("workloadPriorityClass"), priorityLabel)
+	sl.diags = append(sl.diags,
+		labelLength(st.WorkloadPriorityClass, st.Loc.Field("workloadPriorityClass"), priorityLabel)...)
 	pr := sl.plat.PrioritiesOf(st)
 	s.PriorityClassName = pr.PriorityClassName
 	queue := sl.plat.QueueOf(st)
@@ -70,8 +71,9 @@ func (lw *lowering) managedBy(s *ir.Step) string {
 // lowered: a platform with a queue may serve pipelines whose steps all
 // leave it, but a WorkloadPriorityClass with no queued step is refused.
 func (lw *lowering) kueue() {
-	lw.labelValue(lw.plat.Queue, lw.plat.Loc.Field("queue"), queueLabel)
-	lw.labelValue(lw.plat.WorkloadPriorityClass, lw.plat.Loc.Field("workloadPriorityClass"), priorityLabel)
+	lw.diags = append(lw.diags, labelLength(lw.plat.Queue, lw.plat.Loc.Field("queue"), queueLabel)...)
+	lw.diags = append(lw.diags,
+		labelLength(lw.plat.WorkloadPriorityClass, lw.plat.Loc.Field("workloadPriorityClass"), priorityLabel)...)
 	if lw.plat.MultiKueue && !lw.queued && len(lw.spec.Steps) > 0 {
 		lw.diags = append(lw.diags, diag.Errorf(diag.BadQueue, lw.plat.Loc.Field("multiKueue"),
 			"MultiKueue dispatches queued workloads only, and no step runs in a queue").
@@ -116,12 +118,14 @@ func (sl *stepLowering) queuedStep(queue string) {
 		WithDetail("%s", why))
 }
 
-// labelValue refuses a name longer than a label value may be.
-func (lw *lowering) labelValue(v string, at diag.Loc, label string) {
+// labelLength refuses a name written at at, the value of label, longer
+// than a label value may be.
+func labelLength(v string, at diag.Loc, label string) diag.Diagnostics {
 	if len(v) > validation.LabelValueMaxLength {
-		lw.diags = append(lw.diags, diag.Errorf(diag.BadQueue, at, "%q is %d characters, more than a label value's %d",
+		return diag.Diagnostics{diag.Errorf(diag.BadQueue, at, "%q is %d characters, more than a label value's %d",
 			v, len(v), validation.LabelValueMaxLength).
 			WithDetail("It becomes the value of the label %s, which is at most %d characters.",
-				label, validation.LabelValueMaxLength))
+				label, validation.LabelValueMaxLength)}
 	}
+	return nil
 }

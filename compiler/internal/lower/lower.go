@@ -106,7 +106,9 @@ func newLowering(ps *spec.Pipeline, plat *spec.Platform) *lowering {
 		claimVolumes: map[string]string{}, volumeNames: newNameSet(workspaceVolume, ir.FetchedVolume),
 		data: map[string]*stepData{},
 	}
-	lw.lowerMountPath()
+	var diags diag.Diagnostics
+	lw.mountPath, diags = mountPath(plat.Storage.MountPath, plat.Loc.Field("storage").Field("mountPath"))
+	lw.diags = append(lw.diags, diags...)
 	lw.p = &ir.Pipeline{
 		Source:                  ps.File,
 		Spec:                    ps.Loc,
@@ -137,19 +139,19 @@ func newLowering(ps *spec.Pipeline, plat *spec.Platform) *lowering {
 		// large dataset would fill).
 		lw.p.ObjectStore.Scratch = lw.sizedClaim()
 	}
-	var diags diag.Diagnostics
 	lw.p.Params, lw.refs, diags = lowerParams(ps.Params)
 	lw.diags = append(lw.diags, diags...)
-	lw.lowerConfigs()
-	lw.lowerSchedule()
+	lw.p.Config = configMap(lw.p.Name, ps.Configs)
+	lw.p.Schedule, diags = lowerSchedule(ps.Schedule)
+	lw.diags = append(lw.diags, diags...)
 	return lw
 }
 
-// cubes returns the distinct cubes the steps use, in step order.
-func (lw *lowering) cubes() []*spec.Cube {
+// cubes returns the distinct cubes steps use, in step order.
+func cubes(steps []*spec.Step) []*spec.Cube {
 	var out []*spec.Cube
 	seen := map[*spec.Cube]bool{}
-	for _, st := range lw.spec.Steps {
+	for _, st := range steps {
 		if st.Cube != nil && !seen[st.Cube] {
 			seen[st.Cube] = true
 			out = append(out, st.Cube)
@@ -161,7 +163,7 @@ func (lw *lowering) cubes() []*spec.Cube {
 // pipelineMeta sets the name, namespace and labels.
 func (lw *lowering) pipelineMeta() {
 	name := lw.spec.Name
-	cubes := lw.cubes()
+	cubes := cubes(lw.spec.Steps)
 	if name == "" && len(cubes) > 0 {
 		name = cubes[0].Name
 	}

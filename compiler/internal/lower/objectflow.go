@@ -33,7 +33,9 @@ func (lw *lowering) objectWorkspaceSpec(st spec.Storage, at diag.Loc) ir.Volume 
 	if st.Size != nil || st.StorageClassName != "" {
 		size := defaultClaimSize
 		if st.Size != nil {
-			size = lw.quantity(fmt.Sprint(st.Size), at.Field("size"))
+			var diags diag.Diagnostics
+			size, diags = quantity(fmt.Sprint(st.Size), at.Field("size"))
+			lw.diags = append(lw.diags, diags...)
 		}
 		v.Ephemeral = &ir.ClaimTemplate{Size: size, StorageClassName: st.StorageClassName,
 			AccessModes: []string{readWriteOnce}}

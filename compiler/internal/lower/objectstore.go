@@ -33,7 +33,7 @@ func (lw *lowering) lowerObjectStore() {
 		store.RepositoryRef = &ir.RepositoryRef{ConfigMap: r.ConfigMap, Key: r.Key}
 	}
 	if s3 := os.S3; s3 != nil {
-		lw.bucketName(s3.Bucket, at.Field("s3").Field("bucket"))
+		lw.diags = append(lw.diags, bucketName(s3.Bucket, at.Field("s3").Field("bucket"))...)
 		store.S3 = &ir.S3Bucket{
 			Endpoint: s3.Endpoint, Bucket: s3.Bucket, Region: s3.Region, Insecure: s3.Insecure,
 			AccessKey: ir.SecretKey{Secret: s3.AccessKeySecret.Name, Key: s3.AccessKeySecret.Key},
@@ -57,16 +57,15 @@ var (
 
 // bucketName refuses a bucket name S3 would refuse (its bucket naming
 // rules for general purpose buckets), at at.
-func (lw *lowering) bucketName(name string, at diag.Loc) {
+func bucketName(name string, at diag.Loc) diag.Diagnostics {
 	var why string
 	switch {
 	case len(name) < 3 || len(name) > 63:
 		why = "it is 3 to 63 characters long"
 	case !bucketChars.MatchString(name):
-		lw.diags = append(lw.diags, diag.Errorf(diag.BadBucket, at, "%q is not a bucket name S3 accepts", name).
-			WithDetail("A bucket name is lower case letters, digits, '.' and '-', starting and ending with a letter or "+
-				"digit."))
-		return
+		return diag.Diagnostics{diag.Errorf(diag.BadBucket, at, "%q is not a bucket name S3 accepts", name).
+			WithDetail("A bucket name is lower case letters, digits, '.' and '-', starting and ending with a letter or " +
+				"digit.")}
 	case strings.Contains(name, ".."):
 		why = "it has no two dots in a row"
 	case net.ParseIP(name) != nil:
@@ -75,8 +74,9 @@ func (lw *lowering) bucketName(name string, at diag.Loc) {
 		why = "it does not start with xn-- or end in -s3alias or --ol-s3"
 	}
 	if why != "" {
-		lw.errorf(diag.BadBucket, at, "%q is not a bucket name S3 accepts: %s", name, why)
+		return diag.Diagnostics{diag.Errorf(diag.BadBucket, at, "%q is not a bucket name S3 accepts: %s", name, why)}
 	}
+	return nil
 }
 
 // isURL says whether a path is written as a URL.
@@ -134,7 +134,7 @@ func (lw *lowering) s3URL(u *url.URL, out *ir.URL, raw string, at diag.Loc) *ir.
 		lw.errorf(diag.BadURL, at, "%q: the key is not clean (no //, . or ..); write %s", raw, strings.TrimPrefix(p, "/"))
 		return nil
 	}
-	lw.bucketName(out.Bucket, at)
+	lw.diags = append(lw.diags, bucketName(out.Bucket, at)...)
 	if lw.p.ObjectStore == nil {
 		lw.diags = append(lw.diags, diag.Errorf(diag.NoObjectStore, at,
 			"%q is in an object store, and the platform names none", raw).

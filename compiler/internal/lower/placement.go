@@ -16,11 +16,14 @@ import (
 // quantity that is not one is refused and left out.
 func (lw *lowering) resources(res spec.Resources, at, owner diag.Loc, gpus int, fx spec.DockerEffects) ir.Resources {
 	r := ir.Resources{GPU: gpus, CPU: fx.CPU, Memory: fx.Memory, LimitsEqualRequests: lw.plat.LimitsEqual}
+	var diags diag.Diagnostics
 	if res.CPU != nil {
-		r.CPU = lw.quantity(fmt.Sprint(res.CPU), at.Field("cpu"))
+		r.CPU, diags = quantity(fmt.Sprint(res.CPU), at.Field("cpu"))
+		lw.diags = append(lw.diags, diags...)
 	}
 	if res.Memory != nil {
-		r.Memory = lw.quantity(fmt.Sprint(res.Memory), at.Field("memory"))
+		r.Memory, diags = quantity(fmt.Sprint(res.Memory), at.Field("memory"))
+		lw.diags = append(lw.diags, diags...)
 	}
 	if r.LimitsEqualRequests && (r.CPU == "" || r.Memory == "") {
 		// Said at the owner, which may not write resources.
@@ -28,7 +31,7 @@ func (lw *lowering) resources(res spec.Resources, at, owner diag.Loc, gpus int, 
 			"the platform sets limitsEqualRequests, but this requests no cpu or no memory, so it gets no limit for it, and a "+
 				"ResourceQuota that counts limits rejects its pod; give it both cpu and memory")
 	}
-	lw.checkDeviceFields(res.DeviceRequest, at)
+	lw.diags = append(lw.diags, checkDeviceFields(res.DeviceRequest, at)...)
 	lw.askedGPU = lw.askedGPU || gpus > 0
 	if gpus == 0 {
 		lw.checkUnasked(res, at)
@@ -170,15 +173,15 @@ func (sl *stepLowering) placement(gpu bool) (map[string]string, []ir.Toleration)
 	}
 	sel := map[string]string{}
 	for k, v := range base.NodeSelector {
-		sl.labelKey(k, section.Field("nodeSelector").Field(k))
+		sl.diags = append(sl.diags, labelKey(k, section.Field("nodeSelector").Field(k))...)
 		sel[k] = v
 	}
 	for k, v := range st.NodeSelector {
-		sl.labelKey(k, st.Loc.Field("nodeSelector").Field(k))
+		sl.diags = append(sl.diags, labelKey(k, st.Loc.Field("nodeSelector").Field(k))...)
 		sel[k] = v
 	}
-	sl.tolerations(base.Tolerations, section.Field("tolerations"))
-	sl.tolerations(st.Tolerations, st.Loc.Field("tolerations"))
+	sl.diags = append(sl.diags, tolerations(base.Tolerations, section.Field("tolerations"))...)
+	sl.diags = append(sl.diags, tolerations(st.Tolerations, st.Loc.Field("tolerations"))...)
 	if len(sel) == 0 {
 		sel = nil
 	}
@@ -224,32 +227,38 @@ func mergeSecurity(base, over *spec.SecurityContext) *ir.SecurityContext {
 }
 
 // labelKey checks a node selector key, which is a Kubernetes label key.
-func (lw *lowering) labelKey(k string, at diag.Loc) {
+func labelKey(k string, at diag.Loc) diag.Diagnostics {
 	if len(validation.IsQualifiedName(k)) > 0 {
-		lw.diags = append(lw.diags, diag.Errorf(diag.BadPlacement, at, "%q is not a valid label key", k).
-			WithDetail("A label key is an optional DNS prefix and '/', then at most 63 letters, digits, '-', '_' or '.', "+
-				"starting and ending with a letter or digit."))
+		return diag.Diagnostics{diag.Errorf(diag.BadPlacement, at, "%q is not a valid label key", k).
+			WithDetail("A label key is an optional DNS prefix and '/', then at most 63 letters, digits, '-', '_' or '.', " +
+				"starting and ending with a letter or digit.")}
 	}
+	return nil
 }
 
 // tolerations checks each toleration of the list at, reported at the
 // list, as the API server checks a toleration.
-func (lw *lowering) tolerations(tols []spec.Toleration, list diag.Loc) {
+func tolerations(tols []spec.Toleration, list diag.Loc) diag.Diagnostics {
+	var diags diag.Diagnostics
 	for i, t := range tols {
 		at := list.Index(i).At(list.Pos())
 		switch {
 		case t.Key != "" && len(validation.IsQualifiedName(t.Key)) > 0:
-			lw.errorf(diag.BadPlacement, at.Field("key"),
-				"%q is not a valid taint key (an optional DNS prefix and '/', then letters, digits, '-', '_' or '.')", t.Key)
+			diags = append(diags, diag.Errorf(diag.BadPlacement, at.Field("key"),
+				"%q is not a valid taint key (an optional DNS prefix and '/', then letters, digits, '-', '_' or '.')", t.Key))
 		case t.Key == "" && t.Operator != "Exists":
-			lw.errorf(diag.BadPlacement, at.Field("key"), "a toleration without a key must have operator: Exists")
+			diags = append(diags, diag.Errorf(diag.BadPlacement, at.Field("key"),
+				"a toleration without a key must have operator: Exists"))
 		case t.Operator == "Exists" && t.Value != "":
-			lw.errorf(diag.BadPlacement, at.Field("value"), "a toleration with operator: Exists has no value")
+			diags = append(diags, diag.Errorf(diag.BadPlacement, at.Field("value"),
+				"a toleration with operator: Exists has no value"))
 		case t.Value != "" && len(validation.IsValidLabelValue(t.Value)) > 0:
-			lw.errorf(diag.BadPlacement, at.Field("value"),
-				"%q is not a valid taint value (at most 63 letters, digits, '-', '_' or '.')", t.Value)
+			diags = append(diags, diag.Errorf(diag.BadPlacement, at.Field("value"),
+				"%q is not a valid taint value (at most 63 letters, digits, '-', '_' or '.')", t.Value))
 		case t.TolerationSeconds != nil && t.Effect != "NoExecute":
-			lw.errorf(diag.BadPlacement, at.Field("tolerationSeconds"), "tolerationSeconds needs effect: NoExecute")
+			diags = append(diags, diag.Errorf(diag.BadPlacement, at.Field("tolerationSeconds"),
+				"tolerationSeconds needs effect: NoExecute"))
 		}
 	}
+	return diags
 }

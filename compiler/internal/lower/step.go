@@ -1,6 +1,7 @@
 package lower
 
 import (
+	"cmp"
 	"sort"
 	"time"
 
@@ -88,12 +89,14 @@ func (sl *stepLowering) lowerStep() (*ir.Step, graph.IO) {
 	s := &ir.Step{
 		Name: sl.name, Loc: st.Loc, Cube: c.Name, Task: t.Name,
 		Template:        sl.templateName(c, t),
-		Image:           sl.image(c),
 		ImagePullPolicy: sl.plat.ImagePullPolicy,
 		Labels: map[string]string{
 			cubeLabel: labelValue(c.Name), taskLabel: labelValue(t.Name),
 		},
 	}
+	var diags diag.Diagnostics
+	s.Image, diags = image(sl.plat.Image, c)
+	sl.diags = append(sl.diags, diags...)
 	gpus, args := st.GPUs()
 	sl.gpusFromCube(gpus)
 	sl.noteGPUFlag()
@@ -155,15 +158,13 @@ func (lw *lowering) templateName(c *spec.Cube, t *spec.Task) string {
 
 // image picks the image: the platform's, the cube's k8s runner section's,
 // then the cube's docker image.
-func (lw *lowering) image(c *spec.Cube) string {
-	for _, img := range []string{lw.plat.Image, c.K8s.Image, c.Image} {
-		if img != "" {
-			return img
-		}
+func image(platform string, c *spec.Cube) (string, diag.Diagnostics) {
+	if img := cmp.Or(platform, c.K8s.Image, c.Image); img != "" {
+		return img, nil
 	}
-	lw.errorf(diag.NoImage, diag.At(diag.Pos{File: c.File, Line: 1, Col: 1}).Field("docker").Field("image"),
-		"no image: set docker.image in the cube or image in the platform file")
-	return ""
+	return "", diag.Diagnostics{diag.Errorf(diag.NoImage,
+		diag.At(diag.Pos{File: c.File, Line: 1, Col: 1}).Field("docker").Field("image"),
+		"no image: set docker.image in the cube or image in the platform file")}
 }
 
 // maxRetries is the most retries a step may ask for.
@@ -179,26 +180,30 @@ func (sl *stepLowering) retryAndTimeout(s *ir.Step) {
 				r.Limit, maxRetries)
 		}
 		if r.Backoff != "" {
-			s.Retry.Backoff = sl.duration(r.Backoff, st.Loc.Field("retries").Field("backoff"))
+			var diags diag.Diagnostics
+			s.Retry.Backoff, diags = duration(r.Backoff, st.Loc.Field("retries").Field("backoff"))
+			sl.diags = append(sl.diags, diags...)
 		}
 	}
 	if st.Timeout != "" {
-		s.Timeout = sl.duration(st.Timeout, st.Loc.Field("timeout"))
+		var diags diag.Diagnostics
+		s.Timeout, diags = duration(st.Timeout, st.Loc.Field("timeout"))
+		sl.diags = append(sl.diags, diags...)
 	}
 }
 
 // duration parses a positive duration in whole seconds written at at,
 // such as 30s, 15m or 4h; 0 for one it refuses.
-func (lw *lowering) duration(s string, at diag.Loc) time.Duration {
+func duration(s string, at diag.Loc) (time.Duration, diag.Diagnostics) {
 	d, err := time.ParseDuration(s)
 	if err != nil || d <= 0 {
-		lw.errorf(diag.BadRetry, at, "%q is not a positive duration (such as 30s, 15m or 4h)", s)
-		return 0
+		return 0, diag.Diagnostics{diag.Errorf(diag.BadRetry, at,
+			"%q is not a positive duration (such as 30s, 15m or 4h)", s)}
 	}
 	if d%time.Second != 0 {
-		lw.errorf(diag.BadRetry, at, "%q: engines count in whole seconds", s)
+		return d, diag.Diagnostics{diag.Errorf(diag.BadRetry, at, "%q: engines count in whole seconds", s)}
 	}
-	return d
+	return d, nil
 }
 
 // order adds explicit and path-flow dependencies, rejects cycles, and puts
@@ -210,14 +215,14 @@ func (lw *lowering) order(steps []*ir.Step, io []graph.IO) {
 	var edges []map[int]bool
 	switch lw.spec.Tasks {
 	case spec.EveryTask:
-		edges = graph.FileOrderEdges(io, lw.inputsWritable())
+		edges = graph.FileOrderEdges(io, inputsWritable(lw.spec.Steps))
 	case spec.InOrder:
 		io = make([]graph.IO, len(io))
 		edges = graph.InferEdges(io)
 	default:
 		edges = graph.InferEdges(io)
 	}
-	after := lw.afterEdges()
+	after := afterEdges(lw.spec.Steps)
 	addEdges(edges, after)
 	names := make([]string, len(steps))
 	for i, s := range steps {
@@ -258,16 +263,16 @@ func (lw *lowering) depend(steps []*ir.Step, edges []map[int]bool, order []int) 
 	}
 }
 
-// afterEdges returns the steps each step names in after:, by index;
+// afterEdges returns the steps each of steps names in after:, by index;
 // package verify refuses a name that is no step, and a step that names
 // itself, which are left out here.
-func (lw *lowering) afterEdges() [][]int {
+func afterEdges(steps []*spec.Step) [][]int {
 	index := map[string]int{}
-	for i, st := range lw.spec.Steps {
+	for i, st := range steps {
 		index[st.Name] = i
 	}
-	after := make([][]int, len(lw.spec.Steps))
-	for j, st := range lw.spec.Steps {
+	after := make([][]int, len(steps))
+	for j, st := range steps {
 		for _, a := range st.After {
 			if i, ok := index[a]; ok && i != j {
 				after[j] = append(after[j], i)
@@ -286,13 +291,13 @@ func addEdges(edges []map[int]bool, after [][]int) {
 	}
 }
 
-// inputsWritable reports whether the tasks of the cube run without
+// inputsWritable reports whether steps, the tasks of the cube run without
 // --task may change their inputs: an MLCube's may (its docker runner
 // mounts every parameter writable, and so does the workspace claim here),
 // a MedPerf container's may not (its inputs are mounted read-only, as
 // MedPerf mounts them).
-func (lw *lowering) inputsWritable() bool {
-	for _, st := range lw.spec.Steps {
+func inputsWritable(steps []*spec.Step) bool {
+	for _, st := range steps {
 		if st.Cube != nil && st.Cube.Container {
 			return false
 		}

@@ -1,6 +1,7 @@
 package lower
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
@@ -13,21 +14,21 @@ import (
 // workspace cannot go there.
 var reservedPaths = []string{"/dev", "/proc", "/sys", "/tekton", "/var/run/secrets"}
 
-// lowerMountPath sets where the workspace is mounted: the platform's
-// place, else where the MLCube Kubernetes runner mounts it; a place
-// inside one the runtime or an engine mounts is refused.
-func (lw *lowering) lowerMountPath() {
-	lw.mountPath = lw.plat.Storage.MountPath
-	if lw.mountPath == "" {
-		lw.mountPath = defaultMountPath
-	}
+// mountPath is where the workspace is mounted: the platform's place
+// (storage.mountPath, written at at), else where the MLCube Kubernetes
+// runner mounts it; a place inside one the runtime or an engine mounts
+// is refused.
+func mountPath(written string, at diag.Loc) (string, diag.Diagnostics) {
+	mp := cmp.Or(written, defaultMountPath)
+	var diags diag.Diagnostics
 	for _, r := range reservedPaths {
-		if lw.mountPath == r || strings.HasPrefix(lw.mountPath, r+"/") {
-			lw.errorf(diag.ReservedPath, lw.plat.Loc.Field("storage").Field("mountPath"),
+		if mp == r || strings.HasPrefix(mp, r+"/") {
+			diags = append(diags, diag.Errorf(diag.ReservedPath, at,
 				"%s is inside %s, which the container runtime or an engine mounts itself; use a path such as /mnt/mlcube",
-				lw.mountPath, r)
+				mp, r))
 		}
 	}
+	return mp, diags
 }
 
 // workspace returns the workspace volume, recording it on first use.
@@ -55,7 +56,9 @@ func (lw *lowering) workspaceSpec(st spec.Storage, at diag.Loc) ir.Volume {
 	case create:
 		size := defaultClaimSize
 		if st.Size != nil {
-			size = lw.quantity(fmt.Sprint(st.Size), at.Field("size"))
+			var diags diag.Diagnostics
+			size, diags = quantity(fmt.Sprint(st.Size), at.Field("size"))
+			lw.diags = append(lw.diags, diags...)
 		}
 		// The access modes are decided once the steps are ordered.
 		v.Create = &ir.ClaimTemplate{Size: size, StorageClassName: st.StorageClassName, AccessModes: st.AccessModes}
@@ -64,7 +67,7 @@ func (lw *lowering) workspaceSpec(st spec.Storage, at diag.Loc) ir.Volume {
 		}
 	default:
 		v.ClaimName = st.PVC
-		if cubes := lw.cubes(); v.ClaimName == "" && len(cubes) == 1 {
+		if cubes := cubes(lw.spec.Steps); v.ClaimName == "" && len(cubes) == 1 {
 			v.ClaimName = cubes[0].K8s.PVC
 		}
 		if v.ClaimName == "" {
@@ -95,10 +98,10 @@ func (lw *lowering) claimVolume(p *spec.Param) (string, string) {
 
 // quantity returns a Kubernetes quantity written at at, or "" for one
 // that is not a non-negative quantity, which is refused.
-func (lw *lowering) quantity(s string, at diag.Loc) string {
+func quantity(s string, at diag.Loc) (string, diag.Diagnostics) {
 	if !spec.NonNegativeQuantity(s) {
-		lw.errorf(diag.BadQuantity, at, "%q is not a non-negative Kubernetes quantity (such as 500m, 4, 512Mi or 10Gi)", s)
-		return ""
+		return "", diag.Diagnostics{diag.Errorf(diag.BadQuantity, at,
+			"%q is not a non-negative Kubernetes quantity (such as 500m, 4, 512Mi or 10Gi)", s)}
 	}
-	return s
+	return s, nil
 }

@@ -58,7 +58,9 @@ func (sl *stepLowering) lowerTorch(s *ir.Step) {
 	}
 	entry := s.Command
 	if len(entry) == 0 && t.Entrypoint != "" {
-		entry = sl.words(t.Entrypoint, at.Field("entrypoint"))
+		var diags diag.Diagnostics
+		entry, diags = words(t.Entrypoint, at.Field("entrypoint"))
+		sl.diags = append(sl.diags, diags...)
 	}
 	if len(entry) == 0 {
 		sl.diags = append(sl.diags, diag.Errorf(diag.BadTorch, at,

@@ -157,20 +157,20 @@ func (lw *lowering) needed(steps []*ir.Step, io []graph.IO) {
 		if n.Path == "" {
 			n.Path = "./"
 		}
-		n.Path = lw.withValues(n.Path)
+		n.Path = withValues(n.Path, lw.spec.Params)
 		lw.p.Needed = append(lw.p.Needed, n)
 	}
 }
 
 // withValues is a workspace path as the compiled run reads it: each
-// ${params.X} in it written as X's value (the one --set or a values file
-// gives, or its default); a param with no value at compile time, which
-// the run is given when it starts, stays a reference.
-func (lw *lowering) withValues(rel string) string {
+// ${params.X} in it written as the value of params' X (the one --set or
+// a values file gives, or its default); a param with no value at compile
+// time, which the run is given when it starts, stays a reference.
+func withValues(rel string, params []*spec.PipelineParam) string {
 	if !strings.Contains(rel, "${params.") {
 		return rel
 	}
-	for _, pp := range lw.spec.Params {
+	for _, pp := range params {
 		if pp.Default != nil {
 			rel = strings.ReplaceAll(rel, "${params."+pp.Name+"}", *pp.Default)
 		}
