@@ -175,3 +175,14 @@ func TestGCTunedBeforeHeavyInits(t *testing.T) {
 		}
 	}
 }
+
+// goBuild builds mlcube-compile into a temporary folder and returns the
+// binary's path.
+func goBuild(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "mlcube-compile")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}

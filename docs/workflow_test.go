@@ -1,4 +1,4 @@
-package main
+package docs_test
 
 import (
 	"os"
@@ -107,14 +107,17 @@ func runSteps(t *testing.T, wf workflow, steps []step, dir string, env map[strin
 // package again, and fetch every module.
 func goCaches(t *testing.T) []string {
 	t.Helper()
-	if goEnv == nil {
-		t.Fatal("go env printed no GOCACHE, GOMODCACHE and GOPATH")
+	names := []string{"GOCACHE", "GOMODCACHE", "GOPATH"}
+	out, err := exec.Command("go", append([]string{"env"}, names...)...).Output()
+	values := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if err != nil || len(values) != len(names) {
+		t.Fatalf("go env printed no %s: %v", strings.Join(names, ", "), err)
 	}
-	var out []string
-	for k, v := range goEnv {
-		out = append(out, k+"="+v)
+	var env []string
+	for i, name := range names {
+		env = append(env, name+"="+values[i])
 	}
-	return out
+	return env
 }
 
 // lintAsTheWorkflow runs the workflow's last step, the lint, with path on

@@ -1,4 +1,4 @@
-package main
+package docs_test
 
 import (
 	"os"
@@ -41,7 +41,7 @@ func buildBinary(t *testing.T) string {
 func goBuild(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "mlcube-compile")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-o", bin, commandDir).CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	return bin
@@ -171,7 +171,7 @@ func checkHostedHook(t *testing.T, id, path, bad string) {
 			continue
 		}
 		if h.Language != "golang" || !strings.HasPrefix(h.Entry, "mlcube-compile ") ||
-			filepath.Base(mustAbs(t, ".")) != "mlcube-compile" {
+			filepath.Base(mustAbs(t, commandDir)) != "mlcube-compile" {
 			t.Errorf("hook %+v does not run this module's mlcube-compile", h)
 		}
 		files := regexp.MustCompile(h.Files)
