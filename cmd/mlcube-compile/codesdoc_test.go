@@ -49,11 +49,16 @@ func TestTroubleshootingDoc(t *testing.T) {
 	golden.Compare(t, []byte(out), path, *update)
 }
 
-// renderCodes is a section per code: its title, and what to do.
+// renderCodes is a section per code: its title, a note's after "(a
+// note)", and what to do.
 func renderCodes(codes []diag.CodeDoc) string {
 	var b strings.Builder
 	for _, c := range codes {
-		fmt.Fprintf(&b, "\n### %s: %s\n\n%s\n", c.Code, c.Title, c.Fix)
+		title := c.Title
+		if c.Severity == diag.Note {
+			title = "(a note) " + title
+		}
+		fmt.Fprintf(&b, "\n### %s: %s\n\n%s\n", c.Code, title, c.Fix)
 	}
 	return b.String() + "\n"
 }
@@ -62,16 +67,29 @@ func renderCodes(codes []diag.CodeDoc) string {
 // and warning the corpus and the examples give has a code.
 func TestEveryDiagnosticHasACode(t *testing.T) {
 	used := usedIdentifiers(t)
-	for _, file := range []string{"codes.go", "errcodes.go"} {
-		src, err := os.ReadFile(filepath.Join(repoRoot, "diag", file))
+	files, err := filepath.Glob(filepath.Join(repoRoot, "diag", "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	constants := 0
+	for _, file := range files {
+		if strings.HasSuffix(file, "_test.go") {
+			continue
+		}
+		src, err := os.ReadFile(file)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, m := range regexp.MustCompile(`(?m)^\t(\w+)\s+Code = "(MLC\d+)"`).FindAllStringSubmatch(string(src), -1) {
+			constants++
 			if !used["diag."+m[1]] {
-				t.Errorf("%s (%s) is given by no diagnostic: drop it from diag/%s and its docs", m[2], m[1], file)
+				t.Errorf("%s (%s) is given by no diagnostic: drop it and its row from diag/%s", m[2], m[1],
+					filepath.Base(file))
 			}
 		}
+	}
+	if all := len(diag.Codes()) + len(diag.ErrorCodes()); constants != all {
+		t.Errorf("%d constants of diag.Code read, and %d codes in the table", constants, all)
 	}
 	out, _, _ := compileArgs(t, "mlcube-compile", "lint", filepath.Join(repoRoot, "examples"),
 		filepath.Join(repoRoot, "testdata", "bad"))
