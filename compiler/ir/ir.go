@@ -50,6 +50,10 @@ type Pipeline struct {
 	// nil for a cube's tasks. They are for messages (a backend that runs
 	// one step names --step and the others), so not in the IR's JSON.
 	FileSteps []string `json:"-"`
+	// NeedValues, when set, says why every param needs a value at compile
+	// time (the kind of run asked for takes none when it starts), for the
+	// param-values pass; not in the IR's JSON.
+	NeedValues string `json:"-"`
 	// Config is the ConfigMap the pipeline's configs become, created
 	// before the run; nil when there are none.
 	Config *ConfigMap
@@ -97,6 +101,24 @@ type Param struct {
 	// Default is nil for a parameter without one.
 	Default *string
 	Enum    []string
+	// What lowering found of the param, for the param-values pass, which
+	// leaves out of Params those that are no engine parameter; not in the
+	// IR's JSON. Loc is where the pipeline file writes it; Given, the -f
+	// or --set value that became Default, if one did.
+	Loc   diag.Loc    `json:"-"`
+	Given *GivenValue `json:"-"`
+	// Named says its name is one a ${params.X} may name; Used, that a
+	// reference of the run names it; AtRunTime, that one of those leaves
+	// it to the engine (not replaced by its compile-time value in a job's
+	// manifest).
+	Named, Used, AtRunTime bool `json:"-"`
+}
+
+// GivenValue is a value -f or --set gives a param at compile time, as
+// written, and where.
+type GivenValue struct {
+	Value string
+	Loc   diag.Loc
 }
 
 // ConfigMap holds the pipeline's configs; every step gets each key as an

@@ -45,9 +45,20 @@ func TestParams(t *testing.T) {
 	wants(t, got,
 		"params.1bad: a parameter name is letters",
 		"params.req: a required parameter has no default",
-		"params.none: has no value, and a Job has no run-time parameters",
 		`"b" is not one of the enum values of params.pick (x, y)`,
 		`holds "$$"`)
+	// Which need values, and reach nothing, is the param-values pass's
+	// to say, from what lowering marks.
+	p, _ := Lower(ps, &spec.Platform{Loc: at}, "a Job has no run-time parameters")
+	if p.NeedValues != "a Job has no run-time parameters" || len(p.Params) != len(ps.Params) {
+		t.Fatalf("NeedValues %q, %d params; want the reason and %d", p.NeedValues, len(p.Params), len(ps.Params))
+	}
+	for i, pm := range p.Params {
+		at := pm.Loc.String() == ps.Params[i].Loc.String()
+		if !at || pm.Named != (pm.Name != "1bad") || pm.Used || pm.AtRunTime {
+			t.Errorf("param %s: %+v", pm.Name, pm)
+		}
+	}
 }
 
 func TestStorageAndSchedule(t *testing.T) {

@@ -78,9 +78,8 @@ func Lower(ps *spec.Pipeline, plat *spec.Platform, needValues string) (*ir.Pipel
 	for _, name := range slices.Sorted(maps.Keys(lw.gpus.templates)) {
 		lw.p.ResourceClaimTemplates = append(lw.p.ResourceClaimTemplates, lw.gpus.templates[name])
 	}
-	picked := len(ps.Steps) < len(ps.FileSteps)
-	lw.p.Params = lw.refs.engineParams(lw.p.Params, picked)
-	lw.diags = append(lw.diags, lw.refs.needValues(ps.Params, needValues, picked)...)
+	lw.refs.mark(lw.p.Params)
+	lw.p.NeedValues = needValues
 	lw.unused()
 	return lw.p, lw.diags
 }

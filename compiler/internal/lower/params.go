@@ -1,7 +1,6 @@
 package lower
 
 import (
-	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -34,8 +33,13 @@ func lowerParams(pps []*spec.PipelineParam) ([]ir.Param, *paramRefs, diag.Diagno
 	refs := &paramRefs{names: map[string]bool{}, used: map[string]bool{}, atRunTime: map[string]bool{},
 		given: map[string]string{}}
 	for _, pp := range pps {
-		out = append(out, ir.Param{Name: pp.Name, Description: pp.Description, Default: pp.Default, Enum: pp.Enum})
-		if !paramName.MatchString(pp.Name) {
+		p := ir.Param{Name: pp.Name, Description: pp.Description, Default: pp.Default, Enum: pp.Enum, Loc: pp.Loc}
+		if pp.Given != nil {
+			p.Given = &ir.GivenValue{Value: pp.Given.Value, Loc: pp.Given.Loc}
+		}
+		p.Named = paramName.MatchString(pp.Name)
+		out = append(out, p)
+		if !p.Named {
 			diags = append(diags, diag.Errorf(diag.BadParam, pp.Loc,
 				"a parameter name is letters, digits, '_' and '-', starting with a letter"))
 			continue
@@ -85,55 +89,11 @@ func deref(s *string) string {
 	return *s
 }
 
-// engineParams, once every reference is read, leaves out of ps, the
-// engine's parameters, those no reference leaves to the engine:
-//   - a param that only MPI, Dask or torch manifests refer to took its
-//     compile-time value there, so a run-time value (argo submit -p, tkn
-//     pipeline start -p) would reach nothing: it is no engine parameter;
-//   - with steps left out by --step (picked), a param none of the kept
-//     steps refers to is left out too.
-func (r *paramRefs) engineParams(ps []ir.Param, picked bool) []ir.Param {
-	return slices.DeleteFunc(ps, func(p ir.Param) bool {
-		return (r.used[p.Name] && !r.atRunTime[p.Name]) || (picked && !r.used[p.Name])
-	})
-}
-
-// needValues, once every reference is read, reports each param with no
-// value when why says every param needs one now; with steps left out by
-// --step (picked), only those the kept steps refer to.
-func (r *paramRefs) needValues(pps []*spec.PipelineParam, why string, picked bool) diag.Diagnostics {
-	var diags diag.Diagnostics
-	for _, pp := range pps {
-		if pp.Default == nil && why != "" && (r.used[pp.Name] || !picked) {
-			diags = append(diags, diag.Errorf(diag.BadParam, pp.Loc, "has no value, and %s", why).
-				WithFix(fmt.Sprintf("give it one with --set %s=VALUE or -f VALUES.yaml", pp.Name)))
-		}
+// mark gives each of ps, once every reference is read, what the
+// param-values pass reads: whether a reference names it, and whether
+// one leaves it to the engine.
+func (r *paramRefs) mark(ps []ir.Param) {
+	for i := range ps {
+		ps[i].Used, ps[i].AtRunTime = r.used[ps[i].Name], r.atRunTime[ps[i].Name]
 	}
-	return diags
-}
-
-// unused, once every reference is read, warns of a param no step of the
-// run refers to; with --step (picked), only of one whose value -f or
-// --set gave, since the steps left out may refer to the others.
-func (r *paramRefs) unused(pps []*spec.PipelineParam, picked bool) diag.Diagnostics {
-	var diags diag.Diagnostics
-	for _, pp := range pps {
-		if r.used[pp.Name] || !r.names[pp.Name] {
-			continue
-		}
-		switch {
-		case pp.Given != nil:
-			why := ""
-			if picked {
-				why = " (--step left out the others)"
-			}
-			diags = append(diags, diag.Warnf(diag.ParamReachesNothing, pp.Given.Loc,
-				"%s=%s: no step of the run refers to ${params.%s}, so the value reaches no step%s", pp.Name,
-				pp.Given.Value, pp.Name, why))
-		case !picked:
-			diags = append(diags, diag.Warnf(diag.ParamReachesNothing, pp.Loc,
-				"no step of the run refers to ${params.%s}, so the param reaches no step", pp.Name))
-		}
-	}
-	return diags
 }

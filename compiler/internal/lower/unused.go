@@ -9,10 +9,10 @@ import (
 
 // What a platform key is for, and when the compiled run ignores it; each
 // such key set is said once, at the key (unusedGPU, unusedJobs,
-// unusedKueue, unusedObjects), and each param no step refers to
-// (paramRefs.unused). The steps are those compiled: --step's, for a pipeline
-// file. Keys every run uses, or that describe the cluster rather than
-// ask anything of it, are never said:
+// unusedKueue, unusedObjects), and each param no step refers to (the
+// param-values pass). The steps are those compiled: --step's, for a
+// pipeline file. Keys every run uses, or that describe the cluster
+// rather than ask anything of it, are never said:
 //   - namespace, serviceAccountName, image settings, securityContext,
 //     limitsEqualRequests, ttlSecondsAfterFinished, storage.mountPath,
 //     size, storageClassName, accessModes and workspace: every run;
@@ -23,8 +23,8 @@ import (
 //   - multiKueue and a workloadPriorityClass with no step queued at
 //     all: refused (kueue), not said.
 
-// unused says the settings of the platform, and the params, that no step
-// of the compiled run uses.
+// unused says the settings of the platform that no step of the compiled
+// run uses.
 func (lw *lowering) unused() {
 	if len(lw.spec.Steps) == 0 || lw.spec.Incomplete {
 		return
@@ -33,7 +33,6 @@ func (lw *lowering) unused() {
 	lw.unusedJobs()
 	lw.unusedKueue()
 	lw.unusedObjects()
-	lw.diags = append(lw.diags, lw.refs.unused(lw.spec.Params, len(lw.spec.Steps) < len(lw.spec.FileSteps))...)
 }
 
 // unusedGPU: the gpu: settings go to pods that ask for GPUs, its

@@ -31,6 +31,9 @@ var Table = []Pass{
 		Needs: "every step's resources final"},
 	{Name: "queued-claims", Run: QueuedClaims, After: []string{"claim-templates"},
 		Needs: "every step's queue set"},
+	{Name: "param-values", Run: ParamValues,
+		Needs: "every reference to a param read: each param's Named, Used and AtRunTime set; NeedValues set; " +
+			"FileSteps listed for a pipeline file"},
 }
 
 // Run runs every pass of Table on p, in order.

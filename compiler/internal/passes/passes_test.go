@@ -184,3 +184,74 @@ func TestQueuedClaims(t *testing.T) {
 		t.Errorf("outside a queue: %v", d)
 	}
 }
+
+// A param with no value is refused when every param needs one, but with
+// --step one the kept steps do not refer to; a param no step refers to is
+// warned of at its value or, without --step, at the param; the params
+// left to the engine are those a reference leaves to it, and, without
+// --step, those no step refers to.
+func TestParamValues(t *testing.T) {
+	at := diag.At(diag.Pos{File: "pipeline.yaml", Line: 2, Col: 3}).Field("params")
+	value := "v"
+	params := func() []ir.Param {
+		return []ir.Param{
+			{Name: "run", Loc: at.Field("run"), Named: true, Used: true, AtRunTime: true},
+			{Name: "job", Loc: at.Field("job"), Named: true, Used: true, Default: &value},
+			{Name: "both", Loc: at.Field("both"), Named: true, Used: true, AtRunTime: true, Default: &value},
+			{Name: "idle", Loc: at.Field("idle"), Named: true},
+			{Name: "given", Loc: at.Field("given"), Named: true, Default: &value,
+				Given: &ir.GivenValue{Value: "v", Loc: diag.At(diag.Pos{File: "values.yaml", Line: 1, Col: 1}).Field("given")}},
+			{Name: "1bad", Loc: at.Field("1bad")},
+		}
+	}
+	steps := []*ir.Step{{Name: "a"}}
+	for _, c := range []struct {
+		name       string
+		fileSteps  []string
+		needValues string
+		want       []string
+		kept       string
+	}{
+		{"every step", nil, "",
+			[]string{"given: given=v: no step of the run refers to ${params.given}, so the value reaches no step",
+				"params.idle: no step of the run refers to ${params.idle}, so the param reaches no step"},
+			"run both idle given 1bad"},
+		{"--step", []string{"a", "b"}, "",
+			[]string{"given: given=v: no step of the run refers to ${params.given}, so the value reaches no step " +
+				"(--step left out the others)"},
+			"run both"},
+		{"values needed", nil, "a Job has no run-time parameters",
+			[]string{"given: given=v: no step of the run refers to ${params.given}, so the value reaches no step",
+				"params.1bad: has no value, and a Job has no run-time parameters",
+				"params.idle: has no value, and a Job has no run-time parameters",
+				"params.idle: no step of the run refers to ${params.idle}, so the param reaches no step",
+				"params.run: has no value, and a Job has no run-time parameters"},
+			"run both idle given 1bad"},
+		{"values needed, --step", []string{"a", "b"}, "a Job has no run-time parameters",
+			[]string{"given: given=v: no step of the run refers to ${params.given}, so the value reaches no step " +
+				"(--step left out the others)",
+				"params.run: has no value, and a Job has no run-time parameters"},
+			"run both"},
+	} {
+		p := &ir.Pipeline{Steps: steps, FileSteps: c.fileSteps, NeedValues: c.needValues, Params: params()}
+		var got, kept []string
+		for _, d := range ParamValues(p) {
+			got = append(got, d.Field+": "+d.Message)
+		}
+		slices.Sort(got)
+		for _, pm := range p.Params {
+			kept = append(kept, pm.Name)
+		}
+		if diff := cmp.Diff(c.want, got); diff != "" {
+			t.Errorf("%s: diagnostics (-want +got):\n%s", c.name, diff)
+		}
+		if strings.Join(kept, " ") != c.kept {
+			t.Errorf("%s: params %v, want %s", c.name, kept, c.kept)
+		}
+	}
+	// A run of no step warns of nothing.
+	p := &ir.Pipeline{Params: params()}
+	if d := ParamValues(p); len(d) != 0 {
+		t.Errorf("no step: %v", d)
+	}
+}
