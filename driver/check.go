@@ -23,9 +23,7 @@ type target struct {
 // and as each kind that starts its runs on a schedule when p has one and
 // the values that kind needs, each checked by its engine's validator. It
 // returns what they found: their warnings, each at what it is about, and
-// their refusals, each naming its engine. An engine that
-// does not run pipelines of p's shape (the job engine runs one container
-// step with every param set) is left out.
+// their refusals, each naming its engine.
 func checkEngines(p *ir.Pipeline, backends []string) diag.Diagnostics {
 	var out diag.Diagnostics
 	for _, t := range checkTargets(p, backends) {
@@ -35,26 +33,30 @@ func checkEngines(p *ir.Pipeline, backends []string) diag.Diagnostics {
 				Engine: t.engine.Name(), Message: InternalError{Input: p.Source, Err: err}.Error()})
 			continue
 		}
-		out = append(out, res.Warnings...)
-		if !res.Inapplicable {
-			out = append(out, res.Refused...)
-		}
+		out = append(append(out, res.Warnings...), res.Refused...)
 	}
 	return out
 }
 
-// checkTargets are the engines and kinds Check emits p as.
+// checkTargets are the engines and kinds Check emits p as. A kind whose
+// engine does not accept p (it does not run pipelines of p's shape: the
+// job engine runs one container step with every param set) is left out.
 func checkTargets(p *ir.Pipeline, backends []string) []target {
 	var out []target
 	for _, e := range engines.All {
 		if len(backends) > 0 && !slices.Contains(backends, e.Name()) {
 			continue
 		}
-		out = append(out, target{engine: e})
-		for _, k := range e.Kinds()[1:] {
-			if needs := e.Needs(k); needs.Schedule && p.Schedule != nil && (needs.Values == "" || allParamsSet(p)) {
-				out = append(out, target{e, emit.Options{Kind: k}})
+		for i, k := range e.Kinds() {
+			scheduled := k.Schedule && p.Schedule != nil && (k.Values == "" || allParamsSet(p))
+			if (i > 0 && !scheduled) || len(e.Accepts(p, k.Name)) > 0 {
+				continue
 			}
+			t := target{engine: e}
+			if i > 0 {
+				t.opts.Kind = k.Name
+			}
+			out = append(out, t)
 		}
 	}
 	return out

@@ -80,8 +80,8 @@ func IR(req Request) (*ir.Pipeline, diag.Diagnostics, error) {
 
 // Emit builds p's objects with the request's backend. A spec the backend
 // cannot emit is the diag.Diagnostics error of its refusals (wrapped in a
-// shapeError when they are about the pipeline's shape); any other failure
-// of the backend is an InternalError.
+// shapeError when the backend does not accept p, a pipeline of a shape it
+// does not run); any other failure of the backend is an InternalError.
 func Emit(p *ir.Pipeline, req Request) (emit.Result, error) {
 	e, err := req.prepare()
 	if err != nil {
@@ -91,8 +91,11 @@ func Emit(p *ir.Pipeline, req Request) (emit.Result, error) {
 	switch {
 	case err != nil:
 		return res, InternalError{Input: Describe(req.Compiler), Err: err}
-	case res.Inapplicable:
-		return res, shapeError{res.Refused}
+	case len(res.Refused) == 0:
+		return res, nil
+	}
+	if shape := emit.Accepts(e, p, req.Emit.Kind); len(shape) > 0 {
+		return res, shapeError{refused: res.Refused, shape: shape}
 	}
 	return res, res.Err()
 }

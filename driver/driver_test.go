@@ -14,28 +14,29 @@ import (
 	"github.com/mlcube-compile/mlcube-compile/diag"
 )
 
-// fakeEngine returns res and err for every pipeline; its second kind,
-// if it has one, starts its runs on a schedule.
+// fakeEngine returns res and err for every pipeline, and accepts none
+// when it has shape; its kinds after the first, if it has more, start
+// their runs on a schedule.
 type fakeEngine struct {
 	name  string
 	res   emit.Result
 	err   error
 	kinds []string
+	shape diag.Diagnostics
 }
 
 func (f fakeEngine) Name() string { return f.name }
-func (f fakeEngine) Kinds() []string {
+func (f fakeEngine) Kinds() []emit.Kind {
 	if f.kinds == nil {
-		return []string{f.name}
+		return []emit.Kind{{Name: f.name}}
 	}
-	return f.kinds
-}
-func (f fakeEngine) Needs(kind string) emit.Needs {
-	if kind != "" && kind != f.Kinds()[0] {
-		return emit.Needs{Schedule: true, Values: "it runs by itself"}
+	out := []emit.Kind{{Name: f.kinds[0]}}
+	for _, k := range f.kinds[1:] {
+		out = append(out, emit.Kind{Name: k, Needs: emit.Needs{Schedule: true, Values: "it runs by itself"}})
 	}
-	return emit.Needs{}
+	return out
 }
+func (f fakeEngine) Accepts(*ir.Pipeline, string) diag.Diagnostics        { return f.shape }
 func (f fakeEngine) Emit(*ir.Pipeline, emit.Options) (emit.Result, error) { return f.res, f.err }
 
 // withEngines runs the test with extra engines registered.
@@ -55,7 +56,7 @@ func TestEmitMapsRefusals(t *testing.T) {
 	withEngines(t,
 		fakeEngine{name: "broken", err: errors.New("the validator says no")},
 		fakeEngine{name: "refusing", res: emit.Result{Refused: refused}},
-		fakeEngine{name: "shape", res: emit.Result{Refused: refused, Inapplicable: true}},
+		fakeEngine{name: "shape", res: emit.Result{Refused: refused}, shape: refused},
 	)
 	p := &ir.Pipeline{Source: "pipeline.yaml"}
 	_, err := Emit(p, Request{Backend: "broken"})

@@ -43,7 +43,7 @@ func Each(req Request) ([]Named, diag.Diagnostics, error) {
 		switch {
 		case errors.As(err, &shape):
 			first = cmp.Or(first, err)
-			for _, d := range shape.refused {
+			for _, d := range shape.shape {
 				skipped = append(skipped,
 					diag.Diagnostic{Pos: d.Pos, Flag: d.Flag, Field: d.Field, Severity: diag.Warning, Code: diag.BackendLeftOut,
 						Engine: name, Message: "not emitted: " + d.Message})

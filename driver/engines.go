@@ -49,8 +49,8 @@ func engine(name string) (emit.Engine, bool) { return engines.Find(name) }
 func Kinds() string {
 	var out []string
 	for _, e := range engines.All {
-		if len(e.Kinds()) > 1 {
-			out = append(out, e.Name()+": "+strings.Join(e.Kinds(), ", "))
+		if kinds := emit.KindNames(e); len(kinds) > 1 {
+			out = append(out, e.Name()+": "+strings.Join(kinds, ", "))
 		}
 	}
 	return strings.Join(out, "; ")
@@ -61,11 +61,11 @@ func Kinds() string {
 func KindNames(backend string) []string {
 	var out []string
 	if e, ok := engine(backend); ok {
-		return e.Kinds()
+		return emit.KindNames(e)
 	}
 	for _, e := range engines.All {
-		if len(e.Kinds()) > 1 {
-			out = append(out, e.Kinds()...)
+		if kinds := emit.KindNames(e); len(kinds) > 1 {
+			out = append(out, kinds...)
 		}
 	}
 	return out
@@ -104,7 +104,7 @@ func (r *Request) prepare() (emit.Engine, error) {
 		return nil, UsageError{fmt.Errorf("unknown backend %q (backends: %s)%s", r.Backend, strings.Join(names, ", "),
 			diag.Suggest(r.Backend, names))}
 	}
-	kinds := e.Kinds()
+	kinds := emit.KindNames(e)
 	switch {
 	case r.Emit.Kind != "" && len(kinds) == 1:
 		return nil, UsageError{fmt.Errorf("--kind is for %s; %s emits one kind", multiKindBackends(), r.Backend)}
@@ -117,7 +117,7 @@ func (r *Request) prepare() (emit.Engine, error) {
 			return nil, UsageError{fmt.Errorf("--namespace %w", err)}
 		}
 	}
-	needs := e.Needs(r.Emit.Kind)
+	needs := kindOf(e, r.Emit.Kind).Needs
 	s := r.Compiler.Schedule
 	if !needs.Schedule && (len(s.Cron) > 0 || s.Timezone != "" || s.ConcurrencyPolicy != "") {
 		return nil, UsageError{fmt.Errorf("--schedule, --timezone and --concurrency-policy go with %s", scheduledKinds())}
@@ -130,7 +130,15 @@ func (r *Request) prepare() (emit.Engine, error) {
 // a schedule.
 func (r *Request) scheduled() bool {
 	e, ok := engine(r.Backend)
-	return ok && e.Needs(r.Emit.Kind).Schedule
+	return ok && kindOf(e, r.Emit.Kind).Schedule
+}
+
+// kindOf is e's kind of that name, its default for "": the zero Kind,
+// which needs nothing, when e emits none of that name (prepare refuses
+// such a request).
+func kindOf(e emit.Engine, name string) emit.Kind {
+	k, _ := emit.KindOf(e, name)
+	return k
 }
 
 // scheduledKinds names the kinds that start their runs on a schedule, as
@@ -139,8 +147,8 @@ func scheduledKinds() string {
 	var out []string
 	for _, e := range engines.All {
 		for _, k := range e.Kinds() {
-			if e.Needs(k).Schedule {
-				out = append(out, "--backend "+e.Name()+" --kind "+k)
+			if k.Schedule {
+				out = append(out, "--backend "+e.Name()+" --kind "+k.Name)
 			}
 		}
 	}
@@ -161,7 +169,7 @@ func multiKindBackends() string {
 // kindOwner says which other backend emits kind, if one does.
 func kindOwner(kind string) string {
 	for _, e := range engines.All {
-		if len(e.Kinds()) > 1 && slices.Contains(e.Kinds(), kind) {
+		if kinds := emit.KindNames(e); len(kinds) > 1 && slices.Contains(kinds, kind) {
 			return fmt.Sprintf("; %s is for --backend %s", kind, e.Name())
 		}
 	}

@@ -16,11 +16,12 @@ func (e UsageError) Error() string { return e.Err.Error() }
 func (e UsageError) Unwrap() error { return e.Err }
 
 // shapeError is a backend's refusal of a pipeline of a shape it does not
-// run (emit.Result.Inapplicable: the job engine runs one container step
+// run (its Accepts refuses it: the job engine runs one container step
 // with every param set), not a mistake in the spec: --backend all leaves
-// that backend out with a warning. It unwraps to the refusals'
-// diag.Diagnostics, which a compile for that backend alone reports.
-type shapeError struct{ refused diag.Diagnostics }
+// that backend out with a warning that says shape. It unwraps to the
+// refusals' diag.Diagnostics, which a compile for that backend alone
+// reports: shape's, unless the backend found another fault first.
+type shapeError struct{ refused, shape diag.Diagnostics }
 
 func (e shapeError) Error() string { return e.refused.Error() }
 func (e shapeError) Unwrap() error { return e.refused }

@@ -7,6 +7,7 @@ import (
 	"github.com/mlcube-compile/mlcube-compile/backends/internal/distributed"
 	"github.com/mlcube-compile/mlcube-compile/backends/internal/kube"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+	"github.com/mlcube-compile/mlcube-compile/diag"
 )
 
 // Engine emits Argo Workflows, WorkflowTemplates and CronWorkflows.
@@ -15,23 +16,22 @@ type Engine struct{}
 // Name is the --backend value.
 func (Engine) Name() string { return "argo" }
 
-// Kinds are the --kind values, the default first.
-func (Engine) Kinds() []string {
-	out := make([]string, len(Kinds))
+// Kinds are the --kind values, the default first. A CronWorkflow starts
+// its runs itself, on the pipeline's schedule, with no one to pass their
+// params.
+func (Engine) Kinds() []emit.Kind {
+	out := make([]emit.Kind, len(Kinds))
 	for i, k := range Kinds {
-		out[i] = string(k)
+		out[i] = emit.Kind{Name: string(k)}
+		if k == KindCronWorkflow {
+			out[i].Needs = emit.Needs{Values: "a CronWorkflow starts its runs itself, with no one to pass -p", Schedule: true}
+		}
 	}
 	return out
 }
 
-// Needs: a CronWorkflow starts its runs itself, on the pipeline's
-// schedule, with no one to pass their params.
-func (Engine) Needs(kind string) emit.Needs {
-	if Kind(kind) == KindCronWorkflow {
-		return emit.Needs{Values: "a CronWorkflow starts its runs itself, with no one to pass -p", Schedule: true}
-	}
-	return emit.Needs{}
-}
+// Accepts every pipeline: Argo runs every shape the compiler makes.
+func (Engine) Accepts(*ir.Pipeline, string) diag.Diagnostics { return nil }
 
 // validatorMu serialises Argo's validator: it counts placeholders in a
 // package variable without a lock (workflow/common/placeholder.go in

@@ -16,15 +16,54 @@ type Engine interface {
 	// Name is the --backend value that selects the engine.
 	Name() string
 	// Kinds are the kinds of run object the engine can emit, the default
-	// first; --kind picks one.
-	Kinds() []string
-	// Needs says what emitting kind ("" for the default) asks of the
-	// compiler and of the command line.
-	Needs(kind string) Needs
+	// first, each with what emitting it asks for; --kind picks one by its
+	// name.
+	Kinds() []Kind
+	// Accepts says whether the engine runs pipelines of p's shape as kind
+	// ("" for the default): nil when it does, else why not, as refusals
+	// at what the spec or flag wrote (RefuseShape). It emits nothing and
+	// changes nothing: lint and --backend all leave out an engine that
+	// does not accept a pipeline, rather than report it.
+	Accepts(p *ir.Pipeline, kind string) diag.Diagnostics
 	// Emit builds the objects for p. The spec's faults that keep the
 	// engine from emitting it are the result's Refused, each at what the
-	// spec (or the flag) wrote; an error is a bug in mlcube-compile.
+	// spec (or the flag) wrote; an error is a bug in mlcube-compile. It
+	// refuses every pipeline Accepts refuses, with Accepts' refusals
+	// unless it finds another fault first.
 	Emit(p *ir.Pipeline, opts Options) (Result, error)
+}
+
+// Kind is one kind of run object an engine emits.
+type Kind struct {
+	// Name is the --kind value.
+	Name string
+	// Needs is what emitting the kind asks of the compiler and of the
+	// command line.
+	Needs
+}
+
+// KindNames are the names of e's kinds, the default first.
+func KindNames(e Engine) []string {
+	kinds := e.Kinds()
+	names := make([]string, len(kinds))
+	for i, k := range kinds {
+		names[i] = k.Name
+	}
+	return names
+}
+
+// KindOf is e's kind of that name, its default for ""; false when e
+// emits no kind of that name.
+func KindOf(e Engine, name string) (Kind, bool) {
+	kinds := e.Kinds()
+	if name == "" && len(kinds) > 0 {
+		return kinds[0], true
+	}
+	i := slices.IndexFunc(kinds, func(k Kind) bool { return k.Name == name })
+	if i < 0 {
+		return Kind{}, false
+	}
+	return kinds[i], true
 }
 
 // Needs is what one kind of an engine's output asks for.
@@ -73,11 +112,6 @@ type Result struct {
 	// Refused are the errors that keep the engine from emitting the spec,
 	// each at what the spec or a flag wrote.
 	Refused diag.Diagnostics
-	// Inapplicable says the refusals are about the pipeline's shape, not
-	// a mistake in it: the engine does not run pipelines like this one
-	// (the job engine runs one container step with every param set), so
-	// lint leaves the engine out rather than report them.
-	Inapplicable bool
 }
 
 // Objects are the result's objects in the order they are applied: the
@@ -111,6 +145,12 @@ func Emit(e Engine, p *ir.Pipeline, opts Options) (Result, error) {
 	return res, err
 }
 
+// Accepts is e's Accepts, with e named as the engine of every refusal,
+// as Emit names it.
+func Accepts(e Engine, p *ir.Pipeline, kind string) diag.Diagnostics {
+	return named(e, e.Accepts(p, kind))
+}
+
 // named is a copy of ds, each naming e as its engine.
 func named(e Engine, ds diag.Diagnostics) diag.Diagnostics {
 	if ds == nil {
@@ -130,13 +170,12 @@ func Refuse(code diag.Code, at diag.Loc, format string, args ...any) error {
 	return diag.Diagnostics{diag.Errorf(code, at, format, args...)}
 }
 
-// inapplicable is a refusal about the pipeline's shape (Result.Inapplicable).
-type inapplicable struct{ diag.Diagnostics }
-
-// RefuseShape is Refuse for a pipeline of a shape the engine does not run
-// at all, such as several steps for the job engine: an EngineCannotRun.
-func RefuseShape(at diag.Loc, format string, args ...any) error {
-	return inapplicable{diag.Diagnostics{diag.Errorf(diag.EngineCannotRun, at, format, args...)}}
+// RefuseShape is the refusal of a pipeline of a shape the engine does not
+// run at all, such as several steps for the job engine: an
+// EngineCannotRun, at what the spec or flag at wrote. Accepts returns it,
+// and Emit when it finds it.
+func RefuseShape(at diag.Loc, format string, args ...any) diag.Diagnostics {
+	return diag.Diagnostics{diag.Errorf(diag.EngineCannotRun, at, format, args...)}
 }
 
 // Settle is what an engine's Emit returns: res when err is nil, else
@@ -148,12 +187,8 @@ func Settle(res Result, err error) (Result, error) {
 	if err == nil {
 		return res, nil
 	}
-	var shape inapplicable
 	var refused diag.Diagnostics
-	switch {
-	case errors.As(err, &shape):
-		return Result{Refused: shape.Diagnostics, Inapplicable: true}, nil
-	case errors.As(err, &refused):
+	if errors.As(err, &refused) {
 		return Result{Refused: refused}, nil
 	}
 	return Result{}, err

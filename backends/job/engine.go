@@ -13,20 +13,33 @@ type Engine struct{}
 // Name is the --backend value.
 func (Engine) Name() string { return "job" }
 
-// Kinds are the kinds of run object the job engine emits.
-func (Engine) Kinds() []string { return []string{"job"} }
+// Kinds are the kinds of run object the job engine emits: a Job runs
+// once, with what it was compiled with.
+func (Engine) Kinds() []emit.Kind {
+	return []emit.Kind{{Name: "job", Needs: emit.Needs{Values: "a Job has no run-time parameters"}}}
+}
 
-// Needs: a Job runs once, with what it was compiled with.
-func (Engine) Needs(string) emit.Needs {
-	return emit.Needs{Values: "a Job has no run-time parameters"}
+// Accepts a pipeline of one step that runs in one container, with a
+// default for every param it uses, and a bucket of its own if it needs
+// one (kube.StoreShape): a Job runs one pod, once.
+func (Engine) Accepts(p *ir.Pipeline, _ string) diag.Diagnostics {
+	if refused := oneStep(p); len(refused) > 0 {
+		return refused
+	}
+	if refused := paramsSet(p, p.Steps[0]); len(refused) > 0 {
+		return refused
+	}
+	return kube.StoreShape(p, "a Job")
 }
 
 // Emit builds the Job, the ConfigMap it reads and the
 // ResourceClaimTemplate its pod claims GPUs from. A Job calls no
 // Kubernetes API, so asking for RBAC adds nothing but a warning. A
-// pipeline of several steps, or of a distributed one, is refused as a
-// shape the job engine does not run.
-func (Engine) Emit(p *ir.Pipeline, opts emit.Options) (emit.Result, error) {
+// pipeline Accepts refuses is refused with its refusals.
+func (e Engine) Emit(p *ir.Pipeline, opts emit.Options) (emit.Result, error) {
+	if refused := e.Accepts(p, opts.Kind); len(refused) > 0 {
+		return emit.Result{Refused: refused}, nil
+	}
 	run, warnings, err := compile(p)
 	if err != nil {
 		return emit.Settle(emit.Result{}, err)

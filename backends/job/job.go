@@ -23,16 +23,10 @@ const (
 	defaultBackoffLimit = 4
 )
 
-// compile builds the Job for the one step of p and checks it.
+// compile builds the Job for the one step of p, a pipeline the engine
+// accepts, and checks it.
 func compile(p *ir.Pipeline) (*batchv1.Job, diag.Diagnostics, error) {
-	s, err := oneStep(p)
-	if err != nil {
-		return nil, nil, err
-	}
-	defaults, err := paramDefaults(p, s)
-	if err != nil {
-		return nil, nil, err
-	}
+	s, defaults := p.Steps[0], paramDefaults(p)
 	ref := func(param string) string { return ir.KubeLiteral(defaults[param]) }
 	backoff := int32(defaultBackoffLimit)
 	if s.Retry != nil {
@@ -114,12 +108,12 @@ func container(p *ir.Pipeline, s *ir.Step, ref func(param string) string) corev1
 	return c
 }
 
-// oneStep is the step a Job runs: the only one of p, in one container.
-// Its refusals name --step for a pipeline file's steps (p.FileSteps),
-// --task for a cube's tasks.
-func oneStep(p *ir.Pipeline) (*ir.Step, error) {
+// oneStep refuses p unless it has one step, which runs in one container:
+// the step a Job runs. Its refusals name --step for a pipeline file's
+// steps (p.FileSteps), --task for a cube's tasks.
+func oneStep(p *ir.Pipeline) diag.Diagnostics {
 	if len(p.Steps) != 1 {
-		return nil, tooManySteps(p)
+		return tooManySteps(p)
 	}
 	s := p.Steps[0]
 	if s.Kind != ir.Container {
@@ -136,18 +130,18 @@ func oneStep(p *ir.Pipeline) (*ir.Step, error) {
 			more = fmt.Sprintf("; --step NAME compiles each of the pipeline's other steps (%s) as a Job",
 				strings.Join(others, ", "))
 		}
-		return nil, emit.RefuseShape(backendFlag(p),
+		return emit.RefuseShape(backendFlag(p),
 			"a Job runs one task in one container, and step %s runs as %s, which an engine must create and wait for; use "+
 				"--backend argo or --backend tekton%s", s.Name, kind, more)
 	}
-	return s, nil
+	return nil
 }
 
 // tooManySteps refuses p's steps, more than one: a pipeline file's by
 // their names, in its order, to compile one at a time with --step; a cube's by its
 // tasks, as --task takes them (the cube's sanity_check, not the step
 // sanity-check), each once.
-func tooManySteps(p *ir.Pipeline) error {
+func tooManySteps(p *ir.Pipeline) diag.Diagnostics {
 	var names []string
 	if p.FileSteps != nil {
 		for _, name := range p.FileSteps {
@@ -198,25 +192,31 @@ func warnings(p *ir.Pipeline) diag.Diagnostics {
 	return out
 }
 
-// paramDefaults gives the value of each parameter the step uses. A Job has
-// no run-time parameters, so each must have a default.
-func paramDefaults(p *ir.Pipeline, s *ir.Step) (map[string]string, error) {
+// paramsSet refuses a parameter that step s uses with no default: a Job
+// has no run-time parameters.
+func paramsSet(p *ir.Pipeline, s *ir.Step) diag.Diagnostics {
+	defaults := paramDefaults(p)
+	for _, t := range stepTexts(s) {
+		for _, piece := range t {
+			if _, ok := defaults[piece.Param]; piece.Param != "" && !ok {
+				return emit.RefuseShape(p.Spec.Field("params").Field(piece.Param),
+					"a Job has no run-time parameters, so the job backend needs a default for every parameter a step uses; give it "+
+						"one, or use --backend argo or tekton")
+			}
+		}
+	}
+	return nil
+}
+
+// paramDefaults gives the value of each parameter that has a default.
+func paramDefaults(p *ir.Pipeline) map[string]string {
 	out := map[string]string{}
 	for _, pp := range p.Params {
 		if pp.Default != nil {
 			out[pp.Name] = *pp.Default
 		}
 	}
-	for _, t := range stepTexts(s) {
-		for _, piece := range t {
-			if _, ok := out[piece.Param]; piece.Param != "" && !ok {
-				return nil, emit.RefuseShape(p.Spec.Field("params").Field(piece.Param),
-					"a Job has no run-time parameters, so the job backend needs a default for every parameter a step uses; give it "+
-						"one, or use --backend argo or tekton")
-			}
-		}
-	}
-	return out, nil
+	return out
 }
 
 func stepTexts(s *ir.Step) []ir.Text {

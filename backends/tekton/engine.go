@@ -26,11 +26,13 @@ type Engine struct{}
 // Name is the --backend value.
 func (Engine) Name() string { return "tekton" }
 
-// Kinds are the --kind values, the default first.
-func (Engine) Kinds() []string { return []string{KindPipelineRun, KindPipeline} }
+// Kinds are the --kind values, the default first; both take their params
+// when a run starts.
+func (Engine) Kinds() []emit.Kind { return []emit.Kind{{Name: KindPipelineRun}, {Name: KindPipeline}} }
 
-// Needs: both kinds take their params when a run starts.
-func (Engine) Needs(string) emit.Needs { return emit.Needs{} }
+// Accepts a pipeline unless it moves data with only Argo's artifact
+// repository to keep it in: Tekton's rclone needs the bucket itself.
+func (Engine) Accepts(p *ir.Pipeline, _ string) diag.Diagnostics { return kube.StoreShape(p, "Tekton") }
 
 // Emit builds the PipelineRun, or the Pipeline of opts.Kind, the ConfigMap
 // its tasks read, and its RBAC when asked.

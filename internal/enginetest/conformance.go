@@ -2,6 +2,7 @@ package enginetest
 
 import (
 	"bytes"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -22,8 +23,11 @@ type Suite struct {
 
 // Conformance runs the tests every engine must pass, on every example's
 // IR, as the command runs the engine (emit.Emit):
-//   - the contract: a name, kinds (the default first, none twice), and what
-//     each kind needs;
+//   - the contract: a name, and kinds (the default first, none twice), each
+//     with what it needs;
+//   - shape: Accepts emits nothing, changes nothing and says the same twice;
+//     its refusals are coded errors at a file, and Emit refuses what it
+//     refuses;
 //   - goldens: the default kind's objects equal the example's golden file
 //     (an example of a shape the engine does not run has none);
 //   - determinism: two emits of one pipeline give the same bytes, every kind;
@@ -44,30 +48,56 @@ func Conformance(t *testing.T, e emit.Engine, s Suite) {
 	for name, p := range Pipelines(t) {
 		t.Run(name, func(t *testing.T) {
 			for _, kind := range e.Kinds() {
-				if needs := e.Needs(kind); needs.Schedule && p.Schedule == nil {
+				if kind.Schedule && p.Schedule == nil {
 					continue
 				}
-				checkEmit(t, e, p, emit.Options{Kind: kind})
+				checkAccepts(t, e, p, kind.Name)
+				checkEmit(t, e, p, emit.Options{Kind: kind.Name})
 			}
 			checkRBAC(t, e, p)
 		})
 	}
 }
 
-// checkContract: a name, kinds, and what each needs, asked of every kind.
+// checkContract: a name, and kinds, each a --kind value, none twice.
 func checkContract(t *testing.T, e emit.Engine) {
-	if e.Name() == "" || e.Name() != strings.ToLower(e.Name()) || strings.ContainsAny(e.Name(), " :,") {
+	if !flagValue(e.Name()) {
 		t.Errorf("the engine's name %q is no --backend value: lower case, one word", e.Name())
 	}
-	kinds := e.Kinds()
+	kinds := emit.KindNames(e)
 	if len(kinds) == 0 {
 		t.Fatal("the engine has no kinds")
 	}
 	for i, k := range kinds {
-		if k == "" || slices.Contains(kinds[:i], k) {
-			t.Errorf("kind %q is empty or named twice in %v", k, kinds)
+		if !flagValue(k) || slices.Contains(kinds[:i], k) {
+			t.Errorf("kind %q is no --kind value (lower case, one word), or named twice in %v", k, kinds)
 		}
-		_ = e.Needs(k)
+	}
+}
+
+// flagValue reports whether s is a value of --backend or --kind: lower
+// case, one word.
+func flagValue(s string) bool {
+	return s != "" && s == strings.ToLower(s) && !strings.ContainsAny(s, " :,")
+}
+
+// checkAccepts asks e twice whether it runs p as kind: the same answer,
+// p unchanged; a refusal is a coded error at a file, and Emit refuses p.
+func checkAccepts(t *testing.T, e emit.Engine, p *ir.Pipeline, kind string) {
+	before := Tree(t, p)
+	shape := emit.Accepts(e, p, kind)
+	if again := emit.Accepts(e, p, kind); !reflect.DeepEqual(shape, again) {
+		t.Errorf("kind %q: Accepts says %v, then %v", kind, shape, again)
+	}
+	if !reflect.DeepEqual(before, Tree(t, p)) {
+		t.Errorf("kind %q: Accepts changed the pipeline", kind)
+	}
+	checkDiagnostics(t, e, shape, true)
+	if len(shape) == 0 {
+		return
+	}
+	if res, err := emit.Emit(e, p, emit.Options{Kind: kind}); err != nil || len(res.Refused) == 0 {
+		t.Errorf("kind %q: Accepts refuses the pipeline (%v), and Emit does not: %v", kind, shape, err)
 	}
 }
 

@@ -24,18 +24,27 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 // conformance suite as the real engines, its goldens in this package.
 type pod struct{}
 
-func (pod) Name() string            { return "pod" }
-func (pod) Kinds() []string         { return []string{"pod"} }
-func (pod) Needs(string) emit.Needs { return emit.Needs{Values: "a Pod has no run-time parameters"} }
-func (pod) Emit(p *ir.Pipeline, opts emit.Options) (emit.Result, error) {
+func (pod) Name() string { return "pod" }
+func (pod) Kinds() []emit.Kind {
+	return []emit.Kind{{Name: "pod", Needs: emit.Needs{Values: "a Pod has no run-time parameters"}}}
+}
+
+func (pod) Accepts(p *ir.Pipeline, _ string) diag.Diagnostics {
+	if len(p.Steps) != 1 || p.Steps[0].Kind != ir.Container {
+		return emit.RefuseShape(p.Spec.Field("steps"),
+			"a Pod runs one container step, and %d steps would run here; use --backend argo or tekton", len(p.Steps))
+	}
+	return nil
+}
+
+func (e pod) Emit(p *ir.Pipeline, opts emit.Options) (emit.Result, error) {
+	if refused := e.Accepts(p, opts.Kind); len(refused) > 0 {
+		return emit.Result{Refused: refused}, nil
+	}
 	return emit.Settle(emitPod(p, opts))
 }
 
 func emitPod(p *ir.Pipeline, opts emit.Options) (emit.Result, error) {
-	if len(p.Steps) != 1 || p.Steps[0].Kind != ir.Container {
-		return emit.Result{}, emit.RefuseShape(p.Spec.Field("steps"),
-			"a Pod runs one container step, and %d steps would run here; use --backend argo or tekton", len(p.Steps))
-	}
 	s := p.Steps[0]
 	run := &corev1.Pod{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},

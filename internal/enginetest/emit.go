@@ -48,6 +48,10 @@ type Emitted struct {
 	// Diags are the compiler's errors and warnings, then the engine's
 	// warnings and refusals: what the command prints on stderr.
 	Diags diag.Diagnostics
+	// Shape are the engine's refusals of the pipeline's shape (its
+	// Accepts, asked for the kind emitted): --backend all and lint leave
+	// the engine out rather than report them.
+	Shape diag.Diagnostics
 }
 
 // Emit emits p, which the compiler made with diags, with e and opts, as
@@ -63,7 +67,7 @@ func Emit(t testing.TB, e emit.Engine, p *ir.Pipeline, diags diag.Diagnostics, o
 	if err != nil {
 		t.Fatalf("%s: %v", e.Name(), err)
 	}
-	out.Result = res
+	out.Result, out.Shape = res, emit.Accepts(e, p, opts.Kind)
 	out.Diags = append(append(out.Diags, res.Warnings...), res.Refused...)
 	return out
 }

@@ -39,8 +39,8 @@ func Pipelines(t *testing.T) map[string]*ir.Pipeline {
 // compares the YAML with the one golden file of that example for e,
 // testdata/golden/<engine>/<example>.yaml at the repository's root (which
 // the command's golden test compares its output with too), rewritten
-// when update is set. An example e refuses (a pipeline of a shape it does
-// not run: the job engine runs one task) has no golden file.
+// when update is set. An example e does not accept (a pipeline of a shape
+// it does not run: the job engine runs one task) has no golden file.
 func Golden(t *testing.T, e emit.Engine, update bool) {
 	compareAll(t, e, emit.Options{}, filepath.Join(Root(t), "testdata", "golden", e.Name()), update)
 }
@@ -61,9 +61,12 @@ func compareAll(t *testing.T, e emit.Engine, opts emit.Options, dir string, upda
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.Inapplicable {
+			if shape := e.Accepts(p, opts.Kind); len(shape) > 0 {
 				if _, err := os.Stat(file); err == nil {
-					t.Errorf("%s refuses %s (%v), but %s exists", e.Name(), name, res.Refused, file)
+					t.Errorf("%s refuses %s (%v), but %s exists", e.Name(), name, shape, file)
+				}
+				if len(res.Refused) == 0 {
+					t.Errorf("%s does not accept %s (%v), yet emits it", e.Name(), name, shape)
 				}
 				return
 			}

@@ -28,7 +28,11 @@ func Build(t testing.TB, e emit.Engine, opts compiler.Options, eo emit.Options) 
 		t.Fatal("no such engine")
 	}
 	opts = compiler.Pair(opts).Options
-	opts.NeedValues = e.Needs(eo.Kind).Values
+	kind, ok := emit.KindOf(e, eo.Kind)
+	if !ok {
+		t.Fatalf("%s emits no kind %q", e.Name(), eo.Kind)
+	}
+	opts.NeedValues = kind.Values
 	p, diags := compiler.Compile(opts)
 	out := enginetest.Emit(t, e, p, diags, eo)
 	if e.Name() == "argo" && !out.Failed() {

@@ -205,9 +205,8 @@ func Uploaded(p *ir.Pipeline, o ir.Output) ir.Upload {
 // with the Mover's containers, when a step moves data and the platform
 // does not say how: with no object store (an http input needs none on
 // Argo), there is no tool image; with only Argo's artifact repository,
-// rclone has no bucket, a platform for Argo alone, so that refusal is of
-// p's shape (emit.RefuseShape). who names the engine in its message, as
-// "Tekton".
+// rclone has no bucket, which StoreShape says. who names the engine in
+// its message, as "Tekton".
 func RefuseStore(p *ir.Pipeline, who string) error {
 	for _, s := range p.Steps {
 		if len(s.Fetches) == 0 && len(s.Uploads) == 0 {
@@ -218,7 +217,25 @@ func RefuseStore(p *ir.Pipeline, who string) error {
 				"step %s moves data, which %s does in a tool image that the platform's objectStore names; add objectStore (its "+
 					"toolImage alone, or s3 with the bucket's endpoint and Secret keys), or use --backend argo", s.Name, who)
 		}
-		if why := NeedsBucket(s); why != "" && p.ObjectStore.S3 == nil {
+	}
+	if refused := StoreShape(p, who); len(refused) > 0 {
+		return refused
+	}
+	return nil
+}
+
+// StoreShape refuses p, on an engine that moves data with the Mover's
+// containers, when a step needs the bucket itself and the platform's
+// object store, which names a tool image, is only Argo's artifact
+// repository: a platform for Argo alone, so a pipeline of a shape the
+// engine does not run (emit.RefuseShape). With no tool image the refusal
+// is RefuseStore's, a mistake in the platform.
+func StoreShape(p *ir.Pipeline, who string) diag.Diagnostics {
+	if p.ObjectStore == nil || p.ObjectStore.ToolImage == "" || p.ObjectStore.S3 != nil {
+		return nil
+	}
+	for _, s := range p.Steps {
+		if why := NeedsBucket(s); why != "" {
 			return emit.RefuseShape(p.Platform.Field("objectStore"),
 				"step %s %s, and %s has no artifact repository of its own: it fetches and uploads with rclone, which needs the "+
 					"bucket itself; name it in objectStore.s3 (its endpoint, bucket and Secret keys) in place of Argo's artifact "+
