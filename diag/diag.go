@@ -19,7 +19,8 @@ const (
 )
 
 // Pos is a place in a spec file. Line and Col are 1-based; zero means the
-// place is the file as a whole.
+// place is the file as a whole. Col counts characters (Unicode code
+// points, a tab one), as the YAML parser counts them, not bytes.
 type Pos struct {
 	File      string
 	Line, Col int
