@@ -78,3 +78,28 @@ func TestFormatDetailEngine(t *testing.T) {
 		t.Errorf("json: %s", raw)
 	}
 }
+
+// github gives one workflow command a problem, whatever it holds: its
+// fixes' advice, its detail and its related places are in its message,
+// lines apart (%0A), never annotations of their own; a note is a notice.
+func TestFormatGitHubOneAnnotation(t *testing.T) {
+	at := At(Pos{File: "p.yaml", Line: 3, Col: 5}).Field("steps").Field("train").Field("after").Index(0)
+	d := Warnf(DisableUnused, at, "%s", "100% of it: a::b").
+		WithFix("did you mean \"prep\"?", Edit{Pos: Pos{File: "p.yaml", Line: 3, Col: 5}, Old: "prepp", New: "prep"}).
+		WithFix("or drop it").
+		WithDetail("first line\nsecond line\r").
+		WithRelated(Pos{File: "p.yaml", Line: 1, Col: 1}, "declared here").
+		WithRelated(Pos{File: "q.yaml", Line: 2, Col: 3}, "and here")
+	note := Notef(PlatformRead, At(Pos{File: "platform.yaml"}), "read")
+	got, err := Format("github", Diagnostics{d, note}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "::warning file=p.yaml,line=3,col=5,title=steps.train.after[0]::steps.train.after[0]: 100%25 of it: " +
+		"a::b; did you mean \"prep\"?; or drop it [MLC107]%0Afirst line%0Asecond line%0D%0A" +
+		"p.yaml:1:1: note: steps.train.after[0]: declared here%0Aq.yaml:2:3: note: steps.train.after[0]: and here\n" +
+		"::notice file=platform.yaml::read [MLC710]\n"
+	if string(got) != want {
+		t.Errorf("github:\n%s\nwant:\n%s", got, want)
+	}
+}
