@@ -64,7 +64,7 @@ func TestMedperfStyleEdges(t *testing.T) {
 	t.Run("job refuses three cubes", func(t *testing.T) {
 		dir := filepath.Join(repoRoot, "examples", "medperf-style")
 		_, stderr, code := compileArgs(t, append([]string{"mlcube-compile", "--backend", "job"}, exampleArgs(dir)...)...)
-		if code != exitBadSpec || !notForBackend(stderr) {
+		if code != exitBadSpec || notForBackend(t, "job", "", manifestcheck.Specs(dir)) == nil {
 			t.Fatalf("exit %d: %s", code, stderr)
 		}
 	})

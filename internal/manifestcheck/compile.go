@@ -59,3 +59,25 @@ func Example(t testing.TB, backend, name string) enginetest.Emitted {
 	t.Helper()
 	return BuildFor(t, backend, Specs(enginetest.Example(t, name)), emit.Options{}).Must(t)
 }
+
+// Accepts compiles opts as lint does, the pipeline as written (no param
+// needs a value now; compiler.Pair fills in the files opts leave out),
+// and asks the engine whose --backend value is backend whether it runs
+// pipelines of that shape as kind ("" for its default): nil when it
+// does, else its refusals (emit.Accepts), each naming the engine. Specs
+// with errors fail t.
+func Accepts(t testing.TB, backend string, opts compiler.Options, kind string) error {
+	t.Helper()
+	e, ok := engines.Find(backend)
+	if !ok {
+		t.Fatalf("no engine %s", backend)
+	}
+	p, diags := compiler.Compile(compiler.Pair(opts).Options)
+	if diags.HasErrors() {
+		t.Fatalf("the specs do not compile: %v", diags.Errors())
+	}
+	if shape := emit.Accepts(e, p, kind); len(shape) > 0 {
+		return shape
+	}
+	return nil
+}
