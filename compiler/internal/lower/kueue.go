@@ -3,6 +3,7 @@ package lower
 import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	"github.com/mlcube-compile/mlcube-compile/compiler/internal/spec"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
 	"github.com/mlcube-compile/mlcube-compile/diag"
 )
@@ -34,7 +35,7 @@ func (sl *stepLowering) queue(s *ir.Step) {
 	pr := sl.plat.PrioritiesOf(st)
 	s.PriorityClassName = pr.PriorityClassName
 	queue := sl.plat.QueueOf(st)
-	sl.queued = sl.queued || queue != ""
+	sl.use.queued = sl.use.queued || queue != ""
 	switch {
 	case queue == "" && st.WorkloadPriorityClass != "":
 		sl.diags = append(sl.diags, diag.Errorf(diag.BadQueue, st.Loc.Field("workloadPriorityClass"),
@@ -68,22 +69,25 @@ func (lw *lowering) managedBy(s *ir.Step) string {
 }
 
 // kueue checks the platform's queue and priorities, once the steps are
-// lowered: a platform with a queue may serve pipelines whose steps all
-// leave it, but a WorkloadPriorityClass with no queued step is refused.
-func (lw *lowering) kueue() {
-	lw.diags = append(lw.diags, labelLength(lw.plat.Queue, lw.plat.Loc.Field("queue"), queueLabel)...)
-	lw.diags = append(lw.diags,
-		labelLength(lw.plat.WorkloadPriorityClass, lw.plat.Loc.Field("workloadPriorityClass"), priorityLabel)...)
-	if lw.plat.MultiKueue && !lw.queued && len(lw.spec.Steps) > 0 {
-		lw.diags = append(lw.diags, diag.Errorf(diag.BadQueue, lw.plat.Loc.Field("multiKueue"),
+// lowered (some of which, queued says, run in a queue; none when there
+// are no steps): a platform with a queue may serve pipelines whose steps
+// all leave it, but a WorkloadPriorityClass with no queued step is
+// refused.
+func kueue(plat *spec.Platform, queued, steps bool) diag.Diagnostics {
+	diags := labelLength(plat.Queue, plat.Loc.Field("queue"), queueLabel)
+	diags = append(diags,
+		labelLength(plat.WorkloadPriorityClass, plat.Loc.Field("workloadPriorityClass"), priorityLabel)...)
+	if plat.MultiKueue && !queued && steps {
+		diags = append(diags, diag.Errorf(diag.BadQueue, plat.Loc.Field("multiKueue"),
 			"MultiKueue dispatches queued workloads only, and no step runs in a queue").
 			WithFix("set queue in the platform file, or drop multiKueue"))
 	}
-	if !lw.queued && lw.plat.Queue == "" && lw.plat.WorkloadPriorityClass != "" && len(lw.spec.Steps) > 0 {
-		lw.diags = append(lw.diags, diag.Errorf(diag.BadQueue, lw.plat.Loc.Field("workloadPriorityClass"),
+	if !queued && plat.Queue == "" && plat.WorkloadPriorityClass != "" && steps {
+		diags = append(diags, diag.Errorf(diag.BadQueue, plat.Loc.Field("workloadPriorityClass"),
 			"Kueue reads a WorkloadPriorityClass only from a queued workload, and no step runs in a queue").
 			WithFix("set queue in the platform file, or drop workloadPriorityClass"))
 	}
+	return diags
 }
 
 // queuedStep refuses a step under a queue that Kueue cannot admit: a

@@ -26,8 +26,9 @@ type lowering struct {
 	diags diag.Diagnostics
 	// refs are the params as references read them.
 	refs *paramRefs
-	// queued says whether a step runs in a Kueue queue.
-	queued    bool
+	// use is what the steps ask of the platform, gathered as they are
+	// lowered.
+	use       usage
 	mountPath string
 	p         *ir.Pipeline
 	volumes   map[string]ir.Volume
@@ -49,12 +50,19 @@ type lowering struct {
 	tmplNames   map[string]string // cube file + task -> template name
 	// gpus are the requests for GPUs by Dynamic Resource Allocation.
 	gpus *gpuRequests
+	// noted are the places already given a note said once per place.
+	noted map[string]bool
+}
+
+// usage is what the lowered steps ask of the platform, for the checks
+// of what the run leaves unused.
+type usage struct {
+	// queued says some step runs in a Kueue queue.
+	queued bool
 	// askedGPU says some pod asks for GPUs; placed, which of the
 	// platform's placements (cpu: false, gpu: true) some pod took.
 	askedGPU bool
 	placed   [2]bool
-	// noted are the places already given a note said once per place.
-	noted map[string]bool
 }
 
 // Lower builds the IR from the decoded specs, resolving each value once
@@ -68,8 +76,8 @@ func Lower(ps *spec.Pipeline, plat *spec.Platform, needValues string) (*ir.Pipel
 	lw := newLowering(ps, plat)
 	steps, io := lw.lowerSteps()
 	lw.needed(steps, io)
-	lw.kueue()
-	lw.listOrder(io)
+	lw.diags = append(lw.diags, kueue(plat, lw.use.queued, len(ps.Steps) > 0)...)
+	lw.diags = append(lw.diags, listOrder(ps, io)...)
 	lw.order(steps, io)
 	lw.objectFlow(plat.Storage)
 	for _, name := range slices.Sorted(maps.Keys(lw.volumes)) {
@@ -80,7 +88,8 @@ func Lower(ps *spec.Pipeline, plat *spec.Platform, needValues string) (*ir.Pipel
 	}
 	lw.refs.mark(lw.p.Params)
 	lw.p.NeedValues = needValues
-	lw.unused()
+	_, mounted := lw.volumes[lw.dataClaim]
+	lw.diags = append(lw.diags, unused(plat, ps, lw.p, lw.use, lw.dataClaim != "" && !mounted)...)
 	return lw.p, lw.diags
 }
 

@@ -32,7 +32,7 @@ func (lw *lowering) resources(res spec.Resources, at, owner diag.Loc, gpus int, 
 				"ResourceQuota that counts limits rejects its pod; give it both cpu and memory")
 	}
 	lw.diags = append(lw.diags, checkDeviceFields(res.DeviceRequest, at)...)
-	lw.askedGPU = lw.askedGPU || gpus > 0
+	lw.use.askedGPU = lw.use.askedGPU || gpus > 0
 	if gpus == 0 {
 		lw.checkUnasked(res, at)
 		return r
@@ -167,9 +167,9 @@ func (sl *stepLowering) placement(gpu bool) (map[string]string, []ir.Toleration)
 	base, section := sl.plat.CPU, sl.plat.Loc.Field("cpu")
 	if gpu {
 		base, section = sl.plat.GPU.Scheduling, sl.plat.Loc.Field("gpu")
-		sl.placed[1] = true
+		sl.use.placed[1] = true
 	} else {
-		sl.placed[0] = true
+		sl.use.placed[0] = true
 	}
 	sel := map[string]string{}
 	for k, v := range base.NodeSelector {

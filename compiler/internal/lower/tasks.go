@@ -16,25 +16,27 @@ import (
 // as mlcube run --task does, so the reader sees what was there before
 // the writer ran. Each warning names both tasks, where they are, and
 // the list that runs the writer first.
-func (lw *lowering) listOrder(io []graph.IO) {
-	steps := lw.spec.Steps
-	if lw.spec.Tasks != spec.InOrder || len(io) != len(steps) {
-		return
+func listOrder(ps *spec.Pipeline, io []graph.IO) diag.Diagnostics {
+	steps := ps.Steps
+	if ps.Tasks != spec.InOrder || len(io) != len(steps) {
+		return nil
 	}
+	var diags diag.Diagnostics
 	for j := range steps {
 		for k := j + 1; k < len(steps); k++ {
 			r, ok := firstWithin(io[k].Writes, io[j].Reads)
 			if !ok {
 				continue
 			}
-			lw.warnf(diag.TaskBeforeWriter, steps[j].Loc,
+			diags = append(diags, diag.Warnf(diag.TaskBeforeWriter, steps[j].Loc,
 				"task %s reads %s, which task %s (%s) writes, but the --task list runs %s first, so it reads what was there "+
 					"before %s ran; list %s earlier if %s needs its output (--task %s)",
 				taskName(steps[j]), shown(r), taskName(steps[k]), where(steps[k]), taskName(steps[j]), taskName(steps[k]),
-				taskName(steps[k]), taskName(steps[j]), writerFirst(steps, j, k))
+				taskName(steps[k]), taskName(steps[j]), writerFirst(steps, j, k)))
 			break
 		}
 	}
+	return diags
 }
 
 // firstWithin returns the first path of reads that a path of writes is,

@@ -3,6 +3,7 @@ package lower
 import (
 	"slices"
 
+	"github.com/mlcube-compile/mlcube-compile/compiler/internal/spec"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
 	"github.com/mlcube-compile/mlcube-compile/diag"
 )
@@ -24,21 +25,24 @@ import (
 //     all: refused (kueue), not said.
 
 // unused says the settings of the platform that no step of the compiled
-// run uses.
-func (lw *lowering) unused() {
-	if len(lw.spec.Steps) == 0 || lw.spec.Incomplete {
-		return
+// run, p, uses: its steps as written ask use of the platform, and
+// dataClaimIdle says no step mounts the claim that holds an object
+// workspace's inputs.
+func unused(plat *spec.Platform, ps *spec.Pipeline, p *ir.Pipeline, use usage, dataClaimIdle bool) diag.Diagnostics {
+	if len(ps.Steps) == 0 || ps.Incomplete {
+		return nil
 	}
-	lw.unusedGPU()
-	lw.unusedJobs()
-	lw.unusedKueue()
-	lw.unusedObjects()
+	diags := unusedGPU(plat, use)
+	diags = append(diags, unusedJobs(plat, p.Steps, use.queued)...)
+	diags = append(diags, unusedKueue(plat, ps.Steps, use.queued)...)
+	return append(diags, unusedObjects(plat, p.Steps, dataClaimIdle)...)
 }
 
 // unusedGPU: the gpu: settings go to pods that ask for GPUs, its
 // placement to those pods; cpu:'s placement to the others.
-func (lw *lowering) unusedGPU() {
-	g, at := lw.plat.GPU, lw.plat.Loc.Field("gpu")
+func unusedGPU(plat *spec.Platform, use usage) diag.Diagnostics {
+	var diags diag.Diagnostics
+	g, at := plat.GPU, plat.Loc.Field("gpu")
 	set := []struct {
 		key string
 		on  bool
@@ -51,26 +55,27 @@ func (lw *lowering) unusedGPU() {
 		placement := f.key == "nodeSelector" || f.key == "tolerations"
 		switch {
 		case !f.on:
-		case !lw.askedGPU:
-			lw.warnf(diag.GPUSettingUnused, at.Field(f.key),
-				"no step of the run asks for a GPU, so gpu.%s applies to nothing", f.key)
-		case placement && !lw.placed[1]:
-			lw.warnf(diag.GPUSettingUnused, at.Field(f.key),
-				"no pod of the run that asks for GPUs is placed by gpu:, so gpu.%s applies to nothing", f.key)
+		case !use.askedGPU:
+			diags = append(diags, diag.Warnf(diag.GPUSettingUnused, at.Field(f.key),
+				"no step of the run asks for a GPU, so gpu.%s applies to nothing", f.key))
+		case placement && !use.placed[1]:
+			diags = append(diags, diag.Warnf(diag.GPUSettingUnused, at.Field(f.key),
+				"no pod of the run that asks for GPUs is placed by gpu:, so gpu.%s applies to nothing", f.key))
 		}
 	}
-	c, cat := lw.plat.CPU, lw.plat.Loc.Field("cpu")
-	if lw.placed[0] {
-		return
+	c, cat := plat.CPU, plat.Loc.Field("cpu")
+	if use.placed[0] {
+		return diags
 	}
 	if len(c.NodeSelector) > 0 {
-		lw.warnf(diag.CPUPlacementUnused, cat.Field("nodeSelector"),
-			"every step of the run asks for GPUs and is placed by gpu:, so cpu.nodeSelector applies to nothing")
+		diags = append(diags, diag.Warnf(diag.CPUPlacementUnused, cat.Field("nodeSelector"),
+			"every step of the run asks for GPUs and is placed by gpu:, so cpu.nodeSelector applies to nothing"))
 	}
 	if len(c.Tolerations) > 0 {
-		lw.warnf(diag.CPUPlacementUnused, cat.Field("tolerations"),
-			"every step of the run asks for GPUs and is placed by gpu:, so cpu.tolerations applies to nothing")
+		diags = append(diags, diag.Warnf(diag.CPUPlacementUnused, cat.Field("tolerations"),
+			"every step of the run asks for GPUs and is placed by gpu:, so cpu.tolerations applies to nothing"))
 	}
+	return diags
 }
 
 // unusedJobs: mpi.apiVersion is for mpi: steps, jobServiceAccountName
@@ -78,77 +83,82 @@ func (lw *lowering) unusedGPU() {
 // create those jobs (and clean them up), MedPerf's output files and the
 // steps' folders, the
 // platform's image for every step but a Dask step.
-func (lw *lowering) unusedJobs() {
+func unusedJobs(plat *spec.Platform, steps []*ir.Step, queued bool) diag.Diagnostics {
+	var diags diag.Diagnostics
 	kinds := map[ir.Kind]bool{}
-	for _, s := range lw.p.Steps {
+	for _, s := range steps {
 		kinds[s.Kind] = true
 	}
-	if lw.plat.MPI.APIVersion != "" && !kinds[ir.MPI] {
-		lw.warnf(diag.PlatformSettingUnused, lw.plat.Loc.Field("mpi").Field("apiVersion"),
-			"no step of the run is an mpi: step, so mpi.apiVersion applies to nothing")
+	if plat.MPI.APIVersion != "" && !kinds[ir.MPI] {
+		diags = append(diags, diag.Warnf(diag.PlatformSettingUnused, plat.Loc.Field("mpi").Field("apiVersion"),
+			"no step of the run is an mpi: step, so mpi.apiVersion applies to nothing"))
 	}
-	if lw.plat.JobServiceAccount != "" && !kinds[ir.MPI] && !kinds[ir.Torch] && !kinds[ir.Dask] {
-		lw.warnf(diag.PlatformSettingUnused, lw.plat.Loc.Field("jobServiceAccountName"),
-			"no step of the run is a distributed job (mpi:, torch: or dask:), so jobServiceAccountName applies to nothing")
+	if plat.JobServiceAccount != "" && !kinds[ir.MPI] && !kinds[ir.Torch] && !kinds[ir.Dask] {
+		diags = append(diags, diag.Warnf(diag.PlatformSettingUnused, plat.Loc.Field("jobServiceAccountName"),
+			"no step of the run is a distributed job (mpi:, torch: or dask:), so jobServiceAccountName applies to nothing"))
 	}
 	// The container that makes a step's folders (kube.FoldersContainer)
 	// runs in it too, on every engine: its output folders, and on Argo
 	// the scratch folders of what it fetches.
-	files := slices.ContainsFunc(lw.p.Steps, func(s *ir.Step) bool {
+	files := slices.ContainsFunc(steps, func(s *ir.Step) bool {
 		return len(s.Folders) > 0 || len(s.Fetches) > 0 ||
 			slices.ContainsFunc(s.Mounts, func(m ir.Mount) bool { return m.File })
 	})
-	if lw.plat.KubectlImage != "" && !kinds[ir.MPI] && !kinds[ir.Torch] && !kinds[ir.Dask] && !files {
-		lw.warnf(diag.PlatformSettingUnused, lw.plat.Loc.Field("kubectlImage"),
+	if plat.KubectlImage != "" && !kinds[ir.MPI] && !kinds[ir.Torch] && !kinds[ir.Dask] && !files {
+		diags = append(diags, diag.Warnf(diag.PlatformSettingUnused, plat.Loc.Field("kubectlImage"),
 			"kubectlImage runs the pods that create a distributed job (mpi:, torch:, dask:) or a MedPerf output file, and the "+
-				"containers that make a step's output folders, and the run has none, so it applies to nothing")
+				"containers that make a step's output folders, and the run has none, so it applies to nothing"))
 	}
-	if lw.plat.Image != "" && len(kinds) == 1 && kinds[ir.Dask] {
-		lw.warnf(diag.PlatformSettingUnused, lw.plat.Loc.Field("image"),
-			"every step of the run is a dask: step, which runs dask.image, so the platform's image applies to nothing")
+	if plat.Image != "" && len(kinds) == 1 && kinds[ir.Dask] {
+		diags = append(diags, diag.Warnf(diag.PlatformSettingUnused, plat.Loc.Field("image"),
+			"every step of the run is a dask: step, which runs dask.image, so the platform's image applies to nothing"))
 	}
 	// With no queued step at all, kueue refuses multiKueue.
-	if lw.plat.MultiKueue && lw.queued && !slices.ContainsFunc(lw.p.Steps, func(s *ir.Step) bool {
+	if plat.MultiKueue && queued && !slices.ContainsFunc(steps, func(s *ir.Step) bool {
 		return s.Queue != "" && (s.Kind == ir.MPI || s.Kind == ir.Torch)
 	}) {
-		lw.warnf(diag.PlatformSettingUnused, lw.plat.Loc.Field("multiKueue"),
+		diags = append(diags, diag.Warnf(diag.PlatformSettingUnused, plat.Loc.Field("multiKueue"),
 			"multiKueue hands queued mpi: and torch: jobs to Kueue's MultiKueue, and no step of the run is one, so it "+
-				"applies to nothing")
+				"applies to nothing"))
 	}
+	return diags
 }
 
 // unusedKueue: the platform's queue is for the steps that name none, its
 // workloadPriorityClass for the queued steps that name none, its
 // priorityClassName for the steps that name none.
-func (lw *lowering) unusedKueue() {
+func unusedKueue(plat *spec.Platform, steps []*spec.Step, queued bool) diag.Diagnostics {
+	var diags diag.Diagnostics
 	var queue, wpc, pcn bool
-	for _, st := range lw.spec.Steps {
+	for _, st := range steps {
 		queue = queue || st.Queue == nil
-		wpc = wpc || lw.plat.QueueOf(st) != "" && st.WorkloadPriorityClass == ""
+		wpc = wpc || plat.QueueOf(st) != "" && st.WorkloadPriorityClass == ""
 		pcn = pcn || st.PriorityClassName == ""
 	}
-	at := lw.plat.Loc
-	if lw.plat.Queue != "" && !queue {
-		lw.warnf(diag.PlatformSettingUnused, at.Field("queue"),
-			"every step of the run sets its own queue, so the platform's queue applies to nothing")
+	at := plat.Loc
+	if plat.Queue != "" && !queue {
+		diags = append(diags, diag.Warnf(diag.PlatformSettingUnused, at.Field("queue"),
+			"every step of the run sets its own queue, so the platform's queue applies to nothing"))
 	}
 	// With no queue at all, kueue refuses the platform's class.
-	if lw.plat.WorkloadPriorityClass != "" && !wpc && (lw.queued || lw.plat.Queue != "") {
-		lw.warnf(diag.PlatformSettingUnused, at.Field("workloadPriorityClass"),
-			"no step of the run runs in a queue with the platform's workloadPriorityClass, so it applies to nothing")
+	if plat.WorkloadPriorityClass != "" && !wpc && (queued || plat.Queue != "") {
+		diags = append(diags, diag.Warnf(diag.PlatformSettingUnused, at.Field("workloadPriorityClass"),
+			"no step of the run runs in a queue with the platform's workloadPriorityClass, so it applies to nothing"))
 	}
-	if lw.plat.PriorityClassName != "" && !pcn {
-		lw.warnf(diag.PlatformSettingUnused, at.Field("priorityClassName"),
-			"every step of the run sets its own priorityClassName, so the platform's applies to nothing")
+	if plat.PriorityClassName != "" && !pcn {
+		diags = append(diags, diag.Warnf(diag.PlatformSettingUnused, at.Field("priorityClassName"),
+			"every step of the run sets its own priorityClassName, so the platform's applies to nothing"))
 	}
+	return diags
 }
 
 // unusedObjects: the object store holds an object workspace's data and
 // s3:// inputs (its toolImage fetches any URL); with an object workspace,
 // storage.pvc's claim holds the inputs no step writes.
-func (lw *lowering) unusedObjects() {
+func unusedObjects(plat *spec.Platform, steps []*ir.Step, dataClaimIdle bool) diag.Diagnostics {
+	var diags diag.Diagnostics
 	var s3, url bool
-	for _, s := range lw.p.Steps {
+	for _, s := range steps {
 		for _, f := range s.Fetches {
 			if f.URL != nil {
 				url = true
@@ -156,30 +166,29 @@ func (lw *lowering) unusedObjects() {
 			}
 		}
 	}
-	at := lw.plat.Loc.Field("objectStore")
-	switch o := lw.plat.ObjectStore; {
-	case o == nil || lw.plat.Storage.Object() || s3:
+	at := plat.Loc.Field("objectStore")
+	switch o := plat.ObjectStore; {
+	case o == nil || plat.Storage.Object() || s3:
 	case !url:
-		lw.warnf(diag.ObjectStoreUnused, at, "no step of the run fetches an s3:// URL, and storage.workspace is not "+
-			"object, so objectStore applies to nothing")
+		diags = append(diags, diag.Warnf(diag.ObjectStoreUnused, at,
+			"no step of the run fetches an s3:// URL, and storage.workspace is not object, so objectStore applies to nothing"))
 	case o.S3 != nil:
-		lw.warnf(diag.ObjectStoreUnused, at.Field("s3"),
-			"the run fetches only http(s):// URLs, and storage.workspace is not object, so objectStore.s3 applies to nothing")
+		diags = append(diags, diag.Warnf(diag.ObjectStoreUnused, at.Field("s3"),
+			"the run fetches only http(s):// URLs, and storage.workspace is not object, so objectStore.s3 applies to nothing"))
 	case o.ArtifactRepositoryRef != nil:
-		lw.warnf(diag.ObjectStoreUnused, at.Field("artifactRepositoryRef"),
+		diags = append(diags, diag.Warnf(diag.ObjectStoreUnused, at.Field("artifactRepositoryRef"),
 			"the run fetches only http(s):// URLs, and storage.workspace is not object, so objectStore.artifactRepositoryRef "+
-				"applies to nothing")
+				"applies to nothing"))
 	}
-	if o := lw.plat.ObjectStore; o != nil && o.ArtifactGC != "" && !lw.plat.Storage.Object() && s3 {
-		lw.warnf(diag.ObjectStoreUnused, at.Field("artifactGC"),
+	if o := plat.ObjectStore; o != nil && o.ArtifactGC != "" && !plat.Storage.Object() && s3 {
+		diags = append(diags, diag.Warnf(diag.ObjectStoreUnused, at.Field("artifactGC"),
 			"artifactGC deletes a run's uploads, and with storage.workspace not object no step uploads anything, so it "+
-				"applies to nothing")
+				"applies to nothing"))
 	}
-	if lw.plat.Storage.Object() && lw.plat.Storage.PVC != "" && lw.dataClaim != "" {
-		if _, ok := lw.volumes[lw.dataClaim]; !ok {
-			lw.warnf(diag.DataClaimUnused, lw.plat.Loc.Field("storage").Field("pvc"),
-				"with storage.workspace: object, the claim %s holds only the inputs no step writes, and every input of the run "+
-					"is written by an earlier step or given as a URL, so no step mounts it", lw.plat.Storage.PVC)
-		}
+	if plat.Storage.Object() && plat.Storage.PVC != "" && dataClaimIdle {
+		diags = append(diags, diag.Warnf(diag.DataClaimUnused, plat.Loc.Field("storage").Field("pvc"),
+			"with storage.workspace: object, the claim %s holds only the inputs no step writes, and every input of the run "+
+				"is written by an earlier step or given as a URL, so no step mounts it", plat.Storage.PVC))
 	}
+	return diags
 }
