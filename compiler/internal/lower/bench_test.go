@@ -39,17 +39,18 @@ func BenchmarkChecks(b *testing.B) {
 	forEachReadPipeline(b, func(b *testing.B, ps *spec.Pipeline, plat *spec.Platform) {
 		lw := newLowering(ps, plat)
 		steps, io := lw.lowerSteps()
+		fl := &flow{specs: ps.Steps, steps: steps, io: io, data: lw.data}
+		var diags diag.Diagnostics
 		b.ReportAllocs()
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
-			lw.p.Steps = nil
 			for _, st := range steps {
 				st.Dependencies = nil
 			}
-			lw.order(steps, io)
+			_, diags = fl.order(ps.Tasks)
 		}
-		if lw.diags.HasErrors() {
-			b.Fatal(lw.diags)
+		if diags = append(lw.diags, diags...); diags.HasErrors() {
+			b.Fatal(diags)
 		}
 	})
 }

@@ -73,13 +73,30 @@ type usage struct {
 // cycle leaves the steps in written order), and package verify checks
 // what needs the lowered pipeline.
 func Lower(ps *spec.Pipeline, plat *spec.Platform, needValues string) (*ir.Pipeline, diag.Diagnostics) {
+	// 1. What every step shares: the mount path, name, workspace, object
+	// store, params, configs and schedule.
 	lw := newLowering(ps, plat)
+	// 2. Each step, in written order, with what it reads and writes and
+	// what it asks of the platform.
 	steps, io := lw.lowerSteps()
-	lw.needed(steps, io)
+	fl := &flow{specs: ps.Steps, steps: steps, io: io, data: lw.data}
+	// 3. What the steps read and write, and ask, as a whole: the paths no
+	// step writes; the platform's queue, once every step's is known; a
+	// --task list's order, which may not be the paths' own.
+	lw.p.Needed = fl.needed(lw.claimOf, ps.Params)
 	lw.diags = append(lw.diags, kueue(plat, lw.use.queued, len(ps.Steps) > 0)...)
 	lw.diags = append(lw.diags, listOrder(ps, io)...)
-	lw.order(steps, io)
+	// 4. The steps in run order, each with its dependencies; a cycle
+	// leaves the written order.
+	var diags diag.Diagnostics
+	lw.p.Steps, diags = fl.order(ps.Tasks)
+	lw.diags = append(lw.diags, diags...)
+	// 5. With an object workspace, each step's fetches and uploads: they
+	// follow the run order, and may mount storage.pvc's claim.
 	lw.objectFlow(plat.Storage)
+	// 6. What passes.Table needs: the volumes and claim templates listed
+	// by name, now that no step adds one; each param marked with what
+	// references read of it.
 	for _, name := range slices.Sorted(maps.Keys(lw.volumes)) {
 		lw.p.Volumes = append(lw.p.Volumes, lw.volumes[name])
 	}
@@ -88,6 +105,8 @@ func Lower(ps *spec.Pipeline, plat *spec.Platform, needValues string) (*ir.Pipel
 	}
 	lw.refs.mark(lw.p.Params)
 	lw.p.NeedValues = needValues
+	// 7. The platform's settings no step uses, once the object flow has
+	// said whether a step mounts storage.pvc's claim.
 	_, mounted := lw.volumes[lw.dataClaim]
 	lw.diags = append(lw.diags, unused(plat, ps, lw.p, lw.use, lw.dataClaim != "" && !mounted)...)
 	return lw.p, lw.diags

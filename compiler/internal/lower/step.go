@@ -206,23 +206,34 @@ func duration(s string, at diag.Loc) (time.Duration, diag.Diagnostics) {
 	return d, nil
 }
 
+// flow is the path flow between the steps, once each is lowered: the
+// steps as written and as lowered, in written order, what each reads and
+// writes (by volume-qualified path), and each one's data, by its name.
+type flow struct {
+	specs []*spec.Step
+	steps []*ir.Step
+	io    []graph.IO
+	data  map[string]*stepData
+}
+
 // order adds explicit and path-flow dependencies, rejects cycles, and puts
-// the steps in topological order. A cube's tasks run without --task keep
+// returns the steps in topological order. A cube's tasks run without --task keep
 // the file's order wherever their paths touch (graph.FileOrderEdges says
 // why); a --task list runs as listed, as mlcube run does, its after:
 // chain alone ordering the steps.
-func (lw *lowering) order(steps []*ir.Step, io []graph.IO) {
+func (fl *flow) order(tasks spec.TaskOrder) ([]*ir.Step, diag.Diagnostics) {
+	steps, io := fl.steps, fl.io
 	var edges []map[int]bool
-	switch lw.spec.Tasks {
+	switch tasks {
 	case spec.EveryTask:
-		edges = graph.FileOrderEdges(io, inputsWritable(lw.spec.Steps))
+		edges = graph.FileOrderEdges(io, inputsWritable(fl.specs))
 	case spec.InOrder:
 		io = make([]graph.IO, len(io))
 		edges = graph.InferEdges(io)
 	default:
 		edges = graph.InferEdges(io)
 	}
-	after := afterEdges(lw.spec.Steps)
+	after := afterEdges(fl.specs)
 	addEdges(edges, after)
 	names := make([]string, len(steps))
 	for i, s := range steps {
@@ -234,33 +245,34 @@ func (lw *lowering) order(steps []*ir.Step, io []graph.IO) {
 		// cycle as written.
 		edges = graph.AllEdges(io)
 		addEdges(edges, after)
-		lw.depend(steps, edges, nil)
-		return
+		return depend(steps, edges, nil), nil
 	}
-	if lw.spec.Tasks == spec.PipelineSteps {
-		lw.mixedWriters(steps, io, after)
-		lw.overwrites(steps, io, after)
+	var diags diag.Diagnostics
+	if tasks == spec.PipelineSteps {
+		diags = append(fl.mixedWriters(after), fl.overwrites(after)...)
 	}
 	order := graph.TopoOrder(names, edges)
-	lw.depend(steps, graph.Reduce(order, edges), order)
+	return depend(steps, graph.Reduce(order, edges), order), diags
 }
 
 // depend gives each step the steps of its edges as dependencies, and
-// puts the steps into the pipeline in order (as given when nil).
-func (lw *lowering) depend(steps []*ir.Step, edges []map[int]bool, order []int) {
+// returns the steps in order (as given when nil).
+func depend(steps []*ir.Step, edges []map[int]bool, order []int) []*ir.Step {
 	if order == nil {
 		order = make([]int, len(steps))
 		for i := range order {
 			order[i] = i
 		}
 	}
+	var out []*ir.Step
 	for _, n := range order {
 		for _, d := range graph.SortedInts(edges[n]) {
 			steps[n].Dependencies = append(steps[n].Dependencies, steps[d].Name)
 		}
 		sort.Strings(steps[n].Dependencies)
-		lw.p.Steps = append(lw.p.Steps, steps[n])
+		out = append(out, steps[n])
 	}
+	return out
 }
 
 // afterEdges returns the steps each of steps names in after:, by index;

@@ -16,11 +16,12 @@ import (
 // run would succeed with the reader given what the last writer left,
 // whichever it meant. The error is at the reader and names both writers
 // and the fix.
-func (lw *lowering) mixedWriters(steps []*ir.Step, io []graph.IO, after [][]int) {
-	for _, m := range graph.MixedWriters(io, after) {
-		reader, first, second := lw.spec.Steps[m.Reader], lw.spec.Steps[m.First], lw.spec.Steps[m.Second]
-		shown, own, _ := lw.ownPlace(second, steps[m.Second].Name, []string{m.Path})
-		in := lw.readOf(steps[m.Reader].Name, m.Path)
+func (fl *flow) mixedWriters(after [][]int) diag.Diagnostics {
+	var diags diag.Diagnostics
+	for _, m := range graph.MixedWriters(fl.io, after) {
+		reader, first, second := fl.specs[m.Reader], fl.specs[m.First], fl.specs[m.Second]
+		shown, own, _ := fl.ownPlace(second, fl.steps[m.Second].Name, []string{m.Path})
+		in := fl.readOf(fl.steps[m.Reader].Name, m.Path)
 		d := diag.Errorf(diag.MixedWriters, reader.Loc,
 			"reads %s, which steps %s and %s both write, and nothing orders one after the other",
 			shown, first.Name, second.Name).
@@ -31,18 +32,20 @@ func (lw *lowering) mixedWriters(steps []*ir.Step, io []graph.IO, after [][]int)
 				reader.Name, second.Name, first.Name)
 		d = d.WithRelated(first.Loc.Pos(), fmt.Sprintf("step %s writes %s", first.Name, shown))
 		d = d.WithRelated(second.Loc.Pos(), fmt.Sprintf("step %s writes %s", second.Name, shown))
-		lw.diags = append(lw.diags, d)
+		diags = append(diags, d)
 	}
+	return diags
 }
 
 // overwrites warns of two steps that write one path no step reads,
 // when only the file orders them (graph.Overwrites): the run keeps only
 // what the second writes there. One warning per pair of writers, at the
 // second, names the paths, both writers and the fix.
-func (lw *lowering) overwrites(steps []*ir.Step, io []graph.IO, after [][]int) {
+func (fl *flow) overwrites(after [][]int) diag.Diagnostics {
+	var diags diag.Diagnostics
 	var pairs [][2]int
 	paths := map[[2]int][]string{}
-	for _, o := range graph.Overwrites(io, after) {
+	for _, o := range graph.Overwrites(fl.io, after) {
 		k := [2]int{o.First, o.Second}
 		if paths[k] == nil {
 			pairs = append(pairs, k)
@@ -50,8 +53,8 @@ func (lw *lowering) overwrites(steps []*ir.Step, io []graph.IO, after [][]int) {
 		paths[k] = append(paths[k], o.Path)
 	}
 	for _, k := range pairs {
-		first, second := lw.spec.Steps[k[0]], lw.spec.Steps[k[1]]
-		list, own, folder := lw.ownPlace(second, steps[k[1]].Name, paths[k])
+		first, second := fl.specs[k[0]], fl.specs[k[1]]
+		list, own, folder := fl.ownPlace(second, fl.steps[k[1]].Name, paths[k])
 		lost := fmt.Sprintf("the run keeps only %s's and %s's is written over", second.Name, first.Name)
 		if folder {
 			lost = fmt.Sprintf("of the files both write by one name, the run keeps only %s's and %s's are written over",
@@ -62,19 +65,20 @@ func (lw *lowering) overwrites(steps []*ir.Step, io []graph.IO, after [][]int) {
 			WithFix(fmt.Sprintf("give one of them a place of its own with %s; or, if %s rewrites %s's data in place on "+
 				"purpose, order it with after: [%s]", own, second.Name, first.Name, first.Name)).
 			WithDetail("They run in the file's order, so %s.", lost)
-		lw.diags = append(lw.diags, d.WithRelated(first.Loc.Pos(), fmt.Sprintf("step %s writes %s", first.Name, list)))
+		diags = append(diags, d.WithRelated(first.Loc.Pos(), fmt.Sprintf("step %s writes %s", first.Name, list)))
 	}
+	return diags
 }
 
 // ownPlace is how step st (name, as lowered) writes the
 // volume-qualified paths qs, listed as a user writes them, the setting
 // that gives them a place of its own under the step's name (its
 // outputs:, or a Dask step's dask.output), and whether one is a folder.
-func (lw *lowering) ownPlace(st *spec.Step, name string, qs []string) (string, string, bool) {
+func (fl *flow) ownPlace(st *spec.Step, name string, qs []string) (string, string, bool) {
 	var shown, own []string
 	anyFolder := false
 	for _, q := range qs {
-		sh, out, folder := lw.written(name, q)
+		sh, out, folder := fl.written(name, q)
 		place := path.Join(st.Name, path.Base(strings.TrimSuffix(sh, "/")))
 		if folder {
 			place += "/"
@@ -96,8 +100,8 @@ func (lw *lowering) ownPlace(st *spec.Step, name string, qs []string) (string, s
 // written is how a step's write of the volume-qualified path q is shown:
 // its workspace path, the parameter that writes it, and whether it is
 // a folder.
-func (lw *lowering) written(step, q string) (string, string, bool) {
-	if d := lw.data[step]; d != nil {
+func (fl *flow) written(step, q string) (string, string, bool) {
+	if d := fl.data[step]; d != nil {
 		for _, p := range d.paths {
 			if p.write && graph.Qualify(workspaceVolume, p.rel) == q {
 				return shownPath(p), p.param, p.folder
@@ -108,8 +112,8 @@ func (lw *lowering) written(step, q string) (string, string, bool) {
 }
 
 // readOf is the parameter by which a step reads what touches q.
-func (lw *lowering) readOf(step, q string) string {
-	if d := lw.data[step]; d != nil {
+func (fl *flow) readOf(step, q string) string {
+	if d := fl.data[step]; d != nil {
 		for _, p := range d.paths {
 			if !p.write && graph.Touch(graph.Qualify(workspaceVolume, p.rel), q) {
 				return p.param
@@ -128,25 +132,17 @@ func shownPath(p dataPath) string {
 	return p.rel
 }
 
-// needed notes the paths the run reads that no step writes
-// (graph.Unwritten), each on the claim that must hold it before the run
-// starts: the workspace claim, with an object workspace storage.pvc's,
-// or a legacy binding's claim; each path with its params' values.
-func (lw *lowering) needed(steps []*ir.Step, io []graph.IO) {
-	for _, u := range graph.Unwritten(io) {
+// needed is the paths the run reads that no step writes
+// (graph.Unwritten), each on the claim claimOf says must hold its volume
+// before the run starts, each with the values of params.
+func (fl *flow) needed(claimOf func(volume string) string, params []*spec.PipelineParam) []ir.Needed {
+	var out []ir.Needed
+	for _, u := range graph.Unwritten(fl.io) {
 		vol, rel, _ := strings.Cut(u.Path, ":/")
-		n := ir.Needed{Path: rel}
-		switch {
-		case vol != workspaceVolume:
-			n.Claim = lw.volumes[vol].ClaimName
-		case lw.plat.Storage.Object():
-			n.Claim = lw.plat.Storage.PVC
-		default:
-			n.Claim = lw.ws.ClaimName
-		}
+		n := ir.Needed{Path: rel, Claim: claimOf(vol)}
 		for _, r := range u.Readers {
-			n.Steps = append(n.Steps, lw.spec.Steps[r].Name)
-			if d := lw.data[steps[r].Name]; d != nil && vol == workspaceVolume {
+			n.Steps = append(n.Steps, fl.specs[r].Name)
+			if d := fl.data[fl.steps[r].Name]; d != nil && vol == workspaceVolume {
 				for _, p := range d.paths {
 					if !p.write && p.rel == rel && p.folder {
 						n.Path = shownPath(p)
@@ -157,9 +153,23 @@ func (lw *lowering) needed(steps []*ir.Step, io []graph.IO) {
 		if n.Path == "" {
 			n.Path = "./"
 		}
-		n.Path = withValues(n.Path, lw.spec.Params)
-		lw.p.Needed = append(lw.p.Needed, n)
+		n.Path = withValues(n.Path, params)
+		out = append(out, n)
 	}
+	return out
+}
+
+// claimOf is the claim that holds a volume's data before the run starts:
+// the workspace claim, with an object workspace storage.pvc's, or a
+// legacy binding's claim.
+func (lw *lowering) claimOf(volume string) string {
+	switch {
+	case volume != workspaceVolume:
+		return lw.volumes[volume].ClaimName
+	case lw.plat.Storage.Object():
+		return lw.plat.Storage.PVC
+	}
+	return lw.ws.ClaimName
 }
 
 // withValues is a workspace path as the compiled run reads it: each
