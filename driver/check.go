@@ -48,15 +48,16 @@ func checkTargets(p *ir.Pipeline, backends []string) []target {
 			continue
 		}
 		for i, k := range e.Kinds() {
-			scheduled := k.Schedule && p.Schedule != nil && (k.Values == "" || allParamsSet(p))
-			if (i > 0 && !scheduled) || len(e.Accepts(p, k.Name)) > 0 {
-				continue
-			}
 			t := target{engine: e}
 			if i > 0 {
+				if !k.Schedule || p.Schedule == nil || (k.Values != "" && !allParamsSet(p)) {
+					continue
+				}
 				t.opts.Kind = k.Name
 			}
-			out = append(out, t)
+			if len(e.Accepts(p, t.opts.Kind)) == 0 {
+				out = append(out, t)
+			}
 		}
 	}
 	return out

@@ -82,7 +82,8 @@ func flagValue(s string) bool {
 }
 
 // checkAccepts asks e twice whether it runs p as kind: the same answer,
-// p unchanged; a refusal is a coded error at a file, and Emit refuses p.
+// p unchanged, the default's for kind "" too; a refusal is a coded error
+// at a file, and Emit refuses p.
 func checkAccepts(t *testing.T, e emit.Engine, p *ir.Pipeline, kind string) {
 	before := Tree(t, p)
 	shape := emit.Accepts(e, p, kind)
@@ -91,6 +92,9 @@ func checkAccepts(t *testing.T, e emit.Engine, p *ir.Pipeline, kind string) {
 	}
 	if !reflect.DeepEqual(before, Tree(t, p)) {
 		t.Errorf("kind %q: Accepts changed the pipeline", kind)
+	}
+	if kind == e.Kinds()[0].Name && !reflect.DeepEqual(shape, emit.Accepts(e, p, "")) {
+		t.Errorf("kind %q, the default: Accepts says %v, and for kind \"\" %v", kind, shape, emit.Accepts(e, p, ""))
 	}
 	checkDiagnostics(t, e, shape, true)
 	if len(shape) == 0 {
