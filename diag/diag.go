@@ -41,10 +41,14 @@ type Diagnostic struct {
 	// Flag is the command-line flag the problem comes from (its value, or
 	// the file it names), "" for a spec's; text prints it where a file's
 	// place goes when there is none, else before the field.
-	Flag  string `json:",omitempty"`
+	Flag string `json:",omitempty"`
+	// Field is Path spelled, as text and JSON print it: FieldOf(Path).
+	// Errorf, Warnf and Notef spell it from their Loc's path; a
+	// diagnostic made without a Loc may have a Field and no Path.
 	Field string
-	// Path is Field as its names and indexes, where the checker walked
-	// to it; nil for a diagnostic made without a Loc.
+	// Path is the field the problem is at, as the names and indexes the
+	// checker walked to it: the source of Field; nil for a diagnostic
+	// made without a Loc.
 	Path     []Elem `json:",omitempty"`
 	Message  string
 	Severity Severity
@@ -76,7 +80,7 @@ type Related struct {
 
 // Errorf is an error of kind code about the value at.
 func Errorf(code Code, at Loc, format string, args ...any) Diagnostic {
-	return Diagnostic{Pos: at.Pos(), Flag: at.flag, Field: at.Path(), Path: at.elems,
+	return Diagnostic{Pos: at.Pos(), Flag: at.flag, Field: FieldOf(at.elems), Path: at.elems,
 		Message: fmt.Sprintf(format, args...), Code: code}
 }
 

@@ -2,18 +2,20 @@ package diag
 
 import (
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"strconv"
+	"strings"
 )
 
 // Loc is where a value of a spec is: its field path, built with Field
 // and Index while a checker walks the spec, and its position, found by
-// the file's Finder or given outright.
+// the file's Finder or given outright. The path is held once, as its
+// elements; Path spells it.
 type Loc struct {
 	find  Finder // nil: every path is at pos
 	pos   Pos
 	elems []Elem
-	path  string
 	// flag is the command-line flag (or command) the place comes from:
 	// the flag whose value is wrong, or that named the file at pos.
 	flag string
@@ -47,21 +49,19 @@ func Flag(name string) Loc { return Loc{flag: name} }
 
 // Field is the value of the field name below l.
 func (l Loc) Field(name string) Loc {
-	l.path = joinPath(l.path, name)
 	l.elems = with(l.elems, Elem{Name: name})
 	return l
 }
 
 // Index is the i-th item of the list at l.
 func (l Loc) Index(i int) Loc {
-	l.path += "[" + strconv.Itoa(i) + "]"
 	l.elems = with(l.elems, Elem{Index: i, Item: true})
 	return l
 }
 
 // At is l's field path at pos, and the fields below it too.
 func (l Loc) At(pos Pos) Loc {
-	return Loc{pos: pos, path: l.path, elems: l.elems, flag: l.flag}
+	return Loc{pos: pos, elems: l.elems, flag: l.flag}
 }
 
 // Flag is the command-line flag l comes from, "" for a place in a spec.
@@ -85,12 +85,29 @@ func (l Loc) Written() bool {
 	return ok
 }
 
-// Path is l's field path as diagnostics print it: names joined with
-// dots, a name quoted unless it is plain, [i] for a list item.
-func (l Loc) Path() string { return l.path }
+// Path is l's field path as diagnostics print it (FieldOf).
+func (l Loc) Path() string { return FieldOf(l.elems) }
 
 // String prints l as a diagnostic begins: file:line:col: field.path.
-func (l Loc) String() string { return l.Pos().String() + ": " + l.path }
+func (l Loc) String() string { return l.Pos().String() + ": " + l.Path() }
+
+// FieldOf is a field path as diagnostics print it, their Field: names
+// joined with dots, a name quoted unless it is plain, [i] for a list
+// item.
+func FieldOf(path []Elem) string {
+	var b strings.Builder
+	for _, e := range path {
+		switch {
+		case e.Item:
+			b.WriteString("[" + strconv.Itoa(e.Index) + "]")
+		case b.Len() > 0:
+			b.WriteString("." + spellName(e.Name))
+		default:
+			b.WriteString(spellName(e.Name))
+		}
+	}
+	return b.String()
+}
 
 // with is elems and e, in a new array: Locs share no storage.
 func with(elems []Elem, e Elem) []Elem {
@@ -103,16 +120,54 @@ func with(elems []Elem, e Elem) []Elem {
 // plainKey is a key that a field path can show without quotes.
 var plainKey = regexp.MustCompile(`^[A-Za-z0-9_./-]+$`)
 
-// joinPath appends a key to a field path, quoting a key with spaces or
-// other characters that would make the path hard to read.
-func joinPath(prefix, name string) string {
+// spellName is a key as a field path shows it: quoted when it has spaces
+// or other characters that would make the path hard to read.
+func spellName(name string) string {
 	if !plainKey.MatchString(name) {
-		name = strconv.Quote(name)
+		return strconv.Quote(name)
 	}
-	if prefix == "" {
-		return name
+	return name
+}
+
+// parsePath reads a field path FieldOf spelled back into elements. A
+// plain name may hold dots, so names read back may be cut otherwise than
+// the ones spelled, but they spell the same path; ok is false for text
+// FieldOf does not write.
+func parsePath(s string) (path []Elem, ok bool) {
+	for i := 0; i < len(s); {
+		if len(path) > 0 && s[i] == '.' {
+			i++ // the dot before a name
+		}
+		switch rest := s[i:]; {
+		case rest == "":
+			return nil, false
+		case rest[0] == '[':
+			end := strings.IndexByte(rest, ']')
+			n, err := strconv.Atoi(rest[1:max(end, 1)])
+			if end < 0 || err != nil {
+				return nil, false
+			}
+			path, i = append(path, Elem{Index: n, Item: true}), i+end+1
+		case rest[0] == '"':
+			q, err := strconv.QuotedPrefix(rest)
+			if err != nil {
+				return nil, false
+			}
+			name, _ := strconv.Unquote(q)
+			path, i = append(path, Elem{Name: name}), i+len(q)
+		default:
+			end := strings.IndexAny(rest, `["`)
+			if end < 0 {
+				end = len(rest)
+			}
+			name := rest[:end]
+			if strings.HasPrefix(rest[end:], `"`) {
+				name = strings.TrimSuffix(name, ".") // the dot before the quoted name
+			}
+			path, i = append(path, Elem{Name: name}), i+end
+		}
 	}
-	return prefix + "." + name
+	return path, FieldOf(path) == s
 }
 
 // locJSON is a Loc as JSON writes it: where it is written, and its field
@@ -127,7 +182,7 @@ type locJSON struct {
 // MarshalJSON writes l's position and field path.
 func (l Loc) MarshalJSON() ([]byte, error) {
 	p := l.Pos()
-	return json.Marshal(locJSON{File: p.File, Line: p.Line, Col: p.Col, Path: l.path})
+	return json.Marshal(locJSON{File: p.File, Line: p.Line, Col: p.Col, Path: l.Path()})
 }
 
 // UnmarshalJSON reads a Loc that MarshalJSON wrote. The file's finder is
@@ -137,6 +192,10 @@ func (l *Loc) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &j); err != nil {
 		return err
 	}
-	*l = Loc{pos: Pos{File: j.File, Line: j.Line, Col: j.Col}, path: j.Path}
+	path, ok := parsePath(j.Path)
+	if !ok {
+		return fmt.Errorf("%q is not a field path", j.Path)
+	}
+	*l = Loc{pos: Pos{File: j.File, Line: j.Line, Col: j.Col}, elems: path}
 	return nil
 }

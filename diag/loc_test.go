@@ -1,6 +1,10 @@
 package diag
 
-import "testing"
+import (
+	"encoding/json"
+	"strconv"
+	"testing"
+)
 
 // written is a Finder over a fixed set of paths, as a file writes them.
 type written map[string]Pos
@@ -82,5 +86,69 @@ func TestDiagnosticsSortedAndPrinted(t *testing.T) {
 	}
 	if !ds.HasErrors() || ds[:1].HasErrors() {
 		t.Error("HasErrors counts warnings or misses errors")
+	}
+}
+
+// A path is held once, as its elements: Path spells them as a path was
+// always spelled (a name joined with a dot, quoted unless plain, an index
+// in brackets), and a spelled path, read back from JSON, spells the same.
+func TestPathSpelledAndReadBack(t *testing.T) {
+	steps := []func(Loc) Loc{func(l Loc) Loc { return l.Index(0) }, func(l Loc) Loc { return l.Index(12) }}
+	for _, name := range []string{"a", ".x", "a.", ".", "", "a b", `q"`, "nvidia.com/gpu", "[1]", "a..b"} {
+		steps = append(steps, func(l Loc) Loc { return l.Field(name) })
+	}
+	n := 0
+	var walk func(l Loc, spelled string, depth int)
+	walk = func(l Loc, spelled string, depth int) {
+		n++
+		if got := l.Path(); got != spelled {
+			t.Fatalf("%v: path %q, want %q", l.elems, got, spelled)
+		}
+		if path, ok := parsePath(spelled); !ok || FieldOf(path) != spelled {
+			t.Fatalf("%q read back as %v (%v)", spelled, path, ok)
+		}
+		raw, err := json.Marshal(l)
+		var back Loc
+		if err != nil || json.Unmarshal(raw, &back) != nil || back.Path() != spelled {
+			t.Fatalf("%s read back as %q", raw, back.Path())
+		}
+		if depth == 3 {
+			return
+		}
+		for _, step := range steps {
+			next := step(l)
+			last := next.elems[len(next.elems)-1]
+			switch {
+			case last.Item:
+				walk(next, spelled+"["+strconv.Itoa(last.Index)+"]", depth+1)
+			case spelled == "":
+				walk(next, spellName(last.Name), depth+1)
+			default:
+				walk(next, spelled+"."+spellName(last.Name), depth+1)
+			}
+		}
+	}
+	walk(At(Pos{File: "f.yaml", Line: 1, Col: 1}), "", 0)
+	if n < 1000 {
+		t.Errorf("%d paths tried", n)
+	}
+	for _, bad := range []string{"a b", "[x]", "[1", `a"b"`, `"a`, "[1].[2]", "[1].", `"a"b`, "a[1]x"} {
+		if path, ok := parsePath(bad); ok {
+			t.Errorf("%q read as the path %v", bad, path)
+		}
+	}
+	var l Loc
+	if err := json.Unmarshal([]byte(`{"file": "f.yaml", "path": "a b"}`), &l); err == nil {
+		t.Error("a Loc read back with a path FieldOf does not spell")
+	}
+}
+
+// A diagnostic's Field is its Path spelled.
+func TestFieldIsPathSpelled(t *testing.T) {
+	at := In(written{}).Field("steps").Field("my step").Field("args").Index(2)
+	for _, d := range []Diagnostic{Errorf(BadShape, at, "e"), Warnf(NameCut, at, "w"), Notef(PlatformRead, at, "n")} {
+		if d.Field != `steps."my step".args[2]` || d.Field != FieldOf(d.Path) {
+			t.Errorf("field %q, path %v", d.Field, d.Path)
+		}
 	}
 }
