@@ -2,7 +2,10 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"io"
+	"maps"
+	"os"
 	"slices"
 	"strings"
 
@@ -26,7 +29,7 @@ func lintCommand(stdout io.Writer) *cli.Command {
 		Usage: "check every cube, platform and pipeline file under the paths, on every backend or those --backend names",
 		UsageText: "mlcube-compile lint [--backend argo|tekton|job]... [--format|--error-format text|json|github] " +
 			"[--strict] [--disable CODE]... [-f VALUES]... [--set NAME=VALUE]... [--verbose] [--platform GLOB] [--task GLOB] " +
-			"[--exclude GLOB]... [--cache DIR] [PATH...]",
+			"[--exclude GLOB]... [--fix] [--cache DIR] [PATH...]",
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "backend", Aliases: []string{"b"},
 				Usage: "check for backend `NAME` only (" + strings.Join(driver.Backends(), ", ") +
@@ -50,6 +53,8 @@ func lintCommand(stdout io.Writer) *cli.Command {
 				"whatever their content"},
 			&cli.StringSliceFlag{Name: "exclude",
 				Usage: "skip files and folders matching `GLOB` (their path or name), such as templates; repeatable"},
+			&cli.BoolFlag{Name: "fix", Usage: "make the edit each problem's fix carries (a misspelt key, name or code " +
+				"made the nearest one there is) in its file, then report what is left"},
 			&cli.StringFlag{Name: "cache",
 				Usage: "keep each compilation's result in folder `DIR`, and reuse it while the binary, the flags and every file " +
 					"it read are unchanged; default: no cache"},
@@ -77,12 +82,28 @@ func lintCommand(stdout io.Writer) *cli.Command {
 			if err != nil {
 				return usageError{err}
 			}
+			fixed := 0
+			if c.Bool("fix") {
+				if fixed, err = applyFixes(report.Diagnostics); err != nil {
+					return err
+				}
+				if fixed > 0 {
+					// What is left is what the fixed files say now.
+					if report, err = lint.Run(c.Args().Slice(), opts); err != nil {
+						return usageError{err}
+					}
+				}
+			}
 			var notes []note
 			if c.Bool("verbose") && !slices.Contains(disabled, diag.FileSkipped) {
 				notes = skippedNotes(report.Skipped)
 			}
+			summary := lintSummary(report)
+			if c.Bool("fix") {
+				summary += fmt.Sprintf("; %s fixed", plural(fixed, "problem"))
+			}
 			if err := writeDiagnostics(stdout, format, c.Bool("verbose"), notes, report.Diagnostics,
-				lintSummary(report)); err != nil {
+				summary); err != nil {
 				return err
 			}
 			if report.Diagnostics.HasErrors() {
@@ -91,6 +112,41 @@ func lintCommand(stdout io.Writer) *cli.Command {
 			return nil
 		},
 	}
+}
+
+// applyFixes makes, in the files, the edits of the problems' fixes
+// (diag.ApplyFixes: each problem's whole fix or none of it), each file
+// replaced whole or left as it was, and says how many problems it fixed.
+func applyFixes(ds diag.Diagnostics) (int, error) {
+	src := map[string][]byte{}
+	for _, d := range ds {
+		for _, f := range d.Fixes {
+			for _, e := range f.Edits {
+				if _, read := src[e.Pos.File]; read || e.Pos.File == "" {
+					continue
+				}
+				b, err := os.ReadFile(e.Pos.File)
+				if err != nil {
+					return 0, fmt.Errorf("--fix: %w", err)
+				}
+				src[e.Pos.File] = b
+			}
+		}
+	}
+	files, fixed, _ := diag.ApplyFixes(src, ds)
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		info, err := os.Stat(name)
+		if err == nil {
+			err = writeAtomic(name, files[name])
+		}
+		if err == nil {
+			err = os.Chmod(name, info.Mode().Perm()) // the file keeps its mode
+		}
+		if err != nil {
+			return 0, fmt.Errorf("--fix: %s: %w", name, err)
+		}
+	}
+	return len(fixed), nil
 }
 
 // skippedNotes name the YAML files lint skipped, for --verbose.
