@@ -86,6 +86,22 @@ func TestEmitMapsRefusals(t *testing.T) {
 	}
 }
 
+// An engine that finds another fault before the shape it does not accept
+// reports that fault, as it did; --backend all leaves it out for the
+// shape, which its warning says.
+func TestShapeFoundLate(t *testing.T) {
+	at := diag.At(diag.Pos{File: "pipeline.yaml", Line: 4, Col: 3})
+	first := diag.Diagnostics{diag.Errorf(diag.EngineCannotRun, at.Field("platform"), "first fault")}
+	shape := diag.Diagnostics{diag.Errorf(diag.EngineCannotRun, at.Field("steps"), "one step only")}
+	withEngines(t, fakeEngine{name: "late", res: emit.Result{Refused: first}, shape: shape})
+	_, err := Emit(&ir.Pipeline{Source: "pipeline.yaml"}, Request{Backend: "late"})
+	var se shapeError
+	if !errors.As(err, &se) || err.Error() != "pipeline.yaml:4:3: platform: late: first fault [MLC650]" ||
+		len(se.shape) != 1 || se.shape[0].Message != "one step only" || se.shape[0].Engine != "late" {
+		t.Errorf("%#v, want Emit's refusal, left out for Accepts' shape", err)
+	}
+}
+
 // What a kind needs comes from its engine: the schedule flags go with a
 // kind that starts its runs on a schedule, which then needs every value,
 // and lint checks a pipeline with a schedule as that kind too.
