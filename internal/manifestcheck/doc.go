@@ -4,6 +4,7 @@
 // validators (through argotest), Tekton's defaulting and validation and
 // tkn's start (through tkntest), the Job's validation, mpi-operator's
 // for embedded MPIJobs, and the Dask operator's CRD schema. It also
-// compiles a spec folder as the command does for one engine (Build). The
-// command's tests, the engines' and the e2e suite share it.
+// compiles a spec folder as the command does for one engine (Build), and
+// asks an engine whether it runs pipelines of a spec's shape (Accepts).
+// The command's tests, the engines' and the e2e suite share it.
 package manifestcheck
