@@ -63,7 +63,8 @@ func (sl *stepLowering) urlInput(param, raw, kind string, at diag.Loc) (dir stri
 				"object store)"))
 		return "", "", false
 	}
-	u := sl.parseURL(raw, at)
+	u, diags := parseURL(raw, at, sl.p.ObjectStore)
+	sl.diags = append(sl.diags, diags...)
 	if u == nil {
 		return "", "", false
 	}

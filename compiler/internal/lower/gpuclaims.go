@@ -40,29 +40,32 @@ type gpuRequests struct {
 	platform  *gpuRequest
 	templates map[string]ir.ResourceClaimTemplate
 	warned    map[string]bool
+	// pipeline is the pipeline's name, which the templates' start with.
+	pipeline string
 }
 
-// platformGPUs reads the platform's gpu: section's request, checked.
-func (lw *lowering) platformGPUs() *gpuRequests {
-	out := &gpuRequests{templates: map[string]ir.ResourceClaimTemplate{}, warned: map[string]bool{}}
-	g, at := lw.plat.GPU, lw.plat.Loc.Field("gpu")
-	lw.diags = append(lw.diags, checkDeviceFields(g.DeviceRequest, at)...)
+// platformGPUs reads the platform's gpu: section's request, checked, for
+// the pipeline named pipeline.
+func platformGPUs(plat *spec.Platform, pipeline string) (*gpuRequests, diag.Diagnostics) {
+	out := &gpuRequests{templates: map[string]ir.ResourceClaimTemplate{}, warned: map[string]bool{}, pipeline: pipeline}
+	g, at := plat.GPU, plat.Loc.Field("gpu")
+	diags := checkDeviceFields(g.DeviceRequest, at)
 	if g.Resource != "" && requestField(g.DeviceRequest) != "" {
-		lw.errorf(diag.BadGPURequest, at.Field("resource"),
+		diags = append(diags, diag.Errorf(diag.BadGPURequest, at.Field("resource"),
 			"resource asks for GPUs as an extended resource, and %s by Dynamic Resource Allocation: keep one",
-			requestField(g.DeviceRequest))
+			requestField(g.DeviceRequest)))
 	}
 	switch {
 	case g.DeviceClass == "" && g.Selector != "" && g.SharedClaim == "":
-		lw.diags = append(lw.diags, diag.Errorf(diag.BadGPURequest, at.Field("selector"),
+		diags = append(diags, diag.Errorf(diag.BadGPURequest, at.Field("selector"),
 			"selector narrows the GPUs of a device class, and gpu: names none").
 			WithFix("add deviceClass, the DeviceClass the GPUs are of (kubectl get deviceclasses lists them)"))
 	case g.DeviceClass == "" && g.ExtendedResourceName != "":
-		lw.diags = append(lw.diags, diag.Errorf(diag.BadGPURequest, at.Field("extendedResourceName"),
+		diags = append(diags, diag.Errorf(diag.BadGPURequest, at.Field("extendedResourceName"),
 			"extendedResourceName is the resource name of deviceClass's DeviceClass, and gpu: names no deviceClass").
 			WithFix("add it, or drop extendedResourceName"))
 	case g.ExtendedResourceName != "" && !isExtendedResourceName(g.ExtendedResourceName):
-		lw.diags = append(lw.diags, diag.Errorf(diag.BadGPURequest, at.Field("extendedResourceName"),
+		diags = append(diags, diag.Errorf(diag.BadGPURequest, at.Field("extendedResourceName"),
 			"%q is not an extended resource name", g.ExtendedResourceName).
 			WithFix(fmt.Sprintf("give the DeviceClass's spec.extendedResourceName (kubectl get deviceclass %s -o "+
 				"jsonpath='{.spec.extendedResourceName}')", g.DeviceClass)).
@@ -76,7 +79,7 @@ func (lw *lowering) platformGPUs() *gpuRequests {
 		out.platform = &gpuRequest{DeviceRequest: g.DeviceRequest, at: at.Field(f), selectorAt: at.Field("selector"),
 			extendedName: g.ExtendedResourceName}
 	}
-	return out
+	return out, diags
 }
 
 // requestField names the field that makes r a request: deviceClass or
@@ -129,42 +132,42 @@ func checkDeviceFields(r spec.DeviceRequest, at diag.Loc) diag.Diagnostics {
 	return nil
 }
 
-// gpuClaim is how a container that asks for gpus GPUs, through the
+// claim is how a container that asks for gpus GPUs, through the
 // resources mapping res written at at, gets them by DRA; nil when it
 // asks for them as an extended resource.
-func (lw *lowering) gpuClaim(res spec.Resources, at diag.Loc, gpus int) *ir.GPUClaim {
+func (g *gpuRequests) claim(res spec.Resources, at diag.Loc, gpus int) (*ir.GPUClaim, diag.Diagnostics) {
 	countAt := at // the cube's count, said at the step
 	if res.GPU != nil {
 		countAt = at.Field("gpu")
 	}
-	req := lw.gpuRequest(res, at)
+	req, diags := g.request(res, at)
 	if req == nil {
-		return nil
+		return nil, diags
 	}
-	lw.warnDRA(req)
+	diags = append(diags, g.warnDRA(req)...)
 	claim := &ir.GPUClaim{At: req.at}
 	if req.SharedClaim != "" {
 		claim.Shared = req.SharedClaim
 		claim.Why = fmt.Sprintf("its pods share the existing ResourceClaim %s, which no limit can name", req.SharedClaim)
-		return claim
+		return claim, diags
 	}
 	if gpus > maxClaimDevices {
-		lw.diags = append(lw.diags, diag.Errorf(diag.BadGPURequest, countAt,
+		diags = append(diags, diag.Errorf(diag.BadGPURequest, countAt,
 			"%d GPUs in one claim: Kubernetes allocates a ResourceClaim at most %d devices", gpus, maxClaimDevices).
 			WithFix(fmt.Sprintf("ask for at most %d per pod (an MPI step spreads more over its workers)", maxClaimDevices)).
 			WithDetail("The limit is AllocationResultsMaxSize, so the pod would never be scheduled."))
 	}
-	claim.Template = lw.claimTemplate(req, gpus)
+	claim.Template = g.template(req, gpus)
 	claim.ExtendedResourceName, claim.Why, claim.At = req.limit()
-	return claim
+	return claim, diags
 }
 
-// gpuRequest resolves the request of the mapping res written at at: its
+// request resolves the request of the mapping res written at at: its
 // own deviceClass or sharedClaim, else the platform's with res's
 // selector, if any, in place of the platform's; nil for an extended
 // resource.
-func (lw *lowering) gpuRequest(res spec.Resources, at diag.Loc) *gpuRequest {
-	own, plat := res.DeviceRequest, lw.gpus.platform
+func (g *gpuRequests) request(res spec.Resources, at diag.Loc) (*gpuRequest, diag.Diagnostics) {
+	own, plat := res.DeviceRequest, g.platform
 	if own.DeviceClass != "" {
 		own.SharedClaim = "" // refused beside it by checkDeviceFields
 	}
@@ -173,26 +176,27 @@ func (lw *lowering) gpuRequest(res spec.Resources, at diag.Loc) *gpuRequest {
 		if plat != nil && plat.DeviceClass == own.DeviceClass {
 			req.extendedName = plat.extendedName
 		}
-		return req
+		return req, nil
 	}
 	if plat == nil {
 		if own.Selector != "" {
-			lw.diags = append(lw.diags, diag.Errorf(diag.BadGPURequest, at.Field("selector"),
+			return nil, diag.Diagnostics{diag.Errorf(diag.BadGPURequest, at.Field("selector"),
 				"selector narrows the GPUs of a device class, and neither this nor the platform's gpu: section names one").
-				WithFix("add deviceClass, the DeviceClass the GPUs are of"))
+				WithFix("add deviceClass, the DeviceClass the GPUs are of")}
 		}
-		return nil
+		return nil, nil
 	}
 	req := *plat
+	var diags diag.Diagnostics
 	if own.Selector != "" {
 		req.Selector, req.selectorAt = own.Selector, at.Field("selector")
 		if plat.SharedClaim != "" {
-			lw.errorf(diag.BadGPURequest, at.Field("selector"),
+			diags = append(diags, diag.Errorf(diag.BadGPURequest, at.Field("selector"),
 				"the platform's pods share the claim %s, whose devices were chosen when it was made, so a selector cannot narrow "+
-					"them: drop selector, or name a deviceClass here for a claim per pod", plat.SharedClaim)
+					"them: drop selector, or name a deviceClass here for a claim per pod", plat.SharedClaim))
 		}
 	}
-	return &req
+	return &req, diags
 }
 
 // limit is the extended resource that asks for r's GPUs by a plain
@@ -213,12 +217,12 @@ func (r *gpuRequest) limit() (name, why string, at diag.Loc) {
 	return implicit, "", r.at
 }
 
-// claimTemplate names the template of gpus devices of r's class and
+// template names the template of gpus devices of r's class and
 // selector, named after the pipeline and that content, and keeps it.
-func (lw *lowering) claimTemplate(r *gpuRequest, gpus int) string {
+func (g *gpuRequests) template(r *gpuRequest, gpus int) string {
 	content := map[string]string{"deviceClass": r.DeviceClass, "selector": r.Selector, "count": strconv.Itoa(gpus)}
-	name := lw.p.Name + "-gpu-" + contentHash(content)
-	lw.gpus.templates[name] = ir.ResourceClaimTemplate{Name: name, DeviceClass: r.DeviceClass,
+	name := g.pipeline + "-gpu-" + contentHash(content)
+	g.templates[name] = ir.ResourceClaimTemplate{Name: name, DeviceClass: r.DeviceClass,
 		Selector: r.Selector, Count: gpus}
 	return name
 }

@@ -24,22 +24,21 @@ import (
 
 // warnDRA says, once per request, what a cluster that cannot serve it
 // does with it.
-func (lw *lowering) warnDRA(r *gpuRequest) {
+func (g *gpuRequests) warnDRA(r *gpuRequest) diag.Diagnostics {
 	key := r.at.String()
-	if lw.gpus.warned[key] {
-		return
+	if g.warned[key] {
+		return nil
 	}
-	lw.gpus.warned[key] = true
+	g.warned[key] = true
 	if r.SharedClaim != "" {
-		lw.diags = append(lw.diags, diag.Notef(diag.GPUsByDRA, r.at,
+		return diag.Diagnostics{diag.Notef(diag.GPUsByDRA, r.at,
 			"GPUs by Dynamic Resource Allocation: the pods share the existing ResourceClaim %s", r.SharedClaim).WithDetail(
 			"They get its devices whatever count they ask for, on the node those are on. A cluster older than Kubernetes 1.34 "+
 				"drops the pods' claims unless its DynamicResourceAllocation feature is on, so they run without GPUs; without "+
 				"the claim, or the DRA driver of its devices, the pods stay Pending, unschedulable (resourceclaim %q not found, "+
-				"or \"cannot allocate all claims\"); kubectl get resourceclaim %s shows it", r.SharedClaim, r.SharedClaim))
-		return
+				"or \"cannot allocate all claims\"); kubectl get resourceclaim %s shows it", r.SharedClaim, r.SharedClaim)}
 	}
-	lw.diags = append(lw.diags, diag.Notef(diag.GPUsByDRA, r.at,
+	return diag.Diagnostics{diag.Notef(diag.GPUsByDRA, r.at,
 		"GPUs by Dynamic Resource Allocation, of device class %s: each GPU pod claims its own from a ResourceClaimTemplate",
 		r.DeviceClass).WithDetail(
 		"The resource.k8s.io/v1 ResourceClaimTemplate is made before the run; a pod that cannot carry claims asks for the "+
@@ -47,22 +46,22 @@ func (lw *lowering) warnDRA(r *gpuRequest) {
 			"template, and unless its DynamicResourceAllocation feature is on it drops the pods' claims, so they run without "+
 			"GPUs; on a cluster without the class's DRA driver the pods stay Pending, unschedulable (\"device class %s does "+
 			"not exist\", or \"cannot allocate all claims\" while no node publishes a matching device); kubectl get "+
-			"deviceclass %s shows whether the cluster has it", r.DeviceClass, r.DeviceClass))
+			"deviceclass %s shows whether the cluster has it", r.DeviceClass, r.DeviceClass)}
 }
 
 // checkUnasked refuses DRA fields in a mapping written at at, under
 // owner, that asks for no GPUs: they would ask for nothing.
-func (lw *lowering) checkUnasked(res spec.Resources, at diag.Loc) {
+func checkUnasked(res spec.Resources, at diag.Loc) diag.Diagnostics {
 	for _, f := range []struct{ name, value string }{{"deviceClass", res.DeviceClass}, {"sharedClaim", res.SharedClaim},
 		{"selector", res.Selector}} {
 		if f.value != "" {
-			lw.diags = append(lw.diags, diag.Errorf(diag.BadGPURequest, at.Field(f.name),
+			return diag.Diagnostics{diag.Errorf(diag.BadGPURequest, at.Field(f.name),
 				"%s says how GPUs are asked for, and this asks for none", f.name).
-				WithFix("give gpu: N, or drop "+f.name).
-				WithDetail("GPUs are asked for by platform.accelerator_count of the cube, or by gpu here."))
-			return
+				WithFix("give gpu: N, or drop " + f.name).
+				WithDetail("GPUs are asked for by platform.accelerator_count of the cube, or by gpu here.")}
 		}
 	}
+	return nil
 }
 
 // daskWorkerGPUs asks for a Dask worker's GPUs as the class's extended

@@ -156,8 +156,10 @@ func newLowering(ps *spec.Pipeline, plat *spec.Platform) *lowering {
 		lw.p.Engines = map[string]json.RawMessage{"tekton": plat.Tekton}
 	}
 	lw.pipelineMeta()
-	lw.gpus = lw.platformGPUs()
-	lw.lowerObjectStore()
+	lw.gpus, diags = platformGPUs(plat, lw.p.Name)
+	lw.diags = append(lw.diags, diags...)
+	lw.p.ObjectStore, diags = lowerObjectStore(plat.ObjectStore, plat.Loc.Field("objectStore"))
+	lw.diags = append(lw.diags, diags...)
 	lw.ws = lw.workspaceSpec(plat.Storage, plat.Loc.Field("storage"))
 	if lw.p.ObjectStore != nil {
 		// Each pod's fetches land first on a volume of the size and

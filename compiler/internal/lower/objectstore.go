@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/mlcube-compile/mlcube-compile/compiler/internal/spec"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
 	"github.com/mlcube-compile/mlcube-compile/diag"
 )
@@ -14,14 +15,13 @@ import (
 // defaultRegion is the region of an S3 bucket the platform names none of.
 const defaultRegion = "us-east-1"
 
-// lowerObjectStore reads the platform's objectStore: an S3 bucket, or
+// lowerObjectStore reads the platform's objectStore, written at at: an S3 bucket, or
 // Argo's artifact repository (its ConfigMap's key, or the default).
-func (lw *lowering) lowerObjectStore() {
-	os := lw.plat.ObjectStore
+func lowerObjectStore(os *spec.ObjectStore, at diag.Loc) (*ir.ObjectStore, diag.Diagnostics) {
 	if os == nil {
-		return
+		return nil, nil
 	}
-	at := lw.plat.Loc.Field("objectStore")
+	var diags diag.Diagnostics
 	store := &ir.ObjectStore{ToolImage: os.ToolImage}
 	if store.ToolImage == "" {
 		store.ToolImage = ir.DefaultToolImage
@@ -33,7 +33,7 @@ func (lw *lowering) lowerObjectStore() {
 		store.RepositoryRef = &ir.RepositoryRef{ConfigMap: r.ConfigMap, Key: r.Key}
 	}
 	if s3 := os.S3; s3 != nil {
-		lw.diags = append(lw.diags, bucketName(s3.Bucket, at.Field("s3").Field("bucket"))...)
+		diags = bucketName(s3.Bucket, at.Field("s3").Field("bucket"))
 		store.S3 = &ir.S3Bucket{
 			Endpoint: s3.Endpoint, Bucket: s3.Bucket, Region: s3.Region, Insecure: s3.Insecure,
 			AccessKey: ir.SecretKey{Secret: s3.AccessKeySecret.Name, Key: s3.AccessKeySecret.Key},
@@ -43,11 +43,11 @@ func (lw *lowering) lowerObjectStore() {
 			store.S3.Region = defaultRegion
 		}
 		if store.RepositoryRef != nil {
-			lw.errorf(diag.NoObjectStore, at.Field("artifactRepositoryRef"),
-				"s3 names the bucket, while artifactRepositoryRef names Argo's artifact repository; give one or the other")
+			diags = append(diags, diag.Errorf(diag.NoObjectStore, at.Field("artifactRepositoryRef"),
+				"s3 names the bucket, while artifactRepositoryRef names Argo's artifact repository; give one or the other"))
 		}
 	}
-	lw.p.ObjectStore = store
+	return store, diags
 }
 
 var (
@@ -84,63 +84,62 @@ func isURL(raw string) bool { return strings.Contains(raw, "://") }
 
 // parseURL reads an input written as a URL at at: s3://bucket/key (a
 // folder when it ends in /), or http(s):// naming one file, each with an
-// optional #sha256=<hex>. It returns nil after an error.
-func (lw *lowering) parseURL(raw string, at diag.Loc) *ir.URL {
+// optional #sha256=<hex>; an s3:// URL needs store, the platform's. It
+// returns nil after an error.
+func parseURL(raw string, at diag.Loc, store *ir.ObjectStore) (*ir.URL, diag.Diagnostics) {
 	if strings.Contains(raw, "${") {
-		lw.errorf(diag.BadURL, at, "%q: a URL input takes no ${params.X}; write the URL itself", raw)
-		return nil
+		return nil, diag.Diagnostics{diag.Errorf(diag.BadURL, at,
+			"%q: a URL input takes no ${params.X}; write the URL itself", raw)}
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
-		lw.errorf(diag.BadURL, at, "%q is not a URL: %v", raw, err)
-		return nil
+		return nil, diag.Diagnostics{diag.Errorf(diag.BadURL, at, "%q is not a URL: %v", raw, err)}
 	}
 	out := &ir.URL{Scheme: u.Scheme}
 	if u.Fragment != "" {
 		digest, ok := strings.CutPrefix(u.Fragment, "sha256=")
 		if !ok || !sha256Hex.MatchString(digest) {
-			lw.errorf(diag.BadURL, at, "%q: the part after # is a digest, sha256= and 64 lower case hexadecimal digits", raw)
-			return nil
+			return nil, diag.Diagnostics{diag.Errorf(diag.BadURL, at,
+				"%q: the part after # is a digest, sha256= and 64 lower case hexadecimal digits", raw)}
 		}
 		out.SHA256, u.Fragment = digest, ""
 	}
 	out.Raw = u.String()
 	switch u.Scheme {
 	case "s3":
-		return lw.s3URL(u, out, raw, at)
+		return s3URL(u, out, raw, at, store)
 	case "http", "https":
 		if u.Host == "" || strings.HasSuffix(u.Path, "/") || path.Base(u.Path) == "." || u.Path == "" {
-			lw.errorf(diag.BadURL, at, "%q: an HTTP URL names one file, such as https://example.com/data.tgz", raw)
-			return nil
+			return nil, diag.Diagnostics{diag.Errorf(diag.BadURL, at,
+				"%q: an HTTP URL names one file, such as https://example.com/data.tgz", raw)}
 		}
-		return out
+		return out, nil
 	}
-	lw.diags = append(lw.diags, diag.Errorf(diag.BadURL, at, "%q: the scheme %s:// is not fetched", raw, u.Scheme).
-		WithFix("use s3://bucket/key, http:// or https:// (copy the data to an S3 bucket)"))
-	return nil
+	return nil, diag.Diagnostics{diag.Errorf(diag.BadURL, at, "%q: the scheme %s:// is not fetched", raw, u.Scheme).
+		WithFix("use s3://bucket/key, http:// or https:// (copy the data to an S3 bucket)")}
 }
 
 // s3URL completes an s3:// URL's bucket and key; it needs the
 // platform's object store, which says the endpoint and credentials.
-func (lw *lowering) s3URL(u *url.URL, out *ir.URL, raw string, at diag.Loc) *ir.URL {
+func s3URL(u *url.URL, out *ir.URL, raw string, at diag.Loc,
+	store *ir.ObjectStore) (*ir.URL, diag.Diagnostics) {
 	if u.User != nil || u.RawQuery != "" {
-		lw.errorf(diag.BadURL, at, "%q: an s3:// URL is s3://bucket/key, with no user or query; credentials come from the "+
-			"platform's objectStore", raw)
-		return nil
+		return nil, diag.Diagnostics{diag.Errorf(diag.BadURL, at,
+			"%q: an s3:// URL is s3://bucket/key, with no user or query; credentials come from the platform's objectStore",
+			raw)}
 	}
 	out.Bucket, out.Key = u.Host, strings.TrimPrefix(u.Path, "/")
 	out.Folder = out.Key == "" || strings.HasSuffix(out.Key, "/")
 	if p := path.Clean("/" + out.Key); p != "/"+strings.TrimSuffix(out.Key, "/") && out.Key != "" {
-		lw.errorf(diag.BadURL, at, "%q: the key is not clean (no //, . or ..); write %s", raw, strings.TrimPrefix(p, "/"))
-		return nil
+		return nil, diag.Diagnostics{diag.Errorf(diag.BadURL, at, "%q: the key is not clean (no //, . or ..); write %s",
+			raw, strings.TrimPrefix(p, "/"))}
 	}
-	lw.diags = append(lw.diags, bucketName(out.Bucket, at)...)
-	if lw.p.ObjectStore == nil {
-		lw.diags = append(lw.diags, diag.Errorf(diag.NoObjectStore, at,
+	diags := bucketName(out.Bucket, at)
+	if store == nil {
+		return nil, append(diags, diag.Errorf(diag.NoObjectStore, at,
 			"%q is in an object store, and the platform names none", raw).
 			WithFix("add objectStore to the platform, with s3's endpoint, bucket and Secret keys (or, on Argo, "+
 				"artifactRepositoryRef)"))
-		return nil
 	}
-	return out
+	return out, diags
 }

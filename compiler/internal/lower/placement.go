@@ -34,10 +34,12 @@ func (lw *lowering) resources(res spec.Resources, at, owner diag.Loc, gpus int, 
 	lw.diags = append(lw.diags, checkDeviceFields(res.DeviceRequest, at)...)
 	lw.use.askedGPU = lw.use.askedGPU || gpus > 0
 	if gpus == 0 {
-		lw.checkUnasked(res, at)
+		lw.diags = append(lw.diags, checkUnasked(res, at)...)
 		return r
 	}
-	if r.GPUClaim = lw.gpuClaim(res, at, gpus); r.GPUClaim == nil {
+	r.GPUClaim, diags = lw.gpus.claim(res, at, gpus)
+	lw.diags = append(lw.diags, diags...)
+	if r.GPUClaim == nil {
 		r.GPUResource = lw.plat.GPU.Resource
 		if r.GPUResource == "" {
 			r.GPUResource = defaultGPUResource
