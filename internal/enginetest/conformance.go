@@ -24,7 +24,7 @@ type Suite struct {
 // Conformance runs the tests every engine must pass, on every example's
 // IR, as the command runs the engine (emit.Emit):
 //   - the contract: a name, and kinds (the default first, none twice), each
-//     with what it needs;
+//     with what it needs, the default no schedule;
 //   - shape: Accepts emits nothing, changes nothing and says the same twice;
 //     its refusals are coded errors at a file, and Emit refuses what it
 //     refuses;
@@ -59,7 +59,8 @@ func Conformance(t *testing.T, e emit.Engine, s Suite) {
 	}
 }
 
-// checkContract: a name, and kinds, each a --kind value, none twice.
+// checkContract: a name, and kinds, each a --kind value, none twice, the
+// default one that needs no schedule.
 func checkContract(t *testing.T, e emit.Engine) {
 	if !flagValue(e.Name()) {
 		t.Errorf("the engine's name %q is no --backend value: lower case, one word", e.Name())
@@ -72,6 +73,10 @@ func checkContract(t *testing.T, e emit.Engine) {
 		if !flagValue(k) || slices.Contains(kinds[:i], k) {
 			t.Errorf("kind %q is no --kind value (lower case, one word), or named twice in %v", k, kinds)
 		}
+	}
+	if e.Kinds()[0].Schedule {
+		t.Errorf("the default kind %q starts its runs on a schedule; a compile without --kind, and lint, emit it "+
+			"for every pipeline, with a schedule or not", kinds[0])
 	}
 }
 
