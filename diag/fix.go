@@ -16,9 +16,10 @@ import (
 // when its Old is empty, or when it overlaps an edit made before it,
 // unless it is the very same edit (two engines' diagnostics of one
 // problem). The diagnostics are taken in Sorted order, and then by their
-// fix's edits, so the result does not depend on ds's order. It returns the files it changed, with
-// their new contents (src is left as it is), the diagnostics whose fix it
-// made, and those with a fix of edits it refused.
+// fix's edits, so the result does not depend on ds's order. It returns
+// the files it changed, with their new contents (src is left as it is),
+// the diagnostics whose fix it made, and those with a fix of edits it
+// refused.
 func ApplyFixes(src map[string][]byte, ds Diagnostics) (files map[string][]byte, fixed, refused Diagnostics) {
 	made := map[string][]span{}
 	ds = ds.Sorted()
