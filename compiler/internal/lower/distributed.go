@@ -45,16 +45,16 @@ func (sl *stepLowering) lowerMPI(s *ir.Step) {
 	if job.APIVersion == "" {
 		job.APIVersion = defaultMPIAPIVersion
 	}
-	sl.slots(s, job)
+	sl.diags = append(sl.diags, slots(st, s, job)...)
 	if job.Implementation == "" {
 		job.Implementation = "OpenMPI"
 	}
-	sl.mpiUser(at, s, job)
-	sl.checkSSHKeys(s, job)
+	sl.diags = append(sl.diags, mpiUser(sl.plat, at, s, job)...)
+	sl.diags = append(sl.diags, checkSSHKeys(st, sl.plat, s, job)...)
 	if len(job.WorkerCommand) == 0 && job.APIVersion != mpiV1 {
 		job.WorkerCommand = defaultWorkerCommand
 	}
-	sl.mpiV1()
+	sl.diags = append(sl.diags, checkMPIV1(st, sl.plat)...)
 	entry := s.Command
 	if len(entry) == 0 && m.Entrypoint != "" {
 		var diags diag.Diagnostics
@@ -81,37 +81,41 @@ func (sl *stepLowering) lowerMPI(s *ir.Step) {
 	s.Kind, s.MPI = ir.MPI, job
 }
 
-// mpiV1 refuses what kubeflow.org/v1 MPIJobs lack.
-func (sl *stepLowering) mpiV1() {
-	m, at := sl.st.MPI, sl.st.Loc.Field("mpi")
-	if sl.plat.MPI.APIVersion == mpiV1 && m.SSHAuthMountPath != "" {
-		sl.errorf(diag.BadMPI, at.Field("sshAuthMountPath"),
+// checkMPIV1 refuses what kubeflow.org/v1 MPIJobs lack.
+func checkMPIV1(st *spec.Step, plat *spec.Platform) diag.Diagnostics {
+	var diags diag.Diagnostics
+	m, at := st.MPI, st.Loc.Field("mpi")
+	if plat.MPI.APIVersion == mpiV1 && m.SSHAuthMountPath != "" {
+		diags = append(diags, diag.Errorf(diag.BadMPI, at.Field("sshAuthMountPath"),
 			"kubeflow.org/v1 MPIJobs (the training operator's) start ranks through kubectl exec, not SSH, and have no "+
-				"sshAuthMountPath; drop it, or use mpi-operator's kubeflow.org/v2beta1")
+				"sshAuthMountPath; drop it, or use mpi-operator's kubeflow.org/v2beta1"))
 	}
-	if sl.plat.MPI.APIVersion == mpiV1 && m.Implementation == "MPICH" {
-		sl.errorf(diag.BadMPI, at.Field("implementation"),
+	if plat.MPI.APIVersion == mpiV1 && m.Implementation == "MPICH" {
+		diags = append(diags, diag.Errorf(diag.BadMPI, at.Field("implementation"),
 			"kubeflow.org/v1 MPIJobs (the training operator's) take OpenMPI or Intel; MPICH needs mpi-operator's "+
-				"kubeflow.org/v2beta1, the default when the platform's mpi.apiVersion is unset")
+				"kubeflow.org/v2beta1, the default when the platform's mpi.apiVersion is unset"))
 	}
+	return diags
 }
 
 // slots is how many ranks each worker runs: slotsPerWorker, else one per
 // GPU of the worker (mpirun -np is workers × slots, so a worker with 8
 // GPUs and one slot would leave 7 idle), else one.
-func (sl *stepLowering) slots(s *ir.Step, job *ir.MPIJob) {
+func slots(st *spec.Step, s *ir.Step, job *ir.MPIJob) diag.Diagnostics {
+	var diags diag.Diagnostics
 	gpus := s.Resources.GPU
-	switch m := sl.st.MPI; {
+	switch m := st.MPI; {
 	case m.SlotsPerWorker == nil && gpus > 1:
 		job.SlotsPerWorker = gpus
 	case m.SlotsPerWorker != nil:
 		job.SlotsPerWorker = *m.SlotsPerWorker
 		if gpus > 0 && job.SlotsPerWorker != gpus {
-			sl.warnf(diag.RanksPerGPU, sl.st.Loc.Field("mpi").Field("slotsPerWorker"),
+			diags = append(diags, diag.Warnf(diag.RanksPerGPU, st.Loc.Field("mpi").Field("slotsPerWorker"),
 				"%d ranks per worker on %d GPUs per worker: frameworks such as Horovod and torch.distributed run one rank per "+
-					"GPU; leave slotsPerWorker out to get %d", job.SlotsPerWorker, gpus, gpus)
+					"GPU; leave slotsPerWorker out to get %d", job.SlotsPerWorker, gpus, gpus))
 		}
 	}
+	return diags
 }
 
 // checkSSHKeys refuses what breaks mpi-operator's SSH keys. The
@@ -121,21 +125,22 @@ func (sl *stepLowering) slots(s *ir.Step, job *ir.MPIJob) {
 // to it, and ssh then refuses the key as too open
 // (kubeflow/mpi-operator#429). Keys elsewhere are owned by root, which
 // ssh accepts for another user.
-func (sl *stepLowering) checkSSHKeys(s *ir.Step, job *ir.MPIJob) {
-	st := sl.st
+func checkSSHKeys(st *spec.Step, plat *spec.Platform, s *ir.Step, job *ir.MPIJob) diag.Diagnostics {
+	var diags diag.Diagnostics
 	sc := s.SecurityContext
 	if job.APIVersion == mpiV1 || sc == nil || sc.FSGroup == nil || job.SSHAuthMountPath != defaultSSHAuthMountPath {
-		return
+		return nil
 	}
-	owner := sl.plat.Loc
+	owner := plat.Loc
 	if st.SecurityContext != nil && st.SecurityContext.FSGroup != nil {
 		owner = st.Loc
 	}
-	sl.errorf(diag.BadMPI, owner.Field("securityContext").Field("fsGroup"),
+	diags = append(diags, diag.Errorf(diag.BadMPI, owner.Field("securityContext").Field("fsGroup"),
 		"fsGroup %d makes the SSH key mpi-operator mounts at /root/.ssh group-readable, and ssh refuses it (\"bad "+
 			"permissions\", kubeflow/mpi-operator#429), so the launcher cannot reach the workers; run the step as a non-root "+
 			"user with sshAuthMountPath set to its ~/.ssh (as mpi-operator's images do: runAsUser 1000, /home/mpiuser/.ssh), "+
-			"or leave fsGroup out", *sc.FSGroup)
+			"or leave fsGroup out", *sc.FSGroup))
+	return diags
 }
 
 // forwardEnv passes every variable of the step's env to every rank. The
@@ -194,13 +199,13 @@ func (sl *stepLowering) lowerDaskStep() (*ir.Step, graph.IO) {
 		s.Mounts = []ir.Mount{{Volume: sl.workspace(), MountPath: sl.mountPath}}
 		io.Writes = append(io.Writes, graph.Qualify(workspaceVolume, out))
 	}
-	sl.daskPackages(d)
+	sl.diags = append(sl.diags, daskPackages(st, d)...)
 	s.Env = sl.env(spec.DockerEffects{})
 	s.Resources = sl.resources(st.Resources, st.Loc.Field("resources"), st.Loc, 0, spec.DockerEffects{})
-	sl.sizeDaskWorkers(s, job)
+	sl.diags = append(sl.diags, sizeDaskWorkers(st, s, job)...)
 	sl.scheduling(s, false)
-	sl.checkRootForSetup(s, d)
-	sl.retryAndTimeout(s)
+	sl.diags = append(sl.diags, checkRootForSetup(st, sl.plat, s, d)...)
+	sl.diags = append(sl.diags, retryAndTimeout(st, s)...)
 	sl.queue(s)
 	s.Dask = job
 	return s, io
@@ -229,21 +234,23 @@ func (sl *stepLowering) resourceOverride(r spec.Resources, sels ...string) ir.Re
 // checkRootForSetup warns when the image's prepare.sh, which installs the
 // setup packages with apt-get, conda and pip into the image's own
 // folders, would run as a user that may not write there.
-func (sl *stepLowering) checkRootForSetup(s *ir.Step, d *spec.Dask) {
+func checkRootForSetup(st *spec.Step, plat *spec.Platform, s *ir.Step, d *spec.Dask) diag.Diagnostics {
+	var diags diag.Diagnostics
 	if len(d.Setup.Apt)+len(d.Setup.Pip)+len(d.Setup.Conda) == 0 || !runsAsNonRoot(s.SecurityContext) {
-		return
+		return nil
 	}
-	if sl.plat.PodSecurity == ir.PodSecurityRestricted {
-		sl.errorf(diag.CannotLockDown, sl.st.Loc.Field("dask").Field("setup"),
+	if plat.PodSecurity == ir.PodSecurityRestricted {
+		diags = append(diags, diag.Errorf(diag.CannotLockDown, st.Loc.Field("dask").Field("setup"),
 			"podSecurity is restricted, so the Dask pods run as a non-root user, but the image installs setup packages at "+
 				"start with apt-get (which needs root) and pip or conda into the image's own environment (owned by root); build "+
-				"an image with the packages in it, and drop setup")
-		return
+				"an image with the packages in it, and drop setup"))
+		return diags
 	}
-	sl.warnf(diag.DaskSetupNeedsRoot, sl.st.Loc.Field("dask").Field("setup"),
+	diags = append(diags, diag.Warnf(diag.DaskSetupNeedsRoot, st.Loc.Field("dask").Field("setup"),
 		"the Dask pods run as %s, but the image installs setup packages at start with apt-get (which needs root) and pip "+
 			"or conda into the image's own environment (owned by root), so they will fail; build an image with the packages "+
-			"in it, or run the Dask step as root", nonRootUser(s.SecurityContext))
+			"in it, or run the Dask step as root", nonRootUser(s.SecurityContext)))
+	return diags
 }
 
 // runsAsNonRoot says whether the step's containers run as a user other
@@ -276,7 +283,8 @@ func lastWord(dotted string) string {
 
 // daskPackages refuses package names that the image's start script
 // would split or read as options.
-func (sl *stepLowering) daskPackages(d *spec.Dask) {
+func daskPackages(st *spec.Step, d *spec.Dask) diag.Diagnostics {
+	var diags diag.Diagnostics
 	for _, list := range []struct {
 		key  string
 		pkgs []string
@@ -284,42 +292,45 @@ func (sl *stepLowering) daskPackages(d *spec.Dask) {
 		for i, p := range list.pkgs {
 			if strings.ContainsAny(p, " \t\n\"'`$\\;&|<>") || strings.HasPrefix(p, "-") {
 				// Said at the list, as the package's position.
-				at := sl.st.Loc.Field("dask").Field("setup").Field(list.key)
-				sl.errorf(diag.BadDask, at.Index(i).At(at.Pos()),
+				at := st.Loc.Field("dask").Field("setup").Field(list.key)
+				diags = append(diags, diag.Errorf(diag.BadDask, at.Index(i).At(at.Pos()),
 					"%q is not one package: the image installs $EXTRA_*_PACKAGES split on spaces, so give each package as its own "+
-						"entry, without options", p)
+						"entry, without options", p))
 			}
 		}
 	}
+	return diags
 }
 
 // mpiUser says what the user the MPI step's pods run as cannot do: read
 // root's SSH keys (the default sshAuthMountPath) as a non-root user, a
 // warning, or under podSecurity restricted, an error; a kubeflow.org/v1
 // MPIJob is refused under restricted.
-func (sl *stepLowering) mpiUser(at diag.Loc, s *ir.Step, job *ir.MPIJob) {
+func mpiUser(plat *spec.Platform, at diag.Loc, s *ir.Step, job *ir.MPIJob) diag.Diagnostics {
+	var diags diag.Diagnostics
 	if job.SSHAuthMountPath == "" {
 		job.SSHAuthMountPath = defaultSSHAuthMountPath
 		switch {
-		case sl.plat.PodSecurity == ir.PodSecurityRestricted && job.APIVersion != mpiV1:
+		case plat.PodSecurity == ir.PodSecurityRestricted && job.APIVersion != mpiV1:
 			// Said at mpi:, which does not write sshAuthMountPath.
-			sl.errorf(diag.CannotLockDown, at.Field("sshAuthMountPath").At(at.Pos()),
+			diags = append(diags, diag.Errorf(diag.CannotLockDown, at.Field("sshAuthMountPath").At(at.Pos()),
 				"podSecurity is restricted, so the workers run as a non-root user, whose SSH server cannot read keys under "+
 					"/root/.ssh (root's, the default); set sshAuthMountPath to that user's ~/.ssh and give the step its runAsUser "+
-					"(mpi-operator's images: /home/mpiuser/.ssh, user 1000)")
+					"(mpi-operator's images: /home/mpiuser/.ssh, user 1000)"))
 		case runsAsNonRoot(s.SecurityContext) && job.APIVersion != mpiV1:
 			// Said at mpi:, which does not write sshAuthMountPath.
-			sl.warnf(diag.SSHKeysUnreadable, at.Field("sshAuthMountPath").At(at.Pos()),
+			diags = append(diags, diag.Warnf(diag.SSHKeysUnreadable, at.Field("sshAuthMountPath").At(at.Pos()),
 				"the workers run as %s, whose SSH server cannot read keys under /root/.ssh; set sshAuthMountPath to that user's "+
-					"~/.ssh (mpi-operator's images use /home/mpiuser/.ssh)", nonRootUser(s.SecurityContext))
+					"~/.ssh (mpi-operator's images use /home/mpiuser/.ssh)", nonRootUser(s.SecurityContext)))
 		}
 	}
-	if sl.plat.PodSecurity == ir.PodSecurityRestricted && job.APIVersion == mpiV1 {
-		sl.diags = append(sl.diags, diag.Errorf(diag.CannotLockDown, sl.plat.Loc.Field("mpi").Field("apiVersion"),
+	if plat.PodSecurity == ir.PodSecurityRestricted && job.APIVersion == mpiV1 {
+		diags = append(diags, diag.Errorf(diag.CannotLockDown, plat.Loc.Field("mpi").Field("apiVersion"),
 			"podSecurity is restricted, and a kubeflow.org/v1 MPIJob's launcher has an init container the compiler "+
 				"cannot lock down").
 			WithFix("use kubeflow.org/v2beta1 (mpi-operator)").
 			WithDetail("The training operator gives the launcher the init container kubectl-delivery, which runs as root with "+
 				"no securityContext (pkg/controller.v1/mpi/mpijob_controller.go)."))
 	}
+	return diags
 }

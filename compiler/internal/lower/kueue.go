@@ -42,7 +42,7 @@ func (sl *stepLowering) queue(s *ir.Step) {
 			"Kueue reads a WorkloadPriorityClass only from a queued workload, and this step runs outside any queue").
 			WithFix("give the step a queue, or drop workloadPriorityClass"))
 	case queue != "":
-		sl.queuedStep(queue)
+		sl.diags = append(sl.diags, queuedStep(st, sl.plat, queue)...)
 	}
 	if st.Dask != nil {
 		return
@@ -95,18 +95,18 @@ func kueue(plat *spec.Platform, queued, steps bool) diag.Diagnostics {
 // are the folders of pkg/controller/jobs), and a kubeflow.org/v1 MPIJob,
 // since Kueue's MPIJob integration (pkg/controller/jobs/mpijob) watches
 // mpi-operator's kubeflow.org/v2beta1 only.
-func (sl *stepLowering) queuedStep(queue string) {
-	st := sl.st
+func queuedStep(st *spec.Step, plat *spec.Platform, queue string) diag.Diagnostics {
+	var diags diag.Diagnostics
 	var field, what, why string
 	switch {
 	case st.Dask != nil:
 		field, what, why = "dask", "a DaskJob", "Kueue has no DaskJob integration."
-	case st.MPI != nil && sl.plat.MPI.APIVersion == mpiV1:
+	case st.MPI != nil && plat.MPI.APIVersion == mpiV1:
 		field, what = "mpi", "a kubeflow.org/v1 MPIJob"
 		why = "A kubeflow.org/v1 MPIJob is the training operator's, and Kueue's MPIJob integration is for " +
 			"mpi-operator's kubeflow.org/v2beta1."
 	default:
-		return
+		return nil
 	}
 	at, from := st.Loc.Field(field), "the platform's queue"
 	if st.Queue != nil {
@@ -116,10 +116,11 @@ func (sl *stepLowering) queuedStep(queue string) {
 	if field == "dask" {
 		fix = "run the work as a container or MPI step"
 	}
-	sl.diags = append(sl.diags, diag.Errorf(diag.BadQueue, at,
+	diags = append(diags, diag.Errorf(diag.BadQueue, at,
 		"step %q runs %s, which Kueue cannot admit, so it cannot run in %s %q", st.Name, what, from, queue).
 		WithFix("run it outside any queue with queue: \"\" on the step, or "+fix).
 		WithDetail("%s", why))
+	return diags
 }
 
 // labelLength refuses a name written at at, the value of label, longer

@@ -51,12 +51,12 @@ func (lw *lowering) resources(res spec.Resources, at, owner diag.Loc, gpus int, 
 // gpusFromCube warns, once per step, of a step that sets resources
 // without gpu: and so takes the GPUs its cube asks for every task, and
 // the GPU nodes' placement with them, though it may well run on CPU.
-func (sl *stepLowering) gpusFromCube(gpus int) {
-	st := sl.st
+func gpusFromCube(st *spec.Step, gpus int) diag.Diagnostics {
+	var diags diag.Diagnostics
 	res := st.Resources
 	if gpus == 0 || res.GPU != nil || res.CPU == nil && res.Memory == nil || res.DeviceRequest != (spec.DeviceRequest{}) {
 		// A step that asks for devices by DRA says it wants GPUs.
-		return
+		return nil
 	}
 	from := "platform.accelerator_count of cube " + st.Cube.Name
 	if st.Task.Run != nil {
@@ -66,9 +66,10 @@ func (sl *stepLowering) gpusFromCube(gpus int) {
 	if gpus > 1 {
 		count = fmt.Sprintf("%d GPUs", gpus)
 	}
-	sl.warnf(diag.GPUsFromCube, st.Loc.Field("resources"),
+	diags = append(diags, diag.Warnf(diag.GPUsFromCube, st.Loc.Field("resources"),
 		"sets cpu or memory but no gpu, so the step takes %s from %s, with the platform's GPU placement; set gpu: 0 if it "+
-			"runs on CPU, or gpu: %d to say it needs them", count, from, gpus)
+			"runs on CPU, or gpu: %d to say it needs them", count, from, gpus))
+	return diags
 }
 
 // noteGPUFlag says, once per flag, how many GPUs a cube's --gpus flag
@@ -99,8 +100,8 @@ func (sl *stepLowering) noteGPUFlag() {
 func (sl *stepLowering) scheduling(s *ir.Step, gpu bool) {
 	s.NodeSelector, s.Tolerations = sl.placement(gpu)
 	s.SecurityContext = mergeSecurity(sl.plat.SecurityContext, sl.st.SecurityContext)
-	sl.checkRootContradiction(s.SecurityContext)
-	sl.restrict(s)
+	sl.diags = append(sl.diags, checkRootContradiction(sl.st, sl.plat, s.SecurityContext)...)
+	sl.diags = append(sl.diags, restrict(sl.st, sl.plat, s)...)
 }
 
 // restrict gives step s runAsNonRoot when the platform's podSecurity is
@@ -110,10 +111,10 @@ func (sl *stepLowering) scheduling(s *ir.Step, gpu bool) {
 // it runs as root: runAsNonRoot false, or runAsUser 0 (with
 // runAsNonRoot true, MLC353 says it), said at the step's field or, where
 // it writes none, the platform's.
-func (sl *stepLowering) restrict(s *ir.Step) {
-	st := sl.st
-	if sl.plat.PodSecurity != ir.PodSecurityRestricted {
-		return
+func restrict(st *spec.Step, plat *spec.Platform, s *ir.Step) diag.Diagnostics {
+	var diags diag.Diagnostics
+	if plat.PodSecurity != ir.PodSecurityRestricted {
+		return nil
 	}
 	if s.SecurityContext == nil {
 		s.SecurityContext = &ir.SecurityContext{}
@@ -123,22 +124,23 @@ func (sl *stepLowering) restrict(s *ir.Step) {
 		if st.SecurityContext != nil && set(st.SecurityContext) {
 			return st.Loc.Field("securityContext").Field(field)
 		}
-		return sl.plat.Loc.Field("securityContext").Field(field)
+		return plat.Loc.Field("securityContext").Field(field)
 	}
 	if sc.RunAsNonRoot != nil && !*sc.RunAsNonRoot {
-		sl.diags = append(sl.diags, diag.Errorf(diag.RunsAsRoot,
+		diags = append(diags, diag.Errorf(diag.RunsAsRoot,
 			at("runAsNonRoot", func(c *spec.SecurityContext) bool { return c.RunAsNonRoot != nil }),
 			"podSecurity is restricted, which admits no pod with runAsNonRoot: false").
 			WithFix("drop it, and give a step whose image runs as root a non-zero runAsUser"))
 	}
 	if sc.RunAsUser != nil && *sc.RunAsUser == 0 && (sc.RunAsNonRoot == nil || !*sc.RunAsNonRoot) {
-		sl.diags = append(sl.diags, diag.Errorf(diag.RunsAsRoot,
+		diags = append(diags, diag.Errorf(diag.RunsAsRoot,
 			at("runAsUser", func(c *spec.SecurityContext) bool { return c.RunAsUser != nil }),
 			"podSecurity is restricted, which admits no pod with runAsUser: 0 (root)").
 			WithFix("give a non-zero runAsUser, or leave it out to run as the image's own non-root user"))
 	}
 	nonRoot := true
 	sc.RunAsNonRoot = &nonRoot
+	return diags
 }
 
 // checkRootContradiction refuses runAsUser 0 with runAsNonRoot true: the
@@ -146,19 +148,20 @@ func (sl *stepLowering) restrict(s *ir.Step) {
 // pkg/kubelet/kuberuntime/security_context_others.go), so the step's pod
 // would stay in CreateContainerConfigError. Said at runAsUser, the
 // step's or, if it has none, the platform's.
-func (sl *stepLowering) checkRootContradiction(sc *ir.SecurityContext) {
-	st := sl.st
+func checkRootContradiction(st *spec.Step, plat *spec.Platform, sc *ir.SecurityContext) diag.Diagnostics {
+	var diags diag.Diagnostics
 	if sc == nil || sc.RunAsUser == nil || *sc.RunAsUser != 0 || sc.RunAsNonRoot == nil || !*sc.RunAsNonRoot {
-		return
+		return nil
 	}
-	at := sl.plat.Loc
+	at := plat.Loc
 	if st.SecurityContext != nil && st.SecurityContext.RunAsUser != nil {
 		at = st.Loc
 	}
-	sl.errorf(diag.RootConflict, at.Field("securityContext").Field("runAsUser"),
+	diags = append(diags, diag.Errorf(diag.RootConflict, at.Field("securityContext").Field("runAsUser"),
 		"runAsUser 0 is root, and with runAsNonRoot: true the kubelet refuses to start the container "+
 			"(CreateContainerConfigError); give a non-zero runAsUser, or leave runAsUser out to run as the image's "+
-			"own non-root user")
+			"own non-root user"))
+	return diags
 }
 
 // placement merges the platform's GPU or CPU node selector and

@@ -3,6 +3,7 @@ package lower
 import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
+	"github.com/mlcube-compile/mlcube-compile/compiler/internal/spec"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
 	"github.com/mlcube-compile/mlcube-compile/diag"
 )
@@ -15,23 +16,25 @@ import (
 // is OOM-killed. So the pod asks for, and is limited to, the step's
 // memory plus the shm size, with a warning that gives the figures (what
 // Kueue and a ResourceQuota count changes).
-func (sl *stepLowering) chargeShm(s *ir.Step) {
+func chargeShm(st *spec.Step, s *ir.Step) diag.Diagnostics {
+	var diags diag.Diagnostics
 	r := &s.Resources
 	if s.ShmSize == "" || !r.LimitsEqualRequests || r.Memory == "" {
-		return
+		return nil
 	}
 	mem, err1 := resource.ParseQuantity(r.Memory)
 	shm, err2 := resource.ParseQuantity(s.ShmSize)
 	if err1 != nil || err2 != nil || shm.IsZero() {
-		return // a bad quantity is refused where it is read
+		return nil // a bad quantity is refused where it is read
 	}
 	total := mem.DeepCopy()
 	total.Add(shm)
-	sl.warnf(diag.ShmInMemoryLimit, sl.st.Loc.Field("resources").Field("memory"),
+	diags = append(diags, diag.Warnf(diag.ShmInMemoryLimit, st.Loc.Field("resources").Field("memory"),
 		"/dev/shm (--shm-size %s) is memory charged to the container, and with the platform's limitsEqualRequests its "+
 			"memory is also its limit: the step asks for and is limited to %s + %s = %s", shm.String(), mem.String(),
-		shm.String(), total.String())
+		shm.String(), total.String()))
 	r.Memory = total.String()
+	return diags
 }
 
 // sizeDaskWorkers gives each Dask worker the cpu and memory that dask.worker
@@ -41,7 +44,8 @@ func (sl *stepLowering) chargeShm(s *ir.Step) {
 // then has none): a thread per node CPU and the node's memory, so that
 // Dask neither spills nor pauses before the kubelet evicts it. What
 // neither gives is warned about.
-func (sl *stepLowering) sizeDaskWorkers(s *ir.Step, job *ir.DaskJob) {
+func sizeDaskWorkers(st *spec.Step, s *ir.Step, job *ir.DaskJob) diag.Diagnostics {
+	var diags diag.Diagnostics
 	w := &job.Worker
 	if w.CPU == "" {
 		w.CPU = s.Resources.CPU
@@ -58,12 +62,13 @@ func (sl *stepLowering) sizeDaskWorkers(s *ir.Step, job *ir.DaskJob) {
 	case w.Memory == "":
 		missing = "memory"
 	default:
-		return
+		return nil
 	}
-	at := sl.st.Loc.Field("dask").Field("worker")
-	sl.diags = append(sl.diags, diag.Warnf(diag.DaskWorkersUnsized, at.At(at.Pos()),
+	at := st.Loc.Field("dask").Field("worker")
+	diags = append(diags, diag.Warnf(diag.DaskWorkersUnsized, at.At(at.Pos()),
 		"the Dask workers get no %s from dask.worker or the step's resources, so each sizes itself from the node", missing).
 		WithFix("give dask.worker: {cpu, memory}").
 		WithDetail("Each worker sizes itself from the node, not its pod (a thread per node CPU, the node's memory as its "+
 			"limit), and the kubelet may evict it before Dask spills."))
+	return diags
 }

@@ -98,7 +98,7 @@ func (sl *stepLowering) lowerStep() (*ir.Step, graph.IO) {
 	s.Image, diags = image(sl.plat.Image, c)
 	sl.diags = append(sl.diags, diags...)
 	gpus, args := st.GPUs()
-	sl.gpusFromCube(gpus)
+	sl.diags = append(sl.diags, gpusFromCube(st, gpus)...)
 	sl.noteGPUFlag()
 	fx, diags := spec.MapDockerArgs(args, gpus)
 	sl.diags = append(sl.diags, diags...)
@@ -113,13 +113,13 @@ func (sl *stepLowering) lowerStep() (*ir.Step, graph.IO) {
 	}
 	s.ShmSize, s.ShmHost = fx.ShmSize, fx.ShmHost
 	s.Resources = sl.resources(st.Resources, st.Loc.Field("resources"), st.Loc, gpus, fx)
-	sl.chargeShm(s)
+	sl.diags = append(sl.diags, chargeShm(st, s)...)
 	var sio graph.IO
 	s.Command, s.Args, s.Mounts, sio = sl.containerArgs()
 	s.ArgsAreCommand = st.Cube.Container && st.Task.Run.Entrypoint == "" && len(st.Task.Run.Command) > 0
 	s.Env = sl.env(fx)
 	sl.scheduling(s, gpus > 0)
-	sl.retryAndTimeout(s)
+	sl.diags = append(sl.diags, retryAndTimeout(st, s)...)
 	sl.queue(s)
 	sl.isolate(s)
 	switch {
@@ -171,25 +171,24 @@ func image(platform string, c *spec.Cube) (string, diag.Diagnostics) {
 const maxRetries = 100
 
 // retryAndTimeout sets the step's retries and timeout.
-func (sl *stepLowering) retryAndTimeout(s *ir.Step) {
-	st := sl.st
+func retryAndTimeout(st *spec.Step, s *ir.Step) diag.Diagnostics {
+	var diags, more diag.Diagnostics
 	if r := st.Retries; r != nil {
 		s.Retry = &ir.Retry{Limit: r.Limit}
 		if r.Limit > maxRetries {
-			sl.errorf(diag.BadRetry, st.Loc.Field("retries").Field("limit"), "%d retries is more than the %d allowed",
-				r.Limit, maxRetries)
+			diags = append(diags, diag.Errorf(diag.BadRetry, st.Loc.Field("retries").Field("limit"),
+				"%d retries is more than the %d allowed", r.Limit, maxRetries))
 		}
 		if r.Backoff != "" {
-			var diags diag.Diagnostics
-			s.Retry.Backoff, diags = duration(r.Backoff, st.Loc.Field("retries").Field("backoff"))
-			sl.diags = append(sl.diags, diags...)
+			s.Retry.Backoff, more = duration(r.Backoff, st.Loc.Field("retries").Field("backoff"))
+			diags = append(diags, more...)
 		}
 	}
 	if st.Timeout != "" {
-		var diags diag.Diagnostics
-		s.Timeout, diags = duration(st.Timeout, st.Loc.Field("timeout"))
-		sl.diags = append(sl.diags, diags...)
+		s.Timeout, more = duration(st.Timeout, st.Loc.Field("timeout"))
+		diags = append(diags, more...)
 	}
+	return diags
 }
 
 // duration parses a positive duration in whole seconds written at at,

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mlcube-compile/mlcube-compile/compiler/internal/spec"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
 	"github.com/mlcube-compile/mlcube-compile/diag"
 )
@@ -46,10 +47,10 @@ func (sl *stepLowering) lowerTorch(s *ir.Step) {
 	if job.RuntimeKind == "" {
 		job.RuntimeKind = clusterTrainingRuntime
 	}
-	sl.procsPerNode(s, job)
+	sl.diags = append(sl.diags, procsPerNode(st, s, job)...)
 	for _, e := range s.Env {
 		if slices.Contains(torchEnv, e.Name) {
-			sl.diags = append(sl.diags, diag.Errorf(diag.BadTorch, sl.envAt(e.Name),
+			sl.diags = append(sl.diags, diag.Errorf(diag.BadTorch, envAt(st, e.Name),
 				"%s is set by Kubeflow Trainer on every node for torchrun, and its webhook refuses a TrainJob that sets it",
 				e.Name).
 				WithFix("drop it").
@@ -70,7 +71,7 @@ func (sl *stepLowering) lowerTorch(s *ir.Step) {
 	}
 	s.Command = torchrun(entry)
 	job.ManagedBy = sl.managedBy(s)
-	sl.notCarried(s)
+	sl.diags = append(sl.diags, notCarried(st, sl.plat, s)...)
 	s.Kind, s.Train = ir.Torch, job
 }
 
@@ -88,31 +89,33 @@ func torchrun(entry []string) []string {
 // procsPerNode is how many processes torchrun starts on each node:
 // procsPerNode, else one per GPU of the node, else one. Each process
 // drives GPUs/procs GPUs, so procs must divide the GPUs.
-func (sl *stepLowering) procsPerNode(s *ir.Step, job *ir.TrainJob) {
+func procsPerNode(st *spec.Step, s *ir.Step, job *ir.TrainJob) diag.Diagnostics {
+	var diags diag.Diagnostics
 	gpus := s.Resources.GPU
-	switch p := sl.st.Torch.ProcsPerNode; {
+	switch p := st.Torch.ProcsPerNode; {
 	case p == nil && gpus > 0:
 		job.ProcsPerNode = gpus
 	case p != nil:
 		job.ProcsPerNode = *p
 		if gpus > 0 && gpus%*p != 0 {
-			sl.diags = append(sl.diags, diag.Errorf(diag.BadTorch, sl.st.Loc.Field("torch").Field("procsPerNode"),
+			diags = append(diags, diag.Errorf(diag.BadTorch, st.Loc.Field("torch").Field("procsPerNode"),
 				"%d processes per node do not divide the node's %d GPUs", *p, gpus).
 				WithFix(fmt.Sprintf("give a divisor of %d (one process per GPU: leave procsPerNode out)", gpus)).
 				WithDetail("Some processes would share a GPU that others leave idle."))
 		}
 	}
+	return diags
 }
 
 // envAt is where the step's env var name is written: the step's env:,
 // else where the step is.
-func (sl *stepLowering) envAt(name string) diag.Loc {
-	for _, e := range sl.st.Env {
+func envAt(st *spec.Step, name string) diag.Loc {
+	for _, e := range st.Env {
 		if e.Name == name {
 			return e.Loc
 		}
 	}
-	return sl.st.Loc
+	return st.Loc
 }
 
 // notCarried warns of the step's settings that a TrainJob cannot give
@@ -120,21 +123,23 @@ func (sl *stepLowering) envAt(name string) diag.Loc {
 // imagePullPolicy (PodSpecPatch and ContainerPatch,
 // pkg/apis/trainer/v1alpha1/trainjob_types.go, v2.3.0), and the trainer
 // has none of its own. Each is said where it is written.
-func (sl *stepLowering) notCarried(s *ir.Step) {
-	st := sl.st
+func notCarried(st *spec.Step, plat *spec.Platform, s *ir.Step) diag.Diagnostics {
+	var diags diag.Diagnostics
 	if s.PriorityClassName != "" {
-		at := sl.plat.Loc.Field("priorityClassName")
+		at := plat.Loc.Field("priorityClassName")
 		if st.PriorityClassName != "" {
 			at = st.Loc.Field("priorityClassName")
 		}
-		sl.warnf(diag.TorchNotCarried, at, "step %q runs as a TrainJob, whose node pods cannot carry priorityClassName %q "+
-			"(Trainer's runtime patches have no such field): they run at the runtime's priority; for a queued step, Kueue's "+
-			"workloadPriorityClass orders admission", st.Name, s.PriorityClassName)
+		diags = append(diags, diag.Warnf(diag.TorchNotCarried, at,
+			"step %q runs as a TrainJob, whose node pods cannot carry priorityClassName %q (Trainer's runtime patches "+
+				"have no such field): they run at the runtime's priority; for a queued step, Kueue's workloadPriorityClass "+
+				"orders admission", st.Name, s.PriorityClassName))
 	}
 	if s.ImagePullPolicy != "" {
-		sl.warnf(diag.TorchNotCarried, sl.plat.Loc.Field("imagePullPolicy"),
+		diags = append(diags, diag.Warnf(diag.TorchNotCarried, plat.Loc.Field("imagePullPolicy"),
 			"step %q runs as a TrainJob, whose node containers cannot carry imagePullPolicy %s (Trainer's runtime patches "+
 				"have no such field): the kubelet uses its default, Always for :latest, else IfNotPresent", st.Name,
-			s.ImagePullPolicy)
+			s.ImagePullPolicy))
 	}
+	return diags
 }
