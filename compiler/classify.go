@@ -9,7 +9,6 @@ import (
 
 	"github.com/mlcube-compile/mlcube-compile/compiler/internal/source"
 	"github.com/mlcube-compile/mlcube-compile/compiler/internal/spec"
-	"github.com/mlcube-compile/mlcube-compile/diag"
 )
 
 // FileKind is what a spec file is, as lint finds it.
@@ -41,12 +40,14 @@ const (
 // OtherYAML. A Kubernetes manifest (top-level apiVersion and kind, which
 // no spec has) is OtherYAML whatever its name: a compiled Tekton
 // Pipeline written to pipeline.yaml is output, not a spec.
-func Classify(path string) FileKind {
+func Classify(path string) FileKind { return classify(source.New(nil), path) }
+
+// classify is Classify, reading through files.
+func classify(files *source.Files, path string) FileKind {
 	base := strings.TrimSuffix(strings.TrimSuffix(filepath.Base(path), ".yaml"), ".yml")
 	if ext := filepath.Ext(path); ext != ".yaml" && ext != ".yml" {
 		return NotASpec
 	}
-	files := source.New(nil)
 	if kind := classifyName(base); kind != NotASpec {
 		if _, _, manifest := source.Manifest(files.RawTopLevel(path)); manifest {
 			return KubernetesObject
@@ -125,11 +126,14 @@ func allPlatformKeys(keys []source.RawKey) bool {
 // SchemaType is the schema_type a file of MLCube's 1.0 layout names
 // (mlcube_root, mlcube_task, mlcube_invoke, mlcube_platform), read from
 // its top-level lines; "" for a file that names none or cannot be read.
-func SchemaType(path string) string {
+func SchemaType(path string) string { return schemaType(source.New(nil), path) }
+
+// schemaType is SchemaType, reading through files.
+func schemaType(files *source.Files, path string) string {
 	if ext := filepath.Ext(path); ext != ".yaml" && ext != ".yml" {
 		return ""
 	}
-	for _, k := range source.New(nil).RawTopLevel(path) {
+	for _, k := range files.RawTopLevel(path) {
 		if k.Name == "schema_type" {
 			return k.Value
 		}
@@ -158,7 +162,3 @@ func classifyTree(f *ast.File) FileKind {
 	}
 	return OtherYAML
 }
-
-// CheckPlatform checks a platform file that no cube or pipeline beside it
-// is compiled with: its schema and what decoding it checks.
-func CheckPlatform(path string) diag.Diagnostics { return spec.CheckPlatform(path) }

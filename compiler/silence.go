@@ -4,7 +4,6 @@ import (
 	"io/fs"
 	"slices"
 	"sort"
-	"sync"
 
 	"github.com/mlcube-compile/mlcube-compile/compiler/internal/source"
 	"github.com/mlcube-compile/mlcube-compile/diag"
@@ -20,14 +19,14 @@ import (
 // warning. A problem's old codes (diag.Code.Problem) silence it too.
 // Errors are never silenced.
 func Silence(fsys fs.FS, ds diag.Diagnostics, disabled []diag.Code) diag.Diagnostics {
-	return NewSilencer(fsys, disabled).Silence(ds)
+	return newSilencer(source.New(fsys), disabled).Silence(ds)
 }
 
 // DisableComment is one code of a disable comment, where it is written.
 type DisableComment = source.Comment
 
-// Silenced is what silencing one compilation found: every file it read
-// (Watch), and the disable comments that silenced a warning.
+// Silenced is what silencing one compilation found: every file it read,
+// and the disable comments that silenced a warning.
 type Silenced struct {
 	Files []string         `json:"files,omitempty"`
 	Used  []DisableComment `json:"used,omitempty"`
@@ -41,57 +40,14 @@ type Silencer struct {
 	disabled []diag.Code
 	read     map[string]source.Disabled
 	used     map[DisableComment]bool
-	// opened are the files the compilation opened, when Watch saw it.
-	mu     sync.Mutex
-	opened []string
 }
 
-// NewSilencer silences warnings by the codes disabled (--disable) and
-// the disable comments of their files, read from fsys (Disk when nil).
-func NewSilencer(fsys fs.FS, disabled []diag.Code) *Silencer {
-	s := newSilencer(disabled)
-	s.files = source.New(fsys)
-	return s
+// newSilencer silences warnings by the codes disabled (--disable) and the
+// disable comments of their files, read through files.
+func newSilencer(files *source.Files, disabled []diag.Code) *Silencer {
+	return &Silencer{files: files, disabled: disabled, read: map[string]source.Disabled{},
+		used: map[DisableComment]bool{}}
 }
-
-// newSilencer is a Silencer by the codes disabled that reads no file yet.
-func newSilencer(disabled []diag.Code) *Silencer {
-	return &Silencer{disabled: disabled, read: map[string]source.Disabled{}, used: map[DisableComment]bool{}}
-}
-
-// Watch makes opts read its files through s, which notes each one
-// opened, so that Unused covers every file the compilation read, not
-// only those it warned about.
-func (s *Silencer) Watch(opts *Options) {
-	opts.FS = watched{fsys: cmpFS(opts.FS), s: s}
-}
-
-func cmpFS(fsys fs.FS) fs.FS {
-	if fsys == nil {
-		return Disk
-	}
-	return fsys
-}
-
-// watched is an fs.FS that notes in its Silencer every file opened.
-type watched struct {
-	fsys fs.FS
-	s    *Silencer
-}
-
-func (w watched) Open(name string) (fs.File, error) {
-	f, err := w.fsys.Open(name)
-	if err == nil && name != StdinName {
-		w.s.mu.Lock()
-		if !slices.Contains(w.s.opened, name) {
-			w.s.opened = append(w.s.opened, name)
-		}
-		w.s.mu.Unlock()
-	}
-	return f, err
-}
-
-func (w watched) Stat(name string) (fs.FileInfo, error) { return fs.Stat(w.fsys, name) }
 
 // disabledIn is the disable comments of file, read once.
 func (s *Silencer) disabledIn(file string) (source.Disabled, bool) {
@@ -138,12 +94,9 @@ func (s *Silencer) Silence(ds diag.Diagnostics) diag.Diagnostics {
 	return out
 }
 
-// Record is what s found: the files the compilation opened, and the
+// Record is what s found: the files the compilation read, and the
 // comments that silenced something.
 func (s *Silencer) Record() Silenced {
-	s.mu.Lock()
-	files := slices.Clone(s.opened)
-	s.mu.Unlock()
 	var used []DisableComment
 	for c := range s.used {
 		used = append(used, c)
@@ -158,8 +111,7 @@ func (s *Silencer) Record() Silenced {
 		}
 		return a.Col < b.Col
 	})
-	sort.Strings(files)
-	return Silenced{Files: files, Used: used}
+	return Silenced{Files: s.files.Read(), Used: used}
 }
 
 // Unused is the warning (MLC107) of each disable comment in the files
@@ -204,9 +156,7 @@ func unusedComments(files *source.Files, records []Silenced, disabled []diag.Cod
 			out = append(out, unusedWarning(c))
 		}
 	}
-	s := newSilencer(disabled)
-	s.files = files
-	return s.Silence(out)
+	return newSilencer(files, disabled).Silence(out)
 }
 
 // unusedWarning is MLC107 for c.
@@ -229,9 +179,3 @@ func EngineCode(c diag.Code) bool { return len(c) == 6 && c[3] == '6' }
 
 // CommandCode: see EngineCode.
 func CommandCode(c diag.Code) bool { return len(c) == 6 && c[3] == '7' }
-
-// Whole reports whether opts compiles all that its files say, so that a
-// disable comment in them that silences nothing can be judged: no --step
-// picks some steps, and --task, when given, is a file, not task names,
-// which compile a part of the cube.
-func Whole(opts Options) bool { return Load(opts).Whole() }

@@ -24,20 +24,18 @@ type Workspace struct {
 
 // Load opens the specs opts name; it reads nothing until asked.
 func Load(opts Options) *Workspace {
-	w := &Workspace{opts: opts, sil: newSilencer(opts.Disable)}
-	w.files = source.New(watched{fsys: cmpFS(opts.FS), s: w.sil})
-	w.sil.files = w.files
-	return w
+	files := source.New(opts.FS)
+	return &Workspace{opts: opts, files: files, sil: newSilencer(files, opts.Disable)}
 }
 
 // For is a workspace of opts that reads through w's files: the same
 // specs asked another question (other steps, the values a backend
-// needs), read no more. opts read from w's file system; opts.FS is not
-// used.
+// needs), read no more, and silenced afresh. opts read from w's file
+// system; opts.FS is not used.
 func (w *Workspace) For(opts Options) *Workspace {
 	opts.FS = w.opts.FS
-	return &Workspace{opts: opts, files: w.files, sil: w.sil, tasks: w.tasks, tasksSet: w.tasksSet &&
-		opts.MLCube == w.opts.MLCube}
+	return &Workspace{opts: opts, files: w.files, sil: newSilencer(w.files, opts.Disable), tasks: w.tasks,
+		tasksSet: w.tasksSet && opts.MLCube == w.opts.MLCube}
 }
 
 // Options are the files the workspace reads: those Load was given, with
@@ -136,11 +134,31 @@ func (w *Workspace) Whole() bool {
 // Silence says how), noting each comment that silenced one.
 func (w *Workspace) Silence(ds diag.Diagnostics) diag.Diagnostics { return w.sil.Silence(ds) }
 
-// Silenced is what silencing found: every file the workspace read, and
-// the disable comments that silenced a warning.
+// Silenced is what silencing found: every file the workspace read (any
+// workspace For made of it included), and the disable comments that
+// silenced a warning.
 func (w *Workspace) Silenced() Silenced { return w.sil.Record() }
 
 // Unused is the warning (MLC107) of each disable comment in the files
 // the workspace read that silenced nothing, silenced in turn. skip says
 // which codes not to judge.
 func (w *Workspace) Unused(skip func(diag.Code) bool) diag.Diagnostics { return w.sil.Unused(skip) }
+
+// CheckPlatform checks, through the workspace's files, a platform file
+// that no cube or pipeline beside it is compiled with: its schema and
+// what decoding it checks.
+func (w *Workspace) CheckPlatform(path string) diag.Diagnostics {
+	return spec.CheckPlatform(w.files, path)
+}
+
+// Files are the files the workspace read (any workspace For made of it
+// included), sorted; standard input is none.
+func (w *Workspace) Files() []string { return w.files.Read() }
+
+// Classify is the package's Classify of path, read through the
+// workspace's files.
+func (w *Workspace) Classify(path string) FileKind { return classify(w.files, path) }
+
+// SchemaType is the package's SchemaType of path, read through the
+// workspace's files.
+func (w *Workspace) SchemaType(path string) string { return schemaType(w.files, path) }

@@ -69,13 +69,12 @@ func checkTargets(p *ir.Pipeline, backends []string) []target {
 // disable comments used), for lint to judge the comments on every
 // compilation of a file (compiler.UnusedComments).
 func Lint(opts compiler.Options, backends []string) (diag.Diagnostics, compiler.Silenced) {
-	s := compiler.NewSilencer(opts.FS, opts.Disable)
-	s.Watch(&opts)
-	p, diags := compiler.Compile(opts)
+	w := compiler.Load(opts)
+	p, diags := w.Compile()
 	if !diags.HasErrors() {
 		diags = append(diags, checkEngines(p, backends)...)
 	}
-	return s.Silence(diags), s.Record()
+	return w.Silence(diags), w.Silenced()
 }
 
 // CheckBackends refuses, as a UsageError that lists the backends, a name

@@ -15,11 +15,12 @@ type Output struct {
 	Warnings diag.Diagnostics
 }
 
-// readPipeline compiles the specs to the IR. The warnings come back even when
-// the error, the diag.Diagnostics of every error found, does; they are
-// not yet silenced (Compile and Graph silence what they print).
-func readPipeline(opts compiler.Options) (*ir.Pipeline, diag.Diagnostics, error) {
-	p, diags := compiler.Compile(opts)
+// readPipeline compiles the workspace's specs to the IR. The warnings
+// come back even when the error, the diag.Diagnostics of every error
+// found, does; they are not yet silenced (Compile and Graph silence what
+// they print).
+func readPipeline(w *compiler.Workspace) (*ir.Pipeline, diag.Diagnostics, error) {
+	p, diags := w.Compile()
 	if diags.HasErrors() {
 		return nil, notErrors(diags), diags.Errors()
 	}
@@ -39,32 +40,16 @@ func notErrors(diags diag.Diagnostics) diag.Diagnostics {
 	return out
 }
 
-// silencing silences one output's warnings.
-type silencing struct {
-	*compiler.Silencer
-	// whole says the compilation is of all its files say
-	// (compiler.Whole), so that their comments are judged.
-	whole bool
-}
-
-// silencer silences one output's warnings: it watches opts, so that
-// the disable comments of every file the compilation reads are judged.
-func silencer(opts *compiler.Options) silencing {
-	s := silencing{compiler.NewSilencer(opts.FS, opts.Disable), compiler.Whole(*opts)}
-	s.Watch(opts)
-	return s
-}
-
 // silenced is out without the warnings that --disable or the specs'
-// disable comments silence (compiler.Silencer), applied once to all of
+// disable comments silence (Workspace.Silence), applied once to all of
 // an output's warnings, with a warning for each comment that silenced
 // nothing when it compiled all its files say; a compile for one backend
 // and a graph do not judge an engine's codes, nor the command's.
-func silenced(s silencing, out Output, err error) (Output, error) {
-	out.Warnings = s.Silence(out.Warnings)
-	if err == nil && s.whole {
+func silenced(w *compiler.Workspace, out Output, err error) (Output, error) {
+	out.Warnings = w.Silence(out.Warnings)
+	if err == nil && w.Whole() {
 		out.Warnings = append(out.Warnings,
-			s.Unused(func(c diag.Code) bool { return compiler.EngineCode(c) || compiler.CommandCode(c) })...)
+			w.Unused(func(c diag.Code) bool { return compiler.EngineCode(c) || compiler.CommandCode(c) })...)
 	}
 	return out, err
 }
@@ -75,7 +60,7 @@ func IR(req Request) (*ir.Pipeline, diag.Diagnostics, error) {
 	if _, err := req.prepare(); err != nil {
 		return nil, nil, err
 	}
-	return readPipeline(req.Compiler)
+	return readPipeline(req.workspace())
 }
 
 // Emit builds p's objects with the request's backend. A spec the backend
@@ -106,14 +91,18 @@ func Emit(p *ir.Pipeline, req Request) (emit.Result, error) {
 // UsageError, the diag.Diagnostics of the spec's errors, or an
 // InternalError; the warnings come back with any of them.
 func Compile(req Request) (Output, error) {
-	s := silencer(&req.Compiler)
-	out, err := compile(req)
-	return silenced(s, out, err)
+	if _, err := req.prepare(); err != nil {
+		return Output{}, err
+	}
+	w := req.workspace()
+	out, err := compile(w, req)
+	return silenced(w, out, err)
 }
 
-// compile is Compile, every warning kept.
-func compile(req Request) (Output, error) {
-	p, warnings, err := IR(req)
+// compile is Compile of the prepared req, whose files w reads, every
+// warning kept.
+func compile(w *compiler.Workspace, req Request) (Output, error) {
+	p, warnings, err := readPipeline(w)
 	if err != nil {
 		return Output{Warnings: warnings}, err
 	}
@@ -140,22 +129,22 @@ func compile(req Request) (Output, error) {
 	return Output{Bytes: out, Warnings: append(append(warnings, resultNotes(p)...), neededNote(p)...)}, nil
 }
 
-// Graph draws the pipeline's DAG in format, one of render.Formats.
-func Graph(opts compiler.Options, format string) (Output, error) {
-	s := silencer(&opts)
-	out, err := graph(opts, format)
-	return silenced(s, out, err)
+// Graph draws the DAG of the workspace's pipeline in format, one of
+// render.Formats.
+func Graph(w *compiler.Workspace, format string) (Output, error) {
+	out, err := graph(w, format)
+	return silenced(w, out, err)
 }
 
 // graph is Graph, every warning kept.
-func graph(opts compiler.Options, format string) (Output, error) {
-	p, warnings, err := readPipeline(opts)
+func graph(w *compiler.Workspace, format string) (Output, error) {
+	p, warnings, err := readPipeline(w)
 	if err != nil {
 		return Output{Warnings: warnings}, err
 	}
 	out, err := render.Render(p, format)
 	if err != nil {
-		return Output{Warnings: warnings}, InternalError{Input: Describe(opts), Err: err}
+		return Output{Warnings: warnings}, InternalError{Input: Describe(w.Options()), Err: err}
 	}
 	return Output{Bytes: []byte(out), Warnings: warnings}, nil
 }

@@ -35,6 +35,9 @@ func Each(req Request) ([]Named, diag.Diagnostics, error) {
 	var warnings, skipped diag.Diagnostics
 	var first error
 	req.everyBackend = true
+	if req.Workspace == nil {
+		req.Workspace = compiler.Load(req.Compiler) // every backend's compile reads the files once
+	}
 	for _, name := range Backends() {
 		req.Backend = name
 		o, err := Compile(req)
@@ -57,6 +60,6 @@ func Each(req Request) ([]Named, diag.Diagnostics, error) {
 	if len(out) == 0 {
 		return nil, warnings.Sorted(), first
 	}
-	left := compiler.Silence(req.Compiler.FS, skipped, req.Compiler.Disable)
+	left := req.Workspace.Silence(skipped)
 	return out, append(warnings, left...).Sorted(), nil
 }

@@ -75,8 +75,12 @@ func KindNames(backend string) []string {
 // it.
 type Request struct {
 	Compiler compiler.Options
-	Backend  string
-	Emit     emit.Options
+	// Workspace, when set, holds Compiler's files as the command line
+	// read them (pairing them, checking --step): the compile reads them
+	// again from it, not from the disk.
+	Workspace *compiler.Workspace
+	Backend   string
+	Emit      emit.Options
 	// Format is how the objects are written: yaml (also when empty) or
 	// json, one of OutputFormats.
 	Format string
@@ -88,6 +92,15 @@ type Request struct {
 // OutputFormats are the forms the objects are written in, the default
 // first: a YAML stream, or JSON (one object, or a v1 List of several).
 var OutputFormats = []string{"yaml", "json"}
+
+// workspace is where the request's specs are read: its Workspace asked
+// about Compiler, else a new one.
+func (r *Request) workspace() *compiler.Workspace {
+	if r.Workspace != nil {
+		return r.Workspace.For(r.Compiler)
+	}
+	return compiler.Load(r.Compiler)
+}
 
 // prepare checks the backend, the kind and the schedule flags together,
 // and says in the compiler's options why params need values now, if they

@@ -210,9 +210,9 @@ func checkUnit(u unit, s *schema.Schema, backends []string) (r result, panicked 
 		}
 	}()
 	if u.platformOnly != "" {
-		sil := compiler.NewSilencer(nil, u.opts.Disable)
-		diags := sil.Silence(compiler.CheckPlatform(u.platformOnly))
-		rec := sil.Record()
+		w := compiler.Load(compiler.Options{FS: u.opts.FS, Disable: u.opts.Disable})
+		diags := w.Silence(w.CheckPlatform(u.platformOnly))
+		rec := w.Silenced()
 		rec.Files = []string{u.platformOnly}
 		return result{diags, rec}, false
 	}

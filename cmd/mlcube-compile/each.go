@@ -53,7 +53,6 @@ func compileEach(s *session, req driver.Request, dir string) error {
 			return err
 		}
 	}
-	read := recordReads(&req.Compiler)
 	outs, warnings, err := driver.Each(req)
 	s.warnings = append(s.warnings, warnings...)
 	if err != nil {
@@ -62,7 +61,7 @@ func compileEach(s *session, req driver.Request, dir string) error {
 	}
 	for _, o := range outs {
 		name := outputName(o.Backend, req.Format)
-		if err := outputOnInput(dir, filepath.Join(dir, name), read.inputs(), name); err != nil {
+		if err := outputOnInput(dir, filepath.Join(dir, name), inputs(req.Workspace), name); err != nil {
 			return err
 		}
 	}

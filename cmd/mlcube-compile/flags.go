@@ -134,17 +134,6 @@ func runFlags() []cli.Flag {
 	}
 }
 
-// compilerOptions reads the spec flags and the arguments, and fills in
-// the files they leave out by compiler.Pair, noting in the session which
-// platform file that chose when -v asks for notes.
-func compilerOptions(c *cli.Context, s *session) (compiler.Options, error) {
-	w, err := workspace(c, s)
-	if err != nil {
-		return compiler.Options{}, err
-	}
-	return w.Options(), nil
-}
-
 // workspace reads the spec flags and the arguments into the workspace of
 // the files they name, with those they leave out filled in (Pair), noting
 // in the session which platform file that chose when -v asks for notes.
@@ -260,9 +249,10 @@ func request(c *cli.Context, s *session) (driver.Request, error) {
 	opts.Schedule = compiler.ScheduleOptions{Cron: c.StringSlice("schedule"), Timezone: c.String("timezone"),
 		ConcurrencyPolicy: c.String("concurrency-policy")}
 	return driver.Request{
-		Compiler: opts,
-		Backend:  c.String("backend"),
-		Emit:     emit.Options{RBAC: c.Bool("emit-rbac"), Kind: c.String("kind")},
+		Compiler:  opts,
+		Workspace: w,
+		Backend:   c.String("backend"),
+		Emit:      emit.Options{RBAC: c.Bool("emit-rbac"), Kind: c.String("kind")},
 	}, nil
 }
 

@@ -44,22 +44,22 @@ func graphCommand(s *session) *cli.Command {
 			if !slices.Contains(render.Formats, format) {
 				return usageError{fmt.Errorf("unknown --format %q (formats: %s)", format, strings.Join(render.Formats, ", "))}
 			}
-			opts, err := compilerOptions(c, s)
+			w, err := workspace(c, s)
 			if err != nil {
 				return err
 			}
+			opts := w.Options()
 			name := graphFile[format]
 			if err := outputOnInput(output, output, namedInputs(opts), name); err != nil {
 				return err
 			}
-			read := recordReads(&opts)
-			out, err := driver.Graph(opts, format)
+			out, err := driver.Graph(w, format)
 			s.warnings = append(s.warnings, out.Warnings...)
 			if err != nil {
 				explainEmptied(err, s.stdout, name)
 				return err
 			}
-			if err := outputOnInput(output, output, read.inputs(), name); err != nil {
+			if err := outputOnInput(output, output, inputs(w), name); err != nil {
 				return err
 			}
 			return writeOutput(output, out.Bytes, s.stdout)

@@ -8,9 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/mlcube-compile/mlcube-compile/compiler"
@@ -61,47 +59,11 @@ func namedInputs(opts compiler.Options) []input {
 	return out
 }
 
-// readFiles is an fs.FS that keeps the name of every file the compile
-// opened through it, for the check of -o after it.
-type readFiles struct {
-	fsys   fs.FS
-	mu     sync.Mutex
-	opened []string
-}
-
-// recordReads makes opts read through a readFiles, which it returns.
-func recordReads(opts *compiler.Options) *readFiles {
-	r := &readFiles{fsys: cmp.Or[fs.FS](opts.FS, compiler.Disk)}
-	opts.FS = r
-	return r
-}
-
-// Open implements fs.FS.
-func (r *readFiles) Open(name string) (fs.File, error) {
-	f, err := r.fsys.Open(name)
-	if err == nil && name != compiler.StdinName {
-		r.mu.Lock()
-		r.opened = append(r.opened, name)
-		r.mu.Unlock()
-	}
-	return f, err
-}
-
-// Stat implements fs.StatFS.
-func (r *readFiles) Stat(name string) (fs.FileInfo, error) { return fs.Stat(r.fsys, name) }
-
-// inputs are the files the compile opened, each once.
-func (r *readFiles) inputs() []input {
-	if r == nil {
-		return nil
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
+// inputs are the files the workspace read, each with its role.
+func inputs(w *compiler.Workspace) []input {
 	var out []input
-	for _, name := range r.opened {
-		if !slices.ContainsFunc(out, func(in input) bool { return in.path == name }) {
-			out = append(out, input{name, readRole(name)})
-		}
+	for _, name := range w.Files() {
+		out = append(out, input{name, readRole(w, name)})
 	}
 	return out
 }
@@ -116,13 +78,14 @@ var readRoles10 = map[string]string{
 	"mlcommons_box_platform": "a platform file of the 1.0 layout",
 }
 
-// readRole is what a file the compile opened is: a 1.0 layout's file by
-// its schema_type, else by compiler.Classify.
-func readRole(path string) string {
-	if role, ok := readRoles10[compiler.SchemaType(path)]; ok {
+// readRole is what a file the compile read is: a 1.0 layout's file by
+// its schema_type, else by its kind (compiler.Classify), each read from
+// the workspace w.
+func readRole(w *compiler.Workspace, path string) string {
+	if role, ok := readRoles10[w.SchemaType(path)]; ok {
 		return role
 	}
-	switch compiler.Classify(path) {
+	switch w.Classify(path) {
 	case compiler.CubeFile:
 		return "a cube"
 	case compiler.TaskFile:

@@ -217,14 +217,13 @@ func compile(c *cli.Context, s *session) error {
 	if err := outputOnInput(output, candidateOutput(output, name), namedInputs(req.Compiler), name); err != nil {
 		return err
 	}
-	read := recordReads(&req.Compiler)
 	out, err := driver.Compile(req)
 	s.warnings = append(s.warnings, out.Warnings...)
 	if err != nil {
 		explainEmptied(err, s.stdout, name)
 		return err
 	}
-	if err := outputOnInput(output, candidateOutput(output, name), read.inputs(), name); err != nil {
+	if err := outputOnInput(output, candidateOutput(output, name), inputs(req.Workspace), name); err != nil {
 		return err
 	}
 	path, err := outputFile(output, name)

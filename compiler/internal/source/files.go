@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -46,6 +48,14 @@ type disk struct{}
 
 func (disk) Open(name string) (fs.File, error)     { return os.Open(name) }
 func (disk) Stat(name string) (fs.FileInfo, error) { return os.Stat(name) }
+
+// Read are the paths of the files read, sorted; standard input, which is
+// no file to judge comments in again, is not one.
+func (fl *Files) Read() []string {
+	fl.mu.Lock()
+	defer fl.mu.Unlock()
+	return slices.DeleteFunc(slices.Sorted(maps.Keys(fl.read)), func(p string) bool { return p == StdinName })
+}
 
 // Stat describes the file at path.
 func (fl *Files) Stat(path string) (fs.FileInfo, error) { return fs.Stat(fl.fsys, path) }

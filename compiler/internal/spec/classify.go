@@ -63,14 +63,14 @@ func PlatformFields() []string {
 
 // CheckPlatform checks a platform file that no cube or pipeline beside it
 // is compiled with: its schema and what decoding it checks.
-func CheckPlatform(path string) diag.Diagnostics {
+func CheckPlatform(files *source.Files, path string) diag.Diagnostics {
 	s, err := schema.Load()
 	if err != nil {
 		return diag.Diagnostics{diag.Errorf(diag.Internal, diag.At(diag.Pos{File: path}).Field("schema"), "%v", err)}
 	}
 	var diags diag.Diagnostics
 	s.Do(func(sc *schema.Context) {
-		l := newLoader(sc, source.New(nil))
+		l := newLoader(sc, files)
 		l.platform(path)
 		diags = l.diags
 	})

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mlcube-compile/mlcube-compile/compiler/internal/source"
 )
 
 // TestPatternHelp pins the words that explain the schema's patterns and
@@ -38,7 +40,7 @@ func TestPatternHelp(t *testing.T) {
 			t.Fatal(err)
 		}
 		var got []string
-		for _, d := range CheckPlatform(file) {
+		for _, d := range CheckPlatform(source.New(nil), file) {
 			got = append(got, d.Field+": "+d.Message)
 		}
 		if strings.Join(got, "\n") != c.want {
