@@ -2,6 +2,8 @@ package driver
 
 import (
 	"errors"
+	"io/fs"
+	"os"
 	"strings"
 	"testing"
 
@@ -164,5 +166,43 @@ func TestRequestsThatCannotBeMade(t *testing.T) {
 	req := Request{Backend: "job"}
 	if _, err := req.prepare(); err != nil || req.Compiler.NeedValues == "" {
 		t.Errorf("job: %v, NeedValues %q: a Job needs every param's value now", err, req.Compiler.NeedValues)
+	}
+}
+
+// countingFS counts the times each file is opened.
+type countingFS struct {
+	fs.FS
+	opened map[string]int
+}
+
+func (c countingFS) Open(name string) (fs.File, error) {
+	c.opened[name]++
+	return c.FS.Open(name)
+}
+
+func (c countingFS) Stat(name string) (fs.FileInfo, error) { return fs.Stat(c.FS, name) }
+
+// The command reads each spec file once: pairing, the --step check, the
+// compile for every backend, the silencing and the -o check of what was
+// read all read the workspace's bytes.
+func TestEachReadsEveryFileOnce(t *testing.T) {
+	fsys := countingFS{os.DirFS("../examples/two-cube-pipeline"), map[string]int{}}
+	w := compiler.Load(compiler.Options{Task: "pipeline.yaml", FS: fsys, Set: []compiler.Setting{{Name: "dataset",
+		Value: "d"}}})
+	w.Pair()
+	if steps, _ := w.Steps(); len(steps) == 0 {
+		t.Fatal("no steps")
+	}
+	req := Request{Compiler: w.Options(), Workspace: w}
+	if _, _, err := Each(req); err != nil {
+		t.Fatal(err)
+	}
+	if len(w.Files()) < 3 {
+		t.Errorf("the workspace read %v", w.Files())
+	}
+	for name, n := range fsys.opened {
+		if n > 1 {
+			t.Errorf("%s opened %d times", name, n)
+		}
 	}
 }
