@@ -48,7 +48,7 @@ test: ## Run every test.
 # GOLDEN_PACKAGES hold golden files, in the order they are rewritten: the
 # IR first, then the command's files, then each engine's, which are made
 # from the IR and must equal the command's.
-GOLDEN_PACKAGES = ./schema ./compiler ./cmd/mlcube-compile ./backends/argo ./backends/tekton ./backends/job ./backends/render
+GOLDEN_PACKAGES = ./schema ./compiler ./cmd/mlcube-compile ./docs ./backends/argo ./backends/tekton ./backends/job ./backends/render
 
 golden: ## Rewrite the golden files (spec → IR, command, IR → each engine) and the generated docs (docs/reference, docs/cli.md, docs/errors.md); read the diff before committing it.
 	@set -e; for p in $(GOLDEN_PACKAGES); do $(GO) test $$p -run 'TestGolden|TestBadInputCorpus|TestReferenceDocs|TestCLIDoc|TestErrorsDoc|TestTroubleshootingDoc' -update >/dev/null; done

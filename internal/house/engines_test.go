@@ -58,7 +58,7 @@ func checkEngineNames(tr *tree) (out []violation) {
 			word, _, _ := strings.Cut(s, ":")
 			if names[s] || names[word] {
 				out = append(out, violation{tr.at(lit.Pos()), 7, s, gf.pkg + " names the engine " + strconv.Quote(word) +
-					"; ask the engine what it needs through backends/emit's Engine (Needs), and find it in backends/engines"})
+					"; ask the engine what it needs through backends/emit's Engine (Kinds), and find it in backends/engines"})
 			}
 			return true
 		})

@@ -1,4 +1,4 @@
-package main
+package docs_test
 
 // docs/errors.md, the catalogue of errors, is rendered from the bad-input
 // corpus (testdata/bad: each case with the exact stderr it gives), so it
@@ -45,7 +45,7 @@ func renderErrorsDoc(root string) (string, error) {
 		return "", err
 	}
 	var b strings.Builder
-	b.WriteString("<!-- Generated from testdata/bad by TestErrorsDoc (cmd/mlcube-compile/errorsdoc_test.go); do not " +
+	b.WriteString("<!-- Generated from testdata/bad by TestErrorsDoc (docs/errors_test.go); do not " +
 		"edit. Rewrite with make golden. -->\n\n")
 	b.WriteString("# Errors, as the command prints them\n\n")
 	b.WriteString("Every kind of mistake the test corpus holds (`testdata/bad/NAME`: the spec files, and the exact\n")
