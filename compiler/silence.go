@@ -19,7 +19,7 @@ import (
 // warning. A problem's old codes (diag.Code.Problem) silence it too.
 // Errors are never silenced.
 func Silence(fsys fs.FS, ds diag.Diagnostics, disabled []diag.Code) diag.Diagnostics {
-	return newSilencer(source.New(fsys), disabled).Silence(ds)
+	return newSilencer(source.New(fsys), disabled).silence(ds)
 }
 
 // DisableComment is one code of a disable comment, where it is written.
@@ -32,10 +32,10 @@ type Silenced struct {
 	Used  []DisableComment `json:"used,omitempty"`
 }
 
-// Silencer silences the warnings of one compilation, as Silence does,
+// silencer silences the warnings of one compilation, as Silence does,
 // keeping which disable comments silenced something, so that those that
 // silence nothing are said (Unused).
-type Silencer struct {
+type silencer struct {
 	files    *source.Files
 	disabled []diag.Code
 	read     map[string]source.Disabled
@@ -44,13 +44,13 @@ type Silencer struct {
 
 // newSilencer silences warnings by the codes disabled (--disable) and the
 // disable comments of their files, read through files.
-func newSilencer(files *source.Files, disabled []diag.Code) *Silencer {
-	return &Silencer{files: files, disabled: disabled, read: map[string]source.Disabled{},
+func newSilencer(files *source.Files, disabled []diag.Code) *silencer {
+	return &silencer{files: files, disabled: disabled, read: map[string]source.Disabled{},
 		used: map[DisableComment]bool{}}
 }
 
 // disabledIn is the disable comments of file, read once.
-func (s *Silencer) disabledIn(file string) (source.Disabled, bool) {
+func (s *silencer) disabledIn(file string) (source.Disabled, bool) {
 	dis, ok := s.read[file]
 	if !ok {
 		dis = s.files.ReadDisabled(file)
@@ -59,10 +59,10 @@ func (s *Silencer) disabledIn(file string) (source.Disabled, bool) {
 	return dis, ok
 }
 
-// Silence returns ds without the warnings and notes --disable or a
+// silence returns ds without the warnings and notes --disable or a
 // disable comment silences (see Silence), noting each comment that
 // silenced one. Errors are never silenced.
-func (s *Silencer) Silence(ds diag.Diagnostics) diag.Diagnostics {
+func (s *silencer) silence(ds diag.Diagnostics) diag.Diagnostics {
 	var unknown diag.Diagnostics
 	for _, d := range ds {
 		if d.Severity != diag.Error && d.Code != "" && d.Pos.File != "" {
@@ -94,9 +94,9 @@ func (s *Silencer) Silence(ds diag.Diagnostics) diag.Diagnostics {
 	return out
 }
 
-// Record is what s found: the files the compilation read, and the
+// record is what s found: the files the compilation read, and the
 // comments that silenced something.
-func (s *Silencer) Record() Silenced {
+func (s *silencer) record() Silenced {
 	var used []DisableComment
 	for c := range s.used {
 		used = append(used, c)
@@ -114,11 +114,11 @@ func (s *Silencer) Record() Silenced {
 	return Silenced{Files: s.files.Read(), Used: used}
 }
 
-// Unused is the warning (MLC107) of each disable comment in the files
+// unused is the warning (MLC107) of each disable comment in the files
 // the compilation read that silenced nothing, silenced in turn (Unused
 // as any warning). skip says which codes not to judge.
-func (s *Silencer) Unused(skip func(diag.Code) bool) diag.Diagnostics {
-	return unusedComments(s.files, []Silenced{s.Record()}, s.disabled, skip)
+func (s *silencer) unused(skip func(diag.Code) bool) diag.Diagnostics {
+	return unusedComments(s.files, []Silenced{s.record()}, s.disabled, skip)
 }
 
 // UnusedComments warns (MLC107) of every disable comment in the files
@@ -156,7 +156,7 @@ func unusedComments(files *source.Files, records []Silenced, disabled []diag.Cod
 			out = append(out, unusedWarning(c))
 		}
 	}
-	return newSilencer(files, disabled).Silence(out)
+	return newSilencer(files, disabled).silence(out)
 }
 
 // unusedWarning is MLC107 for c.

@@ -16,7 +16,7 @@ import (
 type Workspace struct {
 	opts  Options
 	files *source.Files
-	sil   *Silencer
+	sil   *silencer
 	// tasks are the cube's task names, once asked for.
 	tasks    []string
 	tasksSet bool
@@ -132,17 +132,17 @@ func (w *Workspace) Whole() bool {
 // Silence returns ds without the warnings and notes that --disable or a
 // disable comment in the workspace's files silences (the package's
 // Silence says how), noting each comment that silenced one.
-func (w *Workspace) Silence(ds diag.Diagnostics) diag.Diagnostics { return w.sil.Silence(ds) }
+func (w *Workspace) Silence(ds diag.Diagnostics) diag.Diagnostics { return w.sil.silence(ds) }
 
 // Silenced is what silencing found: every file the workspace read (any
 // workspace For made of it included), and the disable comments that
 // silenced a warning.
-func (w *Workspace) Silenced() Silenced { return w.sil.Record() }
+func (w *Workspace) Silenced() Silenced { return w.sil.record() }
 
 // Unused is the warning (MLC107) of each disable comment in the files
 // the workspace read that silenced nothing, silenced in turn. skip says
 // which codes not to judge.
-func (w *Workspace) Unused(skip func(diag.Code) bool) diag.Diagnostics { return w.sil.Unused(skip) }
+func (w *Workspace) Unused(skip func(diag.Code) bool) diag.Diagnostics { return w.sil.unused(skip) }
 
 // CheckPlatform checks, through the workspace's files, a platform file
 // that no cube or pipeline beside it is compiled with: its schema and

@@ -2,6 +2,10 @@ package house
 
 import (
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -99,5 +103,96 @@ func TestArchitectureDocCatches(t *testing.T) {
 	}
 	if got := checkArchDoc(doc+"`bench` and\n", table); len(got) != 2 {
 		t.Errorf("a package in backquotes is named: %q", got)
+	}
+}
+
+// exported are the exported names package dir declares in its non-test
+// files: its functions, types, constants and variables, and the methods
+// of its exported types, as Type.Method.
+func exported(t *testing.T, dir string) []string {
+	t.Helper()
+	fset := token.NewFileSet()
+	pkgs, err := parser.ParseDir(fset, dir, func(fi fs.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") },
+		0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, pkg := range pkgs {
+		for _, f := range pkg.Files {
+			for _, decl := range f.Decls {
+				switch d := decl.(type) {
+				case *ast.FuncDecl:
+					name := d.Name.Name
+					if d.Recv != nil {
+						recv := d.Recv.List[0].Type
+						if star, ok := recv.(*ast.StarExpr); ok {
+							recv = star.X
+						}
+						id, ok := recv.(*ast.Ident)
+						if !ok || !id.IsExported() {
+							continue
+						}
+						name = id.Name + "." + name
+					}
+					if d.Name.IsExported() {
+						out = append(out, name)
+					}
+				case *ast.GenDecl:
+					for _, spec := range d.Specs {
+						switch s := spec.(type) {
+						case *ast.TypeSpec:
+							if s.Name.IsExported() {
+								out = append(out, s.Name.Name)
+							}
+						case *ast.ValueSpec:
+							for _, n := range s.Names {
+								if n.IsExported() {
+									out = append(out, n.Name)
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// surfaceName is a name of the compiler's surface as the section writes
+// it: `Name`, or `Type.Method`.
+var surfaceName = regexp.MustCompile("`([A-Z][A-Za-z]*(?:\\.[A-Z][A-Za-z]*)?)`")
+
+// The compiler's exported surface is what docs/ARCHITECTURE.md's section
+// says it is: every exported name in it, and nothing else.
+func TestCompilerSurface(t *testing.T) {
+	root := filepath.Join("..", "..")
+	doc, err := os.ReadFile(filepath.Join(root, "docs", "ARCHITECTURE.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(doc), "\n## The compiler's surface\n")
+	if !ok {
+		t.Fatal("docs/ARCHITECTURE.md has no section \"## The compiler's surface\"")
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	var said []string
+	for _, m := range surfaceName.FindAllStringSubmatch(section, -1) {
+		said = append(said, m[1])
+	}
+	slices.Sort(said)
+	said = slices.Compact(said)
+	have := exported(t, filepath.Join(root, "compiler"))
+	for _, name := range have {
+		if !slices.Contains(said, name) {
+			t.Errorf("compiler exports %s, which docs/ARCHITECTURE.md's surface does not name", name)
+		}
+	}
+	for _, name := range said {
+		if !slices.Contains(have, name) {
+			t.Errorf("docs/ARCHITECTURE.md's surface names %s, which compiler does not export", name)
+		}
 	}
 }
