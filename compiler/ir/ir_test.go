@@ -171,35 +171,3 @@ func TestUsesDRA(t *testing.T) {
 		}
 	}
 }
-
-func TestNameSet(t *testing.T) {
-	ns := NewNameSet("workspace")
-	var got []string
-	for _, n := range []string{"Download_Data", "download-data", "download data", "train", "workspace"} {
-		c, ok := ns.Take(n, n)
-		if !ok {
-			t.Fatalf("%q refused", n)
-		}
-		got = append(got, c)
-	}
-	if want := []string{"download-data", "download-data-2", "download-data-3", "train", "workspace-2"}; !slices.Equal(got,
-		want) {
-		t.Fatalf("names %q, want %q", got, want)
-	}
-	if o := ns.Original("download-data-2"); o != "download-data" {
-		t.Errorf("Original = %q", o)
-	}
-	if _, ok := ns.Take("__", "__"); ok {
-		t.Fatal("a name with no letters or digits was accepted")
-	}
-	if c, _ := ns.Take("x", "__", "input"); c != "input" {
-		t.Errorf("the second spelling: %q", c)
-	}
-	long := strings.Repeat("x", 100)
-	if c, _ := ns.Take(long, long); len(c) > MaxNameLen {
-		t.Fatalf("name of %d characters", len(c))
-	}
-	if c, _ := ns.Take(long, long); len(c) > MaxNameLen || !strings.HasSuffix(c, "-2") {
-		t.Fatalf("a long name taken twice: %q", c)
-	}
-}

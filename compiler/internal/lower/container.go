@@ -32,7 +32,7 @@ func (sl *stepLowering) containerVolumes() ([]string, []ir.Arg, []ir.Mount, grap
 	}
 	args = append(args, sl.stepArgs()...)
 	sl.diags = append(sl.diags, taskMountPaths(t)...)
-	vm := volumeMounts{names: ir.NewNameSet(), at: map[string]int{}}
+	vm := volumeMounts{names: newNameSet(), at: map[string]int{}}
 	var io graph.IO
 	for _, p := range t.Inputs {
 		if rel, ok := sl.volumeMount(p, "inputs", &vm); ok {
@@ -51,7 +51,7 @@ func (sl *stepLowering) containerVolumes() ([]string, []ir.Arg, []ir.Mount, grap
 // the mount at each mount path, and each one's volume's own mount_path.
 type volumeMounts struct {
 	mounts []ir.Mount
-	names  *ir.NameSet
+	names  *nameSet
 	at     map[string]int
 	of     []string
 }
@@ -167,7 +167,7 @@ func (vm *volumeMounts) add(lw *lowering, m ir.Mount, p *spec.Param, at diag.Loc
 			return false
 		}
 		if render(same.SubPath) != render(m.SubPath) || same.ReadOnly != m.ReadOnly {
-			other := vm.names.Original(vm.mounts[i].Name)
+			other := vm.names.taken[vm.mounts[i].Name]
 			if m.MountPath != path.Clean(p.MountPath) {
 				lw.diags = append(lw.diags, diag.Errorf(diag.BadVolumeMount, at,
 					"an output file is mounted by its folder, and volume %s is mounted at %s already", other, m.MountPath).
@@ -181,9 +181,9 @@ func (vm *volumeMounts) add(lw *lowering, m ir.Mount, p *spec.Param, at diag.Loc
 		}
 		return false
 	}
-	name, ok := vm.names.Take(p.Name, p.Name)
+	name, ok := vm.names.take(p.Name, p.Name)
 	if !ok {
-		name, _ = vm.names.Take(p.Name, "volume")
+		name, _ = vm.names.take(p.Name, "volume")
 	}
 	m.Name = name
 	vm.at[m.MountPath] = len(vm.mounts)

@@ -13,7 +13,7 @@ import (
 // stepData is what one step fetches and reads and writes, gathered while
 // its parameters are lowered.
 type stepData struct {
-	names   *ir.NameSet
+	names   *nameSet
 	fetches []ir.Fetch
 	// paths are the workspace paths the step reads and writes, in the
 	// order its parameters are lowered.
@@ -68,7 +68,7 @@ func (sl *stepLowering) urlInput(param, raw, kind string, at diag.Loc) (dir stri
 	if u == nil {
 		return "", "", false
 	}
-	name, _ := sl.data.names.Take(param, param, "input")
+	name, _ := sl.data.names.take(param, param, "input")
 	dir = path.Join(sl.fetchRoot(), name)
 	file = dir
 	if !u.Folder {

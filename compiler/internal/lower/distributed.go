@@ -213,7 +213,7 @@ func (sl *stepLowering) lowerDaskStep() (*ir.Step, graph.IO) {
 
 // daskTemplateName names the definitions a Dask step's job is built from.
 func (lw *lowering) daskTemplateName(step string) string {
-	n, _ := lw.templates.Take("dask\x00"+step, step, "dask-"+step)
+	n, _ := lw.templates.take("dask\x00"+step, step, "dask-"+step)
 	return n
 }
 

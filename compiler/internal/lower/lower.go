@@ -45,8 +45,8 @@ type lowering struct {
 	// dataClaim is the volume of the claim that holds the inputs no step
 	// writes, with an object workspace; empty for none.
 	dataClaim   string
-	volumeNames *ir.NameSet
-	templates   *ir.NameSet
+	volumeNames *nameSet
+	templates   *nameSet
 	tmplNames   map[string]string // cube file + task -> template name
 	// gpus are the requests for GPUs by Dynamic Resource Allocation.
 	gpus *gpuRequests
@@ -129,8 +129,8 @@ func (lw *lowering) notef(code diag.Code, at diag.Loc, format string, args ...an
 func newLowering(ps *spec.Pipeline, plat *spec.Platform) *lowering {
 	lw := &lowering{
 		spec: ps, plat: plat,
-		volumes: map[string]ir.Volume{}, templates: ir.NewNameSet(), tmplNames: map[string]string{},
-		claimVolumes: map[string]string{}, volumeNames: ir.NewNameSet(workspaceVolume, ir.FetchedVolume),
+		volumes: map[string]ir.Volume{}, templates: newNameSet(), tmplNames: map[string]string{},
+		claimVolumes: map[string]string{}, volumeNames: newNameSet(workspaceVolume, ir.FetchedVolume),
 		data: map[string]*stepData{},
 	}
 	var diags diag.Diagnostics

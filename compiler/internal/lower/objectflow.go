@@ -42,7 +42,7 @@ func (lw *lowering) objectWorkspaceSpec(st spec.Storage, at diag.Loc) ir.Volume 
 		lw.sized = v.Ephemeral
 	}
 	if st.PVC != "" {
-		lw.dataClaim, _ = lw.volumeNames.Take(st.PVC, "data", st.PVC)
+		lw.dataClaim, _ = lw.volumeNames.take(st.PVC, "data", st.PVC)
 	}
 	return v
 }
@@ -92,7 +92,7 @@ func (lw *lowering) uploads(s *ir.Step, d *stepData) []upload {
 			continue
 		}
 		seen[w.rel] = true
-		name, _ := d.names.Take(w.param, w.param, "output")
+		name, _ := d.names.take(w.param, w.param, "output")
 		s.Uploads = append(s.Uploads, ir.Upload{Name: name, Path: w.seen, Folder: w.folder})
 		out = append(out, upload{step: s.Name, name: name, rel: w.rel})
 	}
@@ -115,7 +115,7 @@ func (lw *lowering) fetchRead(s *ir.Step, d *stepData, r dataPath, written []upl
 		} else {
 			f.Sub = inside(u.rel, r.rel)
 		}
-		f.Name, _ = d.names.Take(u.step+"-"+u.name, u.step+"-"+u.name, "input")
+		f.Name, _ = d.names.take(u.step+"-"+u.name, u.step+"-"+u.name, "input")
 		s.Fetches = append(s.Fetches, f)
 		fetched[*f.From] = true
 	}

@@ -47,16 +47,16 @@ func jobOf(st *spec.Step) string {
 
 // lowerSteps lowers every step and returns what each reads and writes.
 func (lw *lowering) lowerSteps() ([]*ir.Step, []graph.IO) {
-	names := ir.NewNameSet()
+	names := newNameSet()
 	var steps []*ir.Step
 	var io []graph.IO
 	for _, st := range lw.spec.Steps {
-		name, ok := names.Take(st.Name, st.Name)
+		name, ok := names.take(st.Name, st.Name)
 		if !ok {
 			// A stand-in: package verify refuses the name as written.
-			name, _ = names.Take(st.Name, "step")
+			name, _ = names.take(st.Name, "step")
 		}
-		sl := &stepLowering{lowering: lw, st: st, name: name, data: &stepData{names: ir.NewNameSet()}, noParams: jobOf(st)}
+		sl := &stepLowering{lowering: lw, st: st, name: name, data: &stepData{names: newNameSet()}, noParams: jobOf(st)}
 		lw.data[name] = sl.data
 		s, sio := sl.lower()
 		steps = append(steps, s)
@@ -148,9 +148,9 @@ func (lw *lowering) templateName(c *spec.Cube, t *spec.Task) string {
 	if n, ok := lw.tmplNames[key]; ok {
 		return n
 	}
-	n, ok := lw.templates.Take(key, t.Name, c.Name+"-"+t.Name, "task")
+	n, ok := lw.templates.take(key, t.Name, c.Name+"-"+t.Name, "task")
 	if !ok {
-		n, _ = lw.templates.Take(key, "task")
+		n, _ = lw.templates.take(key, "task")
 	}
 	lw.tmplNames[key] = n
 	return n

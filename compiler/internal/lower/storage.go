@@ -90,7 +90,7 @@ func (lw *lowering) claimVolume(p *spec.Param) (string, string) {
 		lw.errorf(diag.BadClaim, diag.At(p.Loc.Pos()).Field("k8s").Field("pvc"),
 			"%q is not a valid PersistentVolumeClaim name (lower case letters, digits, '-' and '.')", claim)
 	}
-	name, _ := lw.volumeNames.Take(claim, claim, "pvc-"+claim)
+	name, _ := lw.volumeNames.take(claim, claim, "pvc-"+claim)
 	lw.claimVolumes[claim] = name
 	lw.volumes[name] = ir.Volume{Name: name, ClaimName: claim}
 	return name, root
