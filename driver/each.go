@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/mlcube-compile/mlcube-compile/backends/emit"
 	"github.com/mlcube-compile/mlcube-compile/compiler"
 	"github.com/mlcube-compile/mlcube-compile/diag"
 )
@@ -43,6 +44,11 @@ func Each(req Request) ([]Named, diag.Diagnostics, error) {
 		o, err := Compile(req)
 		warnings = append(warnings, o.Warnings...)
 		var shape shapeError
+		if err != nil && !errors.As(err, &shape) {
+			if not := notAccepted(req); len(not) > 0 {
+				err = shapeError{refused: not, shape: not}
+			}
+		}
 		switch {
 		case errors.As(err, &shape):
 			first = cmp.Or(first, err)
@@ -62,4 +68,22 @@ func Each(req Request) ([]Named, diag.Diagnostics, error) {
 	}
 	left := req.Workspace.Silence(skipped)
 	return out, append(warnings, left...).Sorted(), nil
+}
+
+// notAccepted are the refusals of req's engine of the pipeline compiled
+// as the specs write it, when its kind needs every param's value at
+// compile time: an engine that does not run pipelines of its shape (a Job
+// runs one step) is left out, not held to values it would never use.
+func notAccepted(req Request) diag.Diagnostics {
+	e, ok := engine(req.Backend)
+	if !ok || kindOf(e, req.Emit.Kind).Values == "" {
+		return nil
+	}
+	opts := req.Compiler
+	opts.NeedValues = ""
+	p, diags := req.Workspace.For(opts).Compile()
+	if diags.HasErrors() {
+		return nil
+	}
+	return emit.Accepts(e, p, req.Emit.Kind)
 }

@@ -128,9 +128,7 @@ func checkEach(t *testing.T, opts compiler.Options, shaped bool) {
 	each, warnings, err := driver.Each(driver.Request{Compiler: opts})
 	var refused diag.Diagnostics
 	if err != nil && errors.As(err, &refused) && !slices.ContainsFunc(refused, isPod) {
-		// Another engine's refusal first: a param the job engine needs a
-		// value of fails --backend all.
-		t.Logf("--backend all: %v", err)
+		t.Errorf("--backend all: another engine refused: %v", err)
 		return
 	}
 	emitted := slices.ContainsFunc(each, func(n driver.Named) bool { return n.Backend == "pod" })
