@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	yamlv3 "go.yaml.in/yaml/v3"
 
@@ -93,7 +94,7 @@ func (fl *Files) ReadDisabled(path string) Disabled {
 		for _, wm := range codeWord.FindAllStringIndex(line[m[6]:m[7]], -1) {
 			w := line[m[6]+wm[0] : m[6]+wm[1]]
 			code := diag.Code(w)
-			col := m[6] + wm[0] + 1
+			col := utf8.RuneCountInString(line[:m[6]+wm[0]]) + 1 // in characters, as the decoder counts
 			if !diag.Known(code) {
 				at := diag.At(diag.Pos{File: path, Line: i + 1, Col: col}).Field("mlcube-compile")
 				msg := fmt.Sprintf("%q is no warning's code", w)

@@ -1,6 +1,7 @@
 package source
 
 import (
+	"strings"
 	"testing"
 	"testing/fstest"
 
@@ -64,5 +65,19 @@ func TestDisableNode(t *testing.T) {
 		if got := silenced(tc.code, tc.line, tc.col, tc.field); got != tc.want {
 			t.Errorf("%s at %d:%d %s: silenced %v, want %v", tc.code, tc.line, tc.col, tc.field, got, tc.want)
 		}
+	}
+}
+
+// A disable comment's place counts characters, as the YAML decoder counts
+// the columns of the warnings it is judged against and lint --fix edits
+// at: after "é" the code is one column on, not two.
+func TestDisableCommentColumnInCharacters(t *testing.T) {
+	src := "name: \"café\" # mlcube-compile: disable MLC2O1\n"
+	dis := New(fstest.MapFS{"p.yaml": {Data: []byte(src)}}).ReadDisabled("p.yaml")
+	if len(dis.Unknown) != 1 {
+		t.Fatalf("%d unknown codes, want 1", len(dis.Unknown))
+	}
+	if got, want := dis.Unknown[0].Pos.Col, len([]rune(src[:strings.Index(src, "MLC2O1")]))+1; got != want {
+		t.Errorf("MLC2O1 at column %d, want %d (characters)", got, want)
 	}
 }
