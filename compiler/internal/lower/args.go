@@ -79,16 +79,18 @@ func (sl *stepLowering) paramArg(p *spec.Param, kind, override string,
 		return arg, nil
 	}
 	if strings.HasPrefix(raw, "/") {
-		sl.warnf(diag.PathInContainer, at, "absolute path %q is in the container, not on the workspace volume; steps "+
-			"cannot pass data through it", raw)
+		sl.diags = append(sl.diags, diag.Warnf(diag.PathInContainer, at,
+			"absolute path %q is in the container, not on the workspace volume; steps "+
+				"cannot pass data through it", raw))
 		arg.Value = parse(raw)
 		return arg, nil
 	}
 	if strings.HasPrefix(raw, "~") {
 		// MLCube joins it to the workspace as it is (Path(workspace) /
 		// value), and no shell expands it in an argument: a folder named ~.
-		sl.warnf(diag.PathTilde, at, "path %q starts with ~, which is not expanded: MLCube and the compiler join it to the "+
-			"workspace as it is, a folder named ~; write the path relative to the workspace", raw)
+		sl.diags = append(sl.diags, diag.Warnf(diag.PathTilde, at,
+			"path %q starts with ~, which is not expanded: MLCube and the compiler join it to the "+
+				"workspace as it is, a folder named ~; write the path relative to the workspace", raw))
 	}
 	var volume, root string
 	if p.Claim != "" {
@@ -99,8 +101,9 @@ func (sl *stepLowering) paramArg(p *spec.Param, kind, override string,
 	mounts[volume] = root
 	rel := cleanKeepParams(raw)
 	if rel == ".." || strings.HasPrefix(rel, "../") {
-		sl.warnf(diag.PathLeavesWorkspace, at, "path %q leaves the workspace; in the container it is %s, outside the volume",
-			raw, path.Join(root, rel))
+		sl.diags = append(sl.diags, diag.Warnf(diag.PathLeavesWorkspace, at,
+			"path %q leaves the workspace; in the container it is %s, outside the volume",
+			raw, path.Join(root, rel)))
 	}
 	arg.Value = ir.Lit(root)
 	if rel != "" {

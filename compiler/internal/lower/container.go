@@ -91,8 +91,8 @@ func (sl *stepLowering) volumeMount(p *spec.Param, kind string, vm *volumeMounts
 			WithFix("write its location as a path in the workspace, such as "+strings.TrimLeft(raw, "/")))
 		return "", false
 	case rel == ".." || strings.HasPrefix(rel, "../"):
-		sl.errorf(diag.BadVolumeMount, at,
-			"%q leaves the workspace; a volume is mounted from inside the workspace claim", raw)
+		sl.diags = append(sl.diags, diag.Errorf(diag.BadVolumeMount, at,
+			"%q leaves the workspace; a volume is mounted from inside the workspace claim", raw))
 		return "", false
 	}
 	m := ir.Mount{Volume: sl.workspace(), MountPath: path.Clean(p.MountPath), ReadOnly: kind == "inputs"}
@@ -176,8 +176,9 @@ func (vm *volumeMounts) add(lw *lowering, m ir.Mount, p *spec.Param, at diag.Loc
 						"by its folder."))
 				return false
 			}
-			lw.errorf(diag.BadVolumeMount, at, "volume %s is mounted at %s, where volume %s is mounted", p.Name,
-				m.MountPath, other)
+			lw.diags = append(lw.diags, diag.Errorf(diag.BadVolumeMount, at,
+				"volume %s is mounted at %s, where volume %s is mounted", p.Name,
+				m.MountPath, other))
 		}
 		return false
 	}

@@ -192,8 +192,8 @@ func (sl *stepLowering) lowerDaskStep() (*ir.Step, graph.IO) {
 			job.PipPackages = append(append([]string{}, job.PipPackages...), "s3fs")
 		}
 	case !spec.InWorkspace(d.Output.Path):
-		sl.errorf(diag.BadDask, st.Loc.Field("dask").Field("output").Field("path"),
-			"%q: give a file path inside the workspace, such as results/benchmark.csv, or a bucket", d.Output.Path)
+		sl.diags = append(sl.diags, diag.Errorf(diag.BadDask, st.Loc.Field("dask").Field("output").Field("path"),
+			"%q: give a file path inside the workspace, such as results/benchmark.csv, or a bucket", d.Output.Path))
 	default:
 		job.Output = path.Join(sl.mountPath, out)
 		s.Mounts = []ir.Mount{{Volume: sl.workspace(), MountPath: sl.mountPath}}

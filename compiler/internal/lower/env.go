@@ -24,7 +24,7 @@ func (sl *stepLowering) env(fx spec.DockerEffects) []ir.EnvVar {
 			value := ir.Lit(e.Value)
 			switch {
 			case !spec.EnvName.MatchString(e.Name):
-				sl.errorf(diag.BadEnv, e.Loc, "%q is not a valid environment variable name", e.Name)
+				sl.diags = append(sl.diags, diag.Errorf(diag.BadEnv, e.Loc, "%q is not a valid environment variable name", e.Name))
 			case sl.credential(e):
 			case pipeline:
 				value = sl.text(e.Value, e.Loc)
@@ -41,8 +41,9 @@ func (sl *stepLowering) env(fx spec.DockerEffects) []ir.EnvVar {
 	add(st.Env, true)
 	for _, e := range append(append([]spec.SecretEnvVar{}, sl.spec.SecretEnv...), st.SecretEnv...) {
 		if slices.ContainsFunc(st.Env, func(o spec.EnvVar) bool { return o.Name == e.Name }) {
-			sl.errorf(diag.BadEnv, e.Loc, "%s is also set by %s; a variable comes from env or from secretEnv, not both", e.Name,
-				st.Loc.Field("env").Path())
+			sl.diags = append(sl.diags, diag.Errorf(diag.BadEnv, e.Loc,
+				"%s is also set by %s; a variable comes from env or from secretEnv, not both", e.Name,
+				st.Loc.Field("env").Path()))
 		}
 		merged[e.Name] = ir.EnvVar{Name: e.Name, Secret: &ir.SecretKey{Secret: e.Secret, Key: e.Key}}
 	}

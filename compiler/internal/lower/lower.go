@@ -112,18 +112,6 @@ func Lower(ps *spec.Pipeline, plat *spec.Platform, needValues string) (*ir.Pipel
 	return lw.p, lw.diags
 }
 
-func (lw *lowering) errorf(code diag.Code, at diag.Loc, format string, args ...any) {
-	lw.diags = append(lw.diags, diag.Errorf(code, at, format, args...))
-}
-
-func (lw *lowering) warnf(code diag.Code, at diag.Loc, format string, args ...any) {
-	lw.diags = append(lw.diags, diag.Warnf(code, at, format, args...))
-}
-
-func (lw *lowering) notef(code diag.Code, at diag.Loc, format string, args ...any) {
-	lw.diags = append(lw.diags, diag.Notef(code, at, format, args...))
-}
-
 // newLowering lowers what the whole pipeline shares, before its steps:
 // the mount path, name, workspace, params, configs and schedule.
 func newLowering(ps *spec.Pipeline, plat *spec.Platform) *lowering {

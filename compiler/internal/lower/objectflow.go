@@ -26,8 +26,8 @@ func (lw *lowering) objectWorkspaceSpec(st spec.Storage, at diag.Loc) ir.Volume 
 			WithFix("add objectStore, with s3's endpoint, bucket and Secret keys (or, on Argo, artifactRepositoryRef)"))
 	}
 	if len(st.AccessModes) > 0 {
-		lw.errorf(diag.BadClaim, at.Field("accessModes"),
-			"with workspace: object every pod has a volume of its own, which only it mounts; leave accessModes out")
+		lw.diags = append(lw.diags, diag.Errorf(diag.BadClaim, at.Field("accessModes"),
+			"with workspace: object every pod has a volume of its own, which only it mounts; leave accessModes out"))
 	}
 	v := ir.Volume{Name: workspaceVolume, PerPod: true}
 	if st.Size != nil || st.StorageClassName != "" {
@@ -65,8 +65,9 @@ func (lw *lowering) objectFlow(st spec.Storage) {
 			continue
 		}
 		if s.Kind != ir.Container {
-			lw.errorf(diag.NeedsClaim, s.Loc, "step %q runs as a distributed job whose pods share the workspace while they "+
-				"run, which needs a claim; use storage.workspace: claim, with a ReadWriteMany claim", s.Written)
+			lw.diags = append(lw.diags, diag.Errorf(diag.NeedsClaim, s.Loc,
+				"step %q runs as a distributed job whose pods share the workspace while they "+
+					"run, which needs a claim; use storage.workspace: claim, with a ReadWriteMany claim", s.Written))
 			continue
 		}
 		for _, r := range d.paths {
@@ -144,8 +145,9 @@ func (lw *lowering) claimRead(s *ir.Step, r dataPath, pvc string) {
 				lw.whereURL(s, r.param))))
 		return
 	case r.rel == "" || strings.Contains(r.rel, "${"):
-		lw.errorf(diag.NeedsClaim, r.at, "with storage.workspace: object, %q is mounted from storage.pvc's claim, which "+
-			"needs a literal folder or file below the workspace", cmp.Or(r.rel, "the workspace"))
+		lw.diags = append(lw.diags, diag.Errorf(diag.NeedsClaim, r.at,
+			"with storage.workspace: object, %q is mounted from storage.pvc's claim, which "+
+				"needs a literal folder or file below the workspace", cmp.Or(r.rel, "the workspace")))
 		return
 	}
 	lw.volumes[lw.dataClaim] = ir.Volume{Name: lw.dataClaim, ClaimName: pvc}

@@ -27,9 +27,9 @@ func (lw *lowering) resources(res spec.Resources, at, owner diag.Loc, gpus int, 
 	}
 	if r.LimitsEqualRequests && (r.CPU == "" || r.Memory == "") {
 		// Said at the owner, which may not write resources.
-		lw.warnf(diag.LimitWithoutRequest, at.At(owner.Pos()),
+		lw.diags = append(lw.diags, diag.Warnf(diag.LimitWithoutRequest, at.At(owner.Pos()),
 			"the platform sets limitsEqualRequests, but this requests no cpu or no memory, so it gets no limit for it, and a "+
-				"ResourceQuota that counts limits rejects its pod; give it both cpu and memory")
+				"ResourceQuota that counts limits rejects its pod; give it both cpu and memory"))
 	}
 	lw.diags = append(lw.diags, checkDeviceFields(res.DeviceRequest, at)...)
 	lw.use.askedGPU = lw.use.askedGPU || gpus > 0
@@ -91,8 +91,9 @@ func (sl *stepLowering) noteGPUFlag() {
 	case g.Count > 1:
 		count = fmt.Sprintf("%d GPUs", g.Count)
 	}
-	sl.notef(diag.GPUsFromFlag, g.Loc, "each task of cube %s asks for %s: %s; a step's resources.gpu, or --gpus=N here, "+
-		"sets another count", st.Cube.Name, count, g.Why)
+	sl.diags = append(sl.diags, diag.Notef(diag.GPUsFromFlag, g.Loc,
+		"each task of cube %s asks for %s: %s; a step's resources.gpu, or --gpus=N here, "+
+			"sets another count", st.Cube.Name, count, g.Why))
 }
 
 // scheduling merges the platform's GPU or CPU scheduling with the step's;

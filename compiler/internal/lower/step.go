@@ -108,8 +108,9 @@ func (sl *stepLowering) lowerStep() (*ir.Step, graph.IO) {
 		fx = fx.Then(more)
 	}
 	if fx.GPUs != nil && *fx.GPUs != gpus && gpus > 0 && st.Resources.GPU == nil {
-		sl.warnf(diag.GPUCountDiffers, args.Loc, "--gpus=%d differs from platform.accelerator_count %d; the step asks for %d",
-			*fx.GPUs, gpus, gpus)
+		sl.diags = append(sl.diags, diag.Warnf(diag.GPUCountDiffers, args.Loc,
+			"--gpus=%d differs from platform.accelerator_count %d; the step asks for %d",
+			*fx.GPUs, gpus, gpus))
 	}
 	s.ShmSize, s.ShmHost = fx.ShmSize, fx.ShmHost
 	s.Resources = sl.resources(st.Resources, st.Loc.Field("resources"), st.Loc, gpus, fx)

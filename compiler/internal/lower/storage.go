@@ -50,9 +50,9 @@ func (lw *lowering) workspaceSpec(st spec.Storage, at diag.Loc) ir.Volume {
 	v := ir.Volume{Name: workspaceVolume}
 	switch {
 	case create && st.PVC != "":
-		lw.errorf(diag.BadClaim, at.Field("pvc"),
+		lw.diags = append(lw.diags, diag.Errorf(diag.BadClaim, at.Field("pvc"),
 			"pvc names an existing claim, while size, storageClassName and accessModes describe one to create; give "+
-				"one or the other")
+				"one or the other"))
 	case create:
 		size := defaultClaimSize
 		if st.Size != nil {
@@ -87,8 +87,8 @@ func (lw *lowering) claimVolume(p *spec.Param) (string, string) {
 		return name, root
 	}
 	if !spec.IsClaimName(claim) {
-		lw.errorf(diag.BadClaim, diag.At(p.Loc.Pos()).Field("k8s").Field("pvc"),
-			"%q is not a valid PersistentVolumeClaim name (lower case letters, digits, '-' and '.')", claim)
+		lw.diags = append(lw.diags, diag.Errorf(diag.BadClaim, diag.At(p.Loc.Pos()).Field("k8s").Field("pvc"),
+			"%q is not a valid PersistentVolumeClaim name (lower case letters, digits, '-' and '.')", claim))
 	}
 	name, _ := lw.volumeNames.take(claim, claim, "pvc-"+claim)
 	lw.claimVolumes[claim] = name
