@@ -77,7 +77,7 @@ func (sl *stepLowering) lowerMPI(s *ir.Step) {
 		job.Launcher = sl.resourceOverride(*m.Launcher, "mpi", "launcher")
 	}
 	job.LauncherNodeSelector, job.LauncherTolerations = sl.placement(false)
-	job.ManagedBy = sl.managedBy(s)
+	job.ManagedBy = managedBy(sl.plat, s)
 	s.Kind, s.MPI = ir.MPI, job
 }
 

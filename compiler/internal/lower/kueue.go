@@ -61,8 +61,8 @@ const multiKueueController = "kueue.x-k8s.io/multikueue"
 
 // managedBy is the controller of a queued distributed step's job: Kueue's
 // MultiKueue when the platform asks for it, else the job's own.
-func (lw *lowering) managedBy(s *ir.Step) string {
-	if lw.plat.MultiKueue && s.Queue != "" {
+func managedBy(plat *spec.Platform, s *ir.Step) string {
+	if plat.MultiKueue && s.Queue != "" {
 		return multiKueueController
 	}
 	return ""

@@ -70,7 +70,7 @@ func (sl *stepLowering) lowerTorch(s *ir.Step) {
 			WithFix("give one with torch.entrypoint, such as train.py (the script the image's ENTRYPOINT runs)"))
 	}
 	s.Command = torchrun(entry)
-	job.ManagedBy = sl.managedBy(s)
+	job.ManagedBy = managedBy(sl.plat, s)
 	sl.diags = append(sl.diags, notCarried(st, sl.plat, s)...)
 	s.Kind, s.Train = ir.Torch, job
 }
