@@ -182,15 +182,17 @@ func warnings(p *ir.Pipeline, kind string) diag.Diagnostics {
 	for _, s := range p.Steps {
 		if n := boundClaims(p, s); n > 1 && coschedule(p) == coscheduleWorkspaces {
 			out = append(out, diag.Warnf(diag.TektonClaims, s.Loc,
-				"step %s mounts %d claims; Tekton's affinity assistant (coschedule: workspaces) refuses a TaskRun with more than "+
-					"one, so the cluster needs coschedule: pipelineruns or disabled in Tekton's feature-flags, and the platform "+
-					"tekton: {coschedule: ...} to match", s.Name, n))
+				"step %s mounts %d claims, and Tekton's affinity assistant (coschedule: workspaces) refuses more than one", s.Name,
+				n).WithFix("set coschedule: pipelineruns or disabled in Tekton's feature-flags, and the platform's tekton: "+
+				"{coschedule: ...} to match"))
 		}
 		if kube.RetriedOnPreemption(s) {
 			out = append(out, diag.Warnf(diag.PreemptionRetried, s.Loc,
-				"step %s runs in the Kueue queue %s, whose preemption deletes its pod and would fail the run, so it is retried "+
-					"%d times; Tekton retries a TaskRun whatever failed it, so a program that fails runs again too: give the step "+
-					"retries: to choose (retries: {limit: 0} runs it once)", s.Name, s.Queue, kube.PreemptionRetries))
+				"step %s in Kueue queue %s is retried %d times, and Tekton retries it whatever failed it", s.Name, s.Queue,
+				kube.PreemptionRetries).
+				WithFix("give the step retries: to choose (retries: {limit: 0} runs it once)").
+				WithDetail("Kueue preempts a queued pod by deleting it, which fails a TaskRun that is not retried; Tekton "+
+					"retries a TaskRun whatever failed it, so a program that fails runs again too."))
 		}
 		if s.Retry != nil && s.Retry.Backoff > 0 {
 			out = append(out, diag.Warnf(diag.BackoffNotApplied, s.Loc.Field("retries").Field("backoff"),
@@ -279,24 +281,23 @@ func gpuUnplaced(p *ir.Pipeline) (diag.Diagnostic, bool) {
 	if len(steps) == 0 {
 		return diag.Diagnostic{}, false
 	}
-	what := "step " + steps[0].Name + " asks for GPUs and has no node selector, and Tekton's affinity assistant " +
-		"(coschedule: %s) runs it on the assistant's node"
-	waits := "the step can wait"
+	what := "step " + steps[0].Name +
+		" asks for GPUs, with no node selector, and runs on Tekton's affinity assistant's node"
 	if len(steps) > 1 {
 		var names []string
 		for _, s := range steps {
 			names = append(names, s.Name)
 		}
 		what = "steps " + strings.Join(names, ", ") +
-			" ask for GPUs and have no node selector, and Tekton's affinity assistant (coschedule: %s) runs them on the " +
-			"assistant's node"
-		waits = "they can wait"
+			" ask for GPUs, with no node selector, and run on Tekton's affinity assistant's node"
 	}
-	w := diag.Warnf(diag.TektonGPUUnplaced, steps[0].Loc,
-		what+", which the run's pod template alone chooses: nothing draws that node to one with GPUs (a toleration "+
-			"lets a pod onto GPU nodes, but does not draw it there), so on a cluster with CPU nodes too %s for ever; set "+
-			"gpu.nodeSelector in the platform to your GPU nodes' labels (such as nvidia.com/gpu.present: \"true\", which "+
-			"NVIDIA's GPU feature discovery sets), which the compiler gives the assistant", coschedule(p), waits)
+	w := diag.Warnf(diag.TektonGPUUnplaced, steps[0].Loc, "%s", what).
+		WithFix("set gpu.nodeSelector in the platform to your GPU nodes' labels (such as nvidia.com/gpu.present: "+
+			"\"true\"), which the compiler gives the assistant").
+		WithDetail("The affinity assistant (coschedule: %s) runs the steps on its node, which the run's pod template "+
+			"alone chooses: nothing draws that node to one with GPUs (a toleration lets a pod onto GPU nodes, but does not "+
+			"draw it there), so on a cluster with CPU nodes too the steps can wait for ever. NVIDIA's GPU feature discovery "+
+			"sets nvidia.com/gpu.present.", coschedule(p))
 	for _, s := range steps[1:] {
 		w = w.WithRelated(s.Loc.Pos(), "step "+s.Name+" asks for GPUs too")
 	}

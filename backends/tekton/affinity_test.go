@@ -46,8 +46,8 @@ func TestWarnings(t *testing.T) {
 	for _, want := range []string{
 		"step legacy mounts 2 claims",
 		"step train: Tekton retries at once; the 30s backoff is not applied",
-		"pipeline.yaml:9:0: warning: step train asks for GPUs and has no node selector, and Tekton's affinity assistant " +
-			"(coschedule: workspaces) runs it on the assistant's node",
+		"pipeline.yaml:9:0: warning: step train asks for GPUs, with no node selector, and runs on Tekton's affinity " +
+			"assistant's node; set gpu.nodeSelector",
 		"pipeline.yaml: warning: params: param dataset has no default",
 	} {
 		if !strings.Contains(got, want) {

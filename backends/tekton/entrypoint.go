@@ -67,11 +67,13 @@ func entrypointWarnings(p *ir.Pipeline) diag.Diagnostics {
 	for _, s := range first {
 		names := steps[s.Image]
 		out = append(out, diag.Warnf(diag.TektonCmdBeforeArgs, s.Loc,
-			"%s %s: MedPerf's run_args.command runs after the ENTRYPOINT of image %s, as docker runs it; if the image has no "+
-				"ENTRYPOINT, docker runs the command alone, but Tekton runs the image's CMD before it (in an image FROM python: "+
-				"python3 %s). Say the image's ENTRYPOINT on the platform, tekton: {imageEntrypoints: {%q: []}} for none, and the "+
-				"step runs its command itself",
-			stepWord(names), strings.Join(names, ", "), s.Image, firstArg(s), s.Image))
+			"%s %s: Tekton runs image %s's CMD before MedPerf's run_args.command if the image has no ENTRYPOINT",
+			stepWord(names), strings.Join(names, ", "), s.Image).
+			WithFix(fmt.Sprintf("say the image's ENTRYPOINT on the platform, tekton: {imageEntrypoints: {%q: []}} for none, "+
+				"and the step runs its command itself", s.Image)).
+			WithDetail("MedPerf's run_args.command runs after the image's ENTRYPOINT, as docker runs it; with no "+
+				"ENTRYPOINT docker runs the command alone, but Tekton runs the image's CMD before it (in an image FROM "+
+				"python: python3 %s).", firstArg(s)))
 	}
 	return out
 }

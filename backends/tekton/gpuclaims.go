@@ -60,10 +60,13 @@ func limitWarnings(p *ir.Pipeline) diag.Diagnostics {
 	for _, s := range p.Steps {
 		if r, ok := kube.GPUsAsLimit(s.Resources); ok && s.Kind == ir.Container && s.Resources.UsesDRA() {
 			out = append(out, diag.Warnf(diag.GPUsAsLimit, s.Loc,
-				"step %s asks for its GPUs as the limit %s: a TaskRun's pod cannot carry claims, and Kubernetes maps that name "+
-					"to the device class only with its DRAExtendedResource feature (beta and on by default from 1.36; alpha and off "+
-					"in 1.34 and 1.35); elsewhere no node has that resource, and the pod stays Pending (Insufficient %s)", s.Name,
-				r.GPUResource, r.GPUResource))
+				"step %s asks for its GPUs as the limit %s, which needs Kubernetes' DRAExtendedResource feature", s.Name,
+				r.GPUResource).
+				WithFix("on a cluster older than 1.36 turn the feature on, or ask for GPUs as an extended resource a device "+
+					"plugin serves (gpu.resource)").
+				WithDetail("A TaskRun's pod cannot carry claims, and Kubernetes maps that name to the device class only "+
+					"with DRAExtendedResource (beta and on by default from 1.36; alpha and off in 1.34 and 1.35); elsewhere no "+
+					"node has that resource, and the pod stays Pending (Insufficient %s).", r.GPUResource))
 			if s.Queue != "" {
 				out = append(out, queuedLimit(s, r.GPUResource))
 			}

@@ -61,7 +61,7 @@ func TestGPUsAsLimitOnTekton(t *testing.T) {
 			t.Errorf("%s: templates nobody claims from: %v", gpu, out.ResourceClaimTemplates)
 		}
 		if stderr := out.Stderr(); !strings.Contains(stderr,
-			"warning: tasks.train: tekton: step train asks for its GPUs as the limit "+want+": ") {
+			"warning: tasks.train: tekton: step train asks for its GPUs as the limit "+want+", ") {
 			t.Errorf("%s: no MLC308 in:\n%s", gpu, stderr)
 		}
 	}

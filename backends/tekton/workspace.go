@@ -200,11 +200,12 @@ func workspaceWarnings(p *ir.Pipeline) diag.Diagnostics {
 	}
 	for _, s := range first {
 		out = append(out, diag.Warnf(diag.TektonWorkspaceUnseen, s.Loc,
-			"%s %s %s, and Tekton mounts an emptyDir at /workspace in every step, hiding the image's own; if that is the "+
-				"image's working directory (pytorch/pytorch's is), set tekton: {imageWorkspace: always} on the platform, which "+
-				"mounts each step's image's /workspace as an image volume, or name the program in the task's entrypoint; if not, "+
-				"imageWorkspace: none silences this", stepWord(steps[s.Image]), strings.Join(steps[s.Image], ", "),
-			unseenWhat(s, len(steps[s.Image]) == 1)))
+			"%s %s %s, which Tekton's /workspace may hide", stepWord(steps[s.Image]), strings.Join(steps[s.Image], ", "),
+			unseenWhat(s, len(steps[s.Image]) == 1)).
+			WithFix("if that is /workspace (pytorch/pytorch's is), set tekton: {imageWorkspace: always} on the platform, or "+
+				"name the program in the task's entrypoint; if not, imageWorkspace: none silences this").
+			WithDetail("Tekton mounts an emptyDir at /workspace in every step, hiding the image's own; imageWorkspace: "+
+				"always mounts each step's image's /workspace as an image volume."))
 	}
 	return out
 }
