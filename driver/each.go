@@ -54,8 +54,8 @@ func Each(req Request) ([]Named, diag.Diagnostics, error) {
 			first = cmp.Or(first, err)
 			for _, d := range shape.shape {
 				skipped = append(skipped,
-					diag.Diagnostic{Pos: d.Pos, Flag: d.Flag, Field: d.Field, Severity: diag.Warning, Code: diag.BackendLeftOut,
-						Engine: name, Message: "not emitted: " + d.Message})
+					diag.Diagnostic{Pos: d.Pos, Flag: d.Flag, Field: d.Field, Path: d.Path, Severity: diag.Warning,
+						Code: diag.BackendLeftOut, Engine: name, Message: "not emitted: " + d.Message})
 			}
 		case err != nil:
 			return nil, warnings.Sorted(), err

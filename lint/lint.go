@@ -152,8 +152,8 @@ func runUnits(units []unit, opts Options) []result {
 			s, err := schema.New()
 			for i := range next {
 				if err != nil {
-					results[i].Diagnostics = diag.Diagnostics{{Pos: diag.Pos{File: units[i].name()}, Field: "schema",
-						Code: diag.Internal, Message: err.Error()}}
+					results[i].Diagnostics = diag.Diagnostics{
+						diag.Errorf(diag.Internal, diag.At(diag.Pos{File: units[i].name()}).Field("schema"), "%v", err)}
 					continue
 				}
 				results[i] = checkCached(units[i], s, opts)
@@ -204,8 +204,8 @@ func check(u unit, s *schema.Schema, backends []string) result {
 func checkUnit(u unit, s *schema.Schema, backends []string) (r result, panicked bool) {
 	defer func() {
 		if p := recover(); p != nil {
-			r = result{Diagnostics: diag.Diagnostics{{Pos: diag.Pos{File: u.name()}, Field: "lint", Code: diag.Internal,
-				Message: driver.InternalError{Input: driver.Describe(u.opts), Err: fmt.Errorf("%v", p)}.Error()}}}
+			r = result{Diagnostics: diag.Diagnostics{diag.Errorf(diag.Internal, diag.At(diag.Pos{File: u.name()}).Field("lint"),
+				"%s", driver.InternalError{Input: driver.Describe(u.opts), Err: fmt.Errorf("%v", p)})}}
 			panicked = true
 		}
 	}()
