@@ -115,3 +115,30 @@ func TestEnv(t *testing.T) {
 		t.Errorf("used %v, refused at %q", lw.refs.used, fields(lw.diags))
 	}
 }
+
+// A resources mapping lays its cpu and memory over the docker flags'; a
+// platform that sets limitsEqualRequests wants both; GPUs are the
+// platform's extended resource, nvidia.com/gpu by default; a DRA field
+// with no GPUs asked for is refused.
+func TestResources(t *testing.T) {
+	plat := &spec.Platform{Loc: at, LimitsEqual: true}
+	lw := newLowering(&spec.Pipeline{Loc: at}, plat)
+	res := spec.Resources{CPU: "2"}
+	r := lw.resources(res, at.Field("resources"), at, 1, spec.DockerEffects{CPU: "1", Memory: "1Gi"})
+	if r.CPU != "2" || r.Memory != "1Gi" || r.GPU != 1 || r.GPUResource != "nvidia.com/gpu" || !r.LimitsEqualRequests ||
+		lw.diags != nil || !lw.use.askedGPU {
+		t.Errorf("%+v, %v", r, lw.diags)
+	}
+	plat.GPU.Resource = "amd.com/gpu"
+	lw = newLowering(&spec.Pipeline{Loc: at}, plat)
+	r = lw.resources(spec.Resources{Memory: "lots"}, at.Field("resources"), at, 2, spec.DockerEffects{})
+	if r.Memory != "" || r.GPUResource != "amd.com/gpu" || fields(lw.diags) != "resources.memory resources" {
+		t.Errorf("%+v, refused at %q", r, fields(lw.diags))
+	}
+	lw = newLowering(&spec.Pipeline{Loc: at}, &spec.Platform{Loc: at})
+	res = spec.Resources{CPU: "1", Memory: "1Gi", DeviceRequest: spec.DeviceRequest{DeviceClass: "gpu.example.com"}}
+	if r = lw.resources(res, at.Field("resources"), at, 0, spec.DockerEffects{}); r.GPUResource != "" ||
+		fields(lw.diags) != "resources.deviceClass" || lw.use.askedGPU {
+		t.Errorf("no GPUs: %+v, refused at %q", r, fields(lw.diags))
+	}
+}
