@@ -67,7 +67,8 @@ type usage struct {
 
 // Lower builds the IR from the decoded specs, resolving each value once
 // and reporting what the specs get wrong where it reads it. needValues,
-// when set, says why every param needs a value at compile time. Lowering
+// when set, says why every param needs a value at compile time (the
+// param-values pass reports each param without one). Lowering
 // is total: it returns a pipeline whatever the specs say (a value it
 // refuses lowers to nothing, a step it cannot name gets a stand-in, a
 // cycle leaves the steps in written order), and package verify checks
@@ -96,7 +97,7 @@ func Lower(ps *spec.Pipeline, plat *spec.Platform, needValues string) (*ir.Pipel
 	lw.objectFlow(plat.Storage)
 	// 6. What passes.Table needs: the volumes and claim templates listed
 	// by name, now that no step adds one; each param marked with what
-	// references read of it.
+	// references read of it, the object flow's paths' too.
 	for _, name := range slices.Sorted(maps.Keys(lw.volumes)) {
 		lw.p.Volumes = append(lw.p.Volumes, lw.volumes[name])
 	}
@@ -106,6 +107,7 @@ func Lower(ps *spec.Pipeline, plat *spec.Platform, needValues string) (*ir.Pipel
 	lw.refs.mark(lw.p.Params)
 	lw.p.NeedValues = needValues
 	// 7. The platform's settings no step uses, once the object flow has
+	// added its fetches (kubectlImage's container makes their folders) and
 	// said whether a step mounts storage.pvc's claim.
 	_, mounted := lw.volumes[lw.dataClaim]
 	lw.diags = append(lw.diags, unused(plat, ps, lw.p, lw.use, lw.dataClaim != "" && !mounted)...)
