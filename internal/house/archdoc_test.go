@@ -5,7 +5,6 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -112,50 +111,20 @@ func TestArchitectureDocCatches(t *testing.T) {
 func exported(t *testing.T, dir string) []string {
 	t.Helper()
 	fset := token.NewFileSet()
-	pkgs, err := parser.ParseDir(fset, dir, func(fi fs.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") },
-		0)
+	names, err := filepath.Glob(filepath.Join(dir, "*.go"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var out []string
-	for _, pkg := range pkgs {
-		for _, f := range pkg.Files {
-			for _, decl := range f.Decls {
-				switch d := decl.(type) {
-				case *ast.FuncDecl:
-					name := d.Name.Name
-					if d.Recv != nil {
-						recv := d.Recv.List[0].Type
-						if star, ok := recv.(*ast.StarExpr); ok {
-							recv = star.X
-						}
-						id, ok := recv.(*ast.Ident)
-						if !ok || !id.IsExported() {
-							continue
-						}
-						name = id.Name + "." + name
-					}
-					if d.Name.IsExported() {
-						out = append(out, name)
-					}
-				case *ast.GenDecl:
-					for _, spec := range d.Specs {
-						switch s := spec.(type) {
-						case *ast.TypeSpec:
-							if s.Name.IsExported() {
-								out = append(out, s.Name.Name)
-							}
-						case *ast.ValueSpec:
-							for _, n := range s.Names {
-								if n.IsExported() {
-									out = append(out, n.Name)
-								}
-							}
-						}
-					}
-				}
-			}
+	for _, name := range names {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
 		}
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, exportedOf(f)...)
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
@@ -194,5 +163,79 @@ func TestCompilerSurface(t *testing.T) {
 		if !slices.Contains(have, name) {
 			t.Errorf("docs/ARCHITECTURE.md's surface names %s, which compiler does not export", name)
 		}
+	}
+}
+
+// exportedOf are the exported names f declares, methods as Type.Method.
+func exportedOf(f *ast.File) []string {
+	var out []string
+	for _, decl := range f.Decls {
+		switch d := decl.(type) {
+		case *ast.FuncDecl:
+			name := d.Name.Name
+			if d.Recv != nil {
+				recv := d.Recv.List[0].Type
+				if star, ok := recv.(*ast.StarExpr); ok {
+					recv = star.X
+				}
+				id, ok := recv.(*ast.Ident)
+				if !ok || !id.IsExported() {
+					continue
+				}
+				name = id.Name + "." + name
+			}
+			if d.Name.IsExported() {
+				out = append(out, name)
+			}
+		case *ast.GenDecl:
+			for _, spec := range d.Specs {
+				switch s := spec.(type) {
+				case *ast.TypeSpec:
+					if s.Name.IsExported() {
+						out = append(out, s.Name.Name)
+					}
+				case *ast.ValueSpec:
+					for _, n := range s.Names {
+						if n.IsExported() {
+							out = append(out, n.Name)
+						}
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// passName is a pass's name in compiler/internal/passes' Table.
+var passName = regexp.MustCompile(`\{Name: "([a-z-]+)"`)
+
+// The table of docs/ARCHITECTURE.md's "The passes" lists the passes of
+// passes.Table, in its order.
+func TestPassesTable(t *testing.T) {
+	root := filepath.Join("..", "..")
+	src, err := os.ReadFile(filepath.Join(root, "compiler", "internal", "passes", "passes.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var table []string
+	for _, m := range passName.FindAllStringSubmatch(string(src), -1) {
+		table = append(table, m[1])
+	}
+	doc, err := os.ReadFile(filepath.Join(root, "docs", "ARCHITECTURE.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, _ := strings.Cut(string(doc), "\n## The passes\n")
+	section, _, _ = strings.Cut(section, "\n## ")
+	var rows []string
+	for _, line := range strings.Split(section, "\n") {
+		if name, _, ok := strings.Cut(strings.TrimPrefix(line, "| "), " |"); ok && strings.HasPrefix(line, "| ") &&
+			name != "pass" && !strings.HasPrefix(name, "---") {
+			rows = append(rows, name)
+		}
+	}
+	if len(table) < 5 || !slices.Equal(rows, table) {
+		t.Errorf("docs/ARCHITECTURE.md's passes are %v; passes.Table's are %v, in that order", rows, table)
 	}
 }
