@@ -89,8 +89,9 @@ func (sl *stepLowering) paramArg(p *spec.Param, kind, override string,
 		// MLCube joins it to the workspace as it is (Path(workspace) /
 		// value), and no shell expands it in an argument: a folder named ~.
 		sl.diags = append(sl.diags, diag.Warnf(diag.PathTilde, at,
-			"path %q starts with ~, which is not expanded: MLCube and the compiler join it to the "+
-				"workspace as it is, a folder named ~; write the path relative to the workspace", raw))
+			"path %q starts with ~, which is not expanded", raw).
+			WithFix("write the path relative to the workspace").
+			WithDetail("MLCube and the compiler join it to the workspace as it is, a folder named ~."))
 	}
 	var volume, root string
 	if p.Claim != "" {

@@ -1,6 +1,7 @@
 package lower
 
 import (
+	"fmt"
 	"path"
 	"slices"
 	"strconv"
@@ -87,13 +88,14 @@ func checkMPIV1(st *spec.Step, plat *spec.Platform) diag.Diagnostics {
 	m, at := st.MPI, st.Loc.Field("mpi")
 	if plat.MPI.APIVersion == mpiV1 && m.SSHAuthMountPath != "" {
 		diags = append(diags, diag.Errorf(diag.BadMPI, at.Field("sshAuthMountPath"),
-			"kubeflow.org/v1 MPIJobs (the training operator's) start ranks through kubectl exec, not SSH, and have no "+
-				"sshAuthMountPath; drop it, or use mpi-operator's kubeflow.org/v2beta1"))
+			"kubeflow.org/v1 MPIJobs (the training operator's) start ranks through kubectl exec, not SSH, and lack "+
+				"sshAuthMountPath").
+			WithFix("drop it, or use mpi-operator's kubeflow.org/v2beta1"))
 	}
 	if plat.MPI.APIVersion == mpiV1 && m.Implementation == "MPICH" {
 		diags = append(diags, diag.Errorf(diag.BadMPI, at.Field("implementation"),
-			"kubeflow.org/v1 MPIJobs (the training operator's) take OpenMPI or Intel; MPICH needs mpi-operator's "+
-				"kubeflow.org/v2beta1, the default when the platform's mpi.apiVersion is unset"))
+			"kubeflow.org/v1 MPIJobs (the training operator's) take OpenMPI or Intel, not MPICH").
+			WithFix("use mpi-operator's kubeflow.org/v2beta1, the default when the platform's mpi.apiVersion is unset"))
 	}
 	return diags
 }
@@ -111,8 +113,9 @@ func slots(st *spec.Step, s *ir.Step, job *ir.MPIJob) diag.Diagnostics {
 		job.SlotsPerWorker = *m.SlotsPerWorker
 		if gpus > 0 && job.SlotsPerWorker != gpus {
 			diags = append(diags, diag.Warnf(diag.RanksPerGPU, st.Loc.Field("mpi").Field("slotsPerWorker"),
-				"%d ranks per worker on %d GPUs per worker: frameworks such as Horovod and torch.distributed run one rank per "+
-					"GPU; leave slotsPerWorker out to get %d", job.SlotsPerWorker, gpus, gpus))
+				"%d ranks per worker on %d GPUs per worker, not one rank per GPU", job.SlotsPerWorker, gpus).
+				WithFix(fmt.Sprintf("leave slotsPerWorker out to get %d", gpus)).
+				WithDetail("Frameworks such as Horovod and torch.distributed run one rank per GPU."))
 		}
 	}
 	return diags
@@ -136,10 +139,13 @@ func checkSSHKeys(st *spec.Step, plat *spec.Platform, s *ir.Step, job *ir.MPIJob
 		owner = st.Loc
 	}
 	diags = append(diags, diag.Errorf(diag.BadMPI, owner.Field("securityContext").Field("fsGroup"),
-		"fsGroup %d makes the SSH key mpi-operator mounts at /root/.ssh group-readable, and ssh refuses it (\"bad "+
-			"permissions\", kubeflow/mpi-operator#429), so the launcher cannot reach the workers; run the step as a non-root "+
-			"user with sshAuthMountPath set to its ~/.ssh (as mpi-operator's images do: runAsUser 1000, /home/mpiuser/.ssh), "+
-			"or leave fsGroup out", *sc.FSGroup))
+		"fsGroup %d makes the SSH key at /root/.ssh group-readable, which ssh refuses (kubeflow/mpi-operator#429)",
+		*sc.FSGroup).
+		WithFix("run the step as a non-root user with sshAuthMountPath set to its ~/.ssh (as mpi-operator's images do: "+
+			"runAsUser 1000, /home/mpiuser/.ssh), or leave fsGroup out").
+		WithDetail("mpi-operator mounts the SSH key at /root/.ssh with mode 0600 (setupSSHOnPod, v0.8.0), and an fsGroup "+
+			"makes the kubelet add group read to it; ssh refuses such a key (\"bad permissions\"), so the launcher cannot "+
+			"reach the workers."))
 	return diags
 }
 
@@ -241,17 +247,22 @@ func checkRootForSetup(st *spec.Step, plat *spec.Platform, s *ir.Step, d *spec.D
 	}
 	if plat.PodSecurity == ir.PodSecurityRestricted {
 		diags = append(diags, diag.Errorf(diag.CannotLockDown, st.Loc.Field("dask").Field("setup"),
-			"podSecurity is restricted, so the Dask pods run as a non-root user, but the image installs setup packages at "+
-				"start with apt-get (which needs root) and pip or conda into the image's own environment (owned by root); build "+
-				"an image with the packages in it, and drop setup"))
+			"podSecurity is restricted, so the Dask pods run as a non-root user, who cannot install the setup packages").
+			WithFix("build an image with the packages in it, and drop setup").
+			WithDetail("%s", setupNeedsRoot))
 		return diags
 	}
 	diags = append(diags, diag.Warnf(diag.DaskSetupNeedsRoot, st.Loc.Field("dask").Field("setup"),
-		"the Dask pods run as %s, but the image installs setup packages at start with apt-get (which needs root) and pip "+
-			"or conda into the image's own environment (owned by root), so they will fail; build an image with the packages "+
-			"in it, or run the Dask step as root", nonRootUser(s.SecurityContext)))
+		"the Dask pods run as %s, who cannot install the setup packages", nonRootUser(s.SecurityContext)).
+		WithFix("build an image with the packages in it, or run the Dask step as root").
+		WithDetail("%s", setupNeedsRoot))
 	return diags
 }
+
+// setupNeedsRoot says why a non-root user cannot install dask.setup's
+// packages.
+const setupNeedsRoot = "The image installs setup packages at start with apt-get, which needs root, and pip or conda " +
+	"into the image's own environment, owned by root, so a non-root user's installs fail."
 
 // runsAsNonRoot says whether the step's containers run as a user other
 // than root: runAsUser is not 0 or, without runAsUser, runAsNonRoot is
@@ -294,8 +305,10 @@ func daskPackages(st *spec.Step, d *spec.Dask) diag.Diagnostics {
 				// Said at the list, as the package's position.
 				at := st.Loc.Field("dask").Field("setup").Field(list.key)
 				diags = append(diags, diag.Errorf(diag.BadDask, at.Index(i).At(at.Pos()),
-					"%q is not one package: the image installs $EXTRA_*_PACKAGES split on spaces, so give each package as its own "+
-						"entry, without options", p))
+					"%q is not one package", p).
+					WithFix("give each package as its own entry, without options").
+					WithDetail("The image installs $EXTRA_*_PACKAGES split on spaces, and reads a word that starts with - as "+
+						"an option."))
 			}
 		}
 	}
@@ -315,13 +328,15 @@ func mpiUser(plat *spec.Platform, at diag.Loc, s *ir.Step, job *ir.MPIJob) diag.
 			// Said at mpi:, which does not write sshAuthMountPath.
 			diags = append(diags, diag.Errorf(diag.CannotLockDown, at.Field("sshAuthMountPath").At(at.Pos()),
 				"podSecurity is restricted, so the workers run as a non-root user, whose SSH server cannot read keys under "+
-					"/root/.ssh (root's, the default); set sshAuthMountPath to that user's ~/.ssh and give the step its runAsUser "+
-					"(mpi-operator's images: /home/mpiuser/.ssh, user 1000)"))
+					"/root/.ssh").
+				WithFix("set sshAuthMountPath to that user's ~/.ssh and give the step its runAsUser (mpi-operator's images: "+
+					"/home/mpiuser/.ssh, user 1000)").
+				WithDetail("/root/.ssh, the default sshAuthMountPath, holds root's keys."))
 		case runsAsNonRoot(s.SecurityContext) && job.APIVersion != mpiV1:
 			// Said at mpi:, which does not write sshAuthMountPath.
 			diags = append(diags, diag.Warnf(diag.SSHKeysUnreadable, at.Field("sshAuthMountPath").At(at.Pos()),
-				"the workers run as %s, whose SSH server cannot read keys under /root/.ssh; set sshAuthMountPath to that user's "+
-					"~/.ssh (mpi-operator's images use /home/mpiuser/.ssh)", nonRootUser(s.SecurityContext)))
+				"the workers run as %s, whose SSH server cannot read keys under /root/.ssh", nonRootUser(s.SecurityContext)).
+				WithFix("set sshAuthMountPath to that user's ~/.ssh (mpi-operator's images use /home/mpiuser/.ssh)"))
 		}
 	}
 	if plat.PodSecurity == ir.PodSecurityRestricted && job.APIVersion == mpiV1 {

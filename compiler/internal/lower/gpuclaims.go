@@ -116,8 +116,9 @@ func checkDeviceFields(r spec.DeviceRequest, at diag.Loc) diag.Diagnostics {
 			WithDetail("The devices of an existing claim were chosen when it was made.")}
 	case r.SharedClaim != "" && r.Selector != "":
 		return diag.Diagnostics{diag.Errorf(diag.BadGPURequest, at.Field("selector"),
-			"the shared claim %s already holds its devices, chosen when it was made, so a selector cannot narrow them: drop "+
-				"selector, or name a deviceClass for a claim per pod instead of sharedClaim", r.SharedClaim)}
+			"the shared claim %s already holds its devices, so a selector cannot narrow them", r.SharedClaim).
+			WithFix("drop selector, or name a deviceClass for a claim per pod instead of sharedClaim").
+			WithDetail("The devices of an existing claim were chosen when it was made.")}
 	case r.Selector != "":
 		if problem, detail := selectorProblem(r.Selector); problem != "" {
 			d := diag.Errorf(diag.BadGPURequest, at.Field("selector"), "not a device selector the API server compiles: %s",
@@ -192,8 +193,9 @@ func (g *gpuRequests) request(res spec.Resources, at diag.Loc) (*gpuRequest, dia
 		req.Selector, req.selectorAt = own.Selector, at.Field("selector")
 		if plat.SharedClaim != "" {
 			diags = append(diags, diag.Errorf(diag.BadGPURequest, at.Field("selector"),
-				"the platform's pods share the claim %s, whose devices were chosen when it was made, so a selector cannot narrow "+
-					"them: drop selector, or name a deviceClass here for a claim per pod", plat.SharedClaim))
+				"the platform's pods share the claim %s, so a selector cannot narrow its devices", plat.SharedClaim).
+				WithFix("drop selector, or name a deviceClass here for a claim per pod").
+				WithDetail("The devices of an existing claim were chosen when it was made."))
 		}
 	}
 	return &req, diags

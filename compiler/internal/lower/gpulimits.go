@@ -84,10 +84,13 @@ func (sl *stepLowering) daskWorkerGPUs(r ir.Resources) ir.Resources {
 		return r
 	}
 	sl.diags = append(sl.diags, diag.Warnf(diag.GPUsAsLimit, sl.st.Loc.Field("dask").Field("worker"),
-		"the Dask workers ask for their GPUs as the limit %s: a DaskJob's pods cannot carry claims, and Kubernetes maps "+
-			"that name to the device class only with its DRAExtendedResource feature (beta and on by default from 1.36; alpha "+
-			"and off in 1.34 and 1.35); elsewhere no node has that resource, and the workers stay Pending (Insufficient %s)",
-		c.ExtendedResourceName, c.ExtendedResourceName))
+		"the Dask workers ask for their GPUs as the limit %s, which needs Kubernetes' DRAExtendedResource feature",
+		c.ExtendedResourceName).
+		WithFix("on a cluster older than 1.36 turn the feature on, or ask for GPUs as an extended resource a device "+
+			"plugin serves (gpu.resource)").
+		WithDetail("A DaskJob's pods cannot carry claims, and Kubernetes maps that name to the device class only with "+
+			"DRAExtendedResource (beta and on by default from 1.36; alpha and off in 1.34 and 1.35); elsewhere no node has "+
+			"that resource, and the workers stay Pending (Insufficient %s).", c.ExtendedResourceName))
 	r.GPUResource, r.GPUClaim = c.ExtendedResourceName, nil
 	return r
 }

@@ -66,8 +66,9 @@ func (lw *lowering) objectFlow(st spec.Storage) {
 		}
 		if s.Kind != ir.Container {
 			lw.diags = append(lw.diags, diag.Errorf(diag.NeedsClaim, s.Loc,
-				"step %q runs as a distributed job whose pods share the workspace while they "+
-					"run, which needs a claim; use storage.workspace: claim, with a ReadWriteMany claim", s.Written))
+				"step %q runs as a distributed job, whose pods need a claim to share the workspace while they run",
+				s.Written).
+				WithFix("use storage.workspace: claim, with a ReadWriteMany claim"))
 			continue
 		}
 		for _, r := range d.paths {
@@ -146,8 +147,10 @@ func (lw *lowering) claimRead(s *ir.Step, r dataPath, pvc string) {
 		return
 	case r.rel == "" || strings.Contains(r.rel, "${"):
 		lw.diags = append(lw.diags, diag.Errorf(diag.NeedsClaim, r.at,
-			"with storage.workspace: object, %q is mounted from storage.pvc's claim, which "+
-				"needs a literal folder or file below the workspace", cmp.Or(r.rel, "the workspace")))
+			"with storage.workspace: object, %q is mounted from storage.pvc's claim, which needs a literal path below the "+
+				"workspace", cmp.Or(r.rel, "the workspace")).
+			WithDetail("The claim is mounted at a literal folder or file below the workspace: not the workspace itself, "+
+				"nor a path with a ${...} reference in it."))
 		return
 	}
 	lw.volumes[lw.dataClaim] = ir.Volume{Name: lw.dataClaim, ClaimName: pvc}

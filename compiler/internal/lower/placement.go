@@ -28,8 +28,9 @@ func (lw *lowering) resources(res spec.Resources, at, owner diag.Loc, gpus int, 
 	if r.LimitsEqualRequests && (r.CPU == "" || r.Memory == "") {
 		// Said at the owner, which may not write resources.
 		lw.diags = append(lw.diags, diag.Warnf(diag.LimitWithoutRequest, at.At(owner.Pos()),
-			"the platform sets limitsEqualRequests, but this requests no cpu or no memory, so it gets no limit for it, and a "+
-				"ResourceQuota that counts limits rejects its pod; give it both cpu and memory"))
+			"the platform sets limitsEqualRequests, but this requests no cpu or no memory, so it gets no limit for it").
+			WithFix("give it both cpu and memory").
+			WithDetail("A ResourceQuota that counts limits rejects a pod without them."))
 	}
 	lw.diags = append(lw.diags, checkDeviceFields(res.DeviceRequest, at)...)
 	lw.use.askedGPU = lw.use.askedGPU || gpus > 0
@@ -67,8 +68,8 @@ func gpusFromCube(st *spec.Step, gpus int) diag.Diagnostics {
 		count = fmt.Sprintf("%d GPUs", gpus)
 	}
 	diags = append(diags, diag.Warnf(diag.GPUsFromCube, st.Loc.Field("resources"),
-		"sets cpu or memory but no gpu, so the step takes %s from %s, with the platform's GPU placement; set gpu: 0 if it "+
-			"runs on CPU, or gpu: %d to say it needs them", count, from, gpus))
+		"sets cpu or memory but no gpu, so the step takes %s from %s, with the platform's GPU placement", count, from).
+		WithFix(fmt.Sprintf("set gpu: 0 if it runs on CPU, or gpu: %d to say it needs them", gpus)))
 	return diags
 }
 
@@ -159,9 +160,9 @@ func checkRootContradiction(st *spec.Step, plat *spec.Platform, sc *ir.SecurityC
 		at = st.Loc
 	}
 	diags = append(diags, diag.Errorf(diag.RootConflict, at.Field("securityContext").Field("runAsUser"),
-		"runAsUser 0 is root, and with runAsNonRoot: true the kubelet refuses to start the container "+
-			"(CreateContainerConfigError); give a non-zero runAsUser, or leave runAsUser out to run as the image's "+
-			"own non-root user"))
+		"runAsUser 0 is root, and with runAsNonRoot: true the kubelet refuses to start the container").
+		WithFix("give a non-zero runAsUser, or leave runAsUser out to run as the image's own non-root user").
+		WithDetail("The container then stays in CreateContainerConfigError."))
 	return diags
 }
 

@@ -29,10 +29,11 @@ func listOrder(ps *spec.Pipeline, io []graph.IO) diag.Diagnostics {
 				continue
 			}
 			diags = append(diags, diag.Warnf(diag.TaskBeforeWriter, steps[j].Loc,
-				"task %s reads %s, which task %s (%s) writes, but the --task list runs %s first, so it reads what was there "+
-					"before %s ran; list %s earlier if %s needs its output (--task %s)",
-				taskName(steps[j]), shown(r), taskName(steps[k]), where(steps[k]), taskName(steps[j]), taskName(steps[k]),
-				taskName(steps[k]), taskName(steps[j]), writerFirst(steps, j, k)))
+				"task %s reads %s, which task %s (%s) writes, but the --task list runs %s first",
+				taskName(steps[j]), shown(r), taskName(steps[k]), where(steps[k]), taskName(steps[j])).
+				WithFix(fmt.Sprintf("list %s earlier if %s needs its output (--task %s)", taskName(steps[k]),
+					taskName(steps[j]), writerFirst(steps, j, k))).
+				WithDetail("Task %s then reads what was there before %s ran.", taskName(steps[j]), taskName(steps[k])))
 			break
 		}
 	}

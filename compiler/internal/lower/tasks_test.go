@@ -29,7 +29,7 @@ func TestListOrder(t *testing.T) {
 	diags := listOrder(ps, io)
 	if len(diags) != 1 || diags[0].Code != diag.TaskBeforeWriter || diags[0].Pos.Line != 3 ||
 		!strings.Contains(diags[0].Message, "task train reads data, which task download_data (mlcube.yaml:7) writes") ||
-		!strings.Contains(diags[0].Message, "(--task download_data,train,evaluate,fetch)") {
+		!strings.Contains(diags[0].String(), "(--task download_data,train,evaluate,fetch)") {
 		t.Errorf("got %v", diags)
 	}
 	ps.Tasks = spec.PipelineSteps

@@ -131,15 +131,16 @@ func notCarried(st *spec.Step, plat *spec.Platform, s *ir.Step) diag.Diagnostics
 			at = st.Loc.Field("priorityClassName")
 		}
 		diags = append(diags, diag.Warnf(diag.TorchNotCarried, at,
-			"step %q runs as a TrainJob, whose node pods cannot carry priorityClassName %q (Trainer's runtime patches "+
-				"have no such field): they run at the runtime's priority; for a queued step, Kueue's workloadPriorityClass "+
-				"orders admission", st.Name, s.PriorityClassName))
+			"step %q runs as a TrainJob, whose node pods cannot carry priorityClassName %q", st.Name, s.PriorityClassName).
+			WithFix("for a queued step, Kueue's workloadPriorityClass orders admission").
+			WithDetail("Trainer's runtime patches have no such field (PodSpecPatch, Trainer v2.3.0), so the node pods run "+
+				"at the runtime's priority."))
 	}
 	if s.ImagePullPolicy != "" {
 		diags = append(diags, diag.Warnf(diag.TorchNotCarried, plat.Loc.Field("imagePullPolicy"),
-			"step %q runs as a TrainJob, whose node containers cannot carry imagePullPolicy %s (Trainer's runtime patches "+
-				"have no such field): the kubelet uses its default, Always for :latest, else IfNotPresent", st.Name,
-			s.ImagePullPolicy))
+			"step %q runs as a TrainJob, whose node containers cannot carry imagePullPolicy %s", st.Name, s.ImagePullPolicy).
+			WithDetail("Trainer's runtime patches have no such field (ContainerPatch, Trainer v2.3.0), so the kubelet "+
+				"uses its default: Always for :latest, else IfNotPresent."))
 	}
 	return diags
 }

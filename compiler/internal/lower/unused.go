@@ -106,8 +106,9 @@ func unusedJobs(plat *spec.Platform, steps []*ir.Step, queued bool) diag.Diagnos
 	})
 	if plat.KubectlImage != "" && !kinds[ir.MPI] && !kinds[ir.Torch] && !kinds[ir.Dask] && !files {
 		diags = append(diags, diag.Warnf(diag.PlatformSettingUnused, plat.Loc.Field("kubectlImage"),
-			"kubectlImage runs the pods that create a distributed job (mpi:, torch:, dask:) or a MedPerf output file, and the "+
-				"containers that make a step's output folders, and the run has none, so it applies to nothing"))
+			"the run has no distributed job, MedPerf output file or output folder, so kubectlImage applies to nothing").
+			WithDetail("kubectlImage runs the pods that create a distributed job (mpi:, torch:, dask:) or a MedPerf "+
+				"output file, and the containers that make a step's output folders."))
 	}
 	if plat.Image != "" && len(kinds) == 1 && kinds[ir.Dask] {
 		diags = append(diags, diag.Warnf(diag.PlatformSettingUnused, plat.Loc.Field("image"),
@@ -118,8 +119,8 @@ func unusedJobs(plat *spec.Platform, steps []*ir.Step, queued bool) diag.Diagnos
 		return s.Queue != "" && (s.Kind == ir.MPI || s.Kind == ir.Torch)
 	}) {
 		diags = append(diags, diag.Warnf(diag.PlatformSettingUnused, plat.Loc.Field("multiKueue"),
-			"multiKueue hands queued mpi: and torch: jobs to Kueue's MultiKueue, and no step of the run is one, so it "+
-				"applies to nothing"))
+			"no step of the run is a queued mpi: or torch: job, so multiKueue applies to nothing").
+			WithDetail("multiKueue hands queued mpi: and torch: jobs to Kueue's MultiKueue."))
 	}
 	return diags
 }
@@ -177,18 +178,19 @@ func unusedObjects(plat *spec.Platform, steps []*ir.Step, dataClaimIdle bool) di
 			"the run fetches only http(s):// URLs, and storage.workspace is not object, so objectStore.s3 applies to nothing"))
 	case o.ArtifactRepositoryRef != nil:
 		diags = append(diags, diag.Warnf(diag.ObjectStoreUnused, at.Field("artifactRepositoryRef"),
-			"the run fetches only http(s):// URLs, and storage.workspace is not object, so objectStore.artifactRepositoryRef "+
-				"applies to nothing"))
+			"the run fetches only http(s):// URLs, and storage.workspace is not object, so artifactRepositoryRef applies to "+
+				"nothing"))
 	}
 	if o := plat.ObjectStore; o != nil && o.ArtifactGC != "" && !plat.Storage.Object() && s3 {
 		diags = append(diags, diag.Warnf(diag.ObjectStoreUnused, at.Field("artifactGC"),
-			"artifactGC deletes a run's uploads, and with storage.workspace not object no step uploads anything, so it "+
-				"applies to nothing"))
+			"with storage.workspace not object no step uploads anything, so artifactGC applies to nothing").
+			WithDetail("artifactGC deletes a run's uploads."))
 	}
 	if plat.Storage.Object() && plat.Storage.PVC != "" && dataClaimIdle {
 		diags = append(diags, diag.Warnf(diag.DataClaimUnused, plat.Loc.Field("storage").Field("pvc"),
-			"with storage.workspace: object, the claim %s holds only the inputs no step writes, and every input of the run "+
-				"is written by an earlier step or given as a URL, so no step mounts it", plat.Storage.PVC))
+			"with storage.workspace: object, no step mounts the claim %s", plat.Storage.PVC).
+			WithDetail("With an object workspace the claim holds only the inputs no step writes, and every input of the "+
+				"run is written by an earlier step or given as a URL."))
 	}
 	return diags
 }
