@@ -67,10 +67,13 @@ func QueuedClaims(p *ir.Pipeline) diag.Diagnostics {
 			class := classes[r.GPUClaim.Template]
 			warned[class] = true
 			out = append(out, diag.Warnf(diag.QueuedGPUClaims, r.GPUClaim.At,
-				"step %s runs in the Kueue queue %s, and Kueue counts the GPUs its pods claim against the queue's quota only "+
-					"through a deviceClassMappings entry for %s in its configuration (KueueDRAIntegration, on by default from "+
-					"v0.18); without one it leaves the workload inadmissible (\"DeviceClass %s is not mapped in DRA "+
-					"configuration\")%s", s.Name, s.Queue, class, class, tektonLimit(s)))
+				"step %s runs in the Kueue queue %s and claims GPUs, which Kueue counts only through a deviceClassMappings "+
+					"entry for %s", s.Name, s.Queue, class).
+				WithFix("map the class in Kueue's deviceClassMappings, or run the step outside the queue (queue: \"\")").
+				WithDetail("Kueue counts the GPUs a step's pods claim against the queue's quota only through a "+
+					"deviceClassMappings entry for %s in its configuration (KueueDRAIntegration, on by default from v0.18); "+
+					"without one it leaves the workload inadmissible (\"DeviceClass %s is not mapped in DRA configuration\").%s",
+					class, class, tektonLimit(s)))
 		}
 	}
 	return out
@@ -119,6 +122,6 @@ func tektonLimit(s *ir.Step) string {
 	if s.Kind != ir.Container {
 		return ""
 	}
-	return "; on Tekton, whose pods cannot carry claims, it asks for them as a limit, which Kueue counts " +
-		"otherwise (MLC319)"
+	return " On Tekton, whose pods cannot carry claims, the step asks for them as a limit, which Kueue counts " +
+		"otherwise (MLC319)."
 }

@@ -168,7 +168,7 @@ func TestQueuedClaims(t *testing.T) {
 	if len(d) != 1 || d[0].Code != diag.QueuedGPUClaims ||
 		!strings.HasPrefix(d[0].Message, "step a runs in the Kueue queue team-a") ||
 		!strings.Contains(d[0].Message, "deviceClassMappings entry for gpu.example.com") ||
-		!strings.Contains(d[0].Message, "(MLC319)") ||
+		!strings.Contains(d[0].Detail, "(MLC319)") ||
 		d[0].Field != "gpu" {
 		t.Errorf("got %v", d)
 	}
