@@ -225,16 +225,21 @@ func refuseObjects(p *ir.Pipeline) error {
 	for _, s := range p.Steps {
 		if s.Kind != ir.Container && movesData(s) {
 			out = append(out, diag.Errorf(diag.EngineCannotRun, s.Loc,
-				"step %q runs as a distributed job, whose launcher or runner pod Argo does not make, so it fetches no input "+
-					"given as a URL; put the data on the claim the step mounts (storage.pvc) and give its path", s.Written))
+				"step %q runs as a distributed job, and Argo fetches no input given as a URL for it", s.Written).
+				WithFix("put the data on the claim the step mounts (storage.pvc) and give its path").
+				WithDetail("A distributed job's launcher or runner pod is the job's, not Argo's, so Argo cannot fetch "+
+					"into it."))
 			continue
 		}
 		for _, f := range s.Fetches {
 			if f.URL != nil && f.URL.Scheme == "s3" && (p.ObjectStore == nil || p.ObjectStore.S3 == nil) {
 				out = append(out, diag.Errorf(diag.EngineCannotRun, s.Loc,
-					"step %q reads %s, and the platform's object store is Argo's artifact repository, from whose bucket Argo reads "+
-						"every key; name the bucket with objectStore.s3 (endpoint, bucket and Secret keys) in place of "+
-						"artifactRepositoryRef", s.Written, f.URL.Raw))
+					"step %q reads %s, and the platform's object store is Argo's artifact repository, whose bucket Argo reads "+
+						"every key from", s.Written, f.URL.Raw).
+					WithFix("name the bucket with objectStore.s3 (endpoint, bucket and Secret keys) in place of "+
+						"artifactRepositoryRef").
+					WithDetail("The compiler does not know the artifact repository's endpoint and keys, so it cannot name "+
+						"the URL's bucket for Argo to read."))
 			}
 		}
 	}

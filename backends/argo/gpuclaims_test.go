@@ -140,7 +140,8 @@ func TestGPUClaimTemplatesAccount(t *testing.T) {
 	specs.Platform = filepath.Join(dir, "platform.yaml")
 	stderr := build(t, specs, emit.Options{}).Must(t).Stderr()
 	if !strings.Contains(stderr,
-		"platform.yaml:1:7: warning: gpu.deviceClass: argo: the Workflow's first task applies the ResourceClaimTemplate") {
+		"platform.yaml:1:7: warning: gpu.deviceClass: argo: the run uses the namespace's default service account, which "+
+			"cannot create the ResourceClaimTemplate") {
 		t.Errorf("no MLC608 at gpu.deviceClass:\n%s", stderr)
 	}
 }

@@ -1,6 +1,7 @@
 package argo
 
 import (
+	"fmt"
 	"regexp"
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
@@ -45,31 +46,37 @@ func v4CRDWarnings(p *ir.Pipeline, spec wfv1.WorkflowSpec, kind Kind) diag.Diagn
 	steps := p.Spec.Field("steps")
 	if n := len(spec.Templates); n > v4MaxTemplates {
 		out = append(out, diag.Warnf(diag.ArgoV4TooManyTemplate, steps,
-			"the %s has %d templates; Argo v4's CRDs (installed by its release manifests) take at most %d, so a v4 cluster "+
-				"with them refuses it, while Argo v3.7 and v4 with its minimal CRDs run it. To run on both, split the pipeline "+
-				"into smaller ones", object, n, v4MaxTemplates))
+			"the %s has %d templates, and Argo v4's full CRDs take at most %d", object, n, v4MaxTemplates).
+			WithFix("to run on both, split the pipeline into smaller ones").
+			WithDetail("Argo v4's CRDs (installed by its release manifests) take at most %d templates, so a v4 cluster with "+
+				"them refuses it, while Argo v3.7 and v4 with its minimal CRDs run it.", v4MaxTemplates))
 	}
 	for _, t := range spec.Templates {
 		if t.DAG != nil && len(t.DAG.Tasks) > v4MaxDAGTasks {
 			out = append(out, diag.Warnf(diag.ArgoV4TooManyTasks, steps,
-				"the %s's DAG %s has %d tasks; Argo v4's CRDs (installed by its release manifests) take at most %d in a DAG, so "+
-					"a v4 cluster with them refuses it, while Argo v3.7 and v4 with its minimal CRDs run it. To run on both, split "+
-					"the pipeline into pipelines of at most %d steps", object, t.Name, len(t.DAG.Tasks), v4MaxDAGTasks, v4MaxDAGTasks))
+				"the %s's DAG %s has %d tasks, and Argo v4's full CRDs take at most %d in a DAG", object, t.Name, len(t.DAG.Tasks),
+				v4MaxDAGTasks).
+				WithFix(fmt.Sprintf("to run on both, split the pipeline into pipelines of at most %d steps", v4MaxDAGTasks)).
+				WithDetail("Argo v4's CRDs (installed by its release manifests) take at most %d tasks in a DAG, so a v4 cluster "+
+					"with them refuses it, while Argo v3.7 and v4 with its minimal CRDs run it.", v4MaxDAGTasks))
 		}
 		if n := len(t.Inputs.Parameters); n > v4MaxInputParameters {
 			out = append(out, diag.Warnf(diag.ArgoV4TooManyParams, steps,
-				"the %s's template %s has %d input parameters; Argo v4's CRDs (installed by its release manifests) take at most "+
-					"%d, so a v4 cluster with them refuses it, while Argo v3.7 and v4 with its minimal CRDs run it", object, t.Name, n,
-				v4MaxInputParameters))
+				"the %s's template %s has %d input parameters, and Argo v4's full CRDs take at most %d", object, t.Name, n,
+				v4MaxInputParameters).
+				WithDetail("Argo v4's CRDs (installed by its release manifests) take at most %d input parameters in a "+
+					"template, so a v4 cluster with them refuses it, while Argo v3.7 and v4 with its minimal CRDs run it.",
+					v4MaxInputParameters))
 		}
 	}
 	if kind == KindCronWorkflow && p.Schedule != nil {
 		for _, c := range p.Schedule.Cron {
 			if !v4Schedule.MatchString(c) {
 				out = append(out, diag.Warnf(diag.ArgoV4Schedule, p.Spec.Field("schedule"),
-					"Argo v4's CRDs (installed by its release manifests) refuse the schedule %q, which Argo v3.7 takes: they take "+
-						"five fields of letters, digits and * , / ? -, or an @daily-style descriptor. To run on both, write a TZ= or "+
-						"CRON_TZ= prefix as timezone:", c))
+					"Argo v4's full CRDs refuse the schedule %q, which Argo v3.7 takes", c).
+					WithFix("to run on both, write a TZ= or CRON_TZ= prefix as timezone:").
+					WithDetail("Argo v4's CRDs (installed by its release manifests) take five fields of letters, digits and "+
+						"* , / ? -, or an @daily-style descriptor."))
 			}
 		}
 	}

@@ -221,12 +221,12 @@ func TestV4CRDWarnings(t *testing.T) {
 	}{
 		{"at the caps", v4Spec(v4MaxTemplates, v4MaxDAGTasks), KindWorkflow, nil},
 		{"templates", v4Spec(v4MaxTemplates+1, 1), KindWorkflowTemplate,
-			[]string{"steps: the WorkflowTemplate has 201 templates; Argo v4's CRDs"}},
+			[]string{"steps: the WorkflowTemplate has 201 templates, and Argo v4's full CRDs take at most 200"}},
 		{"tasks", v4Spec(1, v4MaxDAGTasks+1), KindWorkflow,
-			[]string{"steps: the Workflow's DAG main has 201 tasks; Argo v4's CRDs"}},
+			[]string{"steps: the Workflow's DAG main has 201 tasks, and Argo v4's full CRDs"}},
 		{"schedules", v4Spec(1, 1), KindCronWorkflow, []string{
-			`schedule: Argo v4's CRDs (installed by its release manifests) refuse the schedule "TZ=UTC 0 2 * * *"`,
-			`schedule: Argo v4's CRDs (installed by its release manifests) refuse the schedule "CRON_TZ=Europe/Paris 0 3 * * *"`,
+			`schedule: Argo v4's full CRDs refuse the schedule "TZ=UTC 0 2 * * *"`,
+			`schedule: Argo v4's full CRDs refuse the schedule "CRON_TZ=Europe/Paris 0 3 * * *"`,
 		}},
 	}
 	for _, c := range cases {

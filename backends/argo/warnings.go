@@ -20,16 +20,20 @@ func warnings(p *ir.Pipeline, account string) diag.Diagnostics {
 	storage := p.Platform.Field("storage")
 	if p.Config != nil && account == "" {
 		out = append(out, diag.Warnf(diag.ArgoConfigMapAccount, p.Spec.Field("configs"),
-			"the Workflow's first task applies its ConfigMap, and the run uses the namespace's default service account, which "+
-				"cannot create configmaps unless granted; compile with --emit-rbac, which makes the run an account with create, "+
-				"get and patch on configmaps, or name one set up for runs with serviceAccountName on the platform"))
+			"the run uses the namespace's default service account, which cannot create the ConfigMap its first task applies").
+			WithFix("compile with --emit-rbac, which makes the run an account with create, get and patch on configmaps, or "+
+				"name one set up for runs with serviceAccountName on the platform").
+			WithDetail("The Workflow's first task applies its ConfigMap, and the namespace's default service account cannot "+
+				"create configmaps unless an administrator granted it."))
 	}
 	if len(p.ResourceClaimTemplates) > 0 && account == "" {
 		out = append(out, diag.Warnf(diag.ArgoClaimTemplateAccount, firstTemplateRequest(p),
-			"the Workflow's first task applies the ResourceClaimTemplate its GPU pods claim their GPUs from, and the run uses "+
-				"the namespace's default service account, which cannot create resourceclaimtemplates unless granted; compile "+
-				"with --emit-rbac, which makes the run an account with create, get and patch on them, or name one set up for "+
-				"runs with serviceAccountName on the platform"))
+			"the run uses the namespace's default service account, which cannot create the ResourceClaimTemplate of its GPUs").
+			WithFix("compile with --emit-rbac, which makes the run an account with create, get and patch on "+
+				"resourceclaimtemplates, or name one set up for runs with serviceAccountName on the platform").
+			WithDetail("The Workflow's first task applies the ResourceClaimTemplate its GPU pods claim their GPUs from, and "+
+				"the namespace's default service account cannot create resourceclaimtemplates unless an administrator granted "+
+				"it."))
 	}
 	if collectsArtifacts(p) && account == "" {
 		// Argo runs the GC pod as the namespace's default account when
@@ -37,11 +41,14 @@ func warnings(p *ir.Pipeline, account string) diag.Diagnostics {
 		// processCompletedArtifactGCPod's forceFinalizerRemoval,
 		// workflow/controller/artifact_gc.go, v3.7.18 and v4.0.7).
 		out = append(out, diag.Warnf(diag.ArgoArtifactGCAccount, p.Platform.Field("objectStore").Field("artifactGC"),
-			"the pod that deletes the run's artifacts (objectStore.artifactGC) runs as the namespace's default service "+
-				"account, which cannot read the run's workflowartifactgctasks unless granted; the Workflow is then deleted all "+
-				"the same and its data stays in the bucket, with no error. Compile with --emit-rbac, which makes the run an "+
-				"account with list and watch on workflowartifactgctasks and patch on their status, or name one set up for runs "+
-				"with serviceAccountName on the platform"))
+			"the pod that deletes the run's artifacts runs as the namespace's default account, and may leave them in the "+
+				"bucket").
+			WithFix("compile with --emit-rbac, which makes the run an account with list and watch on workflowartifactgctasks "+
+				"and patch on their status, or name one set up for runs with serviceAccountName on the platform").
+			WithDetail("The pod of objectStore.artifactGC runs as the namespace's default service account, which cannot "+
+				"read the run's workflowartifactgctasks unless granted; the Workflow is then deleted all the same and its data "+
+				"stays in the bucket, with no error (getArtifactGCPodInfo and processCompletedArtifactGCPod's "+
+				"forceFinalizerRemoval, workflow/controller/artifact_gc.go, Argo v3.7.18 and v4.0.7)."))
 	}
 	for _, v := range p.Volumes {
 		if v.Create == nil {
@@ -52,14 +59,19 @@ func warnings(p *ir.Pipeline, account string) diag.Diagnostics {
 		// pkg/apis/workflow/v1alpha1/workflow_types.go, GetVolumeClaimGC;
 		// workflow/controller/operator.go, deletePVCs).
 		out = append(out, diag.Warnf(diag.ClaimPerRunDeleted, storage,
-			"the claim %s is created for each run as {{workflow.name}}-%s and deleted when the run succeeds (volumeClaimGC: "+
-				"OnWorkflowSuccess), so results written there vanish with it; a failed run keeps it for debugging. To keep "+
-				"results, set storage.pvc to an existing claim, or copy them out in a last step", v.Name, v.Name))
+			"the claim %s is created for each run and deleted when the run succeeds (volumeClaimGC: OnWorkflowSuccess)",
+			v.Name).
+			WithFix("to keep results, set storage.pvc to an existing claim, or copy them out in a last step").
+			WithDetail("Each run's claim is named {{workflow.name}}-%s. Argo deletes the claims it creates when the "+
+				"Workflow succeeds (GetVolumeClaimGC in pkg/apis/workflow/v1alpha1/workflow_types.go, deletePVCs in "+
+				"workflow/controller/operator.go), so results written there vanish with it; a failed run keeps it for "+
+				"debugging.", v.Name))
 		if c := v.Concurrent; c != nil {
 			out = append(out, diag.Warnf(diag.ArgoClaimOneNode, storage.Field("accessModes"),
-				"steps %s and %s may run at the same time and both mount the %s claim %s, which attaches to one node: Argo does "+
-					"not keep them on one node, so one may wait for the other's volume (Multi-Attach); use ReadWriteMany, or order "+
-					"them with after:", c[0], c[1], v.Create.AccessModes[0], v.Name))
+				"steps %s and %s may run at the same time and both mount the %s claim %s, which attaches to one node", c[0], c[1],
+				v.Create.AccessModes[0], v.Name).
+				WithFix("use ReadWriteMany, or order them with after:").
+				WithDetail("Argo does not keep the steps on one node, so one may wait for the other's volume (Multi-Attach)."))
 		}
 	}
 	return out
