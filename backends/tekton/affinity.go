@@ -99,10 +99,10 @@ func refusals(p *ir.Pipeline) diag.Diagnostics {
 			for _, k := range slices.Sorted(maps.Keys(a.NodeSelector)) {
 				if v, ok := b.NodeSelector[k]; ok && v != a.NodeSelector[k] {
 					out = append(out, diag.Errorf(diag.EngineCannotRun, p.Spec.Field("steps"),
-						"steps %s (%s=%s) and %s (%s=%s) %s, and Tekton's affinity assistant (coschedule: %s) runs them on one node, "+
-							"where they could never both run; give them one node selector, or, on a cluster whose Tekton feature-flags "+
-							"set coschedule: disabled, say so in the platform (tekton: {coschedule: disabled}) with a ReadWriteMany claim",
-						a.Name, k, a.NodeSelector[k], b.Name, k, v, sharing(p), coschedule(p)))
+						"steps %s (%s=%s) and %s (%s=%s) %s, and could never both run on Tekton's affinity assistant's "+
+							"node (coschedule: %s)", a.Name, k, a.NodeSelector[k], b.Name, k, v, sharing(p), coschedule(p)).
+						WithFix("give them one node selector, or, on a cluster whose Tekton feature-flags set coschedule: "+
+							"disabled, say so in the platform (tekton: {coschedule: disabled}) with a ReadWriteMany claim"))
 					return out
 				}
 			}
@@ -112,10 +112,11 @@ func refusals(p *ir.Pipeline) diag.Diagnostics {
 		if v.Create != nil && coschedule(p) != coscheduleDisabled &&
 			slices.Equal(v.Create.AccessModes, []string{"ReadWriteOncePod"}) {
 			out = append(out, diag.Errorf(diag.BadAccessModes, p.Platform.Field("storage").Field("accessModes"),
-				"ReadWriteOncePod: Tekton's affinity assistant (coschedule: %s) mounts the claim %s in its own pod, so no step's "+
-					"pod could; use ReadWriteOnce, which the assistant keeps on its one node, or, on a cluster whose Tekton "+
-					"feature-flags set coschedule: disabled, say so in the platform (tekton: {coschedule: disabled})",
-				coschedule(p), v.Name))
+				"ReadWriteOncePod: Tekton's affinity assistant (coschedule: %s) mounts the claim %s in its own pod, so no step "+
+					"could", coschedule(p), v.Name).
+				WithFix("use ReadWriteOnce, which the assistant keeps on its one node, or, on a cluster whose Tekton "+
+					"feature-flags set coschedule: disabled, say so in the platform (tekton: {coschedule: disabled})").
+				WithDetail("The affinity assistant runs a StatefulSet whose pod has the claim as a volume."))
 		}
 	}
 	return out
@@ -212,9 +213,11 @@ func warnings(p *ir.Pipeline, kind string) diag.Diagnostics {
 	for _, v := range p.Volumes {
 		if v.Create != nil {
 			out = append(out, diag.Warnf(diag.ClaimPerRunDeleted, p.Platform.Field("storage"),
-				"the claim %s is created for each run and owned by the PipelineRun, so it and the results written there are "+
-					"deleted with the run (by kubectl delete or Tekton's pruner); to keep results, set storage.pvc to an existing "+
-					"claim, or copy them out in a last step", v.Name))
+				"the claim %s is created for each run and owned by the PipelineRun, so it and its results are deleted with the "+
+					"run", v.Name).
+				WithFix("to keep results, set storage.pvc to an existing claim, or copy them out in a last step").
+				WithDetail("The PipelineRun is deleted by kubectl delete or Tekton's pruner, and the claim, with the results "+
+					"written there, with it."))
 		}
 	}
 	if p.TTLSecondsAfterFinished != nil {

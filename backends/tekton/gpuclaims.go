@@ -1,6 +1,7 @@
 package tekton
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -114,7 +115,9 @@ func queuedLimit(s *ir.Step, name string) diag.Diagnostic {
 			"Kubernetes gives every class, and no deviceClassMappings entry counts it)"
 	}
 	return diag.Warnf(diag.QueuedGPUsAsLimit, s.Resources.GPUClaim.At,
-		"step %s runs in the Kueue queue %s and asks for its GPUs as the limit %s; Kueue counts that as a resource of its "+
-			"own name%s: list %s in the queue's ClusterQueue's coveredResources with a quota, or the workload stays pending "+
-			"(\"resource %s unavailable in ClusterQueue\")", s.Name, s.Queue, name, how, name, name)
+		"step %s in Kueue queue %s asks for its GPUs as the limit %s, which Kueue counts as a resource of its own name",
+		s.Name, s.Queue, name).
+		WithFix(fmt.Sprintf("list %s in the queue's ClusterQueue's coveredResources with a quota", name)).
+		WithDetail("Kueue counts the limit as a resource of its own name%s; without it in coveredResources the workload "+
+			"stays pending (\"resource %s unavailable in ClusterQueue\").", how, name)
 }

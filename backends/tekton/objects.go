@@ -1,13 +1,13 @@
 package tekton
 
 import (
+	"fmt"
 	"path"
 	"strings"
 
 	v1 "github.com/tektoncd/pipeline/pkg/apis/pipeline/v1"
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/mlcube-compile/mlcube-compile/backends/emit"
 	"github.com/mlcube-compile/mlcube-compile/backends/internal/kube"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
 	"github.com/mlcube-compile/mlcube-compile/diag"
@@ -179,11 +179,12 @@ func resultsFit(p *ir.Pipeline, s *ir.Step, main v1.Step) (bool, error) {
 	digests, uris := resultsSize(p, s)
 	budget := resultBudget(s, main)
 	if digests > budget {
-		return false, emit.Refuse(diag.ResultsTooLarge, s.Loc,
-			"step %s uploads %d outputs, and the results that record their sha256 take %d bytes, more than the %d that the "+
-				"kubelet keeps of the upload step's termination message, where Tekton puts them (12 KiB a pod, shared by its %d "+
-				"containers); split the step's outputs among fewer folders, or use --backend argo", s.Name, len(s.Uploads), digests,
-			budget, podContainers(s, main))
+		return false, diag.Diagnostics{diag.Errorf(diag.ResultsTooLarge, s.Loc,
+			"step %s uploads %d outputs, whose sha256 results take %d bytes, more than the %d the kubelet keeps", s.Name,
+			len(s.Uploads), digests, budget).
+			WithFix("split the step's outputs among fewer folders, or use --backend argo").
+			WithDetail("Tekton puts the results in the upload step's termination message, of which the kubelet keeps 12 "+
+				"KiB a pod, shared by its %d containers.", podContainers(s, main))}
 	}
 	return digests+uris <= budget, nil
 }
@@ -244,10 +245,11 @@ func uriWarnings(p *ir.Pipeline) diag.Diagnostics {
 		main := step(p, s)
 		if digests, uris := resultsSize(p, s); digests <= resultBudget(s, main) && digests+uris > resultBudget(s, main) {
 			out = append(out, diag.Warnf(diag.TektonURIsLeftOut, s.Loc,
-				"step %s uploads %d outputs, and the results of their s3:// URIs do not fit beside their sha256 in the %d bytes "+
-					"that the kubelet keeps of the upload step's termination message (12 KiB a pod, shared by its %d containers): "+
-					"only the -sha256 results are given; each output is at s3://%s/<run uid>/%s/<output>", s.Name, len(s.Uploads),
-				resultBudget(s, main), podContainers(s, main), p.ObjectStore.S3.Bucket, s.Name))
+				"step %s uploads %d outputs, whose s3:// URI results do not fit beside their sha256: only -sha256 are given",
+				s.Name, len(s.Uploads)).
+				WithFix(fmt.Sprintf("find each output at s3://%s/<run uid>/%s/<output>", p.ObjectStore.S3.Bucket, s.Name)).
+				WithDetail("The kubelet keeps %d bytes of the upload step's termination message, where Tekton puts the "+
+					"results (12 KiB a pod, shared by its %d containers).", resultBudget(s, main), podContainers(s, main)))
 		}
 	}
 	return out
@@ -285,10 +287,13 @@ func podFiles(p *ir.Pipeline, s *ir.Step) error {
 			}
 		}
 		if file {
-			return emit.Refuse(diag.EngineCannotRun, s.Loc,
-				"step %s mounts the file %s itself from a volume of its pod, which the kubelet makes a folder when the pod "+
-					"starts, before a step of the task could put the file there; mount its folder, or use --backend argo or a "+
-					"workspace claim (storage.workspace: claim)", s.Name, m.MountPath)
+			return diag.Diagnostics{diag.Errorf(diag.EngineCannotRun, s.Loc,
+				"step %s mounts the file %s itself from a volume of its pod, which the kubelet makes a folder", s.Name,
+				m.MountPath).
+				WithFix("mount its folder, or use --backend argo or a workspace claim (storage.workspace: claim)").
+				WithDetail("The kubelet makes a subPath that is not there a folder as it starts a container (makeMounts, " +
+					"pkg/kubelet/kubelet_pods.go of kubernetes/kubernetes), and it starts every step of a task when the pod " +
+					"starts, before a step of the task could put the file there.")}
 		}
 	}
 	return nil

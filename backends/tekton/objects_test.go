@@ -183,7 +183,7 @@ func TestResultsBudget(t *testing.T) {
 				got = "uri"
 			}
 		} else if ds, ok := err.(diag.Diagnostics); !ok || len(ds) != 1 || ds[0].Code != diag.ResultsTooLarge ||
-			!strings.Contains(ds[0].Message, "shared by its 4 containers") {
+			!strings.Contains(ds[0].Detail, "shared by its 4 containers") {
 			t.Errorf("%d uploads: refused with %v", n, err)
 		}
 		if got != want {

@@ -48,9 +48,9 @@ func startWarnings(p *ir.Pipeline, pl *v1.Pipeline, settings []setting) diag.Dia
 	var lacks, files, flags []string
 	for _, s := range settings {
 		if s.flags == "" {
-			out = append(out, diag.Warnf(diag.TektonNoStartFlag, s.at,
-				"%s, and tkn pipeline start has no flag for it: print the run by adding --dry-run -o yaml to its flags, %s, and "+
-					"create it with kubectl create -f", s.lacks, s.field))
+			out = append(out, diag.Warnf(diag.TektonNoStartFlag, s.at, "%s, and tkn pipeline start has no flag for it", s.lacks).
+				WithFix(fmt.Sprintf("print the run by adding --dry-run -o yaml to its flags, %s, and create it with "+
+					"kubectl create -f", s.field)))
 			continue
 		}
 		lacks, flags = append(lacks, s.lacks), append(flags, s.flags)

@@ -156,11 +156,13 @@ func workspaceRefusals(p *ir.Pipeline) diag.Diagnostics {
 		}
 		if named != `""` && settingsOf(p).ImageWorkspace == imageWorkspaceNone {
 			out = append(out, diag.Errorf(diag.WorkspaceHidden, s.Loc,
-				"step %s runs %s, in /workspace, where Tekton mounts an emptyDir in every step, hiding the image's own; the "+
-					"platform says the cluster mounts no image volumes (tekton: {imageWorkspace: none}). Move the program out of "+
-					"/workspace in the image and name it in the task's entrypoint, run the pipeline with --backend argo or job, or, "+
-					"on Kubernetes 1.35 or later with containerd 2.1 or CRI-O 1.31 or later, drop imageWorkspace: none so that the "+
-					"step mounts its image's /workspace", s.Name, named))
+				"step %s runs %s, in /workspace, which Tekton hides, and the platform says it mounts no image volumes", s.Name,
+				named).
+				WithFix("move the program out of /workspace in the image and name it in the task's entrypoint, run the "+
+					"pipeline with --backend argo or job, or, on Kubernetes 1.35 or later with containerd 2.1 or CRI-O 1.31 or "+
+					"later, drop imageWorkspace: none so that the step mounts its image's /workspace").
+				WithDetail("Tekton mounts an emptyDir at /workspace in every step, hiding the image's own; the platform says "+
+					"the cluster mounts no image volumes (tekton: {imageWorkspace: none})."))
 			continue
 		}
 		if !mountsImageWorkspace(p, s) {
@@ -170,9 +172,12 @@ func workspaceRefusals(p *ir.Pipeline) diag.Diagnostics {
 			if m.MountPath == tektonpaths.WorkspaceDir ||
 				strings.HasPrefix(path.Clean(m.MountPath), tektonpaths.WorkspaceDir+"/") {
 				out = append(out, diag.Errorf(diag.WorkspaceHidden, s.Loc,
-					"step %s mounts its image's /workspace, read-only, to run its program there, and also mounts %s at %s, inside "+
-						"it; mount the workspace elsewhere (storage.mountPath, such as /mnt/mlcube), or move the program out of "+
-						"/workspace in the image", s.Name, m.Volume, m.MountPath))
+					"step %s mounts %s at %s, inside its image's /workspace, which it mounts read-only", s.Name, m.Volume,
+					m.MountPath).
+					WithFix("mount the workspace elsewhere (storage.mountPath, such as /mnt/mlcube), or move the program out "+
+						"of /workspace in the image").
+					WithDetail("The step mounts its image's /workspace, read-only, to run its program there, past the "+
+						"emptyDir Tekton mounts at /workspace."))
 			}
 		}
 	}

@@ -84,13 +84,13 @@ func TestHiddenProgramRefused(t *testing.T) {
 	setTekton(t, p, func(s *settings) { s.ImageWorkspace = imageWorkspaceNone })
 	_, err := compile(p, Options{})
 	if err == nil || !strings.Contains(err.Error(), `pipeline.yaml:3:3: step train runs "/workspace/mnist.py", in `+
-		`/workspace, where Tekton mounts an emptyDir in every step`) || !strings.Contains(err.Error(), "[MLC652]") {
+		`/workspace, which Tekton hides`) || !strings.Contains(err.Error(), "[MLC652]") {
 		t.Errorf("want the hidden program refused, got %v", err)
 	}
 	p = workspacePipeline("python3", "/workspace/mnist.py")
 	p.Steps[0].Mounts[0].MountPath = "/workspace/data"
 	if _, err := compile(p, Options{}); err == nil ||
-		!strings.Contains(err.Error(), "also mounts workspace at /workspace/data, inside it") {
+		!strings.Contains(err.Error(), "mounts workspace at /workspace/data, inside its image's /workspace") {
 		t.Errorf("want the mount inside /workspace refused, got %v", err)
 	}
 }
