@@ -178,15 +178,16 @@ func warnings(p *ir.Pipeline) diag.Diagnostics {
 	for _, s := range p.Steps {
 		if s.Retry != nil && s.Retry.Backoff > 0 {
 			out = append(out, diag.Warnf(diag.BackoffNotApplied, s.Loc.Field("retries").Field("backoff"),
-				"step %s: a Job waits between retries with its own growing backoff (10s, 20s, 40s, … up to 6m); the %v "+
-					"backoff is not applied", s.Name, s.Retry.Backoff))
+				"step %s: a Job waits between retries with its own backoff (10s, 20s, 40s, … up to 6m); the %v backoff is "+
+					"not applied", s.Name, s.Retry.Backoff))
 		}
 	}
 	for _, v := range p.Volumes {
 		if v.Create != nil {
 			out = append(out, diag.Warnf(diag.ClaimPerRunDeleted, p.Platform.Field("storage"),
-				"the platform's storage asks for a claim per run, which a Job makes as an ephemeral volume that is deleted with "+
-					"its pod; results do not outlive the Job, so set storage.pvc to keep them"))
+				"the claim per run the platform's storage asks for is a Job's ephemeral volume, so results do not outlive the Job").
+				WithFix("set storage.pvc to keep results").
+				WithDetail("A Job makes the claim per run as an ephemeral volume, which is deleted with its pod."))
 		}
 	}
 	return out

@@ -9,7 +9,6 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/mlcube-compile/mlcube-compile/backends/emit"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
 	"github.com/mlcube-compile/mlcube-compile/diag"
 )
@@ -126,9 +125,9 @@ func RunnerRBAC(p *ir.Pipeline, want bool,
 // without a namespace, which a RoleBinding must name.
 func runnerAccount(p *ir.Pipeline) (string, error) {
 	if p.Namespace == "" {
-		return "", emit.Refuse(diag.BadFlag, diag.At(diag.Pos{File: p.Source}).Field("namespace"),
-			"--emit-rbac needs the run's namespace, which a RoleBinding must name; give --namespace NS, or namespace: in "+
-				"the platform file")
+		return "", diag.Diagnostics{diag.Errorf(diag.BadFlag, diag.At(diag.Pos{File: p.Source}).Field("namespace"),
+			"--emit-rbac needs the run's namespace, which a RoleBinding must name").
+			WithFix("give --namespace NS, or namespace: in the platform file")}
 	}
 	if p.ServiceAccountName != "" {
 		return p.ServiceAccountName, nil

@@ -79,11 +79,12 @@ func NoNetworkPolicy(p *ir.Pipeline, engine []Egress) (*networkingv1.NetworkPoli
 	// warned about.
 	if movers {
 		out = append(out, diag.Warnf(diag.IsolationEgress, isolated[0].Loc,
-			"the NetworkPolicy %s shuts MedPerf's %s %s off the network, as MedPerf does, but for egress the containers "+
-				"beside the user's need in the same pod, which the user's container shares: %s. Where the data lives on the "+
-				"claim (storage.pvc) and on --backend tekton or job, nothing is left open; medperf: {network: allowed} on the "+
-				"platform opts out", policy.Name, word(len(isolated), "step", "steps"), stepNames(isolated),
-			strings.Join(whys, "; ")))
+			"the NetworkPolicy %s shuts MedPerf's %s %s off the network, but for the egress that moving data needs",
+			policy.Name, word(len(isolated), "step", "steps"), stepNames(isolated)).
+			WithFix("keep the data on the claim (storage.pvc) and use --backend tekton or job, and nothing is left open; "+
+				"medperf: {network: allowed} on the platform opts out").
+			WithDetail("The policy shuts the pods off the network, as MedPerf does, but for egress the containers beside "+
+				"the user's need in the same pod, which the user's container shares: %s.", strings.Join(whys, "; ")))
 	}
 	return policy, out
 }
@@ -113,10 +114,13 @@ func moverEgress(p *ir.Pipeline, s *ir.Step) ([]Egress, diag.Diagnostics) {
 	}
 	if p.ObjectStore == nil || p.ObjectStore.S3 == nil {
 		return out, diag.Diagnostics{diag.Errorf(diag.IsolationUnsaid, s.Loc,
-			"step %s is MedPerf's, which runs with the network off, and moves its data through Argo's artifact repository, "+
-				"whose endpoint the compiler does not know, so the NetworkPolicy that shuts its pod off the network cannot let "+
-				"the executor reach it; name the bucket with objectStore.s3 (endpoint, bucket and Secret keys), keep the data on "+
-				"the claim (storage.pvc), or opt out with medperf: {network: allowed}", s.Name)}
+			"step %s runs with the network off and moves its data through Argo's artifact repository, which it cannot reach",
+			s.Name).
+			WithFix("name the bucket with objectStore.s3 (endpoint, bucket and Secret keys), keep the data on the claim " +
+				"(storage.pvc), or opt out with medperf: {network: allowed}").
+			WithDetail("The step is MedPerf's, which runs with the network off; the repository's endpoint is unknown to " +
+				"the compiler, so the NetworkPolicy that shuts the step's pod off the network cannot let the executor " +
+				"reach it.")}
 	}
 	b := p.ObjectStore.S3
 	host, port, err := net.SplitHostPort(b.Endpoint)

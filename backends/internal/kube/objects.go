@@ -213,9 +213,10 @@ func RefuseStore(p *ir.Pipeline, who string) error {
 			continue
 		}
 		if p.ObjectStore == nil || p.ObjectStore.ToolImage == "" {
-			return emit.Refuse(diag.NoObjectStore, p.Platform,
-				"step %s moves data, which %s does in a tool image that the platform's objectStore names; add objectStore (its "+
-					"toolImage alone, or s3 with the bucket's endpoint and Secret keys), or use --backend argo", s.Name, who)
+			return diag.Diagnostics{diag.Errorf(diag.NoObjectStore, p.Platform,
+				"step %s moves data, which %s does in a tool image that the platform's objectStore names", s.Name, who).
+				WithFix("add objectStore (its toolImage alone, or s3 with the bucket's endpoint and Secret keys), or use " +
+					"--backend argo")}
 		}
 	}
 	if refused := StoreShape(p, who); len(refused) > 0 {
