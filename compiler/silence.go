@@ -164,11 +164,12 @@ func unusedWarning(c DisableComment) diag.Diagnostic {
 	at := diag.At(diag.Pos{File: c.File, Line: c.Line, Col: c.Col}).Field("mlcube-compile")
 	if c.WholeFile {
 		return diag.Warnf(diag.DisableUnused, at,
-			"disable-file %s silences nothing: no %s warning is reported in this file; remove the comment", c.Code, c.Code)
+			"disable-file %s silences nothing: no %s warning is reported in this file", c.Code, c.Code).
+			WithFix("remove the comment")
 	}
 	return diag.Warnf(diag.DisableUnused, at,
-		"disable %s silences nothing: no %s warning is reported at this line or in the node it is on; remove the comment, "+
-			"or move it onto a line of the node the warning names", c.Code, c.Code)
+		"disable %s silences nothing: no %s warning is reported at this line or in the node it is on", c.Code, c.Code).
+		WithFix("remove the comment, or move it onto a line of the node the warning names")
 }
 
 // EngineCode and CommandCode are the codes a compilation may leave

@@ -88,8 +88,8 @@ func MapDockerArgs(a DockerArgs, gpus int) (DockerEffects, diag.Diagnostics) {
 		}
 		if isGPUFlag(flag, value) && gpus == 0 {
 			diags = append(diags, diag.Warnf(diag.DockerGPUsUnasked, a.Loc,
-				"docker flag %q asks for GPUs, but the step asks for none (platform.accelerator_count or the step's "+
-					"resources.gpu), so it is not applied", whole))
+				"docker flag %q asks for GPUs, but the step asks for none, so it is not applied", whole).
+				WithFix("ask for them with platform.accelerator_count or the step's resources.gpu, or drop the flag"))
 			continue
 		}
 		known, problem := mapDockerFlag(&fx, flag, value, a)

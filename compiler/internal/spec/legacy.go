@@ -163,8 +163,8 @@ func (r *legacyReader) workspacePath(s string, at diag.Loc) string {
 		return strings.TrimLeft(strings.TrimPrefix(s, ws), "/")
 	case !strings.HasPrefix(s, "/"):
 		r.diags = append(r.diags, diag.Warnf(diag.PathOutsideWorkspace, at,
-			"path %q does not start with $WORKSPACE: MLCube 1.0 takes it relative to the folder mlcube runs in; here it is "+
-				"relative to the workspace", s))
+			"path %q does not start with $WORKSPACE; here it is relative to the workspace", s).
+			WithDetail("MLCube 1.0 takes it relative to the folder mlcube runs in."))
 	}
 	return s
 }
@@ -276,8 +276,9 @@ func decodeLegacyPlatform(sc *schema.Context, f *ast.File) (*legacyDocker, diag.
 	}
 	if name := str(doc.data, "platform", "name"); name == "singularity" {
 		return nil, append(diags, diag.Errorf(diag.NoImage, doc.at("platform", "name"),
-			"a singularity platform file names an image file, which Kubernetes cannot run; MLCube's docker platform file (%s) "+
-				"names the container image", legacyPlatformFile))
+			"a singularity platform file names an image file, which Kubernetes cannot run").
+			WithFix(fmt.Sprintf("use MLCube's docker platform file (%s), which names the container image",
+				legacyPlatformFile)))
 	}
 	// MLCube 1.0's docker runner exits when container.runtime is set
 	// (DockerRun.run in runners/mlcube_docker/mlcube_docker/docker_run.py,

@@ -30,8 +30,8 @@ func (r *legacyReader) runFiles(root *document) []*Task {
 	})
 	if err != nil {
 		r.diags = append(r.diags, diag.Errorf(diag.FileUnreadable, root.at("tasks"),
-			"cannot read the run files in %s: %v; MLCube 1.0 runs a task of this cube through a run file (schema_type: "+
-				"mlcube_invoke) there", dir, err))
+			"cannot read the run files in %s: %v", dir, err).
+			WithDetail("MLCube 1.0 runs a task of this cube through a run file (schema_type: mlcube_invoke) there."))
 		return nil
 	}
 	slices.Sort(paths)
@@ -53,8 +53,8 @@ func (r *legacyReader) runFiles(root *document) []*Task {
 	}
 	if len(tasks) == 0 && !r.diags.HasErrors() {
 		r.diags = append(r.diags, diag.Errorf(diag.MissingFile, root.at("tasks"),
-			"no run file under %s: MLCube 1.0 runs a task of this cube through a run file (schema_type: mlcube_invoke, "+
-				"task_name, input_binding, output_binding)", dir))
+			"no run file under %s: MLCube 1.0 runs a task of this cube through one", dir).
+			WithDetail("A run file has schema_type: mlcube_invoke, task_name, input_binding and output_binding."))
 	}
 	r.nameRuns(tasks, dir)
 	return r.flowOrder(tasks)
