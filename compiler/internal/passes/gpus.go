@@ -1,6 +1,7 @@
 package passes
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -99,10 +100,12 @@ func queuedTrainLimit(s *ir.Step) diag.Diagnostics {
 	}
 	name := r.GPUClaim.ExtendedResourceName
 	return diag.Diagnostics{diag.Warnf(diag.QueuedGPUsAsLimit, r.GPUClaim.At,
-		"step %s runs in the Kueue queue %s as a TrainJob, whose node pods cannot carry claims, so they ask for their GPUs "+
-			"as the limit %s; Kueue counts that as a resource of its own name%s: list %s in the queue's ClusterQueue's "+
-			"coveredResources with a quota, or the workload stays pending (\"resource %s unavailable in ClusterQueue\")", s.Name,
-		s.Queue, name, queuedLimitCounted(name), name, name)}
+		"step %s in Kueue queue %s asks for its GPUs as the limit %s, which Kueue counts as a resource of its own name",
+		s.Name, s.Queue, name).
+		WithFix(fmt.Sprintf("list %s in the queue's ClusterQueue's coveredResources with a quota", name)).
+		WithDetail("The step runs as a TrainJob, whose node pods cannot carry claims, so they ask for their GPUs as a "+
+			"limit. Kueue counts the limit as a resource of its own name%s; without it in coveredResources the workload "+
+			"stays pending (\"resource %s unavailable in ClusterQueue\").", queuedLimitCounted(name), name)}
 }
 
 // queuedLimitCounted says how Kueue v0.19.2 counts the limit name of GPUs

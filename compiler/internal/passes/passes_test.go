@@ -175,7 +175,7 @@ func TestQueuedClaims(t *testing.T) {
 	torch := gpuStep("train", ir.Torch, "", "team-a")
 	torch.Resources.GPUClaim.ExtendedResourceName = ir.ImplicitResourcePrefix + "gpu.example.com"
 	d = QueuedClaims(&ir.Pipeline{Steps: []*ir.Step{torch}})
-	if len(d) != 1 || d[0].Code != diag.QueuedGPUsAsLimit || !strings.Contains(d[0].Message,
+	if len(d) != 1 || d[0].Code != diag.QueuedGPUsAsLimit || !strings.Contains(d[0].Detail,
 		"never by the name Kubernetes gives every class") {
 		t.Errorf("got %v", d)
 	}
