@@ -195,7 +195,7 @@ func TestHTTPInputsNeedNoStore(t *testing.T) {
 	if diags.HasErrors() {
 		t.Fatal(diags.Error())
 	}
-	if s := p.ObjectStore; s == nil || s.ToolImage == "" || s.S3 != nil || s.RepositoryRef != nil {
+	if s := p.ObjectStore; s == nil || s.ToolImage == "" || s.S3 != nil || p.Engines["argo"] != nil {
 		t.Errorf("object store %+v, want only the tool image", s)
 	}
 }

@@ -107,7 +107,7 @@ func uploadOutputs(p *ir.Pipeline, s *ir.Step) wfv1.Outputs {
 		}
 		a := wfv1.Artifact{Name: u.Name, Path: render(u.Path), Archive: none(),
 			ArtifactLocation: wfv1.ArtifactLocation{S3: s3Location(p.ObjectStore, "", key)}}
-		if u.Final && p.ObjectStore.ArtifactGC != "" {
+		if u.Final && settingsOf(p).ArtifactGC != "" {
 			a.ArtifactGC = &wfv1.ArtifactGC{Strategy: wfv1.ArtifactGCNever}
 		}
 		out.Artifacts = append(out.Artifacts, a)
@@ -180,7 +180,7 @@ func s3Location(store *ir.ObjectStore, bucket, key string) *wfv1.S3Artifact {
 // collectsArtifacts says whether Argo deletes some of the run's
 // artifacts: the platform asks for it and a step uploads.
 func collectsArtifacts(p *ir.Pipeline) bool {
-	if p.ObjectStore == nil || p.ObjectStore.ArtifactGC == "" {
+	if p.ObjectStore == nil || settingsOf(p).ArtifactGC == "" {
 		return false
 	}
 	for _, s := range p.Steps {
@@ -200,16 +200,17 @@ func collectsArtifacts(p *ir.Pipeline) bool {
 // deleted (forceFinalizerRemoval): a failed collection would otherwise
 // keep the Workflow, and its namespace, from going.
 func objectStoreSpec(spec *wfv1.WorkflowSpec, p *ir.Pipeline, sa string) {
-	store := p.ObjectStore
-	if store == nil {
+	if p.ObjectStore == nil {
 		return
 	}
-	if r := store.RepositoryRef; r != nil {
+	settings := settingsOf(p)
+	if r := settings.ArtifactRepositoryRef; r != nil {
 		spec.ArtifactRepositoryRef = &wfv1.ArtifactRepositoryRef{ConfigMap: r.ConfigMap, Key: r.Key}
 	}
 	if collectsArtifacts(p) {
 		spec.ArtifactGC = &wfv1.WorkflowLevelArtifactGC{
-			ArtifactGC:            wfv1.ArtifactGC{Strategy: wfv1.ArtifactGCStrategy(store.ArtifactGC), ServiceAccountName: sa},
+			ArtifactGC: wfv1.ArtifactGC{Strategy: wfv1.ArtifactGCStrategy(settings.ArtifactGC),
+				ServiceAccountName: sa},
 			ForceFinalizerRemoval: true,
 		}
 	}

@@ -11,20 +11,14 @@ const DefaultToolImage = "docker.io/rclone/rclone:1.71.1@sha256:" +
 // URLs, and with an object workspace every step's outputs.
 type ObjectStore struct {
 	// S3 is the bucket the platform names; nil when the run uses the
-	// artifact repository its Argo cluster configures (RepositoryRef, or
-	// the namespace's default, or the controller's), which only Argo
-	// knows, or, for a platform that names no object store, when the run
-	// only fetches HTTP(S) URLs, in ToolImage.
+	// artifact repository its Argo cluster configures (which Argo's
+	// settings beside the pipeline may name, Pipeline.Engines), which only
+	// Argo knows, or, for a platform that names no object store, when the
+	// run only fetches HTTP(S) URLs, in ToolImage.
 	S3 *S3Bucket `json:",omitempty"`
-	// RepositoryRef names Argo's artifact repository by a ConfigMap's
-	// key; nil for the namespace's default or the controller's.
-	RepositoryRef *RepositoryRef `json:",omitempty"`
 	// ToolImage fetches and uploads on engines that have no artifacts of
 	// their own (Tekton, Job): it has sh, rclone and sha256sum.
 	ToolImage string
-	// ArtifactGC is when Argo deletes the run's artifacts
-	// (OnWorkflowDeletion, OnWorkflowCompletion); empty keeps them.
-	ArtifactGC string `json:",omitempty"`
 	// Scratch is the volume of each pod that fetches, where its data
 	// lands before it is checked: a generic ephemeral volume of this
 	// template, of the size and storage class the platform's storage
@@ -40,12 +34,6 @@ type S3Bucket struct {
 	// Insecure speaks plain HTTP to the endpoint.
 	Insecure             bool `json:",omitempty"`
 	AccessKey, SecretKey SecretKey
-}
-
-// RepositoryRef is a key of a ConfigMap in the run's namespace that
-// holds an Argo artifact repository.
-type RepositoryRef struct {
-	ConfigMap, Key string
 }
 
 // Fetch is data put in place before a step's container starts: an input

@@ -148,8 +148,15 @@ func newLowering(ps *spec.Pipeline, plat *spec.Platform) *lowering {
 	lw.pipelineMeta()
 	lw.gpus, diags = platformGPUs(plat, lw.p.Name)
 	lw.diags = append(lw.diags, diags...)
-	lw.p.ObjectStore, diags = lowerObjectStore(plat.ObjectStore, plat.Loc.Field("objectStore"))
+	var argo json.RawMessage
+	lw.p.ObjectStore, argo, diags = lowerObjectStore(plat.ObjectStore, plat.Loc.Field("objectStore"))
 	lw.diags = append(lw.diags, diags...)
+	if argo != nil {
+		if lw.p.Engines == nil {
+			lw.p.Engines = map[string]json.RawMessage{}
+		}
+		lw.p.Engines["argo"] = argo
+	}
 	lw.ws = lw.workspaceSpec(plat.Storage, plat.Loc.Field("storage"))
 	if lw.p.ObjectStore != nil {
 		// Each pod's fetches land first on a volume of the size and

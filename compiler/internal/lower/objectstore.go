@@ -1,6 +1,7 @@
 package lower
 
 import (
+	"encoding/json"
 	"net"
 	"net/url"
 	"path"
@@ -16,21 +17,25 @@ import (
 const defaultRegion = "us-east-1"
 
 // lowerObjectStore reads the platform's objectStore, written at at: an S3 bucket, or
-// Argo's artifact repository (its ConfigMap's key, or the default).
-func lowerObjectStore(os *spec.ObjectStore, at diag.Loc) (*ir.ObjectStore, diag.Diagnostics) {
+// Argo's artifact repository (its ConfigMap's key, or the default), whose
+// settings, and when Argo deletes the run's artifacts, are Argo's alone:
+// argo is them as Argo's settings beside the pipeline, nil for none.
+func lowerObjectStore(os *spec.ObjectStore, at diag.Loc) (store *ir.ObjectStore, argo json.RawMessage,
+	diags diag.Diagnostics) {
 	if os == nil {
-		return nil, nil
+		return nil, nil, nil
 	}
-	var diags diag.Diagnostics
-	store := &ir.ObjectStore{ToolImage: os.ToolImage}
+	store = &ir.ObjectStore{ToolImage: os.ToolImage}
 	if store.ToolImage == "" {
 		store.ToolImage = ir.DefaultToolImage
 	}
+	settings := argoSettings{ArtifactRepositoryRef: os.ArtifactRepositoryRef}
 	if os.ArtifactGC != "Never" {
-		store.ArtifactGC = os.ArtifactGC
+		settings.ArtifactGC = os.ArtifactGC
 	}
-	if r := os.ArtifactRepositoryRef; r != nil {
-		store.RepositoryRef = &ir.RepositoryRef{ConfigMap: r.ConfigMap, Key: r.Key}
+	if settings != (argoSettings{}) {
+		// Plain strings and a struct of strings: Marshal cannot fail.
+		argo, _ = json.Marshal(settings)
 	}
 	if s3 := os.S3; s3 != nil {
 		diags = bucketName(s3.Bucket, at.Field("s3").Field("bucket"))
@@ -42,12 +47,19 @@ func lowerObjectStore(os *spec.ObjectStore, at diag.Loc) (*ir.ObjectStore, diag.
 		if store.S3.Region == "" {
 			store.S3.Region = defaultRegion
 		}
-		if store.RepositoryRef != nil {
+		if os.ArtifactRepositoryRef != nil {
 			diags = append(diags, diag.Errorf(diag.NoObjectStore, at.Field("artifactRepositoryRef"),
 				"s3 names the bucket, while artifactRepositoryRef names Argo's artifact repository; give one or the other"))
 		}
 	}
-	return store, diags
+	return store, argo, diags
+}
+
+// argoSettings are the object store's settings that only Argo reads, as
+// the argo engine's settings beside the pipeline (ir.Pipeline.Engines).
+type argoSettings struct {
+	ArtifactRepositoryRef *spec.RepositoryRef `json:"artifactRepositoryRef,omitempty"`
+	ArtifactGC            string              `json:"artifactGC,omitempty"`
 }
 
 var (

@@ -151,12 +151,16 @@ type ObjectStore struct {
 		AccessKeySecret SecretKeyRef `json:"accessKeySecret"`
 		SecretKeySecret SecretKeyRef `json:"secretKeySecret"`
 	} `json:"s3"`
-	ArtifactRepositoryRef *struct {
-		ConfigMap string `json:"configMap"`
-		Key       string `json:"key"`
-	} `json:"artifactRepositoryRef"`
+	ArtifactRepositoryRef *RepositoryRef `json:"artifactRepositoryRef"`
 	ToolImage  string `json:"toolImage"`
 	ArtifactGC string `json:"artifactGC"`
+}
+
+// RepositoryRef is a key of a ConfigMap in the run's namespace that holds
+// an Argo artifact repository.
+type RepositoryRef struct {
+	ConfigMap string `json:"configMap"`
+	Key       string `json:"key"`
 }
 
 // SecretKeyRef is a key of a Secret.
