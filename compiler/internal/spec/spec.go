@@ -152,8 +152,8 @@ type ObjectStore struct {
 		SecretKeySecret SecretKeyRef `json:"secretKeySecret"`
 	} `json:"s3"`
 	ArtifactRepositoryRef *RepositoryRef `json:"artifactRepositoryRef"`
-	ToolImage  string `json:"toolImage"`
-	ArtifactGC string `json:"artifactGC"`
+	ToolImage             string         `json:"toolImage"`
+	ArtifactGC            string         `json:"artifactGC"`
 }
 
 // RepositoryRef is a key of a ConfigMap in the run's namespace that holds
