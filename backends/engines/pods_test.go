@@ -55,8 +55,8 @@ func TestLimitsEqualRequests(t *testing.T) {
 	out := manifestcheck.BuildFor(t, "tekton", manifestcheck.Specs(dir), emit.Options{}).Must(t)
 	// resnet50's cube runs with --shm-size=1g: /dev/shm is charged to the
 	// container's memory, which is also its limit.
-	want := "steps.train.resources.memory: /dev/shm (--shm-size 1Gi) is memory charged to the container, and with the " +
-		"platform's limitsEqualRequests its memory is also its limit: the step asks for and is limited to 32Gi + 1Gi = 33Gi"
+	want := "steps.train.resources.memory: the step asks for and is limited to 32Gi + 1Gi of /dev/shm (--shm-size) = " +
+		"33Gi of memory"
 	if stderr := out.Stderr(); !strings.Contains(stderr, want) || strings.Count(stderr, "warning") != 1 {
 		t.Errorf("want one warning, %q; got %s", want, stderr)
 	}

@@ -30,9 +30,10 @@ func chargeShm(st *spec.Step, s *ir.Step) diag.Diagnostics {
 	total := mem.DeepCopy()
 	total.Add(shm)
 	diags = append(diags, diag.Warnf(diag.ShmInMemoryLimit, st.Loc.Field("resources").Field("memory"),
-		"/dev/shm (--shm-size %s) is memory charged to the container, and with the platform's limitsEqualRequests its "+
-			"memory is also its limit: the step asks for and is limited to %s + %s = %s", shm.String(), mem.String(),
-		shm.String(), total.String()))
+		"the step asks for and is limited to %s + %s of /dev/shm (--shm-size) = %s of memory", mem.String(),
+		shm.String(), total.String()).
+		WithDetail("/dev/shm is memory charged to the container, and with the platform's limitsEqualRequests its memory "+
+			"is also its limit."))
 	r.Memory = total.String()
 	return diags
 }
