@@ -13,6 +13,9 @@ import (
 // the one lint gives without it, in every format; a cache folder that
 // cannot be made is a usage error.
 func TestLintCache(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipped with -short: it lints the corpus and the examples four times, about 3 s")
+	}
 	cache := filepath.Join(t.TempDir(), "cache")
 	roots := []string{filepath.Join(repoRoot, "testdata", "bad"), filepath.Join(repoRoot, "examples")}
 	for _, format := range []string{"text", "json"} {

@@ -26,6 +26,9 @@ func readOr(path string) []byte {
 // not crash or report an internal error; a success prints manifests the
 // backend's validator accepted, and a failure prints nothing on stdout.
 func FuzzCompile(f *testing.F) {
+	if testing.Short() {
+		f.Skip("skipped with -short: its seeds are every example and corpus case, about 3 s")
+	}
 	for _, root := range []string{filepath.Join(repoRoot, "examples"), filepath.Join(repoRoot, "testdata", "bad")} {
 		dirs, _ := os.ReadDir(root)
 		for _, d := range dirs {
@@ -124,6 +127,9 @@ var lintNames = []string{
 // a line and column unless it is about the file as a whole; and the same
 // tree gives the same bytes twice.
 func FuzzLint(f *testing.F) {
+	if testing.Short() {
+		f.Skip("skipped with -short: its seeds are every example and corpus case, about 3 s")
+	}
 	for _, root := range []string{filepath.Join(repoRoot, "examples"), filepath.Join(repoRoot, "testdata", "bad")} {
 		dirs, _ := os.ReadDir(root)
 		for i, d := range dirs {

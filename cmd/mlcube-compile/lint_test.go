@@ -21,6 +21,9 @@ var githubCommand = regexp.MustCompile(`^::(error|warning|notice) file=[^,:\n]+`
 // errors appear, every github line is a valid workflow command, and
 // the JSON report says the same as the text one.
 func TestLintBadCorpus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipped with -short: it lints the whole bad-input corpus, about 2 s")
+	}
 	root := filepath.Join(repoRoot, "testdata", "bad")
 	text, stderr, code := compileArgs(t, "mlcube-compile", "lint", root)
 	if code != exitBadSpec || stderr != "" {
@@ -74,6 +77,9 @@ func TestLintBadCorpus(t *testing.T) {
 
 // TestLintIsDeterministic lints in parallel and wants the same bytes.
 func TestLintIsDeterministic(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipped with -short: it lints the corpus and the examples repeatedly, about 3 s")
+	}
 	args := []string{"mlcube-compile", "lint", filepath.Join(repoRoot, "examples"),
 		filepath.Join(repoRoot, "testdata", "bad")}
 	first, _, _ := compileArgs(t, args...)
