@@ -75,7 +75,7 @@ func TestE2ETektonWorkspaceProgramOnRealNode(t *testing.T) {
 
 	out, stderr, code = compileWorkspaceCube(t, "tekton: {imageWorkspace: none}\n")
 	if code != 1 || out != "" || !strings.Contains(stderr, `tekton: step train runs "/workspace/train", in /workspace, `+
-		`where Tekton mounts an emptyDir in every step`) || !strings.Contains(stderr, "[MLC652]") {
+		`which Tekton hides`) || !strings.Contains(stderr, "[MLC652]") {
 		t.Fatalf("imageWorkspace: none: exit %d, want 1 with MLC652 and nothing on stdout\nstdout:\n%s\nstderr:\n%s",
 			code, out, stderr)
 	}
