@@ -67,8 +67,8 @@ func EmbeddedJobs(t testing.TB, backend, manifest string) []map[string]any {
 }
 
 // ValidateEmbeddedJobs runs mpi-operator's validation on every MPIJob the
-// printed manifest creates, and checks every TrainJob and Dask object
-// against its operator's CRD schema.
+// printed manifest creates, and checks every TrainJob, JobSet and Dask
+// object against its operator's CRD schema (a JobSet's CEL rules too).
 func ValidateEmbeddedJobs(t testing.TB, backend, manifest string) {
 	t.Helper()
 	for _, m := range EmbeddedJobs(t, backend, manifest) {
@@ -77,6 +77,8 @@ func ValidateEmbeddedJobs(t testing.TB, backend, manifest string) {
 			enginetest.MPIJob(t, m)
 		case "TrainJob":
 			enginetest.TrainJob(t, m)
+		case "JobSet":
+			enginetest.JobSet(t, m)
 		case "DaskJob", "DaskAutoscaler":
 			enginetest.CheckCRD(t, m)
 		}
