@@ -66,8 +66,9 @@ func TestKueueLabelsOnWhatKueueAdmits(t *testing.T) {
 	}
 }
 
-// TestKueueDaskOutsideQueue checks that a Dask step with queue: "" under
-// a platform's queue compiles, and that neither its DaskJob nor the pods
+// TestKueueDaskOutsideQueue checks that a Dask step run by the Dask
+// operator with queue: "" under a platform's queue compiles, and that
+// neither its DaskJob nor the pods
 // that create it carry a queue label: Kueue has no DaskJob integration
 // (a Dask step that stays in the queue is refused; testdata/bad/
 // kueue-dask-in-queue).
@@ -75,7 +76,8 @@ func TestKueueDaskOutsideQueue(t *testing.T) {
 	dir := enginetest.WriteFiles(t, map[string]string{
 		// A platform's WorkloadPriorityClass is no mistake when its steps
 		// all leave its queue.
-		"platform.yaml": "queue: team-a-gpu\nworkloadPriorityClass: team-a-normal\npriorityClassName: batch-low\n",
+		"platform.yaml": "queue: team-a-gpu\nworkloadPriorityClass: team-a-normal\npriorityClassName: batch-low\n" +
+			"dask: {kind: DaskJob}\n",
 		"pipeline.yaml": `name: bench
 steps:
   benchmark:

@@ -49,6 +49,8 @@ type TrainJob struct {
 // DaskJob is how a Dask step runs: a job runner calls Function with Args
 // on a cluster of workers and writes the table it returns to Output.
 type DaskJob struct {
+	// Form is what the cluster is made of.
+	Form DaskForm
 	// GenerateName prefixes the job's name, which is also its cluster's.
 	GenerateName string
 	// Function is a dotted Python path; Args is a JSON object of its
@@ -69,7 +71,23 @@ type DaskJob struct {
 	Output string
 	// OutputSecret names the Secret with the object store's credentials.
 	OutputSecret string
+	// ManagedBy hands a JobSet to another controller, such as Kueue's
+	// MultiKueue; empty for JobSet's own.
+	ManagedBy string `json:",omitempty"`
 }
+
+// DaskForm is the object a Dask step's cluster is made of.
+type DaskForm string
+
+const (
+	// DaskJobSet is a JobSet (jobset.x-k8s.io) of three replicated jobs:
+	// the scheduler, the workers and a client that calls the function.
+	// It needs no Dask operator, and Kueue admits it whole.
+	DaskJobSet DaskForm = "JobSet"
+	// DaskOperator is the Dask Kubernetes operator's DaskJob
+	// (kubernetes.dask.org), which can scale its workers.
+	DaskOperator DaskForm = "DaskJob"
+)
 
 // Autoscale bounds the workers of an adaptive Dask cluster.
 type Autoscale struct {

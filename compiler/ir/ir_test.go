@@ -89,13 +89,16 @@ func TestKindText(t *testing.T) {
 
 // steps builds a pipeline's steps in topological order, each written
 // "name" or "name<dep,dep": a name ending in "*" mounts vol, one starting
-// with "!" is distributed.
+// with "!" is an MPI step, with "~" a Dask step.
 func steps(specs ...string) []*Step {
 	var out []*Step
 	for _, spec := range specs {
 		s := &Step{}
 		if rest, ok := strings.CutPrefix(spec, "!"); ok {
 			s.Kind, spec = MPI, rest
+		}
+		if rest, ok := strings.CutPrefix(spec, "~"); ok {
+			s.Kind, spec = Dask, rest
 		}
 		name, deps, _ := strings.Cut(spec, "<")
 		if rest, ok := strings.CutSuffix(name, "*"); ok {
@@ -127,6 +130,8 @@ func TestMountUse(t *testing.T) {
 		{"a join after parallel branches", steps("a*", "b<a", "c*<a", "d*<b,c"), "", nil},
 		{"distributed", steps("a*", "!b*<a", "!c*<b"), "b", nil},
 		{"distributed, not mounting", steps("a*", "!b<a"), "", nil},
+		// Only a Dask step's client mounts the volume, on one node.
+		{"a Dask step", steps("a*", "~b*<a", "c*<b"), "", nil},
 	} {
 		distributed, pair := MountUse(tc.steps, "vol")
 		if distributed != tc.distributed || !slices.Equal(pair, tc.pair) {

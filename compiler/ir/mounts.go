@@ -54,7 +54,8 @@ func MountUse(steps []*Step, volume string) (distributed string, pair []string) 
 		if !slices.ContainsFunc(s.Mounts, func(m Mount) bool { return m.Volume == volume }) {
 			continue
 		}
-		if s.Kind != Container && distributed == "" {
+		// Only a Dask step's client (or job runner) mounts its volumes.
+		if s.Kind != Container && s.Kind != Dask && distributed == "" {
 			distributed = s.Name
 		}
 		mounting = append(mounting, i)

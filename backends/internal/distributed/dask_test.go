@@ -83,11 +83,9 @@ func TestDaskWorkersSizedAndSchedulerStarts(t *testing.T) {
 func TestDaskWorkersTakeTheStepsSize(t *testing.T) {
 	workerArgs := func(out enginetest.Emitted) string {
 		for _, m := range enginetest.Jobs(t, out.Run) {
-			cluster := m["spec"].(map[string]any)["cluster"].(map[string]any)["spec"].(map[string]any)
-			worker := cluster["worker"].(map[string]any)["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)
-			return strings.Join(asStrings(worker["args"]), " ")
+			return strings.Join(asStrings(daskPods(t, m)["worker"]["containers"].([]any)[0].(map[string]any)["args"]), " ")
 		}
-		t.Fatal("no DaskJob")
+		t.Fatal("no Dask job")
 		return ""
 	}
 	out := manifestcheck.BuildFor(t, "argo", manifestcheck.Specs(enginetest.DaskPipeline(t,
@@ -110,6 +108,31 @@ func asStrings(v any) []string {
 	for _, x := range list {
 		s, _ := x.(string)
 		out = append(out, s)
+	}
+	return out
+}
+
+// daskPods are the pod specs of a DaskJob (job, scheduler, worker) or of
+// a Dask step's JobSet (scheduler, worker, client), by role.
+func daskPods(t *testing.T, m map[string]any) map[string]map[string]any {
+	t.Helper()
+	spec := m["spec"].(map[string]any)
+	out := map[string]map[string]any{}
+	switch m["kind"] {
+	case "DaskJob":
+		out["job"] = spec["job"].(map[string]any)["spec"].(map[string]any)
+		cluster := spec["cluster"].(map[string]any)["spec"].(map[string]any)
+		for _, role := range []string{"scheduler", "worker"} {
+			out[role] = cluster[role].(map[string]any)["spec"].(map[string]any)
+		}
+	case "JobSet":
+		for _, r := range spec["replicatedJobs"].([]any) {
+			r := r.(map[string]any)
+			job := r["template"].(map[string]any)["spec"].(map[string]any)
+			out[r["name"].(string)] = job["template"].(map[string]any)["spec"].(map[string]any)
+		}
+	default:
+		t.Fatalf("%v is not a Dask job", m["kind"])
 	}
 	return out
 }

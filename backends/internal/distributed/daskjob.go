@@ -31,14 +31,18 @@ const (
 )
 
 // runner is the job runner's program. It reads everything it runs from
-// env vars, so that no value of the spec is ever Python source.
+// env vars, so that no value of the spec is ever Python source. It calls
+// the function once the step's workers (an adaptive cluster's minimum)
+// have joined, or fails when they do not within the timeout.
 const runner = `import importlib, json, os
 from dask.distributed import Client
 module, _, name = os.environ["MLCUBE_DASK_FUNCTION"].rpartition(".")
 function = getattr(importlib.import_module(module), name)
 kwargs = json.loads(os.environ["MLCUBE_DASK_ARGS"])
 output = os.environ["MLCUBE_DASK_OUTPUT"]
-with Client(os.environ["DASK_SCHEDULER_ADDRESS"], timeout=int(os.environ["MLCUBE_DASK_CONNECT_TIMEOUT"])):
+timeout = int(os.environ["MLCUBE_DASK_CONNECT_TIMEOUT"])
+with Client(os.environ["DASK_SCHEDULER_ADDRESS"], timeout=timeout) as client:
+    client.wait_for_workers(int(os.environ["MLCUBE_DASK_WORKERS"]), timeout=timeout)
     table = function(**kwargs)
 if "://" not in output:
     os.makedirs(os.path.dirname(output), exist_ok=True)
@@ -109,6 +113,7 @@ func daskRunnerEnv(d *ir.DaskJob, setup []corev1.EnvVar) []corev1.EnvVar {
 		corev1.EnvVar{Name: "MLCUBE_DASK_FUNCTION", Value: d.Function},
 		corev1.EnvVar{Name: "MLCUBE_DASK_ARGS", Value: d.Args},
 		corev1.EnvVar{Name: "MLCUBE_DASK_OUTPUT", Value: d.Output},
+		corev1.EnvVar{Name: "MLCUBE_DASK_WORKERS", Value: strconv.Itoa(d.Workers)},
 		corev1.EnvVar{Name: "MLCUBE_DASK_CONNECT_TIMEOUT", Value: strconv.Itoa(startupSeconds)},
 	)
 	if d.OutputSecret != "" {
@@ -121,10 +126,11 @@ func daskRunnerEnv(d *ir.DaskJob, setup []corev1.EnvVar) []corev1.EnvVar {
 	return env
 }
 
-// schedulerContainer is the scheduler's container, with its ports and probes.
-func schedulerContainer(p *ir.Pipeline, bare *ir.Step, setup []corev1.EnvVar) corev1.Container {
-	scheduler := daskContainer(p, bare, "scheduler", []string{"dask-scheduler"},
-		coordinatorResources(p, ir.Resources{}), setup)
+// schedulerContainer is the scheduler's container, named name, running
+// args, with its ports and probes.
+func schedulerContainer(p *ir.Pipeline, bare *ir.Step, name string, args []string,
+	setup []corev1.EnvVar) corev1.Container {
+	scheduler := daskContainer(p, bare, name, args, coordinatorResources(p, ir.Resources{}), setup)
 	scheduler.Ports = []corev1.ContainerPort{
 		{Name: "tcp-comm", ContainerPort: schedulerPort, Protocol: corev1.ProtocolTCP},
 		{Name: "http-dashboard", ContainerPort: dashboardPort, Protocol: corev1.ProtocolTCP},
@@ -159,7 +165,7 @@ func daskJob(p *ir.Pipeline, s *ir.Step, claim ClaimName, runName string) *Job {
 		Metadata: metav1.ObjectMeta{GenerateName: d.GenerateName, Namespace: p.Namespace,
 			Labels: withRun(labels, runName, s.Name)},
 	}
-	runnerC := daskContainer(p, s, "job", []string{"python", "-c", runner}, s.Resources, runnerEnv)
+	runnerC := daskContainer(p, s, "job", []string{"python3", "-c", runner}, s.Resources, runnerEnv)
 	job.Spec.Job = daskPod{Metadata: daskMeta{Labels: labels},
 		Spec: podSpec(p, s, claim, s.NodeSelector, s.Tolerations, runnerC)}
 	if s.Timeout > 0 {
@@ -168,7 +174,7 @@ func daskJob(p *ir.Pipeline, s *ir.Step, claim ClaimName, runName string) *Job {
 	}
 	bare := *s
 	bare.Mounts = nil
-	scheduler := schedulerContainer(p, &bare, setup)
+	scheduler := schedulerContainer(p, &bare, "scheduler", []string{"dask-scheduler"}, setup)
 	cs := &job.Spec.Cluster.Spec
 	cs.Scheduler.daskPod = daskPod{Metadata: daskMeta{Labels: withRun(labels, runName, s.Name)},
 		Spec: podSpec(p, &bare, claim, s.NodeSelector, s.Tolerations, scheduler)}
@@ -183,7 +189,8 @@ func daskJob(p *ir.Pipeline, s *ir.Step, claim ClaimName, runName string) *Job {
 	}
 	sized := d.Worker
 	sized.LimitsEqualRequests = true
-	worker := daskContainer(p, &bare, "worker", workerArgs(d.Worker), sized, setup)
+	worker := daskContainer(p, &bare, "worker",
+		append([]string{"dask-worker", "--name", "$(DASK_WORKER_NAME)"}, workerSizing(d.Worker)...), sized, setup)
 	cs.Worker = daskWorker{Replicas: d.Workers, daskPod: daskPod{Metadata: daskMeta{Labels: labels},
 		Spec: podSpec(p, &bare, claim, d.WorkerNodeSelector, d.WorkerTolerations, worker)}}
 	// Pods of a Dask cluster are restarted by their Deployments.
@@ -206,12 +213,12 @@ const (
 	probePeriod    = 10
 )
 
-// workerArgs starts a worker sized to what it asks for: a thread per CPU
-// and a memory limit of its memory, so that Dask spills and pauses before
-// the kubelet kills it. dask-worker otherwise sizes itself from the
-// node's CPUs and memory, not the pod's.
-func workerArgs(r ir.Resources) []string {
-	args := []string{"dask-worker", "--name", "$(DASK_WORKER_NAME)"}
+// workerSizing sizes a worker to what it asks for: a thread per CPU and
+// a memory limit of its memory, so that Dask spills and pauses before the
+// kubelet kills it. A worker otherwise sizes itself from the node's CPUs
+// and memory, not the pod's.
+func workerSizing(r ir.Resources) []string {
+	var args []string
 	if r.CPU != "" {
 		q := kube.Quantity(r.CPU)
 		args = append(args, "--nthreads", strconv.FormatInt(max(1, q.Value()), 10))

@@ -68,7 +68,10 @@ func Kinds(p *ir.Pipeline) string {
 		case ir.MPI:
 			kind = "mpijobs." + mpiGroup
 		case ir.Dask:
-			kind = "daskjobs." + daskGroup
+			kind = "jobsets." + jobSetGroup
+			if s.Dask.Form == ir.DaskOperator {
+				kind = "daskjobs." + daskGroup
+			}
 		case ir.Torch:
 			kind = "trainjobs." + trainGroup
 		}
@@ -87,7 +90,10 @@ func Build(p *ir.Pipeline, s *ir.Step, claim ClaimName, runName string) (*Job, e
 	case ir.MPI:
 		return mpiJob(p, s, claim, runName)
 	case ir.Dask:
-		return daskJob(p, s, claim, runName), nil
+		if s.Dask.Form == ir.DaskOperator {
+			return daskJob(p, s, claim, runName), nil
+		}
+		return daskJobSet(p, s, claim, runName)
 	case ir.Torch:
 		return trainJob(p, s, claim, runName)
 	}

@@ -97,6 +97,10 @@ func Rules(p *ir.Pipeline, verbs []string) []Rule {
 		case ir.Torch:
 			out = append(out, Rule{Group: trainGroup, Resources: []string{"trainjobs"}, Verbs: verbs})
 		case ir.Dask:
+			if s.Dask.Form == ir.DaskJobSet {
+				out = append(out, Rule{Group: jobSetGroup, Resources: []string{"jobsets"}, Verbs: verbs})
+				continue
+			}
 			out = append(out, Rule{Group: daskGroup, Resources: []string{"daskjobs"}, Verbs: verbs})
 			if s.Dask.Autoscale != nil {
 				out = append(out, Rule{Group: daskGroup, Resources: []string{"daskautoscalers"}, Verbs: []string{"create"}})

@@ -93,7 +93,7 @@ func TestDaskStep(t *testing.T) {
 	got := messages(ps, &spec.Platform{Loc: at}, "")
 	wants(t, got,
 		`env.1X: "1X" is not a valid environment variable name`,
-		"${params.p}: this step runs as a DaskJob",
+		"${params.p}: this step runs as a JobSet",
 		"a toleration with operator: Exists has no value",
 		"tolerationSeconds needs effect: NoExecute",
 		`"1500ms": engines count in whole seconds`,

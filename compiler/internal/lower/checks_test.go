@@ -96,7 +96,8 @@ func TestChargeShm(t *testing.T) {
 }
 
 // Kueue admits no DaskJob and no kubeflow.org/v1 MPIJob; said at the
-// step's queue when it names one, else at its dask: or mpi:.
+// step's queue when it names one, else at its dask: or mpi:. A Dask
+// step's JobSet it admits.
 func TestQueuedStep(t *testing.T) {
 	plat := &spec.Platform{}
 	st := stepAt()
@@ -114,6 +115,10 @@ func TestQueuedStep(t *testing.T) {
 	st.MPI, st.Dask = nil, &spec.Dask{}
 	queue := "mine"
 	st.Queue = &queue
+	if diags := queuedStep(st, plat, queue); diags != nil {
+		t.Errorf("a Dask step's JobSet: %v", diags)
+	}
+	plat.Dask.Kind = "DaskJob"
 	if d := queuedStep(st, plat, queue); len(d) != 1 || d[0].Field != "steps[0].queue" ||
 		!strings.Contains(d[0].Message, `runs a DaskJob, which Kueue cannot admit, so it cannot run in its queue "mine"`) {
 		t.Errorf("a DaskJob: %v", d)

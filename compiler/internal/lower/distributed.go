@@ -178,6 +178,7 @@ func (sl *stepLowering) lowerDaskStep() (*ir.Step, graph.IO) {
 		Labels:          map[string]string{taskLabel: labelValue(lastWord(d.Function))},
 	}
 	job := &ir.DaskJob{
+		Form:         daskForm(sl.plat),
 		GenerateName: sl.p.Name + "-" + name + "-",
 		Function:     d.Function, Args: d.Args,
 		Workers: d.Workers, Autoscale: d.Autoscale,
@@ -213,8 +214,26 @@ func (sl *stepLowering) lowerDaskStep() (*ir.Step, graph.IO) {
 	sl.diags = append(sl.diags, checkRootForSetup(st, sl.plat, s, d)...)
 	sl.diags = append(sl.diags, retryAndTimeout(st, s)...)
 	sl.queue(s)
+	job.ManagedBy = managedBy(sl.plat, s)
+	if job.Form == ir.DaskJobSet && job.Autoscale != nil {
+		sl.diags = append(sl.diags, diag.Errorf(diag.BadDask, st.Loc.Field("dask").Field("workers"),
+			"a JobSet runs a fixed number of workers, and workers gives a range").
+			WithFix(fmt.Sprintf("give workers a number, such as %d, or set dask.kind: DaskJob in the platform file "+
+				"for the Dask operator, which scales them", job.Autoscale.Maximum)).
+			WithDetail("The platform's dask.kind is JobSet (the default): JobSet's replicated jobs have a fixed size, "+
+				"and Kueue admits that size whole."))
+	}
 	s.Dask = job
 	return s, io
+}
+
+// daskForm is what the platform makes Dask steps of: a JobSet unless it
+// asks for the Dask operator's DaskJob.
+func daskForm(plat *spec.Platform) ir.DaskForm {
+	if plat.Dask.Kind == string(ir.DaskOperator) {
+		return ir.DaskOperator
+	}
+	return ir.DaskJobSet
 }
 
 // daskTemplateName names the definitions a Dask step's job is built from.

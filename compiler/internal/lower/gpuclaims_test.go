@@ -148,10 +148,11 @@ func TestGPURequestErrors(t *testing.T) {
 	}
 }
 
-// A Dask worker asks for GPUs by DRA as the class's extended resource,
-// since a DaskJob's pods cannot carry claims, with a warning (its unused
-// template is dropped by passes.ClaimTemplates); a request no limit can
-// say is refused at what keeps it.
+// A DaskJob's worker asks for GPUs by DRA as the class's extended
+// resource, since a DaskJob's pods cannot carry claims, with a warning
+// (its unused template is dropped by passes.ClaimTemplates); a request no
+// limit can say is refused at what keeps it. A JobSet's worker claims
+// them.
 func TestDaskWorkerGPUsAsLimit(t *testing.T) {
 	one := 1
 	dask := func(sel string) *spec.Pipeline {
@@ -161,7 +162,20 @@ func TestDaskWorkerGPUsAsLimit(t *testing.T) {
 		st.Dask.Output.Path = "out.csv"
 		return &spec.Pipeline{Loc: at, Name: "run", Steps: []*spec.Step{st}}
 	}
-	p, diags := Lower(dask(""), draPlatform(spec.DeviceRequest{DeviceClass: "gpu.example.com"}, ""), "")
+	jobSet := draPlatform(spec.DeviceRequest{DeviceClass: "gpu.example.com"}, "")
+	p, diags := Lower(dask(""), jobSet, "")
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	if w := p.Steps[0].Dask.Worker; w.GPUClaim == nil || w.GPUResource != "" {
+		t.Errorf("a JobSet's worker asks for %+v, not a claim", w)
+	}
+	operator := func() *spec.Platform {
+		plat := draPlatform(spec.DeviceRequest{DeviceClass: "gpu.example.com"}, "")
+		plat.Dask.Kind = "DaskJob"
+		return plat
+	}
+	p, diags = Lower(dask(""), operator(), "")
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
@@ -169,10 +183,10 @@ func TestDaskWorkerGPUsAsLimit(t *testing.T) {
 	if diff := cmp.Diff(want, p.Steps[0].Dask.Worker); diff != "" {
 		t.Errorf("worker (-want +got):\n%s", diff)
 	}
-	wants(t, messages(dask(""), draPlatform(spec.DeviceRequest{DeviceClass: "gpu.example.com"}, ""), ""),
+	wants(t, messages(dask(""), operator(), ""),
 		"steps.bench.dask.worker: the Dask workers ask for their GPUs as the limit "+
 			"deviceclass.resource.kubernetes.io/gpu.example.com")
-	wants(t, messages(dask("true"), draPlatform(spec.DeviceRequest{DeviceClass: "gpu.example.com"}, ""), ""),
+	wants(t, messages(dask("true"), operator(), ""),
 		"steps.bench.dask.worker.selector: the Dask workers cannot ask for their GPUs as a limit: its selector narrows "+
 			"the class's devices")
 }

@@ -69,8 +69,9 @@ func checkUnasked(res spec.Resources, at diag.Loc) diag.Diagnostics {
 // CRDs (../shared/crds/dask, commit 1daa175) give a DaskJob's pods no
 // resourceClaims, so the API server would refuse or prune them.
 // Kubernetes' DRAExtendedResource feature maps the limit to the class.
+// A JobSet's pods are a Job's, which carry claims.
 func (sl *stepLowering) daskWorkerGPUs(r ir.Resources) ir.Resources {
-	if !r.UsesDRA() {
+	if !r.UsesDRA() || daskForm(sl.plat) == ir.DaskJobSet {
 		return r
 	}
 	c := r.GPUClaim

@@ -44,7 +44,7 @@ func (sl *stepLowering) queue(s *ir.Step) {
 	case queue != "":
 		sl.diags = append(sl.diags, queuedStep(st, sl.plat, queue)...)
 	}
-	if st.Dask != nil {
+	if st.Dask != nil && daskForm(sl.plat) == ir.DaskOperator {
 		return
 	}
 	s.Queue = queue
@@ -99,7 +99,7 @@ func queuedStep(st *spec.Step, plat *spec.Platform, queue string) diag.Diagnosti
 	var diags diag.Diagnostics
 	var field, what, why string
 	switch {
-	case st.Dask != nil:
+	case st.Dask != nil && daskForm(plat) == ir.DaskOperator:
 		field, what, why = "dask", "a DaskJob", "Kueue has no DaskJob integration."
 	case st.MPI != nil && plat.MPI.APIVersion == mpiV1:
 		field, what = "mpi", "a kubeflow.org/v1 MPIJob"
@@ -114,7 +114,7 @@ func queuedStep(st *spec.Step, plat *spec.Platform, queue string) diag.Diagnosti
 	}
 	fix := "use mpi.apiVersion kubeflow.org/v2beta1 in the platform file (mpi-operator v0.8.0 or later)"
 	if field == "dask" {
-		fix = "run the work as a container or MPI step"
+		fix = "drop dask.kind: DaskJob from the platform file: Kueue admits a Dask step's JobSet whole"
 	}
 	diags = append(diags, diag.Errorf(diag.BadQueue, at,
 		"step %q runs %s, which Kueue cannot admit, so it cannot run in %s %q", st.Name, what, from, queue).

@@ -31,16 +31,17 @@ type stepLowering struct {
 	noParams string
 }
 
-// jobOf names the kind of job whose manifest a step becomes, where the
-// engine fills in no parameters: "" for a step the engine runs itself.
-func jobOf(st *spec.Step) string {
+// jobOf names the kind of job whose manifest a step becomes on plat,
+// where the engine fills in no parameters: "" for a step the engine runs
+// itself.
+func jobOf(st *spec.Step, plat *spec.Platform) string {
 	switch {
 	case st.MPI != nil:
 		return "an MPIJob"
 	case st.Torch != nil:
 		return "a TrainJob"
 	case st.Dask != nil:
-		return "a DaskJob"
+		return "a " + string(daskForm(plat))
 	}
 	return ""
 }
@@ -56,7 +57,8 @@ func (lw *lowering) lowerSteps() ([]*ir.Step, []graph.IO) {
 			// A stand-in: package verify refuses the name as written.
 			name, _ = names.take(st.Name, "step")
 		}
-		sl := &stepLowering{lowering: lw, st: st, name: name, data: &stepData{names: newNameSet()}, noParams: jobOf(st)}
+		sl := &stepLowering{lowering: lw, st: st, name: name, data: &stepData{names: newNameSet()},
+			noParams: jobOf(st, lw.plat)}
 		lw.data[name] = sl.data
 		s, sio := sl.lower()
 		steps = append(steps, s)

@@ -55,11 +55,16 @@ func TestJobOf(t *testing.T) {
 		want string
 	}{
 		{&spec.Step{}, ""}, {&spec.Step{MPI: &spec.MPI{}}, "an MPIJob"}, {&spec.Step{Torch: &spec.Torch{}}, "a TrainJob"},
-		{&spec.Step{Dask: &spec.Dask{}}, "a DaskJob"},
+		{&spec.Step{Dask: &spec.Dask{}}, "a JobSet"},
 	} {
-		if got := jobOf(c.st); got != c.want {
+		if got := jobOf(c.st, &spec.Platform{}); got != c.want {
 			t.Errorf("jobOf(%+v) = %q, want %q", c.st, got, c.want)
 		}
+	}
+	operator := &spec.Platform{}
+	operator.Dask.Kind = "DaskJob"
+	if got := jobOf(&spec.Step{Dask: &spec.Dask{}}, operator); got != "a DaskJob" {
+		t.Errorf("a Dask step on the operator: %q", got)
 	}
 }
 

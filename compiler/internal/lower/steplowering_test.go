@@ -12,7 +12,8 @@ import (
 // lowering1 is the lowering of st, alone in its pipeline, on plat.
 func lowering1(st *spec.Step, plat *spec.Platform) *stepLowering {
 	lw := newLowering(&spec.Pipeline{Loc: at, Steps: []*spec.Step{st}}, plat)
-	return &stepLowering{lowering: lw, st: st, name: st.Name, data: &stepData{names: newNameSet()}, noParams: jobOf(st)}
+	return &stepLowering{lowering: lw, st: st, name: st.Name, data: &stepData{names: newNameSet()},
+		noParams: jobOf(st, lw.plat)}
 }
 
 // A step is placed by the platform's gpu: or cpu: section and its own
@@ -48,7 +49,8 @@ func TestPlacement(t *testing.T) {
 }
 
 // A step's queue is its own or the platform's; a WorkloadPriorityClass
-// needs one; a Dask step, which Kueue cannot admit, keeps none.
+// needs one; a Dask step keeps it as a JobSet, and none as a DaskJob,
+// which Kueue cannot admit.
 func TestQueue(t *testing.T) {
 	plat := &spec.Platform{Loc: at}
 	plat.Queue, plat.WorkloadPriorityClass = "team", "high"
@@ -68,6 +70,12 @@ func TestQueue(t *testing.T) {
 	}
 	st = stepAt()
 	st.Dask = &spec.Dask{}
+	s, sl = &ir.Step{}, lowering1(st, plat)
+	sl.queue(s)
+	if s.Queue != "team" || s.WorkloadPriorityClass != "high" || sl.diags != nil {
+		t.Errorf("a Dask step's JobSet: %+v, %v", s, sl.diags)
+	}
+	plat.Dask.Kind = "DaskJob"
 	s, sl = &ir.Step{}, lowering1(st, plat)
 	sl.queue(s)
 	if s.Queue != "" || !sl.use.queued || fields(sl.diags) != "steps[0].dask" {

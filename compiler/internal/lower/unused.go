@@ -93,6 +93,10 @@ func unusedJobs(plat *spec.Platform, steps []*ir.Step, queued bool) diag.Diagnos
 		diags = append(diags, diag.Warnf(diag.PlatformSettingUnused, plat.Loc.Field("mpi").Field("apiVersion"),
 			"no step of the run is an mpi: step, so mpi.apiVersion applies to nothing"))
 	}
+	if plat.Dask.Kind != "" && !kinds[ir.Dask] {
+		diags = append(diags, diag.Warnf(diag.PlatformSettingUnused, plat.Loc.Field("dask").Field("kind"),
+			"no step of the run is a dask: step, so dask.kind applies to nothing"))
+	}
 	if plat.JobServiceAccount != "" && !kinds[ir.MPI] && !kinds[ir.Torch] && !kinds[ir.Dask] {
 		diags = append(diags, diag.Warnf(diag.PlatformSettingUnused, plat.Loc.Field("jobServiceAccountName"),
 			"no step of the run is a distributed job (mpi:, torch: or dask:), so jobServiceAccountName applies to nothing"))

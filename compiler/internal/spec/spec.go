@@ -124,6 +124,9 @@ type Platform struct {
 	MPI                struct {
 		APIVersion string `json:"apiVersion"`
 	} `json:"mpi"`
+	Dask struct {
+		Kind string `json:"kind"`
+	} `json:"dask"`
 	// Tekton is the tekton: section, as the schema checked it: the Tekton
 	// engine's own settings, which the compiler hands it as written.
 	Tekton  json.RawMessage `json:"tekton"`

@@ -18,8 +18,8 @@ const maxHostname = 63
 // hostnames checks that the names the operators derive from a
 // distributed job's generated name, the longest ending in a suffix, are
 // valid DNS-1035 labels: mpi-operator's worker pods, whose hostnames
-// they are, the nodes of a TrainJob, and the Dask operator's scheduler
-// Service.
+// they are, the nodes of a TrainJob, the pods of a Dask step's JobSet,
+// and the Dask operator's scheduler Service.
 func (v *verifier) hostnames() {
 	for _, s := range v.p.Steps {
 		switch {
@@ -31,8 +31,19 @@ func (v *verifier) hostnames() {
 			// reaches the first by (PET_MASTER_ADDR, Trainer's torch
 			// plugin, pkg/runtime/framework/plugins/torch/torch.go, v2.3.0).
 			v.hostname(s, "torch", s.Train.GenerateName, "-node-0-"+strconv.Itoa(s.Train.Nodes-1), "node pod")
-		case s.Dask != nil:
+		case s.Dask != nil && s.Dask.Form == ir.DaskOperator:
 			v.hostname(s, "dask", s.Dask.GenerateName, "-scheduler", "scheduler Service")
+		case s.Dask != nil:
+			// JobSet names each replicated job's Job <jobset>-<job>-0 and
+			// its pods <Job>-<index>-<5 random characters>, whose first
+			// part is their hostname; its webhook wants the whole pod
+			// name a DNS label (ValidateCreate, pkg/webhooks/
+			// jobset_webhook.go, v0.12.0).
+			suffix := "-scheduler-0-0"
+			if worker := "-worker-0-" + strconv.Itoa(s.Dask.Workers-1); len(worker) > len(suffix) {
+				suffix = worker
+			}
+			v.hostname(s, "dask", s.Dask.GenerateName, suffix+"-"+strings.Repeat("x", ir.GeneratedSuffixLen), "pod")
 		}
 	}
 }
