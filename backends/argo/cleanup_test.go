@@ -21,7 +21,7 @@ import (
 // left, waiting until it is gone, so two never run at once.
 func TestArgoCleansUpJobs(t *testing.T) {
 	for ex, kinds := range map[string]string{"resnet50-multinode": "mpijobs.kubeflow.org",
-		"dask-benchmark": "daskjobs.kubernetes.dask.org"} {
+		"dask-benchmark": "daskjobs.kubernetes.dask.org", "dask-map": "jobsets.jobset.x-k8s.io"} {
 		wf := workflow(t, build(t, manifestcheck.Specs(enginetest.Example(t, ex)), emit.Options{}))
 		handler := wf.GetTemplateByName(wf.Spec.OnExit)
 		if handler == nil || len(handler.Steps) != 1 {

@@ -117,8 +117,10 @@ func oneStep(p *ir.Pipeline) diag.Diagnostics {
 	}
 	s := p.Steps[0]
 	if s.Kind != ir.Container {
-		kind := map[ir.Kind]string{ir.MPI: "an MPIJob (mpi:)", ir.Dask: "a DaskJob (dask:)",
-			ir.Torch: "a TrainJob (torch:)"}[s.Kind]
+		kind := map[ir.Kind]string{ir.MPI: "an MPIJob (mpi:)", ir.Torch: "a TrainJob (torch:)"}[s.Kind]
+		if s.Dask != nil {
+			kind = "a " + string(s.Dask.Form) + " (dask:)"
+		}
 		var others []string
 		for _, name := range p.FileSteps {
 			if name != s.Written {

@@ -38,7 +38,7 @@ func TestTektonJobsOwnedFromCreation(t *testing.T) {
 // steps ask for requests and limits, so they are not BestEffort.
 func TestTektonCleansUpJobsInFinally(t *testing.T) {
 	for ex, kinds := range map[string]string{"resnet50-multinode": "mpijobs.kubeflow.org",
-		"dask-benchmark": "daskjobs.kubernetes.dask.org"} {
+		"dask-benchmark": "daskjobs.kubernetes.dask.org", "dask-map": "jobsets.jobset.x-k8s.io"} {
 		spec := pipelineRun(t, ex).Spec.PipelineSpec
 		if len(spec.Finally) != 1 {
 			t.Fatalf("%s: %d finally tasks, want the cleanup", ex, len(spec.Finally))

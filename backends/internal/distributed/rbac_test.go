@@ -1,6 +1,7 @@
 package distributed_test
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -11,6 +12,8 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 
 	"github.com/mlcube-compile/mlcube-compile/backends/emit"
+	"github.com/mlcube-compile/mlcube-compile/backends/internal/distributed"
+	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
 	"github.com/mlcube-compile/mlcube-compile/internal/enginetest"
 	"github.com/mlcube-compile/mlcube-compile/internal/manifestcheck"
 )
@@ -95,5 +98,20 @@ func TestEmitRBACKeepsTheTokenFromUserContainers(t *testing.T) {
 	}
 	if len(mounts) != 2 || !mounts["train"] || !mounts["cleanup"] {
 		t.Errorf("tekton: tasks that mount the token: %v, want only the kubectl tasks train and cleanup", mounts)
+	}
+}
+
+// A Dask step's rule is on JobSets, or on the operator's DaskJobs (and
+// DaskAutoscalers, for adaptive workers).
+func TestDaskRules(t *testing.T) {
+	for form, want := range map[ir.DaskForm]string{
+		ir.DaskJobSet:   "[{jobset.x-k8s.io [jobsets] [get]}]",
+		ir.DaskOperator: "[{kubernetes.dask.org [daskjobs] [get]} {kubernetes.dask.org [daskautoscalers] [create]}]",
+	} {
+		p := &ir.Pipeline{Steps: []*ir.Step{{Kind: ir.Dask,
+			Dask: &ir.DaskJob{Form: form, Autoscale: &ir.Autoscale{Minimum: 1, Maximum: 2}}}}}
+		if got := fmt.Sprint(distributed.Rules(p, []string{"get"})); got != want {
+			t.Errorf("%s: %s, want %s", form, got, want)
+		}
 	}
 }

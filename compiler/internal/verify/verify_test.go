@@ -109,3 +109,26 @@ func TestHostnameDetail(t *testing.T) {
 		t.Errorf("detail:\n got %s\nwant %s", got[0].Detail, want)
 	}
 }
+
+// A Dask step's JobSet names its longest pod after the scheduler, or
+// after the last worker once there are enough of them; the DaskJob names
+// its scheduler's Service.
+func TestDaskHostnames(t *testing.T) {
+	for _, c := range []struct {
+		form    ir.DaskForm
+		workers int
+		name    string
+	}{
+		{ir.DaskJobSet, 2, "-xxxxx-scheduler-0-0-xxxxx"},
+		{ir.DaskJobSet, 100000, "-xxxxx-worker-0-99999-xxxxx"},
+		{ir.DaskOperator, 100000, "-xxxxx-scheduler"},
+	} {
+		s := step("bench", 9, nil)
+		s.Kind, s.Dask = ir.Dask, &ir.DaskJob{Form: c.form, GenerateName: strings.Repeat("a", 60) + "-",
+			Workers: c.workers}
+		got := Verify(pipeline([]*ir.Step{s}, false))
+		if len(got) != 1 || !strings.Contains(got[0].Detail, `"`+strings.Repeat("a", 60)+c.name+`"`) {
+			t.Errorf("%s of %d workers: %v", c.form, c.workers, got.Error())
+		}
+	}
+}
