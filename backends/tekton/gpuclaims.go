@@ -77,22 +77,29 @@ func limitWarnings(p *ir.Pipeline) diag.Diagnostics {
 }
 
 // jobClaimTemplates are the templates of p that the pods of its MPIJobs
-// claim GPUs from: the documents before the run.
+// and JobSets claim GPUs from: the documents before the run.
 func jobClaimTemplates(p *ir.Pipeline) *ir.Pipeline {
 	out := *p
 	out.ResourceClaimTemplates = nil
 	for _, t := range p.ResourceClaimTemplates {
-		if slices.ContainsFunc(p.Steps, func(s *ir.Step) bool { return s.MPI != nil && claimsFrom(s, t.Name) }) {
+		if slices.ContainsFunc(p.Steps, func(s *ir.Step) bool { return claimsFrom(s, t.Name) }) {
 			out.ResourceClaimTemplates = append(out.ResourceClaimTemplates, t)
 		}
 	}
 	return &out
 }
 
-// claimsFrom says whether a pod of the MPI step s claims GPUs from the
-// template name.
+// claimsFrom says whether a pod of the job of the step s, an MPI step or
+// a Dask step's JobSet, claims GPUs from the template name.
 func claimsFrom(s *ir.Step, name string) bool {
-	return slices.ContainsFunc([]ir.Resources{s.Resources, s.MPI.Launcher}, func(r ir.Resources) bool {
+	var rs []ir.Resources
+	switch {
+	case s.MPI != nil:
+		rs = []ir.Resources{s.Resources, s.MPI.Launcher}
+	case s.Dask != nil && s.Dask.Form == ir.DaskJobSet:
+		rs = []ir.Resources{s.Resources, s.Dask.Worker}
+	}
+	return slices.ContainsFunc(rs, func(r ir.Resources) bool {
 		return r.UsesDRA() && r.GPUClaim.Template == name
 	})
 }

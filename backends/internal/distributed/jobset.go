@@ -106,7 +106,7 @@ func daskJobSet(p *ir.Pipeline, s *ir.Step, claim ClaimName, runName string) (*J
 				replicatedJob(s, workerJob, schedulerJob, d.Workers, meta,
 					withGPUClaims(podSpec(p, &bare, claim, d.WorkerNodeSelector, d.WorkerTolerations, worker), d.Worker)),
 				replicatedJob(s, clientJob, workerJob, 1, meta,
-					podSpec(p, s, claim, s.NodeSelector, s.Tolerations, client)),
+					withGPUClaims(podSpec(p, s, claim, s.NodeSelector, s.Tolerations, client), s.Resources)),
 			},
 		},
 	}

@@ -1,6 +1,7 @@
 package distributed_test
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -96,6 +97,9 @@ steps:
 	})
 	for _, backend := range []string{"argo", "tekton"} {
 		out := manifestcheck.BuildFor(t, backend, manifestcheck.Specs(dir), emit.Options{}).Must(t)
+		if strings.Contains(out.Stderr(), "multiKueue") {
+			t.Errorf("%s: %s", backend, out.Stderr())
+		}
 		jobs := enginetest.Jobs(t, out.Run)
 		if len(jobs) != 1 {
 			t.Fatalf("%s: %d jobs", backend, len(jobs))
@@ -115,6 +119,36 @@ steps:
 
 // jsonOf is v as JSON, for a substring check.
 func jsonOf(v any) string {
-	b, _ := emit.JSON(v)
-	return b
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// The workers of a Dask step's JobSet claim their GPUs by DRA, as a Job's
+// pods can, from a ResourceClaimTemplate the run makes first.
+func TestDaskJobSetClaimsWorkersGPUs(t *testing.T) {
+	dir := enginetest.WriteFiles(t, map[string]string{
+		"platform.yaml": "gpu: {deviceClass: gpu.example.com}\n",
+		"pipeline.yaml": `name: bench
+steps:
+  run:
+    dask:
+      function: bench.run
+      workers: 2
+      worker: {cpu: "1", memory: 1Gi, gpu: 1}
+      image: example/dask:1
+      output: {path: out.csv}
+`,
+	})
+	for _, backend := range []string{"argo", "tekton"} {
+		out := manifestcheck.BuildFor(t, backend, manifestcheck.Specs(dir), emit.Options{}).Must(t)
+		pods := daskPods(t, enginetest.Jobs(t, out.Run)[0])
+		claims := jsonOf(pods["worker"]["resourceClaims"])
+		if !strings.Contains(claims, `"resourceClaimTemplateName":"bench-gpu-`) ||
+			pods["scheduler"]["resourceClaims"] != nil {
+			t.Errorf("%s: the workers claim %s, the scheduler %v", backend, claims, pods["scheduler"]["resourceClaims"])
+		}
+		if yaml := out.YAML(t); !strings.Contains(yaml, "kind: ResourceClaimTemplate\n") {
+			t.Errorf("%s: the run makes no ResourceClaimTemplate", backend)
+		}
+	}
 }

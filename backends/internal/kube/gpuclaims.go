@@ -148,17 +148,20 @@ func GPUsAsLimit(r ir.Resources) (ir.Resources, bool) {
 }
 
 // claimedTemplates are the templates some pod claims from: a container
-// step's, and an MPIJob's launcher's and workers'. A TrainJob's node pods
-// and Dask workers cannot carry claims, and ask for their GPUs as a
-// limit instead, so a template only they would use is never made.
+// step's, an MPIJob's launcher's and workers', and the client's and
+// workers' of a Dask step's JobSet. A TrainJob's node pods and a
+// DaskJob's pods cannot carry claims, and ask for their GPUs as a limit
+// instead, so a template only they would use is never made.
 func claimedTemplates(p *ir.Pipeline) map[string]bool {
 	out := map[string]bool{}
 	for _, s := range p.Steps {
 		rs := []ir.Resources{s.Resources}
-		switch s.Kind {
-		case ir.MPI:
+		switch {
+		case s.MPI != nil:
 			rs = append(rs, s.MPI.Launcher)
-		case ir.Torch, ir.Dask:
+		case s.Dask != nil && s.Dask.Form == ir.DaskJobSet:
+			rs = append(rs, s.Dask.Worker)
+		case s.Kind != ir.Container:
 			continue
 		}
 		for _, r := range rs {

@@ -201,6 +201,12 @@ func (sl *stepLowering) lowerDaskStep() (*ir.Step, graph.IO) {
 	case !spec.InWorkspace(d.Output.Path):
 		sl.diags = append(sl.diags, diag.Errorf(diag.BadDask, st.Loc.Field("dask").Field("output").Field("path"),
 			"%q: give a file path inside the workspace, such as results/benchmark.csv, or a bucket", d.Output.Path))
+	case sl.plat.Storage.Object():
+		// Nothing would upload the table from the client's pod.
+		sl.diags = append(sl.diags, diag.Errorf(diag.NeedsClaim, st.Loc.Field("dask").Field("output").Field("path"),
+			"storage.workspace is object, and no claim holds a workspace for the Dask step to write its table to").
+			WithFix("give output.bucket (and output.secret) to write the table to object storage, or use "+
+				"storage.workspace: claim"))
 	default:
 		job.Output = path.Join(sl.mountPath, out)
 		s.Mounts = []ir.Mount{{Volume: sl.workspace(), MountPath: sl.mountPath}}

@@ -120,11 +120,11 @@ func unusedJobs(plat *spec.Platform, steps []*ir.Step, queued bool) diag.Diagnos
 	}
 	// With no queued step at all, kueue refuses multiKueue.
 	if plat.MultiKueue && queued && !slices.ContainsFunc(steps, func(s *ir.Step) bool {
-		return s.Queue != "" && (s.Kind == ir.MPI || s.Kind == ir.Torch)
+		return s.Queue != "" && s.Kind != ir.Container
 	}) {
 		diags = append(diags, diag.Warnf(diag.PlatformSettingUnused, plat.Loc.Field("multiKueue"),
-			"no step of the run is a queued mpi: or torch: job, so multiKueue applies to nothing").
-			WithDetail("multiKueue hands queued mpi: and torch: jobs to Kueue's MultiKueue."))
+			"no step of the run is a queued mpi:, torch: or dask: job, so multiKueue applies to nothing").
+			WithDetail("multiKueue hands queued mpi:, torch: and dask: jobs to Kueue's MultiKueue."))
 	}
 	return diags
 }
