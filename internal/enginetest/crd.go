@@ -109,6 +109,16 @@ func CRDSchema(t testing.TB, kind string) map[string]any {
 // crdSchema is the openAPIV3Schema of the first version of the CRD raw.
 func crdSchema(t testing.TB, raw []byte) map[string]any {
 	t.Helper()
+	s, err := openAPISchema(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// openAPISchema is the openAPIV3Schema of the first version of the CRD
+// raw.
+func openAPISchema(raw []byte) (map[string]any, error) {
 	var crd struct {
 		Spec struct {
 			Versions []struct {
@@ -119,7 +129,7 @@ func crdSchema(t testing.TB, raw []byte) map[string]any {
 		} `json:"spec"`
 	}
 	if err := yaml.Unmarshal(raw, &crd); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
-	return crd.Spec.Versions[0].Schema.OpenAPIV3Schema
+	return crd.Spec.Versions[0].Schema.OpenAPIV3Schema, nil
 }

@@ -121,16 +121,8 @@ var jobSetCRDOnce = sync.OnceValues(func() (*jobSetSchema, error) {
 	if err := yaml.Unmarshal(raw, &crd); err != nil {
 		return nil, err
 	}
-	var tree struct {
-		Spec struct {
-			Versions []struct {
-				Schema struct {
-					OpenAPIV3Schema map[string]any `json:"openAPIV3Schema"`
-				} `json:"schema"`
-			} `json:"versions"`
-		} `json:"spec"`
-	}
-	if err := yaml.Unmarshal(raw, &tree); err != nil {
+	tree, err := openAPISchema(raw)
+	if err != nil {
 		return nil, err
 	}
 	var internal apiextensions.JSONSchemaProps
@@ -139,7 +131,7 @@ var jobSetCRDOnce = sync.OnceValues(func() (*jobSetSchema, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &jobSetSchema{schema: tree.Spec.Versions[0].Schema.OpenAPIV3Schema}
+	s := &jobSetSchema{schema: tree}
 	if s.structural, err = structuralschema.NewStructural(&internal); err != nil {
 		return nil, err
 	}

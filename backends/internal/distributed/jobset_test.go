@@ -82,19 +82,7 @@ func TestDaskJobSetShape(t *testing.T) {
 // A queued Dask step's JobSet is created suspended, with the queue's
 // labels, for Kueue to admit whole; its pods carry none.
 func TestDaskJobSetQueued(t *testing.T) {
-	dir := enginetest.WriteFiles(t, map[string]string{
-		"platform.yaml": "queue: team-a\nworkloadPriorityClass: nightly\nmultiKueue: true\n",
-		"pipeline.yaml": `name: bench
-steps:
-  run:
-    dask:
-      function: bench.run
-      workers: 2
-      worker: {cpu: "1", memory: 1Gi}
-      image: example/dask:1
-      output: {path: out.csv}
-`,
-	})
+	dir := twoWorkers(t, "queue: team-a\nworkloadPriorityClass: nightly\nmultiKueue: true\n", "")
 	for _, backend := range []string{"argo", "tekton"} {
 		out := manifestcheck.BuildFor(t, backend, manifestcheck.Specs(dir), emit.Options{}).Must(t)
 		if strings.Contains(out.Stderr(), "multiKueue") {
@@ -126,19 +114,7 @@ func jsonOf(v any) string {
 // The workers of a Dask step's JobSet claim their GPUs by DRA, as a Job's
 // pods can, from a ResourceClaimTemplate the run makes first.
 func TestDaskJobSetClaimsWorkersGPUs(t *testing.T) {
-	dir := enginetest.WriteFiles(t, map[string]string{
-		"platform.yaml": "gpu: {deviceClass: gpu.example.com}\n",
-		"pipeline.yaml": `name: bench
-steps:
-  run:
-    dask:
-      function: bench.run
-      workers: 2
-      worker: {cpu: "1", memory: 1Gi, gpu: 1}
-      image: example/dask:1
-      output: {path: out.csv}
-`,
-	})
+	dir := twoWorkers(t, "gpu: {deviceClass: gpu.example.com}\n", ", gpu: 1")
 	for _, backend := range []string{"argo", "tekton"} {
 		out := manifestcheck.BuildFor(t, backend, manifestcheck.Specs(dir), emit.Options{}).Must(t)
 		pods := daskPods(t, enginetest.Jobs(t, out.Run)[0])
@@ -151,4 +127,22 @@ steps:
 			t.Errorf("%s: the run makes no ResourceClaimTemplate", backend)
 		}
 	}
+}
+
+// twoWorkers is a folder with a pipeline of one Dask step of two workers,
+// each of 1 CPU, 1Gi and more, and a platform.yaml of platform.
+func twoWorkers(t *testing.T, platform, more string) string {
+	return enginetest.WriteFiles(t, map[string]string{
+		"platform.yaml": platform,
+		"pipeline.yaml": `name: bench
+steps:
+  run:
+    dask:
+      function: bench.run
+      workers: 2
+      worker: {cpu: "1", memory: 1Gi` + more + `}
+      image: example/dask:1
+      output: {path: out.csv}
+`,
+	})
 }
