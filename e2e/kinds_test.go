@@ -24,12 +24,12 @@ func medPerfExample(name string) bool {
 	return len(found) > 0
 }
 
-// distributedKinds lists the MPI, TrainJob and Dask kinds a workflow
-// creates.
+// distributedKinds lists the MPI, TrainJob and Dask (DaskJob, JobSet)
+// kinds a workflow creates.
 func distributedKinds(wf *wfv1.Workflow) []string {
 	var kinds []string
 	for _, tmpl := range wf.Spec.Templates {
-		for _, k := range []string{"MPIJob", "DaskJob"} {
+		for _, k := range []string{"MPIJob", "DaskJob", "JobSet"} {
 			if tmpl.Resource != nil && tmpl.Resource.Action == "create" && strings.Contains(tmpl.Resource.Manifest, "kind: "+k) {
 				kinds = append(kinds, k)
 			}

@@ -44,9 +44,11 @@ func TestE2ETektonOnRealNode(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			golden := goldenDocuments(t, path)
 			last := golden[len(golden)-1]
-			if strings.Contains(last, "MPIJob") || strings.Contains(last, "DaskJob") || strings.Contains(last, "TrainJob") {
+			if slices.ContainsFunc([]string{"MPIJob", "DaskJob", "TrainJob", "JobSet"}, func(kind string) bool {
+				return strings.Contains(last, kind)
+			}) {
 				t.Skip("not run here: it creates MPI jobs (TestE2ETektonMPIOnRealNode runs resnet50's), TrainJobs " +
-					"(TestE2ETektonTorchOnRealNode runs torch-ddp's) or Dask jobs")
+					"(TestE2ETektonTorchOnRealNode runs torch-ddp's) or Dask jobs (e2e/daskreal_test.go)")
 			}
 			if medPerfExample(name) {
 				t.Skip(medPerfNotRecorded)
