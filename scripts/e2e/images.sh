@@ -41,6 +41,12 @@
 #                       is Debian's dash, upstream's busybox's: the scripts
 #                       must stay POSIX. A name of the base image's one
 #                       layer, so that the node imports nothing more.
+#   mlcube-e2e/dask:1   the same files, with no entrypoint and user 1000,
+#                       as a Dask image built FROM debian:bookworm-slim
+#                       with USER 1000 (examples/dask-map's Containerfile):
+#                       a Dask step's JobSet runs its args, `sh -c` around
+#                       dask scheduler and dask worker, and python3 -c for
+#                       the client (e2e/daskreal_test.go).
 #   mlcube-e2e/pause:1  the pod sandbox: Kubernetes' own pause.c, static.
 #   mlcube-e2e/workspace:1  a cube's image that keeps its program in
 #                       /workspace, as MLCube's template does: image/
@@ -98,6 +104,11 @@
 # about 6 s of it), debootstrap alone 196 s (93); the base image's
 # archive, with the cubes' 11 layers (0.3 MB), 2,152 MB against 1,849,
 # its import into a containerd of its own 36 and 44 s against 22 and 26.
+# Dask's python3-distributed (2026-11-29, the same 2 cores at a load of
+# 8): 507 packages against 492 (dask, cloudpickle, tornado, msgpack,
+# zict and 10 more); the root filesystem's tar 1,641 MB against 1,608;
+# debootstrap and drop_pythran 245 s (111 CPU-seconds) against 178 (94)
+# just before it; the base image's archive 2,185 MB against 2,152.
 # The Debian root filesystem and the images are cached as tars in
 # $E2E_CACHE/images, each named by a hash of what goes into it, so an image
 # is rebuilt only when that changes; .e2e/images/ links to the ones this
@@ -120,6 +131,9 @@ trap 'rm -rf "$work"' EXIT
 packages=python3,openmpi-bin,python3-mpi4py,openssh-server,openssh-client,python3-torch
 packages+=,python3-torchvision,python3-typer,python3-yaml,python3-numpy,python3-pil,python3-tqdm
 packages+=,python3-sklearn,python3-pandas,python3-typing-extensions
+# Dask (python3-distributed 2022.12.1: dask scheduler, dask worker and its
+# Client), for a Dask step's JobSet on the real node (e2e/daskreal_test.go).
+packages+=,python3-distributed
 
 # drop_pythran DIR: python3-sklearn needs python3-scipy, which Depends on
 # python3-pythran, a Python-to-C++ compiler for building extensions,
@@ -332,6 +346,7 @@ if [ ! -s "$images/base-$key.tar" ]; then
     mlcube-e2e/user:1 "$(config '["/usr/local/bin/mlcube-e2e-record"]' "$std_path" 1000)" "" \
     mlcube-e2e/argo4:1 "$(config '["/usr/local/bin/mlcube-e2e-record"]' "/usr/local/argo4/bin:$std_path" "")" "" \
     "$RCLONE_IMAGE" "$(config '["rclone"]' "$std_path" "")" "" \
+    mlcube-e2e/dask:1 "$(config null "$std_path" 1000)" "" \
     "${cube_args[@]}"
   # The cubes' images in the archive, one a line, for up.sh to push to
   # the registry Tekton and Argo read entrypoints from (tekton.sh), with
