@@ -13,14 +13,22 @@
 # VisibilityOnDemand) is off: it needs an APIService and delegated
 # authentication, and no test reads it.
 #
-# Its integrations: Jobs, MPIJobs, pods, and Kubeflow Trainer's TrainJobs
-# (trainer.sh). The TrainJob integration (pkg/controller/jobs/trainjob of
-# the module) needs no other one, JobSet's included: it works out the
-# TrainJob's pod sets from the JobSet Trainer would make, with Trainer's
-# own packages, and its webhook gives each TrainJob Kueue's runtime patch
-# (manager kueue.x-k8s.io/manager), through which admission hands the
-# pods their flavor's node selector and tolerations. It watches TrainJobs
-# and JobSets, so their CRDs are installed before Kueue starts (up.sh).
+# Its integrations: Jobs, MPIJobs, pods, Kubeflow Trainer's TrainJobs
+# (trainer.sh), and JobSets (a Dask step's scheduler, workers and client:
+# one Workload, admitted whole). The TrainJob integration (pkg/controller/
+# jobs/trainjob of the module) needs no other one, JobSet's included: it
+# works out the TrainJob's pod sets from the JobSet Trainer would make,
+# with Trainer's own packages, and its webhook gives each TrainJob Kueue's
+# runtime patch (manager kueue.x-k8s.io/manager), through which admission
+# hands the pods their flavor's node selector and tolerations. Trainer's
+# JobSet is not queued twice: its controller owner is the TrainJob, and
+# its labels are the runtime's and the patches' (no queue name), so
+# jobframework's WorkloadShouldBeSuspended (utils.go, from the JobSet
+# webhook's Default) and the reconciler (reconciler.go) find the queued
+# TrainJob by FindAncestorJobManagedByKueue and neither suspend the
+# JobSet nor give it a Workload of its own; an unqueued TrainJob's JobSet
+# has no queue name, and is left alone. Kueue watches TrainJobs and
+# JobSets, so their CRDs are installed before it starts (up.sh).
 KUEUE_NAMESPACE_LABEL=e2e.mlcube-compile.io/kueue
 KUEUE_WEBHOOK_PORT=19443
 
@@ -65,7 +73,7 @@ manageJobsWithoutQueueName: false
 managedJobsNamespaceSelector:
   matchLabels: {"$KUEUE_NAMESPACE_LABEL": "true"}
 integrations:
-  frameworks: [batch/job, kubeflow.org/mpijob, pod, trainer.kubeflow.org/trainjob]
+  frameworks: [batch/job, kubeflow.org/mpijob, pod, trainer.kubeflow.org/trainjob, jobset.x-k8s.io/jobset]
 CFG
   KUEUE_METRICS_CERT_DIR=$dir/certs start kueue "$E2E_BIN/kueue" --config="$dir/config.yaml" --feature-gates=VisibilityOnDemand=false
   wait_for "Kueue's webhook server" 120 in_netns curl -sk "https://$NODE_IP:$KUEUE_WEBHOOK_PORT/"
