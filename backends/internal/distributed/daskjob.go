@@ -33,9 +33,12 @@ const (
 // runner is the job runner's program. It reads everything it runs from
 // env vars, so that no value of the spec is ever Python source. It calls
 // the function once the step's workers (an adaptive cluster's minimum)
-// have joined, or fails when they do not within the timeout.
-const runner = `import importlib, json, os
+// have joined, or fails when they do not within the timeout. As its
+// pod's first process it would ignore SIGTERM, holding a stopped run's
+// pod for the grace period; it exits on it.
+const runner = `import importlib, json, os, signal, sys
 from dask.distributed import Client
+signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 module, _, name = os.environ["MLCUBE_DASK_FUNCTION"].rpartition(".")
 function = getattr(importlib.import_module(module), name)
 kwargs = json.loads(os.environ["MLCUBE_DASK_ARGS"])
