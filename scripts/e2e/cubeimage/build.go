@@ -32,11 +32,13 @@ type imageConfig struct {
 	WorkingDir string   `json:"WorkingDir"`
 }
 
-// bases are the base images the cubes name, by prefix: the CMD and the
-// variables of their configuration that hold for any root filesystem
-// (docker-library's Dockerfiles: python's 3.8 and 3.9 set LANG C.UTF-8,
-// for Python's bug 19846, and end with CMD ["python3"]; ubuntu's with
-// CMD ["/bin/bash"]). Their PATH is the -env one.
+// bases are the base images the cubes and the examples name, by prefix:
+// the CMD and the variables of their configuration that hold for any
+// root filesystem (docker-library's Dockerfiles: python's 3.8 and 3.9 set
+// LANG C.UTF-8, for Python's bug 19846, and end with CMD ["python3"];
+// ubuntu's with CMD ["/bin/bash"]; debian's, bookworm-slim's among them,
+// with CMD ["bash"]). Their PATH is the -env one. A debian: base's own
+// files are the root filesystem's (images.sh debootstraps bookworm).
 var bases = []struct {
 	prefix string
 	cmd    []string
@@ -44,6 +46,7 @@ var bases = []struct {
 }{
 	{"python:", []string{"python3"}, [][2]string{{"LANG", "C.UTF-8"}}},
 	{"ubuntu:", []string{"/bin/bash"}, nil},
+	{"debian:", []string{"bash"}, nil},
 }
 
 func newBuilder(file, context, base, layer string) (*builder, error) {
@@ -87,7 +90,8 @@ func (b *builder) dockerfile() error {
 // Dockerfile frontend); what it cannot give fails, and the caller names
 // the Dockerfile, the line and the instruction:
 //   - FROM: only the base images whose CMD and ENV are in bases
-//     (python:*, ubuntu:*); the root filesystem stands in for their files.
+//     (python:*, ubuntu:*, debian:*); the root filesystem stands in for
+//     their files.
 //   - COPY and ADD of local paths (ADD of an archive or URL fails), with
 //     the context's .dockerignore; the files keep their content and take
 //     the modes a git checkout gives (0644, or 0755 where any execute bit

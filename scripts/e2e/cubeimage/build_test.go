@@ -168,3 +168,32 @@ func readFile(t *testing.T, p string) string {
 	}
 	return string(data)
 }
+
+// TestBuildDaskMapExample lays out examples/dask-map's Containerfile as
+// images.sh does: FROM debian:bookworm-slim, whose CMD is bash; its
+// apt-get install of Dask, pandas and scikit-learn, packages of the root
+// filesystem; one file of its own, benchmark_map.py on Python's path; and
+// USER 1000, a uid with no account, as on Debian's slim image once
+// mpiuser is dropped.
+func TestBuildDaskMapExample(t *testing.T) {
+	dir := filepath.Join("..", "..", "..", "examples", "dask-map")
+	base := fakeBase(t, []string{"python3-distributed", "python3-pandas", "python3-sklearn"},
+		"usr/local/bin/mlcube-e2e-record")
+	c, layer := buildCube(t, base, options{spec: filepath.Join(dir, "Containerfile"), dropUser: "mpiuser",
+		env: list{"PATH=/usr/bin:/bin"}, whiteouts: list{"/usr/local/bin/mlcube-e2e-record"}})
+	want := imageConfig{User: "1000", Cmd: []string{"bash"}, Env: []string{"PATH=/usr/bin:/bin"}, WorkingDir: "/"}
+	if !reflect.DeepEqual(c, want) {
+		t.Errorf("config %+v, want %+v", c, want)
+	}
+	wantFiles := []string{"etc/", "etc/group", "etc/gshadow", "etc/passwd", "etc/shadow", "home/", "home/.wh.mpiuser",
+		"usr/", "usr/lib/", "usr/lib/python3/", "usr/lib/python3/dist-packages/",
+		"usr/lib/python3/dist-packages/benchmark_map.py",
+		"usr/local/", "usr/local/bin/", "usr/local/bin/.wh.mlcube-e2e-record"}
+	if files := layerFiles(t, layer); !reflect.DeepEqual(files, wantFiles) {
+		t.Errorf("layer:\n%q\nwant:\n%q", files, wantFiles)
+	}
+	got := readFile(t, filepath.Join(layer, "usr", "lib", "python3", "dist-packages", "benchmark_map.py"))
+	if got != readFile(t, filepath.Join(dir, "benchmark_map.py")) {
+		t.Error("benchmark_map.py differs from the example's")
+	}
+}
