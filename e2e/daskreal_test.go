@@ -194,26 +194,7 @@ func daskJobSetOnRealNode(t *testing.T, manifest, ns string) string {
 		jobs, _ := js["spec"].(map[string]any)["replicatedJobs"].([]any)
 		for _, rj := range jobs {
 			tmpl := rj.(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["template"].(map[string]any)
-			var spec corev1.PodSpec
-			data, _ := json.Marshal(tmpl["spec"])
-			if err := json.Unmarshal(data, &spec); err != nil {
-				t.Fatal(err)
-			}
-			if spec.NodeSelector == nil {
-				spec.NodeSelector = map[string]string{}
-			}
-			spec.NodeSelector["kubernetes.io/hostname"] = realNode
-			spec.Tolerations = append(spec.Tolerations,
-				corev1.Toleration{Key: realNodeTaint, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule})
-			for j := range spec.Containers {
-				shrink(&spec.Containers[j].Resources)
-			}
-			data, _ = json.Marshal(spec)
-			var m map[string]any
-			if err := json.Unmarshal(data, &m); err != nil {
-				t.Fatal(err)
-			}
-			tmpl["spec"] = m
+			pinPodSpec(t, tmpl)
 		}
 	})
 }

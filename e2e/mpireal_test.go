@@ -187,6 +187,33 @@ func (r *realRun) pinJobs(t *testing.T) {
 	}
 }
 
+// pinPodSpec keeps the pods of the pod template tmpl (decoded JSON) on
+// the real node, their cpu and memory shrunk, as newRealRun does for a
+// workflow's own pods.
+func pinPodSpec(t *testing.T, tmpl map[string]any) {
+	t.Helper()
+	var spec corev1.PodSpec
+	data, _ := json.Marshal(tmpl["spec"])
+	if err := json.Unmarshal(data, &spec); err != nil {
+		t.Fatal(err)
+	}
+	if spec.NodeSelector == nil {
+		spec.NodeSelector = map[string]string{}
+	}
+	spec.NodeSelector["kubernetes.io/hostname"] = realNode
+	spec.Tolerations = append(spec.Tolerations,
+		corev1.Toleration{Key: realNodeTaint, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule})
+	for j := range spec.Containers {
+		shrink(&spec.Containers[j].Resources)
+	}
+	data, _ = json.Marshal(spec)
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	tmpl["spec"] = m
+}
+
 // pinnedJob is an MPIJob manifest (YAML or JSON) moved to namespace ns,
 // with its pods kept on the real node and their cpu and memory shrunk, as
 // newRealRun does for a workflow's own pods. Nothing else changes.
@@ -197,26 +224,7 @@ func pinnedJob(t *testing.T, manifest, ns string) string {
 		replicas, _ := job["spec"].(map[string]any)["mpiReplicaSpecs"].(map[string]any)
 		for _, rs := range replicas {
 			tmpl := rs.(map[string]any)["template"].(map[string]any)
-			var spec corev1.PodSpec
-			data, _ := json.Marshal(tmpl["spec"])
-			if err := json.Unmarshal(data, &spec); err != nil {
-				t.Fatal(err)
-			}
-			if spec.NodeSelector == nil {
-				spec.NodeSelector = map[string]string{}
-			}
-			spec.NodeSelector["kubernetes.io/hostname"] = realNode
-			spec.Tolerations = append(spec.Tolerations,
-				corev1.Toleration{Key: realNodeTaint, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule})
-			for j := range spec.Containers {
-				shrink(&spec.Containers[j].Resources)
-			}
-			data, _ = json.Marshal(spec)
-			var m map[string]any
-			if err := json.Unmarshal(data, &m); err != nil {
-				t.Fatal(err)
-			}
-			tmpl["spec"] = m
+			pinPodSpec(t, tmpl)
 		}
 	})
 }
