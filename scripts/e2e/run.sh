@@ -48,10 +48,12 @@ host_clean
 # Its TestMain builds the command there (go build ./cmd/mlcube-compile,
 # from Go's caches), and the tests run that binary. Most of
 # the suite waits (for backoffs, timeouts, a cancel to take effect), so
-# four of its parallel tests run at once, not GOMAXPROCS' two.
+# four of its parallel tests run at once, not GOMAXPROCS' two. A cold
+# CI run, its fuzzing compiling beside it, took the suite past 20 minutes
+# once the Dask tests joined it (2026-11-29): it may take 30.
 suite() {
   local name=$1; shift
-  go test -tags e2e -count=1 -timeout 20m -parallel 4 -v -exec "nsenter --net=/run/netns/$E2E_NETNS" ./e2e "$@" ${E2E_TESTFLAGS:-} 2>&1 |
+  go test -tags e2e -count=1 -timeout 30m -parallel 4 -v -exec "nsenter --net=/run/netns/$E2E_NETNS" ./e2e "$@" ${E2E_TESTFLAGS:-} 2>&1 |
     tee "$E2E_ROOT/$name.log" | grep -E '^(=== RUN|\s*--- |\s+\w+_test\.go:[0-9]+:|PASS|FAIL|ok )' | grep -v '^=== RUN'
   return "${PIPESTATUS[0]}"
 }
