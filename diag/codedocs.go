@@ -71,6 +71,8 @@ const (
 	BadBucket          Code = "MLC556"
 	URLNotWritable     Code = "MLC557"
 	NeedsClaim         Code = "MLC558"
+	BadCache           Code = "MLC559"
+	CacheKeysCollide   Code = "MLC560"
 	EngineCannotRun    Code = "MLC650"
 	WorkspaceHidden    Code = "MLC652"
 	IsolationUnsaid    Code = "MLC653"
@@ -125,6 +127,8 @@ const (
 	ObjectStoreUnused        Code = "MLC502"
 	DataClaimUnused          Code = "MLC503"
 	ClaimPerRunDeleted       Code = "MLC504"
+	StepNotCached            Code = "MLC505"
+	CacheSettingUnused       Code = "MLC506"
 	ArgoV4TooManyTemplate    Code = "MLC601"
 	ArgoV4TooManyTasks       Code = "MLC602"
 	ArgoV4TooManyParams      Code = "MLC603"
@@ -143,6 +147,7 @@ const (
 	TektonWorkspaceUnseen    Code = "MLC629"
 	TektonCmdBeforeArgs      Code = "MLC631"
 	JobNoRBAC                Code = "MLC643"
+	JobNoCache               Code = "MLC644"
 	ScheduleUnused           Code = "MLC701"
 	BackendLeftOut           Code = "MLC702"
 	OutputStale              Code = "MLC703"
@@ -214,6 +219,8 @@ var codeTable = []CodeDoc{
 	{BadBucket, Error, "a bucket name S3 refuses", "A bucket's name is 3 to 63 lower case letters, digits, `.` and `-`, starting and ending with a letter or digit, with no `..`, not shaped like an IP address, and not starting with `xn--` or ending in `-s3alias`.", nil},
 	{URLNotWritable, Error, "a URL where a step writes", "A URL is read-only data fetched before the step starts: give an output a path in the workspace; with `storage.workspace: object` every output is uploaded to the object store when its step ends.", nil},
 	{NeedsClaim, Error, "data only a shared claim can hold", "With `storage.workspace: object` every step has a volume of its own: an input no earlier step writes must be a URL (in the step's `inputs:`, or `NAME=s3://bucket/key` on the command line for a cube's tasks without a pipeline file), or be on the claim `storage.pvc` names; a distributed step's pods share their data while they run, which needs a claim.", nil},
+	{BadCache, Error, "a cache the run cannot keep", "The cache lives in the bucket, beside the outputs it holds: `objectStore.cache` needs `objectStore.s3` and `storage.workspace: object`, where every output is uploaded; a run whose data stays on a claim has nothing to cache. Argo's `artifactGC` does not apply to a cached run, which moves its data with the tool image as Tekton does: drop one of them.", nil},
+	{CacheKeysCollide, Error, "two steps of a cached run that collide", "Two steps that run the same task, with the same arguments and parameters, on the same inputs compute the same outputs, and both would write one entry of the cache: drop one, give them different arguments, or set `cache: false` on one. A step named `<step>-cache-key` has the name of the key task that runs before a cached step: rename it.", nil},
 	{EngineCannotRun, Error, "the backend cannot run this pipeline", "The message names what the engine lacks (a Job runs one task with no run-time parameters; Tekton's affinity assistant keeps a run's claims on one node): use another backend, or change the spec as it says.", nil},
 	{WorkspaceHidden, Error, "Tekton would hide the step's program in `/workspace`", "Tekton mounts an emptyDir at `/workspace` in every step, over the image's own. Move the program out of `/workspace` in the image (and name its new place in the task's `entrypoint`), run the pipeline with `--backend argo` or `job`, or, on a cluster that serves image volumes (Kubernetes 1.35 or later, containerd 2.1 or CRI-O 1.31 or later), drop `imageWorkspace: none` so that the step mounts its image's `/workspace`; keep the step's own mounts out of `/workspace`.", nil},
 	{IsolationUnsaid, Error, "a MedPerf step's NetworkPolicy cannot let its pod reach what it must", "Its data moves through Argo's artifact repository, whose endpoint the compiler does not know: name the bucket with `objectStore.s3`, keep the data on the claim (`storage.pvc`), or opt out of the isolation with `medperf: {network: allowed}` on the platform.", nil},
@@ -261,6 +268,8 @@ var codeTable = []CodeDoc{
 	{ObjectStoreUnused, Warning, "the platform's `objectStore`, and nothing of the run is in it", "The object store is used by `storage.workspace: object` and by inputs given as `s3://` URLs (`toolImage` by any URL input); this run has neither, so its data stays on the claim: give `storage.workspace: object` or an input's URL if the bucket was meant, or drop `objectStore` for this run.", nil},
 	{DataClaimUnused, Warning, "`storage.pvc` beside `storage.workspace: object`, and no input is read from it", "With an object workspace the claim `storage.pvc` names holds only the inputs no step writes, mounted read-only; every input of this run is written by an earlier step or given as a URL, so no pod mounts the claim: drop `storage.pvc`, or give an input its path on the claim.", nil},
 	{ClaimPerRunDeleted, Warning, "the claim made for each run goes with the run", "Argo deletes it when the run succeeds (`volumeClaimGC`), Tekton with the PipelineRun that owns it, a Job with its pod (an ephemeral volume); the results written there go with it: use an existing claim (`storage.pvc`) to keep them. It had a code per engine before, MLC606 (Argo), MLC627 (Tekton) and MLC642 (Job), which `--disable` and disable comments still take.", []Code{"MLC606", "MLC627", "MLC642"}},
+	{StepNotCached, Warning, "a step the cache cannot key, which runs every time", "A step's key is made of what it runs and the digests of what it reads (docs/caching.md). Its image needs a digest (`image@sha256:…`), or the platform's `objectStore.cache.imageTags: true` to key it by its tag; a step that reads a claim, or a distributed step, is not cached. Set `cache: false` on the step to say it is meant to run every time.", nil},
+	{CacheSettingUnused, Warning, "a step's cache setting with no cache on the platform", "`cache:` on a step says whether the platform's cache keeps it: add `objectStore.cache` to the platform, or drop the step's setting.", nil},
 	{ArgoV4TooManyTemplate, Warning, "more templates than Argo v4's CRDs take", "A v4 cluster installed from its release manifests refuses the object, while v3.7 and v4 with the minimal CRDs take it: split the pipeline (see [backends](backends.md#supported-versions)).", nil},
 	{ArgoV4TooManyTasks, Warning, "a DAG with more tasks than Argo v4's CRDs take", "As for MLC601: split the pipeline.", nil},
 	{ArgoV4TooManyParams, Warning, "a template with more input parameters than Argo v4's CRDs take", "As for MLC601: pass fewer parameters to one template.", nil},
@@ -279,6 +288,7 @@ var codeTable = []CodeDoc{
 	{TektonWorkspaceUnseen, Warning, "a Tekton step runs a script relative to its image's working directory, and Tekton hides the image's `/workspace`", "Tekton mounts an emptyDir at `/workspace` in every step; the compiler cannot see whether that is the image's working directory (pytorch/pytorch's is). If it is, set `tekton: {imageWorkspace: always}` on the platform, which mounts each step's image's `/workspace` as an image volume, or name the script by its absolute path in the task's `entrypoint`; if it is not, `imageWorkspace: none` or `--disable MLC629` silences this.", nil},
 	{TektonCmdBeforeArgs, Warning, "a MedPerf task's `run_args.command` on Tekton, in an image whose ENTRYPOINT the platform does not say", "Docker runs the command after the image's ENTRYPOINT, or alone when the image has none; Tekton runs an image without ENTRYPOINT by its CMD, then the command (`python3 python3 /project/prepare.py` in an image FROM python). Say the image's ENTRYPOINT on the platform, `tekton: {imageEntrypoints: {IMAGE: []}}` for none, and the step names its command itself; for an image that has one, `[its words]`, or `--disable MLC631`.", nil},
 	{JobNoRBAC, Warning, "`--emit-rbac` adds nothing to a Job", "A Job calls no Kubernetes API: drop the flag.", nil},
+	{JobNoCache, Warning, "a Job runs its step whatever the cache holds", "A Job is one pod with no step before it to look the key up in, and nothing can skip its container: it runs the step and uploads its outputs to the run's keys, and writes no entry of the cache. Use `--backend argo` or `tekton` to skip a step whose key is in the cache.", nil},
 	{ScheduleUnused, Warning, "a schedule used only by a CronWorkflow", "Add `--kind cronworkflow`, or ignore it for a one-off run.", nil},
 	{BackendLeftOut, Warning, "`--backend all` leaves out a backend that cannot run the spec", "Such as the job backend for several tasks: expected; name the backends you want with `--backend`.", nil},
 	{OutputStale, Warning, "an earlier compile's file in the `--output` folder", "This compile emits nothing for it: remove it before applying the folder.", nil},

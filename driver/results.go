@@ -8,7 +8,8 @@ import (
 // resultNotes say, for a run whose steps upload their outputs, where
 // each of the run's results is kept: the uploads no later step fetches,
 // at the step that writes them. Every engine keys an upload by the run's
-// uid, the step and the output.
+// uid, the step and the output; a cached step's, by its key in the cache
+// and the run's uid.
 func resultNotes(p *ir.Pipeline) diag.Diagnostics {
 	if p.ObjectStore == nil {
 		return nil
@@ -21,6 +22,12 @@ func resultNotes(p *ir.Pipeline) diag.Diagnostics {
 	for _, s := range p.Steps {
 		for _, u := range s.Uploads {
 			if !u.Final {
+				continue
+			}
+			if s.Key != nil {
+				notes = append(notes, diag.Notef(diag.ResultsKept, s.Loc,
+					"output %s is a result of the run, kept in the cache in %s at %s/<key>/<run uid>/%s (the "+
+						"step's key task prints its key)", u.Name, where, p.ObjectStore.Cache.Prefix, u.Name))
 				continue
 			}
 			notes = append(notes, diag.Notef(diag.ResultsKept, s.Loc,

@@ -46,6 +46,9 @@ func TestE2EArgoOnRealNode(t *testing.T) {
 			if objectExample(name) {
 				t.Skip("run by TestE2EArgoObjectStorage, with the bucket it reads")
 			}
+			if name == cachedExample {
+				t.Skip("run by TestE2EArgoCache, four times")
+			}
 			if draExample(name) {
 				t.Skip(draNotRun)
 			}

@@ -56,6 +56,9 @@ func TestE2ETektonOnRealNode(t *testing.T) {
 			if objectExample(name) {
 				t.Skip("run by TestE2ETektonObjectStorage, with the bucket it reads")
 			}
+			if name == cachedExample {
+				t.Skip("run by TestE2ETektonCache, four times")
+			}
 			if draExample(name) {
 				t.Skip(draNotRun)
 			}

@@ -34,6 +34,10 @@ func buildTemplates(p *ir.Pipeline) ([]wfv1.Template, []wfv1.DAGTask, error) {
 	groups, byStep := groupSteps(p)
 	var templates []wfv1.Template
 	for _, g := range groups {
+		if movesData(g.steps[0]) && cached(p) {
+			templates = append(templates, moverTemplate(p, g.steps[0], g.name))
+			continue
+		}
 		if movesData(g.steps[0]) {
 			templates = append(templates, objectTemplate(p, g.steps[0], g.name))
 			continue
@@ -66,6 +70,17 @@ func buildTemplates(p *ir.Pipeline) ([]wfv1.Template, []wfv1.DAGTask, error) {
 		}
 		g := byStep[s]
 		task := wfv1.DAGTask{Name: s.Name, Template: g.name, Dependencies: s.Dependencies, Arguments: fetchArguments(p, s)}
+		if cached(p) {
+			task.Arguments = moverArguments(p, s)
+		}
+		if s.Key != nil {
+			key := keyTemplate(p, s, uniqueName(s.Name+ir.KeyTaskSuffix, templates))
+			templates = append(templates, key)
+			k := keyTask(s, key.Name)
+			k.Arguments = keyArguments(p, s)
+			tasks = append(tasks, k)
+			cachedTask(&task, s)
+		}
 		for _, a := range s.Args {
 			if a.Param != "" && g.varying[a.Param] {
 				task.Arguments.Parameters = append(task.Arguments.Parameters,

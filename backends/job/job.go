@@ -184,6 +184,14 @@ func warnings(p *ir.Pipeline) diag.Diagnostics {
 					"not applied", s.Name, s.Retry.Backoff))
 		}
 	}
+	for _, s := range p.Steps {
+		if s.Key != nil {
+			out = append(out, diag.Warnf(diag.JobNoCache, p.Platform.Field("objectStore").Field("cache"),
+				"step %s runs whatever the cache holds: a Job cannot skip its container; it writes no entry of the "+
+					"cache, and uploads its outputs at <run uid>/%s/<output>", s.Name, s.Name).
+				WithFix("use --backend argo or tekton to skip a step whose key is in the cache"))
+		}
+	}
 	for _, v := range p.Volumes {
 		if v.Create != nil {
 			out = append(out, diag.Warnf(diag.ClaimPerRunDeleted, p.Platform.Field("storage"),

@@ -46,6 +46,11 @@ func moveData(p *ir.Pipeline, s *ir.Step, ref func(param string) string, spec *c
 	if err := kube.RefuseStore(p, "a Job"); err != nil {
 		return err
 	}
+	// A Job runs its step whatever the cache holds, and uploads to the
+	// run's keys (JobNoCache).
+	uncached := *s
+	uncached.Key = nil
+	s = &uncached
 	m := kube.Mover{
 		RunID:      "$(" + runIDVar + ")",
 		Ref:        ref,

@@ -52,6 +52,11 @@ const (
 	tektonShare = 256
 )
 
+// wantRef refers to the sha256 that the producer of fetch f recorded.
+func wantRef(f ir.Fetch) string {
+	return "$(tasks." + f.From.Step + ".results." + digestResult(f.From.Name) + ")"
+}
+
 // digestResult and uriResult name the results of upload name.
 func digestResult(name string) string { return name + "-sha256" }
 func uriResult(name string) string    { return name + "-uri" }
@@ -109,11 +114,10 @@ func dataSteps(p *ir.Pipeline, s *ir.Step, main v1.Step) ([]v1.Step, []v1.TaskRe
 		return nil, nil, err
 	}
 	m := kube.Mover{
-		RunID: runID,
-		Ref:   paramRef,
-		Want: func(f ir.Fetch) string {
-			return "$(tasks." + f.From.Step + ".results." + digestResult(f.From.Name) + ")"
-		},
+		RunID:      runID,
+		Ref:        paramRef,
+		Want:       wantRef,
+		Key:        keyRef,
 		DigestFile: func(u ir.Upload) string { return "$(results." + digestResult(u.Name) + ".path)" },
 		Mounts:     kube.Writable(podMounts(p, s)),
 	}
@@ -196,6 +200,9 @@ func resultsSize(p *ir.Pipeline, s *ir.Step) (digests, uris int) {
 	for _, u := range s.Uploads {
 		digests += size(digestResult(u.Name), strings.Repeat("0", 64))
 		key := kube.UploadKey(p, strings.Repeat("0", uidLength), ir.Output{Step: s.Name, Name: u.Name})
+		if s.Key != nil {
+			key = kube.EntryKey(p, strings.Repeat("0", 64), strings.Repeat("0", uidLength), u)
+		}
 		uris += size(uriResult(u.Name), "s3://"+key)
 	}
 	return digests, uris

@@ -106,6 +106,11 @@ func addTasks(pr *v1.PipelineRun, p *ir.Pipeline) error {
 			pr.Spec.PipelineSpec.Tasks = append(pr.Spec.PipelineSpec.Tasks, files)
 			t.RunAfter = append(slices.Clone(t.RunAfter), files.Name)
 		}
+		if s.Key != nil {
+			pr.Spec.PipelineSpec.Tasks = append(pr.Spec.PipelineSpec.Tasks, keyTask(p, s))
+			t.RunAfter = slices.Clone(t.RunAfter)
+			skipOnHit(&t, s)
+		}
 		pr.Spec.PipelineSpec.Tasks = append(pr.Spec.PipelineSpec.Tasks, t)
 		if spec := taskRunSpec(p, s, slices.Contains(placed, s)); spec != nil {
 			pr.Spec.TaskRunSpecs = append(pr.Spec.TaskRunSpecs, *spec)

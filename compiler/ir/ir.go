@@ -283,6 +283,11 @@ type Step struct {
 	// them: each output folder of its args, and the folder of each
 	// output file. Only a container step has them.
 	Folders []Folder `json:",omitempty"`
+	// Key is set when the run caches the step (ObjectStore.Cache).
+	Key *StepKey `json:",omitempty"`
+	// CacheSetting is the step's cache: as written, for the cache-keys
+	// pass; nil when it writes none.
+	CacheSetting *bool `json:"-"`
 }
 
 // Arg is one container argument. Param names the cube parameter it binds,

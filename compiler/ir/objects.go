@@ -25,7 +25,52 @@ type ObjectStore struct {
 	// asks for, so that fetched data never fills the node's own disk;
 	// nil for an emptyDir, when the platform asks for none.
 	Scratch *ClaimTemplate `json:",omitempty"`
+	// Cache is set when the run keeps each step's outputs in the
+	// bucket by the step's key, and skips a step whose key is there.
+	Cache *Cache `json:",omitempty"`
 }
+
+// Cache is where a run keeps what its steps computed, below Prefix in
+// the S3 bucket: for each key (StepKey), the entry of the run that
+// computed it, <Prefix>/<key>/<run id>/<upload> for each upload, and
+// <Prefix>/<key>/manifest, written once every upload is there, which
+// names the entry and each upload's sha256 (CacheManifest). A step is
+// skipped when its key's manifest is there, and the steps after it
+// fetch from the entry the manifest names.
+type Cache struct {
+	Prefix string
+	// ImageTags keys a step whose image is a tag alone by its tag.
+	ImageTags bool `json:",omitempty"`
+}
+
+// StepKey is what the compiler knows of a cached step's key; the rest
+// is known at run time: the values of Params and the digest of each of
+// the step's fetches. KeyText says how they make the key.
+type StepKey struct {
+	// Recipe is the sha256, in hex, of what the step runs, written as
+	// the cache-keys pass writes it (a JSON object, RecipeVersion's).
+	Recipe string
+	// Params are the pipeline parameters the recipe refers to, sorted.
+	Params []string `json:",omitempty"`
+}
+
+// KeyText says how a cached step's key is made, on every engine: the
+// sha256 of these lines, each ended by a newline, in this order: the
+// version, "recipe <Recipe>", "param <name> <sha256 of its value>" for
+// each of Params, and "input <fetch name> <sha256>" for each of the
+// step's fetches, by name in byte order (a URL's written digest, or the
+// one computed when it is fetched to make the key; another step's
+// upload's, as that step recorded it).
+const KeyText = "mlcube-compile cache v1"
+
+// KeyTaskSuffix ends the name of a cached step's key task, on every
+// engine that runs one: no step of a run with a cache has such a name.
+const KeyTaskSuffix = "-cache-key"
+
+// CacheManifest is the first line of a key's manifest; each line after
+// it is "entry <run id>", then "output <upload name> <sha256>" for each
+// of the step's uploads.
+const CacheManifest = "mlcube-compile cache manifest v1"
 
 // S3Bucket is an S3-compatible bucket and the Secret keys that open it.
 type S3Bucket struct {

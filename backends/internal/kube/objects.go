@@ -81,6 +81,9 @@ type Mover struct {
 	// Want refers to the sha256 that the producer of a From fetch
 	// recorded; nil where no step fetches From another.
 	Want func(f ir.Fetch) string
+	// Key refers to the key of a step the run caches, which its key pod
+	// made; nil when the run caches none.
+	Key func(step string) string
 	// DigestFile is the file an upload's sha256 is written to; URIFile,
 	// when not nil, the file its s3:// URI is written to.
 	DigestFile, URIFile func(u ir.Upload) string
@@ -101,6 +104,11 @@ func (m Mover) FetchContainer(p *ir.Pipeline, s *ir.Step, name string) corev1.Co
 		if f.URL != nil {
 			kind, src = FetchSource(f.URL)
 			want = f.URL.SHA256
+		} else if Cached(p, *f.From) {
+			kind, src, want = "cached", CacheOf(p)+"/"+m.Key(f.From.Step)+"/"+f.From.Name, "@"+ScratchOf(f)+".sha256"
+			if Uploaded(p, *f.From).Folder {
+				kind = "cachedfolder"
+			}
 		} else {
 			src = UploadKey(p, m.RunID, *f.From)
 			want = m.Want(f)
@@ -125,9 +133,14 @@ func (m Mover) FetchContainer(p *ir.Pipeline, s *ir.Step, name string) corev1.Co
 func (m Mover) folderRef(f ir.Folder) string { return f.Path.RenderContainer(m.Ref) }
 
 // UploadContainer records the sha256 of each of s's Uploads
-// (DigestScript), then uploads it to its key (UploadKey).
+// (DigestScript), then uploads it to its key (UploadKey); a cached
+// step's, to its entry in the cache, and then writes its key's manifest
+// (RecordScript).
 func (m Mover) UploadContainer(p *ir.Pipeline, s *ir.Step, name string) corev1.Container {
-	var digest, upload []string
+	var digest, upload, record []string
+	if s.Key != nil {
+		record = []string{CacheOf(p) + "/" + m.Key(s.Name) + "/manifest", m.RunID}
+	}
 	for _, u := range s.Uploads {
 		path := u.Path.RenderContainer(m.Ref)
 		uri := ""
@@ -135,9 +148,18 @@ func (m Mover) UploadContainer(p *ir.Pipeline, s *ir.Step, name string) corev1.C
 			uri = m.URIFile(u)
 		}
 		digest = append(digest, u.Name, path, m.DigestFile(u))
-		upload = append(upload, path, UploadKey(p, m.RunID, ir.Output{Step: s.Name, Name: u.Name}), uri)
+		key := UploadKey(p, m.RunID, ir.Output{Step: s.Name, Name: u.Name})
+		if s.Key != nil {
+			key = EntryKey(p, m.Key(s.Name), m.RunID, u)
+			record = append(record, u.Name, m.DigestFile(u))
+		}
+		upload = append(upload, path, key, uri)
 	}
-	c := m.container(p, name, Phase{"digest", DigestScript, digest}, Phase{"upload", UploadScript, upload})
+	phases := []Phase{{"digest", DigestScript, digest}, {"upload", UploadScript, upload}}
+	if s.Key != nil {
+		phases = append(phases, Phase{"record", RecordScript, record})
+	}
+	c := m.container(p, name, phases...)
 	c.SecurityContext = HelperSecurity(p, s.SecurityContext)
 	return c
 }

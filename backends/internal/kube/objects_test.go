@@ -125,6 +125,7 @@ func TestScriptsUnderBusyBox(t *testing.T) {
 		{"round-trip", TestMoverRoundTrip}, {"sequence", TestSequence}, {"sequence-escapes", TestSequenceEscapes},
 		{"verify-shares", TestVerifySharesFetchedData}, {"retry", TestMoverRetryLeavesNoStaleFiles},
 		{"empty-folder", TestMoverEmptyFolder}, {"folders", TestFolders},
+		{"cache", TestCacheRoundTrip}, {"cache-urls", TestCacheKeyOfURLs},
 	} {
 		t.Run(c.name, c.test)
 	}
@@ -136,9 +137,7 @@ func (sb sandbox) run(c corev1.Container, env map[string]string) (string, bool) 
 	var words []string
 	for _, w := range append(slices.Clone(c.Command), c.Args...) {
 		w = kubelet(w, env)
-		if rest, ok := strings.CutPrefix(w, ScratchPath); ok {
-			w = filepath.Join(sb.dir, "scratch") + rest
-		}
+		w = strings.ReplaceAll(w, ScratchPath, filepath.Join(sb.dir, "scratch"))
 		words = append(words, w)
 	}
 	cmd := exec.Command(words[0], words[1:]...)
@@ -146,6 +145,11 @@ func (sb sandbox) run(c corev1.Container, env map[string]string) (string, bool) 
 		cmd.Path = filepath.Join(toolbox, words[0])
 	}
 	cmd.Env = append(os.Environ(), "PATH="+sb.path(), "FAKE_S3="+filepath.Join(sb.dir, "s3"))
+	for _, e := range c.Env {
+		if e.ValueFrom == nil {
+			cmd.Env = append(cmd.Env, e.Name+"="+kubelet(e.Value, env))
+		}
+	}
 	out, err := cmd.CombinedOutput()
 	return string(out), err == nil
 }

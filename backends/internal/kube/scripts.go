@@ -53,14 +53,16 @@ const shareFn = `share() {
 // step's user reads and writes it (shareFn; the folders it makes are
 // 0777 too, by umask 0). Its items are four words each: the fetch's
 // name, where it was fetched to, the sha256 it must have (empty for
-// none), and where it goes (with the part of it that goes there, after
-// a / when only a part does: Fetch.Sub). A mismatch fails the
-// container, and so the step.
+// none; @FILE for the one FILE holds, which a cached fetch wrote), and
+// where it goes (with the part of it that goes there, after a / when
+// only a part does: Fetch.Sub). A mismatch fails the container, and so
+// the step.
 const VerifyScript = `set -eu
 umask 0
 ` + digestFn + shareFn + `while [ $# -ge 4 ]; do
   name=$1 src=$2 want=$3 dest=$4; shift 4
   [ -e "$src" ] || { echo "mlcube-compile: $name: nothing was fetched to $src" >&2; exit 1; }
+  case $want in @*) want=$(cat "${want#@}") ;; esac
   got=$(digest "$src")
   if [ -n "$want" ] && [ "$got" != "$want" ]; then
     echo "mlcube-compile: $name: sha256 $got, want $want" >&2; exit 1
@@ -91,8 +93,11 @@ done
 // FetchScript fetches with rclone into the scratch folder. Its items are
 // three words each: s3 (a bucket/key, an object or a folder, which
 // rclone's lsjson --stat tells apart), folder (the key of a folder a step
-// of the run uploaded) or http (a URL of one file), the source, and
-// where it lands. S3 has no folders: an empty one uploads no object, and
+// of the run uploaded), http (a URL of one file), or cached or
+// cachedfolder (an output of a cached step: its key's bucket/key and
+// the output's name, from the entry its manifest names, whose sha256 it
+// writes beside what lands, as <where>.sha256), the source, and where
+// it lands. S3 has no folders: an empty one uploads no object, and
 // rclone copies nothing from a prefix with none below it, without error
 // (an empty listing is no error to rclone's S3 backend unless it uses
 // directory markers: list, backend/s3/s3.go; sync.CopyDir makes no
@@ -104,6 +109,18 @@ while [ $# -ge 3 ]; do
   kind=$1 src=$2 dest=$3; shift 3
   mkdir -p "$(dirname "$dest")"
   case $kind in
+  cached | cachedfolder)
+    key=${src%/*} out=${src##*/}
+    rclone copyto ":s3:$key/manifest" "$dest.manifest"
+    [ -f "$dest.manifest" ] || { echo "mlcube-compile: the cache has no manifest at $key" >&2; exit 1; }
+    entry=$(sed -n 's/^entry //p' "$dest.manifest")
+    [ -n "$entry" ] || { echo "mlcube-compile: the cache's manifest at $key names no entry" >&2; exit 1; }
+    sed -n "s/^output $out \([0-9a-f]*\)\$/\1/p" "$dest.manifest" >"$dest.sha256"
+    if [ "$kind" = cachedfolder ]; then
+      rclone copy ":s3:$key/$entry/$out/" "$dest" && mkdir -p "$dest"
+    else
+      rclone copyto ":s3:$key/$entry/$out" "$dest"
+    fi ;;
   http) rclone copyurl "$src" "$dest" ;;
   folder) rclone copy ":s3:$src" "$dest" && mkdir -p "$dest" ;;
   s3)

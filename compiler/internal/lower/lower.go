@@ -158,6 +158,12 @@ func newLowering(ps *spec.Pipeline, plat *spec.Platform) *lowering {
 		lw.p.Engines["argo"] = argo
 	}
 	lw.ws = lw.workspaceSpec(plat.Storage, plat.Loc.Field("storage"))
+	if plat.ObjectStore != nil && plat.ObjectStore.Cache != nil && !plat.Storage.Object() {
+		lw.diags = append(lw.diags, diag.Errorf(diag.BadCache, plat.Loc.Field("objectStore").Field("cache"),
+			"the cache keeps the outputs steps upload, and the steps' data stays on the claim: none is uploaded").
+			WithFix("set storage.workspace: object, or drop the cache"))
+		lw.p.ObjectStore.Cache = nil
+	}
 	if lw.p.ObjectStore != nil {
 		// Each pod's fetches land first on a volume of the size and
 		// storage class the platform asks for, as every folder that

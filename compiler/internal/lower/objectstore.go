@@ -1,6 +1,7 @@
 package lower
 
 import (
+	"cmp"
 	"encoding/json"
 	"net"
 	"net/url"
@@ -15,6 +16,9 @@ import (
 
 // defaultRegion is the region of an S3 bucket the platform names none of.
 const defaultRegion = "us-east-1"
+
+// defaultCachePrefix is the key prefix of the cache in the bucket.
+const defaultCachePrefix = "mlcube-cache"
 
 // lowerObjectStore reads the platform's objectStore, written at at: an S3 bucket, or
 // Argo's artifact repository (its ConfigMap's key, or the default), whose
@@ -36,6 +40,20 @@ func lowerObjectStore(os *spec.ObjectStore, at diag.Loc) (store *ir.ObjectStore,
 	if settings != (argoSettings{}) {
 		// Plain strings and a struct of strings: Marshal cannot fail.
 		argo, _ = json.Marshal(settings)
+	}
+	if c := os.Cache; c != nil {
+		store.Cache = &ir.Cache{Prefix: cmp.Or(c.Prefix, defaultCachePrefix), ImageTags: c.ImageTags}
+		switch {
+		case os.S3 == nil:
+			diags = append(diags, diag.Errorf(diag.BadCache, at.Field("cache"),
+				"the cache is kept in the bucket, and objectStore names none").
+				WithFix("name the bucket in objectStore.s3 (its endpoint, bucket and Secret keys)"))
+			store.Cache = nil
+		case settings.ArtifactGC != "":
+			diags = append(diags, diag.Errorf(diag.BadCache, at.Field("artifactGC"),
+				"a cached run moves its data with the tool image, which Argo's artifact GC does not delete").
+				WithFix("drop artifactGC, or the cache; expire the cache with a lifecycle rule of the bucket"))
+		}
 	}
 	if s3 := os.S3; s3 != nil {
 		diags = bucketName(s3.Bucket, at.Field("s3").Field("bucket"))

@@ -173,7 +173,8 @@ func image(platform string, c *spec.Cube) (string, diag.Diagnostics) {
 // maxRetries is the most retries a step may ask for.
 const maxRetries = 100
 
-// retryAndTimeout sets the step's retries and timeout.
+// retryAndTimeout sets the step's retries and timeout, and its cache
+// setting, which the cache-keys pass reads.
 func retryAndTimeout(st *spec.Step, s *ir.Step) diag.Diagnostics {
 	var diags, more diag.Diagnostics
 	if r := st.Retries; r != nil {
@@ -191,6 +192,7 @@ func retryAndTimeout(st *spec.Step, s *ir.Step) diag.Diagnostics {
 		s.Timeout, more = duration(st.Timeout, st.Loc.Field("timeout"))
 		diags = append(diags, more...)
 	}
+	s.CacheSetting = st.Cache
 	return diags
 }
 

@@ -34,6 +34,9 @@ var Table = []Pass{
 	{Name: "param-values", Run: ParamValues,
 		Needs: "every reference to a param read: each param's Named, Used and AtRunTime set; NeedValues set; " +
 			"FileSteps listed for a pipeline file"},
+	{Name: "cache-keys", Run: CacheKeys,
+		Needs: "every step lowered whole: its image, command, args, env, mounts, fetches, uploads and folders final, " +
+			"and its CacheSetting read; Volumes listed; the object store's cache read"},
 }
 
 // Run runs every pass of Table on p, in order.

@@ -31,6 +31,7 @@ type stepFields struct {
 	SecurityContext *SecurityContext  `json:"securityContext"`
 	Retries         *Retries          `json:"retries"`
 	Timeout         string            `json:"timeout"`
+	Cache           *bool             `json:"cache"`
 	Queue           *string           `json:"queue"`
 	Priorities
 }
@@ -169,7 +170,7 @@ func (l *loader) decodeStep(doc *document, name string, sv cue.Value, cubes map[
 		Inputs: sf.Inputs, Outputs: sf.Outputs, Args: sf.Args,
 		Resources: sf.Resources, NodeSelector: sf.NodeSelector, Tolerations: sf.Tolerations,
 		SecurityContext: sf.SecurityContext, Retries: sf.Retries, Timeout: sf.Timeout,
-		Queue: sf.Queue, Priorities: sf.Priorities,
+		Cache: sf.Cache, Queue: sf.Queue, Priorities: sf.Priorities,
 	}
 	forFields(sv.LookupPath(pathOf("env")), func(k string, ev cue.Value) {
 		st.Env = append(st.Env, EnvVar{Name: k, Value: scalarString(ev), Loc: at.Field("env").Field(k)})

@@ -157,6 +157,13 @@ type ObjectStore struct {
 	ArtifactRepositoryRef *RepositoryRef `json:"artifactRepositoryRef"`
 	ToolImage             string         `json:"toolImage"`
 	ArtifactGC            string         `json:"artifactGC"`
+	Cache                 *Cache         `json:"cache"`
+}
+
+// Cache is the object store's cache: section.
+type Cache struct {
+	Prefix    string `json:"prefix"`
+	ImageTags bool   `json:"imageTags"`
 }
 
 // RepositoryRef is a key of a ConfigMap in the run's namespace that holds
@@ -323,6 +330,8 @@ type Step struct {
 	SecurityContext *SecurityContext
 	Retries         *Retries
 	Timeout         string
+	// Cache is the step's cache: setting; nil when it writes none.
+	Cache *bool
 	// MPI, Torch and Dask are set for distributed steps; a Dask step
 	// has no Cube or Task.
 	MPI   *MPI

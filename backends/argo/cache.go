@@ -1,0 +1,214 @@
+package argo
+
+import (
+	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
+	apiv1 "k8s.io/api/core/v1"
+
+	"github.com/mlcube-compile/mlcube-compile/backends/internal/kube"
+	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+)
+
+// A run with a cache (ir.ObjectStore.Cache) moves its data as Tekton
+// does, with the Mover's containers in the platform's tool image, not
+// with Argo's artifacts: a cached step uploads into its entry of the
+// cache, and a step after it fetches from the entry its key's manifest
+// names, which no artifact location written in the Workflow can say.
+// Each cached step's DAG task waits for a task of its own, the key task
+// (kube.KeyScript), and runs when its hit parameter is 'false'. Argo
+// skips it otherwise, and the tasks that wait for it still run: a
+// dependency written in dependencies is met when the task Succeeded,
+// was Skipped or Daemoned (expandDependency, workflow/common/
+// ancestry.go; a task whose when is false is Skipped, executeDAGTask,
+// workflow/controller/dag.go; v3.7.18 and v4.0.7). when is evaluated by
+// govaluate once the references in it are replaced (shouldExecute,
+// workflow/controller/steps.go): quoted, the key task's answer is a
+// string compared as one.
+
+const (
+	// keyOutput and hitOutput name the key task's output parameters.
+	keyOutput = "key"
+	hitOutput = "hit"
+)
+
+// cached says whether p keeps a cache.
+func cached(p *ir.Pipeline) bool { return p.ObjectStore != nil && p.ObjectStore.Cache != nil }
+
+// keyParam names the input parameter that carries the key of the cached
+// step named step.
+func keyParam(step string) string { return "mlcube-key-" + step }
+
+// moverOf is the Mover of the containers of step s's template in a run
+// with a cache: it refers to the digests and keys the DAG task gives
+// the template (moverArguments).
+func moverOf(p *ir.Pipeline, s *ir.Step, m mounts) kube.Mover {
+	var own []apiv1.VolumeMount
+	for _, mt := range s.Mounts {
+		if !m.isShared(mt) {
+			own = append(own, apiv1.VolumeMount{Name: mt.Volume, MountPath: mt.MountPath,
+				SubPath: mt.SubPath.Render(parameterRef)})
+		}
+	}
+	return kube.Mover{
+		RunID:      "{{workflow.uid}}",
+		Ref:        parameterRef,
+		Want:       func(f ir.Fetch) string { return "{{inputs.parameters." + digestParam(f.Name) + "}}" },
+		Key:        func(step string) string { return "{{inputs.parameters." + keyParam(step) + "}}" },
+		DigestFile: func(u ir.Upload) string { return digestsPath + "/" + u.Name },
+		Mounts:     own,
+	}
+}
+
+// moverTemplate is objectTemplate in a run with a cache: the user's
+// container in a containerSet, after a container that fetches and
+// checks its inputs, before main, which records the sha256 of each
+// upload and uploads it (and, for a cached step, writes its key's
+// manifest). Each container mounts the shared mounts from the set
+// (podMounts) and its others itself.
+func moverTemplate(p *ir.Pipeline, s *ir.Step, name string) wfv1.Template {
+	t := template(p, s, name, nil)
+	m := podMounts(p, s)
+	mv := moverOf(p, s, m)
+	user := wfv1.ContainerNode{Container: *t.Container}
+	user.VolumeMounts = m.own(user.VolumeMounts)
+	t.Container = nil
+	set := &wfv1.ContainerSetTemplate{}
+	if len(s.Fetches) > 0 {
+		t.Volumes = append(t.Volumes, kube.ScratchVolumeSpec(p))
+		m.shared = append(m.shared, apiv1.VolumeMount{Name: kube.ScratchVolume, MountPath: kube.ScratchPath})
+		fetch := mv.FetchContainer(p, s, verifyName)
+		fetch.VolumeMounts = m.own(fetch.VolumeMounts)
+		fetch.ImagePullPolicy = apiv1.PullPolicy(s.ImagePullPolicy)
+		set.Containers = append(set.Containers, wfv1.ContainerNode{Container: fetch})
+		user.Dependencies = []string{verifyName}
+	}
+	if len(s.Uploads) > 0 {
+		user.Name = runName
+		t.Volumes = append(t.Volumes,
+			apiv1.Volume{Name: digestsVolume, VolumeSource: apiv1.VolumeSource{EmptyDir: &apiv1.EmptyDirVolumeSource{}}})
+		m.shared = append(m.shared, apiv1.VolumeMount{Name: digestsVolume, MountPath: digestsPath})
+		upload := mv.UploadContainer(p, s, containerName)
+		upload.VolumeMounts = m.own(upload.VolumeMounts)
+		upload.ImagePullPolicy = apiv1.PullPolicy(s.ImagePullPolicy)
+		set.Containers = append(set.Containers, user, wfv1.ContainerNode{Container: upload, Dependencies: []string{runName}})
+		for _, u := range s.Uploads {
+			t.Outputs.Parameters = append(t.Outputs.Parameters,
+				wfv1.Parameter{Name: digestParam(u.Name), ValueFrom: &wfv1.ValueFrom{Path: digestsPath + "/" + u.Name}})
+		}
+	} else {
+		set.Containers = append(set.Containers, user)
+	}
+	set.VolumeMounts = m.shared
+	t.ContainerSet = set
+	t.Inputs.Parameters = moverInputs(p, s)
+	return t
+}
+
+// moverInputs are the input parameters of step s's template in a run
+// with a cache: the sha256 of each upload of a step the cache does not
+// keep that s fetches, then the key of s and of each cached step whose
+// upload s fetches.
+func moverInputs(p *ir.Pipeline, s *ir.Step) []wfv1.Parameter {
+	var out []wfv1.Parameter
+	args := moverArguments(p, s)
+	for _, a := range args.Parameters {
+		out = append(out, wfv1.Parameter{Name: a.Name})
+	}
+	return out
+}
+
+// moverArguments are what the DAG task of step s gives its template in
+// a run with a cache (moverInputs).
+func moverArguments(p *ir.Pipeline, s *ir.Step) wfv1.Arguments {
+	var args wfv1.Arguments
+	keys := []string{}
+	if s.Key != nil {
+		keys = append(keys, s.Name)
+	}
+	for _, f := range s.Fetches {
+		switch {
+		case f.From == nil:
+		case kube.Cached(p, *f.From):
+			keys = appendOnce(keys, f.From.Step)
+		default:
+			args.Parameters = append(args.Parameters, wfv1.Parameter{Name: digestParam(f.Name),
+				Value: wfv1.AnyStringPtr("{{tasks." + f.From.Step + ".outputs.parameters." + digestParam(f.From.Name) + "}}")})
+		}
+	}
+	for _, step := range keys {
+		args.Parameters = append(args.Parameters, wfv1.Parameter{Name: keyParam(step),
+			Value: wfv1.AnyStringPtr("{{tasks." + step + ir.KeyTaskSuffix + ".outputs.parameters." + keyOutput + "}}")})
+	}
+	return args
+}
+
+// appendOnce appends s to list unless it holds it.
+func appendOnce(list []string, s string) []string {
+	for _, x := range list {
+		if x == s {
+			return list
+		}
+	}
+	return append(list, s)
+}
+
+// keyTemplate makes the key of step s and looks it up (kube.KeyScript),
+// in a pod that mounts none of the step's volumes and asks for none of
+// its GPUs; its outputs are the key and the answer.
+func keyTemplate(p *ir.Pipeline, s *ir.Step, name string) wfv1.Template {
+	mv := kube.Mover{
+		RunID: "{{workflow.uid}}",
+		Ref:   parameterRef,
+		Want:  func(f ir.Fetch) string { return "{{inputs.parameters." + digestParam(f.Name) + "}}" },
+		Key:   func(step string) string { return "{{inputs.parameters." + keyParam(step) + "}}" },
+	}
+	c := mv.KeyContainer(p, s, containerName, digestsPath+"/"+keyOutput, digestsPath+"/"+hitOutput)
+	c.ImagePullPolicy = apiv1.PullPolicy(s.ImagePullPolicy)
+	c.VolumeMounts = append(c.VolumeMounts, apiv1.VolumeMount{Name: digestsVolume, MountPath: digestsPath})
+	t := wfv1.Template{
+		Name:            name,
+		Metadata:        wfv1.Metadata{Labels: kube.Labels(p.Labels, s.Labels)},
+		Container:       &c,
+		SecurityContext: kube.PodSecurityContext(p, s.SecurityContext),
+		Volumes: []apiv1.Volume{{Name: digestsVolume,
+			VolumeSource: apiv1.VolumeSource{EmptyDir: &apiv1.EmptyDirVolumeSource{}}}},
+		PodSpecPatch: podSpecPatch(executorPatch(p, s.SecurityContext)),
+		Outputs: wfv1.Outputs{Parameters: []wfv1.Parameter{
+			{Name: keyOutput, ValueFrom: &wfv1.ValueFrom{Path: digestsPath + "/" + keyOutput}},
+			{Name: hitOutput, ValueFrom: &wfv1.ValueFrom{Path: digestsPath + "/" + hitOutput}},
+		}},
+	}
+	if len(c.VolumeMounts) > 1 {
+		t.Volumes = append(t.Volumes, kube.ScratchVolumeSpec(p))
+	}
+	for _, a := range keyArguments(p, s).Parameters {
+		t.Inputs.Parameters = append(t.Inputs.Parameters, wfv1.Parameter{Name: a.Name})
+	}
+	return t
+}
+
+// keyArguments are what the key task of step s gives its template: the
+// sha256 of each upload of a step the cache does not keep that s
+// fetches, and the key of each cached step whose upload it fetches.
+func keyArguments(p *ir.Pipeline, s *ir.Step) wfv1.Arguments {
+	args := moverArguments(p, s)
+	var out wfv1.Arguments
+	for _, a := range args.Parameters {
+		if a.Name != keyParam(s.Name) {
+			out.Parameters = append(out.Parameters, a)
+		}
+	}
+	return out
+}
+
+// keyTask is the DAG task of step s's key task, which runs template
+// name; cachedTask makes task, the step's own, wait for it and run only
+// on a miss.
+func keyTask(s *ir.Step, name string) wfv1.DAGTask {
+	return wfv1.DAGTask{Name: s.Name + ir.KeyTaskSuffix, Template: name, Dependencies: s.Dependencies}
+}
+
+func cachedTask(task *wfv1.DAGTask, s *ir.Step) {
+	key := s.Name + ir.KeyTaskSuffix
+	task.Dependencies = append(append([]string(nil), task.Dependencies...), key)
+	task.When = "'{{tasks." + key + ".outputs.parameters." + hitOutput + "}}' == 'false'"
+}

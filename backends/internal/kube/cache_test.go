@@ -1,0 +1,146 @@
+package kube
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+)
+
+// cachedPair is moverPair with a cache: prod uploads the folder at dir
+// as "data", cons fetches it to out and uploads the file at result; both
+// are cached, cons's key holding the param "lr". keys holds each step's
+// key once its key container made it.
+func cachedPair(sb sandbox, dir, out, result string, keys map[string]string) (*ir.Pipeline, Mover) {
+	prod := &ir.Step{Name: "prod", Key: &ir.StepKey{Recipe: strings.Repeat("a", 64)},
+		Uploads: []ir.Upload{{Name: "data", Path: ir.Lit(dir), Folder: true}}}
+	cons := &ir.Step{Name: "cons", Key: &ir.StepKey{Recipe: strings.Repeat("b", 64), Params: []string{"lr"}},
+		Fetches: []ir.Fetch{{Name: "prod-data", From: &ir.Output{Step: "prod", Name: "data"}, Path: ir.Lit(out)}},
+		Uploads: []ir.Upload{{Name: "result", Path: ir.Lit(result), Final: true}}}
+	p := &ir.Pipeline{Steps: []*ir.Step{prod, cons}, ObjectStore: &ir.ObjectStore{ToolImage: "rclone",
+		S3: &ir.S3Bucket{Bucket: "b"}, Cache: &ir.Cache{Prefix: "cache"}}}
+	return p, Mover{
+		RunID:      "run-1",
+		Ref:        func(param string) string { return map[string]string{"lr": "0.1"}[param] },
+		Key:        func(step string) string { return keys[step] },
+		DigestFile: func(u ir.Upload) string { return filepath.Join(sb.dir, "digests", u.Name) },
+	}
+}
+
+// key runs the key container of step s, records its key in keys, and
+// says whether it found it in the cache.
+func (sb sandbox) key(p *ir.Pipeline, m Mover, s *ir.Step, keys map[string]string) bool {
+	sb.t.Helper()
+	keyFile, hitFile := filepath.Join(sb.dir, "key"), filepath.Join(sb.dir, "hit")
+	log, ok := sb.run(m.KeyContainer(p, s, "key", keyFile, hitFile), nil)
+	if !ok {
+		sb.t.Fatalf("the key container of %s failed:\n%s", s.Name, log)
+	}
+	key, _ := os.ReadFile(keyFile)
+	hit, _ := os.ReadFile(hitFile)
+	keys[s.Name] = string(key)
+	if string(hit) != "true" && string(hit) != "false" {
+		sb.t.Fatalf("the key container of %s answered %q:\n%s", s.Name, hit, log)
+	}
+	return string(hit) == "true"
+}
+
+// keyOf is a key as ir.KeyText defines it, of lines after the version.
+func keyOf(lines ...string) string {
+	sum := sha256.Sum256([]byte(strings.Join(append([]string{ir.KeyText}, lines...), "\n") + "\n"))
+	return hex.EncodeToString(sum[:])
+}
+
+// A cached step's key is what ir.KeyText says; the first run finds it
+// missing, uploads into its entry and writes its manifest; the next
+// finds it; a step after it keys on the digest the manifest records,
+// and fetches from the entry, checked against that digest: a byte
+// changed in the entry fails the fetch. A param's value changes the key.
+func TestCacheRoundTrip(t *testing.T) {
+	sb := newSandbox(t)
+	work := filepath.Join(sb.dir, "work")
+	dir, out, result := filepath.Join(work, "data"), filepath.Join(sb.dir, "out", "data"), filepath.Join(work, "r.txt")
+	tree := map[string]string{"a.txt": "alpha\n", "sub/b.txt": "beta\n"}
+	write(t, dir, tree)
+	keys := map[string]string{}
+	p, m := cachedPair(sb, dir, out, result, keys)
+	prod, cons := p.Steps[0], p.Steps[1]
+	if sb.key(p, m, prod, keys) {
+		t.Fatal("an empty cache holds prod's key")
+	}
+	if want := keyOf("recipe " + prod.Key.Recipe); keys["prod"] != want {
+		t.Errorf("prod's key is %s, want %s (ir.KeyText)", keys["prod"], want)
+	}
+	if log, ok := sb.run(m.UploadContainer(p, prod, "upload"), nil); !ok {
+		t.Fatalf("prod's upload failed:\n%s", log)
+	}
+	entry := filepath.Join(sb.dir, "s3", "b", "cache", keys["prod"])
+	manifest, err := os.ReadFile(filepath.Join(entry, "manifest"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	digest := folderDigest(tree)
+	if want := ir.CacheManifest + "\nentry run-1\noutput data " + digest + "\n"; string(manifest) != want {
+		t.Errorf("the manifest is\n%s\nwant\n%s", manifest, want)
+	}
+	if got := listing(t, filepath.Join(entry, "run-1", "data")); len(got) != 2 {
+		t.Errorf("the entry holds %v, want a.txt and sub/b.txt", got)
+	}
+	if !sb.key(p, m, prod, keys) {
+		t.Error("prod's key is not found once its manifest is written")
+	}
+
+	if sb.key(p, m, cons, keys) {
+		t.Fatal("the cache holds cons's key before it ran")
+	}
+	lr := sha256.Sum256([]byte("0.1"))
+	want := keyOf("recipe "+cons.Key.Recipe, "param lr "+hex.EncodeToString(lr[:]), "input prod-data "+digest)
+	if keys["cons"] != want {
+		t.Errorf("cons's key is %s, want %s: its recipe, its param's value and prod's digest", keys["cons"], want)
+	}
+	if log, ok := sb.run(m.FetchContainer(p, cons, "fetch"), nil); !ok {
+		t.Fatalf("cons's fetch from the cache failed:\n%s", log)
+	}
+	if got, _ := os.ReadFile(filepath.Join(out, "sub", "b.txt")); string(got) != "beta\n" {
+		t.Errorf("cons fetched %q, want beta", got)
+	}
+	write(t, filepath.Join(entry, "run-1", "data"), map[string]string{"a.txt": "alphA\n"})
+	if err := os.RemoveAll(out); err != nil {
+		t.Fatal(err)
+	}
+	if log, ok := sb.run(m.FetchContainer(p, cons, "fetch"), nil); ok || !strings.Contains(log, "want "+digest) {
+		t.Errorf("a fetch of a changed entry succeeded (%v), or said otherwise:\n%s", ok, log)
+	}
+
+	m.Ref = func(string) string { return "0.2" }
+	sb.key(p, m, cons, keys)
+	if keys["cons"] == want {
+		t.Error("another value of the param lr left cons's key as it was")
+	}
+}
+
+// A URL written without a digest is fetched by the key container, and
+// its digest enters the key; one written with a digest enters as it is.
+func TestCacheKeyOfURLs(t *testing.T) {
+	sb := newSandbox(t)
+	file := filepath.Join(sb.dir, "raw.csv")
+	write(t, sb.dir, map[string]string{"raw.csv": "1,2\n"})
+	sum := sha256.Sum256([]byte("1,2\n"))
+	digest := hex.EncodeToString(sum[:])
+	s := &ir.Step{Name: "s", Key: &ir.StepKey{Recipe: strings.Repeat("c", 64)}, Fetches: []ir.Fetch{
+		{Name: "b-pinned", URL: &ir.URL{Raw: "https://example.com/x", Scheme: "https", SHA256: strings.Repeat("d", 64)}},
+		{Name: "a-raw", URL: &ir.URL{Raw: "file://" + file, Scheme: "https"}},
+	}}
+	p := &ir.Pipeline{Steps: []*ir.Step{s}, ObjectStore: &ir.ObjectStore{ToolImage: "rclone",
+		S3: &ir.S3Bucket{Bucket: "b"}, Cache: &ir.Cache{Prefix: "cache"}}}
+	keys := map[string]string{}
+	sb.key(p, Mover{}, s, keys)
+	want := keyOf("recipe "+s.Key.Recipe, "input a-raw "+digest, "input b-pinned "+strings.Repeat("d", 64))
+	if keys["s"] != want {
+		t.Errorf("the key is %s, want %s: the fetched URL's digest, then the written one, by name", keys["s"], want)
+	}
+}

@@ -1,0 +1,67 @@
+package tekton
+
+import (
+	v1 "github.com/tektoncd/pipeline/pkg/apis/pipeline/v1"
+	"k8s.io/apimachinery/pkg/selection"
+
+	"github.com/mlcube-compile/mlcube-compile/backends/internal/kube"
+	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+)
+
+// A cached step (ir.Step.Key) comes after a task of its own, its key
+// task (kube.KeyScript), and runs only when the key task's hit result
+// is "false": Tekton skips a task whose when expressions are false,
+// without skipping the tasks that run after it (they do not consume its
+// results: a step after a cached one fetches from the cache's entry,
+// reading the key from the key task, which always runs).
+
+const (
+	// keyResult and hitResult name the key task's results.
+	keyResult = "key"
+	hitResult = "hit"
+)
+
+// keyRef refers to the key of the cached step named step.
+func keyRef(step string) string {
+	return "$(tasks." + step + ir.KeyTaskSuffix + ".results." + keyResult + ")"
+}
+
+// keyTask makes the key of step s and looks it up, after the steps s
+// waits for; its pod mounts none of the step's volumes and asks for
+// none of its GPUs.
+func keyTask(p *ir.Pipeline, s *ir.Step) v1.PipelineTask {
+	m := kube.Mover{RunID: runID, Ref: paramRef, Want: wantRef, Key: keyRef}
+	c := m.KeyContainer(p, s, stepName, "$(results."+keyResult+".path)", "$(results."+hitResult+".path)")
+	spec := v1.TaskSpec{
+		Steps: []v1.Step{fromContainer(c)},
+		Results: []v1.TaskResult{
+			{Name: keyResult, Type: v1.ResultsTypeString, Description: "the step's cache key (" + ir.KeyText + ")"},
+			{Name: hitResult, Type: v1.ResultsTypeString, Description: "true when the key is in the cache, else false"},
+		},
+	}
+	if len(c.VolumeMounts) > 0 {
+		spec.Volumes = append(spec.Volumes, kube.ScratchVolumeSpec(p))
+	}
+	t := v1.PipelineTask{
+		Name:     s.Name + ir.KeyTaskSuffix,
+		RunAfter: s.Dependencies,
+		TaskSpec: &v1.EmbeddedTask{
+			Metadata: v1.PipelineTaskMetadata{Labels: kube.Labels(p.Labels, s.Labels)},
+			TaskSpec: spec,
+		},
+	}
+	for _, name := range s.Key.Params {
+		t.Params = append(t.Params, v1.Param{Name: name, Value: *v1.NewStructuredValues(paramRef(name))})
+		t.TaskSpec.Params = append(t.TaskSpec.Params, v1.ParamSpec{Name: name, Type: v1.ParamTypeString})
+	}
+	return t
+}
+
+// skipOnHit makes t, the task of cached step s, run after s's key task,
+// and only when its key is not in the cache.
+func skipOnHit(t *v1.PipelineTask, s *ir.Step) {
+	key := s.Name + ir.KeyTaskSuffix
+	t.RunAfter = append(t.RunAfter, key)
+	t.When = append(t.When, v1.WhenExpression{Input: "$(tasks." + key + ".results." + hitResult + ")",
+		Operator: selection.In, Values: []string{"false"}})
+}

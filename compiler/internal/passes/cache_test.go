@@ -1,0 +1,112 @@
+package passes
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+)
+
+// cachedRun is a run of steps on per-pod volumes, with a cache that
+// keys images by their tags when tags says.
+func cachedRun(tags bool, steps ...*ir.Step) *ir.Pipeline {
+	for _, s := range steps {
+		if s.Image == "" {
+			s.Image = "python:3.12"
+		}
+	}
+	return &ir.Pipeline{Steps: steps, Volumes: []ir.Volume{{Name: "ws", PerPod: true}},
+		ObjectStore: &ir.ObjectStore{S3: &ir.S3Bucket{Bucket: "b"}, Cache: &ir.Cache{Prefix: "c", ImageTags: tags}}}
+}
+
+// A step's key changes with what it runs (an argument, a param it refers
+// to) and not with what leaves its outputs as they are (its resources);
+// it lists the params whose values complete it.
+func TestCacheKeysFollowTheRecipe(t *testing.T) {
+	key := func(mod func(s *ir.Step)) *ir.StepKey {
+		t.Helper()
+		s := step("train", []string{"ws"})
+		s.Args = []ir.Arg{{Prefix: "--lr=", Value: ir.Text{{Param: "lr"}}}}
+		mod(s)
+		if d := CacheKeys(cachedRun(true, s)); len(d) > 0 {
+			t.Fatalf("diagnostics: %v", d)
+		}
+		return s.Key
+	}
+	base := key(func(*ir.Step) {})
+	if base == nil || !slices.Equal(base.Params, []string{"lr"}) {
+		t.Fatalf("the key is %+v, want one holding the param lr", base)
+	}
+	if k := key(func(s *ir.Step) { s.Resources.CPU = "4" }); k.Recipe != base.Recipe {
+		t.Error("more CPU changed the recipe")
+	}
+	if k := key(func(s *ir.Step) { s.Args[0].Prefix = "--rate=" }); k.Recipe == base.Recipe {
+		t.Error("another argument left the recipe as it was")
+	}
+	if k := key(func(s *ir.Step) { s.Image = "python:3.13" }); k.Recipe == base.Recipe {
+		t.Error("another image left the recipe as it was")
+	}
+	if k := key(func(s *ir.Step) { s.Args[0].Value = ir.Text{{Literal: "0."}, {Literal: "1"}} }); k.Params != nil {
+		t.Errorf("a literal argument left params %v", k.Params)
+	}
+	split := key(func(s *ir.Step) { s.Args[0] = ir.Arg{Prefix: "--lr=0.", Value: ir.Lit("1")} })
+	whole := key(func(s *ir.Step) { s.Args[0] = ir.Arg{Prefix: "", Value: ir.Lit("--lr=0.1")} })
+	if split.Recipe != whole.Recipe {
+		t.Error("one argument split in two pieces has another recipe")
+	}
+}
+
+// What the cache cannot key runs every time, with a warning that says
+// why; cache: false quietly; a cache setting with no cache warns; two
+// steps with one key, or a step named as a key task, are refused.
+func TestCacheKeysRefusals(t *testing.T) {
+	off := false
+	cases := []struct {
+		name string
+		run  func() *ir.Pipeline
+		want []string
+	}{
+		{"tag", func() *ir.Pipeline { return cachedRun(false, step("a", []string{"ws"})) },
+			[]string{"MLC505 step a is not cached: its image python:3.12 is a tag alone"}},
+		{"claim", func() *ir.Pipeline {
+			p := cachedRun(true, step("a", []string{"data"}))
+			p.Volumes = append(p.Volumes, ir.Volume{Name: "data", ClaimName: "data"})
+			return p
+		}, []string{"MLC505 step a is not cached: it mounts the claim of volume data"}},
+		{"off", func() *ir.Pipeline {
+			s := step("a", []string{"ws"})
+			s.CacheSetting = &off
+			p := cachedRun(false, s)
+			return p
+		}, nil},
+		{"unused", func() *ir.Pipeline {
+			s := step("a", []string{"ws"})
+			s.CacheSetting = &off
+			return &ir.Pipeline{Steps: []*ir.Step{s}}
+		}, []string{"MLC506 step a says whether the cache keeps it"}},
+		{"same", func() *ir.Pipeline { return cachedRun(true, step("a", []string{"ws"}), step("b", []string{"ws"})) },
+			[]string{"MLC560 steps a and b would have one cache key"}},
+		{"named", func() *ir.Pipeline {
+			b := step("a-cache-key", []string{"ws"})
+			b.Args = []ir.Arg{{Value: ir.Lit("x")}}
+			return cachedRun(true, step("a", []string{"ws"}), b)
+		}, []string{"MLC560 step a-cache-key has the name of step a's key task"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var got []string
+			for _, d := range CacheKeys(c.run()) {
+				got = append(got, string(d.Code)+" "+d.Message)
+			}
+			if len(got) != len(c.want) {
+				t.Fatalf("got %q, want %q", got, c.want)
+			}
+			for i := range got {
+				if !strings.HasPrefix(got[i], c.want[i]) {
+					t.Errorf("got %q, want it to start %q", got[i], c.want[i])
+				}
+			}
+		})
+	}
+}

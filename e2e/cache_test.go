@@ -1,0 +1,309 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
+	tektonv1 "github.com/tektoncd/pipeline/pkg/apis/pipeline/v1"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/yaml"
+)
+
+// The cache tests run examples/cached-pipeline (bucket-pipeline's cube:
+// prepare, train, evaluate) four times on each engine, each engine with
+// a cache prefix of its own:
+//
+//  1. evaluate's container exits 3 (MLCUBE_E2E_EXIT from the Secret
+//     e2e-fault, whose value no key holds): prepare and train run and
+//     enter the cache, evaluate fails, and so does the run;
+//  2. the same run, submitted again once the Secret says 0: prepare and
+//     train are skipped, evaluate runs (resume is a rerun);
+//  3. the same again: every step is skipped, and no pod but the key
+//     tasks' starts;
+//  4. another value of the param threshold, which only evaluate reads:
+//     evaluate alone runs.
+//
+// Every key a key task made is checked against ir.KeyText, from the
+// recipe in the compiled run, the param's value, the seeded raw data's
+// digest and the manifests in the bucket: the same definition on every
+// engine, so the same step gets the same key on each.
+
+// cachedExample is the example the cache tests run, which the generic
+// real-node tests leave to them.
+const cachedExample = "cached-pipeline"
+
+// cacheSpecs is examples/cached-pipeline with the cache below prefix and
+// evaluate's exit status from the Secret e2e-fault.
+func cacheSpecs(t *testing.T, prefix string) string {
+	t.Helper()
+	dir, ex := t.TempDir(), filepath.Join(repoRoot, "examples", cachedExample)
+	edit := func(name string, change func(map[string]any)) {
+		data, err := os.ReadFile(filepath.Join(ex, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc := map[string]any{}
+		if err := yaml.Unmarshal(data, &doc); err != nil {
+			t.Fatal(err)
+		}
+		change(doc)
+		if data, err = yaml.Marshal(doc); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	edit("pipeline.yaml", func(p map[string]any) {
+		p["cubes"] = map[string]any{"bp": filepath.Join(repoRoot, "examples", "bucket-pipeline")}
+		evaluate := p["steps"].(map[string]any)["evaluate"].(map[string]any)
+		evaluate["secretEnv"] = map[string]any{"MLCUBE_E2E_EXIT": map[string]any{"secret": "e2e-fault", "key": "exit"}}
+	})
+	edit("platform.yaml", func(p map[string]any) {
+		p["objectStore"].(map[string]any)["cache"] = map[string]any{"prefix": prefix, "imageTags": true}
+	})
+	return dir
+}
+
+// cacheRun is what one run of the cache tests did: its phase, the steps
+// whose pods ran and those the engine skipped, each key task's key, and
+// how long the run took.
+type cacheRun struct {
+	phase        string
+	ran, skipped []string
+	keys         map[string]string
+	took         time.Duration
+}
+
+// cacheEngine submits the compiled run with a value of threshold.
+type cacheEngine interface {
+	submit(t *testing.T, threshold string) cacheRun
+	// keyArgs are the key container's args of each step's key task, and
+	// resolve the step a key reference of them names.
+	keyArgs(t *testing.T) map[string][]string
+	refStep(ref string) string
+	paramValue(ref, threshold string) string
+}
+
+// TestE2EArgoCache runs the cache tests on the suite's Argo controller
+// (v3.7, and v4 when make e2e runs the Argo tests again).
+func TestE2EArgoCache(t *testing.T) {
+	t.Parallel()
+	c, s := e2eCluster(t), e2eObjectStore(t)
+	seedBucket(t, s)
+	prefix := fmt.Sprintf("e2e-cache/argo-%d", time.Now().UnixNano())
+	docs, _ := realNodeCompile(t, cacheSpecs(t, prefix), "argo", tektonImage, nil)
+	r := c.newRealRun(t, "cache", docs, decodeWorkflow(t, docs[len(docs)-1]))
+	s.credentials(t, c, r.ns)
+	r.wf.Name, r.wf.GenerateName = "", "cache-"
+	checkCache(t, &argoCache{r}, c, r.ns, s, prefix)
+}
+
+// TestE2ETektonCache runs the cache tests on the suite's Tekton.
+func TestE2ETektonCache(t *testing.T) {
+	t.Parallel()
+	c, s := e2eCluster(t), e2eObjectStore(t)
+	seedBucket(t, s)
+	prefix := fmt.Sprintf("e2e-cache/tekton-%d", time.Now().UnixNano())
+	docs, _ := realNodeCompile(t, cacheSpecs(t, prefix), "tekton", tektonImage, nil)
+	r := c.newTektonRun(t, "cache", docs, decodePipelineRun(t, docs[len(docs)-1]))
+	s.credentials(t, c, r.ns)
+	r.pr.Name, r.pr.GenerateName = "", "cache-"
+	checkCache(t, &tektonCache{r}, c, r.ns, s, prefix)
+}
+
+// checkCache runs the four runs and checks what each ran and skipped,
+// and every key.
+func checkCache(t *testing.T, e cacheEngine, c *cluster, ns string, s *objectStore, prefix string) {
+	fault := func(code string) {
+		c.must(t, "", "-n", ns, "delete", "secret", "e2e-fault", "--ignore-not-found")
+		c.must(t, "", "-n", ns, "create", "secret", "generic", "e2e-fault", "--from-literal=exit="+code)
+	}
+	steps := []string{"evaluate", "prepare", "train"}
+	runs := []struct {
+		what, exit, threshold, phase string
+		ran                          []string
+	}{
+		{"first run, evaluate exits 3", "3", "0.5", "Failed", steps},
+		{"submitted again, the fault removed", "0", "0.5", "Succeeded", []string{"evaluate"}},
+		{"submitted again, unchanged", "0", "0.5", "Succeeded", nil},
+		{"threshold changed", "0", "0.75", "Succeeded", []string{"evaluate"}},
+	}
+	var took []string
+	for i, want := range runs {
+		fault(want.exit)
+		got := e.submit(t, want.threshold)
+		slices.Sort(got.ran)
+		slices.Sort(got.skipped)
+		skipped := slices.DeleteFunc(slices.Clone(steps), func(s string) bool { return slices.Contains(want.ran, s) })
+		if got.phase != want.phase || !slices.Equal(got.ran, want.ran) || !slices.Equal(got.skipped, skipped) {
+			t.Fatalf("run %d (%s): %s, ran %v, skipped %v; want %s, ran %v, skipped %v", i+1, want.what, got.phase,
+				got.ran, got.skipped, want.phase, want.ran, skipped)
+		}
+		checkKeys(t, e, s, prefix, got.keys, want.threshold)
+		t.Logf("run %d (%s): %s in %s; ran %v, skipped %v; keys %v", i+1, want.what, got.phase,
+			got.took.Round(time.Second), got.ran, got.skipped, got.keys)
+		took = append(took, got.took.Round(time.Second).String())
+	}
+	t.Logf("durations: %s", strings.Join(took, ", "))
+}
+
+// checkKeys checks each key against ir.KeyText: the recipe, then each
+// param's value's sha256, then each input's: a URL's data fetched (the
+// seeded raw/), or what a cached step's manifest records.
+func checkKeys(t *testing.T, e cacheEngine, s *objectStore, prefix string, keys map[string]string, threshold string) {
+	t.Helper()
+	for step, args := range e.keyArgs(t) {
+		lines := []string{"mlcube-compile cache v1", "recipe " + args[1]}
+		for items := args[5:]; len(items) >= 4; items = items[4:] {
+			kind, name, a, b := items[0], items[1], items[2], items[3]
+			switch kind {
+			case "param":
+				lines = append(lines, "param "+name+" "+sha256Hex([]byte(e.paramValue(a, threshold))))
+			case "digest":
+				lines = append(lines, "input "+name+" "+a)
+			case "fetch":
+				key := strings.TrimPrefix(b, s.Bucket+"/")
+				lines = append(lines, "input "+name+" "+folderDigest(s.objects(t, key), key))
+			case "cached":
+				manifest := string(s.get(t, prefix+"/"+keys[e.refStep(a)]+"/manifest"))
+				m := regexp.MustCompile(`(?m)^output ` + b + ` ([0-9a-f]{64})$`).FindStringSubmatch(manifest)
+				if m == nil {
+					t.Fatalf("step %s's manifest records no %s:\n%s", e.refStep(a), b, manifest)
+				}
+				lines = append(lines, "input "+name+" "+m[1])
+			}
+		}
+		want := sha256Hex([]byte(strings.Join(lines, "\n") + "\n"))
+		if keys[step] != want {
+			t.Errorf("step %s's key is %s, want %s, the sha256 of:\n%s", step, keys[step], want, strings.Join(lines, "\n"))
+		}
+	}
+}
+
+// argoCache submits the compiled Workflow.
+type argoCache struct{ r *realRun }
+
+func (a *argoCache) submit(t *testing.T, threshold string) cacheRun {
+	t.Helper()
+	for i, p := range a.r.wf.Spec.Arguments.Parameters {
+		if p.Name == "threshold" {
+			a.r.wf.Spec.Arguments.Parameters[i].Value = wfv1.AnyStringPtr(threshold)
+		}
+	}
+	done := a.r.c.wait(t, a.r.ns, a.r.create(t), 8*time.Minute)
+	run := cacheRun{phase: string(done.Status.Phase), keys: map[string]string{},
+		took: done.Status.FinishedAt.Sub(done.Status.StartedAt.Time)}
+	var pods corev1.PodList
+	out := a.r.c.must(t, "", "-n", a.r.ns, "get", "pods", "-l", "workflows.argoproj.io/workflow="+done.Name, "-o", "json")
+	if err := json.Unmarshal([]byte(out), &pods); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pods.Items {
+		task := strings.TrimPrefix(p.Annotations["workflows.argoproj.io/node-name"], done.Name+".")
+		if !strings.HasSuffix(task, "-cache-key") {
+			run.ran = append(run.ran, task)
+		}
+	}
+	for _, n := range done.Status.Nodes {
+		switch {
+		case n.Phase == wfv1.NodeSkipped:
+			run.skipped = append(run.skipped, n.DisplayName)
+		case strings.HasSuffix(n.DisplayName, "-cache-key"):
+			run.keys[strings.TrimSuffix(n.DisplayName, "-cache-key")] = outputParam(&n, "key")
+		}
+	}
+	return run
+}
+
+func (a *argoCache) keyArgs(t *testing.T) map[string][]string {
+	out := map[string][]string{}
+	for _, tmpl := range a.r.wf.Spec.Templates {
+		if step, ok := strings.CutSuffix(tmpl.Name, "-cache-key"); ok {
+			out[step] = tmpl.Container.Args
+		}
+	}
+	return out
+}
+
+func (a *argoCache) refStep(ref string) string {
+	return strings.TrimSuffix(strings.TrimPrefix(ref, "{{inputs.parameters.mlcube-key-"), "}}")
+}
+
+func (a *argoCache) paramValue(ref, threshold string) string {
+	if ref == "{{workflow.parameters.threshold}}" {
+		return threshold
+	}
+	return ref
+}
+
+// tektonCache submits the compiled PipelineRun.
+type tektonCache struct{ r *tektonRun }
+
+func (k *tektonCache) submit(t *testing.T, threshold string) cacheRun {
+	t.Helper()
+	for i, p := range k.r.pr.Spec.Params {
+		if p.Name == "threshold" {
+			k.r.pr.Spec.Params[i].Value = *tektonv1.NewStructuredValues(threshold)
+		}
+	}
+	done := k.r.run(t, 8*time.Minute)
+	cond := done.Status.GetCondition("Succeeded")
+	run := cacheRun{phase: "Failed", keys: map[string]string{},
+		took: done.Status.CompletionTime.Sub(done.Status.StartTime.Time)}
+	if cond != nil && cond.Status == corev1.ConditionTrue {
+		run.phase = "Succeeded"
+	}
+	var pods corev1.PodList
+	out := k.r.c.must(t, "", "-n", k.r.ns, "get", "pods", "-l", "tekton.dev/pipelineRun="+done.Name, "-o", "json")
+	if err := json.Unmarshal([]byte(out), &pods); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pods.Items {
+		if task := p.Labels["tekton.dev/pipelineTask"]; !strings.HasSuffix(task, "-cache-key") {
+			run.ran = append(run.ran, task)
+		}
+	}
+	for _, s := range done.Status.SkippedTasks {
+		run.skipped = append(run.skipped, s.Name)
+	}
+	k.r.pr.Name = done.Name
+	for task, results := range taskResults(t, k.r) {
+		if step, ok := strings.CutSuffix(task, "-cache-key"); ok {
+			run.keys[step] = results["key"]
+		}
+	}
+	k.r.pr.Name = ""
+	return run
+}
+
+func (k *tektonCache) keyArgs(t *testing.T) map[string][]string {
+	out := map[string][]string{}
+	for _, task := range k.r.pr.Spec.PipelineSpec.Tasks {
+		if step, ok := strings.CutSuffix(task.Name, "-cache-key"); ok {
+			out[step] = task.TaskSpec.Steps[0].Args
+		}
+	}
+	return out
+}
+
+func (k *tektonCache) refStep(ref string) string {
+	return strings.TrimSuffix(strings.TrimPrefix(ref, "$(tasks."), "-cache-key.results.key)")
+}
+
+func (k *tektonCache) paramValue(ref, threshold string) string {
+	if ref == "$(params.threshold)" {
+		return threshold
+	}
+	return ref
+}
