@@ -46,6 +46,9 @@ type Options struct {
 	// parameter NAME of every task of a cube the path PATH, with no
 	// pipeline file.
 	Paths []Setting
+	// Version and Commit are the compiler's, which the provenance of a
+	// run names (ir.Provenance).
+	Version, Commit string
 	// NeedValues, when set, says why every param needs a value at compile
 	// time, such as "a Job has no run-time parameters".
 	NeedValues string
@@ -114,6 +117,9 @@ func compile(sc *schema.Context, files *source.Files, opts Options) (*ir.Pipelin
 		// it found.
 		p, more = lower.Lower(ps, plat, opts.NeedValues)
 		more = append(more, passes.Run(p)...)
+		if writesResults(p) {
+			p.Provenance = &ir.Provenance{Specs: files.Digest(), Version: opts.Version, Commit: opts.Commit}
+		}
 		more = append(more, verify.Verify(p)...)
 		if plat != nil && len(plat.Cut) > 0 {
 			more = keepCut(more, plat.File, plat.Cut)
@@ -180,3 +186,19 @@ const StdinName = source.StdinName
 // WithStdin is fsys (the machine's files when nil) with data, a spec read
 // from standard input, as the file StdinName.
 func WithStdin(fsys fs.FS, data []byte) fs.FS { return source.WithStdin(fsys, data) }
+
+// writesResults says whether p uploads final results to an S3 bucket,
+// beside which it writes its provenance.
+func writesResults(p *ir.Pipeline) bool {
+	if p.ObjectStore == nil || p.ObjectStore.S3 == nil {
+		return false
+	}
+	for _, s := range p.Steps {
+		for _, u := range s.Uploads {
+			if u.Final {
+				return true
+			}
+		}
+	}
+	return false
+}

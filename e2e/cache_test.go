@@ -21,7 +21,8 @@ import (
 
 // The cache tests run examples/cached-pipeline (bucket-pipeline's cube:
 // prepare, train, evaluate) four times on each engine, each engine with
-// a cache prefix of its own:
+// a cache prefix of its own, in a namespace that enforces Pod Security's
+// restricted level:
 //
 //  1. evaluate's container exits 3 (MLCUBE_E2E_EXIT from the Secret
 //     e2e-fault, whose value no key holds): prepare and train run and
@@ -71,15 +72,25 @@ func cacheSpecs(t *testing.T, prefix string) string {
 	})
 	edit("platform.yaml", func(p map[string]any) {
 		p["objectStore"].(map[string]any)["cache"] = map[string]any{"prefix": prefix, "imageTags": true}
+		// In a namespace that enforces Pod Security's restricted level:
+		// the key tasks' and the provenance task's pods too.
+		p["podSecurity"] = "restricted"
+		p["securityContext"] = map[string]any{"runAsUser": 1000, "runAsGroup": 1000}
+		p["tekton"] = map[string]any{"setSecurityContext": true}
 	})
 	return dir
+}
+
+// restrict makes namespace ns enforce Pod Security's restricted level.
+func restrict(t *testing.T, c *cluster, ns string) {
+	c.must(t, "", "label", "namespace", ns, "pod-security.kubernetes.io/enforce=restricted", "--overwrite")
 }
 
 // cacheRun is what one run of the cache tests did: its phase, the steps
 // whose pods ran and those the engine skipped, each key task's key, and
 // how long the run took.
 type cacheRun struct {
-	phase        string
+	phase, uid   string
 	ran, skipped []string
 	keys         map[string]string
 	took         time.Duration
@@ -105,6 +116,7 @@ func TestE2EArgoCache(t *testing.T) {
 	docs, _ := realNodeCompile(t, cacheSpecs(t, prefix), "argo", tektonImage, nil)
 	r := c.newRealRun(t, "cache", docs, decodeWorkflow(t, docs[len(docs)-1]))
 	s.credentials(t, c, r.ns)
+	restrict(t, c, r.ns)
 	r.wf.Name, r.wf.GenerateName = "", "cache-"
 	checkCache(t, &argoCache{r}, c, r.ns, s, prefix)
 }
@@ -118,6 +130,7 @@ func TestE2ETektonCache(t *testing.T) {
 	docs, _ := realNodeCompile(t, cacheSpecs(t, prefix), "tekton", tektonImage, nil)
 	r := c.newTektonRun(t, "cache", docs, decodePipelineRun(t, docs[len(docs)-1]))
 	s.credentials(t, c, r.ns)
+	restrict(t, c, r.ns)
 	r.pr.Name, r.pr.GenerateName = "", "cache-"
 	checkCache(t, &tektonCache{r}, c, r.ns, s, prefix)
 }
@@ -140,6 +153,7 @@ func checkCache(t *testing.T, e cacheEngine, c *cluster, ns string, s *objectSto
 		{"threshold changed", "0", "0.75", "Succeeded", []string{"evaluate"}},
 	}
 	var took []string
+	var last cacheRun
 	for i, want := range runs {
 		fault(want.exit)
 		got := e.submit(t, want.threshold)
@@ -154,8 +168,45 @@ func checkCache(t *testing.T, e cacheEngine, c *cluster, ns string, s *objectSto
 		t.Logf("run %d (%s): %s in %s; ran %v, skipped %v; keys %v", i+1, want.what, got.phase,
 			got.took.Round(time.Second), got.ran, got.skipped, got.keys)
 		took = append(took, got.took.Round(time.Second).String())
+		last = got
 	}
 	t.Logf("durations: %s", strings.Join(took, ", "))
+	checkProvenance(t, s, prefix, last)
+}
+
+// checkProvenance checks the statement the last run wrote beside its
+// result: mlcube-compile verify finds evaluate's metrics, fetched from the
+// cache's entry, to be its subject, and refuses them with a byte changed.
+func checkProvenance(t *testing.T, s *objectStore, prefix string, run cacheRun) {
+	t.Helper()
+	dir := t.TempDir()
+	statement, metrics := filepath.Join(dir, "provenance.intoto.json"), filepath.Join(dir, "metrics.json")
+	if err := os.WriteFile(statement, s.get(t, run.uid+"/provenance.intoto.json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	manifest := string(s.get(t, prefix+"/"+run.keys["evaluate"]+"/manifest"))
+	entry := regexp.MustCompile(`(?m)^entry (\S+)$`).FindStringSubmatch(manifest)
+	if entry == nil {
+		t.Fatalf("evaluate's manifest names no entry:\n%s", manifest)
+	}
+	data := s.get(t, prefix+"/"+run.keys["evaluate"]+"/"+entry[1]+"/metrics")
+	if err := os.WriteFile(metrics, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, code := compileArgs(t, "mlcube-compile", "verify", metrics, statement)
+	if code != 0 || !strings.Contains(out, "is subject evaluate/metrics of") {
+		t.Fatalf("verify of the run's metrics: exit %d\n%s%s", code, out, stderr)
+	}
+	t.Logf("verify: %s", strings.TrimSpace(out))
+	data[len(data)/2] ^= 1
+	if err := os.WriteFile(metrics, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, code = compileArgs(t, "mlcube-compile", "verify", metrics, statement)
+	if code != 1 || out != "" || !strings.Contains(stderr, "[MLC754]") {
+		t.Fatalf("verify of the metrics with a byte changed: exit %d\n%s%s", code, out, stderr)
+	}
+	t.Logf("verify, a byte changed: exit 1: %s", strings.TrimSpace(stderr))
 }
 
 // checkKeys checks each key against ir.KeyText: the recipe, then each
@@ -191,6 +242,12 @@ func checkKeys(t *testing.T, e cacheEngine, s *objectStore, prefix string, keys 
 	}
 }
 
+// helperTask says whether a task is the run's own, not a step's: a key
+// task, or the task that writes the provenance.
+func helperTask(task string) bool {
+	return strings.HasSuffix(task, "-cache-key") || task == "mlcube-provenance"
+}
+
 // argoCache submits the compiled Workflow.
 type argoCache struct{ r *realRun }
 
@@ -202,7 +259,7 @@ func (a *argoCache) submit(t *testing.T, threshold string) cacheRun {
 		}
 	}
 	done := a.r.c.wait(t, a.r.ns, a.r.create(t), 8*time.Minute)
-	run := cacheRun{phase: string(done.Status.Phase), keys: map[string]string{},
+	run := cacheRun{phase: string(done.Status.Phase), uid: string(done.UID), keys: map[string]string{},
 		took: done.Status.FinishedAt.Sub(done.Status.StartedAt.Time)}
 	var pods corev1.PodList
 	out := a.r.c.must(t, "", "-n", a.r.ns, "get", "pods", "-l", "workflows.argoproj.io/workflow="+done.Name, "-o", "json")
@@ -210,14 +267,13 @@ func (a *argoCache) submit(t *testing.T, threshold string) cacheRun {
 		t.Fatal(err)
 	}
 	for _, p := range pods.Items {
-		task := strings.TrimPrefix(p.Annotations["workflows.argoproj.io/node-name"], done.Name+".")
-		if !strings.HasSuffix(task, "-cache-key") {
+		if task := strings.TrimPrefix(p.Annotations["workflows.argoproj.io/node-name"], done.Name+"."); !helperTask(task) {
 			run.ran = append(run.ran, task)
 		}
 	}
 	for _, n := range done.Status.Nodes {
 		switch {
-		case n.Phase == wfv1.NodeSkipped:
+		case n.Phase == wfv1.NodeSkipped && !helperTask(n.DisplayName):
 			run.skipped = append(run.skipped, n.DisplayName)
 		case strings.HasSuffix(n.DisplayName, "-cache-key"):
 			run.keys[strings.TrimSuffix(n.DisplayName, "-cache-key")] = outputParam(&n, "key")
@@ -259,7 +315,7 @@ func (k *tektonCache) submit(t *testing.T, threshold string) cacheRun {
 	}
 	done := k.r.run(t, 8*time.Minute)
 	cond := done.Status.GetCondition("Succeeded")
-	run := cacheRun{phase: "Failed", keys: map[string]string{},
+	run := cacheRun{phase: "Failed", uid: string(done.UID), keys: map[string]string{},
 		took: done.Status.CompletionTime.Sub(done.Status.StartTime.Time)}
 	if cond != nil && cond.Status == corev1.ConditionTrue {
 		run.phase = "Succeeded"
@@ -270,12 +326,14 @@ func (k *tektonCache) submit(t *testing.T, threshold string) cacheRun {
 		t.Fatal(err)
 	}
 	for _, p := range pods.Items {
-		if task := p.Labels["tekton.dev/pipelineTask"]; !strings.HasSuffix(task, "-cache-key") {
+		if task := p.Labels["tekton.dev/pipelineTask"]; !helperTask(task) {
 			run.ran = append(run.ran, task)
 		}
 	}
 	for _, s := range done.Status.SkippedTasks {
-		run.skipped = append(run.skipped, s.Name)
+		if !helperTask(s.Name) {
+			run.skipped = append(run.skipped, s.Name)
+		}
 	}
 	k.r.pr.Name = done.Name
 	for task, results := range taskResults(t, k.r) {

@@ -84,6 +84,9 @@ func checkTektonReads(t *testing.T, r *tektonRun, pods map[string]string, object
 		want[sum] = true
 	}
 	for _, task := range r.golden.Spec.PipelineSpec.Tasks {
+		if helperTask(task.Name) {
+			continue
+		}
 		rec := logRecord(t, r.realRun, pods[task.Name], "step-main")
 		read := 0
 		for path, files := range rec.Inputs {

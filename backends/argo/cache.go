@@ -1,6 +1,8 @@
 package argo
 
 import (
+	"slices"
+
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 	apiv1 "k8s.io/api/core/v1"
 
@@ -211,4 +213,40 @@ func cachedTask(task *wfv1.DAGTask, s *ir.Step) {
 	key := s.Name + ir.KeyTaskSuffix
 	task.Dependencies = append(append([]string(nil), task.Dependencies...), key)
 	task.When = "'{{tasks." + key + ".outputs.parameters." + hitOutput + "}}' == 'false'"
+}
+
+// provenanceTemplate writes the run's provenance (kube.ProvenanceScript)
+// once every step that makes a result has ended, or was skipped; its
+// inputs are the sha256 each of those steps recorded, or its key.
+func provenanceTemplate(p *ir.Pipeline, name string) (wfv1.Template, wfv1.DAGTask) {
+	mv := kube.Mover{
+		RunID: "{{workflow.uid}}",
+		Ref:   parameterRef,
+		Want:  func(f ir.Fetch) string { return "{{inputs.parameters." + digestParam(f.Name) + "}}" },
+		Key:   func(step string) string { return "{{inputs.parameters." + keyParam(step) + "}}" },
+	}
+	c := mv.ProvenanceContainer(p, "argo", containerName)
+	t := wfv1.Template{
+		Name:            name,
+		Metadata:        wfv1.Metadata{Labels: kube.Labels(p.Labels)},
+		Container:       &c,
+		SecurityContext: kube.PodSecurityContext(p, nil),
+		PodSpecPatch:    podSpecPatch(executorPatch(p, nil)),
+	}
+	task := wfv1.DAGTask{Name: ir.ProvenanceTask, Template: name}
+	_, subjects := kube.ProvenanceOf(p, "argo")
+	for _, sub := range subjects {
+		task.Dependencies = appendOnce(task.Dependencies, sub.Step.Name)
+		param := wfv1.Parameter{Name: digestParam(kube.SubjectFetch(sub).Name),
+			Value: wfv1.AnyStringPtr("{{tasks." + sub.Step.Name + ".outputs.parameters." + digestParam(sub.Upload.Name) + "}}")}
+		if sub.Step.Key != nil {
+			param = wfv1.Parameter{Name: keyParam(sub.Step.Name), Value: wfv1.AnyStringPtr("{{tasks." + sub.Step.Name +
+				ir.KeyTaskSuffix + ".outputs.parameters." + keyOutput + "}}")}
+		}
+		if !slices.ContainsFunc(task.Arguments.Parameters, func(q wfv1.Parameter) bool { return q.Name == param.Name }) {
+			task.Arguments.Parameters = append(task.Arguments.Parameters, param)
+			t.Inputs.Parameters = append(t.Inputs.Parameters, wfv1.Parameter{Name: param.Name})
+		}
+	}
+	return t, task
 }

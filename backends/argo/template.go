@@ -89,6 +89,10 @@ func buildTemplates(p *ir.Pipeline) ([]wfv1.Template, []wfv1.DAGTask, error) {
 		}
 		tasks = append(tasks, task)
 	}
+	if p.Provenance != nil {
+		t, task := provenanceTemplate(p, uniqueName(ir.ProvenanceTask, templates))
+		templates, tasks = append(templates, t), append(tasks, task)
+	}
 	return templates, afterClaimTemplates(afterConfigs(tasks, configs), claims), nil
 }
 

@@ -1,6 +1,8 @@
 package tekton
 
 import (
+	"slices"
+
 	v1 "github.com/tektoncd/pipeline/pkg/apis/pipeline/v1"
 	"k8s.io/apimachinery/pkg/selection"
 
@@ -31,7 +33,7 @@ func keyRef(step string) string {
 // none of its GPUs.
 func keyTask(p *ir.Pipeline, s *ir.Step) v1.PipelineTask {
 	m := kube.Mover{RunID: runID, Ref: paramRef, Want: wantRef, Key: keyRef}
-	c := m.KeyContainer(p, s, stepName, "$(results."+keyResult+".path)", "$(results."+hitResult+".path)")
+	c := m.KeyContainer(p, s, "key", "$(results."+keyResult+".path)", "$(results."+hitResult+".path)")
 	spec := v1.TaskSpec{
 		Steps: []v1.Step{fromContainer(c)},
 		Results: []v1.TaskResult{
@@ -64,4 +66,27 @@ func skipOnHit(t *v1.PipelineTask, s *ir.Step) {
 	t.RunAfter = append(t.RunAfter, key)
 	t.When = append(t.When, v1.WhenExpression{Input: "$(tasks." + key + ".results." + hitResult + ")",
 		Operator: selection.In, Values: []string{"false"}})
+}
+
+// provenanceTask writes the run's provenance (kube.ProvenanceScript) once
+// every step that makes a result has ended, or was skipped: each one's
+// sha256 is its task's result, or its key's manifest's when it is cached
+// (a result of a task skipped would fail the run).
+func provenanceTask(p *ir.Pipeline) v1.PipelineTask {
+	m := kube.Mover{RunID: runID, Ref: paramRef, Want: wantRef, Key: keyRef}
+	c := m.ProvenanceContainer(p, "tekton", "provenance")
+	t := v1.PipelineTask{
+		Name: ir.ProvenanceTask,
+		TaskSpec: &v1.EmbeddedTask{
+			Metadata: v1.PipelineTaskMetadata{Labels: kube.Labels(p.Labels)},
+			TaskSpec: v1.TaskSpec{Steps: []v1.Step{fromContainer(c)}},
+		},
+	}
+	_, subjects := kube.ProvenanceOf(p, "tekton")
+	for _, sub := range subjects {
+		if !slices.Contains(t.RunAfter, sub.Step.Name) {
+			t.RunAfter = append(t.RunAfter, sub.Step.Name)
+		}
+	}
+	return t
 }

@@ -116,6 +116,9 @@ func addTasks(pr *v1.PipelineRun, p *ir.Pipeline) error {
 			pr.Spec.TaskRunSpecs = append(pr.Spec.TaskRunSpecs, *spec)
 		}
 	}
+	if p.Provenance != nil {
+		pr.Spec.PipelineSpec.Tasks = append(pr.Spec.PipelineSpec.Tasks, provenanceTask(p))
+	}
 	return nil
 }
 

@@ -142,6 +142,7 @@ func workspace(c *cli.Context, s *session) (*compiler.Workspace, error) {
 		MLCube: c.String("mlcube"), Platform: c.String("platform"), Task: c.String("task"),
 		Values: c.StringSlice("values"),
 	}
+	opts.Version, opts.Commit = compilerIdentity()
 	if err := checkPlatformValue(opts.Platform); err != nil {
 		return nil, err
 	}

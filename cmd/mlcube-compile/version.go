@@ -25,6 +25,16 @@ func readBuildInfo() *debug.BuildInfo {
 
 // describeBuild fills what the linker did not set from the build info.
 func describeBuild(version, commit string, bi *debug.BuildInfo) string {
+	b := identify(version, commit, bi)
+	return fmt.Sprintf("%s (%s, %s)", b.version, b.commit, b.goVersion)
+}
+
+// build is what identifies the binary: its version, its commit (with ",
+// modified" when built from a changed tree) and its Go version.
+type build struct{ version, commit, goVersion string }
+
+// identify fills what the linker did not set from the build info.
+func identify(version, commit string, bi *debug.BuildInfo) build {
 	goVersion := "unknown Go"
 	stamped, modified := commit != "", false
 	if bi != nil {
@@ -49,5 +59,11 @@ func describeBuild(version, commit string, bi *debug.BuildInfo) string {
 	} else if modified {
 		commit += ", modified"
 	}
-	return fmt.Sprintf("%s (%s, %s)", version, commit, goVersion)
+	return build{version, commit, goVersion}
+}
+
+// compilerIdentity is the version and commit a run's provenance names.
+func compilerIdentity() (string, string) {
+	b := identify(version, commit, readBuildInfo())
+	return b.version, b.commit
 }

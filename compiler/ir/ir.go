@@ -74,6 +74,9 @@ type Pipeline struct {
 	// object workspace, upload their outputs; nil when the platform
 	// names none.
 	ObjectStore *ObjectStore `json:",omitempty"`
+	// Provenance is set when the run writes a statement of how its
+	// results were made: it uploads final results to an S3 bucket.
+	Provenance *Provenance `json:",omitempty"`
 	// ResourceClaimTemplates are what the steps' GPU claims are made
 	// from, one per distinct request, sorted by name; created before the
 	// run.

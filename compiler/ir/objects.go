@@ -146,3 +146,29 @@ type Upload struct {
 // from the folder as ./path, sorted by path in byte order. A file's is
 // its own sha256.
 const FolderDigest = "sha256 of `find . -type f | LC_ALL=C sort | xargs sha256sum` in the folder"
+
+// Provenance is what a run says of how its results were made: an in-toto
+// v1 Statement with a SLSA v1 provenance predicate, which a task after
+// every step writes beside the results in the bucket, at
+// <run id>/ProvenanceFile. Its subjects are the run's final uploads
+// with their sha256; its resolved dependencies, the specs, the images and
+// the URL inputs (with their written digests).
+type Provenance struct {
+	// Specs is the sha256 of the spec files the run was compiled from:
+	// of a line "<sha256>  <path>" for each, by path.
+	Specs string
+	// Version and Commit are the compiler's.
+	Version, Commit string
+}
+
+// FolderDigestKey names a statement's digest of a subject that is a
+// folder: its sha256 is of the listing FolderDigest says, not of one
+// file's bytes, which "sha256" names.
+const FolderDigestKey = "mlcube-folder-sha256"
+
+// ProvenanceTask names the task, after every step, that writes the
+// run's provenance; no step of such a run has the name.
+const ProvenanceTask = "mlcube-provenance"
+
+// ProvenanceFile names the statement in the run's folder of the bucket.
+const ProvenanceFile = "provenance.intoto.json"

@@ -3,8 +3,10 @@ package kube
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -142,5 +144,57 @@ func TestCacheKeyOfURLs(t *testing.T) {
 	want := keyOf("recipe "+s.Key.Recipe, "input a-raw "+digest, "input b-pinned "+strings.Repeat("d", 64))
 	if keys["s"] != want {
 		t.Errorf("the key is %s, want %s: the fetched URL's digest, then the written one, by name", keys["s"], want)
+	}
+}
+
+// The provenance task fills the statement's placeholders: the run's id,
+// each result's sha256, as its step recorded it or, for a cached step,
+// as its key's manifest records it; it uploads it to the run's folder.
+// A digest that is not one fails it.
+func TestProvenanceStatement(t *testing.T) {
+	sb := newSandbox(t)
+	keys := map[string]string{"cached": strings.Repeat("e", 64)}
+	cachedStep := &ir.Step{Name: "cached", Image: "python:3.12", Key: &ir.StepKey{Recipe: "r"},
+		Uploads: []ir.Upload{{Name: "model", Path: ir.Lit("/m"), Folder: true, Final: true}}}
+	plain := &ir.Step{Name: "plain", Image: "python@sha256:" + strings.Repeat("1", 64),
+		Fetches: []ir.Fetch{{Name: "raw", URL: &ir.URL{Raw: "s3://b/raw.csv", Scheme: "s3", SHA256: strings.Repeat("2", 64)}}},
+		Uploads: []ir.Upload{{Name: "metrics", Path: ir.Lit("/x"), Final: true}, {Name: "tmp", Path: ir.Lit("/y")}}}
+	p := &ir.Pipeline{Name: "run", Steps: []*ir.Step{cachedStep, plain},
+		ObjectStore: &ir.ObjectStore{ToolImage: "rclone", S3: &ir.S3Bucket{Bucket: "b"}, Cache: &ir.Cache{Prefix: "cache"}},
+		Provenance:  &ir.Provenance{Specs: strings.Repeat("3", 64), Version: "v1.0.0", Commit: "abc"}}
+	write(t, filepath.Join(sb.dir, "s3", "b", "cache", keys["cached"]), map[string]string{
+		"manifest": ir.CacheManifest + "\nentry run-0\noutput model " + strings.Repeat("4", 64) + "\n"})
+	recorded := map[string]string{"metrics": strings.Repeat("5", 64)}
+	m := Mover{RunID: "run-1", Key: func(step string) string { return keys[step] },
+		Want: func(f ir.Fetch) string { return recorded[f.From.Name] }}
+	if log, ok := sb.run(m.ProvenanceContainer(p, "argo", "provenance"), nil); !ok {
+		t.Fatalf("the provenance container failed:\n%s", log)
+	}
+	data, err := os.ReadFile(filepath.Join(sb.dir, "s3", "b", "run-1", ir.ProvenanceFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st Statement
+	if err := json.Unmarshal(data, &st); err != nil {
+		t.Fatalf("the statement is no JSON: %v\n%s", err, data)
+	}
+	want := []Descriptor{
+		{Name: "cached/model", Digest: map[string]string{ir.FolderDigestKey: strings.Repeat("4", 64)}},
+		{Name: "plain/metrics", Digest: map[string]string{"sha256": strings.Repeat("5", 64)}},
+	}
+	if !reflect.DeepEqual(st.Subject, want) {
+		t.Errorf("subjects %+v, want %+v", st.Subject, want)
+	}
+	deps := st.Predicate.BuildDefinition.ResolvedDependencies
+	if len(deps) != 4 || deps[0].Digest["sha256"] != p.Provenance.Specs || deps[2].Digest["sha256"] != strings.Repeat("1", 64) ||
+		deps[3].URI != "s3://b/raw.csv" || deps[1].Digest != nil {
+		t.Errorf("resolved dependencies %+v: want the specs, the tag alone, the pinned image, the URL with its digest", deps)
+	}
+	if id := st.Predicate.RunDetails.Metadata.InvocationID; id != "run-1" {
+		t.Errorf("invocationId %q, want run-1", id)
+	}
+	recorded["metrics"] = "not-a-digest"
+	if log, ok := sb.run(m.ProvenanceContainer(p, "argo", "provenance"), nil); ok || !strings.Contains(log, "no sha256") {
+		t.Errorf("a subject without a digest was written (%v):\n%s", ok, log)
 	}
 }

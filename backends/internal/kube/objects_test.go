@@ -125,7 +125,7 @@ func TestScriptsUnderBusyBox(t *testing.T) {
 		{"round-trip", TestMoverRoundTrip}, {"sequence", TestSequence}, {"sequence-escapes", TestSequenceEscapes},
 		{"verify-shares", TestVerifySharesFetchedData}, {"retry", TestMoverRetryLeavesNoStaleFiles},
 		{"empty-folder", TestMoverEmptyFolder}, {"folders", TestFolders},
-		{"cache", TestCacheRoundTrip}, {"cache-urls", TestCacheKeyOfURLs},
+		{"cache", TestCacheRoundTrip}, {"cache-urls", TestCacheKeyOfURLs}, {"provenance", TestProvenanceStatement},
 	} {
 		t.Run(c.name, c.test)
 	}

@@ -1,6 +1,8 @@
 package source
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"io/fs"
@@ -55,6 +57,20 @@ func (fl *Files) Read() []string {
 	fl.mu.Lock()
 	defer fl.mu.Unlock()
 	return slices.DeleteFunc(slices.Sorted(maps.Keys(fl.read)), func(p string) bool { return p == StdinName })
+}
+
+// Digest is the sha256, in hex, of the files read: of a line
+// "<sha256 of its bytes>  <path>" for each, by path in byte order
+// (standard input as StdinName).
+func (fl *Files) Digest() string {
+	fl.mu.Lock()
+	defer fl.mu.Unlock()
+	h := sha256.New()
+	for _, path := range slices.Sorted(maps.Keys(fl.read)) {
+		sum := sha256.Sum256(fl.read[path])
+		fmt.Fprintf(h, "%s  %s\n", hex.EncodeToString(sum[:]), path)
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // Stat describes the file at path.

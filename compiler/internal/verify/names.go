@@ -27,5 +27,9 @@ func (v *verifier) stepNames() {
 		if !hasNameChars(s.Written) {
 			v.errorf(diag.NoNameChars, s.Loc, "step name %q has no letters or digits to make an engine name from", s.Written)
 		}
+		if v.p.Provenance != nil && s.Name == ir.ProvenanceTask {
+			v.errorf(diag.CacheKeysCollide, s.Loc, "step %s has the name of the task that writes the run's provenance after "+
+				"every step; rename it", s.Written)
+		}
 	}
 }

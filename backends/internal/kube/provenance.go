@@ -1,0 +1,172 @@
+package kube
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+)
+
+// The statement's parts, as in-toto v1 and SLSA provenance v1 name them.
+const (
+	statementType  = "https://in-toto.io/Statement/v1"
+	predicateType  = "https://slsa.dev/provenance/v1"
+	buildType      = "https://github.com/mlcube-compile/mlcube-compile/blob/main/docs/caching.md#provenance"
+	builderID      = "https://github.com/mlcube-compile/mlcube-compile"
+	runPlaceholder = "@@run@@"
+)
+
+// Statement is an in-toto v1 Statement of SLSA v1 provenance, as the
+// provenance task writes it and `mlcube-compile verify` reads it.
+type Statement struct {
+	Type          string       `json:"_type"`
+	Subject       []Descriptor `json:"subject"`
+	PredicateType string       `json:"predicateType"`
+	Predicate     Predicate    `json:"predicate"`
+}
+
+// Descriptor is an in-toto ResourceDescriptor.
+type Descriptor struct {
+	Name   string            `json:"name,omitempty"`
+	URI    string            `json:"uri,omitempty"`
+	Digest map[string]string `json:"digest,omitempty"`
+}
+
+// Predicate is SLSA v1 provenance's.
+type Predicate struct {
+	BuildDefinition struct {
+		BuildType            string            `json:"buildType"`
+		ExternalParameters   map[string]string `json:"externalParameters"`
+		ResolvedDependencies []Descriptor      `json:"resolvedDependencies"`
+	} `json:"buildDefinition"`
+	RunDetails struct {
+		Builder struct {
+			ID      string            `json:"id"`
+			Version map[string]string `json:"version"`
+		} `json:"builder"`
+		Metadata struct {
+			InvocationID string `json:"invocationId"`
+		} `json:"metadata"`
+	} `json:"runDetails"`
+}
+
+// Subject is a final upload of the run, which the statement's subject
+// of the same index is.
+type Subject struct {
+	Step   *ir.Step
+	Upload ir.Upload
+}
+
+// SubjectFetch is sub as a fetch of the provenance task, whose Want
+// refers to the sha256 its step recorded.
+func SubjectFetch(sub Subject) ir.Fetch {
+	return ir.Fetch{Name: sub.Step.Name + "-" + sub.Upload.Name, From: &ir.Output{Step: sub.Step.Name, Name: sub.Upload.Name}}
+}
+
+// ProvenanceOf is p's statement with placeholders, @@N@@ for the sha256
+// of the N-th subject and @@run@@ for the run's id, and its subjects:
+// every final upload, as <step>/<output>. engine names the engine.
+func ProvenanceOf(p *ir.Pipeline, engine string) (string, []Subject) {
+	st := Statement{Type: statementType, PredicateType: predicateType}
+	var subjects []Subject
+	images := map[string]bool{}
+	bd := &st.Predicate.BuildDefinition
+	bd.BuildType = buildType
+	bd.ExternalParameters = map[string]string{"pipeline": p.Name, "engine": engine}
+	bd.ResolvedDependencies = []Descriptor{{Name: "specs", Digest: map[string]string{"sha256": p.Provenance.Specs}}}
+	for _, s := range p.Steps {
+		if s.Image != "" && !images[s.Image] {
+			images[s.Image] = true
+			d := Descriptor{URI: s.Image}
+			if _, digest, ok := strings.Cut(s.Image, "@sha256:"); ok {
+				d.Digest = map[string]string{"sha256": digest}
+			}
+			bd.ResolvedDependencies = append(bd.ResolvedDependencies, d)
+		}
+		for _, f := range s.Fetches {
+			if f.URL != nil {
+				d := Descriptor{URI: f.URL.Raw}
+				if f.URL.SHA256 != "" {
+					d.Digest = map[string]string{"sha256": f.URL.SHA256}
+				}
+				bd.ResolvedDependencies = append(bd.ResolvedDependencies, d)
+			}
+		}
+		for _, u := range s.Uploads {
+			if !u.Final {
+				continue
+			}
+			key := "sha256"
+			if u.Folder {
+				key = ir.FolderDigestKey
+			}
+			st.Subject = append(st.Subject, Descriptor{Name: s.Name + "/" + u.Name,
+				Digest: map[string]string{key: "@@" + strconv.Itoa(len(subjects)) + "@@"}})
+			subjects = append(subjects, Subject{s, u})
+		}
+	}
+	rd := &st.Predicate.RunDetails
+	rd.Builder.ID = builderID
+	rd.Builder.Version = map[string]string{"mlcube-compile": p.Provenance.Version, "commit": p.Provenance.Commit}
+	rd.Metadata.InvocationID = runPlaceholder
+	// Plain strings, maps and slices of them: Marshal cannot fail.
+	text, _ := json.MarshalIndent(st, "", "  ")
+	return string(text) + "\n", subjects
+}
+
+// ProvenanceScript writes the run's statement. Its first four words are
+// the bucket/key it goes to, the cache (bucket/prefix; - for none), the
+// run's id and the statement (ProvenanceOf); then items of three words:
+// "digest N SHA256" for the N-th subject, or "cached N KEY/OUTPUT" for
+// one a cached step uploaded, read from its key's manifest.
+const ProvenanceScript = `set -eu
+` + manifestFn + `dest=$1 cache=$2 run=$3 statement=$4; shift 4
+f=$(mktemp)
+printf '%s' "$statement" | sed "s/` + runPlaceholder + `/$run/" >"$f"
+while [ $# -ge 3 ]; do
+  kind=$1 n=$2 a=$3; shift 3
+  case $kind in
+  digest) d=$a ;;
+  cached)
+    m=$(mktemp)
+    rclone copyto ":s3:$cache/${a%/*}/manifest" "$m"
+    d=$(recorded "$m" "${a##*/}") ;;
+  esac
+  case $d in
+  '' | *[!0-9a-f]*) echo "mlcube-compile: subject $n has no sha256: '$d'" >&2; exit 1 ;;
+  esac
+  sed -i "s/@@$n@@/$d/" "$f"
+done
+cat "$f"
+rclone copyto "$f" ":s3:$dest"
+echo "mlcube-compile: provenance written to s3://$dest"
+`
+
+// ProvenanceContainer writes p's statement (ProvenanceScript) for
+// engine, to the run's folder in the bucket.
+func (m Mover) ProvenanceContainer(p *ir.Pipeline, engine, name string) corev1.Container {
+	statement, subjects := ProvenanceOf(p, engine)
+	cache := "-"
+	if p.ObjectStore.Cache != nil {
+		cache = CacheOf(p)
+	}
+	args := []string{p.ObjectStore.S3.Bucket + "/" + m.RunID + "/" + ir.ProvenanceFile, cache, m.RunID,
+		ir.KubeLiteral(statement)}
+	for i, sub := range subjects {
+		n := strconv.Itoa(i)
+		if sub.Step.Key != nil {
+			args = append(args, "cached", n, m.Key(sub.Step.Name)+"/"+sub.Upload.Name)
+			continue
+		}
+		args = append(args, "digest", n, m.Want(SubjectFetch(sub)))
+	}
+	c := m.container(p, name)
+	c.Command = []string{"sh", "-c", ir.KubeLiteral(ProvenanceScript), "mlcube-compile"}
+	c.Args = args
+	c.VolumeMounts = nil
+	c.SecurityContext = HelperSecurity(p, nil)
+	return c
+}
