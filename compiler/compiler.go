@@ -47,7 +47,7 @@ type Options struct {
 	// pipeline file.
 	Paths []Setting
 	// Version and Commit are the compiler's, which the provenance of a
-	// run names (ir.Provenance).
+	// run names (ir.Provenance); devel and unknown commit when empty.
 	Version, Commit string
 	// NeedValues, when set, says why every param needs a value at compile
 	// time, such as "a Job has no run-time parameters".
@@ -118,7 +118,8 @@ func compile(sc *schema.Context, files *source.Files, opts Options) (*ir.Pipelin
 		p, more = lower.Lower(ps, plat, opts.NeedValues)
 		more = append(more, passes.Run(p)...)
 		if writesResults(p) {
-			p.Provenance = &ir.Provenance{Specs: files.Digest(), Version: opts.Version, Commit: opts.Commit}
+			p.Provenance = &ir.Provenance{Specs: files.Digest(), Version: cmp.Or(opts.Version, "devel"),
+				Commit: cmp.Or(opts.Commit, "unknown commit")}
 		}
 		more = append(more, verify.Verify(p)...)
 		if plat != nil && len(plat.Cut) > 0 {

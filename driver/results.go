@@ -26,8 +26,9 @@ func resultNotes(p *ir.Pipeline) diag.Diagnostics {
 			}
 			if s.Key != nil {
 				notes = append(notes, diag.Notef(diag.ResultsKept, s.Loc,
-					"output %s is a result of the run, kept in the cache in %s at %s/<key>/<run uid>/%s (the "+
-						"step's key task prints its key)", u.Name, where, p.ObjectStore.Cache.Prefix, u.Name))
+					"output %s is a result of the run, kept in the cache in %s below %s/<key>/, in the entry the key's "+
+						"manifest names (the step's key task prints its key; a Job keeps it at <run uid>/%s/%s)",
+					u.Name, where, p.ObjectStore.Cache.Prefix, s.Name, u.Name))
 				continue
 			}
 			notes = append(notes, diag.Notef(diag.ResultsKept, s.Loc,

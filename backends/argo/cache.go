@@ -2,6 +2,7 @@ package argo
 
 import (
 	"slices"
+	"strings"
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 	apiv1 "k8s.io/api/core/v1"
@@ -42,7 +43,7 @@ func keyParam(step string) string { return "mlcube-key-" + step }
 // moverOf is the Mover of the containers of step s's template in a run
 // with a cache: it refers to the digests and keys the DAG task gives
 // the template (moverArguments).
-func moverOf(p *ir.Pipeline, s *ir.Step, m mounts) kube.Mover {
+func moverOf(p *ir.Pipeline, s *ir.Step, m mounts, t *wfv1.Template) kube.Mover {
 	var own []apiv1.VolumeMount
 	for _, mt := range s.Mounts {
 		if !m.isShared(mt) {
@@ -50,15 +51,29 @@ func moverOf(p *ir.Pipeline, s *ir.Step, m mounts) kube.Mover {
 				SubPath: mt.SubPath.Render(parameterRef)})
 		}
 	}
-	return kube.Mover{
+	mv := kube.Mover{
 		RunID:      "{{workflow.uid}}",
 		Ref:        parameterRef,
 		Want:       func(f ir.Fetch) string { return "{{inputs.parameters." + digestParam(f.Name) + "}}" },
 		Key:        func(step string) string { return "{{inputs.parameters." + keyParam(step) + "}}" },
 		DigestFile: func(u ir.Upload) string { return digestsPath + "/" + u.Name },
 		Mounts:     own,
+		// {{retries}} is set in a template Argo retries alone
+		// (processNodeRetries, workflow/controller/operator.go).
+		Attempt: "0",
 	}
+	if t.RetryStrategy != nil {
+		mv.Attempt = "{{retries}}"
+	}
+	if s.Key != nil {
+		mv.KeyOut = func(name string) string { return "{{inputs.parameters." + keyOutParam(name) + "}}" }
+	}
+	return mv
 }
+
+// keyOutParam names the input parameter of a cached step's template that
+// carries the answer name of its key task (kube.KeyOutputs).
+func keyOutParam(name string) string { return "mlcube-keyout-" + name }
 
 // moverTemplate is objectTemplate in a run with a cache: the user's
 // container in a containerSet, after a container that fetches and
@@ -69,7 +84,7 @@ func moverOf(p *ir.Pipeline, s *ir.Step, m mounts) kube.Mover {
 func moverTemplate(p *ir.Pipeline, s *ir.Step, name string) wfv1.Template {
 	t := template(p, s, name, nil)
 	m := podMounts(p, s)
-	mv := moverOf(p, s, m)
+	mv := moverOf(p, s, m, &t)
 	user := wfv1.ContainerNode{Container: *t.Container}
 	user.VolumeMounts = m.own(user.VolumeMounts)
 	t.Container = nil
@@ -140,6 +155,12 @@ func moverArguments(p *ir.Pipeline, s *ir.Step) wfv1.Arguments {
 		args.Parameters = append(args.Parameters, wfv1.Parameter{Name: keyParam(step),
 			Value: wfv1.AnyStringPtr("{{tasks." + step + ir.KeyTaskSuffix + ".outputs.parameters." + keyOutput + "}}")})
 	}
+	if s.Key != nil {
+		for _, name := range kube.KeyOutputs(p, s) {
+			args.Parameters = append(args.Parameters, wfv1.Parameter{Name: keyOutParam(name),
+				Value: wfv1.AnyStringPtr("{{tasks." + s.Name + ir.KeyTaskSuffix + ".outputs.parameters." + name + "}}")})
+		}
+	}
 	return args
 }
 
@@ -163,7 +184,7 @@ func keyTemplate(p *ir.Pipeline, s *ir.Step, name string) wfv1.Template {
 		Want:  func(f ir.Fetch) string { return "{{inputs.parameters." + digestParam(f.Name) + "}}" },
 		Key:   func(step string) string { return "{{inputs.parameters." + keyParam(step) + "}}" },
 	}
-	c := mv.KeyContainer(p, s, containerName, digestsPath+"/"+keyOutput, digestsPath+"/"+hitOutput)
+	c := mv.KeyContainer(p, s, containerName, digestsPath)
 	c.ImagePullPolicy = apiv1.PullPolicy(s.ImagePullPolicy)
 	c.VolumeMounts = append(c.VolumeMounts, apiv1.VolumeMount{Name: digestsVolume, MountPath: digestsPath})
 	t := wfv1.Template{
@@ -174,10 +195,10 @@ func keyTemplate(p *ir.Pipeline, s *ir.Step, name string) wfv1.Template {
 		Volumes: []apiv1.Volume{{Name: digestsVolume,
 			VolumeSource: apiv1.VolumeSource{EmptyDir: &apiv1.EmptyDirVolumeSource{}}}},
 		PodSpecPatch: podSpecPatch(executorPatch(p, s.SecurityContext)),
-		Outputs: wfv1.Outputs{Parameters: []wfv1.Parameter{
-			{Name: keyOutput, ValueFrom: &wfv1.ValueFrom{Path: digestsPath + "/" + keyOutput}},
-			{Name: hitOutput, ValueFrom: &wfv1.ValueFrom{Path: digestsPath + "/" + hitOutput}},
-		}},
+	}
+	for _, name := range append([]string{keyOutput, hitOutput}, kube.KeyOutputs(p, s)...) {
+		t.Outputs.Parameters = append(t.Outputs.Parameters,
+			wfv1.Parameter{Name: name, ValueFrom: &wfv1.ValueFrom{Path: digestsPath + "/" + name}})
 	}
 	if len(c.VolumeMounts) > 1 {
 		t.Volumes = append(t.Volumes, kube.ScratchVolumeSpec(p))
@@ -195,7 +216,7 @@ func keyArguments(p *ir.Pipeline, s *ir.Step) wfv1.Arguments {
 	args := moverArguments(p, s)
 	var out wfv1.Arguments
 	for _, a := range args.Parameters {
-		if a.Name != keyParam(s.Name) {
+		if a.Name != keyParam(s.Name) && !strings.HasPrefix(a.Name, keyOutParam("")) {
 			out.Parameters = append(out.Parameters, a)
 		}
 	}

@@ -23,6 +23,19 @@ const (
 	hitResult = "hit"
 )
 
+// resultsDir is where a task's results are written: Tekton's
+// $(results.NAME.path) is resultsDir/NAME (DefaultResultPath,
+// pkg/apis/pipeline/paths.go, v1.15.1).
+const resultsDir = "/tekton/results"
+
+// keyOutRef refers to the answer name of the key task of step s.
+func keyOutRef(s *ir.Step) func(name string) string {
+	if s.Key == nil {
+		return nil
+	}
+	return func(name string) string { return "$(tasks." + s.Name + ir.KeyTaskSuffix + ".results." + name + ")" }
+}
+
 // keyRef refers to the key of the cached step named step.
 func keyRef(step string) string {
 	return "$(tasks." + step + ir.KeyTaskSuffix + ".results." + keyResult + ")"
@@ -33,13 +46,17 @@ func keyRef(step string) string {
 // none of its GPUs.
 func keyTask(p *ir.Pipeline, s *ir.Step) v1.PipelineTask {
 	m := kube.Mover{RunID: runID, Ref: paramRef, Want: wantRef, Key: keyRef}
-	c := m.KeyContainer(p, s, "key", "$(results."+keyResult+".path)", "$(results."+hitResult+".path)")
+	c := m.KeyContainer(p, s, "key", resultsDir)
 	spec := v1.TaskSpec{
 		Steps: []v1.Step{fromContainer(c)},
 		Results: []v1.TaskResult{
 			{Name: keyResult, Type: v1.ResultsTypeString, Description: "the step's cache key (" + ir.KeyText + ")"},
 			{Name: hitResult, Type: v1.ResultsTypeString, Description: "true when the key is in the cache, else false"},
 		},
+	}
+	for _, name := range kube.KeyOutputs(p, s) {
+		spec.Results = append(spec.Results, v1.TaskResult{Name: name, Type: v1.ResultsTypeString,
+			Description: "what the step's fetch reads, as its key holds it"})
 	}
 	if len(c.VolumeMounts) > 0 {
 		spec.Volumes = append(spec.Volumes, kube.ScratchVolumeSpec(p))

@@ -118,6 +118,8 @@ func dataSteps(p *ir.Pipeline, s *ir.Step, main v1.Step) ([]v1.Step, []v1.TaskRe
 		Ref:        paramRef,
 		Want:       wantRef,
 		Key:        keyRef,
+		KeyOut:     keyOutRef(s),
+		Attempt:    "$(context.task.retry-count)",
 		DigestFile: func(u ir.Upload) string { return "$(results." + digestResult(u.Name) + ".path)" },
 		Mounts:     kube.Writable(podMounts(p, s)),
 	}
@@ -201,7 +203,8 @@ func resultsSize(p *ir.Pipeline, s *ir.Step) (digests, uris int) {
 		digests += size(digestResult(u.Name), strings.Repeat("0", 64))
 		key := kube.UploadKey(p, strings.Repeat("0", uidLength), ir.Output{Step: s.Name, Name: u.Name})
 		if s.Key != nil {
-			key = kube.EntryKey(p, strings.Repeat("0", 64), strings.Repeat("0", uidLength), u)
+			entry := kube.EntryOf(strings.Repeat("0", uidLength), s.Name, "100")
+			key = kube.EntryKey(p, strings.Repeat("0", 64), entry, u)
 		}
 		uris += size(uriResult(u.Name), "s3://"+key)
 	}

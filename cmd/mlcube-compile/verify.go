@@ -16,7 +16,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
 	"github.com/mlcube-compile/mlcube-compile/diag"
 )
 
@@ -25,6 +24,9 @@ import (
 const (
 	inTotoStatement = "https://in-toto.io/Statement/v1"
 	slsaProvenance  = "https://slsa.dev/provenance/v1"
+	// folderDigestKey names a folder's digest in a subject, which the
+	// compiler's ir.FolderDigestKey writes.
+	folderDigestKey = "mlcube-folder-sha256"
 )
 
 // verifyCommand checks a result against the provenance statement its run
@@ -52,7 +54,7 @@ func verifyCommand(stdout io.Writer) *cli.Command {
 			}
 			key := "sha256"
 			if folder {
-				key = ir.FolderDigestKey
+				key = folderDigestKey
 			}
 			var names []string
 			for _, s := range subjects {
@@ -132,8 +134,8 @@ func offsetPos(file string, data []byte, offset int64) diag.Pos {
 	return diag.Pos{File: file, Line: line, Col: len(before) - bytes.LastIndexByte(before, '\n')}
 }
 
-// resultDigest is the sha256 of a file's bytes, or of a folder as
-// ir.FolderDigest says: of the sha256sum line of each file below it, as
+// resultDigest is the sha256 of a file's bytes, or of a folder as the
+// compiler's ir.FolderDigest says: of the sha256sum line of each file below it, as
 // ./path, by path in byte order.
 func resultDigest(path string) (string, bool, error) {
 	info, err := os.Stat(path)

@@ -155,7 +155,7 @@ const FolderDigest = "sha256 of `find . -type f | LC_ALL=C sort | xargs sha256su
 // the URL inputs (with their written digests).
 type Provenance struct {
 	// Specs is the sha256 of the spec files the run was compiled from:
-	// of a line "<sha256>  <path>" for each, by path.
+	// of a line "<sha256>  <file name>" for each, the lines sorted.
 	Specs string
 	// Version and Commit are the compiler's.
 	Version, Commit string

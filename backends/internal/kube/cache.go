@@ -22,93 +22,138 @@ import (
 // the script fails on any other answer of rclone's (a network or
 // credentials error is never a miss).
 const presentFn = `present() {
-  if out=$(rclone lsjson --stat ":s3:$1" 2>&1); then
-    case $out in *'"IsDir": false'* | *'"IsDir":false'*) return 0 ;; esac
+  if stat=$(rclone lsjson --stat ":s3:$1" 2>&1); then
+    case $stat in *'"IsDir": false'* | *'"IsDir":false'*) return 0 ;; esac
     return 1
   fi
-  case $out in *"not found"*) return 1 ;; esac
-  echo "$out" >&2
+  case $stat in *"not found"*) return 1 ;; esac
+  echo "$stat" >&2
   echo "mlcube-compile: cannot tell whether $1 is in the bucket" >&2
   exit 1
 }
 `
 
-// manifestFn is a shell function printing the sha256 that the manifest
-// file $1 records for output $2; it fails when it records none.
+// manifestFn is a shell function printing what the manifest file $1
+// records: the entry when $2 is "entry", else the sha256 of output $2;
+// it fails when the manifest records none.
 const manifestFn = `recorded() {
-  d=$(sed -n "s/^output $2 \([0-9a-f]\{64\}\)\$/\1/p" "$1")
-  [ -n "$d" ] || { echo "mlcube-compile: the cache's manifest $1 records no output $2" >&2; exit 1; }
+  if [ "$2" = entry ]; then
+    d=$(sed -n 's/^entry \([A-Za-z0-9._-]\{1,\}\)$/\1/p' "$1")
+  else
+    d=$(sed -n "s/^output $2 \([0-9a-f]\{64\}\)\$/\1/p" "$1")
+  fi
+  [ -n "$d" ] || { echo "mlcube-compile: the cache's manifest $1 records no $2" >&2; exit 1; }
   echo "$d"
 }
 `
 
-// KeyScript makes a cached step's key and looks it up. Its first five
-// words are the cache (bucket/prefix), the step's recipe, the files the
-// key and the answer ("true" on a hit, else "false") go to, and the
-// scratch folder; then
-// items of four words: "param NAME VALUE -", "digest NAME SHA256 -",
-// "cached NAME KEY OUTPUT" for an output of a cached step, read from its
-// key's manifest, and "fetch NAME KIND SRC" for a URL written without a
-// digest, fetched into the scratch folder to make one (FetchScript's
-// kinds). Params come first, sorted, then inputs by name: the order of
-// ir.KeyText's lines.
+// KeyScript makes a cached step's key and looks it up. Its first four
+// words are the cache (bucket/prefix), the step's recipe, the folder its
+// answers go to, and the scratch folder; then items of four words:
+// "param NAME VALUE -", "digest NAME SHA256 -", "cached NAME KEY OUTPUT"
+// for an output of a cached step, read from its key's manifest, and
+// "fetch NAME KIND SRC" for a URL written without a digest, fetched into
+// the scratch folder to make one (FetchScript's kinds). Params come
+// first, sorted, then inputs by name: the order of ir.KeyText's lines.
+// Its answers, each a file of the folder: key; hit, "true" when the key
+// is in the cache, else "false"; and, for the step's own fetch to use
+// (the data its key holds, whatever another run writes meanwhile),
+// NAME-sha256 of each input it read or fetched, and NAME-entry of each
+// cached step's output, the entry of that step's manifest it read.
 const KeyScript = `set -eu
-` + digestFn + presentFn + manifestFn + `cache=$1 recipe=$2 keyfile=$3 hitfile=$4 scratch=$5; shift 5
+` + digestFn + presentFn + manifestFn + `cache=$1 recipe=$2 out=$3 scratch=$4; shift 4
 text=$(mktemp)
 printf '%s\n' "` + ir.KeyText + `" "recipe $recipe" >"$text"
 while [ $# -ge 4 ]; do
   kind=$1 name=$2 a=$3 b=$4; shift 4
   case $kind in
-  param) printf 'param %s %s\n' "$name" "$(printf '%s' "$a" | sha256sum | cut -d' ' -f1)" >>"$text" ;;
-  digest) printf 'input %s %s\n' "$name" "$a" >>"$text" ;;
+  param)
+    d=$(printf '%s' "$a" | sha256sum | cut -d' ' -f1)
+    printf 'param %s %s\n' "$name" "$d" >>"$text"
+    continue ;;
+  digest) d=$a ;;
   cached)
     m=$(mktemp)
     rclone copyto ":s3:$cache/$a/manifest" "$m"
-    printf 'input %s %s\n' "$name" "$(recorded "$m" "$b")" >>"$text" ;;
+    d=$(recorded "$m" "$b")
+    entry=$(recorded "$m" entry)
+    printf '%s' "$entry" >"$out/$name-entry" ;;
   fetch)
     sh -c "$FETCH" fetch "$a" "$b" "$scratch/$name"
-    printf 'input %s %s\n' "$name" "$(digest "$scratch/$name")" >>"$text" ;;
+    [ -e "$scratch/$name" ] || { echo "mlcube-compile: $name: nothing was fetched from $b" >&2; exit 1; }
+    d=$(digest "$scratch/$name") ;;
   esac
+  printf 'input %s %s\n' "$name" "$d" >>"$text"
+  printf '%s' "$d" >"$out/$name-sha256"
 done
 key=$(sha256sum <"$text" | cut -d' ' -f1)
 cat "$text"
-printf '%s' "$key" >"$keyfile"
+printf '%s' "$key" >"$out/key"
 if present "$cache/$key/manifest"; then
   echo "mlcube-compile: key $key: in the cache, the step is skipped"
-  printf true >"$hitfile"
+  printf true >"$out/hit"
 else
   echo "mlcube-compile: key $key: not in the cache, the step runs"
-  printf false >"$hitfile"
+  printf false >"$out/hit"
 fi
 `
 
 // RecordScript writes a cached step's manifest once its uploads are in
 // the entry: its words are the manifest's bucket/key, the entry (the
-// run's id), then two words for each upload: its name and the file its
-// sha256 was written to (DigestScript). One object, written whole: a
-// reader finds the manifest of one run or none.
+// run's id, the step and the attempt: EntryOf), then two words for each
+// upload: its name and the file its sha256 was written to
+// (DigestScript). One object, written whole: a reader finds the manifest
+// of one attempt or none.
 const RecordScript = `set -eu
 manifest=$1 entry=$2; shift 2
 m=$(mktemp)
 printf '%s\nentry %s\n' "` + ir.CacheManifest + `" "$entry" >"$m"
 while [ $# -ge 2 ]; do
-  printf 'output %s %s\n' "$1" "$(cat "$2")" >>"$m"
+  d=$(cat "$2")
+  case $d in
+  '' | *[!0-9a-f]*) echo "mlcube-compile: output $1 has no sha256: '$d'" >&2; exit 1 ;;
+  esac
+  printf 'output %s %s\n' "$1" "$d" >>"$m"
   shift 2
 done
 rclone copyto "$m" ":s3:$manifest"
 echo "mlcube-compile: recorded s3://$manifest"
 `
 
+// KeyOutputs are the answers of step s's key task besides key and hit,
+// which the step's fetch reads (KeyScript): NAME-sha256 of each input
+// the key task read or fetched, and NAME-entry of each cached step's
+// output.
+func KeyOutputs(p *ir.Pipeline, s *ir.Step) []string {
+	var out []string
+	for _, f := range s.Fetches {
+		switch {
+		case f.URL != nil && f.URL.SHA256 != "":
+		case f.URL != nil:
+			out = append(out, f.Name+"-sha256")
+		case Cached(p, *f.From):
+			out = append(out, f.Name+"-entry", f.Name+"-sha256")
+		}
+	}
+	return out
+}
+
 // CacheOf is the bucket/prefix of p's cache.
 func CacheOf(p *ir.Pipeline) string {
 	return p.ObjectStore.S3.Bucket + "/" + p.ObjectStore.Cache.Prefix
 }
 
-// EntryKey is where upload u of a cached step is in the bucket: in the
-// entry of the run whose id runID refers to, below the key that key
-// refers to; with a trailing / for a folder's files.
-func EntryKey(p *ir.Pipeline, key, runID string, u ir.Upload) string {
-	out := CacheOf(p) + "/" + key + "/" + runID + "/" + u.Name
+// EntryOf is the entry of the cache that an attempt of step s writes:
+// the run's id, the step and the attempt's number, each as the engine
+// refers to it. Each attempt writes one of its own, so that no two
+// writers meet in one: two steps of a run with one key, or a retry and
+// the attempt before it, whose manifest the retry may replace.
+func EntryOf(runID, step, attempt string) string { return runID + "." + step + "." + attempt }
+
+// EntryKey is where upload u is in the bucket: in entry, below the key
+// that key refers to; with a trailing / for a folder's files.
+func EntryKey(p *ir.Pipeline, key, entry string, u ir.Upload) string {
+	out := CacheOf(p) + "/" + key + "/" + entry + "/" + u.Name
 	if u.Folder {
 		out += "/"
 	}
@@ -126,11 +171,11 @@ func Cached(p *ir.Pipeline, o ir.Output) bool {
 }
 
 // KeyContainer makes step s's key and looks it up (KeyScript), writing
-// the key to keyFile and the answer to hitFile. It reads each param the
+// its answers to the folder out. It reads each param the
 // key holds as the step's container would, and each input's digest: a
 // URL's written one, or the fetched data's, or what a step before s
 // recorded (m.Want), or a cached step's manifest (m.Key).
-func (m Mover) KeyContainer(p *ir.Pipeline, s *ir.Step, name, keyFile, hitFile string) corev1.Container {
+func (m Mover) KeyContainer(p *ir.Pipeline, s *ir.Step, name, out string) corev1.Container {
 	items := []string{}
 	for _, param := range s.Key.Params {
 		items = append(items, "param", param, m.Ref(param), "-")
@@ -152,7 +197,7 @@ func (m Mover) KeyContainer(p *ir.Pipeline, s *ir.Step, name, keyFile, hitFile s
 			items = append(items, "digest", f.Name, m.Want(f), "-")
 		}
 	}
-	args := append([]string{CacheOf(p), s.Key.Recipe, keyFile, hitFile, ScratchPath}, items...)
+	args := append([]string{CacheOf(p), s.Key.Recipe, out, ScratchPath}, items...)
 	c := m.container(p, name)
 	c.Command = []string{"sh", "-c", ir.KubeLiteral(KeyScript), "mlcube-compile"}
 	c.Args = args

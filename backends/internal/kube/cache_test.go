@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -30,25 +31,36 @@ func cachedPair(sb sandbox, dir, out, result string, keys map[string]string) (*i
 		Ref:        func(param string) string { return map[string]string{"lr": "0.1"}[param] },
 		Key:        func(step string) string { return keys[step] },
 		DigestFile: func(u ir.Upload) string { return filepath.Join(sb.dir, "digests", u.Name) },
+		Attempt:    "0",
 	}
 }
 
 // key runs the key container of step s, records its key in keys, and
-// says whether it found it in the cache.
+// says whether it found it in the cache. Its answers stay in
+// keyout-<step> of the sandbox, which answers reads.
 func (sb sandbox) key(p *ir.Pipeline, m Mover, s *ir.Step, keys map[string]string) bool {
 	sb.t.Helper()
-	keyFile, hitFile := filepath.Join(sb.dir, "key"), filepath.Join(sb.dir, "hit")
-	log, ok := sb.run(m.KeyContainer(p, s, "key", keyFile, hitFile), nil)
+	out := filepath.Join(sb.dir, "keyout-"+s.Name)
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		sb.t.Fatal(err)
+	}
+	log, ok := sb.run(m.KeyContainer(p, s, "key", out), nil)
 	if !ok {
 		sb.t.Fatalf("the key container of %s failed:\n%s", s.Name, log)
 	}
-	key, _ := os.ReadFile(keyFile)
-	hit, _ := os.ReadFile(hitFile)
-	keys[s.Name] = string(key)
-	if string(hit) != "true" && string(hit) != "false" {
+	keys[s.Name] = sb.answer(s, "key")
+	hit := sb.answer(s, "hit")
+	if hit != "true" && hit != "false" {
 		sb.t.Fatalf("the key container of %s answered %q:\n%s", s.Name, hit, log)
 	}
-	return string(hit) == "true"
+	return hit == "true"
+}
+
+// answer is what the key container of s answered as name, as an engine
+// gives it to the step's containers.
+func (sb sandbox) answer(s *ir.Step, name string) string {
+	data, _ := os.ReadFile(filepath.Join(sb.dir, "keyout-"+s.Name, name))
+	return string(data)
 }
 
 // keyOf is a key as ir.KeyText defines it, of lines after the version.
@@ -86,10 +98,10 @@ func TestCacheRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	digest := folderDigest(tree)
-	if want := ir.CacheManifest + "\nentry run-1\noutput data " + digest + "\n"; string(manifest) != want {
+	if want := ir.CacheManifest + "\nentry run-1.prod.0\noutput data " + digest + "\n"; string(manifest) != want {
 		t.Errorf("the manifest is\n%s\nwant\n%s", manifest, want)
 	}
-	if got := listing(t, filepath.Join(entry, "run-1", "data")); len(got) != 2 {
+	if got := listing(t, filepath.Join(entry, "run-1.prod.0", "data")); len(got) != 2 {
 		t.Errorf("the entry holds %v, want a.txt and sub/b.txt", got)
 	}
 	if !sb.key(p, m, prod, keys) {
@@ -104,17 +116,38 @@ func TestCacheRoundTrip(t *testing.T) {
 	if keys["cons"] != want {
 		t.Errorf("cons's key is %s, want %s: its recipe, its param's value and prod's digest", keys["cons"], want)
 	}
-	if log, ok := sb.run(m.FetchContainer(p, cons, "fetch"), nil); !ok {
+	// Another run writes prod's key again, other data in an entry of its
+	// own, before cons's pod fetches: cons, cached, fetches what its key
+	// holds, the entry and digest its key task read; a step that is not
+	// cached fetches what the manifest names now. Both check the digest.
+	other := filepath.Join(entry, "run-2.prod.0", "data")
+	write(t, other, map[string]string{"a.txt": "other\n"})
+	write(t, entry, map[string]string{"manifest": ir.CacheManifest + "\nentry run-2.prod.0\noutput data " +
+		folderDigest(map[string]string{"a.txt": "other\n"}) + "\n"})
+	keyed := m
+	keyed.KeyOut = func(name string) string { return sb.answer(cons, name) }
+	if log, ok := sb.run(keyed.FetchContainer(p, cons, "fetch"), nil); !ok {
 		t.Fatalf("cons's fetch from the cache failed:\n%s", log)
 	}
 	if got, _ := os.ReadFile(filepath.Join(out, "sub", "b.txt")); string(got) != "beta\n" {
-		t.Errorf("cons fetched %q, want beta", got)
+		t.Errorf("cons fetched %q, want beta: the entry its key holds", got)
 	}
-	write(t, filepath.Join(entry, "run-1", "data"), map[string]string{"a.txt": "alphA\n"})
-	if err := os.RemoveAll(out); err != nil {
-		t.Fatal(err)
+	fresh := func() { // a new pod: its scratch folder, and what it fetched, are gone
+		t.Helper()
+		if err := errors.Join(os.RemoveAll(out), os.RemoveAll(filepath.Join(sb.dir, "scratch"))); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if log, ok := sb.run(m.FetchContainer(p, cons, "fetch"), nil); ok || !strings.Contains(log, "want "+digest) {
+	fresh()
+	if log, ok := sb.run(m.FetchContainer(p, cons, "fetch"), nil); !ok {
+		t.Fatalf("a fetch by the manifest failed:\n%s", log)
+	}
+	if got, _ := os.ReadFile(filepath.Join(out, "a.txt")); string(got) != "other\n" {
+		t.Errorf("a step that is not cached fetched %q, want the entry the manifest names now", got)
+	}
+	write(t, filepath.Join(entry, "run-1.prod.0", "data"), map[string]string{"a.txt": "alphA\n"})
+	fresh()
+	if log, ok := sb.run(keyed.FetchContainer(p, cons, "fetch"), nil); ok || !strings.Contains(log, "want "+digest) {
 		t.Errorf("a fetch of a changed entry succeeded (%v), or said otherwise:\n%s", ok, log)
 	}
 
@@ -145,6 +178,21 @@ func TestCacheKeyOfURLs(t *testing.T) {
 	if keys["s"] != want {
 		t.Errorf("the key is %s, want %s: the fetched URL's digest, then the written one, by name", keys["s"], want)
 	}
+	// The data changes between the key task's fetch and the step's: the
+	// step's fetch is checked against the digest its key holds.
+	write(t, sb.dir, map[string]string{"raw.csv": "1,3\n"})
+	s.Fetches = s.Fetches[1:]
+	m := Mover{Ref: func(p string) string { return p }, KeyOut: func(name string) string { return sb.answer(s, name) }}
+	if log, ok := sb.run(m.FetchContainer(p, s, "fetch"), nil); ok || !strings.Contains(log, "want "+digest) {
+		t.Errorf("a URL's data changed since its key was made was fetched (%v), or the fetch said otherwise:\n%s", ok, log)
+	}
+	// An object that is not there is no input with an empty digest.
+	s.Fetches = []ir.Fetch{{Name: "gone", URL: &ir.URL{Raw: "s3://b/gone/", Scheme: "s3", Bucket: "b", Key: "gone/"}}}
+	keyFile := filepath.Join(sb.dir, "keyout-s", "key")
+	if log, ok := sb.run(Mover{}.KeyContainer(p, s, "key", filepath.Dir(keyFile)), nil); ok ||
+		!strings.Contains(log, "nothing was fetched") {
+		t.Errorf("a key was made of a missing object (%v):\n%s", ok, log)
+	}
 }
 
 // The provenance task fills the statement's placeholders: the run's id,
@@ -157,7 +205,8 @@ func TestProvenanceStatement(t *testing.T) {
 	cachedStep := &ir.Step{Name: "cached", Image: "python:3.12", Key: &ir.StepKey{Recipe: "r"},
 		Uploads: []ir.Upload{{Name: "model", Path: ir.Lit("/m"), Folder: true, Final: true}}}
 	plain := &ir.Step{Name: "plain", Image: "python@sha256:" + strings.Repeat("1", 64),
-		Fetches: []ir.Fetch{{Name: "raw", URL: &ir.URL{Raw: "s3://b/raw.csv", Scheme: "s3", SHA256: strings.Repeat("2", 64)}}},
+		Fetches: []ir.Fetch{{Name: "raw",
+			URL: &ir.URL{Raw: "s3://b/raw.csv", Scheme: "s3", SHA256: strings.Repeat("2", 64)}}},
 		Uploads: []ir.Upload{{Name: "metrics", Path: ir.Lit("/x"), Final: true}, {Name: "tmp", Path: ir.Lit("/y")}}}
 	p := &ir.Pipeline{Name: "run", Steps: []*ir.Step{cachedStep, plain},
 		ObjectStore: &ir.ObjectStore{ToolImage: "rclone", S3: &ir.S3Bucket{Bucket: "b"}, Cache: &ir.Cache{Prefix: "cache"}},
@@ -186,7 +235,8 @@ func TestProvenanceStatement(t *testing.T) {
 		t.Errorf("subjects %+v, want %+v", st.Subject, want)
 	}
 	deps := st.Predicate.BuildDefinition.ResolvedDependencies
-	if len(deps) != 4 || deps[0].Digest["sha256"] != p.Provenance.Specs || deps[2].Digest["sha256"] != strings.Repeat("1", 64) ||
+	if len(deps) != 4 || deps[0].Digest["sha256"] != p.Provenance.Specs ||
+		deps[2].Digest["sha256"] != strings.Repeat("1", 64) ||
 		deps[3].URI != "s3://b/raw.csv" || deps[1].Digest != nil {
 		t.Errorf("resolved dependencies %+v: want the specs, the tag alone, the pinned image, the URL with its digest", deps)
 	}

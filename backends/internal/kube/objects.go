@@ -84,6 +84,12 @@ type Mover struct {
 	// Key refers to the key of a step the run caches, which its key pod
 	// made; nil when the run caches none.
 	Key func(step string) string
+	// KeyOut refers to an answer of the step's own key task (KeyOutputs);
+	// nil when the step has none.
+	KeyOut func(name string) string
+	// Attempt refers to the number of the step's attempt, which a cached
+	// step's entry holds (EntryOf).
+	Attempt string
 	// DigestFile is the file an upload's sha256 is written to; URIFile,
 	// when not nil, the file its s3:// URI is written to.
 	DigestFile, URIFile func(u ir.Upload) string
@@ -101,12 +107,24 @@ func (m Mover) FetchContainer(p *ir.Pipeline, s *ir.Step, name string) corev1.Co
 	var fetch, verify []string
 	for _, f := range s.Fetches {
 		kind, src, want := "s3", "", ""
+		folder := f.From != nil && Uploaded(p, *f.From).Folder
 		if f.URL != nil {
 			kind, src = FetchSource(f.URL)
 			want = f.URL.SHA256
+			if want == "" && m.KeyOut != nil {
+				want = m.KeyOut(f.Name + "-sha256")
+			}
+		} else if Cached(p, *f.From) && m.KeyOut != nil {
+			// What the step's key holds: the entry and the sha256 its key
+			// task read, whatever another run wrote there since.
+			kind, want = "s3", m.KeyOut(f.Name+"-sha256")
+			src = CacheOf(p) + "/" + m.Key(f.From.Step) + "/" + m.KeyOut(f.Name+"-entry") + "/" + f.From.Name
+			if folder {
+				kind, src = "folder", src+"/"
+			}
 		} else if Cached(p, *f.From) {
 			kind, src, want = "cached", CacheOf(p)+"/"+m.Key(f.From.Step)+"/"+f.From.Name, "@"+ScratchOf(f)+".sha256"
-			if Uploaded(p, *f.From).Folder {
+			if folder {
 				kind = "cachedfolder"
 			}
 		} else {
@@ -138,8 +156,9 @@ func (m Mover) folderRef(f ir.Folder) string { return f.Path.RenderContainer(m.R
 // (RecordScript).
 func (m Mover) UploadContainer(p *ir.Pipeline, s *ir.Step, name string) corev1.Container {
 	var digest, upload, record []string
+	entry := EntryOf(m.RunID, s.Name, m.Attempt)
 	if s.Key != nil {
-		record = []string{CacheOf(p) + "/" + m.Key(s.Name) + "/manifest", m.RunID}
+		record = []string{CacheOf(p) + "/" + m.Key(s.Name) + "/manifest", entry}
 	}
 	for _, u := range s.Uploads {
 		path := u.Path.RenderContainer(m.Ref)
@@ -150,7 +169,7 @@ func (m Mover) UploadContainer(p *ir.Pipeline, s *ir.Step, name string) corev1.C
 		digest = append(digest, u.Name, path, m.DigestFile(u))
 		key := UploadKey(p, m.RunID, ir.Output{Step: s.Name, Name: u.Name})
 		if s.Key != nil {
-			key = EntryKey(p, m.Key(s.Name), m.RunID, u)
+			key = EntryKey(p, m.Key(s.Name), entry, u)
 			record = append(record, u.Name, m.DigestFile(u))
 		}
 		upload = append(upload, path, key, uri)

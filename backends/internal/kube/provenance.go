@@ -63,7 +63,8 @@ type Subject struct {
 // SubjectFetch is sub as a fetch of the provenance task, whose Want
 // refers to the sha256 its step recorded.
 func SubjectFetch(sub Subject) ir.Fetch {
-	return ir.Fetch{Name: sub.Step.Name + "-" + sub.Upload.Name, From: &ir.Output{Step: sub.Step.Name, Name: sub.Upload.Name}}
+	return ir.Fetch{Name: sub.Step.Name + "-" + sub.Upload.Name,
+		From: &ir.Output{Step: sub.Step.Name, Name: sub.Upload.Name}}
 }
 
 // ProvenanceOf is p's statement with placeholders, @@N@@ for the sha256

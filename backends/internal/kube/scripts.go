@@ -62,7 +62,10 @@ umask 0
 ` + digestFn + shareFn + `while [ $# -ge 4 ]; do
   name=$1 src=$2 want=$3 dest=$4; shift 4
   [ -e "$src" ] || { echo "mlcube-compile: $name: nothing was fetched to $src" >&2; exit 1; }
-  case $want in @*) want=$(cat "${want#@}") ;; esac
+  case $want in @*)
+    want=$(cat "${want#@}")
+    [ -n "$want" ] || { echo "mlcube-compile: $name: no sha256 was recorded for it" >&2; exit 1; } ;;
+  esac
   got=$(digest "$src")
   if [ -n "$want" ] && [ "$got" != "$want" ]; then
     echo "mlcube-compile: $name: sha256 $got, want $want" >&2; exit 1
@@ -105,7 +108,7 @@ done
 // so a folder that nothing was fetched to is made empty; its digest
 // tells it from a lost upload (VerifyScript).
 const FetchScript = `set -eu
-while [ $# -ge 3 ]; do
+` + manifestFn + `while [ $# -ge 3 ]; do
   kind=$1 src=$2 dest=$3; shift 3
   mkdir -p "$(dirname "$dest")"
   case $kind in
@@ -113,9 +116,9 @@ while [ $# -ge 3 ]; do
     key=${src%/*} out=${src##*/}
     rclone copyto ":s3:$key/manifest" "$dest.manifest"
     [ -f "$dest.manifest" ] || { echo "mlcube-compile: the cache has no manifest at $key" >&2; exit 1; }
-    entry=$(sed -n 's/^entry //p' "$dest.manifest")
-    [ -n "$entry" ] || { echo "mlcube-compile: the cache's manifest at $key names no entry" >&2; exit 1; }
-    sed -n "s/^output $out \([0-9a-f]*\)\$/\1/p" "$dest.manifest" >"$dest.sha256"
+    entry=$(recorded "$dest.manifest" entry)
+    d=$(recorded "$dest.manifest" "$out")
+    printf '%s' "$d" >"$dest.sha256"
     if [ "$kind" = cachedfolder ]; then
       rclone copy ":s3:$key/$entry/$out/" "$dest" && mkdir -p "$dest"
     else

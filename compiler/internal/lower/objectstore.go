@@ -56,7 +56,7 @@ func lowerObjectStore(os *spec.ObjectStore, at diag.Loc) (store *ir.ObjectStore,
 		}
 	}
 	if s3 := os.S3; s3 != nil {
-		diags = bucketName(s3.Bucket, at.Field("s3").Field("bucket"))
+		diags = append(diags, bucketName(s3.Bucket, at.Field("s3").Field("bucket"))...)
 		store.S3 = &ir.S3Bucket{
 			Endpoint: s3.Endpoint, Bucket: s3.Bucket, Region: s3.Region, Insecure: s3.Insecure,
 			AccessKey: ir.SecretKey{Secret: s3.AccessKeySecret.Name, Key: s3.AccessKeySecret.Key},

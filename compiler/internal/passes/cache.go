@@ -48,7 +48,8 @@ func CacheKeys(p *ir.Pipeline) diag.Diagnostics {
 		}
 	}
 	for _, s := range p.Steps {
-		if s.CacheSetting != nil && !*s.CacheSetting {
+		if s.CacheSetting != nil && !*s.CacheSetting || len(s.Uploads) == 0 && s.Kind == ir.Container {
+			// A step that uploads nothing has nothing to keep.
 			continue
 		}
 		if why := uncacheable(p, s, perPod); why != "" {
@@ -107,7 +108,7 @@ func uncacheable(p *ir.Pipeline, s *ir.Step, perPod map[string]bool) string {
 }
 
 // inputsOf are the sources of s's fetches, as a key's inputs are made of
-// them, by fetch name.
+// them, by fetch name: a URL by its written digest, else by itself.
 func inputsOf(s *ir.Step) []string {
 	var out []string
 	for _, f := range s.Fetches {
@@ -115,8 +116,10 @@ func inputsOf(s *ir.Step) []string {
 		switch {
 		case f.From != nil:
 			src = "from:" + f.From.Step + "/" + f.From.Name
+		case f.URL != nil && f.URL.SHA256 != "":
+			src = "sha256:" + f.URL.SHA256
 		case f.URL != nil:
-			src = "url:" + f.URL.Raw + "#" + f.URL.SHA256
+			src = "url:" + f.URL.Raw
 		}
 		out = append(out, f.Name+"="+src)
 	}

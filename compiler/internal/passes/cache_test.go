@@ -15,6 +15,9 @@ func cachedRun(tags bool, steps ...*ir.Step) *ir.Pipeline {
 		if s.Image == "" {
 			s.Image = "python:3.12"
 		}
+		if s.Uploads == nil {
+			s.Uploads = []ir.Upload{{Name: "out", Path: ir.Lit("/mnt/ws/out")}}
+		}
 	}
 	return &ir.Pipeline{Steps: steps, Volumes: []ir.Volume{{Name: "ws", PerPod: true}},
 		ObjectStore: &ir.ObjectStore{S3: &ir.S3Bucket{Bucket: "b"}, Cache: &ir.Cache{Prefix: "c", ImageTags: tags}}}
@@ -80,6 +83,17 @@ func TestCacheKeysRefusals(t *testing.T) {
 			p := cachedRun(false, s)
 			return p
 		}, nil},
+		{"nothing-to-keep", func() *ir.Pipeline {
+			s := step("a", []string{"ws"})
+			s.Uploads = []ir.Upload{}
+			return cachedRun(false, s)
+		}, nil},
+		{"same-digest", func() *ir.Pipeline {
+			a, b := step("a", []string{"ws"}), step("b", []string{"ws"})
+			a.Fetches = []ir.Fetch{{Name: "raw", URL: &ir.URL{Raw: "s3://x/raw/", SHA256: strings.Repeat("1", 64)}}}
+			b.Fetches = []ir.Fetch{{Name: "raw", URL: &ir.URL{Raw: "s3://x/mirror/", SHA256: strings.Repeat("1", 64)}}}
+			return cachedRun(true, a, b)
+		}, []string{"MLC560 steps a and b would have one cache key"}},
 		{"unused", func() *ir.Pipeline {
 			s := step("a", []string{"ws"})
 			s.CacheSetting = &off

@@ -60,17 +60,21 @@ func (fl *Files) Read() []string {
 }
 
 // Digest is the sha256, in hex, of the files read: of a line
-// "<sha256 of its bytes>  <path>" for each, by path in byte order
-// (standard input as StdinName).
+// "<sha256 of its bytes>  <name>" for each, its name without its folder
+// (standard input's StdinName), the lines in byte order. The same files
+// give the same digest wherever they are and however a command line
+// names them.
 func (fl *Files) Digest() string {
 	fl.mu.Lock()
 	defer fl.mu.Unlock()
-	h := sha256.New()
-	for _, path := range slices.Sorted(maps.Keys(fl.read)) {
-		sum := sha256.Sum256(fl.read[path])
-		fmt.Fprintf(h, "%s  %s\n", hex.EncodeToString(sum[:]), path)
+	var lines []string
+	for path, data := range fl.read {
+		sum := sha256.Sum256(data)
+		lines = append(lines, hex.EncodeToString(sum[:])+"  "+filepath.Base(path)+"\n")
 	}
-	return hex.EncodeToString(h.Sum(nil))
+	slices.Sort(lines)
+	sum := sha256.Sum256([]byte(strings.Join(lines, "")))
+	return hex.EncodeToString(sum[:])
 }
 
 // Stat describes the file at path.
