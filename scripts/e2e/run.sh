@@ -58,7 +58,7 @@ suite() {
   return "${PIPESTATUS[0]}"
 }
 # The tests of Argo's runs, which run again against Argo 4's controller.
-ARGO_TESTS='^TestE2E(Argo|DRAArgo|PodFailure|MPIJobRunsToArgo|MPIOnRealNode|RealNode|StopDeletesJobs|DryRunGoldens|KueueRunsArgo|KueuePreemptedArgo|Torch(OnRealNode|Stop))'
+ARGO_TESTS='^TestE2E(Argo|DRAArgo|PodFailure|MPIJobRunsToArgo|MPIOnRealNode|RealNode|StopDeletesJobs|DryRunGoldens|KueueRunsArgo|KueuePreemptedArgo)'
 set +e
 printf '\n== the e2e suite, Argo %s\n' "$ARGO_VERSION"
 suite test -run '^TestE2E'
