@@ -103,7 +103,9 @@ type cacheEngine interface {
 	// resolve the step a key reference of them names.
 	keyArgs(t *testing.T) map[string][]string
 	refStep(ref string) string
-	paramValue(ref, threshold string) string
+	// thresholdRef is how the key task's args refer to the param
+	// threshold, whose value the engine gives them.
+	thresholdRef() string
 }
 
 // TestE2EArgoCache runs the cache tests on the suite's Argo controller
@@ -229,7 +231,10 @@ func checkKeys(t *testing.T, e cacheEngine, s *objectStore, prefix string, keys 
 			kind, name, a, b := items[0], items[1], items[2], items[3]
 			switch kind {
 			case "param":
-				lines = append(lines, "param "+name+" "+sha256Hex([]byte(e.paramValue(a, threshold))))
+				if a == e.thresholdRef() {
+					a = threshold
+				}
+				lines = append(lines, "param "+name+" "+sha256Hex([]byte(a)))
 			case "digest":
 				lines = append(lines, "input "+name+" "+a)
 			case "fetch":
@@ -305,12 +310,7 @@ func (a *argoCache) refStep(ref string) string {
 	return strings.TrimSuffix(strings.TrimPrefix(ref, "{{inputs.parameters.mlcube-key-"), "}}")
 }
 
-func (a *argoCache) paramValue(ref, threshold string) string {
-	if ref == "{{workflow.parameters.threshold}}" {
-		return threshold
-	}
-	return ref
-}
+func (a *argoCache) thresholdRef() string { return "{{workflow.parameters.threshold}}" }
 
 // tektonCache submits the compiled PipelineRun.
 type tektonCache struct{ r *tektonRun }
@@ -368,9 +368,4 @@ func (k *tektonCache) refStep(ref string) string {
 	return strings.TrimSuffix(strings.TrimPrefix(ref, "$(tasks."), "-cache-key.results.key)")
 }
 
-func (k *tektonCache) paramValue(ref, threshold string) string {
-	if ref == "$(params.threshold)" {
-		return threshold
-	}
-	return ref
-}
+func (k *tektonCache) thresholdRef() string { return "$(params.threshold)" }
