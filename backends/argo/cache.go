@@ -256,9 +256,9 @@ func provenanceTemplate(p *ir.Pipeline, name string) (wfv1.Template, wfv1.DAGTas
 	}
 	task := wfv1.DAGTask{Name: ir.ProvenanceTask, Template: name}
 	_, subjects := kube.ProvenanceOf(p, "argo")
-	for _, sub := range subjects {
+	for i, sub := range subjects {
 		task.Dependencies = appendOnce(task.Dependencies, sub.Step.Name)
-		param := wfv1.Parameter{Name: digestParam(kube.SubjectFetch(sub).Name),
+		param := wfv1.Parameter{Name: digestParam(kube.SubjectFetch(i, sub).Name),
 			Value: wfv1.AnyStringPtr("{{tasks." + sub.Step.Name + ".outputs.parameters." + digestParam(sub.Upload.Name) + "}}")}
 		if sub.Step.Key != nil {
 			param = wfv1.Parameter{Name: keyParam(sub.Step.Name), Value: wfv1.AnyStringPtr("{{tasks." + sub.Step.Name +

@@ -2,12 +2,14 @@ package tekton
 
 import (
 	"slices"
+	"strings"
 
 	v1 "github.com/tektoncd/pipeline/pkg/apis/pipeline/v1"
 	"k8s.io/apimachinery/pkg/selection"
 
 	"github.com/mlcube-compile/mlcube-compile/backends/internal/kube"
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
+	"github.com/mlcube-compile/mlcube-compile/diag"
 )
 
 // A cached step (ir.Step.Key) comes after a task of its own, its key
@@ -44,7 +46,10 @@ func keyRef(step string) string {
 // keyTask makes the key of step s and looks it up, after the steps s
 // waits for; its pod mounts none of the step's volumes and asks for
 // none of its GPUs.
-func keyTask(p *ir.Pipeline, s *ir.Step) v1.PipelineTask {
+func keyTask(p *ir.Pipeline, s *ir.Step) (v1.PipelineTask, error) {
+	if err := keyResultsFit(p, s); err != nil {
+		return v1.PipelineTask{}, err
+	}
 	m := kube.Mover{RunID: runID, Ref: paramRef, Want: wantRef, Key: keyRef}
 	c := m.KeyContainer(p, s, "key", resultsDir)
 	spec := v1.TaskSpec{
@@ -73,7 +78,31 @@ func keyTask(p *ir.Pipeline, s *ir.Step) v1.PipelineTask {
 		t.Params = append(t.Params, v1.Param{Name: name, Value: *v1.NewStructuredValues(paramRef(name))})
 		t.TaskSpec.Params = append(t.TaskSpec.Params, v1.ParamSpec{Name: name, Type: v1.ParamTypeString})
 	}
-	return t
+	return t, nil
+}
+
+// keyResultsFit refuses step s when its key task's results, written to
+// its one step's termination message, do not fit what the kubelet keeps
+// of it (resultsFit): the key, the answer, and a sha256 and an entry for
+// each output of a cached step s reads.
+func keyResultsFit(p *ir.Pipeline, s *ir.Step) error {
+	size := func(name string, value int) int { return len(`{"key":"","value":"","type":1},`) + len(name) + value }
+	total := size(keyResult, 64) + size(hitResult, len("false"))
+	for _, name := range kube.KeyOutputs(p, s) {
+		if step, ok := strings.CutSuffix(name, "-entry"); ok {
+			total += size(name, len(kube.EntryOf(strings.Repeat("0", uidLength), step, "100")))
+		} else {
+			total += size(name, 64)
+		}
+	}
+	// The key task's pod: Tekton's prepare init container, and its step.
+	if budget := min(messageLimit, podMessageLimit/2) - tektonShare; total > budget {
+		return diag.Diagnostics{diag.Errorf(diag.ResultsTooLarge, s.Loc,
+			"step %s reads %d inputs whose digests its key task hands it, in results of %d bytes, more than the %d "+
+				"the kubelet keeps", s.Name, len(kube.KeyOutputs(p, s)), total, budget).
+			WithFix("pin its URL inputs with #sha256=, set cache: false on the step, or use --backend argo")}
+	}
+	return nil
 }
 
 // skipOnHit makes t, the task of cached step s, run after s's key task,

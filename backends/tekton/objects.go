@@ -257,12 +257,21 @@ func uriWarnings(p *ir.Pipeline) diag.Diagnostics {
 			out = append(out, diag.Warnf(diag.TektonURIsLeftOut, s.Loc,
 				"step %s uploads %d outputs, whose s3:// URI results do not fit beside their sha256: only -sha256 are given",
 				s.Name, len(s.Uploads)).
-				WithFix(fmt.Sprintf("find each output at s3://%s/<run uid>/%s/<output>", p.ObjectStore.S3.Bucket, s.Name)).
+				WithFix(resultsPlace(p, s)).
 				WithDetail("The kubelet keeps %d bytes of the upload step's termination message, where Tekton puts the "+
 					"results (12 KiB a pod, shared by its %d containers).", resultBudget(s, main), podContainers(s, main)))
 		}
 	}
 	return out
+}
+
+// resultsPlace says where the uploads of s are, for a warning's fix.
+func resultsPlace(p *ir.Pipeline, s *ir.Step) string {
+	if s.Key != nil {
+		return fmt.Sprintf("find each output in s3://%s/%s/<key>/, in the entry its key's manifest names",
+			p.ObjectStore.S3.Bucket, p.ObjectStore.Cache.Prefix)
+	}
+	return fmt.Sprintf("find each output at s3://%s/<run uid>/%s/<output>", p.ObjectStore.S3.Bucket, s.Name)
 }
 
 // objectRefusals refuse what a step's data needs that Tekton cannot

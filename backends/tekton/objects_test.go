@@ -1,6 +1,8 @@
 package tekton
 
 import (
+	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -251,5 +253,33 @@ func TestPodFileRefused(t *testing.T) {
 	if _, err := compile(p, Options{}); err == nil ||
 		!strings.Contains(err.Error(), "mounts the file /in/data.csv itself") {
 		t.Errorf("compiled, or refused otherwise: %v", err)
+	}
+}
+
+// A cached step's key task hands its step a sha256 and an entry for each
+// output of a cached step it reads, as results of its one step: more
+// than the kubelet keeps of its termination message is refused at the
+// step, not left to fail the run.
+func TestKeyResultsFit(t *testing.T) {
+	run := func(n int) error {
+		prod := &ir.Step{Name: "prepare", Key: &ir.StepKey{Recipe: "r"}}
+		cons := &ir.Step{Name: "train", Key: &ir.StepKey{Recipe: "r"}}
+		for i := range n {
+			name := fmt.Sprintf("output-%02d", i)
+			prod.Uploads = append(prod.Uploads, ir.Upload{Name: name})
+			cons.Fetches = append(cons.Fetches, ir.Fetch{Name: "prepare-" + name,
+				From: &ir.Output{Step: "prepare", Name: name}})
+		}
+		p := &ir.Pipeline{Steps: []*ir.Step{prod, cons},
+			ObjectStore: &ir.ObjectStore{S3: &ir.S3Bucket{Bucket: "b"}, Cache: &ir.Cache{Prefix: "c"}}}
+		return keyResultsFit(p, cons)
+	}
+	if err := run(10); err != nil {
+		t.Errorf("10 inputs: %v", err)
+	}
+	err := run(21)
+	var ds diag.Diagnostics
+	if !errors.As(err, &ds) || len(ds) != 1 || ds[0].Code != diag.ResultsTooLarge {
+		t.Errorf("21 inputs: %v, want MLC265", err)
 	}
 }

@@ -107,7 +107,11 @@ func addTasks(pr *v1.PipelineRun, p *ir.Pipeline) error {
 			t.RunAfter = append(slices.Clone(t.RunAfter), files.Name)
 		}
 		if s.Key != nil {
-			pr.Spec.PipelineSpec.Tasks = append(pr.Spec.PipelineSpec.Tasks, keyTask(p, s))
+			key, err := keyTask(p, s)
+			if err != nil {
+				return err
+			}
+			pr.Spec.PipelineSpec.Tasks = append(pr.Spec.PipelineSpec.Tasks, key)
 			t.RunAfter = slices.Clone(t.RunAfter)
 			skipOnHit(&t, s)
 		}

@@ -33,17 +33,19 @@ const presentFn = `present() {
 }
 `
 
-// manifestFn is a shell function printing what the manifest file $1
-// records: the entry when $2 is "entry", else the sha256 of output $2;
-// it fails when the manifest records none.
+// manifestFn holds shell functions reading the manifest file $1:
+// recorded prints the sha256 it records for output $2, entry the entry
+// it names; each fails when the manifest records none. An output's name
+// is a DNS label (ir.Upload.Name), which the pattern takes as written.
 const manifestFn = `recorded() {
-  if [ "$2" = entry ]; then
-    d=$(sed -n 's/^entry \([A-Za-z0-9._-]\{1,\}\)$/\1/p' "$1")
-  else
-    d=$(sed -n "s/^output $2 \([0-9a-f]\{64\}\)\$/\1/p" "$1")
-  fi
-  [ -n "$d" ] || { echo "mlcube-compile: the cache's manifest $1 records no $2" >&2; exit 1; }
+  d=$(sed -n "s/^output $2 \([0-9a-f]\{64\}\)\$/\1/p" "$1")
+  [ -n "$d" ] || { echo "mlcube-compile: the cache's manifest $1 records no output $2" >&2; exit 1; }
   echo "$d"
+}
+entry() {
+  e=$(sed -n 's/^entry \([A-Za-z0-9._-]\{1,\}\)$/\1/p' "$1")
+  [ -n "$e" ] || { echo "mlcube-compile: the cache's manifest $1 names no entry" >&2; exit 1; }
+  echo "$e"
 }
 `
 
@@ -76,8 +78,8 @@ while [ $# -ge 4 ]; do
     m=$(mktemp)
     rclone copyto ":s3:$cache/$a/manifest" "$m"
     d=$(recorded "$m" "$b")
-    entry=$(recorded "$m" entry)
-    printf '%s' "$entry" >"$out/$name-entry" ;;
+    e=$(entry "$m")
+    printf '%s' "$e" >"$out/$name-entry" ;;
   fetch)
     sh -c "$FETCH" fetch "$a" "$b" "$scratch/$name"
     [ -e "$scratch/$name" ] || { echo "mlcube-compile: $name: nothing was fetched from $b" >&2; exit 1; }

@@ -198,12 +198,13 @@ func TestCacheKeyOfURLs(t *testing.T) {
 // The provenance task fills the statement's placeholders: the run's id,
 // each result's sha256, as its step recorded it or, for a cached step,
 // as its key's manifest records it; it uploads it to the run's folder.
-// A digest that is not one fails it.
+// A digest that is not one fails it. The cached step's output is named
+// entry, as the manifest's line of the entry is.
 func TestProvenanceStatement(t *testing.T) {
 	sb := newSandbox(t)
 	keys := map[string]string{"cached": strings.Repeat("e", 64)}
 	cachedStep := &ir.Step{Name: "cached", Image: "python:3.12", Key: &ir.StepKey{Recipe: "r"},
-		Uploads: []ir.Upload{{Name: "model", Path: ir.Lit("/m"), Folder: true, Final: true}}}
+		Uploads: []ir.Upload{{Name: "entry", Path: ir.Lit("/m"), Folder: true, Final: true}}}
 	plain := &ir.Step{Name: "plain", Image: "python@sha256:" + strings.Repeat("1", 64),
 		Fetches: []ir.Fetch{{Name: "raw",
 			URL: &ir.URL{Raw: "s3://b/raw.csv", Scheme: "s3", SHA256: strings.Repeat("2", 64)}}},
@@ -212,7 +213,7 @@ func TestProvenanceStatement(t *testing.T) {
 		ObjectStore: &ir.ObjectStore{ToolImage: "rclone", S3: &ir.S3Bucket{Bucket: "b"}, Cache: &ir.Cache{Prefix: "cache"}},
 		Provenance:  &ir.Provenance{Specs: strings.Repeat("3", 64), Version: "v1.0.0", Commit: "abc"}}
 	write(t, filepath.Join(sb.dir, "s3", "b", "cache", keys["cached"]), map[string]string{
-		"manifest": ir.CacheManifest + "\nentry run-0\noutput model " + strings.Repeat("4", 64) + "\n"})
+		"manifest": ir.CacheManifest + "\nentry run-0\noutput entry " + strings.Repeat("4", 64) + "\n"})
 	recorded := map[string]string{"metrics": strings.Repeat("5", 64)}
 	m := Mover{RunID: "run-1", Key: func(step string) string { return keys[step] },
 		Want: func(f ir.Fetch) string { return recorded[f.From.Name] }}
@@ -228,7 +229,8 @@ func TestProvenanceStatement(t *testing.T) {
 		t.Fatalf("the statement is no JSON: %v\n%s", err, data)
 	}
 	want := []Descriptor{
-		{Name: "cached/model", Digest: map[string]string{ir.FolderDigestKey: strings.Repeat("4", 64)}},
+		{Name: "cached/entry", URI: "s3://b/cache/" + keys["cached"] + "/run-0/entry",
+			Digest: map[string]string{ir.FolderDigestKey: strings.Repeat("4", 64)}},
 		{Name: "plain/metrics", Digest: map[string]string{"sha256": strings.Repeat("5", 64)}},
 	}
 	if !reflect.DeepEqual(st.Subject, want) {

@@ -60,11 +60,11 @@ type Subject struct {
 	Upload ir.Upload
 }
 
-// SubjectFetch is sub as a fetch of the provenance task, whose Want
-// refers to the sha256 its step recorded.
-func SubjectFetch(sub Subject) ir.Fetch {
-	return ir.Fetch{Name: sub.Step.Name + "-" + sub.Upload.Name,
-		From: &ir.Output{Step: sub.Step.Name, Name: sub.Upload.Name}}
+// SubjectFetch is the n-th subject, sub, as a fetch of the provenance
+// task, whose Want refers to the sha256 its step recorded; named by its
+// index, which no two subjects share.
+func SubjectFetch(n int, sub Subject) ir.Fetch {
+	return ir.Fetch{Name: "subject-" + strconv.Itoa(n), From: &ir.Output{Step: sub.Step.Name, Name: sub.Upload.Name}}
 }
 
 // ProvenanceOf is p's statement with placeholders, @@N@@ for the sha256
@@ -104,8 +104,14 @@ func ProvenanceOf(p *ir.Pipeline, engine string) (string, []Subject) {
 			if u.Folder {
 				key = ir.FolderDigestKey
 			}
-			st.Subject = append(st.Subject, Descriptor{Name: s.Name + "/" + u.Name,
-				Digest: map[string]string{key: "@@" + strconv.Itoa(len(subjects)) + "@@"}})
+			n := strconv.Itoa(len(subjects))
+			d := Descriptor{Name: s.Name + "/" + u.Name, Digest: map[string]string{key: "@@" + n + "@@"}}
+			if s.Key != nil {
+				// Where it is: the entry of the cache its key's manifest
+				// names, which the run may not have written.
+				d.URI = "@@uri" + n + "@@"
+			}
+			st.Subject = append(st.Subject, d)
 			subjects = append(subjects, Subject{s, u})
 		}
 	}
@@ -122,7 +128,8 @@ func ProvenanceOf(p *ir.Pipeline, engine string) (string, []Subject) {
 // the bucket/key it goes to, the cache (bucket/prefix; - for none), the
 // run's id and the statement (ProvenanceOf); then items of three words:
 // "digest N SHA256" for the N-th subject, or "cached N KEY/OUTPUT" for
-// one a cached step uploaded, read from its key's manifest.
+// one a cached step uploaded: its sha256 and its place (@@uriN@@), the
+// entry, as its key's manifest names them, read once.
 const ProvenanceScript = `set -eu
 ` + manifestFn + `dest=$1 cache=$2 run=$3 statement=$4; shift 4
 f=$(mktemp)
@@ -134,7 +141,9 @@ while [ $# -ge 3 ]; do
   cached)
     m=$(mktemp)
     rclone copyto ":s3:$cache/${a%/*}/manifest" "$m"
-    d=$(recorded "$m" "${a##*/}") ;;
+    d=$(recorded "$m" "${a##*/}")
+    e=$(entry "$m")
+    sed -i "s|@@uri$n@@|s3://$cache/${a%/*}/$e/${a##*/}|" "$f" ;;
   esac
   case $d in
   '' | *[!0-9a-f]*) echo "mlcube-compile: subject $n has no sha256: '$d'" >&2; exit 1 ;;
@@ -162,7 +171,7 @@ func (m Mover) ProvenanceContainer(p *ir.Pipeline, engine, name string) corev1.C
 			args = append(args, "cached", n, m.Key(sub.Step.Name)+"/"+sub.Upload.Name)
 			continue
 		}
-		args = append(args, "digest", n, m.Want(SubjectFetch(sub)))
+		args = append(args, "digest", n, m.Want(SubjectFetch(i, sub)))
 	}
 	c := m.container(p, name)
 	c.Command = []string{"sh", "-c", ir.KubeLiteral(ProvenanceScript), "mlcube-compile"}

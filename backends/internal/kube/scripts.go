@@ -116,13 +116,13 @@ const FetchScript = `set -eu
     key=${src%/*} out=${src##*/}
     rclone copyto ":s3:$key/manifest" "$dest.manifest"
     [ -f "$dest.manifest" ] || { echo "mlcube-compile: the cache has no manifest at $key" >&2; exit 1; }
-    entry=$(recorded "$dest.manifest" entry)
+    e=$(entry "$dest.manifest")
     d=$(recorded "$dest.manifest" "$out")
     printf '%s' "$d" >"$dest.sha256"
     if [ "$kind" = cachedfolder ]; then
-      rclone copy ":s3:$key/$entry/$out/" "$dest" && mkdir -p "$dest"
+      rclone copy ":s3:$key/$e/$out/" "$dest" && mkdir -p "$dest"
     else
-      rclone copyto ":s3:$key/$entry/$out" "$dest"
+      rclone copyto ":s3:$key/$e/$out" "$dest"
     fi ;;
   http) rclone copyurl "$src" "$dest" ;;
   folder) rclone copy ":s3:$src" "$dest" && mkdir -p "$dest" ;;
