@@ -82,6 +82,7 @@ const (
 	CommandFailed      Code = "MLC752"
 	BadStatement       Code = "MLC753"
 	ResultUnproven     Code = "MLC754"
+	ImageUnresolved    Code = "MLC755"
 )
 
 // The codes of the warnings and of the notes, in the same topics:
@@ -131,6 +132,7 @@ const (
 	ClaimPerRunDeleted       Code = "MLC504"
 	StepNotCached            Code = "MLC505"
 	CacheSettingUnused       Code = "MLC506"
+	CachedByTag              Code = "MLC507"
 	ArgoV4TooManyTemplate    Code = "MLC601"
 	ArgoV4TooManyTasks       Code = "MLC602"
 	ArgoV4TooManyParams      Code = "MLC603"
@@ -231,6 +233,7 @@ var codeTable = []CodeDoc{
 	{Internal, Error, "mlcube-compile failed on its own", "A bug: please report it with the command and the files, which the message names.", nil},
 	{CommandFailed, Error, "the command could not finish", "Writing the output or reading from standard input failed: the message says why (a full disk, a missing folder, a closed pipe).", nil},
 	{BadStatement, Error, "a provenance statement `verify` cannot read", "`mlcube-compile verify RESULT STATEMENT` reads the in-toto v1 Statement of SLSA v1 provenance that a run wrote beside its results (`<run uid>/provenance.intoto.json` in the bucket): give it that file, as the run wrote it.", nil},
+	{ImageUnresolved, Error, "an image tag `lock` cannot resolve to a digest", "`mlcube-compile lock` asks each image's registry for the digest its tag names now, as `docker pull` would, with the credentials of `~/.docker/config.json` (`docker login`). The registry refused, or is not reachable from here: check the image's name and tag, log in to a private registry, and give `--insecure` for a registry served over plain HTTP (one on localhost or a private address is reached so already).", nil},
 	{ResultUnproven, Error, "a result whose digest its statement does not name", "The result's sha256 (a folder's, as [caching](caching.md#the-key) says) is no subject's of the statement: the result was changed since the run wrote it, or it is another run's. Fetch it again from the run's folder, or check it against that run's statement.", nil},
 	{KeyIgnored, Warning, "a key MLCube ignores", "MLCube reads a cube with OmegaConf and looks up only the keys it uses, so it ignores this one (an author's institution, `platform.CUDA_version`, a task's `description`); so does the compiler. Drop it, or keep it as a note to readers.", nil},
 	{KeyWrittenTwice, Warning, "a key written twice in a file MLCube 1.0 reads", "PyYAML, which reads the file for MLCube 1.0, keeps the last value and drops the first; so does the compiler. Keep one.", nil},
@@ -272,7 +275,8 @@ var codeTable = []CodeDoc{
 	{ObjectStoreUnused, Warning, "the platform's `objectStore`, and nothing of the run is in it", "The object store is used by `storage.workspace: object` and by inputs given as `s3://` URLs (`toolImage` by any URL input); this run has neither, so its data stays on the claim: give `storage.workspace: object` or an input's URL if the bucket was meant, or drop `objectStore` for this run.", nil},
 	{DataClaimUnused, Warning, "`storage.pvc` beside `storage.workspace: object`, and no input is read from it", "With an object workspace the claim `storage.pvc` names holds only the inputs no step writes, mounted read-only; every input of this run is written by an earlier step or given as a URL, so no pod mounts the claim: drop `storage.pvc`, or give an input its path on the claim.", nil},
 	{ClaimPerRunDeleted, Warning, "the claim made for each run goes with the run", "Argo deletes it when the run succeeds (`volumeClaimGC`), Tekton with the PipelineRun that owns it, a Job with its pod (an ephemeral volume); the results written there go with it: use an existing claim (`storage.pvc`) to keep them. It had a code per engine before, MLC606 (Argo), MLC627 (Tekton) and MLC642 (Job), which `--disable` and disable comments still take.", []Code{"MLC606", "MLC627", "MLC642"}},
-	{StepNotCached, Warning, "a step the cache cannot key, which runs every time", "A step's key is made of what it runs and the digests of what it reads ([caching](caching.md#the-key)). Its image needs a digest (`image@sha256:…`), or the platform's `objectStore.cache.imageTags: true` to key it by its tag; a step that reads a claim, or a distributed step, is not cached. Set `cache: false` on the step to say it is meant to run every time.", nil},
+	{StepNotCached, Warning, "a step the cache cannot key, which runs every time", "A step's key is made of what it runs and the digests of what it reads ([caching](caching.md#the-key)). Its image needs a digest (`image@sha256:…`, or the platform's `imageDigests`, which `mlcube-compile lock` prints), or the platform's `objectStore.cache.imageTags: true` to key it by its tag; a step that reads a claim, or a distributed step, is not cached. Set `cache: false` on the step to say it is meant to run every time.", nil},
+	{CachedByTag, Warning, "a cached step whose image is a tag alone", "With `objectStore.cache.imageTags: true` a step whose image has no digest is keyed by its tag: an image pushed again under that tag gets the old image's outputs from the cache. Lock the tag to a digest with the platform's `imageDigests`, which `mlcube-compile lock` prints from the registry, or name the image `image@sha256:…`.", nil},
 	{CacheSettingUnused, Warning, "a step's cache setting with no cache on the platform", "`cache:` on a step says whether the platform's cache keeps it: add `objectStore.cache` to the platform, or drop the step's setting.", nil},
 	{ArgoV4TooManyTemplate, Warning, "more templates than Argo v4's CRDs take", "A v4 cluster installed from its release manifests refuses the object, while v3.7 and v4 with the minimal CRDs take it: split the pipeline (see [backends](backends.md#supported-versions)).", nil},
 	{ArgoV4TooManyTasks, Warning, "a DAG with more tasks than Argo v4's CRDs take", "As for MLC601: split the pipeline.", nil},

@@ -71,14 +71,38 @@ func cacheSpecs(t *testing.T, prefix string) string {
 		evaluate["secretEnv"] = map[string]any{"MLCUBE_E2E_EXIT": map[string]any{"secret": "e2e-fault", "key": "exit"}}
 	})
 	edit("platform.yaml", func(p map[string]any) {
-		p["objectStore"].(map[string]any)["cache"] = map[string]any{"prefix": prefix, "imageTags": true}
+		p["image"] = tektonImage
+		p["objectStore"].(map[string]any)["cache"] = map[string]any{"prefix": prefix}
 		// In a namespace that enforces Pod Security's restricted level:
 		// the key tasks' and the provenance task's pods too.
 		p["podSecurity"] = "restricted"
 		p["securityContext"] = map[string]any{"runAsUser": 1000, "runAsGroup": 1000}
 		p["tekton"] = map[string]any{"setSecurityContext": true}
 	})
+	lock := lockImages(t, filepath.Join(dir, "pipeline.yaml"))
+	edit("platform.yaml", func(p map[string]any) { p["imageDigests"] = lock })
 	return dir
+}
+
+// lockImages runs mlcube-compile lock on the pipeline file, which asks
+// the node's registry (tekton.sh) for the digest of its image's tag,
+// and checks the digest is the one containerd holds under that tag, the
+// one its pods run. It returns the imageDigests lock printed.
+func lockImages(t *testing.T, pipeline string) map[string]string {
+	t.Helper()
+	out, stderr, code := compileArgs(t, "mlcube-compile", "lock", "--task", pipeline)
+	var lock struct {
+		ImageDigests map[string]string `json:"imageDigests"`
+	}
+	if err := yaml.Unmarshal([]byte(out), &lock); code != 0 || err != nil {
+		t.Fatalf("lock: exit %d, %v: %s%s", code, err, out, stderr)
+	}
+	held := strings.Fields(strings.Split(nodeCtr(t, "images", "ls", "name=="+tektonImage), "\n")[1])
+	if len(lock.ImageDigests) != 1 || len(held) < 3 || lock.ImageDigests[tektonImage] != held[2] {
+		t.Fatalf("lock printed %v; the node holds %s as %v", lock.ImageDigests, tektonImage, held)
+	}
+	t.Logf("lock: %s is %s in the node's registry and in its containerd", tektonImage, held[2])
+	return lock.ImageDigests
 }
 
 // restrict makes namespace ns enforce Pod Security's restricted level.

@@ -33,6 +33,8 @@ func TestHelpIsReadFromTheSchema(t *testing.T) {
 		{`=~"^[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*$"`,
 			"want a key prefix of the bucket such as mlcube-cache or team/cache, without a leading or trailing /"},
 		{`!~"(^|/)\\.\\.?(/|$)"`, "want a key prefix of the bucket such as mlcube-cache, without . or .."},
+		{`=~"^sha256:[0-9a-f]{64}$"`,
+			"want an image's digest, sha256: and 64 lowercase hex digits, such as mlcube-compile lock prints"},
 		{`=~"^[-._a-zA-Z0-9]+$"`, "want a Secret key: letters, digits, '-', '_' and '.'"},
 		{`=~"^[a-z0-9.-]+/[A-Za-z0-9._-]+$"`, "want a domain-prefixed resource name such as example.com/gpu"},
 		{`=~"^\\+?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([KMGTPE]i|[numkMGTPE]|[eE][-+]?[0-9]+)?$"`,

@@ -28,7 +28,7 @@ import (
 // ENTRYPOINT: that ENTRYPOINT before the args, or, for an image without
 // one, the first word of the args.
 func commandOf(p *ir.Pipeline, s *ir.Step, st *v1.Step) {
-	entrypoint, ok := settingsOf(p).ImageEntrypoints[s.Image]
+	entrypoint, ok := imageEntrypoint(p, s.Image)
 	if !s.ArgsAreCommand || len(st.Command) > 0 || !ok {
 		return
 	}
@@ -39,6 +39,17 @@ func commandOf(p *ir.Pipeline, s *ir.Step, st *v1.Step) {
 	st.Command, st.Args = st.Args[:1], st.Args[1:]
 }
 
+// imageEntrypoint is the ENTRYPOINT the platform says image has, by
+// the image as written or, for one the platform's imageDigests pins, by
+// its name and tag.
+func imageEntrypoint(p *ir.Pipeline, image string) ([]string, bool) {
+	if e, ok := settingsOf(p).ImageEntrypoints[image]; ok {
+		return e, true
+	}
+	e, ok := settingsOf(p).ImageEntrypoints[ir.ImageName(image)]
+	return e, ok
+}
+
 // entrypointWarnings say which steps run a whole command line in an image
 // whose ENTRYPOINT the platform does not say, once an image, at its first
 // step; and which images the platform says that no such step runs.
@@ -46,7 +57,7 @@ func entrypointWarnings(p *ir.Pipeline) diag.Diagnostics {
 	steps := map[string][]string{}
 	var first []*ir.Step
 	for _, s := range p.Steps {
-		_, said := settingsOf(p).ImageEntrypoints[s.Image]
+		_, said := imageEntrypoint(p, s.Image)
 		if s.Kind != ir.Container || !s.ArgsAreCommand || len(s.Command) > 0 || said {
 			continue
 		}
@@ -58,7 +69,9 @@ func entrypointWarnings(p *ir.Pipeline) diag.Diagnostics {
 	var out diag.Diagnostics
 	for _, image := range slices.Sorted(maps.Keys(settingsOf(p).ImageEntrypoints)) {
 		if !slices.ContainsFunc(p.Steps,
-			func(s *ir.Step) bool { return s.Image == image && s.ArgsAreCommand && len(s.Command) == 0 }) {
+			func(s *ir.Step) bool {
+				return (s.Image == image || ir.ImageName(s.Image) == image) && s.ArgsAreCommand && len(s.Command) == 0
+			}) {
 			out = append(out, diag.Warnf(diag.PlatformSettingUnused,
 				p.Platform.Field("tekton").Field("imageEntrypoints").Field(image),
 				"no step of the run runs a MedPerf run_args.command in image %s, so its entry applies to nothing", image))

@@ -156,7 +156,7 @@ var versionFlag = &cli.BoolFlag{Name: "version", Usage: "print the version"}
 func newApp(s *session, stderr io.Writer) *cli.App {
 	cli.VersionFlag = versionFlag
 	commands := []*cli.Command{graphCommand(s), schemaCommand(s.stdout), lintCommand(s.stdout),
-		verifyCommand(s.stdout), completionCommand(s.stdout)}
+		verifyCommand(s.stdout), lockCommand(s), completionCommand(s.stdout)}
 	for _, c := range commands {
 		// A command's usage error is one line, as the compile's, never
 		// its whole help on stdout.

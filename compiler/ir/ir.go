@@ -234,7 +234,11 @@ type Step struct {
 	// Template is the same for steps that run the same cube task; backends
 	// that share definitions between steps group by it.
 	Template string
-	Image    string
+	// Image is the image as a step names it, with the digest the
+	// platform's imageDigests gives its tag (name:tag@sha256:...), as
+	// ImageLocked says.
+	Image       string
+	ImageLocked bool `json:",omitempty"`
 	// ImagePullPolicy is empty for the cluster's default.
 	ImagePullPolicy string
 	// Command is empty when the image's own entrypoint runs.
@@ -310,6 +314,13 @@ type Text []Piece
 type Piece struct {
 	Literal string
 	Param   string
+}
+
+// ImageName is image without a digest: the name by which a platform
+// setting such as tekton.imageEntrypoints names it.
+func ImageName(image string) string {
+	name, _, _ := strings.Cut(image, "@")
+	return name
 }
 
 // Lit makes a Text with no parameter references.

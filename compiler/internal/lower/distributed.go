@@ -172,11 +172,12 @@ func (sl *stepLowering) lowerDaskStep() (*ir.Step, graph.IO) {
 	st, name := sl.st, sl.name
 	d := st.Dask
 	s := &ir.Step{
-		Name: name, Loc: st.Loc, Kind: ir.Dask, Image: d.Image,
+		Name: name, Loc: st.Loc, Kind: ir.Dask,
 		Template:        sl.daskTemplateName(name),
 		ImagePullPolicy: sl.plat.ImagePullPolicy,
 		Labels:          map[string]string{taskLabel: labelValue(lastWord(d.Function))},
 	}
+	s.Image, s.ImageLocked = pinned(sl.plat, d.Image)
 	job := &ir.DaskJob{
 		Form:         daskForm(sl.plat),
 		GenerateName: sl.p.Name + "-" + name + "-",

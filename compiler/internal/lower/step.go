@@ -3,6 +3,7 @@ package lower
 import (
 	"cmp"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/mlcube-compile/mlcube-compile/compiler/graph"
@@ -98,6 +99,7 @@ func (sl *stepLowering) lowerStep() (*ir.Step, graph.IO) {
 	}
 	var diags diag.Diagnostics
 	s.Image, diags = image(sl.plat.Image, c)
+	s.Image, s.ImageLocked = pinned(sl.plat, s.Image)
 	sl.diags = append(sl.diags, diags...)
 	gpus, args := st.GPUs()
 	sl.diags = append(sl.diags, gpusFromCube(st, gpus)...)
@@ -168,6 +170,15 @@ func image(platform string, c *spec.Cube) (string, diag.Diagnostics) {
 	return "", diag.Diagnostics{diag.Errorf(diag.NoImage,
 		diag.At(diag.Pos{File: c.File, Line: 1, Col: 1}).Field("docker").Field("image"),
 		"no image: set docker.image in the cube or image in the platform file")}
+}
+
+// pinned is image with the digest the platform's imageDigests gives it,
+// and true; image itself when it names a digest or the map holds none.
+func pinned(plat *spec.Platform, image string) (string, bool) {
+	if d, ok := plat.ImageDigests[image]; ok && !strings.Contains(image, "@") {
+		return image + "@" + d, true
+	}
+	return image, false
 }
 
 // maxRetries is the most retries a step may ask for.

@@ -35,6 +35,9 @@ func CacheKeys(p *ir.Pipeline) diag.Diagnostics {
 		perPod[v.Name] = v.PerPod
 	}
 	keyed := map[string]*ir.Step{}
+	// The cached steps whose image is a tag alone, by tag, in the
+	// order of the tags' first steps.
+	byTag, tags := map[string][]string{}, []string(nil)
 	names := map[string]*ir.Step{}
 	for _, s := range p.Steps {
 		names[s.Name] = s
@@ -58,6 +61,12 @@ func CacheKeys(p *ir.Pipeline) diag.Diagnostics {
 				WithFix("set cache: false on the step to say so"))
 			continue
 		}
+		if !strings.Contains(s.Image, "@sha256:") {
+			if byTag[s.Image] == nil {
+				tags = append(tags, s.Image)
+			}
+			byTag[s.Image] = append(byTag[s.Image], s.Written)
+		}
 		r := recipeOf(p, s)
 		// A recipe is plain strings and bools: Marshal cannot fail.
 		text, _ := json.Marshal(r)
@@ -72,6 +81,16 @@ func CacheKeys(p *ir.Pipeline) diag.Diagnostics {
 			continue
 		}
 		keyed[same] = s
+	}
+	for _, tag := range tags {
+		steps := "steps " + strings.Join(byTag[tag], ", ") + " are"
+		if len(byTag[tag]) == 1 {
+			steps = "step " + byTag[tag][0] + " is"
+		}
+		diags = append(diags, diag.Warnf(diag.CachedByTag,
+			p.Platform.Field("objectStore").Field("cache").Field("imageTags"),
+			"%s cached by image %s's tag: an image pushed again under the tag gets this one's outputs", steps, tag).
+			WithFix("lock the tag to its digest with the platform's imageDigests (mlcube-compile lock prints them)"))
 	}
 	return diags
 }
@@ -91,8 +110,8 @@ func uncacheable(p *ir.Pipeline, s *ir.Step, perPod map[string]bool) string {
 	case s.Kind != ir.Container:
 		return "a distributed step's pods share data on a claim, which the cache does not digest"
 	case !strings.Contains(s.Image, "@sha256:") && !p.ObjectStore.Cache.ImageTags:
-		return "its image " + s.Image + " is a tag alone, which may name another image tomorrow (pin it by digest, " +
-			"or set objectStore.cache.imageTags)"
+		return "its image " + s.Image + " is a tag alone, which may name another image tomorrow (pin it by " +
+			"digest, with the platform's imageDigests, or set objectStore.cache.imageTags)"
 	}
 	for _, m := range s.Mounts {
 		if !perPod[m.Volume] {

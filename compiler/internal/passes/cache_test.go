@@ -8,12 +8,16 @@ import (
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
 )
 
+// pinnedImage is an image pinned by digest.
+var pinnedImage = "python:3.12@sha256:" + strings.Repeat("a", 64)
+
 // cachedRun is a run of steps on per-pod volumes, with a cache that
-// keys images by their tags when tags says.
+// keys images by their tags when tags says; a step with no image runs
+// pinnedImage.
 func cachedRun(tags bool, steps ...*ir.Step) *ir.Pipeline {
 	for _, s := range steps {
 		if s.Image == "" {
-			s.Image = "python:3.12"
+			s.Image = pinnedImage
 		}
 		if s.Uploads == nil {
 			s.Uploads = []ir.Upload{{Name: "out", Path: ir.Lit("/mnt/ws/out")}}
@@ -47,7 +51,7 @@ func TestCacheKeysFollowTheRecipe(t *testing.T) {
 	if k := key(func(s *ir.Step) { s.Args[0].Prefix = "--rate=" }); k.Recipe == base.Recipe {
 		t.Error("another argument left the recipe as it was")
 	}
-	if k := key(func(s *ir.Step) { s.Image = "python:3.13" }); k.Recipe == base.Recipe {
+	if k := key(func(s *ir.Step) { s.Image = "python:3.12@sha256:" + strings.Repeat("b", 64) }); k.Recipe == base.Recipe {
 		t.Error("another image left the recipe as it was")
 	}
 	if k := key(func(s *ir.Step) { s.Args[0].Value = ir.Text{{Literal: "0."}, {Literal: "1"}} }); k.Params != nil {
@@ -60,6 +64,12 @@ func TestCacheKeysFollowTheRecipe(t *testing.T) {
 	}
 }
 
+// tagged gives s an image named by its tag alone.
+func tagged(s *ir.Step) *ir.Step {
+	s.Image = "python:3.12"
+	return s
+}
+
 // What the cache cannot key runs every time, with a warning that says
 // why; cache: false quietly; a cache setting with no cache warns; two
 // steps with one key, or a step named as a key task, are refused.
@@ -70,8 +80,10 @@ func TestCacheKeysRefusals(t *testing.T) {
 		run  func() *ir.Pipeline
 		want []string
 	}{
-		{"tag", func() *ir.Pipeline { return cachedRun(false, step("a", []string{"ws"})) },
+		{"tag", func() *ir.Pipeline { return cachedRun(false, tagged(step("a", []string{"ws"}))) },
 			[]string{"MLC505 step a is not cached: its image python:3.12 is a tag alone"}},
+		{"by-tag", func() *ir.Pipeline { return cachedRun(true, tagged(step("a", []string{"ws"}))) },
+			[]string{"MLC507 step a is cached by image python:3.12's tag"}},
 		{"claim", func() *ir.Pipeline {
 			p := cachedRun(true, step("a", []string{"data"}))
 			p.Volumes = append(p.Volumes, ir.Volume{Name: "data", ClaimName: "data"})

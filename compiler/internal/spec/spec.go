@@ -108,19 +108,20 @@ type Platform struct {
 	// Cut are the fields of the file whose wrong values it was read
 	// without (salvage): the file has errors, and the checks after the
 	// schema are kept only where they are not about these.
-	Cut                []string         `json:"-"`
-	Namespace          string           `json:"namespace"`
-	ServiceAccountName string           `json:"serviceAccountName"`
-	JobServiceAccount  string           `json:"jobServiceAccountName"`
-	LimitsEqual        bool             `json:"limitsEqualRequests"`
-	Image              string           `json:"image"`
-	ImagePullPolicy    string           `json:"imagePullPolicy"`
-	ImagePullSecrets   []string         `json:"imagePullSecrets"`
-	GPU                GPU              `json:"gpu"`
-	CPU                Scheduling       `json:"cpu"`
-	Storage            Storage          `json:"storage"`
-	SecurityContext    *SecurityContext `json:"securityContext"`
-	PodSecurity        string           `json:"podSecurity"`
+	Cut                []string          `json:"-"`
+	Namespace          string            `json:"namespace"`
+	ServiceAccountName string            `json:"serviceAccountName"`
+	JobServiceAccount  string            `json:"jobServiceAccountName"`
+	LimitsEqual        bool              `json:"limitsEqualRequests"`
+	Image              string            `json:"image"`
+	ImagePullPolicy    string            `json:"imagePullPolicy"`
+	ImagePullSecrets   []string          `json:"imagePullSecrets"`
+	ImageDigests       map[string]string `json:"imageDigests"`
+	GPU                GPU               `json:"gpu"`
+	CPU                Scheduling        `json:"cpu"`
+	Storage            Storage           `json:"storage"`
+	SecurityContext    *SecurityContext  `json:"securityContext"`
+	PodSecurity        string            `json:"podSecurity"`
 	MPI                struct {
 		APIVersion string `json:"apiVersion"`
 	} `json:"mpi"`
