@@ -373,9 +373,30 @@ func (k *tektonCache) submit(t *testing.T, threshold string) cacheRun {
 		if step, ok := strings.CutSuffix(task, "-cache-key"); ok {
 			run.keys[step] = results["key"]
 		}
+		if task == "evaluate" && run.phase == "Succeeded" {
+			checkChainsResult(t, results)
+		}
 	}
 	k.r.pr.Name = ""
 	return run
+}
+
+// checkChainsResult checks evaluate's result for Tekton Chains, as the
+// TaskRun holds it: the object of metrics' URI, its sha256 as
+// sha256:<hex> and isBuildArtifact "true", which Chains makes a subject
+// of (pkg/artifacts/signable.go, tektoncd/chains v0.26.2).
+func checkChainsResult(t *testing.T, results map[string]string) {
+	t.Helper()
+	want, err := json.Marshal(map[string]string{"uri": results["metrics-uri"],
+		"digest": "sha256:" + results["metrics-sha256"], "isBuildArtifact": "true"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := results["metrics_ARTIFACT_OUTPUTS"]
+	if results["metrics-uri"] == "" || len(results["metrics-sha256"]) != 64 || got != string(want) {
+		t.Fatalf("evaluate's result for Tekton Chains is %s, want %s", got, want)
+	}
+	t.Logf("evaluate's metrics_ARTIFACT_OUTPUTS: %s", got)
 }
 
 func (k *tektonCache) keyArgs(t *testing.T) map[string][]string {

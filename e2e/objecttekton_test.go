@@ -67,6 +67,14 @@ func taskResults(t *testing.T, r *tektonRun) map[string]map[string]string {
 		got[task] = map[string]string{}
 		for _, res := range tr.Status.Results {
 			got[task][res.Name] = res.Value.StringVal
+			if res.Value.Type == tektonv1.ParamTypeObject {
+				// An object result, as JSON (its keys sorted).
+				data, err := json.Marshal(res.Value.ObjectVal)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got[task][res.Name] = string(data)
+			}
 		}
 	}
 	return got

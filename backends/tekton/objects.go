@@ -61,6 +61,15 @@ func wantRef(f ir.Fetch) string {
 func digestResult(name string) string { return name + "-sha256" }
 func uriResult(name string) string    { return name + "-uri" }
 
+// artifactResult names the result of an upload that Tekton Chains reads
+// (kube.ArtifactScript): any name ending in ARTIFACT_OUTPUTS.
+func artifactResult(name string) string { return name + "_ARTIFACT_OUTPUTS" }
+
+// artifactProperties are the keys of an artifactResult's object.
+var artifactProperties = map[string]v1.PropertySpec{
+	"uri": {Type: v1.ParamTypeString}, "digest": {Type: v1.ParamTypeString}, "isBuildArtifact": {Type: v1.ParamTypeString},
+}
+
 // perPod says whether the volume named is one each pod has of its own.
 // A volume p does not declare is a claim.
 func perPod(p *ir.Pipeline, volume string) bool {
@@ -103,13 +112,14 @@ func podMounts(p *ir.Pipeline, s *ir.Step) []corev1.VolumeMount {
 }
 
 // dataSteps puts main, the user's step of s, between the steps that move
-// its data, and declares the results of its uploads: each one's sha256,
-// and its s3:// URI when they all fit the termination message.
+// its data, and declares the results of its uploads: each one's sha256;
+// its s3:// URI when they all fit the termination message; and, when
+// those fit too, each file's result for Tekton Chains.
 func dataSteps(p *ir.Pipeline, s *ir.Step, main v1.Step) ([]v1.Step, []v1.TaskResult, error) {
 	if len(s.Fetches) == 0 && len(s.Uploads) == 0 {
 		return append(foldersStep(p, s), main), nil, nil
 	}
-	uris, err := resultsFit(p, s, main)
+	uris, artifacts, err := resultsFit(p, s, main)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -126,6 +136,9 @@ func dataSteps(p *ir.Pipeline, s *ir.Step, main v1.Step) ([]v1.Step, []v1.TaskRe
 	if uris {
 		m.URIFile = func(u ir.Upload) string { return "$(results." + uriResult(u.Name) + ".path)" }
 	}
+	if artifacts {
+		m.ArtifactFile = func(u ir.Upload) string { return "$(results." + artifactResult(u.Name) + ".path)" }
+	}
 	steps := foldersStep(p, s)
 	if len(s.Fetches) > 0 {
 		// It makes the step's folders too (kube.Mover).
@@ -141,6 +154,11 @@ func dataSteps(p *ir.Pipeline, s *ir.Step, main v1.Step) ([]v1.Step, []v1.TaskRe
 			if uris {
 				results = append(results, v1.TaskResult{Name: uriResult(u.Name), Type: v1.ResultsTypeString,
 					Description: "where " + u.Name + " is in the bucket"})
+			}
+			if artifacts && !u.Folder {
+				results = append(results, v1.TaskResult{Name: artifactResult(u.Name), Type: v1.ResultsTypeObject,
+					Properties:  artifactProperties,
+					Description: u.Name + " for Tekton Chains: its URI and sha256, a build artifact of the run"})
 			}
 		}
 	}
@@ -180,35 +198,45 @@ func fromContainer(c corev1.Container) v1.Step {
 
 // resultsFit says whether the results of s's uploads, whose user's
 // step is main, fit the upload step's share of the termination messages
-// with their URIs; it refuses s when their digests alone do not.
-func resultsFit(p *ir.Pipeline, s *ir.Step, main v1.Step) (bool, error) {
-	digests, uris := resultsSize(p, s)
+// with their URIs, and with their results for Tekton Chains too; it
+// refuses s when their digests alone do not.
+func resultsFit(p *ir.Pipeline, s *ir.Step, main v1.Step) (uris, artifacts bool, err error) {
+	digests, uriSize, artifactSize := resultsSize(p, s)
 	budget := resultBudget(s, main)
 	if digests > budget {
-		return false, diag.Diagnostics{diag.Errorf(diag.ResultsTooLarge, s.Loc,
+		return false, false, diag.Diagnostics{diag.Errorf(diag.ResultsTooLarge, s.Loc,
 			"step %s uploads %d outputs, whose sha256 results take %d bytes, more than the %d the kubelet keeps", s.Name,
 			len(s.Uploads), digests, budget).
 			WithFix("split the step's outputs among fewer folders, or use --backend argo").
 			WithDetail("Tekton puts the results in the upload step's termination message, of which the kubelet keeps 12 "+
 				"KiB a pod, shared by its %d containers.", podContainers(s, main))}
 	}
-	return digests+uris <= budget, nil
+	uris = digests+uriSize <= budget
+	return uris, uris && digests+uriSize+artifactSize <= budget, nil
 }
 
 // resultsSize is what the results of s's uploads take as Tekton writes
-// them, the digests and the URIs apart.
-func resultsSize(p *ir.Pipeline, s *ir.Step) (digests, uris int) {
-	size := func(name, value string) int { return len(`{"key":"","value":"","type":1},`) + len(name) + len(value) }
+// them, the digests, the URIs and the results for Chains apart.
+func resultsSize(p *ir.Pipeline, s *ir.Step) (digests, uris, artifacts int) {
+	// A value is a JSON string: an object's quotes are escaped.
+	size := func(name, value string) int {
+		return len(`{"key":"","value":"","type":1},`) + len(name) + len(value) + strings.Count(value, `"`)
+	}
+	digest := strings.Repeat("0", 64)
 	for _, u := range s.Uploads {
-		digests += size(digestResult(u.Name), strings.Repeat("0", 64))
+		digests += size(digestResult(u.Name), digest)
 		key := kube.UploadKey(p, strings.Repeat("0", uidLength), ir.Output{Step: s.Name, Name: u.Name})
 		if s.Key != nil {
 			entry := kube.EntryOf(strings.Repeat("0", uidLength), s.Name, "100")
-			key = kube.EntryKey(p, strings.Repeat("0", 64), entry, u)
+			key = kube.EntryKey(p, digest, entry, u)
 		}
 		uris += size(uriResult(u.Name), "s3://"+key)
+		if !u.Folder {
+			artifacts += size(artifactResult(u.Name),
+				`{"uri":"s3://`+key+`","digest":"sha256:`+digest+`","isBuildArtifact":"true"}`)
+		}
 	}
-	return digests, uris
+	return digests, uris, artifacts
 }
 
 // resultBudget is what the results of s's uploads may take of the
@@ -244,8 +272,9 @@ func podContainers(s *ir.Step, main v1.Step) int {
 	return n
 }
 
-// uriWarnings say which steps' uploads have no -uri results, which do
-// not fit beside their digests (resultsFit).
+// uriWarnings say which steps' uploads have no -uri results, or no
+// results for Tekton Chains, which do not fit beside their digests
+// (resultsFit).
 func uriWarnings(p *ir.Pipeline) diag.Diagnostics {
 	var out diag.Diagnostics
 	for _, s := range containerSteps(p) {
@@ -253,14 +282,25 @@ func uriWarnings(p *ir.Pipeline) diag.Diagnostics {
 			continue
 		}
 		main := step(p, s)
-		if digests, uris := resultsSize(p, s); digests <= resultBudget(s, main) && digests+uris > resultBudget(s, main) {
-			out = append(out, diag.Warnf(diag.TektonURIsLeftOut, s.Loc,
-				"step %s uploads %d outputs, whose s3:// URI results do not fit beside their sha256: only -sha256 are given",
-				s.Name, len(s.Uploads)).
-				WithFix(resultsPlace(p, s)).
-				WithDetail("The kubelet keeps %d bytes of the upload step's termination message, where Tekton puts the "+
-					"results (12 KiB a pod, shared by its %d containers).", resultBudget(s, main), podContainers(s, main)))
+		digests, uris, artifacts := resultsSize(p, s)
+		budget, what := resultBudget(s, main), ""
+		switch {
+		case digests > budget:
+			continue // refused (resultsFit)
+		case digests+uris > budget:
+			what = "s3:// URI results do not fit beside their sha256: only -sha256 are given, and no result for " +
+				"Tekton Chains"
+		case digests+uris+artifacts > budget:
+			what = "results for Tekton Chains (_ARTIFACT_OUTPUTS) do not fit beside their sha256 and URIs: Chains " +
+				"names none of them"
+		default:
+			continue
 		}
+		out = append(out, diag.Warnf(diag.TektonURIsLeftOut, s.Loc, "step %s uploads %d outputs, whose %s", s.Name,
+			len(s.Uploads), what).
+			WithFix(resultsPlace(p, s)).
+			WithDetail("The kubelet keeps %d bytes of the upload step's termination message, where Tekton puts the "+
+				"results (12 KiB a pod, shared by its %d containers).", budget, podContainers(s, main)))
 	}
 	return out
 }

@@ -161,16 +161,16 @@ func TestArtifactRepositoryRefused(t *testing.T) {
 // The results of a task's uploads go in its last step's termination
 // message, of which the kubelet keeps 12 KiB a pod shared by its
 // containers: a step that fetches and uploads has four (Tekton's
-// prepare, fetch, the step's, upload), 3 KiB each. With many outputs
-// their URIs are left out, with a warning, and with more still the step
-// is refused.
+// prepare, fetch, the step's, upload), 3 KiB each. With some outputs
+// the results for Tekton Chains are left out, with more their URIs too,
+// each time with a warning, and with more still the step is refused.
 func TestResultsBudget(t *testing.T) {
 	p := enginetest.Pipelines(t)["bucket-pipeline"]
 	s := p.Steps[0]
 	if len(s.Fetches) == 0 {
 		t.Fatalf("step %s fetches nothing", s.Name)
 	}
-	for n, want := range map[int]string{1: "uri", 20: "sha256", 24: "refused"} {
+	for n, want := range map[int]string{1: "artifacts", 8: "uri", 20: "sha256", 24: "refused"} {
 		s.Uploads = nil
 		for i := range n {
 			s.Uploads = append(s.Uploads, ir.Upload{Name: "output-" + strings.Repeat("x", 10) + string(rune('a'+i%26)) +
@@ -183,10 +183,7 @@ func TestResultsBudget(t *testing.T) {
 		_, results, err := dataSteps(p, s, main)
 		got := "refused"
 		if err == nil {
-			got = "sha256"
-			if len(results) == 2*n {
-				got = "uri"
-			}
+			got = map[int]string{n: "sha256", 2 * n: "uri", 3 * n: "artifacts"}[len(results)]
 		} else if ds, ok := err.(diag.Diagnostics); !ok || len(ds) != 1 || ds[0].Code != diag.ResultsTooLarge ||
 			!strings.Contains(ds[0].Detail, "shared by its 4 containers") {
 			t.Errorf("%d uploads: refused with %v", n, err)
@@ -196,8 +193,8 @@ func TestResultsBudget(t *testing.T) {
 		}
 		warned := slices.ContainsFunc(uriWarnings(p),
 			func(d diag.Diagnostic) bool { return d.Code == diag.TektonURIsLeftOut })
-		if warned != (got == "sha256") {
-			t.Errorf("%d uploads: warned %v that the URIs are left out", n, warned)
+		if warned != (got == "sha256" || got == "uri") {
+			t.Errorf("%d uploads: warned %v that results are left out", n, warned)
 		}
 	}
 }

@@ -91,8 +91,10 @@ type Mover struct {
 	// step's entry holds (EntryOf).
 	Attempt string
 	// DigestFile is the file an upload's sha256 is written to; URIFile,
-	// when not nil, the file its s3:// URI is written to.
-	DigestFile, URIFile func(u ir.Upload) string
+	// when not nil, the file its s3:// URI is written to; ArtifactFile,
+	// when it and URIFile are not nil, the file a file upload's result
+	// for Tekton Chains is written to (ArtifactScript).
+	DigestFile, URIFile, ArtifactFile func(u ir.Upload) string
 	// Mounts are the step's mounts as the mover's containers mount
 	// them; Writable makes them writable.
 	Mounts []corev1.VolumeMount
@@ -155,7 +157,7 @@ func (m Mover) folderRef(f ir.Folder) string { return f.Path.RenderContainer(m.R
 // step's, to its entry in the cache, and then writes its key's manifest
 // (RecordScript).
 func (m Mover) UploadContainer(p *ir.Pipeline, s *ir.Step, name string) corev1.Container {
-	var digest, upload, record []string
+	var digest, upload, record, artifacts []string
 	entry := EntryOf(m.RunID, s.Name, m.Attempt)
 	if s.Key != nil {
 		record = []string{CacheOf(p) + "/" + m.Key(s.Name) + "/manifest", entry}
@@ -173,8 +175,14 @@ func (m Mover) UploadContainer(p *ir.Pipeline, s *ir.Step, name string) corev1.C
 			record = append(record, u.Name, m.DigestFile(u))
 		}
 		upload = append(upload, path, key, uri)
+		if uri != "" && m.ArtifactFile != nil && !u.Folder {
+			artifacts = append(artifacts, m.DigestFile(u), uri, m.ArtifactFile(u))
+		}
 	}
 	phases := []Phase{{"digest", DigestScript, digest}, {"upload", UploadScript, upload}}
+	if len(artifacts) > 0 {
+		phases = append(phases, Phase{"artifacts", ArtifactScript, artifacts})
+	}
 	if s.Key != nil {
 		phases = append(phases, Phase{"record", RecordScript, record})
 	}

@@ -3,9 +3,12 @@ package kube
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -204,15 +207,20 @@ func TestMoverRoundTrip(t *testing.T) {
 	digests := filepath.Join(sb.dir, "digests")
 	recorded := map[string]string{}
 	m := Mover{
-		RunID:      "$(RUN)",
-		Ref:        func(param string) string { return param },
-		Want:       func(f ir.Fetch) string { return recorded[f.From.Name] },
-		DigestFile: func(u ir.Upload) string { return filepath.Join(digests, u.Name) },
-		URIFile:    func(u ir.Upload) string { return filepath.Join(digests, u.Name+".uri") },
+		RunID:        "$(RUN)",
+		Ref:          func(param string) string { return param },
+		Want:         func(f ir.Fetch) string { return recorded[f.From.Name] },
+		DigestFile:   func(u ir.Upload) string { return filepath.Join(digests, u.Name) },
+		URIFile:      func(u ir.Upload) string { return filepath.Join(digests, u.Name+".uri") },
+		ArtifactFile: func(u ir.Upload) string { return filepath.Join(digests, u.Name+".chains") },
 	}
 	env := map[string]string{"RUN": "run-1"}
 	if log, ok := sb.run(m.UploadContainer(p, prod, "upload"), env); !ok {
 		t.Fatalf("the upload failed:\n%s", log)
+	}
+	checkChainsResult(t, filepath.Join(digests, "metrics.chains"), "s3://b/run-1/prod/metrics", sha(`{"acc": 1}`))
+	if _, err := os.Stat(filepath.Join(digests, "data.chains")); err == nil {
+		t.Error("a folder, which has no one sha256, has a result for Tekton Chains")
 	}
 	for name, want := range map[string]string{
 		"s3/b/run-1/prod/data/sub/b.txt": "beta\n",
@@ -243,6 +251,26 @@ func TestMoverRoundTrip(t *testing.T) {
 	if log, ok := sb.run(m.FetchContainer(p, cons, "fetch"), env); ok ||
 		!strings.Contains(log, "prod-data: sha256 "+folderDigest(data)+", want 000") {
 		t.Errorf("a fetch of the wrong digest succeeded (%v) or said otherwise:\n%s", ok, log)
+	}
+}
+
+// checkChainsResult checks that file holds a result Tekton Chains makes
+// a subject of: an object of exactly uri, digest (sha256:<64 hex>) and
+// isBuildArtifact "true" (pkg/artifacts/signable.go, tektoncd/chains
+// v0.26.2), as JSON Tekton reads into an object result.
+func checkChainsResult(t *testing.T, file, uri, digest string) {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]string
+	if err := json.Unmarshal(data, &got); err != nil {
+		t.Fatalf("%s: %v: %s", file, err, data)
+	}
+	want := map[string]string{"uri": uri, "digest": "sha256:" + digest, "isBuildArtifact": "true"}
+	if !maps.Equal(got, want) || !regexp.MustCompile(`^sha256:[0-9a-f]{64}$`).MatchString(got["digest"]) {
+		t.Errorf("%s holds %v, want %v", file, got, want)
 	}
 }
 

@@ -157,6 +157,21 @@ while [ $# -ge 3 ]; do
 done
 `
 
+// ArtifactScript writes each file upload's result for Tekton Chains: an
+// object of its s3:// URI, its digest as sha256:<hex> and
+// isBuildArtifact "true", the shape of a *_ARTIFACT_OUTPUTS result that
+// Chains makes a subject of its provenance in every format it writes
+// (IsBuildArtifact, ExtractStructuredTargetFromResults and ParseDigest,
+// pkg/artifacts/signable.go, tektoncd/chains v0.26.2). Its items are
+// three words each: the file holding the upload's sha256, the file
+// holding its URI (UploadScript), and the file the object goes to.
+const ArtifactScript = `set -eu
+while [ $# -ge 3 ]; do
+  digest=$1 uri=$2 out=$3; shift 3
+  printf '{"uri":"%s","digest":"sha256:%s","isBuildArtifact":"true"}' "$(cat "$uri")" "$(cat "$digest")" >"$out"
+done
+`
+
 // FetchSource is the first two words of a FetchScript item for a URL.
 func FetchSource(u *ir.URL) (kind, src string) {
 	if u.Scheme == "s3" {
