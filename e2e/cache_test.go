@@ -46,10 +46,41 @@ const cachedExample = "cached-pipeline"
 // cacheSpecs is examples/cached-pipeline with the cache below prefix and
 // evaluate's exit status from the Secret e2e-fault.
 func cacheSpecs(t *testing.T, prefix string) string {
+	return cachedSpecs(t, cachedExample, prefix, func(p map[string]any) {
+		p["cubes"] = map[string]any{"bp": filepath.Join(repoRoot, "examples", "bucket-pipeline")}
+		evaluate := p["steps"].(map[string]any)["evaluate"].(map[string]any)
+		evaluate["secretEnv"] = map[string]any{"MLCUBE_E2E_EXIT": map[string]any{"secret": "e2e-fault", "key": "exit"}}
+	})
+}
+
+// mnistCacheSpecs is examples/mnist-bucket with the cache below prefix,
+// and its inputs, s3:// URLs without a digest, below prefix too (which
+// mnistCacheCases seeds and changes).
+func mnistCacheSpecs(t *testing.T, prefix string) string {
+	return cachedSpecs(t, "mnist-bucket", prefix, func(p map[string]any) {
+		p["cubes"] = map[string]any{"mnist": filepath.Join(repoRoot, "examples", "mnist")}
+		for _, st := range p["steps"].(map[string]any) {
+			inputs := st.(map[string]any)["inputs"].(map[string]any)
+			for name, url := range inputs {
+				inputs[name] = strings.Replace(url.(string), "s3://mlcube-e2e/", "s3://mlcube-e2e/"+prefix+"/", 1)
+			}
+		}
+	})
+}
+
+// cachedSpecs writes examples/example with its cube paths and steps as
+// pipeline makes them, and a platform that caches below prefix, in a
+// namespace that enforces Pod Security's restricted level, with the
+// image locked to its digest by mlcube-compile lock. It returns the
+// folder.
+func cachedSpecs(t *testing.T, example, prefix string, pipeline func(map[string]any)) string {
 	t.Helper()
-	dir, ex := t.TempDir(), filepath.Join(repoRoot, "examples", cachedExample)
+	dir, ex := t.TempDir(), filepath.Join(repoRoot, "examples", example)
 	edit := func(name string, change func(map[string]any)) {
-		data, err := os.ReadFile(filepath.Join(ex, name))
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if os.IsNotExist(err) {
+			data, err = os.ReadFile(filepath.Join(ex, name))
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -65,11 +96,7 @@ func cacheSpecs(t *testing.T, prefix string) string {
 			t.Fatal(err)
 		}
 	}
-	edit("pipeline.yaml", func(p map[string]any) {
-		p["cubes"] = map[string]any{"bp": filepath.Join(repoRoot, "examples", "bucket-pipeline")}
-		evaluate := p["steps"].(map[string]any)["evaluate"].(map[string]any)
-		evaluate["secretEnv"] = map[string]any{"MLCUBE_E2E_EXIT": map[string]any{"secret": "e2e-fault", "key": "exit"}}
-	})
+	edit("pipeline.yaml", pipeline)
 	edit("platform.yaml", func(p map[string]any) {
 		p["image"] = tektonImage
 		p["objectStore"].(map[string]any)["cache"] = map[string]any{"prefix": prefix}
@@ -161,27 +188,92 @@ func TestE2ETektonCache(t *testing.T) {
 	checkCache(t, &tektonCache{r}, c, r.ns, s, prefix)
 }
 
-// checkCache runs the four runs and checks what each ran and skipped,
-// and every key.
+// cacheCase is one run of a cache test: what is changed before it, the
+// value of threshold it gets, and what it must end as and run.
+type cacheCase struct {
+	what      string
+	change    func()
+	threshold string
+	phase     string
+	ran       []string
+}
+
+// TestE2EArgoCacheMnist runs mnist-bucket with a cache on the suite's
+// Argo controller (v3.7, and v4 when make e2e runs the Argo tests again).
+func TestE2EArgoCacheMnist(t *testing.T) {
+	t.Parallel()
+	c, s := e2eCluster(t), e2eObjectStore(t)
+	prefix := fmt.Sprintf("e2e-cache/argo-mnist-%d", time.Now().UnixNano())
+	docs, _ := realNodeCompile(t, mnistCacheSpecs(t, prefix), "argo", tektonImage, nil)
+	r := c.newRealRun(t, "cache-mnist", docs, decodeWorkflow(t, docs[len(docs)-1]))
+	s.credentials(t, c, r.ns)
+	restrict(t, c, r.ns)
+	r.wf.Name, r.wf.GenerateName = "", "mnist-"
+	checkMnistCache(t, &argoCache{r}, s, prefix)
+}
+
+// TestE2ETektonCacheMnist runs mnist-bucket with a cache on the suite's
+// Tekton.
+func TestE2ETektonCacheMnist(t *testing.T) {
+	t.Parallel()
+	c, s := e2eCluster(t), e2eObjectStore(t)
+	prefix := fmt.Sprintf("e2e-cache/tekton-mnist-%d", time.Now().UnixNano())
+	docs, _ := realNodeCompile(t, mnistCacheSpecs(t, prefix), "tekton", tektonImage, nil)
+	r := c.newTektonRun(t, "cache-mnist", docs, decodePipelineRun(t, docs[len(docs)-1]))
+	s.credentials(t, c, r.ns)
+	restrict(t, c, r.ns)
+	r.pr.Name, r.pr.GenerateName = "", "mnist-"
+	checkMnistCache(t, &tektonCache{r}, s, prefix)
+}
+
+// checkCache runs the four runs of cached-pipeline and checks what each
+// ran and skipped, every key, and the last run's provenance.
 func checkCache(t *testing.T, e cacheEngine, c *cluster, ns string, s *objectStore, prefix string) {
-	fault := func(code string) {
-		c.must(t, "", "-n", ns, "delete", "secret", "e2e-fault", "--ignore-not-found")
-		c.must(t, "", "-n", ns, "create", "secret", "generic", "e2e-fault", "--from-literal=exit="+code)
+	fault := func(code string) func() {
+		return func() {
+			c.must(t, "", "-n", ns, "delete", "secret", "e2e-fault", "--ignore-not-found")
+			c.must(t, "", "-n", ns, "create", "secret", "generic", "e2e-fault", "--from-literal=exit="+code)
+		}
 	}
 	steps := []string{"evaluate", "prepare", "train"}
-	runs := []struct {
-		what, exit, threshold, phase string
-		ran                          []string
-	}{
-		{"first run, evaluate exits 3", "3", "0.5", "Failed", steps},
-		{"submitted again, the fault removed", "0", "0.5", "Succeeded", []string{"evaluate"}},
-		{"submitted again, unchanged", "0", "0.5", "Succeeded", nil},
-		{"threshold changed", "0", "0.75", "Succeeded", []string{"evaluate"}},
+	last := runCached(t, e, s, prefix, steps, []cacheCase{
+		{"first run, evaluate exits 3", fault("3"), "0.5", "Failed", steps},
+		{"submitted again, the fault removed", fault("0"), "0.5", "Succeeded", []string{"evaluate"}},
+		{"submitted again, unchanged", nil, "0.5", "Succeeded", nil},
+		{"threshold changed", nil, "0.75", "Succeeded", []string{"evaluate"}},
+	})
+	checkProvenance(t, s, prefix, last)
+}
+
+// checkMnistCache runs mnist-bucket three times, its inputs below prefix:
+// the first run runs both steps; the same again, none; after train's
+// configuration changes in the bucket (an s3:// input without a digest,
+// which train's key task digests), train alone.
+func checkMnistCache(t *testing.T, e cacheEngine, s *objectStore, prefix string) {
+	for _, key := range []string{"mnist/data.yaml", "mnist/train.yaml"} {
+		s.put(t, prefix+"/"+key, []byte(seeded[key]))
 	}
+	steps := []string{"download", "train"}
+	runCached(t, e, s, prefix, steps, []cacheCase{
+		{"first run", nil, "", "Succeeded", steps},
+		{"submitted again, unchanged", nil, "", "Succeeded", nil},
+		{"train.yaml changed in the bucket", func() { s.put(t, prefix+"/mnist/train.yaml", []byte("epochs: 2\n")) },
+			"", "Succeeded", []string{"train"}},
+	})
+}
+
+// runCached submits the compiled run once for each case, after its
+// change, and checks what it ran and skipped among steps, and every
+// key. It returns the last run.
+func runCached(t *testing.T, e cacheEngine, s *objectStore, prefix string, steps []string, cases []cacheCase) cacheRun {
+	t.Helper()
+	slices.Sort(steps)
 	var took []string
 	var last cacheRun
-	for i, want := range runs {
-		fault(want.exit)
+	for i, want := range cases {
+		if want.change != nil {
+			want.change()
+		}
 		got := e.submit(t, want.threshold)
 		// Only the steps: not the key tasks, the provenance task or
 		// Argo's exit handler.
@@ -206,7 +298,7 @@ func checkCache(t *testing.T, e cacheEngine, c *cluster, ns string, s *objectSto
 		last = got
 	}
 	t.Logf("durations: %s", strings.Join(took, ", "))
-	checkProvenance(t, s, prefix, last)
+	return last
 }
 
 // checkProvenance checks the statement the last run wrote beside its
@@ -263,7 +355,12 @@ func checkKeys(t *testing.T, e cacheEngine, s *objectStore, prefix string, keys 
 				lines = append(lines, "input "+name+" "+a)
 			case "fetch":
 				key := strings.TrimPrefix(b, s.Bucket+"/")
-				lines = append(lines, "input "+name+" "+folderDigest(s.objects(t, key), key))
+				objects := s.objects(t, key)
+				digest, file := objects[key]
+				if !file {
+					digest = folderDigest(objects, key)
+				}
+				lines = append(lines, "input "+name+" "+digest)
 			case "cached":
 				manifest := string(s.get(t, prefix+"/"+keys[e.refStep(a)]+"/manifest"))
 				m := regexp.MustCompile(`(?m)^output ` + b + ` ([0-9a-f]{64})$`).FindStringSubmatch(manifest)
