@@ -33,10 +33,13 @@ const presentFn = `present() {
 }
 `
 
-// manifestFn holds shell functions reading the manifest file $1:
-// recorded prints the sha256 it records for output $2, entry the entry
-// it names; each fails when the manifest records none. An output's name
-// is a DNS label (ir.Upload.Name), which the pattern takes as written.
+// manifestFn holds shell functions reading a cached step's manifest:
+// recorded prints the sha256 the manifest file $1 records for output $2,
+// entry the entry it names, each failing when it records none; and
+// readManifest copies the manifest of the key at bucket/key $1 and sets
+// d, the sha256 it records for output $2, and e, its entry, failing when
+// the cache has no such manifest. An output's name is a DNS label
+// (ir.Upload.Name), which the pattern takes as written.
 const manifestFn = `recorded() {
   d=$(sed -n "s/^output $2 \([0-9a-f]\{64\}\)\$/\1/p" "$1")
   [ -n "$d" ] || { echo "mlcube-compile: the cache's manifest $1 records no output $2" >&2; exit 1; }
@@ -46,6 +49,13 @@ entry() {
   e=$(sed -n 's/^entry \([A-Za-z0-9._-]\{1,\}\)$/\1/p' "$1")
   [ -n "$e" ] || { echo "mlcube-compile: the cache's manifest $1 names no entry" >&2; exit 1; }
   echo "$e"
+}
+readManifest() {
+  m=$(mktemp)
+  rclone copyto ":s3:$1/manifest" "$m"
+  [ -s "$m" ] || { echo "mlcube-compile: the cache has no manifest at $1" >&2; exit 1; }
+  d=$(recorded "$m" "$2")
+  e=$(entry "$m")
 }
 `
 
@@ -75,10 +85,7 @@ while [ $# -ge 4 ]; do
     continue ;;
   digest) d=$a ;;
   cached)
-    m=$(mktemp)
-    rclone copyto ":s3:$cache/$a/manifest" "$m"
-    d=$(recorded "$m" "$b")
-    e=$(entry "$m")
+    readManifest "$cache/$a" "$b"
     printf '%s' "$e" >"$out/$name-entry" ;;
   fetch)
     sh -c "$FETCH" fetch "$a" "$b" "$scratch/$name"

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
 )
 
@@ -67,6 +69,41 @@ func (sb sandbox) answer(s *ir.Step, name string) string {
 func keyOf(lines ...string) string {
 	sum := sha256.Sum256([]byte(strings.Join(append([]string{ir.KeyText}, lines...), "\n") + "\n"))
 	return hex.EncodeToString(sum[:])
+}
+
+// A cached output whose key has no manifest, or whose manifest records
+// no such output, fails the key container, the fetch and the provenance
+// at once, saying which.
+func TestCacheManifestMissing(t *testing.T) {
+	sb := newSandbox(t)
+	keys := map[string]string{"prod": strings.Repeat("c", 64)}
+	p, m := cachedPair(sb, filepath.Join(sb.dir, "data"), filepath.Join(sb.dir, "out"), filepath.Join(sb.dir, "r"), keys)
+	cons := p.Steps[1]
+	out := filepath.Join(sb.dir, "keyout-cons")
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	m.Want = func(ir.Fetch) string { return strings.Repeat("0", 64) }
+	containers := map[string]func() corev1.Container{
+		"key":        func() corev1.Container { return m.KeyContainer(p, cons, "key", out) },
+		"fetch":      func() corev1.Container { return m.FetchContainer(p, cons, "fetch") },
+		"provenance": func() corev1.Container { return m.ProvenanceContainer(p, "argo", "provenance") },
+	}
+	// The provenance reads prod's manifest.
+	p.Steps[1].Uploads[0].Final, p.Steps[0].Uploads[0].Final = false, true
+	p.Provenance = &ir.Provenance{Specs: strings.Repeat("3", 64)}
+	for name, c := range containers {
+		if log, ok := sb.run(c(), nil); ok || !strings.Contains(log, "the cache has no manifest at b/cache/"+keys["prod"]) {
+			t.Errorf("%s, with no manifest: succeeded %v, or said otherwise:\n%s", name, ok, log)
+		}
+	}
+	write(t, filepath.Join(sb.dir, "s3", "b", "cache", keys["prod"]),
+		map[string]string{"manifest": ir.CacheManifest + "\nentry run-1.prod.0\noutput other " + strings.Repeat("1", 64) + "\n"})
+	for name, c := range containers {
+		if log, ok := sb.run(c(), nil); ok || !strings.Contains(log, "records no output data") {
+			t.Errorf("%s, with no output data in the manifest: succeeded %v, or said otherwise:\n%s", name, ok, log)
+		}
+	}
 }
 
 // A cached step's key is what ir.KeyText says; the first run finds it

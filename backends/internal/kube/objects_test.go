@@ -21,8 +21,8 @@ import (
 // fakeRclone does what the scripts ask of rclone, on folders: the
 // bucket's remote :s3:KEY is $FAKE_S3/KEY. As on S3, the bucket holds no
 // empty folder, a key with nothing below it lists as an empty folder
-// (lsjson --stat says IsDir), and copy and sync of it copy nothing; sync
-// deletes what the source lacks, copy keeps it.
+// (lsjson --stat says IsDir), and copy, copyto and sync of it copy
+// nothing; sync deletes what the source lacks, copy keeps it.
 const fakeRclone = `#!/bin/sh
 set -eu
 at() { case $1 in :s3:*) echo "$FAKE_S3/${1#:s3:}" ;; *) echo "$1" ;; esac; }
@@ -32,7 +32,7 @@ case $cmd in
 lsjson) if [ -f "$(at "$2")" ]; then echo '{"IsDir": false}'; else echo '{"IsDir": true}'; fi ;;
 copy) s=$(at "$1") d=$(at "$2"); [ -d "$s" ] || exit 0; mkdir -p "$d"; cp -R "$s/." "$d/"; prune ;;
 sync) s=$(at "$1") d=$(at "$2"); rm -rf "$d"; mkdir -p "$d"; cp -R "$s/." "$d/"; prune ;;
-copyto) d=$(at "$2"); mkdir -p "$(dirname "$d")"; cp "$(at "$1")" "$d" ;;
+copyto) s=$(at "$1") d=$(at "$2"); [ -f "$s" ] || exit 0; mkdir -p "$(dirname "$d")"; cp "$s" "$d" ;;
 copyurl) cp "${1#file://}" "$2" ;;
 *) echo "fake rclone: $cmd" >&2; exit 2 ;;
 esac

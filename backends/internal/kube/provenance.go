@@ -139,10 +139,7 @@ while [ $# -ge 3 ]; do
   case $kind in
   digest) d=$a ;;
   cached)
-    m=$(mktemp)
-    rclone copyto ":s3:$cache/${a%/*}/manifest" "$m"
-    d=$(recorded "$m" "${a##*/}")
-    e=$(entry "$m")
+    readManifest "$cache/${a%/*}" "${a##*/}"
     sed -i "s|@@uri$n@@|s3://$cache/${a%/*}/$e/${a##*/}|" "$f" ;;
   esac
   case $d in

@@ -114,10 +114,7 @@ const FetchScript = `set -eu
   case $kind in
   cached | cachedfolder)
     key=${src%/*} out=${src##*/}
-    rclone copyto ":s3:$key/manifest" "$dest.manifest"
-    [ -f "$dest.manifest" ] || { echo "mlcube-compile: the cache has no manifest at $key" >&2; exit 1; }
-    e=$(entry "$dest.manifest")
-    d=$(recorded "$dest.manifest" "$out")
+    readManifest "$key" "$out"
     printf '%s' "$d" >"$dest.sha256"
     if [ "$kind" = cachedfolder ]; then
       rclone copy ":s3:$key/$e/$out/" "$dest" && mkdir -p "$dest"
