@@ -97,8 +97,8 @@ func TestCacheManifestMissing(t *testing.T) {
 			t.Errorf("%s, with no manifest: succeeded %v, or said otherwise:\n%s", name, ok, log)
 		}
 	}
-	write(t, filepath.Join(sb.dir, "s3", "b", "cache", keys["prod"]),
-		map[string]string{"manifest": ir.CacheManifest + "\nentry run-1.prod.0\noutput other " + strings.Repeat("1", 64) + "\n"})
+	write(t, filepath.Join(sb.dir, "s3", "b", "cache", keys["prod"]), map[string]string{
+		"manifest": ir.CacheManifest + "\nentry run-1.prod.0\noutput other " + strings.Repeat("1", 64) + "\n"})
 	for name, c := range containers {
 		if log, ok := sb.run(c(), nil); ok || !strings.Contains(log, "records no output data") {
 			t.Errorf("%s, with no output data in the manifest: succeeded %v, or said otherwise:\n%s", name, ok, log)
