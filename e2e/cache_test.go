@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -242,7 +243,7 @@ func checkCache(t *testing.T, e cacheEngine, c *cluster, ns string, s *objectSto
 		{"submitted again, unchanged", nil, "0.5", "Succeeded", nil},
 		{"threshold changed", nil, "0.75", "Succeeded", []string{"evaluate"}},
 	})
-	checkProvenance(t, s, prefix, last)
+	checkProvenance(t, s, prefix, last, "0.75")
 }
 
 // checkMnistCache runs mnist-bucket three times, its inputs below prefix:
@@ -302,9 +303,10 @@ func runCached(t *testing.T, e cacheEngine, s *objectStore, prefix string, steps
 }
 
 // checkProvenance checks the statement the last run wrote beside its
-// result: mlcube-compile verify finds evaluate's metrics, fetched from the
-// cache's entry, to be its subject, and refuses them with a byte changed.
-func checkProvenance(t *testing.T, s *objectStore, prefix string, run cacheRun) {
+// result: it names the value of threshold the run got; mlcube-compile
+// verify finds evaluate's metrics, fetched from the cache's entry, to be
+// its subject, and refuses them with a byte changed.
+func checkProvenance(t *testing.T, s *objectStore, prefix string, run cacheRun, threshold string) {
 	t.Helper()
 	dir := t.TempDir()
 	statement, metrics := filepath.Join(dir, "provenance.intoto.json"), filepath.Join(dir, "metrics.json")
@@ -320,6 +322,7 @@ func checkProvenance(t *testing.T, s *objectStore, prefix string, run cacheRun) 
 	if err := os.WriteFile(metrics, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	checkStatementParams(t, statement, map[string]string{"threshold": threshold})
 	out, stderr, code := compileArgs(t, "mlcube-compile", "verify", metrics, statement)
 	if code != 0 || !strings.Contains(out, "is subject evaluate/metrics of") {
 		t.Fatalf("verify of the run's metrics: exit %d\n%s%s", code, out, stderr)
@@ -334,6 +337,36 @@ func checkProvenance(t *testing.T, s *objectStore, prefix string, run cacheRun) 
 		t.Fatalf("verify of the metrics with a byte changed: exit %d\n%s%s", code, out, stderr)
 	}
 	t.Logf("verify, a byte changed: exit 1: %s", strings.TrimSpace(stderr))
+}
+
+// checkStatementParams checks the params the statement in file says the
+// run got: each one's value, and its sha256.
+func checkStatementParams(t *testing.T, file string, values map[string]string) {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st struct {
+		Predicate struct {
+			BuildDefinition struct {
+				ExternalParameters struct {
+					Params map[string]map[string]string `json:"params"`
+				} `json:"externalParameters"`
+			} `json:"buildDefinition"`
+		} `json:"predicate"`
+	}
+	if err := json.Unmarshal(data, &st); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]map[string]string{}
+	for name, v := range values {
+		want[name] = map[string]string{"value": v, "sha256": sha256Hex([]byte(v))}
+	}
+	if got := st.Predicate.BuildDefinition.ExternalParameters.Params; !reflect.DeepEqual(got, want) {
+		t.Fatalf("the statement's params are %v, want %v", got, want)
+	}
+	t.Logf("the statement's params: %v", want)
 }
 
 // checkKeys checks each key against ir.KeyText: the recipe, then each

@@ -251,9 +251,16 @@ func TestProvenanceStatement(t *testing.T) {
 		Provenance:  &ir.Provenance{Specs: strings.Repeat("3", 64), Version: "v1.0.0", Commit: "abc"}}
 	write(t, filepath.Join(sb.dir, "s3", "b", "cache", keys["cached"]), map[string]string{
 		"manifest": ir.CacheManifest + "\nentry run-0\noutput entry " + strings.Repeat("4", 64) + "\n"})
+	// Each param's value's sha256, and the value when it holds nothing
+	// JSON or sed would read.
+	values := map[string]string{"lr": "0.1", "note": `a "b" & c|d \ @@param0@@`, "empty": ""}
+	for _, name := range []string{"lr", "note", "empty"} {
+		p.Params = append(p.Params, ir.Param{Name: name})
+	}
 	recorded := map[string]string{"metrics": strings.Repeat("5", 64)}
 	m := Mover{RunID: "run-1", Key: func(step string) string { return keys[step] },
-		Want: func(f ir.Fetch) string { return recorded[f.From.Name] }}
+		Want: func(f ir.Fetch) string { return recorded[f.From.Name] },
+		Ref:  func(param string) string { return values[param] }}
 	if log, ok := sb.run(m.ProvenanceContainer(p, "argo", "provenance"), nil); !ok {
 		t.Fatalf("the provenance container failed:\n%s", log)
 	}
@@ -278,6 +285,18 @@ func TestProvenanceStatement(t *testing.T) {
 		deps[2].Digest["sha256"] != strings.Repeat("1", 64) ||
 		deps[3].URI != "s3://b/raw.csv" || deps[1].Digest != nil {
 		t.Errorf("resolved dependencies %+v: want the specs, the tag alone, the pinned image, the URL with its digest", deps)
+	}
+	wantParams := map[string]any{}
+	for name, v := range values {
+		sum := sha256.Sum256([]byte(v))
+		param := map[string]any{"sha256": hex.EncodeToString(sum[:]), "value": v}
+		if name == "note" {
+			delete(param, "value")
+		}
+		wantParams[name] = param
+	}
+	if got := st.Predicate.BuildDefinition.ExternalParameters["params"]; !reflect.DeepEqual(got, wantParams) {
+		t.Errorf("params %v, want %v", got, wantParams)
 	}
 	if id := st.Predicate.RunDetails.Metadata.InvocationID; id != "run-1" {
 		t.Errorf("invocationId %q, want run-1", id)

@@ -38,9 +38,9 @@ type Descriptor struct {
 // Predicate is SLSA v1 provenance's.
 type Predicate struct {
 	BuildDefinition struct {
-		BuildType            string            `json:"buildType"`
-		ExternalParameters   map[string]string `json:"externalParameters"`
-		ResolvedDependencies []Descriptor      `json:"resolvedDependencies"`
+		BuildType            string         `json:"buildType"`
+		ExternalParameters   map[string]any `json:"externalParameters"`
+		ResolvedDependencies []Descriptor   `json:"resolvedDependencies"`
 	} `json:"buildDefinition"`
 	RunDetails struct {
 		Builder struct {
@@ -68,15 +68,24 @@ func SubjectFetch(n int, sub Subject) ir.Fetch {
 }
 
 // ProvenanceOf is p's statement with placeholders, @@N@@ for the sha256
-// of the N-th subject and @@run@@ for the run's id, and its subjects:
-// every final upload, as <step>/<output>. engine names the engine.
+// of the N-th subject, "@@paramN@@" for the N-th param's object (its
+// value's sha256 and its value: ProvenanceScript) and @@run@@ for the
+// run's id, and its subjects: every final upload, as <step>/<output>.
+// engine names the engine.
 func ProvenanceOf(p *ir.Pipeline, engine string) (string, []Subject) {
 	st := Statement{Type: statementType, PredicateType: predicateType}
 	var subjects []Subject
 	images := map[string]bool{}
 	bd := &st.Predicate.BuildDefinition
 	bd.BuildType = buildType
-	bd.ExternalParameters = map[string]string{"pipeline": p.Name, "engine": engine}
+	bd.ExternalParameters = map[string]any{"pipeline": p.Name, "engine": engine}
+	if len(p.Params) > 0 {
+		params := map[string]string{}
+		for i, prm := range p.Params {
+			params[prm.Name] = "@@param" + strconv.Itoa(i) + "@@"
+		}
+		bd.ExternalParameters["params"] = params
+	}
 	bd.ResolvedDependencies = []Descriptor{{Name: "specs", Digest: map[string]string{"sha256": p.Provenance.Specs}}}
 	for _, s := range p.Steps {
 		if s.Image != "" && !images[s.Image] {
@@ -127,9 +136,12 @@ func ProvenanceOf(p *ir.Pipeline, engine string) (string, []Subject) {
 // ProvenanceScript writes the run's statement. Its first four words are
 // the bucket/key it goes to, the cache (bucket/prefix; - for none), the
 // run's id and the statement (ProvenanceOf); then items of three words:
-// "digest N SHA256" for the N-th subject, or "cached N KEY/OUTPUT" for
-// one a cached step uploaded: its sha256 and its place (@@uriN@@), the
-// entry, as its key's manifest names them, read once.
+// "param N VALUE" for the N-th param, whose object holds the sha256 of
+// the value the run got, and the value itself when it is made of
+// letters, digits, spaces and ._:/=+,%~- alone (no character JSON or
+// sed would read); "digest N SHA256" for the N-th subject; or "cached N
+// KEY/OUTPUT" for one a cached step uploaded: its sha256 and its place
+// (@@uriN@@), the entry, as its key's manifest names them, read once.
 const ProvenanceScript = `set -eu
 ` + manifestFn + `dest=$1 cache=$2 run=$3 statement=$4; shift 4
 f=$(mktemp)
@@ -137,6 +149,14 @@ printf '%s' "$statement" | sed "s/` + runPlaceholder + `/$run/" >"$f"
 while [ $# -ge 3 ]; do
   kind=$1 n=$2 a=$3; shift 3
   case $kind in
+  param)
+    h=$(printf '%s' "$a" | sha256sum | cut -d' ' -f1)
+    case $a in
+    *[!A-Za-z0-9._:/=+,%~\ -]*) v="{\"sha256\": \"$h\"}" ;;
+    *) v="{\"sha256\": \"$h\", \"value\": \"$a\"}" ;;
+    esac
+    sed -i "s|\"@@param$n@@\"|$v|" "$f"
+    continue ;;
   digest) d=$a ;;
   cached)
     readManifest "$cache/${a%/*}" "${a##*/}"
@@ -162,6 +182,9 @@ func (m Mover) ProvenanceContainer(p *ir.Pipeline, engine, name string) corev1.C
 	}
 	args := []string{p.ObjectStore.S3.Bucket + "/" + m.RunID + "/" + ir.ProvenanceFile, cache, m.RunID,
 		ir.KubeLiteral(statement)}
+	for i, prm := range p.Params {
+		args = append(args, "param", strconv.Itoa(i), m.Ref(prm.Name))
+	}
 	for i, sub := range subjects {
 		n := strconv.Itoa(i)
 		if sub.Step.Key != nil {
