@@ -279,9 +279,28 @@ func TestE2EJobObjectData(t *testing.T) {
 	}
 	uid := c.must(t, "", "-n", ns, "get", "job", name, "-o", "jsonpath={.metadata.uid}")
 	objects := s.objects(t, uid+"/")
-	key := uid + "/prepare/data-dir/data.txt"
-	if len(objects) != 1 || string(s.get(t, key)) != "second\n" {
-		t.Errorf("the bucket holds %v under the Job's key, want %s alone, holding %q", keysOf(objects), key, "second\n")
+	key, statement := uid+"/prepare/data-dir/data.txt", uid+"/provenance.intoto.json"
+	if len(objects) != 2 || string(s.get(t, key)) != "second\n" || objects[statement] == "" {
+		t.Errorf("the bucket holds %v under the Job's key, want %s, holding %q, and %s", keysOf(objects), key,
+			"second\n", statement)
 	}
 	t.Logf("Job %s: Complete; %s holds what its program wrote into a folder it never made", name, key)
+	// The statement the Job wrote names the folder it uploaded.
+	dir := t.TempDir()
+	write := func(file, key string) {
+		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(file, s.get(t, key), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(dir, "data-dir", "data.txt"), key)
+	write(filepath.Join(dir, "provenance.intoto.json"), statement)
+	out, stderr, code = compileArgs(t, "mlcube-compile", "verify", filepath.Join(dir, "data-dir"),
+		filepath.Join(dir, "provenance.intoto.json"))
+	if code != 0 || !strings.Contains(out, "is subject prepare/data-dir of") {
+		t.Fatalf("verify of the Job's upload: exit %d\n%s%s", code, out, stderr)
+	}
+	t.Logf("verify: %s", strings.TrimSpace(out))
 }

@@ -72,8 +72,15 @@ func moveData(p *ir.Pipeline, s *ir.Step, ref func(param string) string, spec *c
 		m.Env = []corev1.EnvVar{{Name: runIDVar, ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{
 			FieldPath: "metadata.labels['" + batchv1.ControllerUidLabel + "']",
 		}}}}
+		var provenance []kube.Phase
+		if p.Provenance != nil {
+			// The statement of what the Job made, after the uploads.
+			one := *p
+			one.Steps = []*ir.Step{s}
+			provenance = append(provenance, m.ProvenancePhase(&one, "job"))
+		}
 		spec.InitContainers = append(spec.InitContainers, spec.Containers...)
-		spec.Containers = []corev1.Container{m.UploadContainer(p, s, uploadName)}
+		spec.Containers = []corev1.Container{m.UploadContainer(p, s, uploadName, provenance...)}
 	}
 	return nil
 }

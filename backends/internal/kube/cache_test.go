@@ -237,6 +237,38 @@ func TestCacheKeyOfURLs(t *testing.T) {
 // as its key's manifest records it; it uploads it to the run's folder.
 // A digest that is not one fails it. The cached step's output is named
 // entry, as the manifest's line of the entry is.
+// A Job's upload container writes the statement after its uploads, each
+// subject's sha256 read from the file DigestScript wrote it to.
+func TestProvenancePhase(t *testing.T) {
+	sb := newSandbox(t)
+	work := filepath.Join(sb.dir, "work")
+	write(t, work, map[string]string{"metrics.json": `{"acc": 1}`})
+	s := &ir.Step{Name: "evaluate", Image: "python:3.12",
+		Uploads: []ir.Upload{{Name: "metrics", Path: ir.Lit(filepath.Join(work, "metrics.json")), Final: true}}}
+	p := &ir.Pipeline{Name: "run", Steps: []*ir.Step{s},
+		ObjectStore: &ir.ObjectStore{ToolImage: "rclone", S3: &ir.S3Bucket{Bucket: "b"}},
+		Provenance:  &ir.Provenance{Specs: strings.Repeat("3", 64), Version: "v1.0.0", Commit: "abc"}}
+	m := Mover{RunID: "job-1", Ref: func(string) string { return "" },
+		DigestFile: func(u ir.Upload) string { return filepath.Join(sb.dir, "digests", u.Name) }}
+	if log, ok := sb.run(m.UploadContainer(p, s, "upload", m.ProvenancePhase(p, "job")), nil); !ok {
+		t.Fatalf("the upload container failed:\n%s", log)
+	}
+	data, err := os.ReadFile(filepath.Join(sb.dir, "s3", "b", "job-1", ir.ProvenanceFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st Statement
+	if err := json.Unmarshal(data, &st); err != nil {
+		t.Fatalf("the statement is no JSON: %v\n%s", err, data)
+	}
+	sum := sha256.Sum256([]byte(`{"acc": 1}`))
+	want := []Descriptor{{Name: "evaluate/metrics", Digest: map[string]string{"sha256": hex.EncodeToString(sum[:])}}}
+	if !reflect.DeepEqual(st.Subject, want) || st.Predicate.BuildDefinition.ExternalParameters["engine"] != "job" ||
+		st.Predicate.RunDetails.Metadata.InvocationID != "job-1" {
+		t.Errorf("the statement is %s; want subjects %+v, engine job, invocation job-1", data, want)
+	}
+}
+
 func TestProvenanceStatement(t *testing.T) {
 	sb := newSandbox(t)
 	keys := map[string]string{"cached": strings.Repeat("e", 64)}

@@ -155,8 +155,8 @@ func (m Mover) folderRef(f ir.Folder) string { return f.Path.RenderContainer(m.R
 // UploadContainer records the sha256 of each of s's Uploads
 // (DigestScript), then uploads it to its key (UploadKey); a cached
 // step's, to its entry in the cache, and then writes its key's manifest
-// (RecordScript).
-func (m Mover) UploadContainer(p *ir.Pipeline, s *ir.Step, name string) corev1.Container {
+// (RecordScript); then it runs the phases more.
+func (m Mover) UploadContainer(p *ir.Pipeline, s *ir.Step, name string, more ...Phase) corev1.Container {
 	var digest, upload, record, artifacts []string
 	entry := EntryOf(m.RunID, s.Name, m.Attempt)
 	if s.Key != nil {
@@ -186,7 +186,7 @@ func (m Mover) UploadContainer(p *ir.Pipeline, s *ir.Step, name string) corev1.C
 	if s.Key != nil {
 		phases = append(phases, Phase{"record", RecordScript, record})
 	}
-	c := m.container(p, name, phases...)
+	c := m.container(p, name, append(phases, more...)...)
 	c.SecurityContext = HelperSecurity(p, s.SecurityContext)
 	return c
 }

@@ -139,9 +139,11 @@ func ProvenanceOf(p *ir.Pipeline, engine string) (string, []Subject) {
 // "param N VALUE" for the N-th param, whose object holds the sha256 of
 // the value the run got, and the value itself when it is made of
 // letters, digits, spaces and ._:/=+,%~- alone (no character JSON or
-// sed would read); "digest N SHA256" for the N-th subject; or "cached N
-// KEY/OUTPUT" for one a cached step uploaded: its sha256 and its place
-// (@@uriN@@), the entry, as its key's manifest names them, read once.
+// sed would read); "digest N SHA256" for the N-th subject, or
+// "digestfile N FILE" for one whose sha256 is in FILE (DigestScript's, in
+// the same container); or "cached N KEY/OUTPUT" for one a cached step
+// uploaded: its sha256 and its place (@@uriN@@), the entry, as its key's
+// manifest names them, read once.
 const ProvenanceScript = `set -eu
 ` + manifestFn + `dest=$1 cache=$2 run=$3 statement=$4; shift 4
 f=$(mktemp)
@@ -158,6 +160,7 @@ while [ $# -ge 3 ]; do
     sed -i "s|\"@@param$n@@\"|$v|" "$f"
     continue ;;
   digest) d=$a ;;
+  digestfile) d=$(cat "$a") ;;
   cached)
     readManifest "$cache/${a%/*}" "${a##*/}"
     sed -i "s|@@uri$n@@|s3://$cache/${a%/*}/$e/${a##*/}|" "$f" ;;
@@ -175,6 +178,25 @@ echo "mlcube-compile: provenance written to s3://$dest"
 // ProvenanceContainer writes p's statement (ProvenanceScript) for
 // engine, to the run's folder in the bucket.
 func (m Mover) ProvenanceContainer(p *ir.Pipeline, engine, name string) corev1.Container {
+	c := m.container(p, name)
+	c.Command = []string{"sh", "-c", ir.KubeLiteral(ProvenanceScript), "mlcube-compile"}
+	c.Args = m.provenanceItems(p, engine)
+	c.VolumeMounts = nil
+	c.SecurityContext = HelperSecurity(p, nil)
+	return c
+}
+
+// ProvenancePhase writes p's statement for engine as a phase of the
+// container that uploads its subjects (UploadContainer), whose digests
+// are in their DigestFiles: a Job's, whose pod runs its one step.
+func (m Mover) ProvenancePhase(p *ir.Pipeline, engine string) Phase {
+	return Phase{"provenance", ProvenanceScript, m.provenanceItems(p, engine)}
+}
+
+// provenanceItems are ProvenanceScript's words for p's statement on
+// engine: a subject's sha256 is what Want refers to, or, without Want,
+// what its DigestFile holds.
+func (m Mover) provenanceItems(p *ir.Pipeline, engine string) []string {
 	statement, subjects := ProvenanceOf(p, engine)
 	cache := "-"
 	if p.ObjectStore.Cache != nil {
@@ -187,16 +209,14 @@ func (m Mover) ProvenanceContainer(p *ir.Pipeline, engine, name string) corev1.C
 	}
 	for i, sub := range subjects {
 		n := strconv.Itoa(i)
-		if sub.Step.Key != nil {
+		switch {
+		case sub.Step.Key != nil:
 			args = append(args, "cached", n, m.Key(sub.Step.Name)+"/"+sub.Upload.Name)
-			continue
+		case m.Want == nil:
+			args = append(args, "digestfile", n, m.DigestFile(sub.Upload))
+		default:
+			args = append(args, "digest", n, m.Want(SubjectFetch(i, sub)))
 		}
-		args = append(args, "digest", n, m.Want(SubjectFetch(i, sub)))
 	}
-	c := m.container(p, name)
-	c.Command = []string{"sh", "-c", ir.KubeLiteral(ProvenanceScript), "mlcube-compile"}
-	c.Args = args
-	c.VolumeMounts = nil
-	c.SecurityContext = HelperSecurity(p, nil)
-	return c
+	return args
 }
