@@ -186,7 +186,7 @@ func TestE2ETektonCache(t *testing.T) {
 	s.credentials(t, c, r.ns)
 	restrict(t, c, r.ns)
 	r.pr.Name, r.pr.GenerateName = "", "cache-"
-	checkCache(t, &tektonCache{r}, c, r.ns, s, prefix)
+	checkCache(t, &tektonCache{r, s}, c, r.ns, s, prefix)
 }
 
 // cacheCase is one run of a cache test: what is changed before it, the
@@ -224,7 +224,7 @@ func TestE2ETektonCacheMnist(t *testing.T) {
 	s.credentials(t, c, r.ns)
 	restrict(t, c, r.ns)
 	r.pr.Name, r.pr.GenerateName = "", "mnist-"
-	checkMnistCache(t, &tektonCache{r}, s, prefix)
+	checkMnistCache(t, &tektonCache{r, s}, s, prefix)
 }
 
 // checkCache runs the four runs of cached-pipeline and checks what each
@@ -466,8 +466,11 @@ func (a *argoCache) refStep(ref string) string {
 
 func (a *argoCache) thresholdRef() string { return "{{workflow.parameters.threshold}}" }
 
-// tektonCache submits the compiled PipelineRun.
-type tektonCache struct{ r *tektonRun }
+// tektonCache submits the compiled PipelineRun, whose uploads are in s.
+type tektonCache struct {
+	r *tektonRun
+	s *objectStore
+}
 
 func (k *tektonCache) submit(t *testing.T, threshold string) cacheRun {
 	t.Helper()
@@ -503,30 +506,45 @@ func (k *tektonCache) submit(t *testing.T, threshold string) cacheRun {
 		if step, ok := strings.CutSuffix(task, "-cache-key"); ok {
 			run.keys[step] = results["key"]
 		}
-		if task == "evaluate" && run.phase == "Succeeded" {
-			checkChainsResult(t, results)
-		}
+		checkChainsResults(t, k.s, task, results)
 	}
 	k.r.pr.Name = ""
 	return run
 }
 
-// checkChainsResult checks evaluate's result for Tekton Chains, as the
-// TaskRun holds it: the object of metrics' URI, its sha256 as
-// sha256:<hex> and isBuildArtifact "true", which Chains makes a subject
-// of (pkg/artifacts/signable.go, tektoncd/chains v0.26.2).
-func checkChainsResult(t *testing.T, results map[string]string) {
+// checkChainsResults checks the results for Tekton Chains of a task that
+// ran, as its TaskRun holds them: for each output, an object of a URI,
+// the output's sha256 (its -sha256 result) as sha256:<hex> and
+// isBuildArtifact "true", which Chains makes a subject of
+// (pkg/artifacts/signable.go, tektoncd/chains v0.26.2). A file's URI is
+// its -uri result; a folder's, its listing beside it in the bucket,
+// whose sha256 is that digest.
+func checkChainsResults(t *testing.T, s *objectStore, task string, results map[string]string) {
 	t.Helper()
-	want, err := json.Marshal(map[string]string{"uri": results["metrics-uri"],
-		"digest": "sha256:" + results["metrics-sha256"], "isBuildArtifact": "true"})
-	if err != nil {
-		t.Fatal(err)
+	for name, sum := range results {
+		output, ok := strings.CutSuffix(name, "-sha256")
+		if !ok || helperTask(task) {
+			continue
+		}
+		var got map[string]string
+		if err := json.Unmarshal([]byte(results[output+"_ARTIFACT_OUTPUTS"]), &got); err != nil {
+			t.Fatalf("%s's result for Tekton Chains of %s: %v: %q", task, output, err, results[output+"_ARTIFACT_OUTPUTS"])
+		}
+		uri := results[output+"-uri"]
+		if folder, ok := strings.CutSuffix(uri, "/"); ok {
+			uri = folder + ".sha256sum"
+			listing := s.get(t, strings.TrimPrefix(uri, "s3://"+s.Bucket+"/"))
+			if sha256Hex(listing) != sum {
+				t.Errorf("%s's listing of %s at %s has sha256 %s, want %s:\n%s", task, output, uri, sha256Hex(listing), sum,
+					listing)
+			}
+		}
+		want := map[string]string{"uri": uri, "digest": "sha256:" + sum, "isBuildArtifact": "true"}
+		if len(sum) != 64 || !reflect.DeepEqual(got, want) {
+			t.Errorf("%s's result for Tekton Chains of %s is %v, want %v", task, output, got, want)
+		}
+		t.Logf("%s's %s_ARTIFACT_OUTPUTS: %v", task, output, got)
 	}
-	got := results["metrics_ARTIFACT_OUTPUTS"]
-	if results["metrics-uri"] == "" || len(results["metrics-sha256"]) != 64 || got != string(want) {
-		t.Fatalf("evaluate's result for Tekton Chains is %s, want %s", got, want)
-	}
-	t.Logf("evaluate's metrics_ARTIFACT_OUTPUTS: %s", got)
 }
 
 func (k *tektonCache) keyArgs(t *testing.T) map[string][]string {

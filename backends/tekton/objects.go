@@ -114,7 +114,7 @@ func podMounts(p *ir.Pipeline, s *ir.Step) []corev1.VolumeMount {
 // dataSteps puts main, the user's step of s, between the steps that move
 // its data, and declares the results of its uploads: each one's sha256;
 // its s3:// URI when they all fit the termination message; and, when
-// those fit too, each file's result for Tekton Chains.
+// those fit too, each one's result for Tekton Chains.
 func dataSteps(p *ir.Pipeline, s *ir.Step, main v1.Step) ([]v1.Step, []v1.TaskResult, error) {
 	if len(s.Fetches) == 0 && len(s.Uploads) == 0 {
 		return append(foldersStep(p, s), main), nil, nil
@@ -155,10 +155,9 @@ func dataSteps(p *ir.Pipeline, s *ir.Step, main v1.Step) ([]v1.Step, []v1.TaskRe
 				results = append(results, v1.TaskResult{Name: uriResult(u.Name), Type: v1.ResultsTypeString,
 					Description: "where " + u.Name + " is in the bucket"})
 			}
-			if artifacts && !u.Folder {
+			if artifacts {
 				results = append(results, v1.TaskResult{Name: artifactResult(u.Name), Type: v1.ResultsTypeObject,
-					Properties:  artifactProperties,
-					Description: u.Name + " for Tekton Chains: its URI and sha256, a build artifact of the run"})
+					Properties: artifactProperties, Description: artifactText(u)})
 			}
 		}
 	}
@@ -185,6 +184,15 @@ func digestText(u ir.Upload) string {
 		return "the sha256 of the folder " + u.Name + ": the " + ir.FolderDigest
 	}
 	return "the sha256 of the file " + u.Name
+}
+
+// artifactText describes the result of upload u for Tekton Chains.
+func artifactText(u ir.Upload) string {
+	if u.Folder {
+		return "the folder " + u.Name + " for Tekton Chains, a build artifact of the run: the URI of its listing, " +
+			"uploaded beside it, whose sha256 is the folder's"
+	}
+	return "the file " + u.Name + " for Tekton Chains, a build artifact of the run: its URI and sha256"
 }
 
 // fromContainer is a step of container c.
@@ -231,10 +239,11 @@ func resultsSize(p *ir.Pipeline, s *ir.Step) (digests, uris, artifacts int) {
 			key = kube.EntryKey(p, digest, entry, u)
 		}
 		uris += size(uriResult(u.Name), "s3://"+key)
-		if !u.Folder {
-			artifacts += size(artifactResult(u.Name),
-				`{"uri":"s3://`+key+`","digest":"sha256:`+digest+`","isBuildArtifact":"true"}`)
+		if u.Folder {
+			key = strings.TrimSuffix(key, "/") + ".sha256sum"
 		}
+		artifacts += size(artifactResult(u.Name),
+			`{"uri":"s3://`+key+`","digest":"sha256:`+digest+`","isBuildArtifact":"true"}`)
 	}
 	return digests, uris, artifacts
 }

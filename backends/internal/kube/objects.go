@@ -92,8 +92,8 @@ type Mover struct {
 	Attempt string
 	// DigestFile is the file an upload's sha256 is written to; URIFile,
 	// when not nil, the file its s3:// URI is written to; ArtifactFile,
-	// when it and URIFile are not nil, the file a file upload's result
-	// for Tekton Chains is written to (ArtifactScript).
+	// when it and URIFile are not nil, the file an upload's result for
+	// Tekton Chains is written to (ArtifactScript).
 	DigestFile, URIFile, ArtifactFile func(u ir.Upload) string
 	// Mounts are the step's mounts as the mover's containers mount
 	// them; Writable makes them writable.
@@ -175,8 +175,12 @@ func (m Mover) UploadContainer(p *ir.Pipeline, s *ir.Step, name string, more ...
 			record = append(record, u.Name, m.DigestFile(u))
 		}
 		upload = append(upload, path, key, uri)
-		if uri != "" && m.ArtifactFile != nil && !u.Folder {
-			artifacts = append(artifacts, m.DigestFile(u), uri, m.ArtifactFile(u))
+		if uri != "" && m.ArtifactFile != nil {
+			kind := "file"
+			if u.Folder {
+				kind = "folder"
+			}
+			artifacts = append(artifacts, kind, m.DigestFile(u), uri, m.ArtifactFile(u), path, key)
 		}
 	}
 	phases := []Phase{{"digest", DigestScript, digest}, {"upload", UploadScript, upload}}

@@ -219,8 +219,13 @@ func TestMoverRoundTrip(t *testing.T) {
 		t.Fatalf("the upload failed:\n%s", log)
 	}
 	checkChainsResult(t, filepath.Join(digests, "metrics.chains"), "s3://b/run-1/prod/metrics", sha(`{"acc": 1}`))
-	if _, err := os.Stat(filepath.Join(digests, "data.chains")); err == nil {
-		t.Error("a folder, which has no one sha256, has a result for Tekton Chains")
+	// A folder's is its listing, uploaded beside it, whose sha256 is the
+	// folder's digest.
+	checkChainsResult(t, filepath.Join(digests, "data.chains"), "s3://b/run-1/prod/data.sha256sum", folderDigest(data))
+	listed, err := os.ReadFile(filepath.Join(sb.dir, "s3", "b", "run-1", "prod", "data.sha256sum"))
+	if want := sha("alpha\n") + "  ./a.txt\n" + sha("beta\n") + "  ./sub/b.txt\n"; err != nil || string(listed) != want ||
+		sha(string(listed)) != folderDigest(data) {
+		t.Errorf("the folder's listing holds %q (%v), want %q, whose sha256 is the folder's", listed, err, want)
 	}
 	for name, want := range map[string]string{
 		"s3/b/run-1/prod/data/sub/b.txt": "beta\n",
@@ -271,6 +276,25 @@ func checkChainsResult(t *testing.T, file, uri, digest string) {
 	want := map[string]string{"uri": uri, "digest": "sha256:" + digest, "isBuildArtifact": "true"}
 	if !maps.Equal(got, want) || !regexp.MustCompile(`^sha256:[0-9a-f]{64}$`).MatchString(got["digest"]) {
 		t.Errorf("%s holds %v, want %v", file, got, want)
+	}
+}
+
+// A folder whose files differ from what was uploaded gets no result
+// for Tekton Chains: its listing's sha256 is not the digest recorded.
+func TestArtifactScriptChecksTheListing(t *testing.T) {
+	sb := newSandbox(t)
+	dir := filepath.Join(sb.dir, "data")
+	write(t, dir, map[string]string{"a.txt": "alpha\n"})
+	write(t, sb.dir, map[string]string{"digest": strings.Repeat("0", 64), "uri": "s3://b/k/"})
+	c := corev1.Container{}
+	c.Command, c.Args = Sequence(Phase{"artifacts", ArtifactScript, []string{"folder", filepath.Join(sb.dir, "digest"),
+		filepath.Join(sb.dir, "uri"), filepath.Join(sb.dir, "out"), dir, "b/k/"}})
+	if log, ok := sb.run(c, nil); ok || !strings.Contains(log, "changed after its upload: sha256 "+
+		folderDigest(map[string]string{"a.txt": "alpha\n"})+", uploaded 000") {
+		t.Errorf("a changed folder got a result (%v), or the script said otherwise:\n%s", ok, log)
+	}
+	if _, err := os.Stat(filepath.Join(sb.dir, "out")); err == nil {
+		t.Error("the changed folder's result was written")
 	}
 }
 

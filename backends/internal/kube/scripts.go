@@ -20,12 +20,18 @@ const (
 	ScratchPath = "/mlcube-scratch"
 )
 
-// digestFn is a shell function printing the sha256 of a file, or of a
-// folder as ir.FolderDigest defines it.
-const digestFn = `digest() {
+// listingFn is a shell function printing the lines whose sha256 is the
+// folder $1's (ir.FolderDigest): each file's sha256sum line, by path.
+const listingFn = `listing() {
+  (cd "$1" && find . -type f | LC_ALL=C sort | while IFS= read -r f; do sha256sum "$f"; done)
+}
+`
+
+// digestFn holds listingFn, and a shell function printing the sha256 of
+// a file, or of a folder.
+const digestFn = listingFn + `digest() {
   if [ -d "$1" ]; then
-    (cd "$1" && find . -type f | LC_ALL=C sort | while IFS= read -r f; do sha256sum "$f"; done) | ` +
-	`sha256sum | cut -d' ' -f1
+    listing "$1" | sha256sum | cut -d' ' -f1
   else
     sha256sum <"$1" | cut -d' ' -f1
   fi
@@ -154,18 +160,33 @@ while [ $# -ge 3 ]; do
 done
 `
 
-// ArtifactScript writes each file upload's result for Tekton Chains: an
-// object of its s3:// URI, its digest as sha256:<hex> and
+// ArtifactScript writes each upload's result for Tekton Chains: an
+// object of a URI, the digest of what is there as sha256:<hex>, and
 // isBuildArtifact "true", the shape of a *_ARTIFACT_OUTPUTS result that
 // Chains makes a subject of its provenance in every format it writes
 // (IsBuildArtifact, ExtractStructuredTargetFromResults and ParseDigest,
-// pkg/artifacts/signable.go, tektoncd/chains v0.26.2). Its items are
-// three words each: the file holding the upload's sha256, the file
-// holding its URI (UploadScript), and the file the object goes to.
+// pkg/artifacts/signable.go, tektoncd/chains v0.26.2). A file's URI is
+// its own. A folder has no one object whose sha256 its digest is, so its
+// listing (the lines ir.FolderDigest takes the sha256 of, each file's
+// sha256 and path) is uploaded beside it, at its key with .sha256sum in
+// place of the last /, and is the URI: its sha256 is the folder's
+// digest, and it names each file's. Its items are six words each: file
+// or folder, the file holding the upload's sha256 (DigestScript), the
+// file holding its URI (UploadScript), the file the object goes to, the
+// upload's path and its bucket/key.
 const ArtifactScript = `set -eu
-while [ $# -ge 3 ]; do
-  digest=$1 uri=$2 out=$3; shift 3
-  printf '{"uri":"%s","digest":"sha256:%s","isBuildArtifact":"true"}' "$(cat "$uri")" "$(cat "$digest")" >"$out"
+` + listingFn + `while [ $# -ge 6 ]; do
+  kind=$1 digest=$2 uri=$3 out=$4 path=$5 key=$6; shift 6
+  d=$(cat "$digest") u=$(cat "$uri")
+  if [ "$kind" = folder ]; then
+    list=$(mktemp)
+    listing "$path" >"$list"
+    got=$(sha256sum <"$list" | cut -d' ' -f1)
+    [ "$got" = "$d" ] || { echo "mlcube-compile: $path changed after its upload: sha256 $got, uploaded $d" >&2; exit 1; }
+    rclone copyto "$list" ":s3:${key%/}.sha256sum"
+    u="s3://${key%/}.sha256sum"
+  fi
+  printf '{"uri":"%s","digest":"sha256:%s","isBuildArtifact":"true"}' "$u" "$d" >"$out"
 done
 `
 
