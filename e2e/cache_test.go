@@ -164,29 +164,67 @@ type cacheEngine interface {
 // (v3.7, and v4 when make e2e runs the Argo tests again).
 func TestE2EArgoCache(t *testing.T) {
 	t.Parallel()
-	c, s := e2eCluster(t), e2eObjectStore(t)
-	seedBucket(t, s)
-	prefix := fmt.Sprintf("e2e-cache/argo-%d", time.Now().UnixNano())
-	docs, _ := realNodeCompile(t, cacheSpecs(t, prefix), "argo", tektonImage, nil)
-	r := c.newRealRun(t, "cache", docs, decodeWorkflow(t, docs[len(docs)-1]))
-	s.credentials(t, c, r.ns)
-	restrict(t, c, r.ns)
-	r.wf.Name, r.wf.GenerateName = "", "cache-"
-	checkCache(t, &argoCache{r}, c, r.ns, s, prefix)
+	checkCache(t, argoCached(t, "pipeline", cacheSpecs))
 }
 
 // TestE2ETektonCache runs the cache tests on the suite's Tekton.
 func TestE2ETektonCache(t *testing.T) {
 	t.Parallel()
+	checkCache(t, tektonCached(t, "pipeline", cacheSpecs))
+}
+
+// TestE2EArgoCacheMnist runs mnist-bucket with a cache on the suite's
+// Argo controller (v3.7; the Argo 4 pass skips it, ARGO4_SKIP).
+func TestE2EArgoCacheMnist(t *testing.T) {
+	t.Parallel()
+	checkMnistCache(t, argoCached(t, "mnist", mnistCacheSpecs))
+}
+
+// TestE2ETektonCacheMnist runs mnist-bucket with a cache on the suite's
+// Tekton.
+func TestE2ETektonCacheMnist(t *testing.T) {
+	t.Parallel()
+	checkMnistCache(t, tektonCached(t, "mnist", mnistCacheSpecs))
+}
+
+// cached is a compiled run of a cache test, in a namespace of its own
+// that enforces Pod Security's restricted level and holds the bucket's
+// credentials, caching below prefix.
+type cached struct {
+	e      cacheEngine
+	c      *cluster
+	ns     string
+	s      *objectStore
+	prefix string
+}
+
+// argoCached compiles what specs writes, with a cache below a prefix of
+// its own, named after name, for the suite's Argo.
+func argoCached(t *testing.T, name string, specs func(*testing.T, string) string) cached {
+	t.Helper()
 	c, s := e2eCluster(t), e2eObjectStore(t)
 	seedBucket(t, s)
-	prefix := fmt.Sprintf("e2e-cache/tekton-%d", time.Now().UnixNano())
-	docs, _ := realNodeCompile(t, cacheSpecs(t, prefix), "tekton", tektonImage, nil)
-	r := c.newTektonRun(t, "cache", docs, decodePipelineRun(t, docs[len(docs)-1]))
+	prefix := fmt.Sprintf("e2e-cache/argo-%s-%d", name, time.Now().UnixNano())
+	docs, _ := realNodeCompile(t, specs(t, prefix), "argo", tektonImage, nil)
+	r := c.newRealRun(t, "cache-"+name, docs, decodeWorkflow(t, docs[len(docs)-1]))
 	s.credentials(t, c, r.ns)
 	restrict(t, c, r.ns)
-	r.pr.Name, r.pr.GenerateName = "", "cache-"
-	checkCache(t, &tektonCache{r, s}, c, r.ns, s, prefix)
+	r.wf.Name, r.wf.GenerateName = "", name+"-"
+	return cached{&argoCache{r}, c, r.ns, s, prefix}
+}
+
+// tektonCached is argoCached for the suite's Tekton.
+func tektonCached(t *testing.T, name string, specs func(*testing.T, string) string) cached {
+	t.Helper()
+	c, s := e2eCluster(t), e2eObjectStore(t)
+	seedBucket(t, s)
+	prefix := fmt.Sprintf("e2e-cache/tekton-%s-%d", name, time.Now().UnixNano())
+	docs, _ := realNodeCompile(t, specs(t, prefix), "tekton", tektonImage, nil)
+	r := c.newTektonRun(t, "cache-"+name, docs, decodePipelineRun(t, docs[len(docs)-1]))
+	s.credentials(t, c, r.ns)
+	restrict(t, c, r.ns)
+	r.pr.Name, r.pr.GenerateName = "", name+"-"
+	return cached{&tektonCache{r, s}, c, r.ns, s, prefix}
 }
 
 // cacheCase is one run of a cache test: what is changed before it, the
@@ -199,66 +237,38 @@ type cacheCase struct {
 	ran       []string
 }
 
-// TestE2EArgoCacheMnist runs mnist-bucket with a cache on the suite's
-// Argo controller (v3.7, and v4 when make e2e runs the Argo tests again).
-func TestE2EArgoCacheMnist(t *testing.T) {
-	t.Parallel()
-	c, s := e2eCluster(t), e2eObjectStore(t)
-	prefix := fmt.Sprintf("e2e-cache/argo-mnist-%d", time.Now().UnixNano())
-	docs, _ := realNodeCompile(t, mnistCacheSpecs(t, prefix), "argo", tektonImage, nil)
-	r := c.newRealRun(t, "cache-mnist", docs, decodeWorkflow(t, docs[len(docs)-1]))
-	s.credentials(t, c, r.ns)
-	restrict(t, c, r.ns)
-	r.wf.Name, r.wf.GenerateName = "", "mnist-"
-	checkMnistCache(t, &argoCache{r}, s, prefix)
-}
-
-// TestE2ETektonCacheMnist runs mnist-bucket with a cache on the suite's
-// Tekton.
-func TestE2ETektonCacheMnist(t *testing.T) {
-	t.Parallel()
-	c, s := e2eCluster(t), e2eObjectStore(t)
-	prefix := fmt.Sprintf("e2e-cache/tekton-mnist-%d", time.Now().UnixNano())
-	docs, _ := realNodeCompile(t, mnistCacheSpecs(t, prefix), "tekton", tektonImage, nil)
-	r := c.newTektonRun(t, "cache-mnist", docs, decodePipelineRun(t, docs[len(docs)-1]))
-	s.credentials(t, c, r.ns)
-	restrict(t, c, r.ns)
-	r.pr.Name, r.pr.GenerateName = "", "mnist-"
-	checkMnistCache(t, &tektonCache{r, s}, s, prefix)
-}
-
 // checkCache runs the four runs of cached-pipeline and checks what each
 // ran and skipped, every key, and the last run's provenance.
-func checkCache(t *testing.T, e cacheEngine, c *cluster, ns string, s *objectStore, prefix string) {
+func checkCache(t *testing.T, r cached) {
 	fault := func(code string) func() {
 		return func() {
-			c.must(t, "", "-n", ns, "delete", "secret", "e2e-fault", "--ignore-not-found")
-			c.must(t, "", "-n", ns, "create", "secret", "generic", "e2e-fault", "--from-literal=exit="+code)
+			r.c.must(t, "", "-n", r.ns, "delete", "secret", "e2e-fault", "--ignore-not-found")
+			r.c.must(t, "", "-n", r.ns, "create", "secret", "generic", "e2e-fault", "--from-literal=exit="+code)
 		}
 	}
 	steps := []string{"evaluate", "prepare", "train"}
-	last := runCached(t, e, s, prefix, steps, []cacheCase{
+	last := runCached(t, r, steps, []cacheCase{
 		{"first run, evaluate exits 3", fault("3"), "0.5", "Failed", steps},
 		{"submitted again, the fault removed", fault("0"), "0.5", "Succeeded", []string{"evaluate"}},
 		{"submitted again, unchanged", nil, "0.5", "Succeeded", nil},
 		{"threshold changed", nil, "0.75", "Succeeded", []string{"evaluate"}},
 	})
-	checkProvenance(t, s, prefix, last, "0.75")
+	checkProvenance(t, r.s, r.prefix, last, "0.75")
 }
 
 // checkMnistCache runs mnist-bucket three times, its inputs below prefix:
 // the first run runs both steps; the same again, none; after train's
 // configuration changes in the bucket (an s3:// input without a digest,
 // which train's key task digests), train alone.
-func checkMnistCache(t *testing.T, e cacheEngine, s *objectStore, prefix string) {
+func checkMnistCache(t *testing.T, r cached) {
 	for _, key := range []string{"mnist/data.yaml", "mnist/train.yaml"} {
-		s.put(t, prefix+"/"+key, []byte(seeded[key]))
+		r.s.put(t, r.prefix+"/"+key, []byte(seeded[key]))
 	}
 	steps := []string{"download", "train"}
-	runCached(t, e, s, prefix, steps, []cacheCase{
+	runCached(t, r, steps, []cacheCase{
 		{"first run", nil, "", "Succeeded", steps},
 		{"submitted again, unchanged", nil, "", "Succeeded", nil},
-		{"train.yaml changed in the bucket", func() { s.put(t, prefix+"/mnist/train.yaml", []byte("epochs: 2\n")) },
+		{"train.yaml changed in the bucket", func() { r.s.put(t, r.prefix+"/mnist/train.yaml", []byte("epochs: 2\n")) },
 			"", "Succeeded", []string{"train"}},
 	})
 }
@@ -266,7 +276,7 @@ func checkMnistCache(t *testing.T, e cacheEngine, s *objectStore, prefix string)
 // runCached submits the compiled run once for each case, after its
 // change, and checks what it ran and skipped among steps, and every
 // key. It returns the last run.
-func runCached(t *testing.T, e cacheEngine, s *objectStore, prefix string, steps []string, cases []cacheCase) cacheRun {
+func runCached(t *testing.T, r cached, steps []string, cases []cacheCase) cacheRun {
 	t.Helper()
 	slices.Sort(steps)
 	var took []string
@@ -275,7 +285,7 @@ func runCached(t *testing.T, e cacheEngine, s *objectStore, prefix string, steps
 		if want.change != nil {
 			want.change()
 		}
-		got := e.submit(t, want.threshold)
+		got := r.e.submit(t, want.threshold)
 		// Only the steps: not the key tasks, the provenance task or
 		// Argo's exit handler.
 		notStep := func(s string) bool { return !slices.Contains(steps, s) }
@@ -292,7 +302,7 @@ func runCached(t *testing.T, e cacheEngine, s *objectStore, prefix string, steps
 			t.Fatalf("run %d (%s): %s, ran %v, skipped %v; want %s, ran %v, skipped %v", i+1, want.what, got.phase,
 				got.ran, got.skipped, want.phase, want.ran, skipped)
 		}
-		checkKeys(t, e, s, prefix, got.keys, want.threshold)
+		checkKeys(t, r.e, r.s, r.prefix, got.keys, want.threshold)
 		t.Logf("run %d (%s): %s in %s; ran %v, skipped %v; keys %v", i+1, want.what, got.phase,
 			got.took.Round(time.Second), got.ran, got.skipped, got.keys)
 		took = append(took, got.took.Round(time.Second).String())
