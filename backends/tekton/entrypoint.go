@@ -83,7 +83,7 @@ func entrypointWarnings(p *ir.Pipeline) diag.Diagnostics {
 			"%s %s: Tekton runs image %s's CMD before MedPerf's run_args.command if the image has no ENTRYPOINT",
 			stepWord(names), strings.Join(names, ", "), s.Image).
 			WithFix(fmt.Sprintf("say the image's ENTRYPOINT on the platform, tekton: {imageEntrypoints: {%q: []}} for none, "+
-				"and the step runs its command itself", s.Image)).
+				"and the step runs its command itself", ir.ImageName(s.Image))).
 			WithDetail("MedPerf's run_args.command runs after the image's ENTRYPOINT, as docker runs it; with no "+
 				"ENTRYPOINT docker runs the command alone, but Tekton runs the image's CMD before it (in an image FROM "+
 				"python: python3 %s).", firstArg(s)))

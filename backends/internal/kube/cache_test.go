@@ -285,20 +285,27 @@ func TestProvenanceStatement(t *testing.T) {
 		"manifest": ir.CacheManifest + "\nentry run-0\noutput entry " + strings.Repeat("4", 64) + "\n"})
 	// Each param's value's sha256, and the value when it holds nothing
 	// JSON or sed would read.
-	values := map[string]string{"lr": "0.1", "note": `a "b" & c|d \ @@param0@@`, "empty": ""}
-	for _, name := range []string{"lr", "note", "empty"} {
+	// A value that names a variable of the container is no reference
+	// to it: the bucket's secret key stays out of the statement.
+	values := map[string]string{"lr": "0.1", "note": `a "b" & c|d \ @@param0@@`, "empty": "",
+		"sly": "$(RCLONE_S3_SECRET_ACCESS_KEY)"}
+	for _, name := range []string{"lr", "note", "empty", "sly"} {
 		p.Params = append(p.Params, ir.Param{Name: name})
 	}
 	recorded := map[string]string{"metrics": strings.Repeat("5", 64)}
 	m := Mover{RunID: "run-1", Key: func(step string) string { return keys[step] },
 		Want: func(f ir.Fetch) string { return recorded[f.From.Name] },
 		Ref:  func(param string) string { return values[param] }}
-	if log, ok := sb.run(m.ProvenanceContainer(p, "argo", "provenance"), nil); !ok {
+	secret := map[string]string{"RCLONE_S3_SECRET_ACCESS_KEY": "s3cr3t"}
+	if log, ok := sb.run(m.ProvenanceContainer(p, "argo", "provenance"), secret); !ok {
 		t.Fatalf("the provenance container failed:\n%s", log)
 	}
 	data, err := os.ReadFile(filepath.Join(sb.dir, "s3", "b", "run-1", ir.ProvenanceFile))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if strings.Contains(string(data), "s3cr3t") {
+		t.Errorf("the statement holds the bucket's secret key:\n%s", data)
 	}
 	var st Statement
 	if err := json.Unmarshal(data, &st); err != nil {
@@ -322,7 +329,7 @@ func TestProvenanceStatement(t *testing.T) {
 	for name, v := range values {
 		sum := sha256.Sum256([]byte(v))
 		param := map[string]any{"sha256": hex.EncodeToString(sum[:]), "value": v}
-		if name == "note" {
+		if name == "note" || name == "sly" {
 			delete(param, "value")
 		}
 		wantParams[name] = param

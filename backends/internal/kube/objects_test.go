@@ -137,9 +137,30 @@ func TestScriptsUnderBusyBox(t *testing.T) {
 // run runs c with env as its variables; the scratch folder is the
 // sandbox's. It returns the output and whether c succeeded.
 func (sb sandbox) run(c corev1.Container, env map[string]string) (string, bool) {
+	cmdEnv := append(os.Environ(), "PATH="+sb.path(), "FAKE_S3="+filepath.Join(sb.dir, "s3"))
+	// As the kubelet: a variable's value is expanded by those defined
+	// before it; one from a source (a Secret's key, a label) has the
+	// value env gives it; the arguments, by all of them.
+	defined := map[string]string{}
+	maps.Copy(defined, env)
+	for name := range defined {
+		if slices.ContainsFunc(c.Env, func(e corev1.EnvVar) bool { return e.Name == name }) {
+			delete(defined, name)
+		}
+	}
+	for _, e := range c.Env {
+		v, ok := env[e.Name]
+		if e.ValueFrom == nil {
+			v, ok = kubelet(e.Value, defined), true
+		}
+		if ok {
+			defined[e.Name] = v
+			cmdEnv = append(cmdEnv, e.Name+"="+v)
+		}
+	}
 	var words []string
 	for _, w := range append(slices.Clone(c.Command), c.Args...) {
-		w = kubelet(w, env)
+		w = kubelet(w, defined)
 		w = strings.ReplaceAll(w, ScratchPath, filepath.Join(sb.dir, "scratch"))
 		words = append(words, w)
 	}
@@ -147,12 +168,7 @@ func (sb sandbox) run(c corev1.Container, env map[string]string) (string, bool) 
 	if toolbox != "" && !strings.Contains(words[0], "/") {
 		cmd.Path = filepath.Join(toolbox, words[0])
 	}
-	cmd.Env = append(os.Environ(), "PATH="+sb.path(), "FAKE_S3="+filepath.Join(sb.dir, "s3"))
-	for _, e := range c.Env {
-		if e.ValueFrom == nil {
-			cmd.Env = append(cmd.Env, e.Name+"="+kubelet(e.Value, env))
-		}
-	}
+	cmd.Env = cmdEnv
 	out, err := cmd.CombinedOutput()
 	return string(out), err == nil
 }

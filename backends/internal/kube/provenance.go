@@ -136,10 +136,11 @@ func ProvenanceOf(p *ir.Pipeline, engine string) (string, []Subject) {
 // ProvenanceScript writes the run's statement. Its first four words are
 // the bucket/key it goes to, the cache (bucket/prefix; - for none), the
 // run's id and the statement (ProvenanceOf); then items of three words:
-// "param N VALUE" for the N-th param, whose object holds the sha256 of
-// the value the run got, and the value itself when it is made of
-// letters, digits, spaces and ._:/=+,%~- alone (no character JSON or
-// sed would read); "digest N SHA256" for the N-th subject, or
+// "param N VALUE" for the N-th param, or "paramenv N VAR" for one whose
+// value is in the variable VAR (ProvenanceContainer), whose object
+// holds the sha256 of the value the run got, and the value itself when
+// it is made of letters, digits, spaces and ._:/=+,%~- alone (no
+// character JSON or sed would read); "digest N SHA256" for the N-th subject, or
 // "digestfile N FILE" for one whose sha256 is in FILE (DigestScript's, in
 // the same container); or "cached N KEY/OUTPUT" for one a cached step
 // uploaded: its sha256 and its place (@@uriN@@), the entry, as its key's
@@ -151,7 +152,8 @@ printf '%s' "$statement" | sed "s/` + runPlaceholder + `/$run/" >"$f"
 while [ $# -ge 3 ]; do
   kind=$1 n=$2 a=$3; shift 3
   case $kind in
-  param)
+  param | paramenv)
+    [ "$kind" = param ] || eval "a=\${$a-}"
     h=$(printf '%s' "$a" | sha256sum | cut -d' ' -f1)
     case $a in
     *[!A-Za-z0-9._:/=+,%~\ -]*) v="{\"sha256\": \"$h\"}" ;;
@@ -176,27 +178,43 @@ echo "mlcube-compile: provenance written to s3://$dest"
 `
 
 // ProvenanceContainer writes p's statement (ProvenanceScript) for
-// engine, to the run's folder in the bucket.
+// engine, to the run's folder in the bucket. The engine gives each
+// param's value to a variable (paramVar), not to an argument: the
+// kubelet replaces $(VAR) in a container's arguments by its variables,
+// the bucket's secret key among them, and in a variable's value only by
+// those defined before it, which the params' are.
 func (m Mover) ProvenanceContainer(p *ir.Pipeline, engine, name string) corev1.Container {
 	c := m.container(p, name)
+	var env []corev1.EnvVar
+	for i, prm := range p.Params {
+		env = append(env, corev1.EnvVar{Name: paramVar(i), Value: m.Ref(prm.Name)})
+	}
+	c.Env = append(env, c.Env...)
 	c.Command = []string{"sh", "-c", ir.KubeLiteral(ProvenanceScript), "mlcube-compile"}
-	c.Args = m.provenanceItems(p, engine)
+	c.Args = m.provenanceItems(p, engine, func(i int) []string { return []string{"paramenv", paramVar(i)} })
 	c.VolumeMounts = nil
 	c.SecurityContext = HelperSecurity(p, nil)
 	return c
 }
 
+// paramVar names the variable of the provenance container that holds
+// the i-th param's value.
+func paramVar(i int) string { return "MLCUBE_PARAM_" + strconv.Itoa(i) }
+
 // ProvenancePhase writes p's statement for engine as a phase of the
 // container that uploads its subjects (UploadContainer), whose digests
-// are in their DigestFiles: a Job's, whose pod runs its one step.
+// are in their DigestFiles: a Job's, whose pod runs its one step, and
+// whose params' values Ref writes as the literals the compile gave them.
 func (m Mover) ProvenancePhase(p *ir.Pipeline, engine string) Phase {
-	return Phase{"provenance", ProvenanceScript, m.provenanceItems(p, engine)}
+	return Phase{"provenance", ProvenanceScript, m.provenanceItems(p, engine,
+		func(i int) []string { return []string{"param", m.Ref(p.Params[i].Name)} })}
 }
 
 // provenanceItems are ProvenanceScript's words for p's statement on
-// engine: a subject's sha256 is what Want refers to, or, without Want,
-// what its DigestFile holds.
-func (m Mover) provenanceItems(p *ir.Pipeline, engine string) []string {
+// engine: each param's, as param gives the kind and the last word; a
+// subject's sha256 is what Want refers to, or, without Want, what its
+// DigestFile holds.
+func (m Mover) provenanceItems(p *ir.Pipeline, engine string, param func(i int) []string) []string {
 	statement, subjects := ProvenanceOf(p, engine)
 	cache := "-"
 	if p.ObjectStore.Cache != nil {
@@ -204,8 +222,9 @@ func (m Mover) provenanceItems(p *ir.Pipeline, engine string) []string {
 	}
 	args := []string{p.ObjectStore.S3.Bucket + "/" + m.RunID + "/" + ir.ProvenanceFile, cache, m.RunID,
 		ir.KubeLiteral(statement)}
-	for i, prm := range p.Params {
-		args = append(args, "param", strconv.Itoa(i), m.Ref(prm.Name))
+	for i := range p.Params {
+		words := param(i)
+		args = append(args, words[0], strconv.Itoa(i), words[1])
 	}
 	for i, sub := range subjects {
 		n := strconv.Itoa(i)

@@ -2,6 +2,8 @@ package lower
 
 import (
 	"cmp"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -174,11 +176,42 @@ func image(platform string, c *spec.Cube) (string, diag.Diagnostics) {
 
 // pinned is image with the digest the platform's imageDigests gives it,
 // and true; image itself when it names a digest or the map holds none.
+// An entry is found by the image as written, or as a registry names it
+// (imageRef): python:3.12 is docker.io/library/python:3.12.
 func pinned(plat *spec.Platform, image string) (string, bool) {
-	if d, ok := plat.ImageDigests[image]; ok && !strings.Contains(image, "@") {
+	if strings.Contains(image, "@") {
+		return image, false
+	}
+	if d, ok := plat.ImageDigests[image]; ok {
 		return image + "@" + d, true
 	}
+	for _, key := range slices.Sorted(maps.Keys(plat.ImageDigests)) {
+		if imageRef(key) == imageRef(image) {
+			return image + "@" + plat.ImageDigests[key], true
+		}
+	}
 	return image, false
+}
+
+// imageRef is image, which names no digest, as a registry names it:
+// with its registry (docker.io when the first part names no host, as
+// index.docker.io does), library/ before a docker.io image of one part,
+// and :latest when it has no tag, as docker and the kubelet read it.
+func imageRef(image string) string {
+	host, rest, ok := strings.Cut(image, "/")
+	if !ok || !strings.ContainsAny(host, ".:") && host != "localhost" {
+		host, rest = "docker.io", image
+	}
+	if host == "index.docker.io" {
+		host = "docker.io"
+	}
+	if host == "docker.io" && !strings.Contains(rest, "/") {
+		rest = "library/" + rest
+	}
+	if !strings.Contains(rest[strings.LastIndex(rest, "/")+1:], ":") {
+		rest += ":latest"
+	}
+	return host + "/" + rest
 }
 
 // maxRetries is the most retries a step may ask for.

@@ -2,6 +2,7 @@ package lower
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -84,5 +85,30 @@ func TestAfterEdges(t *testing.T) {
 	steps[1].Cube = &spec.Cube{Container: true}
 	if inputsWritable(steps) {
 		t.Error("a MedPerf container's inputs are writable")
+	}
+}
+
+// The platform's imageDigests finds an image as written or as a registry
+// names it, and pins no image that names a digest of its own.
+func TestPinned(t *testing.T) {
+	d := "sha256:" + strings.Repeat("1", 64)
+	plat := &spec.Platform{ImageDigests: map[string]string{"docker.io/library/python:3.12": d,
+		"registry.example.com:5000/team/cube": d, "localhost/own:2": d}}
+	for image, want := range map[string]string{
+		"python:3.12":                                "python:3.12@" + d,
+		"index.docker.io/library/python:3.12":        "index.docker.io/library/python:3.12@" + d,
+		"docker.io/python:3.12":                      "docker.io/python:3.12@" + d,
+		"python:3.13":                                "python:3.13",
+		"python":                                     "python",
+		"registry.example.com:5000/team/cube":        "registry.example.com:5000/team/cube@" + d,
+		"registry.example.com:5000/team/cube:latest": "registry.example.com:5000/team/cube:latest@" + d,
+		"localhost/own:2":                            "localhost/own:2@" + d,
+		"own:2":                                      "own:2",
+		"python:3.12@sha256:" + strings.Repeat("2", 64): "python:3.12@sha256:" + strings.Repeat("2", 64),
+	} {
+		got, locked := pinned(plat, image)
+		if got != want || locked != (got != image) {
+			t.Errorf("pinned(%q) = %q, %v; want %q", image, got, locked, want)
+		}
 	}
 }

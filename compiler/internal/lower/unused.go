@@ -1,6 +1,7 @@
 package lower
 
 import (
+	"maps"
 	"slices"
 
 	"github.com/mlcube-compile/mlcube-compile/compiler/internal/spec"
@@ -10,9 +11,9 @@ import (
 
 // What a platform key is for, and when the compiled run ignores it; each
 // such key set is said once, at the key (unusedGPU, unusedJobs,
-// unusedKueue, unusedObjects), and each param no step refers to (the
-// param-values pass). The steps are those compiled: --step's, for a
-// pipeline file. Keys every run uses, or that describe the cluster
+// unusedKueue, unusedObjects, unusedDigests), and each param no step
+// refers to (the param-values pass). The steps are those compiled:
+// --step's, for a pipeline file. Keys every run uses, or that describe the cluster
 // rather than ask anything of it, are never said:
 //   - namespace, serviceAccountName, image settings, securityContext,
 //     limitsEqualRequests, ttlSecondsAfterFinished, storage.mountPath,
@@ -35,7 +36,25 @@ func unused(plat *spec.Platform, ps *spec.Pipeline, p *ir.Pipeline, use usage, d
 	diags := unusedGPU(plat, use)
 	diags = append(diags, unusedJobs(plat, p.Steps, use.queued)...)
 	diags = append(diags, unusedKueue(plat, ps.Steps, use.queued)...)
-	return append(diags, unusedObjects(plat, p.Steps, dataClaimIdle)...)
+	diags = append(diags, unusedObjects(plat, p.Steps, dataClaimIdle)...)
+	return append(diags, unusedDigests(plat, p.Steps)...)
+}
+
+// unusedDigests: an entry of imageDigests locks the image of no step of
+// the run when none names it (as written, or as a registry names it),
+// or when the step's image names a digest of its own.
+func unusedDigests(plat *spec.Platform, steps []*ir.Step) diag.Diagnostics {
+	var diags diag.Diagnostics
+	for _, key := range slices.Sorted(maps.Keys(plat.ImageDigests)) {
+		if !slices.ContainsFunc(steps, func(s *ir.Step) bool {
+			return s.ImageLocked && imageRef(ir.ImageName(s.Image)) == imageRef(key)
+		}) {
+			diags = append(diags, diag.Warnf(diag.PlatformSettingUnused, plat.Loc.Field("imageDigests").Field(key),
+				"no step of the run runs image %s by its tag, so its digest applies to nothing", key).
+				WithFix("name the image as the step does (mlcube-compile lock prints it so), or drop the entry"))
+		}
+	}
+	return diags
 }
 
 // unusedGPU: the gpu: settings go to pods that ask for GPUs, its
