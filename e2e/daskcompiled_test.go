@@ -374,6 +374,13 @@ func TestE2EKueueAdmitsDaskJobSetsWhole(t *testing.T) {
 		seen++
 		time.Sleep(time.Second)
 	}
+	if state := c.jobSetState(t, a.ns, jsA); state != "Completed" {
+		// Its pods' logs and the namespace's events, before the run's
+		// exit handler deletes the set.
+		events, _ := c.run("", "-n", a.ns, "get", "events", "--sort-by=.lastTimestamp")
+		t.Fatalf("JobSet %s ended %s\n%s\n%s\n%s", jsA, state, c.jobSetTable(t, a.ns, jsA), c.jobSetLogs(t, a.ns, jsA),
+			events)
+	}
 	t.Logf("JobSet %s: suspended with no pods, seen %d times while %s ran", jsB, seen, jsA)
 	firstB := c.firstPod(t, b.ns, jsB, 2*time.Minute)
 	for i, r := range runs {
