@@ -161,7 +161,7 @@ type cacheEngine interface {
 }
 
 // TestE2EArgoCache runs the cache tests on the suite's Argo controller
-// (v3.7, and v4 when make e2e runs the Argo tests again).
+// (v3.7; the Argo 4 pass skips it, ARGO4_SKIP).
 func TestE2EArgoCache(t *testing.T) {
 	t.Parallel()
 	checkCache(t, argoCached(t, "pipeline", cacheSpecs))
@@ -174,7 +174,7 @@ func TestE2ETektonCache(t *testing.T) {
 }
 
 // TestE2EArgoCacheMnist runs mnist-bucket with a cache on the suite's
-// Argo controller (v3.7; the Argo 4 pass skips it, ARGO4_SKIP).
+// Argo controller (v3.7, and v4 when make e2e runs the Argo tests again).
 func TestE2EArgoCacheMnist(t *testing.T) {
 	t.Parallel()
 	checkMnistCache(t, argoCached(t, "mnist", mnistCacheSpecs))
