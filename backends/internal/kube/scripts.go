@@ -182,7 +182,10 @@ const ArtifactScript = `set -eu
     list=$(mktemp)
     listing "$path" >"$list"
     got=$(sha256sum <"$list" | cut -d' ' -f1)
-    [ "$got" = "$d" ] || { echo "mlcube-compile: $path changed after its upload: sha256 $got, uploaded $d" >&2; exit 1; }
+    if [ "$got" != "$d" ]; then
+      echo "mlcube-compile: $path changed after its upload: sha256 $got, uploaded $d" >&2
+      exit 1
+    fi
     rclone copyto "$list" ":s3:${key%/}.sha256sum"
     u="s3://${key%/}.sha256sum"
   fi
