@@ -46,8 +46,8 @@ func TestE2EArgoOnRealNode(t *testing.T) {
 			if objectExample(name) {
 				t.Skip("run by TestE2EArgoObjectStorage, with the bucket it reads")
 			}
-			if name == cachedExample {
-				t.Skip("run by TestE2EArgoCache, four times")
+			if slices.Contains(cachedExamples, name) {
+				t.Skip("run by TestE2EArgoCache and TestE2EArgoCacheClaim, each run more than once")
 			}
 			if draExample(name) {
 				t.Skip(draNotRun)

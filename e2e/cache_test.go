@@ -40,9 +40,12 @@ import (
 // digest and the manifests in the bucket: the same definition on every
 // engine, so the same step gets the same key on each.
 
-// cachedExample is the example the cache tests run, which the generic
-// real-node tests leave to them.
+// cachedExample is the example the cache tests run four times.
 const cachedExample = "cached-pipeline"
+
+// cachedExamples are the examples the cache tests run, which the generic
+// real-node tests leave to them.
+var cachedExamples = []string{cachedExample, "cached-mixed-storage"}
 
 // cacheSpecs is examples/cached-pipeline with the cache below prefix and
 // evaluate's exit status from the Secret e2e-fault.
@@ -66,6 +69,14 @@ func mnistCacheSpecs(t *testing.T, prefix string) string {
 				inputs[name] = strings.Replace(url.(string), "s3://mlcube-e2e/", "s3://mlcube-e2e/"+prefix+"/", 1)
 			}
 		}
+	})
+}
+
+// claimCacheSpecs is examples/cached-mixed-storage with the cache below
+// prefix: prepare reads raw/ from the claim datasets (checkClaimCache).
+func claimCacheSpecs(t *testing.T, prefix string) string {
+	return cachedSpecs(t, "cached-mixed-storage", prefix, func(p map[string]any) {
+		p["cubes"] = map[string]any{"bp": filepath.Join(repoRoot, "examples", "bucket-pipeline")}
 	})
 }
 
@@ -187,6 +198,24 @@ func TestE2ETektonCacheMnist(t *testing.T) {
 	checkMnistCache(t, tektonCached(t, "mnist", mnistCacheSpecs))
 }
 
+// TestE2EArgoCacheClaim runs cached-mixed-storage, whose prepare reads
+// a claim, with a cache on the suite's Argo controller (v3.7; the Argo 4
+// pass skips it, ARGO4_SKIP).
+func TestE2EArgoCacheClaim(t *testing.T) {
+	t.Parallel()
+	r := argoCached(t, "claim", claimCacheSpecs)
+	checkClaimCache(t, r, r.e.(*argoCache).r)
+}
+
+// TestE2ETektonCacheClaim runs cached-mixed-storage with a cache on the
+// suite's Tekton, whose affinity assistant places the key task that
+// mounts the claim as it places prepare.
+func TestE2ETektonCacheClaim(t *testing.T) {
+	t.Parallel()
+	r := tektonCached(t, "claim", claimCacheSpecs)
+	checkClaimCache(t, r, r.e.(*tektonCache).r.realRun)
+}
+
 // cached is a compiled run of a cache test, in a namespace of its own
 // that enforces Pod Security's restricted level and holds the bucket's
 // credentials, caching below prefix.
@@ -196,6 +225,9 @@ type cached struct {
 	ns     string
 	s      *objectStore
 	prefix string
+	// claim is where the claim datasets is on the node, for a run that
+	// reads it (checkClaimCache); empty for none.
+	claim string
 }
 
 // argoCached compiles what specs writes, with a cache below a prefix of
@@ -210,7 +242,7 @@ func argoCached(t *testing.T, name string, specs func(*testing.T, string) string
 	s.credentials(t, c, r.ns)
 	restrict(t, c, r.ns)
 	r.wf.Name, r.wf.GenerateName = "", name+"-"
-	return cached{&argoCache{r}, c, r.ns, s, prefix}
+	return cached{e: &argoCache{r}, c: c, ns: r.ns, s: s, prefix: prefix}
 }
 
 // tektonCached is argoCached for the suite's Tekton.
@@ -224,7 +256,7 @@ func tektonCached(t *testing.T, name string, specs func(*testing.T, string) stri
 	s.credentials(t, c, r.ns)
 	restrict(t, c, r.ns)
 	r.pr.Name, r.pr.GenerateName = "", name+"-"
-	return cached{&tektonCache{r, s}, c, r.ns, s, prefix}
+	return cached{e: &tektonCache{r, s}, c: c, ns: r.ns, s: s, prefix: prefix}
 }
 
 // cacheCase is one run of a cache test: what is changed before it, the
@@ -273,6 +305,31 @@ func checkMnistCache(t *testing.T, r cached) {
 	})
 }
 
+// checkClaimCache runs cached-mixed-storage three times, raw/ on the
+// claim datasets, a ReadWriteOnce local volume of the node's that r
+// makes: the first run runs every step; the same again, none, its key
+// tasks digesting raw/ where prepare mounts it; after a file of raw/
+// changed on the claim, prepare and the steps downstream of it (each
+// output holds its pod's name, so train's and evaluate's inputs change
+// too).
+func checkClaimCache(t *testing.T, r cached, run *realRun) {
+	run.claim(t, "datasets",
+		corev1.PersistentVolumeClaimSpec{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce}}, claimMake)
+	r.claim = run.volumes["datasets"]
+	fillClaim(t, r.claim)
+	steps := []string{"evaluate", "prepare", "train"}
+	changed := func() {
+		if err := os.WriteFile(filepath.Join(r.claim, "raw", "images.csv"), []byte("id,label\n1,cat\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runCached(t, r, steps, []cacheCase{
+		{"first run", nil, "", "Succeeded", steps},
+		{"submitted again, unchanged", nil, "", "Succeeded", nil},
+		{"raw/images.csv changed on the claim", changed, "", "Succeeded", steps},
+	})
+}
+
 // runCached submits the compiled run once for each case, after its
 // change, and checks what it ran and skipped among steps, and every
 // key. It returns the last run.
@@ -302,7 +359,7 @@ func runCached(t *testing.T, r cached, steps []string, cases []cacheCase) cacheR
 			t.Fatalf("run %d (%s): %s, ran %v, skipped %v; want %s, ran %v, skipped %v", i+1, want.what, got.phase,
 				got.ran, got.skipped, want.phase, want.ran, skipped)
 		}
-		checkKeys(t, r.e, r.s, r.prefix, got.keys, want.threshold)
+		checkKeys(t, r, got.keys, want.threshold)
 		t.Logf("run %d (%s): %s in %s; ran %v, skipped %v; keys %v", i+1, want.what, got.phase,
 			got.took.Round(time.Second), got.ran, got.skipped, got.keys)
 		took = append(took, got.took.Round(time.Second).String())
@@ -381,9 +438,12 @@ func checkStatementParams(t *testing.T, file string, values map[string]string) {
 
 // checkKeys checks each key against ir.KeyText: the recipe, then each
 // param's value's sha256, then each input's: a URL's data fetched (the
-// seeded raw/), or what a cached step's manifest records.
-func checkKeys(t *testing.T, e cacheEngine, s *objectStore, prefix string, keys map[string]string, threshold string) {
+// seeded raw/), or what a cached step's manifest records; then each
+// claim's, what the node's folder of the claim holds (the examples
+// mount the claim's folder of the name their workspace's folder has).
+func checkKeys(t *testing.T, r cached, keys map[string]string, threshold string) {
 	t.Helper()
+	e, s, prefix := r.e, r.s, r.prefix
 	for step, args := range e.keyArgs(t) {
 		lines := []string{"mlcube-compile cache v1", "recipe " + args[1]}
 		for items := args[4:]; len(items) >= 4; items = items[4:] {
@@ -411,6 +471,8 @@ func checkKeys(t *testing.T, e cacheEngine, s *objectStore, prefix string, keys 
 					t.Fatalf("step %s's manifest records no %s:\n%s", e.refStep(a), b, manifest)
 				}
 				lines = append(lines, "input "+name+" "+m[1])
+			case "claim":
+				lines = append(lines, "claim "+a+" "+hostDigest(t, filepath.Join(r.claim, filepath.Base(a))))
 			}
 		}
 		want := sha256Hex([]byte(strings.Join(lines, "\n") + "\n"))
@@ -418,6 +480,26 @@ func checkKeys(t *testing.T, e cacheEngine, s *objectStore, prefix string, keys 
 			t.Errorf("step %s's key is %s, want %s, the sha256 of:\n%s", step, keys[step], want, strings.Join(lines, "\n"))
 		}
 	}
+}
+
+// hostDigest is ir.FolderDigest's digest of the folder dir of this
+// machine.
+func hostDigest(t *testing.T, dir string) string {
+	t.Helper()
+	files := map[string]string{}
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		rel, _ := filepath.Rel(dir, path)
+		files[rel] = sha256Hex(data)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return folderDigest(files, "")
 }
 
 // helperTask says whether a task is the run's own, not a step's: a key

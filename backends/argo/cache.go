@@ -175,14 +175,21 @@ func appendOnce(list []string, s string) []string {
 }
 
 // keyTemplate makes the key of step s and looks it up (kube.KeyScript),
-// in a pod that mounts none of the step's volumes and asks for none of
-// its GPUs; its outputs are the key and the answer.
+// in a pod that asks for none of the step's GPUs and mounts none of its
+// volumes but the claims it reads, read-only where the step mounts them
+// (the workflow's volumes: workflow.go); its outputs are the key and
+// the answer. The key pod waits for what the step waits for, so it
+// mounts a claim in the order the step does (ir.MountUse).
 func keyTemplate(p *ir.Pipeline, s *ir.Step, name string) wfv1.Template {
 	mv := kube.Mover{
 		RunID: "{{workflow.uid}}",
 		Ref:   parameterRef,
 		Want:  func(f ir.Fetch) string { return "{{inputs.parameters." + digestParam(f.Name) + "}}" },
 		Key:   func(step string) string { return "{{inputs.parameters." + keyParam(step) + "}}" },
+	}
+	for _, mt := range s.Key.Claims {
+		mv.Mounts = append(mv.Mounts, apiv1.VolumeMount{Name: mt.Volume, MountPath: mt.MountPath,
+			SubPath: mt.SubPath.Render(parameterRef), ReadOnly: true})
 	}
 	c := mv.KeyContainer(p, s, containerName, digestsPath)
 	c.ImagePullPolicy = apiv1.PullPolicy(s.ImagePullPolicy)
@@ -200,7 +207,7 @@ func keyTemplate(p *ir.Pipeline, s *ir.Step, name string) wfv1.Template {
 		t.Outputs.Parameters = append(t.Outputs.Parameters,
 			wfv1.Parameter{Name: name, ValueFrom: &wfv1.ValueFrom{Path: digestsPath + "/" + name}})
 	}
-	if len(c.VolumeMounts) > 1 {
+	if slices.ContainsFunc(c.VolumeMounts, func(vm apiv1.VolumeMount) bool { return vm.Name == kube.ScratchVolume }) {
 		t.Volumes = append(t.Volumes, kube.ScratchVolumeSpec(p))
 	}
 	for _, a := range keyArguments(p, s).Parameters {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	v1 "github.com/tektoncd/pipeline/pkg/apis/pipeline/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/selection"
 
 	"github.com/mlcube-compile/mlcube-compile/backends/internal/kube"
@@ -44,8 +45,10 @@ func keyRef(step string) string {
 }
 
 // keyTask makes the key of step s and looks it up, after the steps s
-// waits for; its pod mounts none of the step's volumes and asks for
-// none of its GPUs.
+// waits for; its pod asks for none of the step's GPUs and mounts none
+// of its volumes but the claims it reads, bound read-only as the step
+// binds them (so Tekton's affinity assistant places it as it places the
+// step).
 func keyTask(p *ir.Pipeline, s *ir.Step) (v1.PipelineTask, error) {
 	if err := keyResultsFit(p, s); err != nil {
 		return v1.PipelineTask{}, err
@@ -60,10 +63,14 @@ func keyTask(p *ir.Pipeline, s *ir.Step) (v1.PipelineTask, error) {
 		},
 	}
 	for _, name := range kube.KeyOutputs(p, s) {
-		spec.Results = append(spec.Results, v1.TaskResult{Name: name, Type: v1.ResultsTypeString,
-			Description: "what the step's fetch reads, as its key holds it"})
+		what := "what the step's fetch reads, as its key holds it"
+		if strings.HasPrefix(name, ir.ClaimAnswerPrefix) {
+			what = "the sha256 of what the claim holds where the step reads it, which the step finds unchanged before it " +
+				"keeps its outputs"
+		}
+		spec.Results = append(spec.Results, v1.TaskResult{Name: name, Type: v1.ResultsTypeString, Description: what})
 	}
-	if len(c.VolumeMounts) > 0 {
+	if slices.ContainsFunc(c.VolumeMounts, func(vm corev1.VolumeMount) bool { return vm.Name == kube.ScratchVolume }) {
 		spec.Volumes = append(spec.Volumes, kube.ScratchVolumeSpec(p))
 	}
 	t := v1.PipelineTask{
@@ -78,6 +85,7 @@ func keyTask(p *ir.Pipeline, s *ir.Step) (v1.PipelineTask, error) {
 		t.Params = append(t.Params, v1.Param{Name: name, Value: *v1.NewStructuredValues(paramRef(name))})
 		t.TaskSpec.Params = append(t.TaskSpec.Params, v1.ParamSpec{Name: name, Type: v1.ParamTypeString})
 	}
+	bindClaims(&t, s.Key.Claims, true)
 	return t, nil
 }
 

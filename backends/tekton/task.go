@@ -2,6 +2,8 @@ package tekton
 
 import (
 	"cmp"
+	"slices"
+	"strconv"
 
 	v1 "github.com/tektoncd/pipeline/pkg/apis/pipeline/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -33,17 +35,32 @@ func pipelineTask(p *ir.Pipeline, s *ir.Step) (v1.PipelineTask, error) {
 		t.Params = append(t.Params, v1.Param{Name: name, Value: *v1.NewStructuredValues(paramRef(name))})
 		t.TaskSpec.Params = append(t.TaskSpec.Params, v1.ParamSpec{Name: name, Type: v1.ParamTypeString})
 	}
+	var claims []ir.Mount
 	for _, m := range s.Mounts {
-		if perPod(p, m.Volume) {
-			continue
+		if !perPod(p, m.Volume) {
+			claims = append(claims, m)
 		}
+	}
+	bindClaims(&t, claims, false)
+	return t, nil
+}
+
+// bindClaims binds each mount of a claim to task t as a workspace of the
+// pipeline's, named after the mount, or its volume and a number when
+// the task has that name (the parts of one claim a step reads);
+// readOnly mounts each read-only, else as the mount says.
+func bindClaims(t *v1.PipelineTask, mounts []ir.Mount, readOnly bool) {
+	for _, m := range mounts {
 		name := cmp.Or(m.Name, m.Volume)
+		taken := func(b v1.WorkspacePipelineTaskBinding) bool { return b.Name == name }
+		for n := 2; slices.ContainsFunc(t.Workspaces, taken); n++ {
+			name = cmp.Or(m.Name, m.Volume) + "-" + strconv.Itoa(n)
+		}
 		t.Workspaces = append(t.Workspaces,
 			v1.WorkspacePipelineTaskBinding{Name: name, Workspace: m.Volume, SubPath: m.SubPath.Render(paramRef)})
 		t.TaskSpec.Workspaces = append(t.TaskSpec.Workspaces,
-			v1.WorkspaceDeclaration{Name: name, MountPath: m.MountPath, ReadOnly: m.ReadOnly})
+			v1.WorkspaceDeclaration{Name: name, MountPath: m.MountPath, ReadOnly: readOnly || m.ReadOnly})
 	}
-	return t, nil
 }
 
 // embeddedTask runs spec as the task of step s: its name, order, labels,

@@ -1,5 +1,7 @@
 package ir
 
+import "strconv"
+
 // DefaultToolImage fetches and uploads on Tekton and for a Job: rclone's own
 // image (Alpine: sh, sha256sum, find, sort), pinned by digest. A
 // platform's objectStore.toolImage overrides it, for air-gapped
@@ -52,6 +54,13 @@ type StepKey struct {
 	Recipe string
 	// Params are the pipeline parameters the recipe refers to, sorted.
 	Params []string `json:",omitempty"`
+	// Claims are the step's read-only mounts of a claim (the data of
+	// storage.pvc under an object workspace), by MountPath in byte
+	// order: the key task mounts each where the step does and digests
+	// what is there, and the step, once it ran, digests it again and
+	// fails when it changed, so that no entry holds outputs of other
+	// data than its key says.
+	Claims []Mount `json:",omitempty"`
 }
 
 // KeyText says how a cached step's key is made, on every engine: the
@@ -60,8 +69,20 @@ type StepKey struct {
 // each of Params, and "input <fetch name> <sha256>" for each of the
 // step's fetches, by name in byte order (a URL's written digest, or the
 // one computed when it is fetched to make the key; another step's
-// upload's, as that step recorded it).
+// upload's, as that step recorded it), then "claim <mount path>
+// <sha256>" for each of Claims, in their order (the digest of what the
+// claim holds there, made at run time before the step: a file's, or a
+// folder's as FolderDigest says).
 const KeyText = "mlcube-compile cache v1"
+
+// ClaimAnswer names the answer of a key task that holds the digest of
+// the step's i-th claim mount (StepKey.Claims), with "-sha256" after
+// it: ClaimAnswerPrefix and i. The prefix has an underscore, which no
+// fetch's name (a DNS label) has.
+func ClaimAnswer(i int) string { return ClaimAnswerPrefix + strconv.Itoa(i) }
+
+// ClaimAnswerPrefix starts every ClaimAnswer.
+const ClaimAnswerPrefix = "claim_"
 
 // KeyTaskSuffix ends the name of a cached step's key task, on every
 // engine that runs one: no step of a run with a cache has such a name.

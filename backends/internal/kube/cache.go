@@ -63,15 +63,17 @@ readManifest() {
 // words are the cache (bucket/prefix), the step's recipe, the folder its
 // answers go to, and the scratch folder; then items of four words:
 // "param NAME VALUE -", "digest NAME SHA256 -", "cached NAME KEY OUTPUT"
-// for an output of a cached step, read from its key's manifest, and
+// for an output of a cached step, read from its key's manifest,
 // "fetch NAME KIND SRC" for a URL written without a digest, fetched into
-// the scratch folder to make one (FetchScript's kinds). Params come
-// first, sorted, then inputs by name: the order of ir.KeyText's lines.
-// Its answers, each a file of the folder: key; hit, "true" when the key
-// is in the cache, else "false"; and, for the step's own fetch to use
-// (the data its key holds, whatever another run writes meanwhile),
-// NAME-sha256 of each input it read or fetched, and NAME-entry of each
-// cached step's output, the entry of that step's manifest it read.
+// the scratch folder to make one (FetchScript's kinds), and "claim NAME
+// PATH -" for a claim the step reads, mounted at PATH, digested where it
+// is. Params come first, sorted, then inputs by name, then claims: the
+// order of ir.KeyText's lines. Its answers, each a file of the folder:
+// key; hit, "true" when the key is in the cache, else "false"; and, for
+// the step's own pod to use (the data its key holds, whatever another
+// run writes meanwhile), NAME-sha256 of each input it read or fetched
+// and of each claim, and NAME-entry of each cached step's output, the
+// entry of that step's manifest it read.
 const KeyScript = `set -eu
 ` + digestFn + presentFn + manifestFn + `cache=$1 recipe=$2 out=$3 scratch=$4; shift 4
 text=$(mktemp)
@@ -91,6 +93,11 @@ while [ $# -ge 4 ]; do
     sh -c "$FETCH" fetch "$a" "$b" "$scratch/$name"
     [ -e "$scratch/$name" ] || { echo "mlcube-compile: $name: nothing was fetched from $b" >&2; exit 1; }
     d=$(digest "$scratch/$name") ;;
+  claim)
+    d=$(digest "$a")
+    printf 'claim %s %s\n' "$a" "$d" >>"$text"
+    printf '%s' "$d" >"$out/$name-sha256"
+    continue ;;
   esac
   printf 'input %s %s\n' "$name" "$d" >>"$text"
   printf '%s' "$d" >"$out/$name-sha256"
@@ -105,6 +112,24 @@ else
   echo "mlcube-compile: key $key: not in the cache, the step runs"
   printf false >"$out/hit"
 fi
+`
+
+// UnchangedScript checks, once a cached step ran, that each claim it
+// read still holds what its key task digested: else its outputs may be
+// of other data than the key says, and the step fails before it keeps
+// them. Its items are two words each: the mount's path and the sha256
+// the key task made of it.
+const UnchangedScript = `set -eu
+` + digestFn + `while [ $# -ge 2 ]; do
+  path=$1 want=$2; shift 2
+  got=$(digest "$path")
+  if [ "$got" != "$want" ]; then
+    echo "mlcube-compile: what the claim holds at $path changed while the step ran: sha256 $got, its key holds $want;" \
+      "the outputs are not kept, run it again" >&2
+    exit 1
+  fi
+  echo "mlcube-compile: the claim at $path is unchanged: sha256 $got"
+done
 `
 
 // RecordScript writes a cached step's manifest once its uploads are in
@@ -130,9 +155,9 @@ echo "mlcube-compile: recorded s3://$manifest"
 `
 
 // KeyOutputs are the answers of step s's key task besides key and hit,
-// which the step's fetch reads (KeyScript): NAME-sha256 of each input
-// the key task read or fetched, and NAME-entry of each cached step's
-// output.
+// which the step's pod reads (KeyScript): NAME-sha256 of each input
+// the key task read or fetched, NAME-entry of each cached step's
+// output, and the sha256 of each claim it reads (ir.ClaimAnswer).
 func KeyOutputs(p *ir.Pipeline, s *ir.Step) []string {
 	var out []string
 	for _, f := range s.Fetches {
@@ -143,6 +168,9 @@ func KeyOutputs(p *ir.Pipeline, s *ir.Step) []string {
 		case Cached(p, *f.From):
 			out = append(out, f.Name+"-entry", f.Name+"-sha256")
 		}
+	}
+	for i := range s.Key.Claims {
+		out = append(out, ir.ClaimAnswer(i)+"-sha256")
 	}
 	return out
 }
@@ -183,7 +211,9 @@ func Cached(p *ir.Pipeline, o ir.Output) bool {
 // its answers to the folder out. It reads each param the
 // key holds as the step's container would, and each input's digest: a
 // URL's written one, or the fetched data's, or what a step before s
-// recorded (m.Want), or a cached step's manifest (m.Key).
+// recorded (m.Want), or a cached step's manifest (m.Key); and digests
+// each claim s reads, which m.Mounts mount read-only where s does
+// (none on an engine that mounts them itself).
 func (m Mover) KeyContainer(p *ir.Pipeline, s *ir.Step, name, out string) corev1.Container {
 	items := []string{}
 	for _, param := range s.Key.Params {
@@ -206,12 +236,14 @@ func (m Mover) KeyContainer(p *ir.Pipeline, s *ir.Step, name, out string) corev1
 			items = append(items, "digest", f.Name, m.Want(f), "-")
 		}
 	}
+	for i, mt := range s.Key.Claims {
+		items = append(items, "claim", ir.ClaimAnswer(i), mt.MountPath, "-")
+	}
 	args := append([]string{CacheOf(p), s.Key.Recipe, out, ScratchPath}, items...)
 	c := m.container(p, name)
 	c.Command = []string{"sh", "-c", ir.KubeLiteral(KeyScript), "mlcube-compile"}
 	c.Args = args
 	c.Env = append(c.Env, corev1.EnvVar{Name: "FETCH", Value: ir.KubeLiteral(FetchScript)})
-	c.VolumeMounts = nil
 	if scratch {
 		c.VolumeMounts = []corev1.VolumeMount{{Name: ScratchVolume, MountPath: ScratchPath}}
 	}

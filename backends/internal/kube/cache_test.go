@@ -232,6 +232,57 @@ func TestCacheKeyOfURLs(t *testing.T) {
 	}
 }
 
+// A claim the step reads is digested by the key container where it is
+// mounted, a folder's and a file's, after the inputs, and enters the
+// key; the step's upload keeps its outputs only when the claim still
+// holds what the key says: data changed while it ran fails it before
+// any upload, and no manifest is written.
+func TestCacheKeyOfClaims(t *testing.T) {
+	sb := newSandbox(t)
+	claim, work := filepath.Join(sb.dir, "claim"), filepath.Join(sb.dir, "work")
+	raw := map[string]string{"images.csv": "id\n1\n", "more/notes.md": "notes\n"}
+	write(t, filepath.Join(claim, "raw"), raw)
+	write(t, claim, map[string]string{"labels.csv": "1,cat\n"})
+	write(t, work, map[string]string{"metrics.json": "{}"})
+	labels := sha256.Sum256([]byte("1,cat\n"))
+	s := &ir.Step{Name: "s", Key: &ir.StepKey{Recipe: strings.Repeat("c", 64), Claims: []ir.Mount{
+		{Volume: "data", MountPath: filepath.Join(claim, "labels.csv"), ReadOnly: true, File: true},
+		{Volume: "data", MountPath: filepath.Join(claim, "raw"), ReadOnly: true},
+	}}, Fetches: []ir.Fetch{{Name: "pinned", URL: &ir.URL{Raw: "https://example.com/x", Scheme: "https",
+		SHA256: strings.Repeat("d", 64)}}},
+		Uploads: []ir.Upload{{Name: "metrics", Path: ir.Lit(filepath.Join(work, "metrics.json")), Final: true}}}
+	p := &ir.Pipeline{Steps: []*ir.Step{s}, ObjectStore: &ir.ObjectStore{ToolImage: "rclone",
+		S3: &ir.S3Bucket{Bucket: "b"}, Cache: &ir.Cache{Prefix: "cache"}}}
+	keys := map[string]string{}
+	sb.key(p, Mover{}, s, keys)
+	want := keyOf("recipe "+s.Key.Recipe, "input pinned "+strings.Repeat("d", 64),
+		"claim "+filepath.Join(claim, "labels.csv")+" "+hex.EncodeToString(labels[:]),
+		"claim "+filepath.Join(claim, "raw")+" "+folderDigest(raw))
+	if keys["s"] != want {
+		t.Errorf("the key is %s, want %s: the input, then each claim's digest, in the order of the key's claims",
+			keys["s"], want)
+	}
+	m := Mover{RunID: "run-1", Attempt: "0", Key: func(string) string { return keys["s"] },
+		KeyOut:     func(name string) string { return sb.answer(s, name) },
+		DigestFile: func(u ir.Upload) string { return filepath.Join(sb.dir, "digests", u.Name) }}
+	manifest := filepath.Join(sb.dir, "s3", "b", "cache", keys["s"], "manifest")
+	write(t, filepath.Join(claim, "raw"), map[string]string{"more/notes.md": "changed\n"})
+	log, ok := sb.run(m.UploadContainer(p, s, "upload"), nil)
+	if ok || !strings.Contains(log, "changed while the step ran") {
+		t.Errorf("a step whose claim changed while it ran kept its outputs (%v), or said otherwise:\n%s", ok, log)
+	}
+	if _, err := os.Stat(filepath.Join(sb.dir, "s3", "b", "cache", keys["s"])); !os.IsNotExist(err) {
+		t.Errorf("a step whose claim changed uploaded into its key's folder: %v", err)
+	}
+	write(t, filepath.Join(claim, "raw"), raw)
+	if log, ok := sb.run(m.UploadContainer(p, s, "upload"), nil); !ok {
+		t.Fatalf("the upload of a step whose claim is unchanged failed:\n%s", log)
+	}
+	if _, err := os.Stat(manifest); err != nil {
+		t.Errorf("the step's manifest: %v", err)
+	}
+}
+
 // The provenance task fills the statement's placeholders: the run's id,
 // each result's sha256, as its step recorded it or, for a cached step,
 // as its key's manifest records it; it uploads it to the run's folder.

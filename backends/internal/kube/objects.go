@@ -154,13 +154,17 @@ func (m Mover) folderRef(f ir.Folder) string { return f.Path.RenderContainer(m.R
 
 // UploadContainer records the sha256 of each of s's Uploads
 // (DigestScript), then uploads it to its key (UploadKey); a cached
-// step's, to its entry in the cache, and then writes its key's manifest
-// (RecordScript); then it runs the phases more.
+// step's, to its entry in the cache, once each claim it read is checked
+// unchanged since its key task (UnchangedScript), and then writes its
+// key's manifest (RecordScript); then it runs the phases more.
 func (m Mover) UploadContainer(p *ir.Pipeline, s *ir.Step, name string, more ...Phase) corev1.Container {
-	var digest, upload, record, artifacts []string
+	var unchanged, digest, upload, record, artifacts []string
 	entry := EntryOf(m.RunID, s.Name, m.Attempt)
 	if s.Key != nil {
 		record = []string{CacheOf(p) + "/" + m.Key(s.Name) + "/manifest", entry}
+		for i, mt := range s.Key.Claims {
+			unchanged = append(unchanged, mt.MountPath, m.KeyOut(ir.ClaimAnswer(i)+"-sha256"))
+		}
 	}
 	for _, u := range s.Uploads {
 		path := u.Path.RenderContainer(m.Ref)
@@ -183,7 +187,11 @@ func (m Mover) UploadContainer(p *ir.Pipeline, s *ir.Step, name string, more ...
 			artifacts = append(artifacts, kind, m.DigestFile(u), uri, m.ArtifactFile(u), path, key)
 		}
 	}
-	phases := []Phase{{"digest", DigestScript, digest}, {"upload", UploadScript, upload}}
+	var phases []Phase
+	if len(unchanged) > 0 {
+		phases = append(phases, Phase{"unchanged", UnchangedScript, unchanged})
+	}
+	phases = append(phases, Phase{"digest", DigestScript, digest}, Phase{"upload", UploadScript, upload})
 	if len(artifacts) > 0 {
 		phases = append(phases, Phase{"artifacts", ArtifactScript, artifacts})
 	}

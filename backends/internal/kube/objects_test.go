@@ -194,7 +194,8 @@ func folderDigest(tree map[string]string) string {
 		sum := sha256.Sum256([]byte(body))
 		lines = append(lines, hex.EncodeToString(sum[:])+"  ./"+name+"\n")
 	}
-	slices.Sort(lines)
+	// By path, as ir.FolderDigest says: after the sha256 and two spaces.
+	slices.SortFunc(lines, func(a, b string) int { return strings.Compare(a[66:], b[66:]) })
 	sum := sha256.Sum256([]byte(strings.Join(lines, "")))
 	return hex.EncodeToString(sum[:])
 }

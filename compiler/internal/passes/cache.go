@@ -71,7 +71,7 @@ func CacheKeys(p *ir.Pipeline) diag.Diagnostics {
 		// A recipe is plain strings and bools: Marshal cannot fail.
 		text, _ := json.Marshal(r)
 		sum := sha256.Sum256(text)
-		s.Key = &ir.StepKey{Recipe: hex.EncodeToString(sum[:]), Params: r.params()}
+		s.Key = &ir.StepKey{Recipe: hex.EncodeToString(sum[:]), Params: r.params(), Claims: claimsOf(s, perPod)}
 		same := s.Key.Recipe + " " + strings.Join(inputsOf(s), " ")
 		if other, ok := keyed[same]; ok {
 			diags = append(diags, diag.Errorf(diag.CacheKeysCollide, s.Loc,
@@ -114,8 +114,9 @@ func uncacheable(p *ir.Pipeline, s *ir.Step, perPod map[string]bool) string {
 			"digest, with the platform's imageDigests, or set objectStore.cache.imageTags)"
 	}
 	for _, m := range s.Mounts {
-		if !perPod[m.Volume] {
-			return "it mounts the claim of volume " + m.Volume + ", whose data the cache does not digest"
+		if !perPod[m.Volume] && !m.ReadOnly {
+			return "it writes to the claim of volume " + m.Volume + " at " + m.MountPath + ", which a skipped step " +
+				"would leave as it was"
 		}
 	}
 	for _, e := range s.Env {
@@ -124,6 +125,19 @@ func uncacheable(p *ir.Pipeline, s *ir.Step, perPod map[string]bool) string {
 		}
 	}
 	return ""
+}
+
+// claimsOf are the mounts of a claim of step s, which uncacheable lets
+// only be read-only, by mount path in byte order (ir.StepKey.Claims).
+func claimsOf(s *ir.Step, perPod map[string]bool) []ir.Mount {
+	var out []ir.Mount
+	for _, m := range s.Mounts {
+		if !perPod[m.Volume] {
+			out = append(out, m)
+		}
+	}
+	slices.SortFunc(out, func(a, b ir.Mount) int { return strings.Compare(a.MountPath, b.MountPath) })
+	return out
 }
 
 // inputsOf are the sources of s's fetches, as a key's inputs are made of

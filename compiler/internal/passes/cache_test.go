@@ -64,6 +64,32 @@ func TestCacheKeysFollowTheRecipe(t *testing.T) {
 	}
 }
 
+// A step that reads a claim is keyed by what the claim holds where it
+// is mounted, which the key task digests: its read-only claim mounts,
+// by path, in the key; a step that writes to one is not cached.
+func TestCacheKeysOfClaimReads(t *testing.T) {
+	s := step("a", []string{"ws"})
+	s.Mounts = append(s.Mounts,
+		ir.Mount{Volume: "data", MountPath: "/mnt/ws/raw", SubPath: ir.Lit("raw"), ReadOnly: true},
+		ir.Mount{Volume: "data", MountPath: "/mnt/ws/labels.csv", SubPath: ir.Lit("labels.csv"), ReadOnly: true,
+			File: true})
+	p := cachedRun(false, s)
+	p.Volumes = append(p.Volumes, ir.Volume{Name: "data", ClaimName: "datasets"})
+	if d := CacheKeys(p); len(d) > 0 {
+		t.Fatalf("diagnostics: %v", d)
+	}
+	if s.Key == nil {
+		t.Fatal("a step that reads a claim is not cached")
+	}
+	var paths []string
+	for _, m := range s.Key.Claims {
+		paths = append(paths, m.MountPath)
+	}
+	if want := []string{"/mnt/ws/labels.csv", "/mnt/ws/raw"}; !slices.Equal(paths, want) {
+		t.Errorf("the key's claims are %v, want %v", paths, want)
+	}
+}
+
 // tagged gives s an image named by its tag alone.
 func tagged(s *ir.Step) *ir.Step {
 	s.Image = "python:3.12"
@@ -88,7 +114,7 @@ func TestCacheKeysRefusals(t *testing.T) {
 			p := cachedRun(true, step("a", []string{"data"}))
 			p.Volumes = append(p.Volumes, ir.Volume{Name: "data", ClaimName: "data"})
 			return p
-		}, []string{"MLC505 step a is not cached: it mounts the claim of volume data"}},
+		}, []string{"MLC505 step a is not cached: it writes to the claim of volume data at /mnt/data"}},
 		{"off", func() *ir.Pipeline {
 			s := step("a", []string{"ws"})
 			s.CacheSetting = &off
