@@ -486,6 +486,9 @@ func checkKeys(t *testing.T, r cached, keys map[string]string, threshold string)
 // machine.
 func hostDigest(t *testing.T, dir string) string {
 	t.Helper()
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		t.Fatalf("the claim's folder %s: %v (a folder of the claim's is mounted at a folder of the same name)", dir, err)
+	}
 	files := map[string]string{}
 	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() {

@@ -44,11 +44,14 @@ func keyParam(step string) string { return "mlcube-key-" + step }
 // with a cache: it refers to the digests and keys the DAG task gives
 // the template (moverArguments).
 func moverOf(p *ir.Pipeline, s *ir.Step, m mounts, t *wfv1.Template) kube.Mover {
+	// The movers write where the step's user only reads, what they
+	// fetch: a mount of the pod's own is writable; a claim's stays as
+	// the step mounts it.
 	var own []apiv1.VolumeMount
 	for _, mt := range s.Mounts {
 		if !m.isShared(mt) {
 			own = append(own, apiv1.VolumeMount{Name: mt.Volume, MountPath: mt.MountPath,
-				SubPath: mt.SubPath.Render(parameterRef)})
+				SubPath: mt.SubPath.Render(parameterRef), ReadOnly: mt.ReadOnly && !m.perPod[mt.Volume]})
 		}
 	}
 	mv := kube.Mover{

@@ -108,7 +108,8 @@ func keyResultsFit(p *ir.Pipeline, s *ir.Step) error {
 		return diag.Diagnostics{diag.Errorf(diag.ResultsTooLarge, s.Loc,
 			"step %s reads %d inputs whose digests its key task hands it, in results of %d bytes, more than the %d "+
 				"the kubelet keeps", s.Name, len(kube.KeyOutputs(p, s)), total, budget).
-			WithFix("pin its URL inputs with #sha256=, set cache: false on the step, or use --backend argo")}
+			WithFix("pin its URL inputs with #sha256=, read fewer parts of the claim, set cache: false on the step, or use " +
+				"--backend argo")}
 	}
 	return nil
 }

@@ -45,7 +45,11 @@ const FetchedVolume = "fetched"
 // steps are in topological order, so the mounting steps are all ordered
 // one after another exactly when each is an ancestor of the next.
 // Lowering chooses a claim's access modes by it, and the checks of the
-// lowered pipeline refuse the modes a platform writes by it.
+// lowered pipeline refuse the modes a platform writes by it. A cached
+// step's key pod, which mounts the claims the step reads
+// (StepKey.Claims), waits for the steps the step waits for and comes
+// before it: it has the step's place in this order, and changes no
+// answer.
 func MountUse(steps []*Step, volume string) (distributed string, pair []string) {
 	index := map[string]int{}
 	var mounting []int

@@ -72,7 +72,8 @@ type StepKey struct {
 // upload's, as that step recorded it), then "claim <mount path>
 // <sha256>" for each of Claims, in their order (the digest of what the
 // claim holds there, made at run time before the step: a file's, or a
-// folder's as FolderDigest says).
+// folder's as FolderDigest says, following symbolic links, as the step
+// does when it reads them).
 const KeyText = "mlcube-compile cache v1"
 
 // ClaimAnswer names the answer of a key task that holds the digest of

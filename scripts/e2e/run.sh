@@ -60,9 +60,10 @@ suite() {
 # The tests of Argo's runs, which run again against Argo 4's controller,
 # but for ARGO4_SKIP: cached-pipeline's four cached runs
 # (TestE2EArgoCache, the pass's longest test at 164 s of a cold CI run)
-# and cached-mixed-storage's three (TestE2EArgoCacheClaim) use the
-# templates of mnist-bucket's three (TestE2EArgoCacheMnist, about 100 s),
-# which run again; the claim's key pod mounts it as any template does.
+# and cached-mixed-storage's three (TestE2EArgoCacheClaim) use the key
+# and mover templates of mnist-bucket's three (TestE2EArgoCacheMnist,
+# about 100 s), which run again; the claim is mounted as mixed-storage's
+# prepare mounts it (TestE2EArgoObjectStorage).
 ARGO_TESTS='^TestE2E(Argo|DRAArgo|PodFailure|MPIJobRunsToArgo|MPIOnRealNode|RealNode|StopDeletesJobs|DryRunGoldens|KueueRunsArgo|KueuePreemptedArgo)'
 ARGO4_SKIP='^TestE2EArgoCache(Claim)?$'
 set +e

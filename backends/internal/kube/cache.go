@@ -94,7 +94,7 @@ while [ $# -ge 4 ]; do
     [ -e "$scratch/$name" ] || { echo "mlcube-compile: $name: nothing was fetched from $b" >&2; exit 1; }
     d=$(digest "$scratch/$name") ;;
   claim)
-    d=$(digest "$a")
+    d=$(digest "$a" -L)
     printf 'claim %s %s\n' "$a" "$d" >>"$text"
     printf '%s' "$d" >"$out/$name-sha256"
     continue ;;
@@ -122,7 +122,7 @@ fi
 const UnchangedScript = `set -eu
 ` + digestFn + `while [ $# -ge 2 ]; do
   path=$1 want=$2; shift 2
-  got=$(digest "$path")
+  got=$(digest "$path" -L)
   if [ "$got" != "$want" ]; then
     echo "mlcube-compile: what the claim holds at $path changed while the step ran: sha256 $got, its key holds $want;" \
       "the outputs are not kept, run it again" >&2
@@ -245,7 +245,7 @@ func (m Mover) KeyContainer(p *ir.Pipeline, s *ir.Step, name, out string) corev1
 	c.Args = args
 	c.Env = append(c.Env, corev1.EnvVar{Name: "FETCH", Value: ir.KubeLiteral(FetchScript)})
 	if scratch {
-		c.VolumeMounts = []corev1.VolumeMount{{Name: ScratchVolume, MountPath: ScratchPath}}
+		c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: ScratchVolume, MountPath: ScratchPath})
 	}
 	c.SecurityContext = HelperSecurity(p, s.SecurityContext)
 	return c

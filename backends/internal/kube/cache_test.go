@@ -281,6 +281,32 @@ func TestCacheKeyOfClaims(t *testing.T) {
 	if _, err := os.Stat(manifest); err != nil {
 		t.Errorf("the step's manifest: %v", err)
 	}
+
+	// A link in the claim is followed, as the step follows it: the data
+	// it points to is in the key. A loop of links, or nothing where the
+	// step mounts the claim, is no digest: the key task fails.
+	write(t, sb.dir, map[string]string{"elsewhere/big.bin": "one\n"})
+	if err := os.Symlink(filepath.Join(sb.dir, "elsewhere"), filepath.Join(claim, "raw", "linked")); err != nil {
+		t.Fatal(err)
+	}
+	sb.key(p, Mover{}, s, keys)
+	before := keys["s"]
+	write(t, sb.dir, map[string]string{"elsewhere/big.bin": "two\n"})
+	if sb.key(p, Mover{}, s, keys); keys["s"] == before {
+		t.Error("the data a link of the claim points to changed, and the key did not")
+	}
+	if err := os.Symlink(filepath.Join(claim, "raw"), filepath.Join(claim, "raw", "more", "loop")); err != nil {
+		t.Fatal(err)
+	}
+	keyOut := filepath.Join(sb.dir, "keyout-s")
+	log, ok = sb.run(Mover{}.KeyContainer(p, s, "key", keyOut), nil)
+	if ok || !strings.Contains(log, "cannot digest all") {
+		t.Errorf("a key was made of a claim with a loop of links (%v):\n%s", ok, log)
+	}
+	s.Key.Claims[0].MountPath = filepath.Join(claim, "gone.csv")
+	if log, ok := sb.run(Mover{}.KeyContainer(p, s, "key", keyOut), nil); ok || !strings.Contains(log, "nothing is at") {
+		t.Errorf("a key was made of a claim with nothing where it is mounted (%v):\n%s", ok, log)
+	}
 }
 
 // The provenance task fills the statement's placeholders: the run's id,

@@ -128,7 +128,8 @@ func TestScriptsUnderBusyBox(t *testing.T) {
 		{"round-trip", TestMoverRoundTrip}, {"sequence", TestSequence}, {"sequence-escapes", TestSequenceEscapes},
 		{"verify-shares", TestVerifySharesFetchedData}, {"retry", TestMoverRetryLeavesNoStaleFiles},
 		{"empty-folder", TestMoverEmptyFolder}, {"folders", TestFolders},
-		{"cache", TestCacheRoundTrip}, {"cache-urls", TestCacheKeyOfURLs}, {"provenance", TestProvenanceStatement},
+		{"cache", TestCacheRoundTrip}, {"cache-urls", TestCacheKeyOfURLs}, {"cache-claims", TestCacheKeyOfClaims},
+		{"provenance", TestProvenanceStatement},
 	} {
 		t.Run(c.name, c.test)
 	}

@@ -21,20 +21,35 @@ const (
 )
 
 // listingFn is a shell function printing the lines whose sha256 is the
-// folder $1's (ir.FolderDigest): each file's sha256sum line, by path.
+// folder $1's (ir.FolderDigest): each file's sha256sum line, by path;
+// with -L as $2, following symbolic links, as find -L does.
 const listingFn = `listing() {
-  (cd "$1" && find . -type f | LC_ALL=C sort | while IFS= read -r f; do sha256sum "$f"; done)
+  (cd "$1" && find ${2:-} . -type f | LC_ALL=C sort | while IFS= read -r f; do sha256sum "$f"; done)
 }
 `
 
 // digestFn holds listingFn, and a shell function printing the sha256 of
-// a file, or of a folder.
+// a file, or of a folder (with -L as $2, following symbolic links). It
+// fails the script when it cannot read all of it: nothing is there, or
+// find or sha256sum said anything on stderr (a folder it may not
+// enter, a file it may not read, a loop of links), whose statuses a
+// pipe would hide. A digest of part of the data is none.
 const digestFn = listingFn + `digest() {
+  dl=$(mktemp) de=$(mktemp)
   if [ -d "$1" ]; then
-    listing "$1" | sha256sum | cut -d' ' -f1
+    listing "$1" ${2:-} >"$dl" 2>"$de" || echo "mlcube-compile: cannot list $1" >>"$de"
+  elif [ -e "$1" ]; then
+    sha256sum <"$1" >"$dl" 2>"$de" || echo "mlcube-compile: cannot read $1" >>"$de"
   else
-    sha256sum <"$1" | cut -d' ' -f1
+    echo "mlcube-compile: nothing is at $1" >"$de"
   fi
+  if [ -s "$de" ]; then
+    cat "$de" >&2
+    echo "mlcube-compile: cannot digest all of $1" >&2
+    exit 1
+  fi
+  if [ -d "$1" ]; then sha256sum <"$dl" | cut -d' ' -f1; else cut -d' ' -f1 <"$dl"; fi
+  rm -f "$dl" "$de"
 }
 `
 
@@ -94,7 +109,8 @@ const DigestScript = `set -eu
   name=$1 path=$2 out=$3; shift 3
   [ -e "$path" ] || { echo "mlcube-compile: output $name: $path was not written" >&2; exit 1; }
   mkdir -p "$(dirname "$out")"
-  digest "$path" | tr -d '\n' >"$out"
+  d=$(digest "$path")
+  printf '%s' "$d" >"$out"
   echo "mlcube-compile: output $name: sha256 $(cat "$out")"
 done
 `

@@ -114,9 +114,18 @@ func uncacheable(p *ir.Pipeline, s *ir.Step, perPod map[string]bool) string {
 			"digest, with the platform's imageDigests, or set objectStore.cache.imageTags)"
 	}
 	for _, m := range s.Mounts {
-		if !perPod[m.Volume] && !m.ReadOnly {
+		if perPod[m.Volume] {
+			continue
+		}
+		if !m.ReadOnly {
 			return "it writes to the claim of volume " + m.Volume + " at " + m.MountPath + ", which a skipped step " +
 				"would leave as it was"
+		}
+		for _, in := range s.Mounts {
+			if strings.HasPrefix(in.MountPath, m.MountPath+"/") {
+				return "its mount at " + in.MountPath + " is inside the claim's at " + m.MountPath + ", which its key " +
+					"task digests without it"
+			}
 		}
 	}
 	for _, e := range s.Env {

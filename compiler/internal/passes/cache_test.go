@@ -115,6 +115,14 @@ func TestCacheKeysRefusals(t *testing.T) {
 			p.Volumes = append(p.Volumes, ir.Volume{Name: "data", ClaimName: "data"})
 			return p
 		}, []string{"MLC505 step a is not cached: it writes to the claim of volume data at /mnt/data"}},
+		{"inside-claim", func() *ir.Pipeline {
+			s := step("a", []string{"ws"})
+			s.Mounts = append(s.Mounts, ir.Mount{Volume: "data", MountPath: "/mnt/ws/raw", ReadOnly: true},
+				ir.Mount{Volume: "ws", MountPath: "/mnt/ws/raw/labels", SubPath: ir.Lit("labels")})
+			p := cachedRun(true, s)
+			p.Volumes = append(p.Volumes, ir.Volume{Name: "data", ClaimName: "data"})
+			return p
+		}, []string{"MLC505 step a is not cached: its mount at /mnt/ws/raw/labels is inside the claim's at /mnt/ws/raw"}},
 		{"off", func() *ir.Pipeline {
 			s := step("a", []string{"ws"})
 			s.CacheSetting = &off
