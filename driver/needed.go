@@ -2,6 +2,7 @@ package driver
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/mlcube-compile/mlcube-compile/compiler/ir"
@@ -10,18 +11,32 @@ import (
 
 // neededNote says, once, what must be on the claims before the run
 // starts: the paths it reads that no step writes, each with the steps
-// that read it, grouped by claim in the order first read.
+// that read it, grouped by claim in the order first read; and which of
+// those steps the cache keys by what the claim holds, which costs a
+// read of it whole before the step and another after.
 func neededNote(p *ir.Pipeline) diag.Diagnostics {
 	if len(p.Needed) == 0 {
 		return nil
 	}
+	keyedByClaim := map[string]bool{}
+	for _, s := range p.Steps {
+		if s.Key != nil && len(s.Key.Claims) > 0 {
+			keyedByClaim[s.Written] = true
+		}
+	}
 	var claims []string
 	byClaim := map[string][]string{}
+	keyed := map[string][]string{}
 	for _, n := range p.Needed {
 		if _, ok := byClaim[n.Claim]; !ok {
 			claims = append(claims, n.Claim)
 		}
 		byClaim[n.Claim] = append(byClaim[n.Claim], fmt.Sprintf("%s (%s)", n.Path, strings.Join(n.Steps, ", ")))
+		for _, step := range n.Steps {
+			if keyedByClaim[step] && !slices.Contains(keyed[n.Claim], step) {
+				keyed[n.Claim] = append(keyed[n.Claim], step)
+			}
+		}
 	}
 	var parts []string
 	for _, c := range claims {
@@ -32,6 +47,11 @@ func neededNote(p *ir.Pipeline) diag.Diagnostics {
 			continue
 		}
 		parts = append(parts, fmt.Sprintf("the claim %s must hold what the run reads and no step writes: %s", c, list))
+		if steps := keyed[c]; len(steps) > 0 {
+			parts = append(parts, fmt.Sprintf("the cache keys %s by what %s holds there: each key task reads it whole "+
+				"before its step, and the step again before it keeps its outputs (a Job keys nothing)",
+				strings.Join(steps, ", "), c))
+		}
 	}
 	return diag.Diagnostics{diag.Notef(diag.InputsNeeded, p.Spec, "before the run starts, %s", strings.Join(parts, "; "))}
 }
