@@ -12,8 +12,9 @@ import (
 // neededNote says, once, what must be on the claims before the run
 // starts: the paths it reads that no step writes, each with the steps
 // that read it, grouped by claim in the order first read; and which of
-// those steps the cache keys by what the claim holds, which costs a
-// read of it whole before the step and another after.
+// those steps the cache keys by what the claim holds on the engines
+// that skip a step (a Job keys nothing, MLC644), which costs a read of
+// it whole before the step and another after.
 func neededNote(p *ir.Pipeline) diag.Diagnostics {
 	if len(p.Needed) == 0 {
 		return nil
@@ -48,8 +49,8 @@ func neededNote(p *ir.Pipeline) diag.Diagnostics {
 		}
 		parts = append(parts, fmt.Sprintf("the claim %s must hold what the run reads and no step writes: %s", c, list))
 		if steps := keyed[c]; len(steps) > 0 {
-			parts = append(parts, fmt.Sprintf("the cache keys %s by what %s holds there: each key task reads it whole "+
-				"before its step, and the step again before it keeps its outputs (a Job keys nothing)",
+			parts = append(parts, fmt.Sprintf("on Argo and Tekton, the cache keys %s by what %s holds there: each key "+
+				"task reads it whole before its step, and the step again before it keeps its outputs",
 				strings.Join(steps, ", "), c))
 		}
 	}

@@ -248,5 +248,10 @@ func (m Mover) KeyContainer(p *ir.Pipeline, s *ir.Step, name, out string) corev1
 		c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: ScratchVolume, MountPath: ScratchPath})
 	}
 	c.SecurityContext = HelperSecurity(p, s.SecurityContext)
+	if len(s.Key.Claims) > 0 {
+		// It reads the claim as the step does: a step that may run as
+		// root may read files only root reads (WriterSecurity).
+		c.SecurityContext = WriterSecurity(p, s.SecurityContext)
+	}
 	return c
 }

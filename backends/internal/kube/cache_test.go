@@ -282,26 +282,36 @@ func TestCacheKeyOfClaims(t *testing.T) {
 		t.Errorf("the step's manifest: %v", err)
 	}
 
-	// A link in the claim is followed, as the step follows it: the data
-	// it points to is in the key. A loop of links, or nothing where the
-	// step mounts the claim, is no digest: the key task fails.
-	write(t, sb.dir, map[string]string{"elsewhere/big.bin": "one\n"})
-	if err := os.Symlink(filepath.Join(sb.dir, "elsewhere"), filepath.Join(claim, "raw", "linked")); err != nil {
-		t.Fatal(err)
-	}
+	// A link in the claim is followed, as the step follows it: what it
+	// points to enters the key under the link's path. A link out of the
+	// mounted folder (which another pod sees apart), a loop of links, or
+	// nothing where the step mounts the claim is no digest: the key task
+	// fails.
 	sb.key(p, Mover{}, s, keys)
 	before := keys["s"]
-	write(t, sb.dir, map[string]string{"elsewhere/big.bin": "two\n"})
-	if sb.key(p, Mover{}, s, keys); keys["s"] == before {
-		t.Error("the data a link of the claim points to changed, and the key did not")
-	}
-	if err := os.Symlink(filepath.Join(claim, "raw"), filepath.Join(claim, "raw", "more", "loop")); err != nil {
+	if err := os.Symlink(filepath.Join(claim, "raw", "more"), filepath.Join(claim, "raw", "linked")); err != nil {
 		t.Fatal(err)
 	}
+	if sb.key(p, Mover{}, s, keys); keys["s"] == before {
+		t.Error("a link to a folder of the claim left the key as it was")
+	}
 	keyOut := filepath.Join(sb.dir, "keyout-s")
-	log, ok = sb.run(Mover{}.KeyContainer(p, s, "key", keyOut), nil)
-	if ok || !strings.Contains(log, "cannot digest all") {
-		t.Errorf("a key was made of a claim with a loop of links (%v):\n%s", ok, log)
+	for _, c := range []struct{ link, to, says string }{
+		{"out", filepath.Join(sb.dir, "work"), "outside"},
+		{"more/loop", filepath.Join(claim, "raw"), "a loop"},
+	} {
+		at := filepath.Join(claim, "raw", c.link)
+		if err := os.Symlink(c.to, at); err != nil {
+			t.Fatal(err)
+		}
+		log, ok = sb.run(Mover{}.KeyContainer(p, s, "key", keyOut), nil)
+		if ok || !strings.Contains(log, c.says) || !strings.Contains(log, "cannot digest all") {
+			t.Errorf("a key was made of a claim with a link %s to %s (%v), or it did not say %q:\n%s", c.link, c.to, ok,
+				c.says, log)
+		}
+		if err := os.Remove(at); err != nil {
+			t.Fatal(err)
+		}
 	}
 	s.Key.Claims[0].MountPath = filepath.Join(claim, "gone.csv")
 	if log, ok := sb.run(Mover{}.KeyContainer(p, s, "key", keyOut), nil); ok || !strings.Contains(log, "nothing is at") {

@@ -200,6 +200,10 @@ func (m Mover) UploadContainer(p *ir.Pipeline, s *ir.Step, name string, more ...
 	}
 	c := m.container(p, name, append(phases, more...)...)
 	c.SecurityContext = HelperSecurity(p, s.SecurityContext)
+	if len(unchanged) > 0 {
+		// It reads the claims as the step does (KeyContainer).
+		c.SecurityContext = WriterSecurity(p, s.SecurityContext)
+	}
 	return c
 }
 

@@ -32,11 +32,29 @@ const listingFn = `listing() {
 // a file, or of a folder (with -L as $2, following symbolic links). It
 // fails the script when it cannot read all of it: nothing is there, or
 // find or sha256sum said anything on stderr (a folder it may not
-// enter, a file it may not read, a loop of links), whose statuses a
-// pipe would hide. A digest of part of the data is none.
-const digestFn = listingFn + `digest() {
+// enter, a file it may not read), whose statuses a pipe would hide; or,
+// with -L, links prints a link of the folder it will not follow: one to
+// a place outside it (another mount of the pod, or the image, which
+// another pod sees apart), or to a folder that holds it (a loop, which
+// BusyBox's find -L walks until the kernel refuses the path, reading the
+// data again each time). A digest of part of the data is none.
+const digestFn = listingFn + `links() {
+  root=$(cd "$1" && pwd -P)
+  (cd "$1" && find . -type l) | while IFS= read -r l; do
+    t=$(readlink -f "$1/$l") || continue
+    case $t/ in "$root"/*) ;; *) echo "mlcube-compile: $1/$l links to $t, outside $1"; continue ;; esac
+    here=$(cd "$(dirname "$1/$l")" && pwd -P)
+    if [ -d "$t" ]; then
+      case $here/ in "${t%/}"/*) echo "mlcube-compile: $1/$l links to $t, which holds it: a loop" ;; esac
+    fi
+  done
+}
+digest() {
   dl=$(mktemp) de=$(mktemp)
-  if [ -d "$1" ]; then
+  if [ -d "$1" ] && [ "${2:-}" = -L ]; then links "$1" >"$de" 2>&1; fi
+  if [ -s "$de" ]; then
+    :
+  elif [ -d "$1" ]; then
     listing "$1" ${2:-} >"$dl" 2>"$de" || echo "mlcube-compile: cannot list $1" >>"$de"
   elif [ -e "$1" ]; then
     sha256sum <"$1" >"$dl" 2>"$de" || echo "mlcube-compile: cannot read $1" >>"$de"

@@ -122,7 +122,9 @@ func uncacheable(p *ir.Pipeline, s *ir.Step, perPod map[string]bool) string {
 				"would leave as it was"
 		}
 		for _, in := range s.Mounts {
-			if strings.HasPrefix(in.MountPath, m.MountPath+"/") {
+			// A part of the same claim inside it is data the key task
+			// digests twice, as the step reads it.
+			if in.Volume != m.Volume && strings.HasPrefix(in.MountPath, m.MountPath+"/") {
 				return "its mount at " + in.MountPath + " is inside the claim's at " + m.MountPath + ", which its key " +
 					"task digests without it"
 			}

@@ -73,6 +73,9 @@ func TestCacheKeysOfClaimReads(t *testing.T) {
 		ir.Mount{Volume: "data", MountPath: "/mnt/ws/raw", SubPath: ir.Lit("raw"), ReadOnly: true},
 		ir.Mount{Volume: "data", MountPath: "/mnt/ws/labels.csv", SubPath: ir.Lit("labels.csv"), ReadOnly: true,
 			File: true})
+	// A part of the claim inside another is the same data, twice.
+	s.Mounts = append(s.Mounts, ir.Mount{Volume: "data", MountPath: "/mnt/ws/raw/sub", SubPath: ir.Lit("raw/sub"),
+		ReadOnly: true})
 	p := cachedRun(false, s)
 	p.Volumes = append(p.Volumes, ir.Volume{Name: "data", ClaimName: "datasets"})
 	if d := CacheKeys(p); len(d) > 0 {
@@ -85,7 +88,7 @@ func TestCacheKeysOfClaimReads(t *testing.T) {
 	for _, m := range s.Key.Claims {
 		paths = append(paths, m.MountPath)
 	}
-	if want := []string{"/mnt/ws/labels.csv", "/mnt/ws/raw"}; !slices.Equal(paths, want) {
+	if want := []string{"/mnt/ws/labels.csv", "/mnt/ws/raw", "/mnt/ws/raw/sub"}; !slices.Equal(paths, want) {
 		t.Errorf("the key's claims are %v, want %v", paths, want)
 	}
 }
